@@ -1,0 +1,279 @@
+/* freeze.c: sorting the tables by time, nesting slices, and reading them back. */
+#include "model.h"
+
+#include <string.h>
+
+/*
+** Orders of rows.  Each compares two rows of one table; ties keep input
+** order because the merge sort below is stable.
+*/
+typedef int (*row_before_fn)(const tr_trace *t, uint32_t a, uint32_t b);
+
+static int slice_before(const tr_trace *t, uint32_t a, uint32_t b)
+{
+    const slice_table *s = &t->slices;
+    if (s->ts[a] != s->ts[b]) return s->ts[a] < s->ts[b];
+    return s->dur[a] > s->dur[b]; /* the longer one encloses the other */
+}
+
+static int instant_before(const tr_trace *t, uint32_t a, uint32_t b)
+{
+    return t->instants.ts[a] < t->instants.ts[b];
+}
+
+static int counter_before(const tr_trace *t, uint32_t a, uint32_t b)
+{
+    return t->counters.ts[a] < t->counters.ts[b];
+}
+
+static int sample_before(const tr_trace *t, uint32_t a, uint32_t b)
+{
+    return t->samples.ts[a] < t->samples.ts[b];
+}
+
+/* Stable bottom-up merge sort of the row numbers 0..N-1; NULL when out of memory. */
+static uint32_t *sort_rows(const tr_trace *t, size_t n, row_before_fn before, int *sorted)
+{
+    *sorted = 1;
+    for (size_t i = 1; i < n && *sorted; i++)
+        if (before(t, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
+    if (*sorted) return NULL;
+    uint32_t *a = tr_malloc(n * sizeof *a), *b = tr_malloc(n * sizeof *b);
+    if (!a || !b) {
+        tr_free(a);
+        tr_free(b);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) b[k++] = before(t, a[j], a[i]) ? a[j++] : a[i++];
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
+        }
+        uint32_t *swap = a;
+        a = b;
+        b = swap;
+    }
+    tr_free(b);
+    return a;
+}
+
+/* Puts column COL (N elements of SIZE bytes) in the order ORDER gives. */
+static int permute(void *col, size_t size, size_t n, const uint32_t *order)
+{
+    unsigned char *tmp = tr_malloc(n * size), *c = col;
+    if (!tmp) return TR_FATAL;
+    for (size_t i = 0; i < n; i++) memcpy(tmp + i * size, c + (size_t)order[i] * size, size);
+    memcpy(c, tmp, n * size);
+    tr_free(tmp);
+    return TR_OK;
+}
+
+/*
+** Sorts one table.  On return *NEW_ROW maps an old row to its new one (NULL
+** when the table was already in order).
+*/
+static int sort_table(tr_trace *t, size_t n, row_before_fn before, void *cols[],
+                      const size_t sizes[], size_t ncols, uint32_t **new_row)
+{
+    int sorted;
+    *new_row = NULL;
+    uint32_t *order = sort_rows(t, n, before, &sorted);
+    if (sorted) return TR_OK;
+    if (!order) return TR_FATAL;
+    for (size_t c = 0; c < ncols; c++) {
+        if (permute(cols[c], sizes[c], n, order) != TR_OK) {
+            tr_free(order);
+            return TR_FATAL;
+        }
+    }
+    /* Invert in place into a fresh array: new_row[order[i]] = i. */
+    uint32_t *inv = tr_malloc(n * sizeof *inv);
+    if (!inv) {
+        tr_free(order);
+        return TR_FATAL;
+    }
+    for (size_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
+    tr_free(order);
+    *new_row = inv;
+    return TR_OK;
+}
+
+static uint32_t track_input(const tr_trace *t, uint32_t track)
+{
+    const tr_track *tk = tr_track_get_const(t, track);
+    const tr_process *p = tk ? tr_process_get_const(t, tk->process) : NULL;
+    return p ? p->input : 0;
+}
+
+/* Open slices end where their input's events end. */
+static int close_open_slices(tr_trace *t)
+{
+    slice_table *s = &t->slices;
+    size_t n_inputs = t->inputs.len ? t->inputs.len : 1;
+    int64_t *end = tr_malloc(n_inputs * sizeof *end);
+    if (!end) return TR_FATAL;
+    for (size_t i = 0; i < n_inputs; i++) end[i] = INT64_MIN;
+#define SPAN(tab, endexpr)                                                                 \
+    for (size_t i = 0; i < (tab).n; i++) {                                                 \
+        uint32_t in = track_input(t, (tab).track[i]);                                      \
+        int64_t e = (endexpr);                                                             \
+        if (in < n_inputs && e > end[in]) end[in] = e;                                     \
+    }
+    SPAN(t->slices, s->dur[i] >= 0 ? s->ts[i] + s->dur[i] : s->ts[i])
+    SPAN(t->instants, t->instants.ts[i])
+    SPAN(t->counters, t->counters.ts[i])
+    SPAN(t->samples, t->samples.ts[i])
+#undef SPAN
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->dur[i] >= 0) continue;
+        uint32_t in = track_input(t, s->track[i]);
+        int64_t e = in < n_inputs ? end[in] : s->ts[i];
+        s->dur[i] = e > s->ts[i] ? e - s->ts[i] : 0;
+    }
+    tr_free(end);
+    return TR_OK;
+}
+
+/* Depth and parent: each track keeps its innermost open slice while walking in time order. */
+static int nest_slices(tr_trace *t)
+{
+    slice_table *s = &t->slices;
+    size_t n_tracks = t->tracks.len;
+    uint32_t *open = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *open);
+    if (!open) return TR_FATAL;
+    for (size_t i = 0; i < n_tracks; i++) open[i] = TR_NONE;
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t tk = s->track[i];
+        if (tk >= n_tracks) continue;
+        uint32_t cur = open[tk];
+        /* Slices that ended by now are closed; a zero-length one encloses nothing. */
+        while (cur != TR_NONE && (s->ts[cur] + s->dur[cur] <= s->ts[i] || s->dur[cur] == 0))
+            cur = s->parent[cur];
+        s->parent[i] = cur;
+        s->depth[i] = cur == TR_NONE ? 0
+                      : s->depth[cur] == UINT16_MAX ? UINT16_MAX
+                                                     : (uint16_t)(s->depth[cur] + 1);
+        open[tk] = (uint32_t)i;
+    }
+    tr_free(open);
+    return TR_OK;
+}
+
+static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
+{
+    int kind = TR_REF_KIND(r);
+    if (kind < 0 || kind >= TR_EV_KIND_COUNT || !new_row[kind]) return r;
+    return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
+}
+
+int tr_trace_freeze(tr_trace *t, tr_error *e)
+{
+    if (t->frozen) return TR_OK;
+    if (t->failed) return tr_error_nomem(e);
+    uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
+    int rc = close_open_slices(t);
+
+    slice_table *s = &t->slices;
+    void *scols[] = {s->ts, s->dur, s->bytes, s->track, s->name, s->cat, s->args};
+    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4};
+    if (rc == TR_OK)
+        rc = sort_table(t, s->n, slice_before, scols, ssizes, 7, &new_row[TR_EV_SLICE]);
+
+    instant_table *in = &t->instants;
+    void *icols[] = {in->ts, in->bytes, in->track, in->name, in->cat, in->args, in->scope};
+    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
+    if (rc == TR_OK)
+        rc = sort_table(t, in->n, instant_before, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+
+    counter_table *c = &t->counters;
+    void *ccols[] = {c->ts, c->value, c->track};
+    static const size_t csizes[] = {8, 8, 4};
+    if (rc == TR_OK)
+        rc = sort_table(t, c->n, counter_before, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
+
+    sample_table *sm = &t->samples;
+    void *smcols[] = {sm->ts, sm->track, sm->stack, sm->args};
+    static const size_t smsizes[] = {8, 4, 4, 4};
+    if (rc == TR_OK)
+        rc = sort_table(t, sm->n, sample_before, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
+
+    if (rc == TR_OK) {
+        for (size_t i = 0; i < t->flows.len; i++) {
+            tr_flow *f = &TR_VEC_AT(&t->flows, tr_flow, i);
+            f->from = remap(f->from, new_row);
+            f->to = remap(f->to, new_row);
+        }
+        rc = nest_slices(t);
+    }
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);
+    if (rc != TR_OK) {
+        t->failed = 1;
+        return tr_error_nomem(e);
+    }
+    t->frozen = 1;
+    return TR_OK;
+}
+
+/* ---- views ---- */
+
+void tr_trace_slices(const tr_trace *t, tr_slices *out)
+{
+    const slice_table *s = &t->slices;
+    *out = (tr_slices){s->n,    s->ts,  s->dur,  s->bytes,  s->track,
+                       s->name, s->cat, s->args, s->parent, s->depth};
+}
+
+void tr_trace_instants(const tr_trace *t, tr_instants *out)
+{
+    const instant_table *s = &t->instants;
+    *out = (tr_instants){s->n, s->ts, s->bytes, s->track, s->name, s->cat, s->args, s->scope};
+}
+
+void tr_trace_counters(const tr_trace *t, tr_counters *out)
+{
+    const counter_table *s = &t->counters;
+    *out = (tr_counters){s->n, s->ts, s->value, s->track};
+}
+
+void tr_trace_samples(const tr_trace *t, tr_samples *out)
+{
+    const sample_table *s = &t->samples;
+    *out = (tr_samples){s->n, s->ts, s->track, s->stack, s->args};
+}
+
+/* ---- iteration in one time order ---- */
+
+void tr_iter_init(tr_iter *it, const tr_trace *t)
+{
+    memset(it, 0, sizeof *it);
+    it->t = t;
+}
+
+int tr_iter_next(tr_iter *it, tr_event *ev)
+{
+    const tr_trace *t = it->t;
+    const size_t n[TR_EV_KIND_COUNT] = {t->slices.n, t->instants.n, t->counters.n, t->samples.n};
+    const int64_t *ts[TR_EV_KIND_COUNT] = {t->slices.ts, t->instants.ts, t->counters.ts,
+                                           t->samples.ts};
+    int best = -1;
+    int64_t best_ts = 0;
+    /* Kinds are scanned in priority order, so on equal ts the earlier kind wins. */
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        if (it->pos[k] >= n[k]) continue;
+        int64_t v = ts[k][it->pos[k]];
+        if (best < 0 || v < best_ts) {
+            best = k;
+            best_ts = v;
+        }
+    }
+    if (best < 0) return 0;
+    ev->kind = best;
+    ev->row = (uint32_t)it->pos[best]++;
+    ev->ts = best_ts;
+    return 1;
+}

@@ -1,0 +1,225 @@
+/* mem.c: allocation with fault injection, arenas, growable arrays, buffers. */
+#include "tr_mem.h"
+#include "tr_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t alloc_fail_at; /* 0 = never */
+static uint64_t alloc_count;
+
+void tr_alloc_fail_after(uint64_t n)
+{
+    alloc_fail_at = n;
+    alloc_count = 0;
+}
+
+static int alloc_should_fail(void)
+{
+    return alloc_fail_at && ++alloc_count >= alloc_fail_at;
+}
+
+void *tr_malloc(size_t n)
+{
+    return alloc_should_fail() ? NULL : malloc(n ? n : 1);
+}
+
+void *tr_calloc(size_t count, size_t size)
+{
+    return alloc_should_fail() ? NULL : calloc(count ? count : 1, size ? size : 1);
+}
+
+void *tr_realloc(void *p, size_t n)
+{
+    return alloc_should_fail() ? NULL : realloc(p, n ? n : 1);
+}
+
+void tr_free(void *p)
+{
+    free(p);
+}
+
+/* ---- arena ---- */
+
+#define ARENA_BLOCK (256 * 1024)
+
+struct tr_arena_block {
+    tr_arena_block *next;
+    size_t size;
+    _Alignas(8) unsigned char data[];
+};
+
+void tr_arena_init(tr_arena *a)
+{
+    a->head = NULL;
+    a->used = 0;
+    a->total = 0;
+}
+
+void tr_arena_fini(tr_arena *a)
+{
+    tr_arena_block *b = a->head;
+    while (b) {
+        tr_arena_block *next = b->next;
+        tr_free(b);
+        b = next;
+    }
+    tr_arena_init(a);
+}
+
+void *tr_arena_alloc(tr_arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!a->head || a->head->size - a->used < n) {
+        size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        tr_arena_block *b = tr_malloc(sizeof *b + size);
+        if (!b) return NULL;
+        b->size = size;
+        if (a->head && size != ARENA_BLOCK) {
+            /* A big one-off goes behind the head so the head's free room stays usable. */
+            b->next = a->head->next;
+            a->head->next = b;
+            a->total += size;
+            return b->data;
+        }
+        b->next = a->head;
+        a->head = b;
+        a->used = 0;
+        a->total += size;
+    }
+    void *p = a->head->data + a->used;
+    a->used += n;
+    return p;
+}
+
+char *tr_arena_strndup(tr_arena *a, const char *s, size_t n)
+{
+    char *p = tr_arena_alloc(a, n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+/* ---- vec ---- */
+
+void tr_vec_init(tr_vec *v, size_t elem)
+{
+    v->data = NULL;
+    v->len = v->cap = 0;
+    v->elem = elem;
+}
+
+void tr_vec_fini(tr_vec *v)
+{
+    tr_free(v->data);
+    tr_vec_init(v, v->elem);
+}
+
+int tr_vec_reserve(tr_vec *v, size_t n)
+{
+    if (n <= v->cap) return TR_OK;
+    size_t cap = v->cap ? v->cap : 16;
+    while (cap < n) {
+        if (cap > SIZE_MAX / 2 / v->elem) return TR_FATAL;
+        cap *= 2;
+    }
+    void *p = tr_realloc(v->data, cap * v->elem);
+    if (!p) return TR_FATAL;
+    v->data = p;
+    v->cap = cap;
+    return TR_OK;
+}
+
+void *tr_vec_push(tr_vec *v)
+{
+    if (v->len == v->cap && tr_vec_reserve(v, v->len + 1) != TR_OK) return NULL;
+    void *slot = (char *)v->data + v->len * v->elem;
+    memset(slot, 0, v->elem);
+    v->len++;
+    return slot;
+}
+
+/* ---- buf ---- */
+
+static char buf_empty[1];
+
+void tr_buf_init(tr_buf *b, size_t max)
+{
+    b->p = buf_empty;
+    b->len = b->cap = 0;
+    b->max = max;
+}
+
+void tr_buf_fini(tr_buf *b)
+{
+    if (b->cap) tr_free(b->p);
+    tr_buf_init(b, b->max);
+}
+
+void tr_buf_reset(tr_buf *b)
+{
+    b->len = 0;
+    b->p[0] = '\0';
+}
+
+int tr_buf_grow(tr_buf *b, size_t extra)
+{
+    if (extra > SIZE_MAX - b->len - 1) return TR_FAIL;
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap) return TR_OK;
+    if (b->max && need > b->max + 1) return TR_FAIL;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    if (b->max && cap > b->max + 1) cap = b->max + 1;
+    char *p = tr_realloc(b->cap ? b->p : NULL, cap);
+    if (!p) return TR_FATAL;
+    if (!b->cap) p[0] = '\0';
+    b->p = p;
+    b->cap = cap;
+    return TR_OK;
+}
+
+int tr_buf_add(tr_buf *b, const void *p, size_t n)
+{
+    int rc = tr_buf_grow(b, n);
+    if (rc != TR_OK) return rc;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return TR_OK;
+}
+
+int tr_buf_addc(tr_buf *b, char c)
+{
+    if (b->len + 1 >= b->cap) {
+        int rc = tr_buf_grow(b, 1);
+        if (rc != TR_OK) return rc;
+    }
+    b->p[b->len++] = c;
+    b->p[b->len] = '\0';
+    return TR_OK;
+}
+
+int tr_buf_adds(tr_buf *b, const char *s)
+{
+    return tr_buf_add(b, s, strlen(s));
+}
+
+int tr_buf_addf(tr_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return TR_FAIL;
+    int rc = tr_buf_grow(b, (size_t)n);
+    if (rc != TR_OK) return rc;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return TR_OK;
+}

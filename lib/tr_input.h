@@ -1,0 +1,97 @@
+/*
+** tr_input.h: the input layer.
+**
+** A tr_source is what the user named: a file, a directory, "-" (stdin), a
+** compressed file (gzip, zstd, xz, bzip2: detected by content, not name) or an
+** archive (tar in any of those compressions, zip).  It yields one tr_input per
+** stream inside it: a plain or compressed file is one stream, a directory or
+** an archive one per regular file.  Readers see a tr_input: a buffered,
+** decompressed byte stream with a line reader that counts lines.
+*/
+#ifndef TR_INPUT_H
+#define TR_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+
+#define TR_LINE_MAX_DEFAULT ((size_t)1 << 20) /* 1 MiB: longer lines are errors */
+#define TR_PEEK_SIZE        4096              /* what probes see of a stream */
+
+typedef struct tr_input tr_input;
+typedef struct tr_source tr_source;
+
+enum tr_source_kind { TR_SOURCE_STREAM = 0, TR_SOURCE_DIR, TR_SOURCE_ARCHIVE };
+
+/* Progress: called every few MB of input read (compressed bytes). */
+typedef void (*tr_progress_fn)(void *user, const char *name, uint64_t done, uint64_t total);
+
+/*
+** tr_source_open: open what the user named
+** ^PATH "-" is standard input.  ^A directory yields its regular files,
+** recursively, in byte order of their relative paths, skipping names that
+** start with ".".  ^Fails with TR_E_IO (and errno) when PATH cannot be opened.
+*/
+int tr_source_open(tr_source **out, const char *path, tr_error *e);
+/* ^Like tr_source_open, on N bytes at P that must outlive the source. */
+int tr_source_open_memory(tr_source **out, const char *name, const void *p, size_t n,
+                          tr_error *e);
+int tr_source_kind(const tr_source *s);
+const char *tr_source_path(const tr_source *s);
+/*
+** ^For a directory, the relative paths of its files (what probes of
+** whole-directory formats look at); NULL and 0 for other kinds.
+*/
+const char *const *tr_source_listing(const tr_source *s, size_t *n);
+/*
+** tr_source_next: the next stream
+** ^Sets *IN to the next stream and returns TR_OK, or returns TR_END when there
+** is none.  ^The stream belongs to the source and stays valid until the next
+** call or tr_source_close.  ^A plain or compressed file yields exactly one.
+*/
+int tr_source_next(tr_source *s, tr_input **in, tr_error *e);
+void tr_source_set_progress(tr_source *s, tr_progress_fn fn, void *user);
+/* ^NULL is a no-op. */
+void tr_source_close(tr_source *s);
+
+/* ---- a stream ---- */
+
+typedef struct tr_line {
+    char *p;         /* the line without its "\n" or "\r\n", NUL-terminated */
+    size_t len;      /* bytes before the NUL */
+    uint64_t no;     /* 1-based line number */
+    uint64_t offset; /* byte offset of its first byte in the stream */
+} tr_line;
+
+/* ^The name of the stream: the path, or the archive member as "archive:member". */
+const char *tr_input_name(const tr_input *in);
+/* ^Where warnings about bad bytes go (NUL, invalid UTF-8); may be NULL. */
+void tr_input_set_diag(tr_input *in, tr_diag *d);
+/* ^Lines longer than MAX bytes are TR_E_LIMIT errors.  ^Default TR_LINE_MAX_DEFAULT. */
+void tr_input_set_line_max(tr_input *in, size_t max);
+/*
+** tr_input_peek: look at the start of the stream without consuming it
+** ^Makes at least WANT bytes available (fewer only at the end of the stream)
+** and points *P at the unread bytes, *N their count.
+*/
+int tr_input_peek(tr_input *in, const unsigned char **p, size_t *n, size_t want, tr_error *e);
+/*
+** tr_input_read: ^reads up to CAP bytes into BUF, sets *GOT (0 at the end)
+** and returns TR_OK, or fails with the byte offset in E.
+*/
+int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e);
+/*
+** tr_input_getline: the next line
+** ^Returns TR_OK and fills LINE, TR_END at the end, or fails.  ^A last line
+** without "\n" is still a line.  ^A "\r" before "\n" is dropped.  ^NUL bytes
+** and invalid UTF-8 are replaced by U+FFFD with one warning per line.
+** ^LINE stays valid until the next call on IN.
+*/
+int tr_input_getline(tr_input *in, tr_line *line, tr_error *e);
+/* ^Bytes of the decompressed stream consumed so far. */
+uint64_t tr_input_offset(const tr_input *in);
+/* ^The location of LINE in IN, for errors and warnings. */
+tr_loc tr_input_loc(const tr_input *in, const tr_line *line, uint64_t col);
+
+#endif

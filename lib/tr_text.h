@@ -1,0 +1,46 @@
+/*
+** tr_text.h: small text helpers shared by readers, writers and binaries:
+** number and duration parsing, fixed-point time formatting, JSON escaping.
+*/
+#ifndef TR_TEXT_H
+#define TR_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_mem.h"
+#include "tr_trace.h"
+
+/*
+** tr_parse_duration: "1.5s", "200ms", "30us", "10ns", "2" (seconds)
+** ^Stores nanoseconds in *NS and returns 0, or -1 when S is not a duration.
+** ^A leading '-' is allowed.  ^Whitespace is not.
+*/
+int tr_parse_duration(const char *s, int64_t *ns);
+
+/*
+** tr_parse_decimal_ns: the N bytes at S as a decimal number of UNIT_NS
+** nanoseconds each ("0.107" with unit 1e9 is 107000000 ns), exactly, without
+** going through a double.  ^Returns 0, or -1 when S is not [-]digits[.digits]
+** or the value overflows.
+*/
+int tr_parse_decimal_ns(const char *s, size_t n, int64_t unit_ns, int64_t *ns);
+
+/* ^Parses the N bytes at S as a decimal int64; returns 0 or -1. */
+int tr_parse_int64(const char *s, size_t n, int64_t *v);
+
+/*
+** tr_buf_add_fixed: append V / 10^SCALE_DIGITS with DECIMALS decimals,
+** ("1234567" at 9 digits, 9 decimals: "0.001234567"), exactly.
+*/
+int tr_buf_add_fixed(tr_buf *b, int64_t v, int scale_digits, int decimals);
+int tr_buf_add_int(tr_buf *b, int64_t v);
+/* ^Appends a double the way JSON wants it (shortest round-trip, no inf/nan: null). */
+int tr_buf_add_real(tr_buf *b, double v);
+
+/* ^Appends the N bytes at S as a JSON string with its quotes. */
+int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n);
+/* ^Appends arg set SET of T as a compact JSON object ("{}" when empty). */
+int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+** tr_trace.h: the columnar in-memory model every reader fills and every
+** writer, analysis and renderer reads.
+**
+** A trace is append-only while readers fill it, then tr_trace_freeze sorts
+** every table by time and computes slice nesting; after that it is read-only.
+** Time is int64 nanoseconds from the origin of the event's input (GT's
+** elapsed 0, Recorder's start, a Chrome trace's first timestamp).
+**
+** Failures while appending are sticky: an append that cannot allocate returns
+** TR_NONE (or string 0) and marks the trace, and tr_trace_status reports it,
+** so a reader checks once per record instead of after every call.
+*/
+#ifndef TR_TRACE_H
+#define TR_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+
+#define TR_NONE UINT32_MAX
+
+typedef uint32_t tr_str; /* interned string id; 0 is "" */
+
+typedef struct tr_trace tr_trace;
+
+/* ^Returns a new empty trace, or NULL when out of memory. */
+tr_trace *tr_trace_new(void);
+/* ^Releases everything the trace holds.  ^NULL is a no-op. */
+void tr_trace_free(tr_trace *t);
+/* ^TR_OK, or TR_FATAL once any append ran out of memory (E is then filled). */
+int tr_trace_status(const tr_trace *t, tr_error *e);
+
+/*
+** tr_str_intern: intern a string
+** METHOD: tr_trace
+**
+** ^Returns the id of the N bytes at S, adding them if absent.
+** ^Equal bytes give equal ids within one trace.  ^Id 0 is "".
+** S need not end in NUL and may be freed after the call.
+*/
+tr_str tr_str_intern(tr_trace *t, const char *s, size_t n);
+tr_str tr_str_internz(tr_trace *t, const char *s);
+/*
+** tr_str_add: store a string that is unlikely to repeat (free text) without
+** entering it in the hash table.  ^Its id differs from any interned copy.
+*/
+tr_str tr_str_add(tr_trace *t, const char *s, size_t n);
+/* ^Returns the NUL-terminated text of id S and its length in *LEN (may be NULL). */
+const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len);
+size_t tr_str_count(const tr_trace *t);
+
+/* ---- inputs: one per file read; the processes of an input are its own ---- */
+
+typedef struct tr_input_info {
+    tr_str path;           /* as the user named it (member names inside archives) */
+    tr_str format;         /* reader name */
+    tr_str origin_wall;    /* wall-clock time of the origin as the source states it, or 0 */
+    int64_t origin_unix_ns; /* the origin as Unix time, INT64_MIN when unknown */
+    tr_str clock;          /* what the source's clock is ("elapsed since dispatcher start") */
+    uint64_t lines_skipped; /* text that is not a record (headers, console output) */
+    uint64_t warnings;     /* records skipped with a warning */
+    uint32_t meta;         /* arg set of source metadata, 0 = none */
+    int32_t rank;          /* rank given with --rank FILE=N, -1 = none */
+} tr_input_info;
+
+/* ^Adds an input and returns its id, or TR_NONE when out of memory. */
+uint32_t tr_input_add(tr_trace *t, const char *path, const char *format);
+tr_input_info *tr_input_at(tr_trace *t, uint32_t id);
+const tr_input_info *tr_input_get(const tr_trace *t, uint32_t id);
+size_t tr_input_count(const tr_trace *t);
+
+/* ---- processes ---- */
+
+typedef struct tr_process {
+    uint32_t input;     /* the input it came from */
+    int64_t pid;        /* as the source names it; -1 when it has none */
+    int32_t rank;       /* from the source or --rank; -1 = unknown */
+    int32_t sort_index; /* display order hint; 0 = none */
+    tr_str name, host, labels;
+} tr_process;
+
+/* ^Returns the process PID of input INPUT, adding it if absent (TR_NONE on OOM). */
+uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid);
+tr_process *tr_process_at(tr_trace *t, uint32_t id);
+const tr_process *tr_process_get_const(const tr_trace *t, uint32_t id);
+size_t tr_process_count(const tr_trace *t);
+
+/* ---- tracks: a lane of events (thread, worker, rank, client, counter, ...) ---- */
+
+enum tr_track_kind {
+    TR_TRACK_THREAD = 0,
+    TR_TRACK_WORKER,
+    TR_TRACK_CLIENT,
+    TR_TRACK_RANK,
+    TR_TRACK_COUNTER,
+    TR_TRACK_ASYNC,
+    TR_TRACK_GPU,
+    TR_TRACK_KIND_COUNT
+};
+
+typedef struct tr_track {
+    uint32_t process;
+    uint8_t kind;
+    int32_t sort_index;
+    int64_t tid; /* thread id, stream id, ...; -1 when the track has none */
+    tr_str name;
+} tr_track;
+
+/*
+** tr_track_get: find or add a track
+** ^A track is identified by (process, kind, tid, key); KEY tells apart tracks
+** that have no tid (GT's "worker auto_worker_0").  ^A new track takes KEY as
+** its name; the reader may rename it later through tr_track_at.
+*/
+uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key);
+tr_track *tr_track_at(tr_trace *t, uint32_t id);
+const tr_track *tr_track_get_const(const tr_trace *t, uint32_t id);
+size_t tr_track_count(const tr_trace *t);
+const char *tr_track_kind_name(int kind);
+
+/* ---- args: key/value sets attached to events ---- */
+
+enum tr_arg_type { TR_ARG_INT = 0, TR_ARG_REAL, TR_ARG_STR, TR_ARG_BOOL, TR_ARG_UINT };
+
+typedef struct tr_arg {
+    tr_str key;
+    int type; /* enum tr_arg_type */
+    union {
+        int64_t i; /* INT, BOOL */
+        uint64_t u;
+        double d;
+        tr_str s;
+    } v;
+} tr_arg;
+
+/*
+** Building a set: tr_args_begin, then any number of tr_args_* calls, then
+** tr_args_end, which returns the set's id.  ^An empty set has id 0.  ^Only
+** one set is under construction at a time.
+*/
+void tr_args_begin(tr_trace *t);
+void tr_args_int(tr_trace *t, tr_str key, int64_t v);
+void tr_args_uint(tr_trace *t, tr_str key, uint64_t v);
+void tr_args_real(tr_trace *t, tr_str key, double v);
+void tr_args_bool(tr_trace *t, tr_str key, int v);
+void tr_args_str(tr_trace *t, tr_str key, tr_str v);
+uint32_t tr_args_end(tr_trace *t);
+/* ^Number of args in set SET, and the I-th of them. */
+size_t tr_args_count(const tr_trace *t, uint32_t set);
+void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out);
+/* ^Finds KEY in SET; returns 1 and fills OUT, or 0. */
+int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
+
+/* ---- events ---- */
+
+enum tr_event_kind { TR_EV_SLICE = 0, TR_EV_INSTANT, TR_EV_COUNTER, TR_EV_SAMPLE, TR_EV_KIND_COUNT };
+
+/* Instant scope (Chrome's "s"): thread, process or global. */
+enum tr_scope { TR_SCOPE_THREAD = 0, TR_SCOPE_PROCESS, TR_SCOPE_GLOBAL };
+
+/*
+** ^Each append returns the row of the new event, or TR_NONE when out of
+** memory.  ^Rows change at freeze; tr_ref values given to flows follow them.
+** DUR -1 marks a slice still open: tr_slice_end closes it, and freeze closes
+** what remains at the end of its input's time span.  BYTES -1 = no size.
+*/
+uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name,
+                      tr_str cat, int64_t bytes, uint32_t args);
+void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts);
+uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat,
+                        int scope, int64_t bytes, uint32_t args);
+uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);
+uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, uint32_t args);
+
+/* ---- stacks: frames interned, stacks a trie of (parent, frame) ---- */
+
+typedef struct tr_frame {
+    tr_str function, file, module;
+    int32_t line; /* 0 = unknown */
+    int is_native;
+} tr_frame;
+
+/* ^Equal frames give equal ids.  ^Returns TR_NONE when out of memory. */
+uint32_t tr_frame_intern(tr_trace *t, const tr_frame *f);
+const tr_frame *tr_frame_get(const tr_trace *t, uint32_t id);
+size_t tr_frame_count(const tr_trace *t);
+/*
+** ^Stack 0 is the empty stack.  ^tr_stack_push returns the stack made of
+** PARENT with FRAME as its new innermost frame; equal paths give equal ids.
+*/
+uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame);
+uint32_t tr_stack_parent(const tr_trace *t, uint32_t stack);
+uint32_t tr_stack_frame(const tr_trace *t, uint32_t stack);
+uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack);
+size_t tr_stack_count(const tr_trace *t);
+
+/* ---- flows: arrows between events ---- */
+
+typedef uint64_t tr_ref; /* an event: kind in the high 32 bits, row in the low */
+#define TR_REF(kind, row) (((uint64_t)(kind) << 32) | (uint32_t)(row))
+#define TR_REF_KIND(r)    ((int)((r) >> 32))
+#define TR_REF_ROW(r)     ((uint32_t)(r))
+
+typedef struct tr_flow {
+    tr_ref from, to;
+    tr_str name, cat;
+    uint64_t id;
+} tr_flow;
+
+uint32_t tr_flow_add(tr_trace *t, const tr_flow *f);
+const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row);
+size_t tr_flow_count(const tr_trace *t);
+
+/* ---- freezing and reading the tables ---- */
+
+/*
+** tr_trace_freeze: sort and nest
+** ^Sorts slices by (ts, longer first, input order) and the other event tables
+** by (ts, input order), remaps flows, closes still-open slices at the end of
+** their input's span and computes each slice's depth and parent on its track.
+** ^Appending after freeze is an error.  ^Freezing twice is a no-op.
+*/
+int tr_trace_freeze(tr_trace *t, tr_error *e);
+int tr_trace_frozen(const tr_trace *t);
+
+/* Read-only views of the event columns (valid until the trace is freed). */
+typedef struct tr_slices {
+    size_t n;
+    const int64_t *ts, *dur, *bytes;
+    const uint32_t *track, *name, *cat, *args, *parent; /* parent TR_NONE at top level */
+    const uint16_t *depth;
+} tr_slices;
+
+typedef struct tr_instants {
+    size_t n;
+    const int64_t *ts, *bytes;
+    const uint32_t *track, *name, *cat, *args;
+    const uint8_t *scope;
+} tr_instants;
+
+typedef struct tr_counters {
+    size_t n;
+    const int64_t *ts;
+    const double *value;
+    const uint32_t *track;
+} tr_counters;
+
+typedef struct tr_samples {
+    size_t n;
+    const int64_t *ts;
+    const uint32_t *track, *stack, *args;
+} tr_samples;
+
+void tr_trace_slices(const tr_trace *t, tr_slices *out);
+void tr_trace_instants(const tr_trace *t, tr_instants *out);
+void tr_trace_counters(const tr_trace *t, tr_counters *out);
+void tr_trace_samples(const tr_trace *t, tr_samples *out);
+
+/*
+** tr_iter: every event of a frozen trace in one time order: by ts, then
+** slices (longer first) before instants, counters and samples, then input
+** order within a table.
+*/
+typedef struct tr_event {
+    int kind; /* enum tr_event_kind */
+    uint32_t row;
+    int64_t ts;
+} tr_event;
+
+typedef struct tr_iter {
+    const tr_trace *t;
+    size_t pos[TR_EV_KIND_COUNT];
+} tr_iter;
+
+void tr_iter_init(tr_iter *it, const tr_trace *t);
+/* ^Returns 1 and fills EV, or 0 at the end. */
+int tr_iter_next(tr_iter *it, tr_event *ev);
+
+/* ^Bytes the model holds (columns, strings, args), for the budget check. */
+size_t tr_trace_memory(const tr_trace *t);
+
+#endif

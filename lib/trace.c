@@ -1,0 +1,794 @@
+/* trace.c: the model while it is being filled: strings, tables, args, stacks. */
+#include "model.h"
+
+#include <string.h>
+
+/* ---- hashing ---- */
+
+static uint64_t hash_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return (uint32_t)hash_mix(h);
+}
+
+/* ---- row_index: open addressing with linear probing ---- */
+
+typedef int (*row_eq_fn)(const tr_trace *t, uint32_t row, const void *key);
+
+typedef uint32_t (*row_hash_fn)(const tr_trace *t, uint32_t row);
+
+static int index_grow(row_index *ix, row_hash_fn rehash, const tr_trace *t)
+{
+    size_t cap = ix->cap ? ix->cap * 2 : 64;
+    uint32_t *slots = tr_calloc(cap, sizeof *slots);
+    if (!slots) return TR_FATAL;
+    for (size_t i = 0; i < ix->cap; i++) {
+        uint32_t v = ix->slots[i];
+        if (!v) continue;
+        size_t j = rehash(t, v - 1) & (cap - 1);
+        while (slots[j]) j = (j + 1) & (cap - 1);
+        slots[j] = v;
+    }
+    tr_free(ix->slots);
+    ix->slots = slots;
+    ix->cap = cap;
+    return TR_OK;
+}
+
+/*
+** Finds the row equal to KEY under HASH; on a miss returns TR_NONE and sets
+** *SLOT to where it would go (after growing, so the caller may insert).
+*/
+static uint32_t index_find(tr_trace *t, row_index *ix, uint32_t hash, row_eq_fn eq,
+                           const void *key, row_hash_fn rehash, size_t *slot)
+{
+    if ((ix->n + 1) * 4 > ix->cap * 3 && index_grow(ix, rehash, t) != TR_OK) {
+        t->failed = 1;
+        *slot = SIZE_MAX;
+        return TR_NONE;
+    }
+    size_t j = hash & (ix->cap - 1);
+    while (ix->slots[j]) {
+        if (eq(t, ix->slots[j] - 1, key)) return ix->slots[j] - 1;
+        j = (j + 1) & (ix->cap - 1);
+    }
+    *slot = j;
+    return TR_NONE;
+}
+
+static void index_insert(row_index *ix, size_t slot, uint32_t row)
+{
+    ix->slots[slot] = row + 1;
+    ix->n++;
+}
+
+/* ---- the trace ---- */
+
+/*
+** The key of a track is stored beside it: tracks are few, and keeping the key
+** lets a reader rename a track without breaking lookups.
+*/
+typedef struct track_slot {
+    tr_track track;
+    tr_str key;
+} track_slot;
+
+
+int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap)
+{
+    for (size_t i = 0; i < ncols; i++) {
+        if (cap > SIZE_MAX / sizes[i]) return TR_FATAL;
+        void *p = tr_realloc(*cols[i], cap * sizes[i]);
+        if (!p) return TR_FATAL;
+        *cols[i] = p;
+    }
+    return TR_OK;
+}
+
+static uint32_t str_rehash(const tr_trace *t, uint32_t row)
+{
+    return TR_VEC_AT(&t->strs, str_entry, row).hash;
+}
+
+tr_trace *tr_trace_new(void)
+{
+    tr_trace *t = tr_calloc(1, sizeof *t);
+    if (!t) return NULL;
+    tr_arena_init(&t->text);
+    tr_vec_init(&t->strs, sizeof(str_entry));
+    tr_vec_init(&t->inputs, sizeof(tr_input_info));
+    tr_vec_init(&t->processes, sizeof(tr_process));
+    tr_vec_init(&t->tracks, sizeof(track_slot));
+    tr_vec_init(&t->frames, sizeof(tr_frame));
+    tr_vec_init(&t->stacks, sizeof(stack_node));
+    tr_vec_init(&t->flows, sizeof(tr_flow));
+    tr_vec_init(&t->arg_key, sizeof(uint32_t));
+    tr_vec_init(&t->arg_val, sizeof(uint64_t));
+    tr_vec_init(&t->set_start, sizeof(uint32_t));
+    str_entry *empty = tr_vec_push(&t->strs);
+    stack_node *root = tr_vec_push(&t->stacks);
+    if (!empty || !root) {
+        tr_trace_free(t);
+        return NULL;
+    }
+    empty->p = "";
+    root->parent = TR_NONE;
+    root->frame = TR_NONE;
+    return t;
+}
+
+void tr_trace_free(tr_trace *t)
+{
+    if (!t) return;
+    tr_arena_fini(&t->text);
+    tr_vec_fini(&t->strs);
+    tr_free(t->str_index.slots);
+    tr_vec_fini(&t->inputs);
+    tr_vec_fini(&t->processes);
+    tr_free(t->process_index.slots);
+    tr_vec_fini(&t->tracks);
+    tr_free(t->track_index.slots);
+    slice_table *s = &t->slices;
+    tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes), tr_free(s->track), tr_free(s->name);
+    tr_free(s->cat), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
+    instant_table *in = &t->instants;
+    tr_free(in->ts), tr_free(in->bytes), tr_free(in->track), tr_free(in->name);
+    tr_free(in->cat), tr_free(in->args), tr_free(in->scope);
+    tr_free(t->counters.ts), tr_free(t->counters.value), tr_free(t->counters.track);
+    tr_free(t->samples.ts), tr_free(t->samples.track), tr_free(t->samples.stack);
+    tr_free(t->samples.args);
+    tr_vec_fini(&t->frames);
+    tr_free(t->frame_index.slots);
+    tr_vec_fini(&t->stacks);
+    tr_free(t->stack_index.slots);
+    tr_vec_fini(&t->flows);
+    tr_vec_fini(&t->arg_key);
+    tr_vec_fini(&t->arg_val);
+    tr_vec_fini(&t->set_start);
+    tr_free(t);
+}
+
+int tr_trace_status(const tr_trace *t, tr_error *e)
+{
+    return t->failed ? tr_error_nomem(e) : TR_OK;
+}
+
+int tr_trace_frozen(const tr_trace *t)
+{
+    return t->frozen;
+}
+
+/* Appending to a frozen trace is a programming error; it is refused like an OOM. */
+static int appendable(tr_trace *t)
+{
+    if (t->frozen) t->failed = 1;
+    return !t->failed;
+}
+
+/* ---- strings ---- */
+
+typedef struct str_key {
+    const char *s;
+    size_t n;
+} str_key;
+
+static int str_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const str_key *k = key;
+    const str_entry *e = &TR_VEC_AT(&t->strs, str_entry, row);
+    return e->len == k->n && memcmp(e->p, k->s, k->n) == 0;
+}
+
+static tr_str str_store(tr_trace *t, const char *s, size_t n, uint32_t hash)
+{
+    if (n > UINT32_MAX || t->strs.len >= TR_NONE) {
+        t->failed = 1;
+        return 0;
+    }
+    char *copy = tr_arena_strndup(&t->text, s, n);
+    str_entry *e = copy ? tr_vec_push(&t->strs) : NULL;
+    if (!e) {
+        t->failed = 1;
+        return 0;
+    }
+    e->p = copy;
+    e->len = (uint32_t)n;
+    e->hash = hash;
+    return (tr_str)(t->strs.len - 1);
+}
+
+tr_str tr_str_intern(tr_trace *t, const char *s, size_t n)
+{
+    if (n == 0 || t->failed) return 0;
+    uint32_t hash = hash_bytes(s, n);
+    str_key key = {s, n};
+    size_t slot;
+    uint32_t row = index_find(t, &t->str_index, hash, str_eq, &key, str_rehash, &slot);
+    if (row != TR_NONE) return row;
+    if (slot == SIZE_MAX) return 0;
+    tr_str id = str_store(t, s, n, hash);
+    if (id) index_insert(&t->str_index, slot, id);
+    return id;
+}
+
+tr_str tr_str_internz(tr_trace *t, const char *s)
+{
+    return tr_str_intern(t, s, strlen(s));
+}
+
+tr_str tr_str_add(tr_trace *t, const char *s, size_t n)
+{
+    if (n == 0 || t->failed) return 0;
+    return str_store(t, s, n, 0);
+}
+
+const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len)
+{
+    if (s >= t->strs.len) s = 0;
+    const str_entry *e = &TR_VEC_AT(&t->strs, str_entry, s);
+    if (len) *len = e->len;
+    return e->p;
+}
+
+size_t tr_str_count(const tr_trace *t)
+{
+    return t->strs.len;
+}
+
+/* ---- inputs ---- */
+
+uint32_t tr_input_add(tr_trace *t, const char *path, const char *format)
+{
+    if (!appendable(t)) return TR_NONE;
+    tr_input_info *in = tr_vec_push(&t->inputs);
+    if (!in) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    in->path = tr_str_internz(t, path);
+    in->format = tr_str_internz(t, format);
+    in->origin_unix_ns = INT64_MIN;
+    in->rank = -1;
+    return (uint32_t)(t->inputs.len - 1);
+}
+
+tr_input_info *tr_input_at(tr_trace *t, uint32_t id)
+{
+    return id < t->inputs.len ? &TR_VEC_AT(&t->inputs, tr_input_info, id) : NULL;
+}
+
+const tr_input_info *tr_input_get(const tr_trace *t, uint32_t id)
+{
+    return id < t->inputs.len ? &TR_VEC_AT(&t->inputs, tr_input_info, id) : NULL;
+}
+
+size_t tr_input_count(const tr_trace *t)
+{
+    return t->inputs.len;
+}
+
+/* ---- processes ---- */
+
+typedef struct process_key {
+    uint32_t input;
+    int64_t pid;
+} process_key;
+
+static uint32_t process_hash(uint32_t input, int64_t pid)
+{
+    return (uint32_t)hash_mix(((uint64_t)input << 40) ^ (uint64_t)pid);
+}
+
+static uint32_t process_rehash(const tr_trace *t, uint32_t row)
+{
+    const tr_process *p = &TR_VEC_AT(&t->processes, tr_process, row);
+    return process_hash(p->input, p->pid);
+}
+
+static int process_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const process_key *k = key;
+    const tr_process *p = &TR_VEC_AT(&t->processes, tr_process, row);
+    return p->input == k->input && p->pid == k->pid;
+}
+
+uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid)
+{
+    if (!appendable(t)) return TR_NONE;
+    process_key key = {input, pid};
+    size_t slot;
+    uint32_t row = index_find(t, &t->process_index, process_hash(input, pid), process_eq, &key,
+                              process_rehash, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    tr_process *p = tr_vec_push(&t->processes);
+    if (!p) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    p->input = input;
+    p->pid = pid;
+    const tr_input_info *in = tr_input_get(t, input);
+    p->rank = in ? in->rank : -1;
+    row = (uint32_t)(t->processes.len - 1);
+    index_insert(&t->process_index, slot, row);
+    return row;
+}
+
+tr_process *tr_process_at(tr_trace *t, uint32_t id)
+{
+    return id < t->processes.len ? &TR_VEC_AT(&t->processes, tr_process, id) : NULL;
+}
+
+const tr_process *tr_process_get_const(const tr_trace *t, uint32_t id)
+{
+    return id < t->processes.len ? &TR_VEC_AT(&t->processes, tr_process, id) : NULL;
+}
+
+size_t tr_process_count(const tr_trace *t)
+{
+    return t->processes.len;
+}
+
+/* ---- tracks ---- */
+
+/* A track's identity; its name may change after creation, so the key is kept apart. */
+typedef struct track_key {
+    uint32_t process;
+    int kind;
+    int64_t tid;
+    tr_str key;
+} track_key;
+
+static uint32_t track_hash(const track_key *k)
+{
+    uint64_t h = hash_mix(((uint64_t)k->process << 32) ^ ((uint64_t)k->kind << 24) ^ k->key);
+    return (uint32_t)hash_mix(h ^ (uint64_t)k->tid);
+}
+
+static uint32_t track_rehash(const tr_trace *t, uint32_t row)
+{
+    const track_slot *s = &TR_VEC_AT(&t->tracks, track_slot, row);
+    track_key k = {s->track.process, s->track.kind, s->track.tid, s->key};
+    return track_hash(&k);
+}
+
+static int track_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const track_key *k = key;
+    const track_slot *s = &TR_VEC_AT(&t->tracks, track_slot, row);
+    return s->track.process == k->process && s->track.kind == k->kind &&
+           s->track.tid == k->tid && s->key == k->key;
+}
+
+uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key)
+{
+    if (!appendable(t)) return TR_NONE;
+    track_key k = {process, kind, tid, key};
+    size_t slot;
+    uint32_t row =
+        index_find(t, &t->track_index, track_hash(&k), track_eq, &k, track_rehash, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    track_slot *s = tr_vec_push(&t->tracks);
+    if (!s) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    s->track.process = process;
+    s->track.kind = (uint8_t)kind;
+    s->track.tid = tid;
+    s->track.name = key;
+    s->key = key;
+    row = (uint32_t)(t->tracks.len - 1);
+    index_insert(&t->track_index, slot, row);
+    return row;
+}
+
+tr_track *tr_track_at(tr_trace *t, uint32_t id)
+{
+    return id < t->tracks.len ? &TR_VEC_AT(&t->tracks, track_slot, id).track : NULL;
+}
+
+const tr_track *tr_track_get_const(const tr_trace *t, uint32_t id)
+{
+    return id < t->tracks.len ? &TR_VEC_AT(&t->tracks, track_slot, id).track : NULL;
+}
+
+size_t tr_track_count(const tr_trace *t)
+{
+    return t->tracks.len;
+}
+
+const char *tr_track_kind_name(int kind)
+{
+    static const char *const names[TR_TRACK_KIND_COUNT] = {
+        "thread", "worker", "client", "rank", "counter", "async", "gpu"};
+    return kind >= 0 && kind < TR_TRACK_KIND_COUNT ? names[kind] : "?";
+}
+
+/* ---- args ---- */
+
+void tr_args_begin(tr_trace *t)
+{
+    t->building = t->arg_key.len;
+}
+
+static void args_push(tr_trace *t, tr_str key, int type, uint64_t bits)
+{
+    if (!appendable(t)) return;
+    if (key >= (1u << 29)) {
+        t->failed = 1;
+        return;
+    }
+    uint32_t *k = tr_vec_push(&t->arg_key);
+    uint64_t *v = k ? tr_vec_push(&t->arg_val) : NULL;
+    if (!v) {
+        if (k) t->arg_key.len--;
+        t->failed = 1;
+        return;
+    }
+    *k = key << 3 | (uint32_t)type;
+    *v = bits;
+}
+
+void tr_args_int(tr_trace *t, tr_str key, int64_t v)
+{
+    args_push(t, key, TR_ARG_INT, (uint64_t)v);
+}
+
+void tr_args_uint(tr_trace *t, tr_str key, uint64_t v)
+{
+    args_push(t, key, TR_ARG_UINT, v);
+}
+
+void tr_args_real(tr_trace *t, tr_str key, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    args_push(t, key, TR_ARG_REAL, bits);
+}
+
+void tr_args_bool(tr_trace *t, tr_str key, int v)
+{
+    args_push(t, key, TR_ARG_BOOL, v != 0);
+}
+
+void tr_args_str(tr_trace *t, tr_str key, tr_str v)
+{
+    args_push(t, key, TR_ARG_STR, v);
+}
+
+uint32_t tr_args_end(tr_trace *t)
+{
+    if (t->failed || t->arg_key.len == t->building) return 0;
+    if (t->building > UINT32_MAX || t->set_start.len >= TR_NONE - 1) {
+        t->failed = 1;
+        return 0;
+    }
+    uint32_t *start = tr_vec_push(&t->set_start);
+    if (!start) {
+        t->failed = 1;
+        return 0;
+    }
+    *start = (uint32_t)t->building;
+    t->building = t->arg_key.len;
+    return (uint32_t)t->set_start.len;
+}
+
+static void args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end)
+{
+    *first = *end = 0;
+    if (set == 0 || set > t->set_start.len) return;
+    *first = TR_VEC_AT(&t->set_start, uint32_t, set - 1);
+    *end = set < t->set_start.len ? TR_VEC_AT(&t->set_start, uint32_t, set) : t->building;
+}
+
+size_t tr_args_count(const tr_trace *t, uint32_t set)
+{
+    size_t first, end;
+    args_span(t, set, &first, &end);
+    return end - first;
+}
+
+void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out)
+{
+    size_t first, end;
+    args_span(t, set, &first, &end);
+    memset(out, 0, sizeof *out);
+    if (first + i >= end) return;
+    uint32_t k = TR_VEC_AT(&t->arg_key, uint32_t, first + i);
+    out->key = k >> 3;
+    out->type = (int)(k & 7);
+    out->v.u = TR_VEC_AT(&t->arg_val, uint64_t, first + i);
+}
+
+int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
+{
+    size_t n = tr_args_count(t, set);
+    for (size_t i = 0; i < n; i++) {
+        tr_args_at(t, set, i, out);
+        if (strcmp(tr_str_get(t, out->key, NULL), key) == 0) return 1;
+    }
+    return 0;
+}
+
+/* ---- events ---- */
+
+/* Makes room for one more row in a table whose columns are listed in COLS. */
+static int table_room(tr_trace *t, size_t n, size_t *cap, void **cols[], const size_t sizes[],
+                      size_t ncols)
+{
+    if (n < *cap) return 1;
+    if (n >= TR_NONE - 1) {
+        t->failed = 1;
+        return 0;
+    }
+    size_t ncap = *cap ? *cap * 2 : 1024;
+    if (model_grow_columns(cols, sizes, ncols, ncap) != TR_OK) {
+        t->failed = 1;
+        return 0;
+    }
+    *cap = ncap;
+    return 1;
+}
+
+uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name,
+                      tr_str cat, int64_t bytes, uint32_t args)
+{
+    slice_table *s = &t->slices;
+    void **cols[] = {(void **)&s->ts,   (void **)&s->dur,  (void **)&s->bytes,
+                     (void **)&s->track, (void **)&s->name, (void **)&s->cat,
+                     (void **)&s->args,  (void **)&s->parent, (void **)&s->depth};
+    static const size_t sizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 9)) return TR_NONE;
+    size_t i = s->n++;
+    s->ts[i] = ts;
+    s->dur[i] = dur;
+    s->bytes[i] = bytes;
+    s->track[i] = track;
+    s->name[i] = name;
+    s->cat[i] = cat;
+    s->args[i] = args;
+    s->parent[i] = TR_NONE;
+    s->depth[i] = 0;
+    return (uint32_t)i;
+}
+
+void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
+{
+    if (row >= t->slices.n || t->frozen) return;
+    int64_t dur = end_ts - t->slices.ts[row];
+    t->slices.dur[row] = dur < 0 ? 0 : dur;
+}
+
+uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat,
+                        int scope, int64_t bytes, uint32_t args)
+{
+    instant_table *s = &t->instants;
+    void **cols[] = {(void **)&s->ts,  (void **)&s->bytes, (void **)&s->track, (void **)&s->name,
+                     (void **)&s->cat, (void **)&s->args,  (void **)&s->scope};
+    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 1};
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 7)) return TR_NONE;
+    size_t i = s->n++;
+    s->ts[i] = ts;
+    s->bytes[i] = bytes;
+    s->track[i] = track;
+    s->name[i] = name;
+    s->cat[i] = cat;
+    s->args[i] = args;
+    s->scope[i] = (uint8_t)scope;
+    return (uint32_t)i;
+}
+
+uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value)
+{
+    counter_table *s = &t->counters;
+    void **cols[] = {(void **)&s->ts, (void **)&s->value, (void **)&s->track};
+    static const size_t sizes[] = {8, 8, 4};
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 3)) return TR_NONE;
+    size_t i = s->n++;
+    s->ts[i] = ts;
+    s->value[i] = value;
+    s->track[i] = track;
+    return (uint32_t)i;
+}
+
+uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, uint32_t args)
+{
+    sample_table *s = &t->samples;
+    void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->stack, (void **)&s->args};
+    static const size_t sizes[] = {8, 4, 4, 4};
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 4)) return TR_NONE;
+    size_t i = s->n++;
+    s->ts[i] = ts;
+    s->track[i] = track;
+    s->stack[i] = stack;
+    s->args[i] = args;
+    return (uint32_t)i;
+}
+
+/* ---- frames and stacks ---- */
+
+static uint32_t frame_hash(const tr_frame *f)
+{
+    uint64_t h = hash_mix(((uint64_t)f->function << 32) ^ f->file);
+    h = hash_mix(h ^ ((uint64_t)f->module << 32) ^ (uint32_t)f->line);
+    return (uint32_t)(h ^ (uint64_t)(f->is_native != 0));
+}
+
+static uint32_t frame_rehash(const tr_trace *t, uint32_t row)
+{
+    return frame_hash(&TR_VEC_AT(&t->frames, tr_frame, row));
+}
+
+static int frame_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const tr_frame *a = &TR_VEC_AT(&t->frames, tr_frame, row), *b = key;
+    return a->function == b->function && a->file == b->file && a->module == b->module &&
+           a->line == b->line && (a->is_native != 0) == (b->is_native != 0);
+}
+
+uint32_t tr_frame_intern(tr_trace *t, const tr_frame *f)
+{
+    if (!appendable(t)) return TR_NONE;
+    size_t slot;
+    uint32_t row =
+        index_find(t, &t->frame_index, frame_hash(f), frame_eq, f, frame_rehash, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    tr_frame *copy = tr_vec_push(&t->frames);
+    if (!copy) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    *copy = *f;
+    copy->is_native = f->is_native != 0;
+    row = (uint32_t)(t->frames.len - 1);
+    index_insert(&t->frame_index, slot, row);
+    return row;
+}
+
+const tr_frame *tr_frame_get(const tr_trace *t, uint32_t id)
+{
+    return id < t->frames.len ? &TR_VEC_AT(&t->frames, tr_frame, id) : NULL;
+}
+
+size_t tr_frame_count(const tr_trace *t)
+{
+    return t->frames.len;
+}
+
+static uint32_t stack_hash(uint32_t parent, uint32_t frame)
+{
+    return (uint32_t)hash_mix(((uint64_t)parent << 32) | frame);
+}
+
+static uint32_t stack_rehash(const tr_trace *t, uint32_t row)
+{
+    const stack_node *s = &TR_VEC_AT(&t->stacks, stack_node, row);
+    return stack_hash(s->parent, s->frame);
+}
+
+static int stack_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const stack_node *a = &TR_VEC_AT(&t->stacks, stack_node, row), *b = key;
+    return row != 0 && a->parent == b->parent && a->frame == b->frame;
+}
+
+uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
+{
+    if (!appendable(t)) return TR_NONE;
+    if (parent >= t->stacks.len || frame >= t->frames.len) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    stack_node key = {parent, frame, 0};
+    size_t slot;
+    uint32_t row = index_find(t, &t->stack_index, stack_hash(parent, frame), stack_eq, &key,
+                              stack_rehash, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    uint32_t depth = TR_VEC_AT(&t->stacks, stack_node, parent).depth + 1;
+    stack_node *s = tr_vec_push(&t->stacks);
+    if (!s) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    s->parent = parent;
+    s->frame = frame;
+    s->depth = depth;
+    row = (uint32_t)(t->stacks.len - 1);
+    index_insert(&t->stack_index, slot, row);
+    return row;
+}
+
+uint32_t tr_stack_parent(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).parent : TR_NONE;
+}
+
+uint32_t tr_stack_frame(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).frame : TR_NONE;
+}
+
+uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).depth : 0;
+}
+
+size_t tr_stack_count(const tr_trace *t)
+{
+    return t->stacks.len;
+}
+
+/* ---- flows ---- */
+
+uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
+{
+    if (!appendable(t)) return TR_NONE;
+    tr_flow *copy = tr_vec_push(&t->flows);
+    if (!copy) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    *copy = *f;
+    return (uint32_t)(t->flows.len - 1);
+}
+
+const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row)
+{
+    return row < t->flows.len ? &TR_VEC_AT(&t->flows, tr_flow, row) : NULL;
+}
+
+size_t tr_flow_count(const tr_trace *t)
+{
+    return t->flows.len;
+}
+
+/* ---- size ---- */
+
+static size_t index_bytes(const row_index *ix)
+{
+    return ix->cap * sizeof(uint32_t);
+}
+
+static size_t vec_bytes(const tr_vec *v)
+{
+    return v->cap * v->elem;
+}
+
+size_t tr_trace_memory(const tr_trace *t)
+{
+    size_t n = sizeof *t + t->text.total;
+    n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes);
+    n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
+    n += vec_bytes(&t->flows) + vec_bytes(&t->arg_key) + vec_bytes(&t->arg_val);
+    n += vec_bytes(&t->set_start);
+    n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
+    n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);
+    n += index_bytes(&t->stack_index);
+    n += t->slices.cap * (3 * 8 + 5 * 4 + 2);
+    n += t->instants.cap * (2 * 8 + 4 * 4 + 1);
+    n += t->counters.cap * (8 + 8 + 4);
+    n += t->samples.cap * (8 + 3 * 4);
+    return n;
+}

@@ -1,0 +1,220 @@
+/* Unit tests of the model: strings, tables, args, stacks, freeze and iteration. */
+#include "tr_test.h"
+
+#include "tr_mem.h"
+#include "tr_trace.h"
+
+#include <stdlib.h>
+
+TR_TEST(strings_intern)
+{
+    tr_trace *t = tr_trace_new();
+    tr_str a = tr_str_intern(t, "worker 1xyz", 8);
+    tr_str b = tr_str_internz(t, "worker 1");
+    tr_str c = tr_str_internz(t, "worker 2");
+    CHECK(a == b && a != c && a != 0);
+    CHECK_INT(tr_str_internz(t, ""), 0);
+    CHECK_STR(tr_str_get(t, 0, NULL), "");
+    size_t len;
+    CHECK_STR(tr_str_get(t, a, &len), "worker 1");
+    CHECK_INT(len, 8);
+    tr_str d = tr_str_add(t, "worker 1", 8);
+    CHECK(d != a);
+    CHECK_STR(tr_str_get(t, d, NULL), "worker 1");
+    /* Many strings force the hash table to grow; ids stay stable. */
+    char buf[32];
+    for (int i = 0; i < 100000; i++) {
+        snprintf(buf, sizeof buf, "s%d", i);
+        tr_str_internz(t, buf);
+    }
+    CHECK(tr_str_internz(t, "worker 1") == a);
+    CHECK_STR(tr_str_get(t, tr_str_internz(t, "s99999"), NULL), "s99999");
+    CHECK_INT(tr_trace_status(t, NULL), 0);
+    tr_trace_free(t);
+    tr_trace_free(NULL);
+}
+
+TR_TEST(processes_are_per_input)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in1 = tr_input_add(t, "a.json", "chrome");
+    uint32_t in2 = tr_input_add(t, "b.json", "chrome");
+    uint32_t p1 = tr_process_get(t, in1, 42), p2 = tr_process_get(t, in2, 42);
+    CHECK(p1 != p2);
+    CHECK(tr_process_get(t, in1, 42) == p1);
+    CHECK_INT(tr_process_at(t, p1)->rank, -1);
+    uint32_t k1 = tr_track_get(t, p1, TR_TRACK_THREAD, 7, 0);
+    uint32_t k2 = tr_track_get(t, p2, TR_TRACK_THREAD, 7, 0);
+    CHECK(k1 != k2);
+    tr_track_at(t, k1)->name = tr_str_internz(t, "main");
+    CHECK(tr_track_get(t, p1, TR_TRACK_THREAD, 7, 0) == k1);
+    tr_str w = tr_str_internz(t, "worker w0");
+    CHECK(tr_track_get(t, p1, TR_TRACK_WORKER, -1, w) != tr_track_get(t, p1, TR_TRACK_CLIENT, -1, w));
+    CHECK_STR(tr_track_kind_name(TR_TRACK_WORKER), "worker");
+    tr_trace_free(t);
+}
+
+TR_TEST(args_sets)
+{
+    tr_trace *t = tr_trace_new();
+    tr_args_begin(t);
+    CHECK_INT(tr_args_end(t), 0);
+    tr_args_begin(t);
+    tr_args_int(t, tr_str_internz(t, "seq"), -5);
+    tr_args_str(t, tr_str_internz(t, "op"), tr_str_internz(t, "add"));
+    tr_args_real(t, tr_str_internz(t, "x"), 1.5);
+    tr_args_uint(t, tr_str_internz(t, "big"), UINT64_MAX);
+    uint32_t s1 = tr_args_end(t);
+    tr_args_begin(t);
+    tr_args_bool(t, tr_str_internz(t, "ok"), 1);
+    uint32_t s2 = tr_args_end(t);
+    CHECK(s1 != 0 && s2 != 0 && s1 != s2);
+    CHECK_INT(tr_args_count(t, s1), 4);
+    CHECK_INT(tr_args_count(t, s2), 1);
+    CHECK_INT(tr_args_count(t, 0), 0);
+    tr_arg a;
+    tr_args_at(t, s1, 0, &a);
+    CHECK_INT(a.type, TR_ARG_INT);
+    CHECK_INT(a.v.i, -5);
+    CHECK(tr_args_find(t, s1, "x", &a) && a.type == TR_ARG_REAL && a.v.d == 1.5);
+    CHECK(tr_args_find(t, s1, "big", &a) && a.v.u == UINT64_MAX);
+    CHECK(tr_args_find(t, s1, "op", &a));
+    CHECK_STR(tr_str_get(t, a.v.s, NULL), "add");
+    CHECK(!tr_args_find(t, s2, "seq", &a));
+    tr_trace_free(t);
+}
+
+TR_TEST(stacks_trie)
+{
+    tr_trace *t = tr_trace_new();
+    tr_frame f = {tr_str_internz(t, "main"), tr_str_internz(t, "a.py"), 0, 3, 0};
+    tr_frame g = {tr_str_internz(t, "step"), tr_str_internz(t, "a.py"), 0, 9, 0};
+    uint32_t fm = tr_frame_intern(t, &f), fg = tr_frame_intern(t, &g);
+    CHECK(fm != fg && tr_frame_intern(t, &f) == fm);
+    uint32_t s1 = tr_stack_push(t, 0, fm);
+    uint32_t s2 = tr_stack_push(t, s1, fg);
+    CHECK(tr_stack_push(t, tr_stack_push(t, 0, fm), fg) == s2);
+    CHECK_INT(tr_stack_depth(t, s2), 2);
+    CHECK_INT(tr_stack_parent(t, s2), s1);
+    CHECK_INT(tr_stack_frame(t, s2), fg);
+    CHECK_INT(tr_stack_parent(t, s1), 0);
+    CHECK_INT(tr_stack_depth(t, 0), 0);
+    tr_trace_free(t);
+}
+
+TR_TEST(freeze_sorts_and_nests)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t p = tr_process_get(t, in, 1);
+    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, 0);
+    uint32_t other = tr_track_get(t, p, TR_TRACK_THREAD, 2, 0);
+    tr_str a = tr_str_internz(t, "a"), b = tr_str_internz(t, "b"), c = tr_str_internz(t, "c");
+    /* Appended out of order: child c (20..30), parent a (10..50), sibling b (60..70). */
+    uint32_t rc_ = tr_slice_add(t, tk, 20, 10, c, 0, -1, 0);
+    uint32_t ra = tr_slice_add(t, tk, 10, 40, a, 0, -1, 0);
+    tr_slice_add(t, tk, 60, 10, b, 0, -1, 0);
+    tr_slice_add(t, tk, 10, 5, b, 0, -1, 0); /* same start as a, shorter: nested in a */
+    tr_slice_add(t, other, 15, 100, c, 0, -1, 0);
+    uint32_t open = tr_slice_add(t, tk, 65, -1, c, 0, -1, 0);
+    tr_instant_add(t, tk, 200, a, 0, TR_SCOPE_THREAD, 8, 0);
+    tr_flow fl = {TR_REF(TR_EV_SLICE, rc_), TR_REF(TR_EV_SLICE, ra), a, 0, 1};
+    tr_flow_add(t, &fl);
+    CHECK(open != TR_NONE);
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    CHECK(tr_trace_frozen(t));
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 6);
+    /* Order: a(10,40) b(10,5) other(15) c(20) b(60) open c(65). */
+    CHECK_INT(s.ts[0], 10);
+    CHECK_INT(s.name[0], a);
+    CHECK_INT(s.name[1], b);
+    CHECK_INT(s.depth[0], 0);
+    CHECK_INT(s.depth[1], 1);
+    CHECK_INT(s.parent[1], 0);
+    CHECK_INT(s.track[2], other);
+    CHECK_INT(s.depth[2], 0);
+    CHECK_INT(s.ts[3], 20);
+    CHECK_INT(s.depth[3], 1);
+    CHECK_INT(s.parent[3], 0);
+    CHECK_INT(s.ts[4], 60);
+    CHECK_INT(s.depth[4], 0);
+    /* The open slice ends where its input ends (the instant at 200); it starts inside b (60..70). */
+    CHECK_INT(s.ts[5], 65);
+    CHECK_INT(s.dur[5], 135);
+    CHECK_INT(s.depth[5], 1);
+    const tr_flow *f = tr_flow_get(t, 0);
+    CHECK_INT(TR_REF_ROW(f->from), 3);
+    CHECK_INT(TR_REF_ROW(f->to), 0);
+    /* Frozen traces refuse appends. */
+    CHECK_INT(tr_slice_add(t, tk, 1, 1, a, 0, -1, 0), TR_NONE);
+    tr_trace_free(t);
+}
+
+TR_TEST(iter_orders_across_tables)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    tr_instant_add(t, tk, 5, 0, 0, 0, -1, 0);
+    tr_counter_add(t, tk, 5, 1.0);
+    tr_slice_add(t, tk, 5, 1, 0, 0, -1, 0);
+    tr_sample_add(t, tk, 1, 0, 0);
+    tr_instant_add(t, tk, 3, 0, 0, 0, -1, 0);
+    tr_trace_freeze(t, NULL);
+    tr_iter it;
+    tr_event ev;
+    int kinds[8], n = 0;
+    tr_iter_init(&it, t);
+    while (tr_iter_next(&it, &ev) && n < 8) kinds[n++] = ev.kind;
+    CHECK_INT(n, 5);
+    CHECK_INT(kinds[0], TR_EV_SAMPLE);
+    CHECK_INT(kinds[1], TR_EV_INSTANT);
+    CHECK_INT(kinds[2], TR_EV_SLICE);
+    CHECK_INT(kinds[3], TR_EV_INSTANT);
+    CHECK_INT(kinds[4], TR_EV_COUNTER);
+    tr_trace_free(t);
+}
+
+/* The budget of the foundation issue: at most 48 bytes per slice, args apart. */
+TR_TEST(slice_budget)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    tr_str name = tr_str_internz(t, "op");
+    size_t before = tr_trace_memory(t);
+    size_t n = 1 << 20; /* a power of two: columns are exactly full */
+    for (size_t i = 0; i < n; i++) tr_slice_add(t, tk, (int64_t)(n - i), 1, name, 0, -1, 0);
+    size_t per = (tr_trace_memory(t) - before) / n;
+    fprintf(stderr, "bytes per slice: %zu\n", per);
+    CHECK(per <= 48);
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.ts[0], 1);
+    tr_trace_free(t);
+}
+
+TR_TEST(oom_is_sticky_and_clean)
+{
+    for (uint64_t k = 1; k < 40; k++) {
+        tr_alloc_fail_after(k);
+        tr_trace *t = tr_trace_new();
+        if (t) {
+            uint32_t in = tr_input_add(t, "x", "test");
+            uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+            for (int i = 0; i < 3000; i++) {
+                tr_args_begin(t);
+                tr_args_int(t, tr_str_internz(t, "k"), i);
+                tr_slice_add(t, tk, i, 1, tr_str_internz(t, "n"), 0, -1, tr_args_end(t));
+            }
+            tr_error e;
+            int rc = tr_trace_freeze(t, &e);
+            CHECK(rc == 0 || e.code == TR_E_NOMEM);
+            tr_trace_free(t);
+        }
+        tr_alloc_fail_after(0);
+    }
+}
