@@ -229,7 +229,7 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
         return TR_EXIT_USAGE;
     }
     tr_filter filter = {keep_event, (void *)a};
-    tr_write_opts wo = {has_filter(a) ? &filter : NULL, a->header};
+    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL, .header = a->header};
     if (w->write(t, out, &wo, &e) < 0) {
         tr_output_abort(out);
         tr_cli_error(c, &e);

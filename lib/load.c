@@ -79,6 +79,10 @@ static int load_stream(tr_trace *t, tr_input *in, tr_load_opts *o, int required,
         size_t n;
         int rc = tr_input_peek(in, &head, &n, TR_PEEK_SIZE, e);
         if (rc < 0) return rc;
+        if (n == 0 && required) {
+            tr_loc loc = {tr_input_name(in), 0, 0, 0};
+            return tr_errorf(e, TR_E_FORMAT, &loc, "empty input (use --from to read it anyway)");
+        }
         tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
         r = tr_probe(&pk, NULL);
     }

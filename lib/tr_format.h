@@ -33,6 +33,12 @@ enum tr_gt_pairing { TR_GT_PAIR_BATCH = 0, TR_GT_PAIR_VISUALIZE };
 typedef struct tr_read_opts {
     tr_diag *diag;   /* warnings; strict lives there */
     int gt_pairing;  /* enum tr_gt_pairing */
+    /*
+    ** 1: readers of stack samples (py-spy dump sequences, speedscope) build no
+    ** slices from them (lib/tr_stack_slices.h); set when the output needs only
+    ** the samples (the folded writer).  0, the default, derives them.
+    */
+    int no_stack_slices;
 } tr_read_opts;
 
 typedef struct tr_reader {
@@ -58,7 +64,11 @@ typedef struct tr_filter {
 typedef struct tr_write_opts {
     const tr_filter *filter; /* NULL = every event */
     int header;              /* lines: a '#'-prefixed column line first */
+    unsigned folded_prefix;  /* folded: root frames naming them, TR_FOLDED_* bits */
 } tr_write_opts;
+
+/* Root frames the folded writer adds, as py-spy's --threads / --subprocesses do. */
+enum { TR_FOLDED_THREAD = 1, TR_FOLDED_PROCESS = 2 };
 
 typedef struct tr_writer {
     int abi;
@@ -67,6 +77,7 @@ typedef struct tr_writer {
     const char *extensions; /* comma-separated, matched case-insensitively before .gz/.zst */
     int binary;             /* refuses a terminal */
     int (*write)(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e);
+    int samples_only; /* reads only samples and stacks: readers need not derive slices */
 } tr_writer;
 
 extern const tr_reader *const tr_readers[]; /* NULL-terminated, cheap probes first */

@@ -5,8 +5,10 @@
 ** compressed file (gzip, zstd, xz, bzip2: detected by content, not name) or an
 ** archive (tar in any of those compressions, zip).  It yields one tr_input per
 ** stream inside it: a plain or compressed file is one stream, a directory or
-** an archive one per regular file.  Readers see a tr_input: a buffered,
-** decompressed byte stream with a line reader that counts lines.
+** an archive one per regular file.  An archive member is decompressed by
+** content too, but an archive inside an archive is not unpacked.  Readers see
+** a tr_input: a buffered, decompressed byte stream with a line reader that
+** counts lines.
 */
 #ifndef TR_INPUT_H
 #define TR_INPUT_H
@@ -35,8 +37,7 @@ typedef void (*tr_progress_fn)(void *user, const char *name, uint64_t done, uint
 */
 int tr_source_open(tr_source **out, const char *path, tr_error *e);
 /* ^Like tr_source_open, on N bytes at P that must outlive the source. */
-int tr_source_open_memory(tr_source **out, const char *name, const void *p, size_t n,
-                          tr_error *e);
+int tr_source_open_memory(tr_source **out, const char *name, const void *p, size_t n, tr_error *e);
 int tr_source_kind(const tr_source *s);
 const char *tr_source_path(const tr_source *s);
 /*
@@ -49,6 +50,11 @@ const char *const *tr_source_listing(const tr_source *s, size_t *n);
 ** ^Sets *IN to the next stream and returns TR_OK, or returns TR_END when there
 ** is none.  ^The stream belongs to the source and stays valid until the next
 ** call or tr_source_close.  ^A plain or compressed file yields exactly one.
+** ^An archive yields one per regular member, decompressed when compressed (a
+** .gz or .zst inside a tar or zip); ^a member that is itself an archive is one
+** stream of its (decompressed) archive bytes.  ^A member whose decompression
+** fails in its first block fails here, named "archive:member", at byte 0; the
+** next call goes on with the next member.
 */
 int tr_source_next(tr_source *s, tr_input **in, tr_error *e);
 void tr_source_set_progress(tr_source *s, tr_progress_fn fn, void *user);

@@ -440,15 +440,18 @@ static void args_push(tr_trace *t, tr_str key, int type, uint64_t bits)
         t->failed = 1;
         return;
     }
-    uint32_t *k = tr_vec_push(&t->arg_key);
-    uint64_t *v = k ? tr_vec_push(&t->arg_val) : NULL;
-    if (!v) {
-        if (k) t->arg_key.len--;
-        t->failed = 1;
-        return;
+    size_t n = t->arg_key.len;
+    /* Both columns grow together; the hot path is two stores. */
+    if (n >= t->arg_key.cap || n >= t->arg_val.cap) {
+        if (tr_vec_reserve(&t->arg_key, n + 1) != TR_OK ||
+            tr_vec_reserve(&t->arg_val, n + 1) != TR_OK) {
+            t->failed = 1;
+            return;
+        }
     }
-    *k = key << 3 | (uint32_t)type;
-    *v = bits;
+    ((uint32_t *)t->arg_key.data)[n] = key << 3 | (uint32_t)type;
+    ((uint64_t *)t->arg_val.data)[n] = bits;
+    t->arg_key.len = t->arg_val.len = n + 1;
 }
 
 void tr_args_int(tr_trace *t, tr_str key, int64_t v)

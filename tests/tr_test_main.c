@@ -31,8 +31,8 @@ void tr_test_fail(const char *file, int line, const char *what)
 
 const char *tr_test_srcdir(void)
 {
-    const char *s = getenv("TR_SOURCE_DIR");
-    return s ? s : TR_SOURCE_DIR;
+    const char *s = getenv("TR_TEST_SRCDIR");
+    return s ? s : TR_TEST_SRCDIR;
 }
 
 const char *tr_test_tmpdir(void)

@@ -1,0 +1,413 @@
+/*
+** input.c: one decompressed stream and its line reader.
+**
+** Bytes come from libarchive in blocks (archive_read_data_block, no copy inside
+** libarchive) and are copied into one buffer we own, because a line is handed
+** out NUL-terminated in place and libarchive's blocks are read-only (for a
+** memory source they are the caller's bytes).  The buffer holds at most one
+** partial line plus one fill, so memory is bounded by the line cap, never by
+** the stream's size.
+*/
+#include "input_impl.h"
+#include "tr_mem.h"
+
+#include <archive.h>
+#include <errno.h>
+#include <string.h>
+
+#define INPUT_BUF_INIT (256 * 1024) /* the first buffer; grows only for long lines */
+#define INPUT_FILL_MIN (64 * 1024)  /* room a fill asks for at least */
+#define PROGRESS_STEP  (4u << 20)   /* report progress every 4 MiB of raw input */
+#define WORD_ONES      0x0101010101010101ull
+#define WORD_HIGHS     0x8080808080808080ull
+
+struct tr_input {
+    char *buf; /* unread bytes are [pos, end); end < cap leaves room for a NUL */
+    size_t cap, pos, end;
+    size_t scan;     /* [pos, scan) is known to hold no '\n' */
+    uint64_t off;    /* stream offset of buf[pos] */
+    uint64_t lineno; /* lines handed out so far */
+    size_t line_max;
+
+    struct archive *a; /* format raw; NULL for an empty stream */
+    const char *blk;   /* the rest of libarchive's current block, not yet copied */
+    size_t blk_left;
+    uint64_t fetched; /* stream offset just past the last block received */
+    int eof;          /* libarchive has nothing more */
+
+    int failed; /* sticky status after an error: the stream is lost */
+    tr_error err;
+
+    tr_diag *diag;
+    tr_buf name;
+    tr_buf fix; /* a line with its bad bytes replaced by U+FFFD */
+    tr_progress_state *prog;
+};
+
+tr_input *tr_input_new(tr_progress_state *prog)
+{
+    tr_input *in = tr_calloc(1, sizeof *in);
+    if (!in) return NULL;
+    in->buf = tr_malloc(INPUT_BUF_INIT);
+    if (!in->buf) {
+        tr_free(in);
+        return NULL;
+    }
+    in->cap = INPUT_BUF_INIT;
+    in->prog = prog;
+    tr_buf_init(&in->name, 0);
+    tr_buf_init(&in->fix, 0);
+    return in;
+}
+
+int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *e)
+{
+    tr_buf_reset(&in->name);
+    if (tr_buf_adds(&in->name, name) != TR_OK) return tr_error_nomem(e);
+    in->pos = in->end = in->scan = 0;
+    in->off = in->lineno = 0;
+    in->line_max = TR_LINE_MAX_DEFAULT;
+    in->a = a;
+    in->blk = NULL;
+    in->blk_left = 0;
+    in->fetched = 0;
+    in->eof = a == NULL;
+    in->failed = 0;
+    in->diag = NULL;
+    return TR_OK;
+}
+
+void tr_input_free(tr_input *in)
+{
+    if (!in) return;
+    tr_free(in->buf);
+    tr_buf_fini(&in->name);
+    tr_buf_fini(&in->fix);
+    tr_free(in);
+}
+
+int tr_archive_error(tr_error *e, struct archive *a, const tr_loc *loc)
+{
+    int err = archive_errno(a);
+    const char *msg = archive_error_string(a);
+    if (!msg) msg = "unknown libarchive error";
+    /* libarchive reports bad data as EILSEQ or EINVAL, or -1 (ARCHIVE_ERRNO_MISC). */
+    if (err > 0 && err != EILSEQ && err != EINVAL) return tr_error_errno(e, err, loc, "%s", msg);
+    return tr_errorf(e, TR_E_FORMAT, loc, "%s", msg);
+}
+
+const char *tr_input_name(const tr_input *in)
+{
+    return in->name.p;
+}
+
+void tr_input_set_diag(tr_input *in, tr_diag *d)
+{
+    in->diag = d;
+}
+
+void tr_input_set_line_max(tr_input *in, size_t max)
+{
+    /* Capped so that max + 1 and the buffer sizes derived from it cannot overflow. */
+    in->line_max = max < SIZE_MAX / 4 ? max : SIZE_MAX / 4;
+}
+
+uint64_t tr_input_offset(const tr_input *in)
+{
+    return in->off;
+}
+
+tr_loc tr_input_loc(const tr_input *in, const tr_line *line, uint64_t col)
+{
+    tr_loc loc = {in->name.p, line->no, col, line->offset + (col ? col - 1 : 0) + 1};
+    return loc;
+}
+
+/* Make the stream's failure sticky: later calls return the same error. */
+static int input_fail(tr_input *in, int rc, tr_error *e)
+{
+    in->failed = rc;
+    if (e) *e = in->err;
+    return rc;
+}
+
+static int input_refail(tr_input *in, tr_error *e)
+{
+    if (e) *e = in->err;
+    return in->failed;
+}
+
+static void input_progress(tr_input *in, int force)
+{
+    tr_progress_state *pr = in->prog;
+    if (!pr || !pr->fn || !pr->file) return;
+    /* The file's raw bytes, not the stream's: an archive member is read through a second reader. */
+    uint64_t done = pr->base + (uint64_t)archive_filter_bytes(pr->file, -1);
+    if (done >= pr->last + PROGRESS_STEP || (force && done > pr->last)) {
+        pr->last = done;
+        pr->fn(pr->user, in->name.p, done, pr->total);
+    }
+}
+
+/* Get libarchive's next block into blk (or set eof). */
+static int input_next_block(tr_input *in, tr_error *e)
+{
+    const void *b;
+    size_t n;
+    la_int64_t at; /* unused: format raw hands out blocks in order, without holes */
+    int r = archive_read_data_block(in->a, &b, &n, &at);
+    if (r == ARCHIVE_EOF) {
+        in->eof = 1;
+        input_progress(in, 1);
+        return TR_OK;
+    }
+    if (r < ARCHIVE_WARN) {
+        tr_loc loc = {in->name.p, 0, 0, in->fetched + 1};
+        return input_fail(in, tr_archive_error(&in->err, in->a, &loc), e);
+    }
+    in->blk = b;
+    in->blk_left = n;
+    in->fetched += n;
+    input_progress(in, 0);
+    return TR_OK;
+}
+
+/* Copy up to MAX pending bytes of the block to DST; 0 when none are pending. */
+static size_t input_take(tr_input *in, char *dst, size_t max)
+{
+    size_t k = in->blk_left < max ? in->blk_left : max;
+    memcpy(dst, in->blk, k);
+    in->blk += k;
+    in->blk_left -= k;
+    return k;
+}
+
+/*
+** Append more bytes to the buffer, making room for NEED at least: moves the
+** unread bytes to the front and grows the buffer when they fill it.  Sets eof
+** instead when the stream has ended.
+*/
+static int input_fill(tr_input *in, size_t need, tr_error *e)
+{
+    if (in->pos) {
+        memmove(in->buf, in->buf + in->pos, in->end - in->pos);
+        in->end -= in->pos;
+        in->scan -= in->pos;
+        in->pos = 0;
+    }
+    if (in->cap - in->end - 1 < need) {
+        size_t cap = in->cap;
+        while (cap - in->end - 1 < need) {
+            if (cap > SIZE_MAX / 2) return input_fail(in, tr_error_nomem(&in->err), e);
+            cap *= 2;
+        }
+        char *p = tr_realloc(in->buf, cap);
+        if (!p) return input_fail(in, tr_error_nomem(&in->err), e);
+        in->buf = p;
+        in->cap = cap;
+    }
+    while (!in->blk_left) {
+        if (in->eof) return TR_OK;
+        int rc = input_next_block(in, e);
+        if (rc != TR_OK) return rc;
+    }
+    in->end += input_take(in, in->buf + in->end, in->cap - in->end - 1);
+    return TR_OK;
+}
+
+int tr_input_peek(tr_input *in, const unsigned char **p, size_t *n, size_t want, tr_error *e)
+{
+    if (in->failed) return input_refail(in, e);
+    while (in->end - in->pos < want && !in->eof) {
+        int rc = input_fill(in, want - (in->end - in->pos), e);
+        if (rc != TR_OK) return rc;
+    }
+    *p = (const unsigned char *)in->buf + in->pos;
+    *n = in->end - in->pos;
+    return TR_OK;
+}
+
+int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
+{
+    *got = 0;
+    if (in->failed) return input_refail(in, e);
+    char *dst = buf;
+    size_t n = 0;
+    while (n < cap) {
+        if (in->pos < in->end) {
+            size_t k = in->end - in->pos < cap - n ? in->end - in->pos : cap - n;
+            memcpy(dst + n, in->buf + in->pos, k);
+            in->pos += k;
+            n += k;
+        } else if (in->blk_left) {
+            n += input_take(in, dst + n, cap - n);
+        } else if (in->eof) {
+            break;
+        } else {
+            int rc = input_next_block(in, e);
+            if (rc != TR_OK) return rc;
+        }
+    }
+    if (in->scan < in->pos) in->scan = in->pos;
+    in->off += n;
+    *got = n;
+    return TR_OK;
+}
+
+/* 1 when the N bytes at P hold no NUL and no byte >= 0x80: 8 bytes at a time. */
+static int ascii_clean(const char *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        uint64_t w0, w1, w2, w3;
+        memcpy(&w0, p + i, 8);
+        memcpy(&w1, p + i + 8, 8);
+        memcpy(&w2, p + i + 16, 8);
+        memcpy(&w3, p + i + 24, 8);
+        /* A byte's high bit survives (b - 1) | b exactly when b is 0 or >= 0x80. */
+        if (((w0 - WORD_ONES) | w0 | (w1 - WORD_ONES) | w1 | (w2 - WORD_ONES) | w2 |
+             (w3 - WORD_ONES) | w3) &
+            WORD_HIGHS)
+            return 0;
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (((w - WORD_ONES) | w) & WORD_HIGHS) return 0;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)p[i] - 1u >= 0x7fu) return 0;
+    return 1;
+}
+
+/*
+** The length of the valid UTF-8 sequence at P (N bytes left, N > 0), or 0 when
+** it is bad (a NUL counts as bad), with *SUB the bytes of its maximal subpart:
+** what one U+FFFD replaces (Unicode 15, section 3.9, "U+FFFD Substitution").
+*/
+static size_t utf8_seq(const unsigned char *p, size_t n, size_t *sub)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+    size_t need;
+    *sub = 1;
+    if (c == 0) return 0;
+    if (c < 0x80) return 1;
+    if (c < 0xc2 || c > 0xf4) return 0;
+    if (c < 0xe0) {
+        need = 1;
+    } else if (c < 0xf0) {
+        need = 2;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f; /* no surrogates */
+    } else {
+        need = 3;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f; /* nothing past U+10FFFF */
+    }
+    if (n < 2 || p[1] < lo || p[1] > hi) return 0;
+    size_t i = 2;
+    while (i <= need && i < n && p[i] >= 0x80 && p[i] <= 0xbf) i++;
+    if (i <= need) {
+        *sub = i;
+        return 0;
+    }
+    return need + 1;
+}
+
+/* The index of the first NUL or invalid UTF-8 byte among the N at P, or N. */
+static size_t utf8_first_bad(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(((w - WORD_ONES) | w) & WORD_HIGHS)) {
+                i += 8;
+                continue;
+            }
+        }
+        size_t sub, k = utf8_seq(p + i, n - i, &sub);
+        if (!k) return i;
+        i += k;
+    }
+    return n;
+}
+
+/* The slow path: LINE holds a NUL or a byte >= 0x80; replace what is bad, warn once. */
+static int input_fix_line(tr_input *in, tr_line *line, tr_error *e)
+{
+    const unsigned char *p = (const unsigned char *)line->p;
+    size_t n = line->len, bad = utf8_first_bad(p, n);
+    if (bad == n) return TR_OK;
+
+    tr_loc loc = tr_input_loc(in, line, bad + 1);
+    int rc = p[bad] ? tr_warnf(in->diag, &in->err, &loc,
+                               "invalid UTF-8 (byte 0x%02x) replaced by U+FFFD", p[bad])
+                    : tr_warnf(in->diag, &in->err, &loc, "NUL byte replaced by U+FFFD");
+    if (rc == TR_FAIL) return input_fail(in, rc, e);
+
+    /* Each bad byte takes at most 3 bytes in the copy. */
+    tr_buf *f = &in->fix;
+    tr_buf_reset(f);
+    if (n > (SIZE_MAX - 1) / 3 || tr_buf_grow(f, 3 * n) != TR_OK)
+        return input_fail(in, tr_error_nomem(&in->err), e);
+    memcpy(f->p, p, bad);
+    size_t j = bad;
+    for (size_t i = bad; i < n;) {
+        size_t sub, k = utf8_seq(p + i, n - i, &sub);
+        if (k) {
+            memcpy(f->p + j, p + i, k);
+            j += k;
+            i += k;
+        } else {
+            memcpy(f->p + j, "\xef\xbf\xbd", 3);
+            j += 3;
+            i += sub;
+        }
+    }
+    f->p[j] = '\0';
+    f->len = j;
+    line->p = f->p;
+    line->len = j;
+    return TR_OK;
+}
+
+/* Hand out the line that starts at pos and ends at STOP (a '\n' when NL, else the end). */
+static int input_emit(tr_input *in, tr_line *line, size_t stop, int nl, tr_error *e)
+{
+    char *p = in->buf + in->pos;
+    size_t len = stop - in->pos, adv = len + (size_t)nl;
+    if (nl && len && p[len - 1] == '\r') len--;
+    if (len > in->line_max) {
+        tr_loc loc = {in->name.p, in->lineno + 1, 0, in->off + 1};
+        return input_fail(in,
+                          tr_errorf(&in->err, TR_E_LIMIT, &loc, "line %llu longer than %zu bytes",
+                                    (unsigned long long)(in->lineno + 1), in->line_max),
+                          e);
+    }
+    p[len] = '\0';
+    line->p = p;
+    line->len = len;
+    line->no = ++in->lineno;
+    line->offset = in->off;
+    in->off += adv;
+    in->pos += adv;
+    in->scan = in->pos;
+    return ascii_clean(p, len) ? TR_OK : input_fix_line(in, line, e);
+}
+
+int tr_input_getline(tr_input *in, tr_line *line, tr_error *e)
+{
+    if (in->failed) return input_refail(in, e);
+    for (;;) {
+        char *nl = memchr(in->buf + in->scan, '\n', in->end - in->scan);
+        if (nl) return input_emit(in, line, (size_t)(nl - in->buf), 1, e);
+        in->scan = in->end;
+        /* Past max + 1 bytes (a "\r" may still be dropped) the line is too long. */
+        if (in->end - in->pos > in->line_max + 1) return input_emit(in, line, in->end, 0, e);
+        if (in->eof) return in->pos == in->end ? TR_END : input_emit(in, line, in->end, 0, e);
+        int rc = input_fill(in, INPUT_FILL_MIN, e);
+        if (rc != TR_OK) return rc;
+    }
+}

@@ -1,0 +1,37 @@
+/*
+** input_impl.h: what lib/source.c hands lib/input.c.  Not part of the API:
+** only those two files include it.
+*/
+#ifndef TR_INPUT_IMPL_H
+#define TR_INPUT_IMPL_H
+
+#include <stdint.h>
+
+#include "tr_input.h"
+
+struct archive;
+
+/* Progress of one source, shared by the streams it yields. */
+typedef struct tr_progress_state {
+    tr_progress_fn fn; /* NULL: no reports */
+    void *user;
+    uint64_t base;        /* raw bytes of the files of a directory finished before this one */
+    uint64_t total;       /* raw size of the whole source, 0 = unknown */
+    uint64_t last;        /* done at the last report */
+    struct archive *file; /* the reader of the current file: its raw bytes are "done" */
+} tr_progress_state;
+
+/* A stream object with its buffers; PROG outlives it.  NULL when out of memory. */
+tr_input *tr_input_new(tr_progress_state *prog);
+/*
+** Points IN at the data of A's current entry (A NULL: an empty stream) named
+** NAME, forgetting the previous stream.  Keeps the buffers.  A reads format
+** raw, so its blocks come in order without holes.
+*/
+int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *e);
+void tr_input_free(tr_input *in);
+
+/* Fills E from A's error at LOC: TR_E_IO when the OS said no, else TR_E_FORMAT. */
+int tr_archive_error(tr_error *e, struct archive *a, const tr_loc *loc);
+
+#endif

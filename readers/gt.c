@@ -1,0 +1,1063 @@
+/*
+** gt.c: GT2 dispatcher instruction logs (shared/formats/gt.md).
+**
+** Accepts every form GT wrote: the current pipe form (with or without SIZE and
+** DETAILS), the size-less 4a97ec6 form, the 6621e6d fire-and-forget form,
+** trace captures (gt.scripts.trace) and the older "[TAPE <t>s]" console form.
+**
+** Each record becomes an instant on its source's track.  Client requests
+** (RECV .. SEND) and worker round trips become slices; worker round trips are
+** paired either the truthful way (synchronous SEND..RECV, and batches that GT
+** logs reply first) or exactly as GT's gt.scripts.visualize pairs them.
+**
+** The reader streams: it keeps one pending start per track and one batch
+** candidate, never the input.  Lines are scanned by hand, eight bytes at a
+** time where fields are padded; nothing is allocated per line, and small
+** caches sit in front of the trace's string table because a log repeats a
+** handful of strings millions of times.
+*/
+#include "tr_format.h"
+#include "tr_text.h"
+
+#include <string.h>
+
+#define GT_NS_PER_S  1000000000
+#define GT_NO_LANE   UINT32_MAX
+#define GT_SRC_SLOTS 64  /* sources: a log has a few clients and workers */
+#define GT_SRC_MAX   64  /* longer sources skip the cache */
+#define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
+#define GT_STR_MAX   32  /* longer strings skip the cache */
+
+/* Strings interned once per read. */
+enum gt_const {
+    C_CAT_GT,
+    C_CAT_CLIENT,
+    C_CAT_WORKER,
+    C_RECV,
+    C_SEND,
+    C_WSEND,
+    C_WRECV,
+    C_SEQ,
+    C_COMMAND,
+    C_BYTES,
+    C_DETAILS,
+    C_SEND_SEQ,
+    C_RECV_SEQ,
+    C_SEND_BYTES,
+    C_RECV_BYTES,
+    C_UNFINISHED,
+    C_START_ESTIMATED,
+    C_COMMANDS,
+    C_OP,
+    C_CAPTURED,
+    C_LIMIT,
+    C_OP_MATMUL,
+    C_OP_ADD,
+    C_OP_RELU,
+    C_OP_SUM,
+    C_OP_MEAN,
+    C_OP_RANDN,
+    C_OP_GETDATA,
+    C_OP_FREETENSOR,
+    C_OP_OTHER,
+    C_CLOCK,
+    C_COUNT
+};
+
+static const char *const gt_const_text[C_COUNT] = {
+    [C_CAT_GT] = "gt",
+    [C_CAT_CLIENT] = "gt.client",
+    [C_CAT_WORKER] = "gt.worker",
+    [C_RECV] = "RECV",
+    [C_SEND] = "SEND",
+    [C_WSEND] = "WORKER_SEND",
+    [C_WRECV] = "WORKER_RECV",
+    [C_SEQ] = "seq",
+    [C_COMMAND] = "command",
+    [C_BYTES] = "bytes",
+    [C_DETAILS] = "details",
+    [C_SEND_SEQ] = "send_seq",
+    [C_RECV_SEQ] = "recv_seq",
+    [C_SEND_BYTES] = "send_bytes",
+    [C_RECV_BYTES] = "recv_bytes",
+    [C_UNFINISHED] = "unfinished",
+    [C_START_ESTIMATED] = "start_estimated",
+    [C_COMMANDS] = "commands",
+    [C_OP] = "op",
+    [C_CAPTURED] = "captured",
+    [C_LIMIT] = "limit",
+    [C_OP_MATMUL] = "matmul",
+    [C_OP_ADD] = "add",
+    [C_OP_RELU] = "relu",
+    [C_OP_SUM] = "sum",
+    [C_OP_MEAN] = "mean",
+    [C_OP_RANDN] = "randn",
+    [C_OP_GETDATA] = "getdata",
+    [C_OP_FREETENSOR] = "freetensor",
+    [C_OP_OTHER] = "other",
+    [C_CLOCK] = "seconds since GT dispatcher start",
+};
+
+/* A record line, its text pointing into the line. */
+typedef struct gt_rec {
+    int64_t ts;
+    int64_t seq;  /* -1: none ([TAPE]) */
+    int64_t size; /* bytes, -1: none */
+    const char *ev, *src, *cmd, *det;
+    size_t ev_n, src_n, cmd_n, det_n;
+    int tape;
+    int vis_match; /* visualize's pattern matches: a '|' follows COMMAND */
+} gt_rec;
+
+/* A start waiting for its end: a client's RECV, a worker's SEND. */
+typedef struct gt_open {
+    int set;
+    int64_t ts, seq, bytes;
+    tr_str name;
+    tr_str op; /* visualize's op type */
+} gt_open;
+
+/* Pairing state of one track; lanes[i] belongs to track track_base + i. */
+typedef struct gt_lane {
+    gt_open req;  /* client: the request not answered yet */
+    gt_open send; /* worker: the last WORKER_SEND without its reply */
+    gt_open vis;  /* visualize: the lane's pending start */
+} gt_lane;
+
+typedef struct gt_src_slot {
+    uint32_t len; /* 0: empty */
+    int kind;
+    uint32_t lane, vis_lane;
+    char text[GT_SRC_MAX];
+} gt_src_slot;
+
+typedef struct gt_str_slot {
+    uint64_t head, tail; /* the first and last 8 bytes (see gt_words) */
+    uint32_t len;        /* 0: empty */
+    tr_str id;
+    char text[GT_STR_MAX];
+} gt_str_slot;
+
+typedef struct gt_rd {
+    tr_trace *t;
+    tr_input *in;
+    tr_diag *diag;
+    int visualize;
+    uint32_t input, process, track_base;
+    tr_str c[C_COUNT];
+    tr_vec lanes; /* gt_lane */
+    tr_buf scratch;
+    int oom; /* the scratch buffer could not grow */
+
+    uint64_t skipped, warnings;
+    int seen_record;
+    tr_str origin_wall, captured, limit;
+
+    int64_t prev_ts; /* the previous record's time, any source */
+    int have_prev;
+    /* a WORKER_RECV that may be a batch reply, decided by the next record */
+    gt_open batch;
+    uint32_t batch_lane;
+    int64_t batch_start;
+
+    gt_src_slot srcs[GT_SRC_SLOTS];
+    gt_str_slot strs[GT_STR_SLOTS];
+} gt_rd;
+
+/* ---- character classes (ASCII; bytes >= 0x80 count as word characters, as
+** most non-ASCII text in Python's \w does) ---- */
+
+static int gt_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+static int gt_word(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return gt_digit(c) || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || u == '_' || u >= 0x80;
+}
+
+static int gt_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static char gt_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c | 0x20) : c;
+}
+
+static inline void gt_trim(const char **p, size_t *n)
+{
+    const char *s = *p;
+    size_t len = *n;
+    while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+    *p = s;
+    *n = len;
+}
+
+/* Whether the N bytes at S contain NEEDLE (lowercase), ignoring ASCII case. */
+static int gt_icontains(const char *s, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t k = 0;
+        while (k < m && gt_lower(s[i + k]) == needle[k]) k++;
+        if (k == m) return 1;
+    }
+    return 0;
+}
+
+/*
+** S (N >= 1 bytes) as two words such that, for N <= 16, equal words and
+** lengths mean equal strings: overlapping loads cover every byte.  Fixed-size
+** loads only, so the words never go through memory.
+*/
+static inline void gt_words(const char *s, size_t n, uint64_t *head, uint64_t *tail)
+{
+    uint32_t a, b;
+    if (n >= 8) {
+        memcpy(head, s, 8);
+        memcpy(tail, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        *head = a | (uint64_t)b << 32;
+        *tail = 0;
+    } else {
+        *head = (unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+                (uint64_t)(unsigned char)s[n - 1] << 16;
+        *tail = 0;
+    }
+}
+
+static uint32_t gt_hash_words(uint64_t head, uint64_t tail, size_t n)
+{
+    uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ULL) ^ n) * 0xff51afd7ed558ccdULL;
+    return (uint32_t)(h >> 40);
+}
+
+static uint32_t gt_hash(const char *s, size_t n)
+{
+    uint64_t head, tail;
+    gt_words(s, n, &head, &tail);
+    return gt_hash_words(head, tail, n);
+}
+
+/* ---- line recognition ---- */
+
+enum { GT_TEXT, GT_PIPE, GT_TAPE };
+
+/* Skips "\d+(\.\d+)?" from *I; returns 1 with *I after it, or 0. */
+static int gt_skip_number(const char *p, size_t n, size_t *i)
+{
+    size_t k = *i, d = k;
+    while (k < n && gt_digit(p[k])) k++;
+    if (k == d) return 0;
+    if (k < n && p[k] == '.') {
+        size_t f = ++k;
+        while (k < n && gt_digit(p[k])) k++;
+        if (k == f) return 0;
+    }
+    *i = k;
+    return 1;
+}
+
+/*
+** What a line looks like: GT_PIPE when it starts like a record
+** ("\s*\d+(\.\d+)?s |"), GT_TAPE when it starts with "[TAPE", else GT_TEXT.
+** *START is where the time (or the '[') begins, *END where a GT_PIPE time ends.
+*/
+static int gt_classify(const char *p, size_t n, size_t *start, size_t *end)
+{
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+    *start = i;
+    if (i < n && p[i] == '[')
+        return n - i >= 5 && memcmp(p + i, "[TAPE", 5) == 0 ? GT_TAPE : GT_TEXT;
+    if (!gt_skip_number(p, n, &i)) return GT_TEXT;
+    *end = i;
+    return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
+}
+
+/* The next " | " at or after FROM, as the index of its first space, or SIZE_MAX. */
+static size_t gt_find_sep(const char *p, size_t from, size_t n)
+{
+    /*
+    ** Fields are short, so memchr's call costs more than it saves; eight
+    ** bytes at a time skip the padding.  In the mask, the lowest flagged
+    ** byte is exactly the first '|' (false flags only sit above a true one).
+    */
+    size_t k = from + 1;
+    while (k + 1 < n) {
+        if (k + 9 <= n) {
+            uint64_t w;
+            memcpy(&w, p + k, 8);
+            w ^= 0x7c7c7c7c7c7c7c7cULL; /* '|' bytes become 0 */
+            uint64_t m = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+            if (!m) {
+                k += 8;
+                continue;
+            }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            k += (size_t)__builtin_ctzll(m) >> 3;
+            if (p[k - 1] == ' ' && p[k + 1] == ' ') return k - 1;
+            k++;
+            continue;
+#endif
+        }
+        for (size_t e = k + 8 < n - 1 ? k + 8 : n - 1; k < e; k++)
+            if (p[k] == '|' && p[k - 1] == ' ' && p[k + 1] == ' ') return k - 1;
+    }
+    return SIZE_MAX;
+}
+
+/*
+** A SIZE field: " *[0-9]+(\.[0-9]+)?(B|KB|MB)" (trimmed), in binary units,
+** rounded half up to whole bytes.  Returns 1 and sets *BYTES, 0 when the text
+** is not a size (so it is DETAILS), -1 when it is one too large for int64.
+*/
+static int gt_parse_size(const char *s, size_t n, int64_t *bytes)
+{
+    size_t i = 0, ndec = 0;
+    uint64_t ip = 0, frac = 0, scale = 1;
+    int overflow = 0;
+    for (; i < n && gt_digit(s[i]); i++) {
+        if (ip > (UINT64_MAX - 9) / 10)
+            overflow = 1;
+        else
+            ip = ip * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i == 0) return 0;
+    if (i < n && s[i] == '.') {
+        size_t f = ++i;
+        /* Nine decimals are far below a byte even in MB; later ones are ignored. */
+        for (; i < n && gt_digit(s[i]); i++) {
+            if (i - f < 9) {
+                frac = frac * 10 + (uint64_t)(s[i] - '0');
+                scale *= 10;
+                ndec++;
+            }
+        }
+        if (i == f) return 0;
+    }
+    int shift; /* the units are binary: B, KB = 2^10, MB = 2^20 */
+    size_t rest = n - i;
+    if (rest == 1 && s[i] == 'B')
+        shift = 0;
+    else if (rest == 2 && s[i] == 'K' && s[i + 1] == 'B')
+        shift = 10;
+    else if (rest == 2 && s[i] == 'M' && s[i + 1] == 'B')
+        shift = 20;
+    else
+        return 0;
+    /* ip * unit plus at most one unit of fraction must fit */
+    if (overflow || ip >= ((uint64_t)1 << (63 - shift)) - 1) return -1;
+    /* GT writes KB with 1 decimal and MB with 2: constant divisors there */
+    uint64_t part = (frac << shift) + scale / 2;
+    part = ndec == 0 ? 0 : ndec == 1 ? part / 10 : ndec == 2 ? part / 100 : part / scale;
+    *bytes = (int64_t)((ip << shift) + part);
+    return 1;
+}
+
+/*
+** The elapsed time "\d+(\.\d+)?" (already checked) as nanoseconds, exactly.
+** GT writes 3 decimals; the general parser takes what a fast path cannot.
+*/
+static int gt_time(const char *s, size_t n, int64_t *ns)
+{
+    static const int64_t pow10[10] = {1,      10,      100,      1000,      10000,
+                                      100000, 1000000, 10000000, 100000000, 1000000000};
+    const char *dot = memchr(s, '.', n);
+    size_t i = dot ? (size_t)(dot - s) : n, f = dot ? n - i - 1 : 0;
+    if (i > 9 || f > 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
+    int64_t ip = 0, frac = 0;
+    for (size_t k = 0; k < i; k++) ip = ip * 10 + (s[k] - '0');
+    for (size_t k = i + 1; k < n; k++) frac = frac * 10 + (s[k] - '0');
+    *ns = ip * GT_NS_PER_S + frac * pow10[9 - f];
+    return 0;
+}
+
+/*
+** Parses a pipe-form line that gt_classify accepted: the time is [T0, I).
+** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
+*/
+static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, gt_rec *r,
+                                 size_t *col)
+{
+    *col = t0 + 1;
+    if (gt_time(p + t0, i - t0, &r->ts) != 0) return "elapsed time out of range";
+    /* "s |" is known to follow; the separator needs its trailing space too */
+    if (i + 4 > n || p[i + 3] != ' ') {
+        *col = i + 2;
+        return "expected ' | #<seq> | ' after the elapsed time";
+    }
+    /* At most 6 splits in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
+    size_t fs[6], fe[6], nf = 0, pos = i + 4;
+    while (nf < 5) {
+        size_t s = gt_find_sep(p, pos, n);
+        if (s == SIZE_MAX) break;
+        fs[nf] = pos;
+        fe[nf] = s;
+        nf++;
+        pos = s + 3;
+    }
+    fs[nf] = pos;
+    fe[nf] = n;
+    nf++;
+    *col = fs[0] + 1;
+    if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
+    for (size_t k = fs[0] + 1; k < fe[0]; k++)
+        if (!gt_digit(p[k])) return "expected '#<seq>' as the second field";
+    int64_t seq = 0;
+    /* 18 digits cannot overflow; longer ones go through the checked parser */
+    if (fe[0] - fs[0] - 1 <= 18)
+        for (size_t k = fs[0] + 1; k < fe[0]; k++) seq = seq * 10 + (p[k] - '0');
+    else if (tr_parse_int64(p + fs[0] + 1, fe[0] - fs[0] - 1, &seq) != 0)
+        return "sequence number out of range";
+    r->seq = seq;
+    if (nf < 4) {
+        *col = fs[nf - 1] + 1;
+        return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
+    }
+    r->ev = p + fs[1], r->ev_n = fe[1] - fs[1];
+    r->src = p + fs[2], r->src_n = fe[2] - fs[2];
+    r->cmd = p + fs[3], r->cmd_n = fe[3] - fs[3];
+    gt_trim(&r->ev, &r->ev_n);
+    gt_trim(&r->src, &r->src_n);
+    gt_trim(&r->cmd, &r->cmd_n);
+    *col = fs[1] + 1;
+    if (!r->ev_n) return "empty event type";
+    *col = fs[2] + 1;
+    if (!r->src_n) return "empty source";
+    r->size = -1;
+    r->det = NULL;
+    r->det_n = 0;
+    r->tape = 0;
+    if (nf == 4) {
+        /* visualize wants another '|' after COMMAND, spaced or not */
+        r->vis_match = memchr(p + fs[3], '|', fe[3] - fs[3]) != NULL;
+        return NULL;
+    }
+    r->vis_match = 1;
+    const char *f6 = p + fs[4];
+    size_t f6_n = fe[4] - fs[4];
+    gt_trim(&f6, &f6_n);
+    int sz = gt_parse_size(f6, f6_n, &r->size);
+    if (sz < 0) {
+        *col = fs[4] + 1;
+        return "size out of range";
+    }
+    if (sz > 0) {
+        r->det = nf > 5 ? p + fs[5] : NULL;
+        r->det_n = nf > 5 ? fe[5] - fs[5] : 0;
+    } else {
+        r->size = -1;
+        r->det = p + fs[4];
+        r->det_n = n - fs[4];
+    }
+    if (r->det) gt_trim(&r->det, &r->det_n);
+    return NULL;
+}
+
+/*
+** Parses "[TAPE <t>s] EVENT | CLIENT | COMMAND | DETAILS" (105d6f8) from I.
+** Returns NULL and fills R, or says what is wrong and sets *COL.
+*/
+static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, size_t *col)
+{
+    *col = i + 1;
+    if (n - i < 6 || p[i + 5] != ' ') return "expected '[TAPE <t>s]'";
+    size_t t0 = i + 6;
+    i = t0;
+    *col = t0 + 1;
+    if (!gt_skip_number(p, n, &i) || n - i < 2 || p[i] != 's' || p[i + 1] != ']')
+        return "expected '[TAPE <t>s]'";
+    if (gt_time(p + t0, i - t0, &r->ts) != 0) return "elapsed time out of range";
+    size_t fs[4], fe[4], nf = 0, pos = i + 2;
+    while (nf < 3) {
+        size_t s = gt_find_sep(p, pos, n);
+        if (s == SIZE_MAX) break;
+        fs[nf] = pos;
+        fe[nf] = s;
+        nf++;
+        pos = s + 3;
+    }
+    fs[nf] = pos;
+    fe[nf] = n;
+    nf++;
+    *col = i + 3;
+    if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
+    r->ev = p + fs[0], r->ev_n = fe[0] - fs[0];
+    r->src = p + fs[1], r->src_n = fe[1] - fs[1];
+    r->cmd = p + fs[2], r->cmd_n = fe[2] - fs[2];
+    r->det = nf > 3 ? p + fs[3] : NULL;
+    r->det_n = nf > 3 ? fe[3] - fs[3] : 0;
+    gt_trim(&r->ev, &r->ev_n);
+    gt_trim(&r->src, &r->src_n);
+    gt_trim(&r->cmd, &r->cmd_n);
+    if (r->det) gt_trim(&r->det, &r->det_n);
+    if (!r->ev_n) return "empty event type";
+    *col = fs[1] + 1;
+    if (!r->src_n) return "empty client";
+    r->seq = -1;
+    r->size = -1;
+    r->tape = 1;
+    r->vis_match = 0; /* visualize's pattern needs "<t>s | #<seq>" */
+    return NULL;
+}
+
+/* ---- strings and tracks ---- */
+
+/* Fills the scratch buffer with A then B: 0, or -1 when out of memory (remembered). */
+static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t bn)
+{
+    tr_buf_reset(&g->scratch);
+    if (tr_buf_add(&g->scratch, a, an) == TR_OK && tr_buf_add(&g->scratch, b, bn) == TR_OK)
+        return 0;
+    g->oom = 1;
+    return -1;
+}
+
+static tr_str gt_intern(gt_rd *g, const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    if (n > GT_STR_MAX) return tr_str_intern(g->t, s, n);
+    uint64_t head, tail;
+    gt_words(s, n, &head, &tail);
+    gt_str_slot *sl = &g->strs[gt_hash_words(head, tail, n) & (GT_STR_SLOTS - 1)];
+    if (sl->len == n && sl->head == head && sl->tail == tail &&
+        (n <= 16 || memcmp(sl->text + 8, s + 8, n - 16) == 0))
+        return sl->id;
+    tr_str id = tr_str_intern(g->t, s, n);
+    if (id) {
+        sl->head = head;
+        sl->tail = tail;
+        sl->len = (uint32_t)n;
+        sl->id = id;
+        memcpy(sl->text, s, n);
+    }
+    return id;
+}
+
+static gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)
+{
+    return &TR_VEC_AT(&g->lanes, gt_lane, lane);
+}
+
+static uint32_t gt_lane_track(const gt_rd *g, uint32_t lane)
+{
+    return g->track_base + lane;
+}
+
+/*
+** The lane of track "<kind> <id>" (ID lowercased if LOWER), adding the track.
+** Returns TR_OK or TR_FATAL (the caller reports the OOM).
+*/
+static int gt_track_lane(gt_rd *g, int kind, const char *id, size_t n, int lower, uint32_t *lane)
+{
+    tr_buf *b = &g->scratch;
+    if (gt_scratch(g, kind == TR_TRACK_WORKER ? "worker " : "client ", 7, id, n) != 0)
+        return TR_FATAL;
+    if (lower)
+        for (size_t i = b->len - n; i < b->len; i++) b->p[i] = gt_lower(b->p[i]);
+    tr_str name = tr_str_intern(g->t, b->p, b->len);
+    uint32_t track = tr_track_get(g->t, g->process, kind, -1, name);
+    /* This input's process is new, so all its tracks come after track_base. */
+    if (track == TR_NONE || track < g->track_base) return TR_FATAL;
+    size_t i = track - g->track_base;
+    if (tr_vec_reserve(&g->lanes, i + 1) != TR_OK) return TR_FATAL;
+    while (g->lanes.len <= i) tr_vec_push(&g->lanes);
+    *lane = (uint32_t)i;
+    return TR_OK;
+}
+
+/*
+** A client or a worker?  The source's type word says so ("WORKER
+** auto_worker_0", "CLIENT CLIENT 006b8b4568"); without one ([TAPE], or a
+** bare id) GT's own rule applies: a worker when the event names WORKER.
+*/
+static int gt_kind(const gt_rec *r)
+{
+    if (r->src_n > 7 && r->src[6] == ' ') {
+        if (memcmp(r->src, "WORKER", 6) == 0) return TR_TRACK_WORKER;
+        if (memcmp(r->src, "CLIENT", 6) == 0) return TR_TRACK_CLIENT;
+    }
+    for (size_t i = 0; i + 6 <= r->ev_n; i++)
+        if (memcmp(r->ev + i, "WORKER", 6) == 0) return TR_TRACK_WORKER;
+    return TR_TRACK_CLIENT;
+}
+
+/*
+** visualize's lane: re.search(r'worker[_\s]*(\w+)', source.lower()), whose
+** group gives the lane "worker_<group>".  Returns 1 and the group, or 0.
+*/
+static int gt_vis_lane_id(const char *s, size_t n, size_t *id, size_t *id_n)
+{
+    for (size_t p = 0; p + 6 <= n; p++) {
+        size_t k = 0;
+        while (k < 6 && gt_lower(s[p + k]) == "worker"[k]) k++;
+        if (k < 6) continue;
+        size_t q = p + 6, r = q;
+        while (r < n && (s[r] == '_' || gt_space(s[r]))) r++;
+        if (r < n && gt_word(s[r])) {
+            *id = r;
+            while (r < n && gt_word(s[r])) r++;
+            *id_n = r - *id;
+            return 1;
+        }
+        /* Backtracking: the run's last '_' is itself the \w+ (a space follows it). */
+        for (size_t j = r; j > q; j--) {
+            if (s[j - 1] == '_') {
+                *id = j - 1;
+                *id_n = 1;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The lanes of R's source: its own track and, in visualize mode, its visualize lane. */
+static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_lane)
+{
+    int kind = gt_kind(r);
+    gt_src_slot *sl = NULL;
+    if (r->src_n <= GT_SRC_MAX) {
+        sl = &g->srcs[(gt_hash(r->src, r->src_n) ^ (uint32_t)kind) & (GT_SRC_SLOTS - 1)];
+        if (sl->len == r->src_n && sl->kind == kind && memcmp(sl->text, r->src, r->src_n) == 0) {
+            *lane = sl->lane;
+            *vis_lane = sl->vis_lane;
+            return TR_OK;
+        }
+    }
+    /* The id is the source's last word: "CLIENT CLIENT 006b8b4568" -> "006b8b4568". */
+    size_t id = r->src_n;
+    while (id > 0 && r->src[id - 1] != ' ') id--;
+    if (gt_track_lane(g, kind, r->src + id, r->src_n - id, 0, lane) != TR_OK) return TR_FATAL;
+    *vis_lane = GT_NO_LANE;
+    size_t v, v_n;
+    if (g->visualize && !r->tape && gt_vis_lane_id(r->src, r->src_n, &v, &v_n) &&
+        gt_track_lane(g, TR_TRACK_WORKER, r->src + v, v_n, 1, vis_lane) != TR_OK)
+        return TR_FATAL;
+    if (sl) {
+        sl->len = (uint32_t)r->src_n;
+        sl->kind = kind;
+        sl->lane = *lane;
+        sl->vis_lane = *vis_lane;
+        memcpy(sl->text, r->src, r->src_n);
+    }
+    return TR_OK;
+}
+
+/* ---- args ---- */
+
+/* "-?(0|[1-9][0-9]*)" that fits int64: stored as an int, anything else as text. */
+static int gt_plain_int(const char *s, size_t n, int64_t *v)
+{
+    size_t i = n && s[0] == '-';
+    if (i == n || !gt_digit(s[i]) || (s[i] == '0' && (n - i > 1 || i == 1))) return 0;
+    int64_t u = 0;
+    for (size_t k = i; k < n; k++) {
+        if (!gt_digit(s[k])) return 0;
+        if (k - i < 18) u = u * 10 + (s[k] - '0');
+    }
+    /* 18 digits cannot overflow; longer ones go through the checked parser */
+    if (n - i > 18) return tr_parse_int64(s, n, v) == 0;
+    *v = i ? -u : u;
+    return 1;
+}
+
+/* The length of "\w+=" at S, or 0. */
+static size_t gt_key_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && gt_word(s[k])) k++;
+    return k > 0 && k < n && s[k] == '=' ? k : 0;
+}
+
+/*
+** DETAILS as key=value args.  Only details that start with a key are read
+** this way (batch lists and exception texts are free text).  A value runs up
+** to the next " \w+=" token, since tuples and lists contain ", ".
+*/
+static void gt_detail_args(gt_rd *g, const char *d, size_t n)
+{
+    size_t klen = gt_key_len(d, n), i = 0;
+    while (klen) {
+        size_t v0 = i + klen + 1, end = n, next_klen = 0, j = v0;
+        const char *sp;
+        while (j < n && (sp = memchr(d + j, ' ', n - j)) != NULL) {
+            size_t s = (size_t)(sp - d);
+            next_klen = gt_key_len(d + s + 1, n - s - 1);
+            if (next_klen) {
+                end = s;
+                break;
+            }
+            j = s + 1;
+        }
+        const char *v = d + v0;
+        size_t v_n = end - v0;
+        gt_trim(&v, &v_n);
+        tr_str key = gt_intern(g, d + i, klen);
+        if (key == g->c[C_SEQ] || key == g->c[C_COMMAND] || key == g->c[C_BYTES] ||
+            key == g->c[C_DETAILS]) {
+            key = gt_scratch(g, "details.", 8, d + i, klen) == 0
+                      ? tr_str_intern(g->t, g->scratch.p, g->scratch.len)
+                      : 0;
+        }
+        int64_t iv;
+        if (gt_plain_int(v, v_n, &iv))
+            tr_args_int(g->t, key, iv);
+        else
+            tr_args_str(g->t, key, gt_intern(g, v, v_n));
+        i = end + 1;
+        klen = next_klen;
+    }
+}
+
+/* ---- slices ---- */
+
+static int64_t gt_sum_bytes(int64_t a, int64_t b)
+{
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return a + b;
+}
+
+static int64_t gt_dur(int64_t from, int64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+static void gt_arg_opt(tr_trace *t, tr_str key, int64_t v)
+{
+    if (v >= 0) tr_args_int(t, key, v);
+}
+
+/* A client request answered by SEND R (or never answered, R NULL). */
+static void gt_client_slice(gt_rd *g, uint32_t lane, const gt_rec *r)
+{
+    tr_trace *t = g->t;
+    gt_open *q = &gt_lane_at(g, lane)->req;
+    tr_args_begin(t);
+    gt_arg_opt(t, g->c[C_SEQ], q->seq);
+    if (r) gt_arg_opt(t, g->c[C_SEND_SEQ], r->seq);
+    gt_arg_opt(t, g->c[C_RECV_BYTES], q->bytes);
+    if (r) gt_arg_opt(t, g->c[C_SEND_BYTES], r->size);
+    if (!r) tr_args_int(t, g->c[C_UNFINISHED], 1);
+    uint32_t args = tr_args_end(t);
+    tr_slice_add(t, gt_lane_track(g, lane), q->ts, r ? gt_dur(q->ts, r->ts) : -1, q->name,
+                 g->c[C_CAT_CLIENT], gt_sum_bytes(q->bytes, r ? r->size : -1), args);
+    q->set = 0;
+}
+
+/* A worker round trip: sent by S, answered by the WORKER_RECV in A. */
+static void gt_worker_slice(gt_rd *g, uint32_t lane, int64_t ts, const gt_open *s, const gt_open *a,
+                            tr_str commands, int estimated)
+{
+    tr_trace *t = g->t;
+    tr_args_begin(t);
+    gt_arg_opt(t, g->c[C_SEQ], s->seq);
+    gt_arg_opt(t, g->c[C_RECV_SEQ], a->seq);
+    gt_arg_opt(t, g->c[C_SEND_BYTES], s->bytes);
+    gt_arg_opt(t, g->c[C_RECV_BYTES], a->bytes);
+    if (estimated) tr_args_int(t, g->c[C_START_ESTIMATED], 1);
+    if (commands) tr_args_str(t, g->c[C_COMMANDS], commands);
+    uint32_t args = tr_args_end(t);
+    tr_slice_add(t, gt_lane_track(g, lane), ts, gt_dur(ts, a->ts), s->name, g->c[C_CAT_WORKER],
+                 gt_sum_bytes(s->bytes, a->bytes), args);
+}
+
+/*
+** visualize's op type for a WORKER_SEND line: the first op=(\w+) of the
+** lowercased line, else a guess from COMMAND and the line's words.
+*/
+static tr_str gt_vis_op(gt_rd *g, const char *line, size_t n, const gt_rec *r)
+{
+    for (size_t i = 0; i + 3 < n; i++) {
+        if (gt_lower(line[i]) != 'o' || gt_lower(line[i + 1]) != 'p' || line[i + 2] != '=' ||
+            !gt_word(line[i + 3]))
+            continue;
+        size_t j = i + 3;
+        tr_buf_reset(&g->scratch);
+        while (j < n && gt_word(line[j])) {
+            if (tr_buf_addc(&g->scratch, gt_lower(line[j++])) != TR_OK) {
+                g->oom = 1;
+                return 0;
+            }
+        }
+        return gt_intern(g, g->scratch.p, g->scratch.len);
+    }
+    const tr_str *c = g->c;
+    if (gt_icontains(r->cmd, r->cmd_n, "matmul")) return c[C_OP_MATMUL];
+    if (gt_icontains(r->cmd, r->cmd_n, "binaryop")) return c[C_OP_ADD];
+    if (gt_icontains(r->cmd, r->cmd_n, "unaryop")) {
+        if (gt_icontains(line, n, "relu")) return c[C_OP_RELU];
+        if (gt_icontains(line, n, "sum")) return c[C_OP_SUM];
+        if (gt_icontains(line, n, "mean")) return c[C_OP_MEAN];
+        if (gt_icontains(line, n, "randn")) return c[C_OP_RANDN];
+        return c[C_OP_OTHER];
+    }
+    if (gt_icontains(r->cmd, r->cmd_n, "getdata")) return c[C_OP_GETDATA];
+    if (gt_icontains(r->cmd, r->cmd_n, "freetensor")) return c[C_OP_FREETENSOR];
+    return c[C_OP_OTHER];
+}
+
+/* visualize's pairing: one pending start per lane, replaced by every SEND. */
+static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_str cmd,
+                        const tr_line *ln)
+{
+    gt_open *v = &gt_lane_at(g, lane)->vis;
+    if (ev == g->c[C_WSEND]) {
+        v->set = 1;
+        v->ts = r->ts;
+        v->seq = r->seq;
+        v->name = cmd;
+        v->op = gt_vis_op(g, ln->p, ln->len, r);
+    } else if (ev == g->c[C_WRECV] && v->set) {
+        tr_trace *t = g->t;
+        tr_args_begin(t);
+        tr_args_str(t, g->c[C_OP], v->op);
+        tr_args_int(t, g->c[C_SEQ], v->seq);
+        uint32_t args = tr_args_end(t);
+        tr_slice_add(t, gt_lane_track(g, lane), v->ts, gt_dur(v->ts, r->ts), v->name,
+                     g->c[C_CAT_WORKER], -1, args);
+        v->set = 0;
+    }
+}
+
+/* ---- records ---- */
+
+/* The header is over: what it said goes into the input's info. */
+static void gt_header_done(gt_rd *g)
+{
+    tr_input_info *info = tr_input_at(g->t, g->input);
+    if (!info) return;
+    info->origin_wall = g->origin_wall;
+    if (g->captured || g->limit) {
+        tr_args_begin(g->t);
+        if (g->captured) tr_args_str(g->t, g->c[C_CAPTURED], g->captured);
+        if (g->limit) tr_args_str(g->t, g->c[C_LIMIT], g->limit);
+        info->meta = tr_args_end(g->t);
+    }
+}
+
+/* "Started:" (the origin), "Captured:" and "Limit:" (trace captures). */
+static void gt_header_line(gt_rd *g, const char *p, size_t n)
+{
+    static const char *const keys[] = {"Started: ", "Captured: ", "Limit: "};
+    for (int k = 0; k < 3; k++) {
+        size_t kn = strlen(keys[k]);
+        if (n < kn || memcmp(p, keys[k], kn) != 0) continue;
+        const char *v = p + kn;
+        size_t v_n = n - kn;
+        gt_trim(&v, &v_n);
+        if (k == 0) {
+            /* Local wall-clock time: the zone is unknown, so the text is kept as is. */
+            if (gt_scratch(g, v, v_n, " (local time)", 13) == 0)
+                g->origin_wall = tr_str_intern(g->t, g->scratch.p, g->scratch.len);
+        } else if (k == 1) {
+            g->captured = tr_str_intern(g->t, v, v_n);
+        } else {
+            g->limit = tr_str_intern(g->t, v, v_n);
+        }
+        return;
+    }
+}
+
+static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
+{
+    tr_trace *t = g->t;
+    if (!g->seen_record) {
+        g->seen_record = 1;
+        gt_header_done(g);
+    }
+    uint32_t lane, vis_lane;
+    if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
+    tr_str ev = gt_intern(g, r->ev, r->ev_n);
+    tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
+    /*
+    ** Long details rarely repeat, so they are stored without hashing; short
+    ** ones ("success=True" on every reply) repeat all the time.
+    */
+    tr_str det =
+        r->det_n <= GT_STR_MAX ? gt_intern(g, r->det, r->det_n) : tr_str_add(t, r->det, r->det_n);
+
+    tr_args_begin(t);
+    gt_arg_opt(t, g->c[C_SEQ], r->seq);
+    tr_args_str(t, g->c[C_COMMAND], cmd);
+    gt_arg_opt(t, g->c[C_BYTES], r->size);
+    if (det) {
+        tr_args_str(t, g->c[C_DETAILS], det);
+        gt_detail_args(g, r->det, r->det_n);
+    }
+    uint32_t args = tr_args_end(t);
+    tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT], TR_SCOPE_THREAD, r->size,
+                   args);
+
+    gt_open cur = {1, r->ts, r->seq, r->size, cmd, 0};
+    /* A batch: its WORKER_RECV, then at once its WORKER_SEND, seq + 1. */
+    int batch_send = 0;
+    if (g->batch.set) {
+        if (ev == g->c[C_WSEND] && lane == g->batch_lane && cmd == g->batch.name && r->seq >= 0 &&
+            g->batch.seq >= 0 && r->seq == g->batch.seq + 1) {
+            gt_worker_slice(g, lane, g->batch_start, &cur, &g->batch, det, 1);
+            batch_send = 1;
+        }
+        g->batch.set = 0;
+    }
+    gt_lane *l = gt_lane_at(g, lane);
+    if (ev == g->c[C_RECV]) {
+        if (l->req.set) gt_client_slice(g, lane, NULL);
+        l->req = cur;
+    } else if (ev == g->c[C_SEND]) {
+        if (l->req.set) gt_client_slice(g, lane, r);
+    } else if (g->visualize) {
+        /* worker slices come from visualize's pairing below */
+    } else if (ev == g->c[C_WSEND]) {
+        if (!batch_send) l->send = cur;
+    } else if (ev == g->c[C_WRECV]) {
+        if (l->send.set && l->send.name == cmd) {
+            gt_worker_slice(g, lane, l->send.ts, &l->send, &cur, 0, 0);
+            l->send.set = 0;
+        } else {
+            /*
+            ** No request of its kind pending: a batch reply, logged before
+            ** its SEND.  Both were logged after the round trip, so the batch
+            ** went out at the latest when the previous record was logged.
+            */
+            g->batch = cur;
+            g->batch_lane = lane;
+            g->batch_start = g->have_prev ? g->prev_ts : r->ts;
+        }
+    }
+    if (g->visualize && r->vis_match && vis_lane != GT_NO_LANE)
+        gt_vis_pair(g, vis_lane, r, ev, cmd, ln);
+    g->prev_ts = r->ts;
+    g->have_prev = 1;
+    return g->oom ? tr_error_nomem(e) : tr_trace_status(t, e);
+}
+
+/* ---- the reader ---- */
+
+static int gt_init(gt_rd *g, tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o)
+{
+    g->t = t;
+    g->in = in;
+    g->input = input;
+    g->diag = o ? o->diag : NULL;
+    g->visualize = o && o->gt_pairing == TR_GT_PAIR_VISUALIZE;
+    tr_vec_init(&g->lanes, sizeof(gt_lane));
+    tr_buf_init(&g->scratch, 0);
+    for (int i = 0; i < C_COUNT; i++) g->c[i] = tr_str_internz(t, gt_const_text[i]);
+    g->track_base = (uint32_t)tr_track_count(t);
+    g->process = tr_process_get(t, input, -1);
+    tr_process *p = tr_process_at(t, g->process);
+    if (p) p->name = tr_str_internz(t, "GT dispatcher");
+    return tr_trace_status(t, NULL);
+}
+
+static int gt_finish(gt_rd *g, tr_error *e)
+{
+    if (!g->seen_record) gt_header_done(g);
+    for (size_t i = 0; i < g->lanes.len; i++)
+        if (gt_lane_at(g, (uint32_t)i)->req.set) gt_client_slice(g, (uint32_t)i, NULL);
+    tr_input_info *info = tr_input_at(g->t, g->input);
+    if (info) {
+        info->clock = g->c[C_CLOCK];
+        info->lines_skipped += g->skipped;
+        info->warnings += g->warnings;
+    }
+    return g->oom ? tr_error_nomem(e) : tr_trace_status(g->t, e);
+}
+
+static int gt_run(gt_rd *g, tr_error *e)
+{
+    tr_line ln;
+    int rc;
+    while ((rc = tr_input_getline(g->in, &ln, e)) == TR_OK) {
+        size_t start, end = 0, col = 0;
+        int kind = gt_classify(ln.p, ln.len, &start, &end);
+        if (kind == GT_TEXT) {
+            if (!g->seen_record) gt_header_line(g, ln.p, ln.len);
+            g->skipped++;
+            continue;
+        }
+        gt_rec r;
+        const char *why = kind == GT_PIPE ? gt_parse_pipe(ln.p, ln.len, start, end, &r, &col)
+                                          : gt_parse_tape(ln.p, ln.len, start, &r, &col);
+        if (why) {
+            tr_loc loc = tr_input_loc(g->in, &ln, col);
+            g->warnings++;
+            if (tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL) return TR_FAIL;
+            continue;
+        }
+        rc = gt_record(g, &r, &ln, e);
+        if (rc != TR_OK) return rc;
+    }
+    return rc == TR_END ? TR_OK : rc;
+}
+
+static int gt_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o, tr_error *e)
+{
+    gt_rd *g = tr_calloc(1, sizeof *g);
+    if (!g) return tr_error_nomem(e);
+    int rc = gt_init(g, in, t, input, o);
+    if (rc != TR_OK) rc = tr_error_nomem(e);
+    if (rc == TR_OK) rc = gt_run(g, e);
+    if (rc == TR_OK) rc = gt_finish(g, e);
+    tr_vec_fini(&g->lanes);
+    tr_buf_fini(&g->scratch);
+    tr_free(g);
+    return rc;
+}
+
+/* ---- probing ---- */
+
+/* "^\s*\d+(\.\d+)?s \| #\d+ \| " */
+static int gt_probe_event_line(const char *p, size_t n)
+{
+    size_t start, i;
+    if (gt_classify(p, n, &start, &i) != GT_PIPE) return 0;
+    if (n - i < 5 || memcmp(p + i, "s | #", 5) != 0) return 0;
+    i += 5;
+    size_t d = i;
+    while (i < n && gt_digit(p[i])) i++;
+    return i > d && n - i >= 3 && memcmp(p + i, " | ", 3) == 0;
+}
+
+static int gt_probe(const tr_peek *pk)
+{
+    if (!pk->head) return 0;
+    const char *p = (const char *)pk->head;
+    size_t n = pk->head_len, i = 0;
+    while (i < n && gt_space(p[i])) i++;
+    /* JSON (Chrome traces, py-spy --json) is never ours, whatever it quotes. */
+    if (i < n && (p[i] == '{' || (p[i] == '[' && (n - i < 6 || memcmp(p + i, "[TAPE ", 6) != 0))))
+        return 0;
+    int tape = 0;
+    for (size_t b = 0; b < n;) {
+        const char *nl = memchr(p + b, '\n', n - b);
+        size_t e = nl ? (size_t)(nl - p) : n;
+        size_t len = e - b, s, t;
+        if (gt_icontains(p + b, len, "gt2 dispatcher instruction stream")) return 90;
+        if (gt_probe_event_line(p + b, len)) return 90;
+        if (gt_classify(p + b, len, &s, &t) == GT_TAPE && len - s >= 6 && p[b + s + 5] == ' ')
+            tape = 1;
+        b = e + 1;
+    }
+    return tape ? 60 : 0;
+}
+
+const tr_reader tr_reader_gt = {
+    TR_READER_ABI,
+    "gt",
+    "GT2 dispatcher instruction log (GT_INSTRUCTION_LOG, trace captures, [TAPE] console)",
+    "log,txt",
+    gt_probe,
+    gt_read,
+    NULL,
+};

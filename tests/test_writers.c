@@ -1,0 +1,286 @@
+/* test_writers.c: the chrome and lines writers on a small hand-built trace. */
+/* tests/CMakeLists.txt defines TR_SOURCE_DIR for tr_test_main.c; it would clash
+** with the enum constant of that name in tr_input.h (via tr_format.h). */
+#include "tr_test.h"
+#include "tr_format.h"
+#include "tr_text.h"
+
+#include <stdlib.h>
+
+/* The descriptors are declared only where the registry lists them. */
+extern const tr_writer tr_writer_chrome;
+extern const tr_writer tr_writer_lines;
+
+/*
+** Two processes of one input: "main\tproc" (pid 1234, rank 0) with a thread
+** and a counter track, and an unnamed one without a pid with a worker track.
+*/
+static tr_trace *build(void)
+{
+    tr_trace *t = tr_trace_new();
+    CHECK(t != NULL);
+    uint32_t in = tr_input_add(t, "run.log", "gt");
+    tr_input_info *ii = tr_input_at(t, in);
+    ii->origin_wall = tr_str_internz(t, "2024-01-02 03:04:05");
+    ii->clock = tr_str_internz(t, "elapsed");
+    uint32_t p0 = tr_process_get(t, in, 1234);
+    tr_process_at(t, p0)->name = tr_str_internz(t, "main\tproc");
+    tr_process_at(t, p0)->rank = 0;
+    tr_process_at(t, p0)->sort_index = 3;
+    uint32_t p1 = tr_process_get(t, in, -1);
+    uint32_t ta = tr_track_get(t, p0, TR_TRACK_THREAD, 7, tr_str_internz(t, "MainThread"));
+    uint32_t tc = tr_track_get(t, p0, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem"));
+    uint32_t tw = tr_track_get(t, p1, TR_TRACK_WORKER, -1, tr_str_internz(t, "worker 0"));
+    CHECK_INT(ta, 0);
+    CHECK_INT(tc, 1);
+    CHECK_INT(tw, 2);
+
+    tr_args_begin(t);
+    tr_args_str(t, tr_str_internz(t, "path"), tr_str_internz(t, "/tmp/x"));
+    uint32_t args = tr_args_end(t);
+    /* added out of order: the writers see freeze's time order */
+    uint32_t inner = tr_slice_add(t, ta, 2000, 1000, tr_str_internz(t, "inner"), 0, -1, 0);
+    uint32_t read = tr_slice_add(t, ta, 1000, 2500000, tr_str_internz(t, "read"),
+                                 tr_str_internz(t, "io"), 4096, args);
+    uint32_t mark =
+        tr_instant_add(t, ta, 1500, tr_str_internz(t, "mark\nline"), 0, TR_SCOPE_PROCESS, -1, 0);
+    tr_counter_add(t, tc, 4000, 2.0);
+    tr_counter_add(t, tc, 3000, 1.5);
+
+    tr_frame f = {tr_str_internz(t, "main"), tr_str_internz(t, "m.py"), 0, 1, 0};
+    uint32_t s = tr_stack_push(t, 0, tr_frame_intern(t, &f));
+    f.function = tr_str_internz(t, "f");
+    s = tr_stack_push(t, s, tr_frame_intern(t, &f));
+    f.function = tr_str_internz(t, "g\"q");
+    s = tr_stack_push(t, s, tr_frame_intern(t, &f));
+    tr_sample_add(t, tw, 5000, s, 0);
+
+    tr_flow fl = {TR_REF(TR_EV_SLICE, read), TR_REF(TR_EV_INSTANT, mark), tr_str_internz(t, "req"),
+                  0, 99};
+    tr_flow_add(t, &fl);
+    CHECK(inner != TR_NONE);
+    tr_error e;
+    CHECK_INT(tr_trace_status(t, &e), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    return t;
+}
+
+/* Writes T with W to NAME in the scratch dir and returns the file's text. */
+static char *write_to(const tr_trace *t, const tr_writer *w, const char *name,
+                      const tr_write_opts *o, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", tr_test_tmpdir(), name);
+    tr_output *out = NULL;
+    tr_error e;
+    CHECK_INT(tr_output_open(&out, path, &e), TR_OK);
+    if (!out) return NULL;
+    int rc = w->write(t, out, o, &e);
+    CHECK_INT(rc, TR_OK);
+    if (rc != TR_OK) {
+        tr_output_abort(out);
+        return NULL;
+    }
+    CHECK_INT(tr_output_commit(out, &e), TR_OK);
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f) return NULL;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    CHECK_INT(tr_buf_grow(&b, 0), TR_OK); /* so b.p is always the caller's to free */
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) CHECK_INT(tr_buf_add(&b, chunk, n), TR_OK);
+    fclose(f);
+    return b.p;
+}
+
+/* Python's json module accepts the file (skipped when there is no python3). */
+static void check_json_loads(const char *path)
+{
+    if (system("python3 -c pass >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "  (no python3: JSON validity not checked)\n");
+        return;
+    }
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'",
+             path);
+    CHECK_INT(system(cmd), 0);
+}
+
+static int drop_instants(void *user, const tr_trace *t, const tr_event *ev)
+{
+    (void)user;
+    (void)t;
+    return ev->kind != TR_EV_INSTANT;
+}
+
+TR_TEST(lines_exact)
+{
+    tr_trace *t = build();
+    char path[4200];
+    tr_write_opts o = {.filter = NULL, .header = 1};
+    char *got = write_to(t, &tr_writer_lines, "out.tsv", &o, path, sizeof path);
+    CHECK_STR(got, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n"
+                   "slice\t0.000001000\t0.002500000\tmain proc\tMainThread\tio\tread\t4096\t"
+                   "{\"path\":\"/tmp/x\"}\n"
+                   "instant\t0.000001500\t\tmain proc\tMainThread\t\tmark line\t\t{}\n"
+                   "slice\t0.000002000\t0.000001000\tmain proc\tMainThread\t\tinner\t\t{}\n"
+                   "counter\t0.000003000\t\tmain proc\tmem\t\t\t1.5\t{}\n"
+                   "counter\t0.000004000\t\tmain proc\tmem\t\t\t2\t{}\n"
+                   "sample\t0.000005000\t\t\tworker 0\t\tmain;f;g\"q\t\t{}\n");
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(lines_filter_no_header)
+{
+    tr_trace *t = build();
+    char path[4200];
+    tr_filter f = {drop_instants, NULL};
+    tr_write_opts o = {.filter = &f, .header = 0};
+    char *got = write_to(t, &tr_writer_lines, "filtered.tsv", &o, path, sizeof path);
+    CHECK(got && strncmp(got, "slice\t0.000001000\t", 18) == 0);
+    CHECK(got && strstr(got, "instant") == NULL);
+    CHECK(got && strstr(got, "\ncounter\t0.000004000\t") != NULL);
+    tr_free(got);
+    /* no options at all: every event, no header */
+    got = write_to(t, &tr_writer_lines, "plain.tsv", NULL, path, sizeof path);
+    CHECK(got && strncmp(got, "slice\t", 6) == 0);
+    CHECK(got && strstr(got, "\ninstant\t") != NULL);
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(lines_pid_fallback)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "gt");
+    uint32_t p = tr_process_get(t, in, 42);
+    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t\r1"));
+    tr_args_begin(t);
+    tr_args_str(t, tr_str_internz(t, "k"), tr_str_internz(t, "a\tb"));
+    tr_instant_add(t, tk, -2500, tr_str_internz(t, "x"), tr_str_internz(t, "c\n"), TR_SCOPE_THREAD,
+                   0, tr_args_end(t));
+    tr_error e;
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    char path[4200];
+    char *got = write_to(t, &tr_writer_lines, "pid.tsv", NULL, path, sizeof path);
+    CHECK_STR(got, "instant\t-0.000002500\t\tpid 42\tt 1\tc \tx\t0\t{\"k\":\"a\\tb\"}\n");
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(chrome_valid_json)
+{
+    tr_trace *t = build();
+    char path[4200];
+    char *got = write_to(t, &tr_writer_chrome, "out.json", NULL, path, sizeof path);
+    CHECK(got != NULL);
+    if (!got) return;
+    check_json_loads(path);
+    static const char *const want[] = {
+        "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+        "\"args\":{\"name\":\"main\\tproc\",\"source_pid\":1234,\"rank\":0}},\n",
+        "\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+        "\"args\":{\"sort_index\":3}},\n",
+        "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":0,"
+        "\"args\":{\"name\":\"process 2\"}},\n",
+        "\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
+        "\"args\":{\"name\":\"MainThread\",\"source_tid\":7}},\n",
+        "\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":3,"
+        "\"args\":{\"name\":\"worker 0\"}},\n",
+        "\n{\"name\":\"read\",\"cat\":\"io\",\"ph\":\"X\",\"ts\":1.000,\"dur\":2500.000,"
+        "\"pid\":1,\"tid\":1,\"args\":{\"path\":\"/tmp/x\",\"bytes\":4096}},\n"
+        "{\"name\":\"req\",\"ph\":\"s\",\"id\":1,\"ts\":1.000,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"mark\\nline\",\"ph\":\"i\",\"s\":\"p\",\"ts\":1.500,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"req\",\"ph\":\"f\",\"bp\":\"e\",\"id\":1,\"ts\":1.500,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"inner\",\"ph\":\"X\",\"ts\":2.000,\"dur\":1.000,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":3.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":1.5}},\n"
+        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":4.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":2}},\n"
+        "{\"name\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":5.000,\"pid\":2,\"tid\":3,"
+        "\"args\":{\"stack\":\"main;f;g\\\"q\"}}\n],\n",
+        "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"tracecat " TRACECAT_VERSION
+        "\",\"origin_wall\":\"2024-01-02 03:04:05\",\n\"inputs\":[\n{\"path\":\"run.log\","
+        "\"format\":\"gt\",\"clock\":\"elapsed\",\"origin_wall\":\"2024-01-02 03:04:05\"}],\n"
+        "\"ranks\":{\"1\":0}}}\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(got, want[i])) fprintf(stderr, "  missing: %s\n", want[i]);
+        CHECK(strstr(got, want[i]) != NULL);
+    }
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(chrome_filter_drops_flow)
+{
+    tr_trace *t = build();
+    char path[4200];
+    tr_filter f = {drop_instants, NULL};
+    tr_write_opts o = {.filter = &f, .header = 0};
+    char *got = write_to(t, &tr_writer_chrome, "filtered.json", &o, path, sizeof path);
+    CHECK(got != NULL);
+    if (!got) return;
+    check_json_loads(path);
+    CHECK(strstr(got, "\"ph\":\"i\",\"s\":\"p\"") == NULL);
+    CHECK(strstr(got, "\"ph\":\"s\"") == NULL);
+    CHECK(strstr(got, "\"ph\":\"f\"") == NULL);
+    CHECK(strstr(got, "\"name\":\"read\"") != NULL);
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(chrome_empty_trace)
+{
+    tr_trace *t = tr_trace_new();
+    tr_error e;
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    char path[4200];
+    char *got = write_to(t, &tr_writer_chrome, "empty.json", NULL, path, sizeof path);
+    CHECK_STR(got, "{\"traceEvents\":[\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
+                   "\"generator\":\"tracecat " TRACECAT_VERSION "\",\n\"inputs\":[],\n"
+                   "\"ranks\":{}}}\n");
+    check_json_loads(path);
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+/* Larger than the flush size, with every kind of event: still one valid document. */
+TR_TEST(chrome_large_streams)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "big", "gt");
+    uint32_t p = tr_process_get(t, in, 1);
+    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t"));
+    uint32_t tc = tr_track_get(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "c"));
+    tr_str name = tr_str_internz(t, "op");
+    for (int i = 0; i < 20000; i++) {
+        tr_slice_add(t, tk, (int64_t)i * 1000, 500, name, 0, i, 0);
+        tr_counter_add(t, tc, (int64_t)i * 1000 + 1, i * 0.25);
+    }
+    tr_error e;
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    char path[4200];
+    char *got = write_to(t, &tr_writer_chrome, "big.json", NULL, path, sizeof path);
+    CHECK(got && strlen(got) > 1000000);
+    CHECK(got && strstr(got, "\"ts\":19999.000,\"dur\":0.500") != NULL);
+    check_json_loads(path);
+    tr_free(got);
+    got = write_to(t, &tr_writer_lines, "big.tsv", NULL, path, sizeof path);
+    size_t rows = 0;
+    for (const char *q = got; q && *q; q++) rows += *q == '\n';
+    CHECK_INT(rows, 40000);
+    tr_free(got);
+    tr_trace_free(t);
+}
+
+TR_TEST(writers_registered)
+{
+    CHECK(tr_writer_find("chrome") == &tr_writer_chrome);
+    CHECK(tr_writer_find("lines") == &tr_writer_lines);
+    CHECK(tr_writer_for_path("out.json.gz") == &tr_writer_chrome);
+    CHECK(tr_writer_for_path("out.tsv") == &tr_writer_lines);
+    CHECK(tr_writer_for_path("out.TXT") == &tr_writer_lines);
+    CHECK_INT(tr_writer_chrome.binary, 0);
+    CHECK_INT(tr_writer_lines.binary, 0);
+}

@@ -1,0 +1,507 @@
+/*
+** chrome.c: the Trace Event JSON writer (object form).
+**
+** One event a line, so outputs diff well; the text streams through a buffer
+** flushed every FLUSH_AT bytes, never the whole document in memory.  Chrome's
+** pid is the process row + 1 and its tid the track row + 1: inputs may share
+** source pids, so those go into the metadata args instead.
+*/
+#include "tr_format.h"
+#include "tr_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLUSH_AT ((size_t)256 * 1024)
+
+/* Appends a string literal. */
+#define LIT(b, s) tr_buf_add((b), (s), sizeof(s) - 1)
+
+/* One end of a flow, found again when the iteration reaches its event. */
+typedef struct flow_end {
+    uint32_t row;  /* the event's row in its table */
+    uint32_t flow; /* the flow's row */
+    uint32_t is_to;
+} flow_end;
+
+typedef struct chrome_w {
+    const tr_trace *t;
+    tr_output *out;
+    tr_buf b;
+    tr_buf stack;  /* a sample's stack as text */
+    tr_vec frames; /* uint32_t: a stack's frames, root first */
+    tr_slices sl;
+    tr_instants in;
+    tr_counters co;
+    tr_samples sa;
+    tr_vec ends[TR_EV_KIND_COUNT]; /* flow_end by row */
+    size_t next_end[TR_EV_KIND_COUNT];
+    int events; /* events written so far, for the separators */
+} chrome_w;
+
+static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    size_t n;
+    const char *p = tr_str_get(t, s, &n);
+    return tr_buf_add_json_str(b, p, n);
+}
+
+/* Starts an event object on its own line. */
+static int event_open(chrome_w *w)
+{
+    return w->events++ ? LIT(&w->b, ",\n{") : LIT(&w->b, "\n{");
+}
+
+static int flush(chrome_w *w, tr_error *e)
+{
+    int rc = tr_output_write(w->out, w->b.p, w->b.len, e);
+    tr_buf_reset(&w->b);
+    return rc;
+}
+
+/* ,"pid":P,"tid":T of track TRACK. */
+static int add_pid_tid(chrome_w *w, uint32_t track)
+{
+    const tr_track *tk = tr_track_get_const(w->t, track);
+    int rc = LIT(&w->b, ",\"pid\":");
+    rc |= tr_buf_add_int(&w->b, (int64_t)tk->process + 1);
+    rc |= LIT(&w->b, ",\"tid\":");
+    rc |= tr_buf_add_int(&w->b, (int64_t)track + 1);
+    return rc;
+}
+
+static int add_ts(tr_buf *b, int64_t ns)
+{
+    return tr_buf_add_fixed(b, ns, 3, 3); /* microseconds */
+}
+
+/*
+** Opens ,"args":{ with the pairs of SET and no closing brace, so the caller
+** can add its own pairs; *EMPTY tells whether a comma must come first.
+*/
+static int args_open(chrome_w *w, uint32_t set, int *empty)
+{
+    int rc = LIT(&w->b, ",\"args\":");
+    rc |= tr_buf_add_json_args(&w->b, w->t, set);
+    if (rc) return rc;
+    w->b.p[--w->b.len] = '\0'; /* the '}' */
+    *empty = w->b.p[w->b.len - 1] == '{';
+    return TR_OK;
+}
+
+/* ,"args":{...} of SET, plus "bytes" when BYTES >= 0 and SET has none. */
+static int add_args_bytes(chrome_w *w, uint32_t set, int64_t bytes)
+{
+    tr_arg a;
+    int with_bytes = bytes >= 0 && !(set && tr_args_find(w->t, set, "bytes", &a));
+    if (!set && !with_bytes) return TR_OK;
+    int empty, rc = args_open(w, set, &empty);
+    if (rc) return rc;
+    if (with_bytes) {
+        rc |= empty ? LIT(&w->b, "\"bytes\":") : LIT(&w->b, ",\"bytes\":");
+        rc |= tr_buf_add_int(&w->b, bytes);
+    }
+    return rc | tr_buf_addc(&w->b, '}');
+}
+
+/* ,"name":"..." and ,"cat":"..." (left out when empty). */
+static int add_name_cat(chrome_w *w, tr_str name, tr_str cat)
+{
+    int rc = LIT(&w->b, "\"name\":");
+    rc |= add_str(&w->b, w->t, name);
+    if (cat) {
+        rc |= LIT(&w->b, ",\"cat\":");
+        rc |= add_str(&w->b, w->t, cat);
+    }
+    return rc;
+}
+
+static int write_slice(chrome_w *w, uint32_t r)
+{
+    int rc = event_open(w);
+    rc |= add_name_cat(w, w->sl.name[r], w->sl.cat[r]);
+    rc |= LIT(&w->b, ",\"ph\":\"X\",\"ts\":");
+    rc |= add_ts(&w->b, w->sl.ts[r]);
+    rc |= LIT(&w->b, ",\"dur\":");
+    rc |= add_ts(&w->b, w->sl.dur[r]);
+    rc |= add_pid_tid(w, w->sl.track[r]);
+    rc |= add_args_bytes(w, w->sl.args[r], w->sl.bytes[r]);
+    return rc | tr_buf_addc(&w->b, '}');
+}
+
+static int write_instant(chrome_w *w, uint32_t r)
+{
+    static const char *const scope[] = {"t", "p", "g"};
+    uint8_t s = w->in.scope[r];
+    int rc = event_open(w);
+    rc |= add_name_cat(w, w->in.name[r], w->in.cat[r]);
+    rc |= LIT(&w->b, ",\"ph\":\"i\",\"s\":\"");
+    rc |= tr_buf_adds(&w->b, scope[s <= TR_SCOPE_GLOBAL ? s : TR_SCOPE_THREAD]);
+    rc |= LIT(&w->b, "\",\"ts\":");
+    rc |= add_ts(&w->b, w->in.ts[r]);
+    rc |= add_pid_tid(w, w->in.track[r]);
+    rc |= add_args_bytes(w, w->in.args[r], w->in.bytes[r]);
+    return rc | tr_buf_addc(&w->b, '}');
+}
+
+static int write_counter(chrome_w *w, uint32_t r)
+{
+    tr_str name = tr_track_get_const(w->t, w->co.track[r])->name;
+    int rc = event_open(w);
+    rc |= LIT(&w->b, "\"name\":");
+    rc |= add_str(&w->b, w->t, name);
+    rc |= LIT(&w->b, ",\"ph\":\"C\",\"ts\":");
+    rc |= add_ts(&w->b, w->co.ts[r]);
+    rc |= add_pid_tid(w, w->co.track[r]);
+    rc |= LIT(&w->b, ",\"args\":{");
+    rc |= add_str(&w->b, w->t, name);
+    rc |= tr_buf_addc(&w->b, ':');
+    rc |= tr_buf_add_real(&w->b, w->co.value[r]);
+    return rc | LIT(&w->b, "}}");
+}
+
+/* The stack's function names, root first, joined by ';', into w->stack. */
+static int stack_text(chrome_w *w, uint32_t stack)
+{
+    uint32_t depth = tr_stack_depth(w->t, stack);
+    tr_buf_reset(&w->stack);
+    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
+    uint32_t *f = w->frames.data;
+    for (uint32_t i = depth; i > 0 && stack != 0; stack = tr_stack_parent(w->t, stack))
+        f[--i] = tr_stack_frame(w->t, stack);
+    int rc = TR_OK;
+    for (uint32_t i = 0; i < depth; i++) {
+        const tr_frame *fr = tr_frame_get(w->t, f[i]);
+        size_t n;
+        const char *fn = tr_str_get(w->t, fr ? fr->function : 0, &n);
+        if (i > 0) rc |= tr_buf_addc(&w->stack, ';');
+        rc |= n ? tr_buf_add(&w->stack, fn, n) : tr_buf_addc(&w->stack, '?');
+    }
+    return rc;
+}
+
+static int write_sample(chrome_w *w, uint32_t r)
+{
+    uint32_t set = w->sa.args[r];
+    tr_arg a;
+    int rc = event_open(w);
+    rc |= LIT(&w->b, "\"name\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+    rc |= add_ts(&w->b, w->sa.ts[r]);
+    rc |= add_pid_tid(w, w->sa.track[r]);
+    int empty;
+    if (rc || (rc = args_open(w, set, &empty)) != TR_OK) return rc;
+    if (!(set && tr_args_find(w->t, set, "stack", &a))) {
+        rc |= empty ? LIT(&w->b, "\"stack\":") : LIT(&w->b, ",\"stack\":");
+        rc |= stack_text(w, w->sa.stack[r]);
+        rc |= tr_buf_add_json_str(&w->b, w->stack.p, w->stack.len);
+    }
+    return rc | LIT(&w->b, "}}");
+}
+
+/* ---- flows ---- */
+
+/* The event REF points at, if it is a row of a table; 0 when not. */
+static int ref_event(const chrome_w *w, tr_ref ref, tr_event *ev, uint32_t *track)
+{
+    uint32_t row = TR_REF_ROW(ref);
+    ev->kind = TR_REF_KIND(ref);
+    ev->row = row;
+    switch (ev->kind) {
+    case TR_EV_SLICE:
+        if (row >= w->sl.n) return 0;
+        ev->ts = w->sl.ts[row];
+        *track = w->sl.track[row];
+        return 1;
+    case TR_EV_INSTANT:
+        if (row >= w->in.n) return 0;
+        ev->ts = w->in.ts[row];
+        *track = w->in.track[row];
+        return 1;
+    case TR_EV_COUNTER:
+        if (row >= w->co.n) return 0;
+        ev->ts = w->co.ts[row];
+        *track = w->co.track[row];
+        return 1;
+    case TR_EV_SAMPLE:
+        if (row >= w->sa.n) return 0;
+        ev->ts = w->sa.ts[row];
+        *track = w->sa.track[row];
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int end_cmp(const void *a, const void *b)
+{
+    const flow_end *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    if (x->flow != y->flow) return x->flow < y->flow ? -1 : 1;
+    return (int)x->is_to - (int)y->is_to;
+}
+
+/* Lists the ends of every flow whose two events are written, by table and row. */
+static int flows_prepare(chrome_w *w, const tr_filter *filter)
+{
+    size_t n = tr_flow_count(w->t);
+    for (size_t i = 0; i < n; i++) {
+        const tr_flow *f = tr_flow_get(w->t, (uint32_t)i);
+        tr_event ev[2];
+        uint32_t track;
+        if (!ref_event(w, f->from, &ev[0], &track) || !ref_event(w, f->to, &ev[1], &track))
+            continue;
+        if (filter &&
+            !(filter->keep(filter->user, w->t, &ev[0]) && filter->keep(filter->user, w->t, &ev[1])))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            flow_end *fe = tr_vec_push(&w->ends[ev[k].kind]);
+            if (!fe) return TR_FATAL;
+            fe->row = ev[k].row;
+            fe->flow = (uint32_t)i;
+            fe->is_to = (uint32_t)k;
+        }
+    }
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (w->ends[k].len > 1) qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
+    return TR_OK;
+}
+
+/* Writes the flow ends that sit on event EV, just after it. */
+static int write_flow_ends(chrome_w *w, const tr_event *ev)
+{
+    const tr_vec *v = &w->ends[ev->kind];
+    size_t *i = &w->next_end[ev->kind];
+    int rc = TR_OK;
+    for (; *i < v->len; ++*i) {
+        const flow_end *fe = &TR_VEC_AT(v, flow_end, *i);
+        if (fe->row > ev->row) break;
+        if (fe->row < ev->row) continue; /* the filter dropped it after all */
+        const tr_flow *f = tr_flow_get(w->t, fe->flow);
+        tr_event at;
+        uint32_t track;
+        ref_event(w, fe->is_to ? f->to : f->from, &at, &track);
+        rc |= event_open(w);
+        rc |= add_name_cat(w, f->name, f->cat);
+        rc |= fe->is_to ? LIT(&w->b, ",\"ph\":\"f\",\"bp\":\"e\",\"id\":")
+                        : LIT(&w->b, ",\"ph\":\"s\",\"id\":");
+        /* The row, not the source's id: ids from different inputs may clash. */
+        rc |= tr_buf_add_int(&w->b, (int64_t)fe->flow + 1);
+        rc |= LIT(&w->b, ",\"ts\":");
+        rc |= add_ts(&w->b, at.ts);
+        rc |= add_pid_tid(w, track);
+        rc |= tr_buf_addc(&w->b, '}');
+    }
+    return rc;
+}
+
+/* ---- metadata ---- */
+
+/* One "M" event: {"name":WHAT,"ph":"M","pid":P,"tid":T,"args":{ -- the caller closes it. */
+static int meta_open(chrome_w *w, const char *what, uint32_t pid, uint32_t tid)
+{
+    int rc = event_open(w);
+    rc |= LIT(&w->b, "\"name\":\"");
+    rc |= tr_buf_adds(&w->b, what);
+    rc |= LIT(&w->b, "\",\"ph\":\"M\",\"pid\":");
+    rc |= tr_buf_add_int(&w->b, pid);
+    rc |= LIT(&w->b, ",\"tid\":");
+    rc |= tr_buf_add_int(&w->b, tid);
+    return rc | LIT(&w->b, ",\"args\":{");
+}
+
+static int write_process_meta(chrome_w *w, uint32_t id)
+{
+    const tr_process *p = tr_process_get_const(w->t, id);
+    uint32_t pid = id + 1;
+    int rc = meta_open(w, "process_name", pid, 0);
+    rc |= LIT(&w->b, "\"name\":");
+    if (p->name) {
+        rc |= add_str(&w->b, w->t, p->name);
+    } else {
+        /* Unnamed: say which source pid it was, else which process. */
+        rc |= p->pid >= 0 ? LIT(&w->b, "\"pid ") : LIT(&w->b, "\"process ");
+        rc |= tr_buf_add_int(&w->b, p->pid >= 0 ? p->pid : (int64_t)pid);
+        rc |= tr_buf_addc(&w->b, '"');
+    }
+    if (p->pid >= 0) {
+        rc |= LIT(&w->b, ",\"source_pid\":");
+        rc |= tr_buf_add_int(&w->b, p->pid);
+    }
+    if (p->rank >= 0) {
+        rc |= LIT(&w->b, ",\"rank\":");
+        rc |= tr_buf_add_int(&w->b, p->rank);
+    }
+    if (p->host) {
+        rc |= LIT(&w->b, ",\"host\":");
+        rc |= add_str(&w->b, w->t, p->host);
+    }
+    rc |= LIT(&w->b, "}}");
+    if (p->sort_index != 0) {
+        rc |= meta_open(w, "process_sort_index", pid, 0);
+        rc |= LIT(&w->b, "\"sort_index\":");
+        rc |= tr_buf_add_int(&w->b, p->sort_index);
+        rc |= LIT(&w->b, "}}");
+    }
+    if (p->labels) {
+        rc |= meta_open(w, "process_labels", pid, 0);
+        rc |= LIT(&w->b, "\"labels\":");
+        rc |= add_str(&w->b, w->t, p->labels);
+        rc |= LIT(&w->b, "}}");
+    }
+    return rc;
+}
+
+static int write_track_meta(chrome_w *w, uint32_t id)
+{
+    const tr_track *tk = tr_track_get_const(w->t, id);
+    int rc = meta_open(w, "thread_name", tk->process + 1, id + 1);
+    rc |= LIT(&w->b, "\"name\":");
+    if (tk->name) {
+        rc |= add_str(&w->b, w->t, tk->name);
+    } else {
+        /* Unnamed: its kind, and its source tid when it has one. */
+        rc |= tr_buf_addc(&w->b, '"');
+        rc |= tr_buf_adds(&w->b, tr_track_kind_name(tk->kind));
+        if (tk->tid >= 0) {
+            rc |= tr_buf_addc(&w->b, ' ');
+            rc |= tr_buf_add_int(&w->b, tk->tid);
+        }
+        rc |= tr_buf_addc(&w->b, '"');
+    }
+    if (tk->tid >= 0) {
+        rc |= LIT(&w->b, ",\"source_tid\":");
+        rc |= tr_buf_add_int(&w->b, tk->tid);
+    }
+    rc |= LIT(&w->b, "}}");
+    if (tk->sort_index != 0) {
+        rc |= meta_open(w, "thread_sort_index", tk->process + 1, id + 1);
+        rc |= LIT(&w->b, "\"sort_index\":");
+        rc |= tr_buf_add_int(&w->b, tk->sort_index);
+        rc |= LIT(&w->b, "}}");
+    }
+    return rc;
+}
+
+/* The closing part: displayTimeUnit and otherData (generator, inputs, ranks). */
+static int write_tail(chrome_w *w)
+{
+    const tr_trace *t = w->t;
+    size_t n_in = tr_input_count(t);
+    int rc = LIT(&w->b, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
+                        "\"tracecat " TRACECAT_VERSION "\"");
+    if (n_in > 0 && tr_input_get(t, 0)->origin_wall) {
+        rc |= LIT(&w->b, ",\"origin_wall\":");
+        rc |= add_str(&w->b, t, tr_input_get(t, 0)->origin_wall);
+    }
+    rc |= LIT(&w->b, ",\n\"inputs\":[");
+    for (size_t i = 0; i < n_in; i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        rc |= i ? LIT(&w->b, ",\n{\"path\":") : LIT(&w->b, "\n{\"path\":");
+        rc |= add_str(&w->b, t, in->path);
+        rc |= LIT(&w->b, ",\"format\":");
+        rc |= add_str(&w->b, t, in->format);
+        if (in->clock) {
+            rc |= LIT(&w->b, ",\"clock\":");
+            rc |= add_str(&w->b, t, in->clock);
+        }
+        if (in->origin_wall) {
+            rc |= LIT(&w->b, ",\"origin_wall\":");
+            rc |= add_str(&w->b, t, in->origin_wall);
+        }
+        if (in->rank >= 0) {
+            rc |= LIT(&w->b, ",\"rank\":");
+            rc |= tr_buf_add_int(&w->b, in->rank);
+        }
+        if (in->meta) {
+            rc |= LIT(&w->b, ",\"meta\":");
+            rc |= tr_buf_add_json_args(&w->b, t, in->meta);
+        }
+        rc |= tr_buf_addc(&w->b, '}');
+    }
+    rc |= LIT(&w->b, "],\n\"ranks\":{");
+    int first = 1;
+    for (size_t i = 0; i < tr_process_count(t); i++) {
+        const tr_process *p = tr_process_get_const(t, (uint32_t)i);
+        if (p->rank < 0) continue;
+        rc |= first ? LIT(&w->b, "\"") : LIT(&w->b, ",\"");
+        rc |= tr_buf_add_int(&w->b, (int64_t)i + 1);
+        rc |= LIT(&w->b, "\":");
+        rc |= tr_buf_add_int(&w->b, p->rank);
+        first = 0;
+    }
+    return rc | LIT(&w->b, "}}}\n");
+}
+
+static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
+{
+    const tr_trace *t = w->t;
+    int rc = LIT(&w->b, "{\"traceEvents\":[");
+    for (size_t i = 0; i < tr_process_count(t) && !rc; i++) {
+        rc = write_process_meta(w, (uint32_t)i);
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    for (size_t i = 0; i < tr_track_count(t) && !rc; i++) {
+        rc = write_track_meta(w, (uint32_t)i);
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    tr_iter it;
+    tr_event ev;
+    tr_iter_init(&it, t);
+    while (!rc && tr_iter_next(&it, &ev)) {
+        if (filter && !filter->keep(filter->user, t, &ev)) continue;
+        switch (ev.kind) {
+        case TR_EV_SLICE:
+            rc = write_slice(w, ev.row);
+            break;
+        case TR_EV_INSTANT:
+            rc = write_instant(w, ev.row);
+            break;
+        case TR_EV_COUNTER:
+            rc = write_counter(w, ev.row);
+            break;
+        default:
+            rc = write_sample(w, ev.row);
+            break;
+        }
+        if (!rc && w->ends[ev.kind].len) rc = write_flow_ends(w, &ev);
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    if (!rc) rc = write_tail(w);
+    if (rc) return tr_error_nomem(e);
+    return flush(w, e);
+}
+
+static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+{
+    chrome_w w;
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    w.out = out;
+    tr_buf_init(&w.b, 0);
+    tr_buf_init(&w.stack, 0);
+    tr_vec_init(&w.frames, sizeof(uint32_t));
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w.ends[k], sizeof(flow_end));
+    tr_trace_slices(t, &w.sl);
+    tr_trace_instants(t, &w.in);
+    tr_trace_counters(t, &w.co);
+    tr_trace_samples(t, &w.sa);
+    const tr_filter *filter = o ? o->filter : NULL;
+    int rc = TR_OK;
+    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || flows_prepare(&w, filter) != TR_OK)
+        rc = tr_error_nomem(e);
+    if (rc == TR_OK) rc = write_events(&w, filter, e);
+    tr_buf_fini(&w.b);
+    tr_buf_fini(&w.stack);
+    tr_vec_fini(&w.frames);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w.ends[k]);
+    return rc;
+}
+
+const tr_writer tr_writer_chrome = {
+    .abi = TR_WRITER_ABI,
+    .name = "chrome",
+    .description = "Chrome Trace Event JSON (chrome://tracing, Perfetto UI)",
+    .extensions = "json",
+    .binary = 0,
+    .write = chrome_write,
+};

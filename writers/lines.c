@@ -1,0 +1,196 @@
+/*
+** lines.c: one event a line, tab-separated, for grep, awk and cut.
+**
+** Columns: kind, ts, dur, process, track, category, name, value, args.
+** Times are seconds from the origin with 9 decimals; text columns have their
+** tabs and line breaks turned into spaces so a row stays one row.
+*/
+#include "tr_format.h"
+#include "tr_text.h"
+
+#define FLUSH_AT ((size_t)256 * 1024)
+
+#define LIT(b, s) tr_buf_add((b), (s), sizeof(s) - 1)
+
+typedef struct lines_w {
+    const tr_trace *t;
+    tr_buf b;
+    tr_buf names;    /* per track "process\ttrack", rendered once */
+    size_t *name_at; /* track i's text is names.p[name_at[i] .. name_at[i + 1]) */
+    tr_vec frames;   /* uint32_t: a stack's frames, root first */
+    tr_slices sl;
+    tr_instants in;
+    tr_counters co;
+    tr_samples sa;
+} lines_w;
+
+/* Appends N bytes of text with tabs and line breaks made spaces. */
+static int add_field(tr_buf *b, const char *s, size_t n)
+{
+    size_t start = b->len;
+    int rc = tr_buf_add(b, s, n);
+    if (rc) return rc;
+    for (char *p = b->p + start, *end = p + n; p < end; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+    return TR_OK;
+}
+
+static int add_str_field(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    size_t n;
+    const char *p = tr_str_get(t, s, &n);
+    return add_field(b, p, n);
+}
+
+/* Renders each track's process and track columns once: most rows repeat them. */
+static int names_prepare(lines_w *w)
+{
+    const tr_trace *t = w->t;
+    size_t n = tr_track_count(t);
+    w->name_at = tr_malloc((n + 1) * sizeof *w->name_at);
+    if (!w->name_at) return TR_FATAL;
+    int rc = TR_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
+        const tr_process *p = tr_process_get_const(t, tk->process);
+        w->name_at[i] = w->names.len;
+        if (p->name) {
+            rc |= add_str_field(&w->names, t, p->name);
+        } else if (p->pid >= 0) {
+            rc |= LIT(&w->names, "pid ");
+            rc |= tr_buf_add_int(&w->names, p->pid);
+        }
+        rc |= tr_buf_addc(&w->names, '\t');
+        rc |= add_str_field(&w->names, t, tk->name);
+    }
+    w->name_at[n] = w->names.len;
+    return rc;
+}
+
+/* The stack's function names, root first, joined by ';'. */
+static int add_stack(lines_w *w, uint32_t stack)
+{
+    uint32_t depth = tr_stack_depth(w->t, stack);
+    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
+    uint32_t *f = w->frames.data;
+    for (uint32_t i = depth; i > 0 && stack != 0; stack = tr_stack_parent(w->t, stack))
+        f[--i] = tr_stack_frame(w->t, stack);
+    int rc = TR_OK;
+    for (uint32_t i = 0; i < depth; i++) {
+        const tr_frame *fr = tr_frame_get(w->t, f[i]);
+        size_t n;
+        const char *fn = tr_str_get(w->t, fr ? fr->function : 0, &n);
+        if (i > 0) rc |= tr_buf_addc(&w->b, ';');
+        rc |= n ? add_field(&w->b, fn, n) : tr_buf_addc(&w->b, '?');
+    }
+    return rc;
+}
+
+/* Kind, ts, dur (DUR < 0: empty), process, track: the columns every row starts with. */
+static int row_open(lines_w *w, const char *kind, size_t kind_len, int64_t ts, int64_t dur,
+                    uint32_t track)
+{
+    tr_buf *b = &w->b;
+    int rc = tr_buf_add(b, kind, kind_len);
+    rc |= tr_buf_addc(b, '\t');
+    rc |= tr_buf_add_fixed(b, ts, 9, 9);
+    rc |= tr_buf_addc(b, '\t');
+    if (dur >= 0) rc |= tr_buf_add_fixed(b, dur, 9, 9);
+    rc |= tr_buf_addc(b, '\t');
+    rc |= tr_buf_add(b, w->names.p + w->name_at[track], w->name_at[track + 1] - w->name_at[track]);
+    return rc | tr_buf_addc(b, '\t');
+}
+
+/* Category, name, bytes (when >= 0) and args: the tail of slices and instants. */
+static int row_close(lines_w *w, tr_str cat, tr_str name, int64_t bytes, uint32_t args)
+{
+    tr_buf *b = &w->b;
+    int rc = add_str_field(b, w->t, cat);
+    rc |= tr_buf_addc(b, '\t');
+    rc |= add_str_field(b, w->t, name);
+    rc |= tr_buf_addc(b, '\t');
+    if (bytes >= 0) rc |= tr_buf_add_int(b, bytes);
+    rc |= tr_buf_addc(b, '\t');
+    rc |= tr_buf_add_json_args(b, w->t, args);
+    return rc | tr_buf_addc(b, '\n');
+}
+
+static int write_row(lines_w *w, const tr_event *ev)
+{
+    uint32_t r = ev->row;
+    int rc;
+    switch (ev->kind) {
+    case TR_EV_SLICE:
+        rc = row_open(w, "slice", 5, w->sl.ts[r], w->sl.dur[r], w->sl.track[r]);
+        return rc | row_close(w, w->sl.cat[r], w->sl.name[r], w->sl.bytes[r], w->sl.args[r]);
+    case TR_EV_INSTANT:
+        rc = row_open(w, "instant", 7, w->in.ts[r], -1, w->in.track[r]);
+        return rc | row_close(w, w->in.cat[r], w->in.name[r], w->in.bytes[r], w->in.args[r]);
+    case TR_EV_COUNTER:
+        rc = row_open(w, "counter", 7, w->co.ts[r], -1, w->co.track[r]);
+        rc |= LIT(&w->b, "\t\t"); /* no category, no name */
+        rc |= tr_buf_add_real(&w->b, w->co.value[r]);
+        return rc | LIT(&w->b, "\t{}\n");
+    default:
+        rc = row_open(w, "sample", 6, w->sa.ts[r], -1, w->sa.track[r]);
+        rc |= tr_buf_addc(&w->b, '\t'); /* no category */
+        rc |= add_stack(w, w->sa.stack[r]);
+        rc |= LIT(&w->b, "\t\t"); /* no value */
+        rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
+        return rc | tr_buf_addc(&w->b, '\n');
+    }
+}
+
+static int write_rows(lines_w *w, tr_output *out, const tr_write_opts *o, tr_error *e)
+{
+    const tr_filter *filter = o ? o->filter : NULL;
+    int rc = TR_OK;
+    if (o && o->header)
+        rc = LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n");
+    tr_iter it;
+    tr_event ev;
+    tr_iter_init(&it, w->t);
+    while (!rc && tr_iter_next(&it, &ev)) {
+        if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
+        rc = write_row(w, &ev);
+        if (!rc && w->b.len >= FLUSH_AT) {
+            if ((rc = tr_output_write(out, w->b.p, w->b.len, e)) != TR_OK) return rc;
+            tr_buf_reset(&w->b);
+        }
+    }
+    if (rc) return tr_error_nomem(e);
+    return tr_output_write(out, w->b.p, w->b.len, e);
+}
+
+static int lines_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+{
+    lines_w w;
+    w.t = t;
+    w.name_at = NULL;
+    tr_buf_init(&w.b, 0);
+    tr_buf_init(&w.names, 0);
+    tr_vec_init(&w.frames, sizeof(uint32_t));
+    tr_trace_slices(t, &w.sl);
+    tr_trace_instants(t, &w.in);
+    tr_trace_counters(t, &w.co);
+    tr_trace_samples(t, &w.sa);
+    int rc;
+    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || names_prepare(&w) != TR_OK)
+        rc = tr_error_nomem(e);
+    else
+        rc = write_rows(&w, out, o, e);
+    tr_buf_fini(&w.b);
+    tr_buf_fini(&w.names);
+    tr_free(w.name_at);
+    tr_vec_fini(&w.frames);
+    return rc;
+}
+
+const tr_writer tr_writer_lines = {
+    .abi = TR_WRITER_ABI,
+    .name = "lines",
+    .description = "one event a line, tab-separated (grep, awk, cut)",
+    .extensions = "tsv,lines,txt",
+    .binary = 0,
+    .write = lines_write,
+};
