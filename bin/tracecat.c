@@ -48,6 +48,9 @@ static const char usage_text[] =
     "      --gt-pairing MODE GT worker slices: 'batch' (default: a batch from the line\n"
     "                        before its reply to the reply) or 'visualize' (as GT's\n"
     "                        gt.scripts.visualize pairs them)\n"
+    "      --folded-prefix LIST  folded output: root frames naming the 'process',\n"
+    "                        the 'thread' or both ('process,thread'), as py-spy's\n"
+    "                        --subprocesses and --threads write them; 'none' (default)\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
     "  -v, --verbose         show every warning (repeat for more)\n"
@@ -73,10 +76,12 @@ enum {
     OPT_GT_PAIRING,
     OPT_STRICT,
     OPT_PROGRESS,
-    OPT_NO_PROGRESS
+    OPT_NO_PROGRESS,
+    OPT_FOLDED_PREFIX
 };
 
 static const struct option options[] = {
+    {"folded-prefix", required_argument, NULL, OPT_FOLDED_PREFIX},
     {"from", required_argument, NULL, 'f'},
     {"gt-pairing", required_argument, NULL, OPT_GT_PAIRING},
     {"header", no_argument, NULL, OPT_HEADER},
@@ -108,11 +113,20 @@ typedef struct args {
     tr_rank_override *ranks;
     size_t n_ranks;
     int gt_pairing;
+    unsigned folded_prefix; /* TR_FOLDED_* */
+    int no_stack_slices;    /* the writer needs only samples (folded) */
     char **inputs;
     int n_inputs;
 } args;
 
 /* ---- filters ---- */
+
+/* A sample is named by its innermost frame's function. */
+static tr_str leaf_function(const tr_trace *t, uint32_t stack)
+{
+    const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, stack));
+    return f ? f->function : 0;
+}
 
 static tr_str event_name(const tr_trace *t, const tr_event *ev)
 {
@@ -130,8 +144,7 @@ static tr_str event_name(const tr_trace *t, const tr_event *ev)
     case TR_EV_SAMPLE: {
         tr_samples s;
         tr_trace_samples(t, &s);
-        const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, s.stack[ev->row]));
-        return f ? f->function : 0;
+        return leaf_function(t, s.stack[ev->row]);
     }
     default:
         return 0;
@@ -194,6 +207,7 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
     lo.from = a->from;
     lo.read.diag = &c->diag;
     lo.read.gt_pairing = a->gt_pairing;
+    lo.read.no_stack_slices = a->no_stack_slices;
     lo.ranks = a->ranks;
     lo.n_ranks = a->n_ranks;
     lo.progress = tr_cli_progress;
@@ -229,7 +243,8 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
         return TR_EXIT_USAGE;
     }
     tr_filter filter = {keep_event, (void *)a};
-    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL, .header = a->header};
+    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL, .header = a->header,
+                        .folded_prefix = a->folded_prefix};
     if (w->write(t, out, &wo, &e) < 0) {
         tr_output_abort(out);
         tr_cli_error(c, &e);
@@ -259,7 +274,10 @@ static int cmd_convert(tr_cli *c, const args *a)
         tr_cli_errorf(c, "out of memory");
         return TR_EXIT_DATA;
     }
-    int rc = load_all(c, a, t);
+    /* Slices derived from stack samples are not built for a writer that ignores them. */
+    args conv = *a;
+    conv.no_stack_slices = w->samples_only;
+    int rc = load_all(c, &conv, t);
     if (rc == TR_EXIT_OK) rc = write_trace(c, a, t, w, a->output);
     tr_trace_free(t);
     return rc;
@@ -315,33 +333,69 @@ typedef struct trace_summary {
     uint64_t *track_events; /* per track, by event kind */
     name_count *names;      /* indexed by string id, then sorted */
     size_t n_names;
+    name_count *instant_cats; /* instants per category (e.g. Chrome phases without a table) */
+    size_t n_instant_cats;
 } trace_summary;
 
+/* Counts per track and name, table by table (each table is in time order). */
 static int summarize(const tr_trace *t, trace_summary *s)
 {
-    size_t n_tracks = tr_track_count(t);
+    size_t n_tracks = tr_track_count(t), n_strs = tr_str_count(t);
     s->track_events = calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
-    s->n_names = tr_str_count(t);
-    s->names = calloc(s->n_names, sizeof *s->names);
-    if (!s->track_events || !s->names) return -1;
-    for (size_t i = 0; i < s->n_names; i++) s->names[i].name = (tr_str)i;
+    uint64_t *by_name = calloc(n_strs, sizeof *by_name);
+    if (!s->track_events || !by_name) {
+        free(by_name);
+        return -1;
+    }
     s->first = INT64_MAX;
     s->last = INT64_MIN;
-    tr_iter it;
-    tr_event ev;
     tr_slices sl;
+    tr_instants in;
+    tr_counters cn;
+    tr_samples sm;
     tr_trace_slices(t, &sl);
-    tr_iter_init(&it, t);
-    while (tr_iter_next(&it, &ev)) {
-        int64_t end = ev.kind == TR_EV_SLICE ? ev.ts + sl.dur[ev.row] : ev.ts;
-        if (ev.ts < s->first) s->first = ev.ts;
-        if (end > s->last) s->last = end;
-        uint32_t tk = event_track(t, &ev);
-        if (tk < n_tracks) s->track_events[tk * TR_EV_KIND_COUNT + ev.kind]++;
-        tr_str name = event_name(t, &ev);
-        if (name) s->names[name].count++;
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &cn);
+    tr_trace_samples(t, &sm);
+#define TALLY(kind, tab, endexpr, nameexpr)                                                \
+    for (size_t i = 0; i < (tab).n; i++) {                                                 \
+        int64_t end = (endexpr);                                                           \
+        if ((tab).ts[i] < s->first) s->first = (tab).ts[i];                                \
+        if (end > s->last) s->last = end;                                                  \
+        if ((tab).track[i] < n_tracks) s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++; \
+        tr_str name = (nameexpr);                                                          \
+        if (name && name < n_strs) by_name[name]++;                                        \
     }
+    TALLY(TR_EV_SLICE, sl, sl.ts[i] + sl.dur[i], sl.name[i])
+    TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
+    TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
+    TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
+#undef TALLY
+    size_t named = 0;
+    for (size_t i = 0; i < n_strs; i++) named += by_name[i] != 0;
+    s->names = calloc(named ? named : 1, sizeof *s->names);
+    if (!s->names) {
+        free(by_name);
+        return -1;
+    }
+    for (size_t i = 0; i < n_strs; i++)
+        if (by_name[i]) s->names[s->n_names++] = (name_count){(tr_str)i, by_name[i]};
     qsort(s->names, s->n_names, sizeof *s->names, by_count_desc);
+    /* the same tally for instant categories, reusing the per-string counts */
+    memset(by_name, 0, n_strs * sizeof *by_name);
+    size_t cats = 0;
+    for (size_t i = 0; i < in.n; i++)
+        if (in.cat[i] && in.cat[i] < n_strs && by_name[in.cat[i]]++ == 0) cats++;
+    s->instant_cats = calloc(cats ? cats : 1, sizeof *s->instant_cats);
+    if (!s->instant_cats) {
+        free(by_name);
+        return -1;
+    }
+    for (size_t i = 0; i < n_strs; i++)
+        if (by_name[i])
+            s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
+    free(by_name);
+    qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);
     return 0;
 }
 
@@ -402,6 +456,10 @@ static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
     for (size_t i = 0; i < s->n_names && i < 10 && s->names[i].count; i++)
         tr_buf_addf(b, "  %8llu  %s\n", (unsigned long long)s->names[i].count,
                     tr_str_get(t, s->names[i].name, NULL));
+    if (s->n_instant_cats) tr_buf_adds(b, "instants by category:\n");
+    for (size_t i = 0; i < s->n_instant_cats && i < 20; i++)
+        tr_buf_addf(b, "  %8llu  %s\n", (unsigned long long)s->instant_cats[i].count,
+                    tr_str_get(t, s->instant_cats[i].name, NULL));
 }
 
 static void json_str(tr_buf *b, const tr_trace *t, tr_str s)
@@ -466,6 +524,12 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
         json_str(b, t, s->names[i].name);
         tr_buf_addf(b, ",\"count\":%llu}", (unsigned long long)s->names[i].count);
     }
+    tr_buf_adds(b, "],\"instant_categories\":[");
+    for (size_t i = 0; i < s->n_instant_cats && i < 20; i++) {
+        tr_buf_adds(b, i ? ",{\"category\":" : "{\"category\":");
+        json_str(b, t, s->instant_cats[i].name);
+        tr_buf_addf(b, ",\"count\":%llu}", (unsigned long long)s->instant_cats[i].count);
+    }
     tr_buf_adds(b, "]}\n");
 }
 
@@ -493,6 +557,7 @@ static int cmd_info(tr_cli *c, const args *a)
         tr_buf_fini(&b);
         free(s.track_events);
         free(s.names);
+        free(s.instant_cats);
     }
     tr_trace_free(t);
     return rc;
@@ -561,6 +626,19 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
             else if (strcmp(optarg, "visualize") == 0) a->gt_pairing = TR_GT_PAIR_VISUALIZE;
             else return tr_cli_usage_error(c, "--gt-pairing is 'batch' or 'visualize'");
             break;
+        case OPT_FOLDED_PREFIX: {
+            unsigned bits = 0;
+            for (const char *p = optarg; *p;) {
+                size_t n = strcspn(p, ",");
+                if (n == 6 && strncmp(p, "thread", 6) == 0) bits |= TR_FOLDED_THREAD;
+                else if (n == 7 && strncmp(p, "process", 7) == 0) bits |= TR_FOLDED_PROCESS;
+                else if (!(n == 4 && strncmp(p, "none", 4) == 0))
+                    return tr_cli_usage_error(c, "--folded-prefix takes none, thread, process");
+                p += n + (p[n] == ',');
+            }
+            a->folded_prefix = bits;
+            break;
+        }
         case OPT_STRICT: c->diag.strict = 1; break;
         case OPT_PROGRESS: c->progress = 1; break;
         case OPT_NO_PROGRESS: c->progress = 0; break;

@@ -4,53 +4,26 @@
 #include <string.h>
 
 /*
-** Orders of rows.  Each compares two rows of one table; ties keep input
-** order because the merge sort below is stable.
+** The order of rows in every table: by time, then (slices only, DUR not
+** NULL) the longer first, then input order.
 */
-typedef int (*row_before_fn)(const tr_trace *t, uint32_t a, uint32_t b);
-
-static int slice_before(const tr_trace *t, uint32_t a, uint32_t b)
+static inline int row_before(const int64_t *ts, const int64_t *dur, uint32_t a, uint32_t b)
 {
-    const slice_table *s = &t->slices;
-    if (s->ts[a] != s->ts[b]) return s->ts[a] < s->ts[b];
-    return s->dur[a] > s->dur[b]; /* the longer one encloses the other */
+    if (ts[a] != ts[b]) return ts[a] < ts[b];
+    if (dur && dur[a] != dur[b]) return dur[a] > dur[b]; /* the longer one encloses the other */
+    return a < b;
 }
 
-static int instant_before(const tr_trace *t, uint32_t a, uint32_t b)
+/* Merge sort of the N rows at A, using B (N rows) as room; returns the sorted array. */
+static uint32_t *merge_rows(const int64_t *ts, const int64_t *dur, uint32_t *a, uint32_t *b,
+                            size_t n)
 {
-    return t->instants.ts[a] < t->instants.ts[b];
-}
-
-static int counter_before(const tr_trace *t, uint32_t a, uint32_t b)
-{
-    return t->counters.ts[a] < t->counters.ts[b];
-}
-
-static int sample_before(const tr_trace *t, uint32_t a, uint32_t b)
-{
-    return t->samples.ts[a] < t->samples.ts[b];
-}
-
-/* Stable bottom-up merge sort of the row numbers 0..N-1; NULL when out of memory. */
-static uint32_t *sort_rows(const tr_trace *t, size_t n, row_before_fn before, int *sorted)
-{
-    *sorted = 1;
-    for (size_t i = 1; i < n && *sorted; i++)
-        if (before(t, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
-    if (*sorted) return NULL;
-    uint32_t *a = tr_malloc(n * sizeof *a), *b = tr_malloc(n * sizeof *b);
-    if (!a || !b) {
-        tr_free(a);
-        tr_free(b);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
     for (size_t width = 1; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) b[k++] = before(t, a[j], a[i]) ? a[j++] : a[i++];
+            while (i < mid && j < hi) b[k++] = row_before(ts, dur, a[j], a[i]) ? a[j++] : a[i++];
             while (i < mid) b[k++] = a[i++];
             while (j < hi) b[k++] = a[j++];
         }
@@ -58,71 +31,133 @@ static uint32_t *sort_rows(const tr_trace *t, size_t n, row_before_fn before, in
         a = b;
         b = swap;
     }
-    tr_free(b);
     return a;
 }
 
-/* Puts column COL (N elements of SIZE bytes) in the order ORDER gives. */
-static int permute(void *col, size_t size, size_t n, const uint32_t *order)
+/*
+** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
+** *SORTED set) when the rows are in order already.
+*/
+static uint32_t *sort_rows(const int64_t *ts, const int64_t *dur, size_t n, int *sorted)
 {
-    unsigned char *tmp = tr_malloc(n * size), *c = col;
-    if (!tmp) return TR_FATAL;
-    for (size_t i = 0; i < n; i++) memcpy(tmp + i * size, c + (size_t)order[i] * size, size);
+    *sorted = 1;
+    for (size_t i = 1; i < n && *sorted; i++)
+        if (row_before(ts, dur, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
+    if (*sorted) return NULL;
+    uint32_t *a = tr_malloc(n * sizeof *a);
+    if (!a) return NULL;
+    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+    /*
+    ** Readers append nearly in time order (a slice when it ends, just after
+    ** the slices it encloses), so insertion sort finishes in a few steps a
+    ** row.  A budget of moves keeps other input from going quadratic: past
+    ** it, merge sort takes over (any permutation is fine, ties go by row).
+    */
+    size_t budget = 8 * n + 1024;
+    size_t i = 1;
+    for (; i < n; i++) {
+        uint32_t r = a[i];
+        size_t j = i;
+        while (j > 0 && row_before(ts, dur, r, a[j - 1]) && budget) {
+            a[j] = a[j - 1];
+            j--;
+            budget--;
+        }
+        a[j] = r;
+        if (!budget) break;
+    }
+    if (i == n) return a;
+    uint32_t *b = tr_malloc(n * sizeof *b);
+    if (!b) {
+        tr_free(a);
+        return NULL;
+    }
+    uint32_t *out = merge_rows(ts, dur, a, b, n);
+    tr_free(out == a ? b : a);
+    return out;
+}
+
+/* Puts column COL (N elements of SIZE bytes) in the order ORDER gives, through TMP. */
+static void permute(void *col, size_t size, size_t n, const uint32_t *order, void *tmp)
+{
+    unsigned char *c = col;
+    switch (size) {
+    case 8: {
+        uint64_t *t = tmp, *v = col;
+        for (size_t i = 0; i < n; i++) t[i] = v[order[i]];
+        break;
+    }
+    case 4: {
+        uint32_t *t = tmp, *v = col;
+        for (size_t i = 0; i < n; i++) t[i] = v[order[i]];
+        break;
+    }
+    default:
+        for (size_t i = 0; i < n; i++)
+            memcpy((unsigned char *)tmp + i * size, c + (size_t)order[i] * size, size);
+    }
     memcpy(c, tmp, n * size);
-    tr_free(tmp);
-    return TR_OK;
 }
 
 /*
-** Sorts one table.  On return *NEW_ROW maps an old row to its new one (NULL
-** when the table was already in order).
+** Sorts one table (DUR: the slices' durations, NULL for other tables).  On
+** return *NEW_ROW maps an old row to its new one (NULL when the table was
+** already in order).
 */
-static int sort_table(tr_trace *t, size_t n, row_before_fn before, void *cols[],
+static int sort_table(size_t n, const int64_t *ts, const int64_t *dur, void *cols[],
                       const size_t sizes[], size_t ncols, uint32_t **new_row)
 {
     int sorted;
     *new_row = NULL;
-    uint32_t *order = sort_rows(t, n, before, &sorted);
+    uint32_t *order = sort_rows(ts, dur, n, &sorted);
     if (sorted) return TR_OK;
     if (!order) return TR_FATAL;
-    for (size_t c = 0; c < ncols; c++) {
-        if (permute(cols[c], sizes[c], n, order) != TR_OK) {
-            tr_free(order);
-            return TR_FATAL;
-        }
-    }
-    /* Invert in place into a fresh array: new_row[order[i]] = i. */
+    /* One scratch column for all, then the inverse: new_row[order[i]] = i. */
+    size_t widest = 0;
+    for (size_t c = 0; c < ncols; c++) widest = sizes[c] > widest ? sizes[c] : widest;
+    void *tmp = tr_malloc(n * widest);
     uint32_t *inv = tr_malloc(n * sizeof *inv);
-    if (!inv) {
+    if (!tmp || !inv) {
+        tr_free(tmp);
+        tr_free(inv);
         tr_free(order);
         return TR_FATAL;
     }
+    for (size_t c = 0; c < ncols; c++) permute(cols[c], sizes[c], n, order, tmp);
     for (size_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
+    tr_free(tmp);
     tr_free(order);
     *new_row = inv;
     return TR_OK;
-}
-
-static uint32_t track_input(const tr_trace *t, uint32_t track)
-{
-    const tr_track *tk = tr_track_get_const(t, track);
-    const tr_process *p = tk ? tr_process_get_const(t, tk->process) : NULL;
-    return p ? p->input : 0;
 }
 
 /* Open slices end where their input's events end. */
 static int close_open_slices(tr_trace *t)
 {
     slice_table *s = &t->slices;
-    size_t n_inputs = t->inputs.len ? t->inputs.len : 1;
+    size_t open = 0;
+    for (size_t i = 0; i < s->n; i++) open += s->dur[i] < 0;
+    if (open == 0) return TR_OK;
+    size_t n_inputs = t->inputs.len ? t->inputs.len : 1, n_tracks = t->tracks.len;
     int64_t *end = tr_malloc(n_inputs * sizeof *end);
-    if (!end) return TR_FATAL;
+    /* Each track's input, looked up once rather than once an event. */
+    uint32_t *input = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *input);
+    if (!end || !input) {
+        tr_free(end);
+        tr_free(input);
+        return TR_FATAL;
+    }
     for (size_t i = 0; i < n_inputs; i++) end[i] = INT64_MIN;
-#define SPAN(tab, endexpr)                                                                 \
-    for (size_t i = 0; i < (tab).n; i++) {                                                 \
-        uint32_t in = track_input(t, (tab).track[i]);                                      \
-        int64_t e = (endexpr);                                                             \
-        if (in < n_inputs && e > end[in]) end[in] = e;                                     \
+    for (size_t i = 0; i < n_tracks; i++) {
+        const tr_process *p = tr_process_get_const(t, tr_track_get_const(t, (uint32_t)i)->process);
+        input[i] = p ? p->input : 0;
+    }
+#define TRACK_INPUT(track) ((track) < n_tracks ? input[track] : 0)
+#define SPAN(tab, endexpr)                                                                         \
+    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+        uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \
+        int64_t e = (endexpr);                                                                     \
+        if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
     SPAN(t->slices, s->dur[i] >= 0 ? s->ts[i] + s->dur[i] : s->ts[i])
     SPAN(t->instants, t->instants.ts[i])
@@ -131,11 +166,13 @@ static int close_open_slices(tr_trace *t)
 #undef SPAN
     for (size_t i = 0; i < s->n; i++) {
         if (s->dur[i] >= 0) continue;
-        uint32_t in = track_input(t, s->track[i]);
+        uint32_t in = TRACK_INPUT(s->track[i]);
         int64_t e = in < n_inputs ? end[in] : s->ts[i];
         s->dur[i] = e > s->ts[i] ? e - s->ts[i] : 0;
     }
+#undef TRACK_INPUT
     tr_free(end);
+    tr_free(input);
     return TR_OK;
 }
 
@@ -155,9 +192,9 @@ static int nest_slices(tr_trace *t)
         while (cur != TR_NONE && (s->ts[cur] + s->dur[cur] <= s->ts[i] || s->dur[cur] == 0))
             cur = s->parent[cur];
         s->parent[i] = cur;
-        s->depth[i] = cur == TR_NONE ? 0
+        s->depth[i] = cur == TR_NONE                ? 0
                       : s->depth[cur] == UINT16_MAX ? UINT16_MAX
-                                                     : (uint16_t)(s->depth[cur] + 1);
+                                                    : (uint16_t)(s->depth[cur] + 1);
         open[tk] = (uint32_t)i;
     }
     tr_free(open);
@@ -181,26 +218,24 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     slice_table *s = &t->slices;
     void *scols[] = {s->ts, s->dur, s->bytes, s->track, s->name, s->cat, s->args};
     static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4};
-    if (rc == TR_OK)
-        rc = sort_table(t, s->n, slice_before, scols, ssizes, 7, &new_row[TR_EV_SLICE]);
+    if (rc == TR_OK) rc = sort_table(s->n, s->ts, s->dur, scols, ssizes, 7, &new_row[TR_EV_SLICE]);
 
     instant_table *in = &t->instants;
     void *icols[] = {in->ts, in->bytes, in->track, in->name, in->cat, in->args, in->scope};
     static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
     if (rc == TR_OK)
-        rc = sort_table(t, in->n, instant_before, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+        rc = sort_table(in->n, in->ts, NULL, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
     void *ccols[] = {c->ts, c->value, c->track};
     static const size_t csizes[] = {8, 8, 4};
-    if (rc == TR_OK)
-        rc = sort_table(t, c->n, counter_before, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
+    if (rc == TR_OK) rc = sort_table(c->n, c->ts, NULL, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
     sample_table *sm = &t->samples;
     void *smcols[] = {sm->ts, sm->track, sm->stack, sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
     if (rc == TR_OK)
-        rc = sort_table(t, sm->n, sample_before, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
+        rc = sort_table(sm->n, sm->ts, NULL, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 
     if (rc == TR_OK) {
         for (size_t i = 0; i < t->flows.len; i++) {

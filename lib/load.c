@@ -1,8 +1,14 @@
 /* load.c: picking readers for what the user named and reading it into a trace. */
 #include "tr_format.h"
+#include "tr_mem.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const tr_reader *tr_reader_find(const char *name)
 {
@@ -105,15 +111,15 @@ static int load_stream(tr_trace *t, tr_input *in, tr_load_opts *o, int required,
     return TR_OK;
 }
 
-/* A directory some reader takes as a whole (a Recorder rank directory). */
-static const tr_reader *dir_reader(tr_source *src, const tr_load_opts *o)
+/* A directory (or archive) some reader takes as a whole (a Recorder rank directory). */
+static const tr_reader *dir_reader(const char *path, const char *const *entries, size_t n,
+                                   const tr_load_opts *o)
 {
     if (o->from) {
         const tr_reader *r = tr_reader_find(o->from);
         return r && r->read_dir ? r : NULL;
     }
-    tr_peek pk = {tr_source_path(src), NULL, 0, 0, NULL, 0};
-    pk.entries = tr_source_listing(src, &pk.n_entries);
+    tr_peek pk = {path, NULL, 0, 0, entries, n};
     const tr_reader *best = NULL;
     int best_score = 0;
     for (size_t i = 0; tr_readers[i]; i++) {
@@ -127,6 +133,154 @@ static const tr_reader *dir_reader(tr_source *src, const tr_load_opts *o)
     return best;
 }
 
+static int read_whole_dir(tr_trace *t, const char *path, const char *dir, const tr_reader *r,
+                          tr_load_opts *o, tr_error *e)
+{
+    uint32_t input;
+    int rc = register_input(t, path, r, o, &input, e);
+    if (rc == TR_OK) rc = r->read_dir(dir, t, input, &o->read, e);
+    if (rc == TR_OK) rc = tr_trace_status(t, e);
+    if (rc == TR_OK) apply_rank(t, input);
+    return rc < 0 ? rc : TR_OK;
+}
+
+/*
+** Archives of a whole-directory format (a tarball of a Recorder trace): the
+** members are listed in one pass, and when a reader claims the listing they
+** are extracted to a temporary directory under $TMPDIR, read from there and
+** removed.  Returns TR_END when no reader claims the archive.
+*/
+typedef struct extracted {
+    tr_arena names;
+    tr_vec made; /* const char *: files and directories created, in order */
+} extracted;
+
+/* The member name of IN, or NULL for names that could escape the directory. */
+static const char *member_name(const char *path, tr_input *in)
+{
+    const char *name = tr_input_name(in);
+    size_t n = strlen(path);
+    if (strncmp(name, path, n) != 0 || name[n] != ':') return NULL;
+    name += n + 1;
+    while (name[0] == '.' && name[1] == '/') name += 2;
+    if (!*name || *name == '/') return NULL;
+    for (const char *c = name; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : "")
+        if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2])) return NULL;
+    return name;
+}
+
+static int extract_note(extracted *x, const char *p, tr_error *e)
+{
+    const char **slot = tr_vec_push(&x->made);
+    if (!slot || !(*slot = tr_arena_strndup(&x->names, p, strlen(p)))) return tr_error_nomem(e);
+    return TR_OK;
+}
+
+/* Writes IN to ROOT/NAME, making the directories on the way. */
+static int extract_member(extracted *x, const char *root, const char *name, tr_input *in,
+                          tr_error *e)
+{
+    tr_buf p;
+    tr_buf_init(&p, 0);
+    int rc = tr_buf_addf(&p, "%s/%s", root, name) == TR_OK ? TR_OK : tr_error_nomem(e);
+    for (char *c = p.p + strlen(root) + 1; rc == TR_OK && (c = strchr(c, '/')) != NULL; c++) {
+        *c = '\0';
+        if (mkdir(p.p, 0700) == 0)
+            rc = extract_note(x, p.p, e);
+        else if (errno != EEXIST)
+            rc = tr_error_errno(e, errno, NULL, "cannot create %s", p.p);
+        *c = '/';
+    }
+    int fd = rc == TR_OK ? open(p.p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    if (rc == TR_OK && fd < 0) rc = tr_error_errno(e, errno, NULL, "cannot create %s", p.p);
+    if (fd >= 0) rc = extract_note(x, p.p, e);
+    char buf[65536];
+    size_t got;
+    while (rc == TR_OK && (rc = tr_input_read(in, buf, sizeof buf, &got, e)) == TR_OK && got) {
+        if (write(fd, buf, got) != (ssize_t)got)
+            rc = tr_error_errno(e, errno, NULL, "cannot write %s", p.p);
+    }
+    if (fd >= 0 && close(fd) != 0 && rc == TR_OK)
+        rc = tr_error_errno(e, errno, NULL, "cannot write %s", p.p);
+    tr_buf_fini(&p);
+    return rc;
+}
+
+/* Lists the members of the archive PATH into LIST (names kept in X). */
+static int list_archive(const char *path, tr_vec *list, extracted *x, tr_error *e)
+{
+    tr_source *src;
+    tr_input *in;
+    int rc = tr_source_open(&src, path, e);
+    if (rc < 0) return rc;
+    /* A bad member ends the listing; the stream path reports it properly. */
+    while ((rc = tr_source_next(src, &in, e)) == TR_OK) {
+        const char *m = member_name(path, in);
+        const char **slot = m ? tr_vec_push(list) : NULL;
+        if (m && (!slot || !(*slot = tr_arena_strndup(&x->names, m, strlen(m))))) {
+            rc = tr_error_nomem(e);
+            break;
+        }
+    }
+    tr_source_close(src);
+    return rc == TR_FATAL ? rc : TR_OK;
+}
+
+static int extract_archive(const char *path, const char *root, extracted *x, tr_error *e)
+{
+    tr_source *src;
+    tr_input *in;
+    int rc = tr_source_open(&src, path, e);
+    if (rc < 0) return rc;
+    while ((rc = tr_source_next(src, &in, e)) == TR_OK) {
+        const char *m = member_name(path, in);
+        if (m && (rc = extract_member(x, root, m, in, e)) < 0) break;
+    }
+    tr_source_close(src);
+    return rc < 0 ? rc : TR_OK;
+}
+
+static int load_archive_dir(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
+{
+    tr_vec list;
+    extracted x;
+    tr_vec_init(&list, sizeof(const char *));
+    tr_arena_init(&x.names);
+    tr_vec_init(&x.made, sizeof(const char *));
+    int rc = list_archive(path, &list, &x, e);
+    const tr_reader *r =
+        rc == TR_OK ? dir_reader(path, (const char *const *)list.data, list.len, o) : NULL;
+    if (rc == TR_OK && !r) rc = TR_END;
+    if (r) {
+        const char *tmp = getenv("TMPDIR");
+        char root[4096];
+        snprintf(root, sizeof root, "%s/tracecat-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(root))
+            return tr_error_errno(e, errno, NULL, "cannot create a directory under %s",
+                                  tmp && *tmp ? tmp : "/tmp");
+        rc = extract_archive(path, root, &x, e);
+        if (rc == TR_OK) rc = read_whole_dir(t, path, root, r, o, e);
+        /* Errors name the archive, not the temporary copy. */
+        size_t rn = strlen(root);
+        if (rc < 0 && strncmp(e->file, root, rn) == 0 && e->file[rn] == '/') {
+            tr_buf f;
+            tr_buf_init(&f, 0);
+            if (tr_buf_addf(&f, "%s:%s", path, e->file + rn + 1) == TR_OK) {
+                size_t n = f.len < sizeof e->file - 1 ? f.len : sizeof e->file - 1;
+                memcpy(e->file, f.p, n);
+                e->file[n] = '\0';
+            }
+            tr_buf_fini(&f);
+        }
+        for (size_t i = x.made.len; i-- > 0;) remove(TR_VEC_AT(&x.made, const char *, i));
+        rmdir(root);
+    }
+    tr_vec_fini(&list);
+    tr_vec_fini(&x.made);
+    tr_arena_fini(&x.names);
+    return rc;
+}
+
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
 {
     if (o->from && !tr_reader_find(o->from))
@@ -137,15 +291,20 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     tr_source_set_progress(src, o->progress, o->progress_user);
     int kind = tr_source_kind(src);
     if (kind == TR_SOURCE_DIR) {
-        const tr_reader *r = dir_reader(src, o);
+        size_t n;
+        const char *const *entries = tr_source_listing(src, &n);
+        const tr_reader *r = dir_reader(path, entries, n, o);
         if (r) {
-            uint32_t input;
-            rc = register_input(t, path, r, o, &input, e);
-            if (rc == TR_OK) rc = r->read_dir(path, t, input, &o->read, e);
-            if (rc == TR_OK) rc = tr_trace_status(t, e);
-            if (rc == TR_OK) apply_rank(t, input);
+            rc = read_whole_dir(t, path, path, r, o, e);
             tr_source_close(src);
-            return rc < 0 ? rc : TR_OK;
+            return rc;
+        }
+    }
+    if (kind == TR_SOURCE_ARCHIVE) {
+        rc = load_archive_dir(t, path, o, e);
+        if (rc != TR_END) {
+            tr_source_close(src);
+            return rc;
         }
     }
     tr_input *in;

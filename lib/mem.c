@@ -182,27 +182,6 @@ int tr_buf_grow(tr_buf *b, size_t extra)
     return TR_OK;
 }
 
-int tr_buf_add(tr_buf *b, const void *p, size_t n)
-{
-    int rc = tr_buf_grow(b, n);
-    if (rc != TR_OK) return rc;
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return TR_OK;
-}
-
-int tr_buf_addc(tr_buf *b, char c)
-{
-    if (b->len + 1 >= b->cap) {
-        int rc = tr_buf_grow(b, 1);
-        if (rc != TR_OK) return rc;
-    }
-    b->p[b->len++] = c;
-    b->p[b->len] = '\0';
-    return TR_OK;
-}
-
 int tr_buf_adds(tr_buf *b, const char *s)
 {
     return tr_buf_add(b, s, strlen(s));

@@ -8,9 +8,9 @@
 #include "tr_mem.h"
 #include "tr_trace.h"
 
-/* An open-addressing index of rows: slots hold row + 1, 0 is empty. */
+/* An open-addressing index of rows: slots hold hash << 32 | (row + 1), 0 is empty. */
 typedef struct row_index {
-    uint32_t *slots;
+    uint64_t *slots;
     size_t cap; /* a power of two, or 0 */
     size_t n;
 } row_index;
@@ -78,12 +78,53 @@ struct tr_trace {
 
     tr_vec flows; /* tr_flow */
 
-    /* args: entry i has key/type packed in arg_key[i] and its value in arg_val[i] */
-    tr_vec arg_key;   /* uint32_t: key << 3 | type */
-    tr_vec arg_val;   /* uint64_t */
+    /*
+    ** args: one uint64_t entry each, key << 35 | tag << 32 | payload (see
+    ** arg_tag).  Nearly all values fit the 32-bit payload; the others go to
+    ** arg_wide, so the column readers fill most stays at 8 bytes an arg.
+    */
+    tr_vec args;      /* uint64_t */
+    tr_vec arg_wide;  /* uint64_t: the values too wide for an entry */
     tr_vec set_start; /* uint32_t: first entry of set k+1 */
     size_t building;  /* first entry of the set under construction */
 };
+
+/* How an arg entry holds its value. */
+enum arg_tag {
+    ARG_INT32 = 0, /* an INT that fits int32: the payload, sign-extended */
+    ARG_REAL,      /* the payload indexes arg_wide */
+    ARG_STR,       /* the payload is the string id */
+    ARG_BOOL,      /* the payload is 0 or 1 */
+    ARG_UINT32,    /* a UINT below 2^32 */
+    ARG_INT64,     /* an INT, the payload indexes arg_wide */
+    ARG_UINT64     /* a UINT, the payload indexes arg_wide */
+};
+
+#define ARG_KEY_BITS 29 /* keys are string ids below 2^29 */
+
+static inline tr_str model_arg_key(uint64_t entry)
+{
+    return (tr_str)(entry >> 35);
+}
+
+/* The type (enum tr_arg_type) of ENTRY; its value's bits go to *BITS. */
+static inline int model_arg_value(const tr_trace *t, uint64_t entry, uint64_t *bits)
+{
+    static const unsigned char type[8] = {TR_ARG_INT,  TR_ARG_REAL, TR_ARG_STR,  TR_ARG_BOOL,
+                                          TR_ARG_UINT, TR_ARG_INT,  TR_ARG_UINT, TR_ARG_INT};
+    unsigned tag = (unsigned)(entry >> 32) & 7;
+    uint32_t payload = (uint32_t)entry;
+    if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64)
+        *bits = ((const uint64_t *)t->arg_wide.data)[payload];
+    else if (tag == ARG_INT32)
+        *bits = (uint64_t)(int64_t)(int32_t)payload;
+    else
+        *bits = payload;
+    return type[tag];
+}
+
+/* The entries [*FIRST, *END) of arg set SET (both 0 for set 0 or an unknown set). */
+void model_args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end);
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);

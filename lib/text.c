@@ -1,5 +1,6 @@
 /* text.c: number and duration parsing, fixed-point formatting, JSON text. */
 #include "tr_text.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -232,6 +233,12 @@ int tr_buf_add_real(tr_buf *b, double v)
 
 /* ---- JSON ---- */
 
+/* Bytes a JSON string cannot hold as they are: controls, '"' and '\\'. */
+static const unsigned char json_escaped[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
+};
+
 int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -241,7 +248,7 @@ int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (!json_escaped[c]) continue;
         char esc[6] = {'\\', 0, '0', '0', hex[c >> 4], hex[c & 15]};
         size_t elen = 2;
         switch (c) {
@@ -280,37 +287,39 @@ int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
 
 int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
 {
-    size_t n = tr_args_count(t, set);
+    size_t first, end;
+    model_args_span(t, set, &first, &end);
+    const uint64_t *args = t->args.data;
     int rc = tr_buf_addc(b, '{');
-    for (size_t i = 0; i < n && rc == TR_OK; i++) {
-        tr_arg a;
+    for (size_t i = first; i < end && rc == TR_OK; i++) {
         size_t len;
-        tr_args_at(t, set, i, &a);
-        if (i > 0) rc = tr_buf_addc(b, ',');
-        const char *key = tr_str_get(t, a.key, &len);
+        if (i > first) rc = tr_buf_addc(b, ',');
+        const char *key = tr_str_get(t, model_arg_key(args[i]), &len);
         if (rc == TR_OK) rc = tr_buf_add_json_str(b, key, len);
         if (rc == TR_OK) rc = tr_buf_addc(b, ':');
         if (rc != TR_OK) break;
-        switch (a.type) {
+        uint64_t v;
+        switch (model_arg_value(t, args[i], &v)) {
         case TR_ARG_INT:
-            rc = tr_buf_add_int(b, a.v.i);
+            rc = tr_buf_add_int(b, (int64_t)v);
             break;
         case TR_ARG_UINT:
-            rc = add_u64(b, a.v.u, 0);
+            rc = add_u64(b, v, 0);
             break;
-        case TR_ARG_REAL:
-            rc = tr_buf_add_real(b, a.v.d);
+        case TR_ARG_REAL: {
+            double d;
+            memcpy(&d, &v, sizeof d);
+            rc = tr_buf_add_real(b, d);
             break;
+        }
         case TR_ARG_BOOL:
-            rc = a.v.i ? tr_buf_add(b, "true", 4) : tr_buf_add(b, "false", 5);
+            rc = v ? tr_buf_add(b, "true", 4) : tr_buf_add(b, "false", 5);
             break;
-        case TR_ARG_STR: {
-            const char *s = tr_str_get(t, a.v.s, &len);
+        default: {
+            const char *s = tr_str_get(t, (tr_str)v, &len);
             rc = tr_buf_add_json_str(b, s, len);
             break;
         }
-        default:
-            rc = tr_buf_add(b, "null", 4); /* a type newer than this writer */
         }
     }
     return rc == TR_OK ? tr_buf_addc(b, '}') : rc;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
 ** Allocation goes through these so tests can make the Nth one fail and check
@@ -71,8 +72,31 @@ void tr_buf_init(tr_buf *b, size_t max);
 void tr_buf_fini(tr_buf *b);
 void tr_buf_reset(tr_buf *b);
 int tr_buf_grow(tr_buf *b, size_t extra); /* room for EXTRA more bytes and the NUL */
-int tr_buf_add(tr_buf *b, const void *p, size_t n);
-int tr_buf_addc(tr_buf *b, char c);
+
+/* Writers append millions of small pieces: the common case is inline. */
+static inline int tr_buf_add(tr_buf *b, const void *p, size_t n)
+{
+    if (n >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, n);
+        if (rc != 0) return rc;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+static inline int tr_buf_addc(tr_buf *b, char c)
+{
+    if (b->len + 1 >= b->cap) {
+        int rc = tr_buf_grow(b, 1);
+        if (rc != 0) return rc;
+    }
+    b->p[b->len++] = c;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
 int tr_buf_adds(tr_buf *b, const char *s);
 int tr_buf_addf(tr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -3,6 +3,16 @@
 
 #include <string.h>
 
+/*
+** The slow halves of the appends readers call millions of times stay out
+** of line, so the common case saves no registers.
+*/
+#if defined(__GNUC__)
+#define TR_SLOW __attribute__((noinline, cold))
+#else
+#define TR_SLOW
+#endif
+
 /* ---- hashing ---- */
 
 static uint64_t hash_mix(uint64_t h)
@@ -36,17 +46,15 @@ static uint32_t hash_bytes(const char *s, size_t n)
 
 typedef int (*row_eq_fn)(const tr_trace *t, uint32_t row, const void *key);
 
-typedef uint32_t (*row_hash_fn)(const tr_trace *t, uint32_t row);
-
-static int index_grow(row_index *ix, row_hash_fn rehash, const tr_trace *t)
+static int index_grow(row_index *ix)
 {
     size_t cap = ix->cap ? ix->cap * 2 : 64;
-    uint32_t *slots = tr_calloc(cap, sizeof *slots);
+    uint64_t *slots = tr_calloc(cap, sizeof *slots);
     if (!slots) return TR_FATAL;
     for (size_t i = 0; i < ix->cap; i++) {
-        uint32_t v = ix->slots[i];
+        uint64_t v = ix->slots[i];
         if (!v) continue;
-        size_t j = rehash(t, v - 1) & (cap - 1);
+        size_t j = (v >> 32) & (cap - 1);
         while (slots[j]) j = (j + 1) & (cap - 1);
         slots[j] = v;
     }
@@ -59,27 +67,32 @@ static int index_grow(row_index *ix, row_hash_fn rehash, const tr_trace *t)
 /*
 ** Finds the row equal to KEY under HASH; on a miss returns TR_NONE and sets
 ** *SLOT to where it would go (after growing, so the caller may insert).
+** Slots keep their row's hash, so a probe past another row seldom has to
+** look at that row.
 */
-static uint32_t index_find(tr_trace *t, row_index *ix, uint32_t hash, row_eq_fn eq,
-                           const void *key, row_hash_fn rehash, size_t *slot)
+static uint32_t index_find(tr_trace *t, row_index *ix, uint32_t hash, row_eq_fn eq, const void *key,
+                           size_t *slot)
 {
-    if ((ix->n + 1) * 4 > ix->cap * 3 && index_grow(ix, rehash, t) != TR_OK) {
+    if ((ix->n + 1) * 4 > ix->cap * 3 && index_grow(ix) != TR_OK) {
         t->failed = 1;
         *slot = SIZE_MAX;
         return TR_NONE;
     }
     size_t j = hash & (ix->cap - 1);
-    while (ix->slots[j]) {
-        if (eq(t, ix->slots[j] - 1, key)) return ix->slots[j] - 1;
-        j = (j + 1) & (ix->cap - 1);
+    for (uint64_t v; (v = ix->slots[j]) != 0; j = (j + 1) & (ix->cap - 1)) {
+        uint32_t row = (uint32_t)v - 1;
+        if ((uint32_t)(v >> 32) == hash && eq(t, row, key)) {
+            *slot = j;
+            return row;
+        }
     }
     *slot = j;
     return TR_NONE;
 }
 
-static void index_insert(row_index *ix, size_t slot, uint32_t row)
+static void index_insert(row_index *ix, size_t slot, uint32_t hash, uint32_t row)
 {
-    ix->slots[slot] = row + 1;
+    ix->slots[slot] = (uint64_t)hash << 32 | (row + 1);
     ix->n++;
 }
 
@@ -94,7 +107,6 @@ typedef struct track_slot {
     tr_str key;
 } track_slot;
 
-
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap)
 {
     for (size_t i = 0; i < ncols; i++) {
@@ -104,11 +116,6 @@ int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t
         *cols[i] = p;
     }
     return TR_OK;
-}
-
-static uint32_t str_rehash(const tr_trace *t, uint32_t row)
-{
-    return TR_VEC_AT(&t->strs, str_entry, row).hash;
 }
 
 tr_trace *tr_trace_new(void)
@@ -123,8 +130,8 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
     tr_vec_init(&t->flows, sizeof(tr_flow));
-    tr_vec_init(&t->arg_key, sizeof(uint32_t));
-    tr_vec_init(&t->arg_val, sizeof(uint64_t));
+    tr_vec_init(&t->args, sizeof(uint64_t));
+    tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
@@ -163,8 +170,8 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->stacks);
     tr_free(t->stack_index.slots);
     tr_vec_fini(&t->flows);
-    tr_vec_fini(&t->arg_key);
-    tr_vec_fini(&t->arg_val);
+    tr_vec_fini(&t->args);
+    tr_vec_fini(&t->arg_wide);
     tr_vec_fini(&t->set_start);
     tr_free(t);
 }
@@ -224,11 +231,11 @@ tr_str tr_str_intern(tr_trace *t, const char *s, size_t n)
     uint32_t hash = hash_bytes(s, n);
     str_key key = {s, n};
     size_t slot;
-    uint32_t row = index_find(t, &t->str_index, hash, str_eq, &key, str_rehash, &slot);
+    uint32_t row = index_find(t, &t->str_index, hash, str_eq, &key, &slot);
     if (row != TR_NONE) return row;
     if (slot == SIZE_MAX) return 0;
     tr_str id = str_store(t, s, n, hash);
-    if (id) index_insert(&t->str_index, slot, id);
+    if (id) index_insert(&t->str_index, slot, hash, id);
     return id;
 }
 
@@ -300,12 +307,6 @@ static uint32_t process_hash(uint32_t input, int64_t pid)
     return (uint32_t)hash_mix(((uint64_t)input << 40) ^ (uint64_t)pid);
 }
 
-static uint32_t process_rehash(const tr_trace *t, uint32_t row)
-{
-    const tr_process *p = &TR_VEC_AT(&t->processes, tr_process, row);
-    return process_hash(p->input, p->pid);
-}
-
 static int process_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const process_key *k = key;
@@ -318,8 +319,8 @@ uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid)
     if (!appendable(t)) return TR_NONE;
     process_key key = {input, pid};
     size_t slot;
-    uint32_t row = index_find(t, &t->process_index, process_hash(input, pid), process_eq, &key,
-                              process_rehash, &slot);
+    uint32_t hash = process_hash(input, pid);
+    uint32_t row = index_find(t, &t->process_index, hash, process_eq, &key, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     tr_process *p = tr_vec_push(&t->processes);
     if (!p) {
@@ -331,7 +332,7 @@ uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid)
     const tr_input_info *in = tr_input_get(t, input);
     p->rank = in ? in->rank : -1;
     row = (uint32_t)(t->processes.len - 1);
-    index_insert(&t->process_index, slot, row);
+    index_insert(&t->process_index, slot, hash, row);
     return row;
 }
 
@@ -366,19 +367,12 @@ static uint32_t track_hash(const track_key *k)
     return (uint32_t)hash_mix(h ^ (uint64_t)k->tid);
 }
 
-static uint32_t track_rehash(const tr_trace *t, uint32_t row)
-{
-    const track_slot *s = &TR_VEC_AT(&t->tracks, track_slot, row);
-    track_key k = {s->track.process, s->track.kind, s->track.tid, s->key};
-    return track_hash(&k);
-}
-
 static int track_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const track_key *k = key;
     const track_slot *s = &TR_VEC_AT(&t->tracks, track_slot, row);
-    return s->track.process == k->process && s->track.kind == k->kind &&
-           s->track.tid == k->tid && s->key == k->key;
+    return s->track.process == k->process && s->track.kind == k->kind && s->track.tid == k->tid &&
+           s->key == k->key;
 }
 
 uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key)
@@ -386,8 +380,8 @@ uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_s
     if (!appendable(t)) return TR_NONE;
     track_key k = {process, kind, tid, key};
     size_t slot;
-    uint32_t row =
-        index_find(t, &t->track_index, track_hash(&k), track_eq, &k, track_rehash, &slot);
+    uint32_t hash = track_hash(&k);
+    uint32_t row = index_find(t, &t->track_index, hash, track_eq, &k, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     track_slot *s = tr_vec_push(&t->tracks);
     if (!s) {
@@ -400,7 +394,7 @@ uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_s
     s->track.name = key;
     s->key = key;
     row = (uint32_t)(t->tracks.len - 1);
-    index_insert(&t->track_index, slot, row);
+    index_insert(&t->track_index, slot, hash, row);
     return row;
 }
 
@@ -421,8 +415,8 @@ size_t tr_track_count(const tr_trace *t)
 
 const char *tr_track_kind_name(int kind)
 {
-    static const char *const names[TR_TRACK_KIND_COUNT] = {
-        "thread", "worker", "client", "rank", "counter", "async", "gpu"};
+    static const char *const names[TR_TRACK_KIND_COUNT] = {"thread",  "worker", "client", "rank",
+                                                           "counter", "async",  "gpu"};
     return kind >= 0 && kind < TR_TRACK_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -430,60 +424,87 @@ const char *tr_track_kind_name(int kind)
 
 void tr_args_begin(tr_trace *t)
 {
-    t->building = t->arg_key.len;
+    t->building = t->args.len;
 }
 
-static void args_push(tr_trace *t, tr_str key, int type, uint64_t bits)
+/*
+** The slow half of args_push: out of line, so the common case (room, a
+** narrow value) stays a few instructions that save no registers.  PAYLOAD
+** is the value itself, or WIDE's index in arg_wide when IS_WIDE.
+*/
+static TR_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uint32_t payload,
+                                   int is_wide, uint64_t wide)
 {
     if (!appendable(t)) return;
-    if (key >= (1u << 29)) {
+    if (key >= (1u << ARG_KEY_BITS)) {
         t->failed = 1;
         return;
     }
-    size_t n = t->arg_key.len;
-    /* Both columns grow together; the hot path is two stores. */
-    if (n >= t->arg_key.cap || n >= t->arg_val.cap) {
-        if (tr_vec_reserve(&t->arg_key, n + 1) != TR_OK ||
-            tr_vec_reserve(&t->arg_val, n + 1) != TR_OK) {
+    if (is_wide) {
+        uint64_t *slot = t->arg_wide.len < UINT32_MAX ? tr_vec_push(&t->arg_wide) : NULL;
+        if (!slot) {
             t->failed = 1;
             return;
         }
+        *slot = wide;
+        payload = (uint32_t)(t->arg_wide.len - 1);
     }
-    ((uint32_t *)t->arg_key.data)[n] = key << 3 | (uint32_t)type;
-    ((uint64_t *)t->arg_val.data)[n] = bits;
-    t->arg_key.len = t->arg_val.len = n + 1;
+    size_t n = t->args.len;
+    if (n >= t->args.cap && tr_vec_reserve(&t->args, n + 1) != TR_OK) {
+        t->failed = 1;
+        return;
+    }
+    ((uint64_t *)t->args.data)[n] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
+    t->args.len = n + 1;
+}
+
+static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t payload)
+{
+    size_t n = t->args.len;
+    if (n < t->args.cap && key < (1u << ARG_KEY_BITS) && !(t->failed | t->frozen)) {
+        ((uint64_t *)t->args.data)[n] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
+        t->args.len = n + 1;
+    } else {
+        args_push_slow(t, key, tag, payload, 0, 0);
+    }
 }
 
 void tr_args_int(tr_trace *t, tr_str key, int64_t v)
 {
-    args_push(t, key, TR_ARG_INT, (uint64_t)v);
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        args_push(t, key, ARG_INT32, (uint32_t)(int32_t)v);
+    else
+        args_push_slow(t, key, ARG_INT64, 0, 1, (uint64_t)v);
 }
 
 void tr_args_uint(tr_trace *t, tr_str key, uint64_t v)
 {
-    args_push(t, key, TR_ARG_UINT, v);
+    if (v <= UINT32_MAX)
+        args_push(t, key, ARG_UINT32, (uint32_t)v);
+    else
+        args_push_slow(t, key, ARG_UINT64, 0, 1, v);
 }
 
 void tr_args_real(tr_trace *t, tr_str key, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    args_push(t, key, TR_ARG_REAL, bits);
+    args_push_slow(t, key, ARG_REAL, 0, 1, bits);
 }
 
 void tr_args_bool(tr_trace *t, tr_str key, int v)
 {
-    args_push(t, key, TR_ARG_BOOL, v != 0);
+    args_push(t, key, ARG_BOOL, v != 0);
 }
 
 void tr_args_str(tr_trace *t, tr_str key, tr_str v)
 {
-    args_push(t, key, TR_ARG_STR, v);
+    args_push(t, key, ARG_STR, v);
 }
 
-uint32_t tr_args_end(tr_trace *t)
+static TR_SLOW uint32_t args_end_slow(tr_trace *t)
 {
-    if (t->failed || t->arg_key.len == t->building) return 0;
+    if (t->failed || t->args.len == t->building) return 0;
     if (t->building > UINT32_MAX || t->set_start.len >= TR_NONE - 1) {
         t->failed = 1;
         return 0;
@@ -494,11 +515,25 @@ uint32_t tr_args_end(tr_trace *t)
         return 0;
     }
     *start = (uint32_t)t->building;
-    t->building = t->arg_key.len;
+    t->building = t->args.len;
     return (uint32_t)t->set_start.len;
 }
 
-static void args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end)
+uint32_t tr_args_end(tr_trace *t)
+{
+    /* Sets are as many as events: the common case is one store, as in args_push. */
+    size_t n = t->set_start.len;
+    if (n < t->set_start.cap && !t->failed && t->args.len != t->building &&
+        t->building <= UINT32_MAX && n < TR_NONE - 1) {
+        ((uint32_t *)t->set_start.data)[n] = (uint32_t)t->building;
+        t->set_start.len = n + 1;
+        t->building = t->args.len;
+        return (uint32_t)(n + 1);
+    }
+    return args_end_slow(t);
+}
+
+void model_args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end)
 {
     *first = *end = 0;
     if (set == 0 || set > t->set_start.len) return;
@@ -509,28 +544,34 @@ static void args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *en
 size_t tr_args_count(const tr_trace *t, uint32_t set)
 {
     size_t first, end;
-    args_span(t, set, &first, &end);
+    model_args_span(t, set, &first, &end);
     return end - first;
 }
 
 void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out)
 {
     size_t first, end;
-    args_span(t, set, &first, &end);
+    model_args_span(t, set, &first, &end);
     memset(out, 0, sizeof *out);
     if (first + i >= end) return;
-    uint32_t k = TR_VEC_AT(&t->arg_key, uint32_t, first + i);
-    out->key = k >> 3;
-    out->type = (int)(k & 7);
-    out->v.u = TR_VEC_AT(&t->arg_val, uint64_t, first + i);
+    uint64_t e = TR_VEC_AT(&t->args, uint64_t, first + i);
+    out->key = model_arg_key(e);
+    out->type = model_arg_value(t, e, &out->v.u);
 }
 
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
 {
-    size_t n = tr_args_count(t, set);
-    for (size_t i = 0; i < n; i++) {
-        tr_args_at(t, set, i, out);
-        if (strcmp(tr_str_get(t, out->key, NULL), key) == 0) return 1;
+    size_t first, end, n = strlen(key);
+    model_args_span(t, set, &first, &end);
+    const uint64_t *args = t->args.data;
+    /* Keys are compared by length first: no strcmp for most of them. */
+    for (size_t i = first; i < end; i++) {
+        size_t len;
+        const char *k = tr_str_get(t, model_arg_key(args[i]), &len);
+        if (len == n && memcmp(k, key, n) == 0) {
+            tr_args_at(t, set, i - first, out);
+            return 1;
+        }
     }
     return 0;
 }
@@ -555,15 +596,22 @@ static int table_room(tr_trace *t, size_t n, size_t *cap, void **cols[], const s
     return 1;
 }
 
-uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name,
-                      tr_str cat, int64_t bytes, uint32_t args)
+/* Room for one more slice; the slow half of tr_slice_add. */
+static TR_SLOW int slice_room(tr_trace *t)
 {
     slice_table *s = &t->slices;
-    void **cols[] = {(void **)&s->ts,   (void **)&s->dur,  (void **)&s->bytes,
-                     (void **)&s->track, (void **)&s->name, (void **)&s->cat,
+    void **cols[] = {(void **)&s->ts,    (void **)&s->dur,    (void **)&s->bytes,
+                     (void **)&s->track, (void **)&s->name,   (void **)&s->cat,
                      (void **)&s->args,  (void **)&s->parent, (void **)&s->depth};
     static const size_t sizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
-    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 9)) return TR_NONE;
+    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, 9);
+}
+
+uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
+                      int64_t bytes, uint32_t args)
+{
+    slice_table *s = &t->slices;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !slice_room(t)) return TR_NONE;
     size_t i = s->n++;
     s->ts[i] = ts;
     s->dur[i] = dur;
@@ -584,14 +632,21 @@ void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
     t->slices.dur[row] = dur < 0 ? 0 : dur;
 }
 
-uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat,
-                        int scope, int64_t bytes, uint32_t args)
+/* Room for one more instant; the slow half of tr_instant_add. */
+static TR_SLOW int instant_room(tr_trace *t)
 {
     instant_table *s = &t->instants;
     void **cols[] = {(void **)&s->ts,  (void **)&s->bytes, (void **)&s->track, (void **)&s->name,
                      (void **)&s->cat, (void **)&s->args,  (void **)&s->scope};
     static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 1};
-    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 7)) return TR_NONE;
+    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, 7);
+}
+
+uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
+                        int64_t bytes, uint32_t args)
+{
+    instant_table *s = &t->instants;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !instant_room(t)) return TR_NONE;
     size_t i = s->n++;
     s->ts[i] = ts;
     s->bytes[i] = bytes;
@@ -639,11 +694,6 @@ static uint32_t frame_hash(const tr_frame *f)
     return (uint32_t)(h ^ (uint64_t)(f->is_native != 0));
 }
 
-static uint32_t frame_rehash(const tr_trace *t, uint32_t row)
-{
-    return frame_hash(&TR_VEC_AT(&t->frames, tr_frame, row));
-}
-
 static int frame_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const tr_frame *a = &TR_VEC_AT(&t->frames, tr_frame, row), *b = key;
@@ -655,8 +705,8 @@ uint32_t tr_frame_intern(tr_trace *t, const tr_frame *f)
 {
     if (!appendable(t)) return TR_NONE;
     size_t slot;
-    uint32_t row =
-        index_find(t, &t->frame_index, frame_hash(f), frame_eq, f, frame_rehash, &slot);
+    uint32_t hash = frame_hash(f);
+    uint32_t row = index_find(t, &t->frame_index, hash, frame_eq, f, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     tr_frame *copy = tr_vec_push(&t->frames);
     if (!copy) {
@@ -666,7 +716,7 @@ uint32_t tr_frame_intern(tr_trace *t, const tr_frame *f)
     *copy = *f;
     copy->is_native = f->is_native != 0;
     row = (uint32_t)(t->frames.len - 1);
-    index_insert(&t->frame_index, slot, row);
+    index_insert(&t->frame_index, slot, hash, row);
     return row;
 }
 
@@ -685,12 +735,6 @@ static uint32_t stack_hash(uint32_t parent, uint32_t frame)
     return (uint32_t)hash_mix(((uint64_t)parent << 32) | frame);
 }
 
-static uint32_t stack_rehash(const tr_trace *t, uint32_t row)
-{
-    const stack_node *s = &TR_VEC_AT(&t->stacks, stack_node, row);
-    return stack_hash(s->parent, s->frame);
-}
-
 static int stack_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const stack_node *a = &TR_VEC_AT(&t->stacks, stack_node, row), *b = key;
@@ -706,8 +750,8 @@ uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
     }
     stack_node key = {parent, frame, 0};
     size_t slot;
-    uint32_t row = index_find(t, &t->stack_index, stack_hash(parent, frame), stack_eq, &key,
-                              stack_rehash, &slot);
+    uint32_t hash = stack_hash(parent, frame);
+    uint32_t row = index_find(t, &t->stack_index, hash, stack_eq, &key, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     uint32_t depth = TR_VEC_AT(&t->stacks, stack_node, parent).depth + 1;
     stack_node *s = tr_vec_push(&t->stacks);
@@ -719,7 +763,7 @@ uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
     s->frame = frame;
     s->depth = depth;
     row = (uint32_t)(t->stacks.len - 1);
-    index_insert(&t->stack_index, slot, row);
+    index_insert(&t->stack_index, slot, hash, row);
     return row;
 }
 
@@ -771,7 +815,7 @@ size_t tr_flow_count(const tr_trace *t)
 
 static size_t index_bytes(const row_index *ix)
 {
-    return ix->cap * sizeof(uint32_t);
+    return ix->cap * sizeof *ix->slots;
 }
 
 static size_t vec_bytes(const tr_vec *v)
@@ -784,7 +828,7 @@ size_t tr_trace_memory(const tr_trace *t)
     size_t n = sizeof *t + t->text.total;
     n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes);
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
-    n += vec_bytes(&t->flows) + vec_bytes(&t->arg_key) + vec_bytes(&t->arg_val);
+    n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
     n += vec_bytes(&t->set_start);
     n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
     n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);

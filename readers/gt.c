@@ -20,6 +20,9 @@
 #include "tr_text.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: the separator scan uses it there */
+#endif
 
 #define GT_NS_PER_S  1000000000
 #define GT_NO_LANE   UINT32_MAX
@@ -27,6 +30,20 @@
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
 #define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
 #define GT_STR_MAX   32  /* longer strings skip the cache */
+/*
+** The caches are set associative: a key may sit in any of the GT_WAYS slots
+** of its set.  A hit moves its entry one slot forward and a miss replaces
+** the set's last slot, so strings that repeat stay while one-offs (tensor
+** ids) pass through.
+*/
+#define GT_WAYS 4
+
+/* Rare paths stay out of line, so the hot ones save no registers. */
+#if defined(__GNUC__)
+#define TR_GT_SLOW __attribute__((noinline, cold))
+#else
+#define TR_GT_SLOW
+#endif
 
 /* Strings interned once per read. */
 enum gt_const {
@@ -172,10 +189,18 @@ static int gt_digit(char c)
     return (unsigned)(c - '0') < 10;
 }
 
+/* \w as a table: detail keys and values are scanned a byte at a time. */
+#define GT_W(c)                                                                                    \
+    (((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') ||     \
+     (c) == '_' || (c) >= 0x80)
+#define GT_W4(c)  GT_W(c), GT_W((c) + 1), GT_W((c) + 2), GT_W((c) + 3)
+#define GT_W16(c) GT_W4(c), GT_W4((c) + 4), GT_W4((c) + 8), GT_W4((c) + 12)
+#define GT_W64(c) GT_W16(c), GT_W16((c) + 16), GT_W16((c) + 32), GT_W16((c) + 48)
+static const unsigned char gt_word_class[256] = {GT_W64(0), GT_W64(64), GT_W64(128), GT_W64(192)};
+
 static int gt_word(char c)
 {
-    unsigned char u = (unsigned char)c;
-    return gt_digit(c) || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || u == '_' || u >= 0x80;
+    return gt_word_class[(unsigned char)c];
 }
 
 static int gt_space(char c)
@@ -188,11 +213,35 @@ static char gt_lower(char c)
     return c >= 'A' && c <= 'Z' ? (char)(c | 0x20) : c;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GT_LITTLE_ENDIAN 1 /* the first byte of a loaded word is its lowest */
+#else
+#define GT_LITTLE_ENDIAN 0
+#endif
+
+#define GT_SPACES 0x2020202020202020ULL
+
+/* Strips spaces and tabs at both ends; GT pads fields with spaces, skipped eight at a time. */
 static inline void gt_trim(const char **p, size_t *n)
 {
     const char *s = *p;
     size_t len = *n;
+    uint64_t w;
+    while (GT_LITTLE_ENDIAN && len >= 8) {
+        memcpy(&w, s, 8);
+        w ^= GT_SPACES;
+        size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
+        s += k, len -= k;
+        if (k < 8) break;
+    }
     while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
+    while (GT_LITTLE_ENDIAN && len >= 8) {
+        memcpy(&w, s + len - 8, 8);
+        w ^= GT_SPACES;
+        size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
+        len -= k;
+        if (k < 8) break;
+    }
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
     *p = s;
     *n = len;
@@ -233,10 +282,17 @@ static inline void gt_words(const char *s, size_t n, uint64_t *head, uint64_t *t
     }
 }
 
+/*
+** Every input bit must reach the low bits the caches index by: a product
+** only carries a bit upwards, so the high half is folded down first (names
+** such as "auto_worker_0".."3" differ in their last, most significant byte).
+*/
 static uint32_t gt_hash_words(uint64_t head, uint64_t tail, size_t n)
 {
-    uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ULL) ^ n) * 0xff51afd7ed558ccdULL;
-    return (uint32_t)(h >> 40);
+    uint64_t h = (head + n) * 0x9E3779B97F4A7C15ULL ^ tail;
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdULL;
+    return (uint32_t)(h >> 32);
 }
 
 static uint32_t gt_hash(const char *s, size_t n)
@@ -282,36 +338,55 @@ static int gt_classify(const char *p, size_t n, size_t *start, size_t *end)
     return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
 }
 
-/* The next " | " at or after FROM, as the index of its first space, or SIZE_MAX. */
-static size_t gt_find_sep(const char *p, size_t from, size_t n)
+/* Bit J of the result is set when P[J] is '|', for the 16 bytes at P. */
+static inline uint32_t gt_bars16(const char *p)
 {
-    /*
-    ** Fields are short, so memchr's call costs more than it saves; eight
-    ** bytes at a time skip the padding.  In the mask, the lowest flagged
-    ** byte is exactly the first '|' (false flags only sit above a true one).
-    */
-    size_t k = from + 1;
-    while (k + 1 < n) {
-        if (k + 9 <= n) {
-            uint64_t w;
-            memcpy(&w, p + k, 8);
-            w ^= 0x7c7c7c7c7c7c7c7cULL; /* '|' bytes become 0 */
-            uint64_t m = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
-            if (!m) {
-                k += 8;
-                continue;
-            }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            k += (size_t)__builtin_ctzll(m) >> 3;
-            if (p[k - 1] == ' ' && p[k + 1] == ' ') return k - 1;
-            k++;
-            continue;
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+#else
+    uint32_t m = 0;
+    for (unsigned j = 0; j < 16; j++) m |= (uint32_t)(p[j] == '|') << j;
+    return m;
 #endif
+}
+
+/*
+** Splits [POS, N) at up to MAX " | " separators, in one pass over the
+** line, sixteen bytes at a time: the fields go to FS/FE (room for MAX + 1),
+** the count is returned.  A separator's '|' sits at least one byte into the
+** field it ends, so in "a | | b" only the first '|' separates.
+*/
+static size_t gt_split(const char *p, size_t pos, size_t n, size_t max, size_t *fs, size_t *fe)
+{
+    size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
+    /* A '|' needs the byte after it, so the line's last byte never counts. */
+    for (size_t base = first; nf < max && base + 1 < n;) {
+        size_t count = n - 1 - base;
+        uint32_t m = 0;
+        if (count >= 16) {
+            m = gt_bars16(p + base);
+            count = 16;
+        } else if (n - 1 >= 16) {
+            /* The last sixteen bytes, overlapping what was scanned already. */
+            m = gt_bars16(p + n - 17) >> (16 - count);
+        } else {
+            for (size_t j = 0; j < count; j++) m |= (uint32_t)(p[base + j] == '|') << j;
         }
-        for (size_t e = k + 8 < n - 1 ? k + 8 : n - 1; k < e; k++)
-            if (p[k] == '|' && p[k - 1] == ' ' && p[k + 1] == ' ') return k - 1;
+        for (; m && nf < max; m &= m - 1) {
+            size_t j = base + (size_t)__builtin_ctz(m);
+            if (j < first || p[j - 1] != ' ' || p[j + 1] != ' ') continue;
+            fs[nf] = pos;
+            fe[nf] = j - 1;
+            nf++;
+            pos = j + 2;
+            first = pos + 1;
+        }
+        base += count;
     }
-    return SIZE_MAX;
+    fs[nf] = pos;
+    fe[nf] = n;
+    return nf + 1;
 }
 
 /*
@@ -370,11 +445,14 @@ static int gt_time(const char *s, size_t n, int64_t *ns)
 {
     static const int64_t pow10[10] = {1,      10,      100,      1000,      10000,
                                       100000, 1000000, 10000000, 100000000, 1000000000};
-    const char *dot = memchr(s, '.', n);
-    size_t i = dot ? (size_t)(dot - s) : n, f = dot ? n - i - 1 : 0;
-    if (i > 9 || f > 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
     int64_t ip = 0, frac = 0;
-    for (size_t k = 0; k < i; k++) ip = ip * 10 + (s[k] - '0');
+    size_t i = 0;
+    for (; i < n && s[i] != '.'; i++) {
+        if (i == 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
+        ip = ip * 10 + (s[i] - '0');
+    }
+    size_t f = i < n ? n - i - 1 : 0;
+    if (f > 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
     for (size_t k = i + 1; k < n; k++) frac = frac * 10 + (s[k] - '0');
     *ns = ip * GT_NS_PER_S + frac * pow10[9 - f];
     return 0;
@@ -394,30 +472,21 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, g
         *col = i + 2;
         return "expected ' | #<seq> | ' after the elapsed time";
     }
-    /* At most 6 splits in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
-    size_t fs[6], fe[6], nf = 0, pos = i + 4;
-    while (nf < 5) {
-        size_t s = gt_find_sep(p, pos, n);
-        if (s == SIZE_MAX) break;
-        fs[nf] = pos;
-        fe[nf] = s;
-        nf++;
-        pos = s + 3;
-    }
-    fs[nf] = pos;
-    fe[nf] = n;
-    nf++;
+    /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
+    size_t fs[6], fe[6];
+    size_t nf = gt_split(p, i + 4, n, 5, fs, fe);
     *col = fs[0] + 1;
     if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
-    for (size_t k = fs[0] + 1; k < fe[0]; k++)
-        if (!gt_digit(p[k])) return "expected '#<seq>' as the second field";
-    int64_t seq = 0;
+    uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
+    for (size_t k = fs[0] + 1; k < fe[0]; k++) {
+        unsigned d = (unsigned)(p[k] - '0');
+        if (d > 9) return "expected '#<seq>' as the second field";
+        seq = seq * 10 + d;
+    }
+    r->seq = (int64_t)seq;
     /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (fe[0] - fs[0] - 1 <= 18)
-        for (size_t k = fs[0] + 1; k < fe[0]; k++) seq = seq * 10 + (p[k] - '0');
-    else if (tr_parse_int64(p + fs[0] + 1, fe[0] - fs[0] - 1, &seq) != 0)
+    if (fe[0] - fs[0] - 1 > 18 && tr_parse_int64(p + fs[0] + 1, fe[0] - fs[0] - 1, &r->seq) != 0)
         return "sequence number out of range";
-    r->seq = seq;
     if (nf < 4) {
         *col = fs[nf - 1] + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
@@ -476,18 +545,8 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     if (!gt_skip_number(p, n, &i) || n - i < 2 || p[i] != 's' || p[i + 1] != ']')
         return "expected '[TAPE <t>s]'";
     if (gt_time(p + t0, i - t0, &r->ts) != 0) return "elapsed time out of range";
-    size_t fs[4], fe[4], nf = 0, pos = i + 2;
-    while (nf < 3) {
-        size_t s = gt_find_sep(p, pos, n);
-        if (s == SIZE_MAX) break;
-        fs[nf] = pos;
-        fe[nf] = s;
-        nf++;
-        pos = s + 3;
-    }
-    fs[nf] = pos;
-    fe[nf] = n;
-    nf++;
+    size_t fs[4], fe[4];
+    size_t nf = gt_split(p, i + 2, n, 3, fs, fe);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
     r->ev = p + fs[0], r->ev_n = fe[0] - fs[0];
@@ -521,18 +580,13 @@ static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t 
     return -1;
 }
 
-static tr_str gt_intern(gt_rd *g, const char *s, size_t n)
+/* A miss of gt_intern: the trace's table, then the set's last slot. */
+static TR_GT_SLOW tr_str gt_intern_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
+                                        uint64_t head, uint64_t tail)
 {
-    if (n == 0) return 0;
-    if (n > GT_STR_MAX) return tr_str_intern(g->t, s, n);
-    uint64_t head, tail;
-    gt_words(s, n, &head, &tail);
-    gt_str_slot *sl = &g->strs[gt_hash_words(head, tail, n) & (GT_STR_SLOTS - 1)];
-    if (sl->len == n && sl->head == head && sl->tail == tail &&
-        (n <= 16 || memcmp(sl->text + 8, s + 8, n - 16) == 0))
-        return sl->id;
     tr_str id = tr_str_intern(g->t, s, n);
-    if (id) {
+    if (id && n <= GT_STR_MAX) {
+        sl += GT_WAYS - 1;
         sl->head = head;
         sl->tail = tail;
         sl->len = (uint32_t)n;
@@ -540,6 +594,29 @@ static tr_str gt_intern(gt_rd *g, const char *s, size_t n)
         memcpy(sl->text, s, n);
     }
     return id;
+}
+
+static inline tr_str gt_intern(gt_rd *g, const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    if (n > GT_STR_MAX) return gt_intern_miss(g, NULL, s, n, 0, 0);
+    uint64_t head, tail;
+    gt_words(s, n, &head, &tail);
+    size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);
+    gt_str_slot *sl = &g->strs[set * GT_WAYS];
+    for (int w = 0; w < GT_WAYS; w++) {
+        if (sl[w].len == n && sl[w].head == head && sl[w].tail == tail &&
+            (n <= 16 || memcmp(sl[w].text + 8, s + 8, n - 16) == 0)) {
+            tr_str id = sl[w].id;
+            if (w > 0) {
+                gt_str_slot hit = sl[w];
+                sl[w] = sl[w - 1];
+                sl[w - 1] = hit;
+            }
+            return id;
+        }
+    }
+    return gt_intern_miss(g, sl, s, n, head, tail);
 }
 
 static gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)
@@ -626,12 +703,22 @@ static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_la
     int kind = gt_kind(r);
     gt_src_slot *sl = NULL;
     if (r->src_n <= GT_SRC_MAX) {
-        sl = &g->srcs[(gt_hash(r->src, r->src_n) ^ (uint32_t)kind) & (GT_SRC_SLOTS - 1)];
-        if (sl->len == r->src_n && sl->kind == kind && memcmp(sl->text, r->src, r->src_n) == 0) {
-            *lane = sl->lane;
-            *vis_lane = sl->vis_lane;
-            return TR_OK;
+        size_t set = (gt_hash(r->src, r->src_n) ^ (uint32_t)kind) & (GT_SRC_SLOTS / GT_WAYS - 1);
+        sl = &g->srcs[set * GT_WAYS];
+        for (int w = 0; w < GT_WAYS; w++) {
+            if (sl[w].len == r->src_n && sl[w].kind == kind &&
+                memcmp(sl[w].text, r->src, r->src_n) == 0) {
+                *lane = sl[w].lane;
+                *vis_lane = sl[w].vis_lane;
+                if (w > 0) {
+                    gt_src_slot hit = sl[w];
+                    sl[w] = sl[w - 1];
+                    sl[w - 1] = hit;
+                }
+                return TR_OK;
+            }
         }
+        sl += GT_WAYS - 1;
     }
     /* The id is the source's last word: "CLIENT CLIENT 006b8b4568" -> "006b8b4568". */
     size_t id = r->src_n;

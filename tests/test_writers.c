@@ -196,9 +196,11 @@ TR_TEST(chrome_valid_json)
         "{\"name\":\"req\",\"ph\":\"f\",\"bp\":\"e\",\"id\":1,\"ts\":1.500,\"pid\":1,\"tid\":1},\n"
         "{\"name\":\"inner\",\"ph\":\"X\",\"ts\":2.000,\"dur\":1.000,\"pid\":1,\"tid\":1},\n"
         "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":3.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":1.5}},\n"
-        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":4.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":2}},\n"
-        "{\"name\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":5.000,\"pid\":2,\"tid\":3,"
-        "\"args\":{\"stack\":\"main;f;g\\\"q\"}}\n],\n",
+        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":4.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":2}}\n],\n"
+        "\"samples\":[\n{\"ts\":5.000,\"pid\":2,\"tid\":3,\"sf\":\"3\"}],\n\"stackFrames\":{\n"
+        "\"1\":{\"name\":\"main\",\"file\":\"m.py\",\"line\":1},\n"
+        "\"2\":{\"name\":\"f\",\"parent\":\"1\",\"file\":\"m.py\",\"line\":1},\n"
+        "\"3\":{\"name\":\"g\\\"q\",\"parent\":\"2\",\"file\":\"m.py\",\"line\":1}},\n",
         "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"tracecat " TRACECAT_VERSION
         "\",\"origin_wall\":\"2024-01-02 03:04:05\",\n\"inputs\":[\n{\"path\":\"run.log\","
         "\"format\":\"gt\",\"clock\":\"elapsed\",\"origin_wall\":\"2024-01-02 03:04:05\"}],\n"

@@ -5,6 +5,12 @@
 ** flushed every FLUSH_AT bytes, never the whole document in memory.  Chrome's
 ** pid is the process row + 1 and its tid the track row + 1: inputs may share
 ** source pids, so those go into the metadata args instead.
+**
+** It writes what readers/chrome.c reads back to an equal model: slices of
+** async tracks as b/e pairs (id = the track), samples as the "samples" and
+** "stackFrames" keys (one frame per stack node, with the frame's file, line
+** and nativeness as extra keys), ranks, sort indexes and labels in metadata
+** events, and 64-bit integer args exactly.
 */
 #include "tr_format.h"
 #include "tr_text.h"
@@ -28,8 +34,6 @@ typedef struct chrome_w {
     const tr_trace *t;
     tr_output *out;
     tr_buf b;
-    tr_buf stack;  /* a sample's stack as text */
-    tr_vec frames; /* uint32_t: a stack's frames, root first */
     tr_slices sl;
     tr_instants in;
     tr_counters co;
@@ -116,8 +120,34 @@ static int add_name_cat(chrome_w *w, tr_str name, tr_str cat)
     return rc;
 }
 
+/* An async track's slice: a b/e pair with the track as its id. */
+static int write_async_slice(chrome_w *w, uint32_t r)
+{
+    uint32_t track = w->sl.track[r];
+    int rc = TR_OK;
+    for (int end = 0; end < 2; end++) {
+        rc |= event_open(w);
+        rc |= add_name_cat(w, w->sl.name[r], w->sl.cat[r]);
+        rc |= end ? LIT(&w->b, ",\"ph\":\"e\",\"id2\":{\"local\":")
+                  : LIT(&w->b, ",\"ph\":\"b\",\"id2\":{\"local\":");
+        rc |= tr_buf_add_int(&w->b, (int64_t)track + 1);
+        rc |= LIT(&w->b, "},\"ts\":");
+        rc |= add_ts(&w->b, w->sl.ts[r] + (end ? w->sl.dur[r] : 0));
+        rc |= add_pid_tid(w, track);
+        if (!end) rc |= add_args_bytes(w, w->sl.args[r], w->sl.bytes[r]);
+        rc |= tr_buf_addc(&w->b, '}');
+    }
+    return rc;
+}
+
+static int track_kind(const chrome_w *w, uint32_t track)
+{
+    return tr_track_get_const(w->t, track)->kind;
+}
+
 static int write_slice(chrome_w *w, uint32_t r)
 {
+    if (track_kind(w, w->sl.track[r]) == TR_TRACK_ASYNC) return write_async_slice(w, r);
     int rc = event_open(w);
     rc |= add_name_cat(w, w->sl.name[r], w->sl.cat[r]);
     rc |= LIT(&w->b, ",\"ph\":\"X\",\"ts\":");
@@ -135,6 +165,16 @@ static int write_instant(chrome_w *w, uint32_t r)
     uint8_t s = w->in.scope[r];
     int rc = event_open(w);
     rc |= add_name_cat(w, w->in.name[r], w->in.cat[r]);
+    if (track_kind(w, w->in.track[r]) == TR_TRACK_ASYNC) {
+        /* an async instant: n with the track as its id */
+        rc |= LIT(&w->b, ",\"ph\":\"n\",\"id2\":{\"local\":");
+        rc |= tr_buf_add_int(&w->b, (int64_t)w->in.track[r] + 1);
+        rc |= LIT(&w->b, "},\"ts\":");
+        rc |= add_ts(&w->b, w->in.ts[r]);
+        rc |= add_pid_tid(w, w->in.track[r]);
+        rc |= add_args_bytes(w, w->in.args[r], w->in.bytes[r]);
+        return rc | tr_buf_addc(&w->b, '}');
+    }
     rc |= LIT(&w->b, ",\"ph\":\"i\",\"s\":\"");
     rc |= tr_buf_adds(&w->b, scope[s <= TR_SCOPE_GLOBAL ? s : TR_SCOPE_THREAD]);
     rc |= LIT(&w->b, "\",\"ts\":");
@@ -160,42 +200,74 @@ static int write_counter(chrome_w *w, uint32_t r)
     return rc | LIT(&w->b, "}}");
 }
 
-/* The stack's function names, root first, joined by ';', into w->stack. */
-static int stack_text(chrome_w *w, uint32_t stack)
+/* One sample of the "samples" key: {"ts","pid","tid","sf","args"}. */
+static int write_sample(chrome_w *w, uint32_t r, int first)
 {
-    uint32_t depth = tr_stack_depth(w->t, stack);
-    tr_buf_reset(&w->stack);
-    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
-    uint32_t *f = w->frames.data;
-    for (uint32_t i = depth; i > 0 && stack != 0; stack = tr_stack_parent(w->t, stack))
-        f[--i] = tr_stack_frame(w->t, stack);
-    int rc = TR_OK;
-    for (uint32_t i = 0; i < depth; i++) {
-        const tr_frame *fr = tr_frame_get(w->t, f[i]);
-        size_t n;
-        const char *fn = tr_str_get(w->t, fr ? fr->function : 0, &n);
-        if (i > 0) rc |= tr_buf_addc(&w->stack, ';');
-        rc |= n ? tr_buf_add(&w->stack, fn, n) : tr_buf_addc(&w->stack, '?');
-    }
-    return rc;
-}
-
-static int write_sample(chrome_w *w, uint32_t r)
-{
-    uint32_t set = w->sa.args[r];
-    tr_arg a;
-    int rc = event_open(w);
-    rc |= LIT(&w->b, "\"name\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+    int rc = first ? LIT(&w->b, "\n{\"ts\":") : LIT(&w->b, ",\n{\"ts\":");
     rc |= add_ts(&w->b, w->sa.ts[r]);
     rc |= add_pid_tid(w, w->sa.track[r]);
-    int empty;
-    if (rc || (rc = args_open(w, set, &empty)) != TR_OK) return rc;
-    if (!(set && tr_args_find(w->t, set, "stack", &a))) {
-        rc |= empty ? LIT(&w->b, "\"stack\":") : LIT(&w->b, ",\"stack\":");
-        rc |= stack_text(w, w->sa.stack[r]);
-        rc |= tr_buf_add_json_str(&w->b, w->stack.p, w->stack.len);
+    if (w->sa.stack[r]) {
+        rc |= LIT(&w->b, ",\"sf\":\"");
+        rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
+        rc |= tr_buf_addc(&w->b, '"');
     }
-    return rc | LIT(&w->b, "}}");
+    if (w->sa.args[r]) {
+        rc |= LIT(&w->b, ",\"args\":");
+        rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
+    }
+    return rc | tr_buf_addc(&w->b, '}');
+}
+
+/* One stack node of the "stackFrames" key: "id":{"name","category","parent",...}. */
+static int write_stack_frame(chrome_w *w, uint32_t stack, int first)
+{
+    const tr_frame *f = tr_frame_get(w->t, tr_stack_frame(w->t, stack));
+    uint32_t parent = tr_stack_parent(w->t, stack);
+    int rc = first ? LIT(&w->b, "\n\"") : LIT(&w->b, ",\n\"");
+    rc |= tr_buf_add_int(&w->b, stack);
+    rc |= LIT(&w->b, "\":{\"name\":");
+    rc |= add_str(&w->b, w->t, f ? f->function : 0);
+    if (f && f->module) {
+        rc |= LIT(&w->b, ",\"category\":");
+        rc |= add_str(&w->b, w->t, f->module);
+    }
+    if (parent != 0 && parent != TR_NONE) {
+        rc |= LIT(&w->b, ",\"parent\":\"");
+        rc |= tr_buf_add_int(&w->b, parent);
+        rc |= tr_buf_addc(&w->b, '"');
+    }
+    if (f && f->file) {
+        rc |= LIT(&w->b, ",\"file\":");
+        rc |= add_str(&w->b, w->t, f->file);
+    }
+    if (f && f->line) {
+        rc |= LIT(&w->b, ",\"line\":");
+        rc |= tr_buf_add_int(&w->b, f->line);
+    }
+    if (f && f->is_native) rc |= LIT(&w->b, ",\"native\":true");
+    return rc | tr_buf_addc(&w->b, '}');
+}
+
+/* The "samples" and "stackFrames" keys, when there are samples to write. */
+static int write_samples(chrome_w *w, const tr_filter *filter, tr_error *e)
+{
+    int rc = TR_OK, first = 1;
+    for (size_t i = 0; i < w->sa.n && !rc; i++) {
+        tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, w->sa.ts[i]};
+        if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
+        if (first) rc = LIT(&w->b, "\n\"samples\":[");
+        rc |= write_sample(w, (uint32_t)i, first);
+        first = 0;
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    if (first) return rc;
+    rc |= LIT(&w->b, "],\n\"stackFrames\":{");
+    size_t n = tr_stack_count(w->t);
+    for (size_t i = 1; i < n && !rc; i++) {
+        rc = write_stack_frame(w, (uint32_t)i, i == 1);
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    return rc | LIT(&w->b, "},");
 }
 
 /* ---- flows ---- */
@@ -354,6 +426,8 @@ static int write_process_meta(chrome_w *w, uint32_t id)
 static int write_track_meta(chrome_w *w, uint32_t id)
 {
     const tr_track *tk = tr_track_get_const(w->t, id);
+    /* counter series and async tracks are named by their events */
+    if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC) return TR_OK;
     int rc = meta_open(w, "thread_name", tk->process + 1, id + 1);
     rc |= LIT(&w->b, "\"name\":");
     if (tk->name) {
@@ -372,6 +446,7 @@ static int write_track_meta(chrome_w *w, uint32_t id)
         rc |= LIT(&w->b, ",\"source_tid\":");
         rc |= tr_buf_add_int(&w->b, tk->tid);
     }
+    if (tk->kind == TR_TRACK_GPU) rc |= LIT(&w->b, ",\"kind\":\"gpu\"");
     rc |= LIT(&w->b, "}}");
     if (tk->sort_index != 0) {
         rc |= meta_open(w, "thread_sort_index", tk->process + 1, id + 1);
@@ -387,7 +462,7 @@ static int write_tail(chrome_w *w)
 {
     const tr_trace *t = w->t;
     size_t n_in = tr_input_count(t);
-    int rc = LIT(&w->b, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
+    int rc = LIT(&w->b, "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
                         "\"tracecat " TRACECAT_VERSION "\"");
     if (n_in > 0 && tr_input_get(t, 0)->origin_wall) {
         rc |= LIT(&w->b, ",\"origin_wall\":");
@@ -460,12 +535,13 @@ static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
             rc = write_counter(w, ev.row);
             break;
         default:
-            rc = write_sample(w, ev.row);
-            break;
+            break; /* samples go to the "samples" key */
         }
         if (!rc && w->ends[ev.kind].len) rc = write_flow_ends(w, &ev);
         if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
     }
+    if (!rc) rc = LIT(&w->b, "\n],");
+    if (!rc) rc = write_samples(w, filter, e);
     if (!rc) rc = write_tail(w);
     if (rc) return tr_error_nomem(e);
     return flush(w, e);
@@ -478,8 +554,6 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     w.t = t;
     w.out = out;
     tr_buf_init(&w.b, 0);
-    tr_buf_init(&w.stack, 0);
-    tr_vec_init(&w.frames, sizeof(uint32_t));
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w.ends[k], sizeof(flow_end));
     tr_trace_slices(t, &w.sl);
     tr_trace_instants(t, &w.in);
@@ -491,8 +565,6 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
         rc = tr_error_nomem(e);
     if (rc == TR_OK) rc = write_events(&w, filter, e);
     tr_buf_fini(&w.b);
-    tr_buf_fini(&w.stack);
-    tr_vec_fini(&w.frames);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w.ends[k]);
     return rc;
 }

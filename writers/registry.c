@@ -6,10 +6,16 @@
 
 extern const tr_writer tr_writer_chrome;
 extern const tr_writer tr_writer_lines;
+extern const tr_writer tr_writer_sqlite;
+extern const tr_writer tr_writer_folded;
+extern const tr_writer tr_writer_recorder;
 
 const tr_writer *const tr_writers[] = {
     &tr_writer_chrome,
     &tr_writer_lines,
+    &tr_writer_sqlite,
+    &tr_writer_folded,
+    &tr_writer_recorder,
     NULL,
 };
 

@@ -1,0 +1,53 @@
+/*
+** analysis_impl.h: helpers the lib/analysis*.c files share (not public).
+*/
+#ifndef TR_ANALYSIS_IMPL_H
+#define TR_ANALYSIS_IMPL_H
+
+#include "tr_analysis.h"
+#include "tr_mem.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/*
+** A hash map from uint64 keys to uint32 values (usually an index into a
+** vector of records); UINT32_MAX marks an empty slot, so it is no value.
+*/
+typedef struct tr_an_map {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n;
+} tr_an_map;
+
+/* ^TR_OK or TR_FATAL. */
+int tr_an_map_init(tr_an_map *m, size_t hint);
+void tr_an_map_fini(tr_an_map *m);
+/*
+** ^The value slot of KEY, adding it (set to UINT32_MAX, *IS_NEW 1) when absent;
+** NULL when out of memory.  ^The slot is valid until the next insertion.
+*/
+uint32_t *tr_an_map_slot(tr_an_map *m, uint64_t key, int *is_new);
+/* ^The value of KEY, or UINT32_MAX. */
+uint32_t tr_an_map_get(const tr_an_map *m, uint64_t key);
+
+/* ^Sorts N int64 values ascending (an LSD radix sort: durations are many). */
+int tr_an_sort_i64(int64_t *v, size_t n);
+/* ^The nearest-rank P-th percentile of N sorted values (N > 0). */
+int64_t tr_an_percentile(const int64_t *sorted, size_t n, int p);
+/* ^qsort that accepts an empty (NULL) array, which qsort itself must not be given. */
+static inline void tr_an_qsort(void *v, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(v, n, size, cmp);
+}
+/* ^strcmp of the texts of two string ids. */
+int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b);
+/* ^The end of slice I (ts + dur, a still-open slice ending at ts). */
+static inline int64_t tr_an_end(const tr_slices *s, size_t i)
+{
+    return s->ts[i] + (s->dur[i] > 0 ? s->dur[i] : 0);
+}
+
+#endif

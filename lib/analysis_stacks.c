@@ -1,0 +1,239 @@
+/*
+** analysis_stacks.c: hot functions of sampled stacks, and hang groups (the
+** threads' last stacks grouped when identical).
+**
+** Samples are first counted per distinct stack (per thread and stack for the
+** per-thread tables), so each stack's path is walked once however often it
+** was sampled: a dump sequence repeats a few thousand stacks millions of times.
+*/
+#include "analysis_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct stack_count {
+    uint32_t track, stack;
+    uint64_t n;
+} stack_count;
+
+static const tr_trace *hot_sort_trace;
+static int hot_by_total;
+
+static int hot_cmp(const void *pa, const void *pb)
+{
+    const tr_hot_fn *a = pa, *b = pb;
+    uint64_t x1 = hot_by_total ? a->total : a->self, y1 = hot_by_total ? b->total : b->self;
+    uint64_t x2 = hot_by_total ? a->self : a->total, y2 = hot_by_total ? b->self : b->total;
+    if (x1 != y1) return x1 > y1 ? -1 : 1;
+    if (x2 != y2) return x2 > y2 ? -1 : 1;
+    int c = tr_an_strcmp(hot_sort_trace, a->function, b->function);
+    return c ? c : tr_an_strcmp(hot_sort_trace, a->file, b->file);
+}
+
+void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total)
+{
+    hot_sort_trace = t;
+    hot_by_total = by_total;
+    tr_an_qsort(h->fns, h->n, sizeof *h->fns, hot_cmp);
+}
+
+/*
+** One table from the stack counts V[0..N): self for the innermost frame's
+** function, total once per sample for each function on the path.
+*/
+static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_table *h)
+{
+    tr_an_map fns;
+    tr_vec out, seen; /* seen: per function, the last stack walk that counted it */
+    tr_vec_init(&out, sizeof(tr_hot_fn));
+    tr_vec_init(&seen, sizeof(size_t));
+    if (tr_an_map_init(&fns, 256) != TR_OK) return TR_FATAL;
+    int rc = TR_FATAL;
+    for (size_t i = 0; i < n; i++) {
+        h->samples += v[i].n;
+        int leaf = 1;
+        for (uint32_t st = v[i].stack; st != 0; st = tr_stack_parent(t, st), leaf = 0) {
+            const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, st));
+            if (!f) break;
+            int is_new;
+            uint32_t *slot = tr_an_map_slot(&fns, (uint64_t)f->function << 32 | f->file, &is_new);
+            if (!slot) goto done;
+            if (is_new) {
+                tr_hot_fn *fn = tr_vec_push(&out);
+                size_t *s = tr_vec_push(&seen);
+                if (!fn || !s) goto done;
+                fn->function = f->function;
+                fn->file = f->file;
+                *s = SIZE_MAX;
+                *slot = (uint32_t)(out.len - 1);
+            }
+            tr_hot_fn *fn = &TR_VEC_AT(&out, tr_hot_fn, *slot);
+            size_t *s = &TR_VEC_AT(&seen, size_t, *slot);
+            if (leaf) fn->self += v[i].n;
+            /* Recursion: a function counts once per sample in total. */
+            if (*s != i) fn->total += v[i].n;
+            *s = i;
+        }
+    }
+    h->fns = out.data;
+    h->n = out.len;
+    out.data = NULL;
+    tr_hot_table_sort(t, h, 0);
+    rc = TR_OK;
+done:
+    tr_vec_fini(&out);
+    tr_vec_fini(&seen);
+    tr_an_map_fini(&fns);
+    return rc;
+}
+
+static int sc_cmp(const void *pa, const void *pb)
+{
+    const stack_count *a = pa, *b = pb;
+    if (a->track != b->track) return a->track < b->track ? -1 : 1;
+    return (a->stack > b->stack) - (a->stack < b->stack);
+}
+
+void tr_hot_stats_fini(tr_hot_stats *s)
+{
+    tr_free(s->merged.fns);
+    for (size_t i = 0; i < s->n_threads; i++) tr_free(s->threads[i].fns);
+    tr_free(s->threads);
+    memset(s, 0, sizeof *s);
+}
+
+static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_an_map *map,
+                       tr_vec *pairs)
+{
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    for (size_t i = 0; i < sm.n; i++) {
+        int is_new;
+        uint32_t *slot = tr_an_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
+        if (!slot) return TR_FATAL;
+        if (is_new) {
+            stack_count *c = tr_vec_push(pairs);
+            if (!c) return TR_FATAL;
+            c->track = sm.track[i];
+            c->stack = sm.stack[i];
+            *slot = (uint32_t)(pairs->len - 1);
+        }
+        TR_VEC_AT(pairs, stack_count, *slot).n++;
+    }
+    stack_count *v = pairs->data;
+    size_t n = pairs->len;
+    tr_an_qsort(v, n, sizeof *v, sc_cmp);
+    out->merged.track = TR_NONE;
+    if (hot_table(t, v, n, &out->merged) != TR_OK) return TR_FATAL;
+    if (!o->hot_per_thread) return TR_OK;
+    size_t n_threads = 0;
+    for (size_t i = 0; i < n; i++) n_threads += i == 0 || v[i].track != v[i - 1].track;
+    out->threads = tr_calloc(n_threads ? n_threads : 1, sizeof *out->threads);
+    if (!out->threads) return TR_FATAL;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j].track == v[i].track) j++;
+        tr_hot_table *h = &out->threads[out->n_threads++];
+        h->track = v[i].track;
+        if (hot_table(t, v + i, j - i, h) != TR_OK) return TR_FATAL;
+        i = j;
+    }
+    return TR_OK;
+}
+
+int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    tr_an_map map;
+    tr_vec pairs;
+    tr_vec_init(&pairs, sizeof(stack_count));
+    int rc = TR_FATAL;
+    if (tr_an_map_init(&map, 1024) == TR_OK) {
+        rc = hot_compute(t, o, out, &map, &pairs);
+        tr_an_map_fini(&map);
+    }
+    tr_vec_fini(&pairs);
+    if (rc != TR_OK) {
+        tr_hot_stats_fini(out);
+        return tr_error_nomem(e);
+    }
+    return TR_OK;
+}
+
+/* ---- hangs ---- */
+
+static int hang_cmp(const void *pa, const void *pb)
+{
+    const tr_hang_group *a = pa, *b = pb;
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    return (a->members[0].track > b->members[0].track) -
+           (a->members[0].track < b->members[0].track);
+}
+
+void tr_hang_stats_fini(tr_hang_stats *s)
+{
+    for (size_t i = 0; i < s->n; i++) tr_free(s->groups[i].members);
+    tr_free(s->groups);
+    memset(s, 0, sizeof *s);
+}
+
+static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, tr_an_map *map)
+{
+    size_t n_tracks = tr_track_count(t);
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    for (size_t i = 0; i < n_tracks; i++) last[i] = TR_NONE;
+    for (size_t i = 0; i < sm.n; i++)
+        last[sm.track[i]] = (uint32_t)i; /* samples are in time order */
+    tr_vec groups;
+    tr_vec_init(&groups, sizeof(tr_hang_group));
+    /* Two passes: count each group's members, then fill them in track order. */
+    for (size_t tk = 0; tk < n_tracks; tk++) {
+        if (last[tk] == TR_NONE) continue;
+        int is_new;
+        uint32_t *slot = tr_an_map_slot(map, sm.stack[last[tk]], &is_new);
+        if (!slot) goto oom;
+        if (is_new) {
+            tr_hang_group *g = tr_vec_push(&groups);
+            if (!g) goto oom;
+            g->stack = sm.stack[last[tk]];
+            *slot = (uint32_t)(groups.len - 1);
+        }
+        TR_VEC_AT(&groups, tr_hang_group, *slot).n++;
+        out->threads++;
+    }
+    out->groups = groups.data;
+    out->n = groups.len;
+    for (size_t g = 0; g < out->n; g++) {
+        out->groups[g].members = tr_malloc(out->groups[g].n * sizeof(tr_hang_member));
+        if (!out->groups[g].members) return TR_FATAL;
+        out->groups[g].n = 0;
+    }
+    for (size_t tk = 0; tk < n_tracks; tk++) {
+        if (last[tk] == TR_NONE) continue;
+        tr_hang_group *g = &out->groups[tr_an_map_get(map, sm.stack[last[tk]])];
+        g->members[g->n++] = (tr_hang_member){.track = (uint32_t)tk, .ts = sm.ts[last[tk]]};
+    }
+    tr_an_qsort(out->groups, out->n, sizeof *out->groups, hang_cmp);
+    return TR_OK;
+oom:
+    tr_vec_fini(&groups);
+    return TR_FATAL;
+}
+
+int tr_hang_stats_compute(const tr_trace *t, tr_hang_stats *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    size_t n_tracks = tr_track_count(t);
+    uint32_t *last = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *last);
+    tr_an_map map = {0};
+    int rc = TR_FATAL;
+    if (last && tr_an_map_init(&map, 64) == TR_OK) rc = hang_compute(t, out, last, &map);
+    tr_free(last);
+    tr_an_map_fini(&map);
+    if (rc != TR_OK) {
+        tr_hang_stats_fini(out);
+        return tr_error_nomem(e);
+    }
+    return TR_OK;
+}

@@ -1,0 +1,315 @@
+/*
+** tr_analysis.h: the summaries people debug with, computed from a frozen trace.
+**
+** Each section is a plain result struct filled by one compute function and
+** released by its fini; nothing here prints.  tracestat formats them, and
+** tracesql and traceviz may use them too.  Every compute function returns
+** TR_OK, or TR_FATAL with E filled when an allocation fails (the result is
+** then empty and safe to fini).  Times are nanoseconds, like the model's.
+**
+** Sections and their conventions:
+**   lanes       per track with slices: busy time = the union of its slices
+**               (nesting and overlap counted once), idle = span - busy,
+**               utilization = busy / span, where span is the whole trace's
+**               (first event .. last end); the longest idle gaps, leading and
+**               trailing ones included; op count = top-level slices (and
+**               zero-length slices at their parent's very start, which the
+**               time order cannot tell from a predecessor: GT batches).
+**   ops         per slice name and per category: count, total, mean, p50,
+**               p95 (nearest rank: the ceil(p/100 * n)-th smallest), max, bytes.
+**   io          I/O slices (named by a POSIX, stdio, MPI-IO or HDF5 function),
+**               with Darshan's job-summary conventions, see tr_io_stats.
+**   hot         sampled stacks: self (innermost frame) and total (anywhere in
+**               the stack, once per sample) samples per function and file.
+**   stragglers  per rank: busy, I/O and step time; an outlier is a value
+**               with |x - median| > k * MAD (MAD = median |x - median|,
+**               unscaled; k = 3 by default) and > 1% of the median.
+**   hangs       the last sampled stack of every thread, grouped by identical
+**               stacks, smallest group (the odd one out) first.
+**   gpu         GPU streams: kernel, memcpy and memset time, communication
+**               kernels (names starting "nccl") and their overlap with compute.
+*/
+#ifndef TR_ANALYSIS_H
+#define TR_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+#include "tr_trace.h"
+
+typedef struct tr_stat_opts {
+    size_t gaps;           /* idle gaps kept per lane */
+    double mad_k;          /* the straggler threshold's k */
+    const char *step_glob; /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
+    int hot_per_thread;    /* hot: one table per thread besides the merged one */
+} tr_stat_opts;
+
+/* ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only. */
+void tr_stat_opts_init(tr_stat_opts *o);
+
+/*
+** tr_stat_span: the trace's time span
+** ^Sets *FIRST to the earliest event time and *LAST to the latest event end
+** (slice ts + dur) and returns 1, or returns 0 for a trace without events.
+*/
+int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last);
+
+/* ---- lanes ---- */
+
+typedef struct tr_gap {
+    int64_t ts, dur;
+} tr_gap;
+
+typedef struct tr_name_count {
+    tr_str name;
+    uint64_t count;
+} tr_name_count;
+
+typedef struct tr_lane_stat {
+    uint32_t track;
+    uint64_t slices;    /* all its slices */
+    uint64_t ops;       /* its top-level slices (a GT worker's round trips) */
+    int64_t busy, idle; /* busy + idle = the trace's span */
+    double utilization; /* busy / span, 0 for an empty span */
+    tr_gap *gaps;       /* the longest idle gaps, longest first (ties: earlier first) */
+    size_t n_gaps;
+    tr_name_count *names; /* its top-level slices by name, most frequent first */
+    size_t n_names;
+} tr_lane_stat;
+
+typedef struct tr_lane_stats {
+    int64_t first, last; /* the trace's span */
+    tr_lane_stat *lanes; /* tracks with slices, in track order */
+    size_t n;
+} tr_lane_stats;
+
+int tr_lane_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats *out,
+                          tr_error *e);
+void tr_lane_stats_fini(tr_lane_stats *s);
+
+/* ---- op breakdown ---- */
+
+typedef struct tr_op_stat {
+    tr_str key; /* the slice name, or the category */
+    uint64_t count;
+    int64_t total, max, p50, p95;
+    double mean;
+    int64_t bytes; /* sum of the slices' bytes, -1 when none had a size */
+} tr_op_stat;
+
+typedef struct tr_op_stats {
+    tr_op_stat *by_name;
+    size_t n_names;
+    tr_op_stat *by_cat;
+    size_t n_cats;
+} tr_op_stats;
+
+enum tr_op_sort { TR_OP_SORT_TOTAL = 0, TR_OP_SORT_COUNT, TR_OP_SORT_MEAN, TR_OP_SORT_MAX };
+
+/* ^Both tables come sorted by total, descending. */
+int tr_op_stats_compute(const tr_trace *t, tr_op_stats *out, tr_error *e);
+/* ^Sorts descending by KEY; ties by total, then by key text (T names them). */
+void tr_op_stats_sort(const tr_trace *t, tr_op_stat *v, size_t n, int key);
+void tr_op_stats_fini(tr_op_stats *s);
+
+/* ---- I/O ---- */
+
+enum tr_io_kind {
+    TR_IO_READ = 0,
+    TR_IO_WRITE,
+    TR_IO_OPEN,
+    TR_IO_STAT,
+    TR_IO_SEEK,
+    TR_IO_SYNC,
+    TR_IO_META, /* close, unlink, rename, mkdir, fcntl, truncate, ... */
+    TR_IO_KIND_COUNT
+};
+
+/*
+** tr_io_kind_of: what an I/O function does
+** ^Returns the tr_io_kind of the POSIX, stdio, MPI-IO or HDF5 function named
+** NAME (read, pread64, readv, fread, MPI_File_read_at_all, H5Dread: read;
+** MPI_File_iwrite: write; open, fopen, MPI_File_open: open; __xstat: stat;
+** lseek, fseek, MPI_File_seek: seek; fsync, fflush, MPI_File_sync: sync;
+** close, unlink, ...: metadata), or -1 when NAME is not an I/O function.
+*/
+int tr_io_kind_of(const char *name);
+const char *tr_io_kind_name(int kind);
+
+/* Darshan's request-size buckets: 0-100, 100-1K, ..., 100M-1G, 1G+ (upper bounds inclusive). */
+#define TR_IO_BUCKETS 10
+/* ^The bucket of a request of SIZE bytes (K = 1024). */
+int tr_io_bucket_of(int64_t size);
+const char *tr_io_bucket_name(int bucket);
+
+typedef struct tr_io_counts {
+    uint64_t ops[TR_IO_KIND_COUNT];
+    int64_t bytes_read, bytes_written;
+    int64_t time;                      /* summed durations of the calls */
+    int64_t read_time, write_time;     /* the rest is metadata time */
+    uint64_t hist_read[TR_IO_BUCKETS]; /* request sizes of reads */
+    uint64_t hist_write[TR_IO_BUCKETS];
+} tr_io_counts;
+
+typedef struct tr_io_rank {
+    uint32_t process; /* the first process of the rank */
+    int32_t rank;     /* -1 when the process has none (then the row is the process) */
+    tr_io_counts c;   /* outermost I/O calls only (an MPI-IO call, not its POSIX calls) */
+    int64_t run_time; /* first .. last event of the rank */
+    uint32_t files;   /* distinct paths it touched */
+} tr_io_rank;
+
+typedef struct tr_io_layer {
+    tr_str cat;     /* the slices' category: POSIX, MPI-IO, STDIO, HDF5, ... */
+    tr_io_counts c; /* every I/O call of the layer, nested ones too */
+} tr_io_layer;
+
+/*
+** Access pattern of the reads and writes of a file with a known offset, as
+** Darshan counts it per rank and file: sequential when the offset is past the
+** last byte the previous access (of the same kind) touched, consecutive when
+** it is the very next byte (consecutive ones are sequential too), and the
+** last byte starts at 0, so a first access at offset 0 is neither.  Offsets
+** come from an "offset" arg, else from the file position that open, seek,
+** read and write move.
+*/
+typedef struct tr_io_file {
+    tr_str path;
+    uint32_t ranks; /* ranks (or processes) that touched it */
+    int64_t bytes_read, bytes_written;
+    uint64_t reads, writes; /* outermost and nested calls of every layer */
+    uint64_t accesses;      /* reads and writes with a known offset */
+    uint64_t sequential, consecutive;
+} tr_io_file;
+
+typedef struct tr_io_stats {
+    tr_io_counts total; /* outermost calls of every rank */
+    tr_io_rank *ranks;  /* by rank, then process */
+    size_t n_ranks;
+    tr_io_layer *layers; /* by category text */
+    size_t n_layers;
+    tr_io_file *files; /* by bytes moved, descending, then path */
+    size_t n_files;
+    uint32_t shared_files; /* touched by more than one rank */
+    size_t slowest;        /* index of the rank with the most I/O time; n_ranks when none */
+    double bandwidth;      /* total bytes / the slowest rank's I/O time, bytes/s (Darshan's
+                              agg_perf_by_slowest); 0 when there is no I/O time */
+} tr_io_stats;
+
+int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e);
+void tr_io_stats_fini(tr_io_stats *s);
+
+/* ---- hot stacks ---- */
+
+typedef struct tr_hot_fn {
+    tr_str function, file;
+    uint64_t self, total; /* samples */
+} tr_hot_fn;
+
+typedef struct tr_hot_table {
+    uint32_t track;   /* TR_NONE for the merged table */
+    uint64_t samples; /* all samples of the table, empty stacks included */
+    tr_hot_fn *fns;   /* by self, then total, descending */
+    size_t n;
+} tr_hot_table;
+
+typedef struct tr_hot_stats {
+    tr_hot_table merged;
+    tr_hot_table *threads; /* with hot_per_thread: one per track with samples */
+    size_t n_threads;
+} tr_hot_stats;
+
+int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e);
+/* ^Sorts a table by total samples instead (BY_TOTAL 1) or back by self (0). */
+void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total);
+void tr_hot_stats_fini(tr_hot_stats *s);
+
+/* ---- hangs: threads grouped by their last stack ---- */
+
+typedef struct tr_hang_member {
+    uint32_t track;
+    int64_t ts; /* of its last sample */
+} tr_hang_member;
+
+typedef struct tr_hang_group {
+    uint32_t stack; /* 0: no frames */
+    tr_hang_member *members;
+    size_t n;
+} tr_hang_group;
+
+typedef struct tr_hang_stats {
+    tr_hang_group *groups; /* smallest first; ties by their first member's track */
+    size_t n;
+    size_t threads;
+} tr_hang_stats;
+
+int tr_hang_stats_compute(const tr_trace *t, tr_hang_stats *out, tr_error *e);
+void tr_hang_stats_fini(tr_hang_stats *s);
+
+/* ---- stragglers ---- */
+
+enum tr_rank_metric { TR_METRIC_BUSY = 0, TR_METRIC_IO, TR_METRIC_STEP, TR_METRIC_COUNT };
+const char *tr_rank_metric_name(int metric);
+
+typedef struct tr_rank_row {
+    int32_t rank;                   /* -1 when the units are processes without ranks */
+    uint32_t process;               /* its first process */
+    int64_t value[TR_METRIC_COUNT]; /* busy, I/O time, mean step time (-1: no steps) */
+    uint64_t steps;
+    int outlier[TR_METRIC_COUNT]; /* -1 low, +1 high, 0 not */
+} tr_rank_row;
+
+typedef struct tr_straggler_stats {
+    tr_rank_row *rows; /* by rank, then process */
+    size_t n;
+    int64_t median[TR_METRIC_COUNT], mad[TR_METRIC_COUNT];
+    int has[TR_METRIC_COUNT]; /* the metric has a value on at least 2 ranks */
+    double k;
+} tr_straggler_stats;
+
+/*
+** ^The units are ranks when some process has one (processes without a rank
+** are left out), otherwise processes.  ^Fewer than two units give no rows.
+*/
+int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_straggler_stats *out,
+                               tr_error *e);
+void tr_straggler_stats_fini(tr_straggler_stats *s);
+
+/* ---- GPU ---- */
+
+enum tr_gpu_class { TR_GPU_KERNEL = 0, TR_GPU_MEMCPY, TR_GPU_MEMSET, TR_GPU_CLASS_COUNT };
+
+typedef struct tr_gpu_stream {
+    uint32_t track;
+    int64_t busy, idle; /* over the trace's span */
+    int64_t time[TR_GPU_CLASS_COUNT];
+    uint64_t count[TR_GPU_CLASS_COUNT];
+    int64_t comm; /* communication kernel time (part of time[TR_GPU_KERNEL]) */
+} tr_gpu_stream;
+
+typedef struct tr_gpu_device {
+    uint32_t process;
+    int64_t time[TR_GPU_CLASS_COUNT];
+    int64_t comm;                    /* summed communication kernel time */
+    int64_t comm_wall, compute_wall; /* unions of communication / other kernels */
+    int64_t overlap;                 /* time both ran at once */
+} tr_gpu_device;
+
+typedef struct tr_gpu_stats {
+    tr_gpu_stream *streams;
+    size_t n_streams;
+    tr_gpu_device *devices;
+    size_t n_devices;
+} tr_gpu_stats;
+
+/*
+** ^A GPU slice is one of category "kernel", "gpu_memcpy" or "gpu_memset"
+** (Kineto's), or any slice on a TR_TRACK_GPU track (classed by a "Memcpy" or
+** "Memset" name prefix, else a kernel).  ^A communication kernel's name
+** starts with "nccl" or "rccl", in any case.
+*/
+int tr_gpu_stats_compute(const tr_trace *t, tr_gpu_stats *out, tr_error *e);
+void tr_gpu_stats_fini(tr_gpu_stats *s);
+
+#endif

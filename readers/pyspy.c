@@ -1,0 +1,1218 @@
+/*
+** pyspy.c: py-spy output (shared/formats/pyspy.md): the probe that tells the
+** shapes apart, and the `py-spy dump` text reader.
+**
+** The text reader takes one dump or a sequence of them: every layout from
+** 0.1.x to 0.4.x (thread headers with and without names, hex or decimal ids,
+** core-dump headers), --native frames, --locals blocks (args of the frame's
+** sample), --subprocesses sections, error lines, and the ways sequences are
+** written: "#tracecat-dump ts=..." markers (with "#tracecat-counter" lines
+** for counters), or, without markers, dumps cut at "Process N:" lines, at
+** banners ("=== PID N ===", "Stack dump for", "Pyspy dump for PID N:") and,
+** for 0.1.x dumps, at a thread header after text.  Without markers the Nth
+** dump is put at N seconds.
+**
+** Each thread of a dump becomes a sample of its track at the dump's time,
+** its state ("idle", "active", "active+gil", "gil") an arg.  Unless
+** tr_read_opts.no_stack_slices, consecutive samples of a thread also give
+** slices by the open-stacks rule (lib/tr_stack_slices.h).
+**
+** The reader streams: it holds the thread block being read and, per thread,
+** the previous stack (to find the shared root part), never the input.
+*/
+#include "pyspy.h"
+
+#include "tr_stack_slices.h"
+#include "tr_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PS_NS_PER_S 1000000000LL
+
+/* ---- frames ---- */
+
+static int ps_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+void tr_pyspy_frame_split(const char *p, size_t n, tr_pyspy_frame_text *f)
+{
+    f->fn = p;
+    f->fn_n = n;
+    f->file = p + n;
+    f->file_n = 0;
+    f->line = 0;
+    if (n < 3 || p[n - 1] != ')') return;
+    size_t open = n - 1;
+    while (open > 0 && !(p[open] == '(' && p[open - 1] == ' ')) open--;
+    if (open == 0) return;
+    const char *loc = p + open + 1;
+    size_t loc_n = n - 1 - (open + 1);
+    f->fn_n = open - 1;
+    f->file = loc;
+    f->file_n = loc_n;
+    const char *colon = NULL;
+    for (size_t i = loc_n; i > 0; i--)
+        if (loc[i - 1] == ':') {
+            colon = loc + i - 1;
+            break;
+        }
+    if (!colon || colon + 1 == loc + loc_n) return;
+    int64_t line = 0;
+    for (const char *d = colon + 1; d < loc + loc_n; d++) {
+        if (!ps_digit(*d) || line > INT32_MAX / 10) return;
+        line = line * 10 + (*d - '0');
+    }
+    if (line > INT32_MAX) return;
+    f->line = (int32_t)line;
+    f->file_n = (size_t)(colon - loc);
+}
+
+static int ps_ends_with(const char *p, size_t n, const char *suffix)
+{
+    size_t m = strlen(suffix);
+    return n >= m && memcmp(p + n - m, suffix, m) == 0;
+}
+
+/* Native: a symbol in a shared object or a C source, not Python code. */
+static int ps_is_native(const tr_pyspy_frame_text *f)
+{
+    if (f->fn_n > 2 && f->fn[0] == '0' && f->fn[1] == 'x') return 1;
+    if (f->file_n == 0) return 0;
+    if (f->file[0] == '<') return 0;
+    return !(ps_ends_with(f->file, f->file_n, ".py") || ps_ends_with(f->file, f->file_n, ".pyw") ||
+             ps_ends_with(f->file, f->file_n, ".pyx"));
+}
+
+/* A shared object: the file of a native frame without line information. */
+static int ps_is_module(const tr_pyspy_frame_text *f)
+{
+    if (f->line != 0 || f->file_n == 0) return 0;
+    if (f->file_n == 1 && f->file[0] == '?') return 1;
+    for (size_t i = 0; i + 3 <= f->file_n; i++)
+        if (f->file[i] == '.' && f->file[i + 1] == 's' && f->file[i + 2] == 'o') return 1;
+    return ps_ends_with(f->file, f->file_n, ".dll") || ps_ends_with(f->file, f->file_n, ".dylib");
+}
+
+uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)
+{
+    tr_pyspy_frame_text ft;
+    tr_pyspy_frame_split(p, n, &ft);
+    tr_frame f;
+    memset(&f, 0, sizeof f);
+    f.function = tr_str_intern(t, ft.fn, ft.fn_n);
+    f.file = tr_str_intern(t, ft.file, ft.file_n);
+    f.line = ft.line;
+    f.is_native = ps_is_native(&ft);
+    f.module = ps_is_module(&ft) ? f.file : 0;
+    return tr_frame_intern(t, &f);
+}
+
+/* ---- the frame cache ---- */
+
+struct tr_pyspy_fslot {
+    uint64_t hash;
+    const char *text;
+    uint32_t len;
+    uint32_t frame; /* TR_NONE: empty */
+};
+
+static uint64_t ps_hash(const char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    for (size_t k = 0; i < n; i++, k += 8) w |= (uint64_t)(unsigned char)p[i] << k;
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
+}
+
+void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
+{
+    memset(c, 0, sizeof *c);
+    tr_arena_init(&c->text);
+}
+
+void tr_pyspy_fcache_fini(tr_pyspy_fcache *c)
+{
+    tr_free(c->slots);
+    tr_arena_fini(&c->text);
+}
+
+static int ps_fcache_grow(tr_pyspy_fcache *c)
+{
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    struct tr_pyspy_fslot *s = tr_malloc(cap * sizeof *s);
+    if (!s) return TR_FATAL;
+    for (size_t i = 0; i < cap; i++) s[i].frame = TR_NONE;
+    for (size_t i = 0; i < c->cap; i++) {
+        if (c->slots[i].frame == TR_NONE) continue;
+        size_t k = c->slots[i].hash & (cap - 1);
+        while (s[k].frame != TR_NONE) k = (k + 1) & (cap - 1);
+        s[k] = c->slots[i];
+    }
+    tr_free(c->slots);
+    c->slots = s;
+    c->cap = cap;
+    return TR_OK;
+}
+
+uint32_t tr_pyspy_fcache_get(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
+{
+    if (n > UINT32_MAX) return tr_pyspy_frame_intern(t, p, n);
+    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    uint64_t h = ps_hash(p, n);
+    size_t k = h & (c->cap - 1);
+    for (;;) {
+        struct tr_pyspy_fslot *s = &c->slots[k];
+        if (s->frame == TR_NONE) break;
+        if (s->hash == h && s->len == n && memcmp(s->text, p, n) == 0) return s->frame;
+        k = (k + 1) & (c->cap - 1);
+    }
+    uint32_t frame = tr_pyspy_frame_intern(t, p, n);
+    char *copy = tr_arena_strndup(&c->text, p, n);
+    if (frame == TR_NONE || !copy) return TR_NONE;
+    c->slots[k] = (struct tr_pyspy_fslot){h, copy, (uint32_t)n, frame};
+    c->n++;
+    return frame;
+}
+
+/* ---- the dump text reader ---- */
+
+/* Strings interned once per read. */
+enum ps_const {
+    C_STATE,
+    C_IDLE,
+    C_ACTIVE,
+    C_ACTIVE_GIL,
+    C_GIL,
+    C_CAT_ERROR,
+    C_PYSPY,
+    C_MESSAGE,
+    C_COUNT
+};
+
+static const char *const ps_const_text[C_COUNT] = {
+    [C_STATE] = "state",           [C_IDLE] = "idle",       [C_ACTIVE] = "active",
+    [C_ACTIVE_GIL] = "active+gil", [C_GIL] = "gil",         [C_CAT_ERROR] = "pyspy.error",
+    [C_PYSPY] = "py-spy",          [C_MESSAGE] = "message",
+};
+
+/* What the previous line was, for telling where a dump starts. */
+enum { K_NONE, K_TEXT, K_BLANK, K_HEADER, K_THREAD, K_FRAME, K_SEP, K_BANNER };
+
+/* A --locals variable of the thread being read. */
+typedef struct ps_local {
+    uint32_t frame; /* index in the thread's frames, innermost 0 */
+    int is_arg;
+    tr_str name, value;
+} ps_local;
+
+/* Per track: the previous stack, root first, to reuse its shared part. */
+typedef struct ps_prev {
+    tr_vec frames;   /* uint32_t */
+    tr_vec stacks;   /* uint32_t: the stack id at each depth */
+    uint64_t moment; /* the last moment it was sampled in, + 1 */
+} ps_prev;
+
+typedef struct ps_rd {
+    tr_trace *t;
+    tr_input *in;
+    tr_diag *diag;
+    uint32_t input;
+    tr_str c[C_COUNT];
+    uint32_t state_set[4]; /* idle, active, active+gil, gil */
+    tr_stack_slicer *slicer;
+    tr_pyspy_fcache fcache;
+    tr_buf scratch, clean;
+    uint64_t skipped, warnings;
+
+    /* moments */
+    int markers;         /* a #tracecat-dump marker was seen */
+    int have_origin;     /* origin_unix set from a marker or counter */
+    int64_t origin_unix; /* ns */
+    int64_t ts;          /* the current moment's time */
+    uint64_t moment;     /* the current moment's number + 1; 0 before the first */
+    int moment_threads;  /* threads sampled in the current moment */
+    int moment_fresh;    /* a banner or marker opened it and no process line came yet */
+    tr_vec touched;      /* uint32_t: processes sampled in the current moment */
+    int prev_kind;
+
+    /* where samples go */
+    uint32_t process;    /* TR_NONE: none named yet in this section */
+    int64_t pending_pid; /* from a banner or marker, -1 = none */
+    tr_str pending_host;
+    int32_t pending_rank;
+
+    /* the thread block being read */
+    int in_thread;
+    uint32_t track;
+    uint32_t state_args;
+    tr_vec frames;      /* uint32_t, innermost first */
+    tr_vec locals;      /* ps_local */
+    int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
+    int orphan_warned;  /* frames outside a thread: one warning per run */
+
+    tr_vec prev; /* ps_prev by track id */
+} ps_rd;
+
+/* Counts and reports a warning; a strict run fails with E filled. */
+static int ps_warn_e(ps_rd *r, const tr_line *ln, uint64_t col, const char *what, tr_error *e)
+{
+    tr_loc loc = tr_input_loc(r->in, ln, col);
+    r->warnings++;
+    return tr_warnf(r->diag, e, &loc, "%s", what) == TR_FAIL ? TR_FAIL : TR_OK;
+}
+
+static ps_prev *ps_prev_of(ps_rd *r, uint32_t track)
+{
+    while (r->prev.len <= track) {
+        ps_prev *p = tr_vec_push(&r->prev);
+        if (!p) return NULL;
+        tr_vec_init(&p->frames, sizeof(uint32_t));
+        tr_vec_init(&p->stacks, sizeof(uint32_t));
+    }
+    return &TR_VEC_AT(&r->prev, ps_prev, track);
+}
+
+/* The stack of the thread block: frames innermost first, pushed root first. */
+static uint32_t ps_stack(ps_rd *r, ps_prev *pv)
+{
+    size_t d = r->frames.len;
+    const uint32_t *f = r->frames.data;
+    if (tr_vec_reserve(&pv->frames, d) != TR_OK || tr_vec_reserve(&pv->stacks, d) != TR_OK)
+        return TR_NONE;
+    uint32_t *pf = pv->frames.data, *ps = pv->stacks.data;
+    size_t k = 0, n_prev = pv->frames.len;
+    while (k < d && k < n_prev && pf[k] == f[d - 1 - k]) k++;
+    uint32_t stack = k ? ps[k - 1] : 0;
+    for (size_t i = k; i < d; i++) {
+        stack = tr_stack_push(r->t, stack, f[d - 1 - i]);
+        if (stack == TR_NONE) {
+            pv->frames.len = pv->stacks.len = 0;
+            return TR_NONE;
+        }
+        pf[i] = f[d - 1 - i];
+        ps[i] = stack;
+    }
+    pv->frames.len = pv->stacks.len = d;
+    return stack;
+}
+
+/* The args of the sample: its state, and its --locals when it has some. */
+static uint32_t ps_sample_args(ps_rd *r)
+{
+    if (r->locals.len == 0) return r->state_args;
+    tr_trace *t = r->t;
+    tr_args_begin(t);
+    if (r->state_args) {
+        tr_arg a;
+        tr_args_at(t, r->state_args, 0, &a);
+        tr_args_str(t, a.key, a.v.s);
+    }
+    for (size_t i = 0; i < r->locals.len; i++) {
+        const ps_local *l = &TR_VEC_AT(&r->locals, ps_local, i);
+        size_t n;
+        const char *name = tr_str_get(t, l->name, &n);
+        tr_buf_reset(&r->scratch);
+        if (tr_buf_addf(&r->scratch, "%s.%u.", l->is_arg ? "args" : "locals", (unsigned)l->frame) ||
+            tr_buf_add(&r->scratch, name, n))
+            continue;
+        tr_args_str(t, tr_str_intern(t, r->scratch.p, r->scratch.len), l->value);
+    }
+    return tr_args_end(t);
+}
+
+/* Ends the thread block being read: its sample, and its slices. */
+static int ps_thread_end(ps_rd *r, tr_error *e)
+{
+    if (!r->in_thread) return TR_OK;
+    r->in_thread = 0;
+    ps_prev *pv = ps_prev_of(r, r->track);
+    uint32_t stack = pv ? ps_stack(r, pv) : TR_NONE;
+    if (stack == TR_NONE) return tr_error_nomem(e);
+    tr_sample_add(r->t, r->track, r->ts, stack, ps_sample_args(r));
+    if (r->slicer && tr_stack_slicer_sample(r->slicer, r->track, r->ts, stack) != TR_OK)
+        return tr_error_nomem(e);
+    r->frames.len = 0;
+    r->locals.len = 0;
+    return tr_trace_status(r->t, e);
+}
+
+/* Ends the current moment: threads absent from it close their frames. */
+static int ps_moment_end(ps_rd *r, tr_error *e)
+{
+    int rc = ps_thread_end(r, e);
+    if (rc != TR_OK) return rc;
+    for (size_t i = 0; i < r->touched.len && r->slicer; i++)
+        if (tr_stack_slicer_sweep(r->slicer, TR_VEC_AT(&r->touched, uint32_t, i), r->ts) != TR_OK)
+            return tr_error_nomem(e);
+    r->touched.len = 0;
+    r->moment_threads = 0;
+    return TR_OK;
+}
+
+/* Starts a moment at TS (markers) or at the next dump number. */
+static int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
+{
+    int rc = ps_moment_end(r, e);
+    if (rc != TR_OK) return rc;
+    if (timed)
+        r->ts = ts;
+    else if (r->moment)
+        r->ts += PS_NS_PER_S;
+    r->moment++;
+    r->process = TR_NONE;
+    r->pending_pid = -1;
+    r->pending_host = 0;
+    r->pending_rank = -1;
+    r->moment_fresh = 1;
+    return TR_OK;
+}
+
+/* The process samples go to now, made from the pending pid when none is named. */
+static uint32_t ps_process(ps_rd *r)
+{
+    if (r->process != TR_NONE) return r->process;
+    r->process = tr_process_get(r->t, r->input, r->pending_pid);
+    tr_process *p = tr_process_at(r->t, r->process);
+    if (p) {
+        if (r->pending_host) p->host = r->pending_host;
+        if (r->pending_rank >= 0) p->rank = r->pending_rank;
+    }
+    return r->process;
+}
+
+static void ps_touch(ps_rd *r, uint32_t process)
+{
+    for (size_t i = 0; i < r->touched.len; i++)
+        if (TR_VEC_AT(&r->touched, uint32_t, i) == process) return;
+    uint32_t *p = tr_vec_push(&r->touched);
+    if (p) *p = process;
+}
+
+/* ---- line shapes ---- */
+
+static int ps_starts(const char *p, size_t n, const char *prefix)
+{
+    size_t m = strlen(prefix);
+    return n >= m && memcmp(p, prefix, m) == 0;
+}
+
+/* Parses a decimal pid at P (up to N bytes); returns the digits' length or 0. */
+static size_t ps_pid(const char *p, size_t n, int64_t *pid)
+{
+    size_t i = 0;
+    int64_t v = 0;
+    while (i < n && ps_digit(p[i])) {
+        if (v > (INT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (p[i++] - '0');
+    }
+    if (i) *pid = v;
+    return i;
+}
+
+static const char *ps_find(const char *p, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++)
+        if (p[i] == needle[0] && memcmp(p + i, needle, m) == 0) return p + i;
+    return NULL;
+}
+
+/*
+** A thread header: "Thread ID[/ID][ (STATUS)][: "NAME"]".  ID is decimal or
+** 0x-hex; of "0xPY/OS" the OS id counts.  Returns 1 and fills the parts.
+*/
+typedef struct ps_thread_hdr {
+    int64_t tid;
+    const char *id, *status, *name;
+    size_t id_n, status_n, name_n;
+} ps_thread_hdr;
+
+static int ps_parse_id(const char *p, size_t n, int64_t *v)
+{
+    uint64_t x = 0;
+    if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        if (n - 2 > 16) return 0;
+        for (size_t i = 2; i < n; i++) {
+            char c = p[i];
+            int d = ps_digit(c)                              ? c - '0'
+                    : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+                                                             : -1;
+            if (d < 0) return 0;
+            x = x << 4 | (uint64_t)d;
+        }
+        *v = (int64_t)(x & (uint64_t)INT64_MAX); /* pthread ids are addresses: 63 bits are plenty */
+        return 1;
+    }
+    int64_t d = 0;
+    return n > 0 && ps_pid(p, n, &d) == n ? (*v = d, 1) : 0;
+}
+
+static int ps_parse_thread(const char *p, size_t n, ps_thread_hdr *h)
+{
+    if (!ps_starts(p, n, "Thread ")) return 0;
+    size_t i = 7, id0 = i;
+    while (i < n && p[i] != ' ' && p[i] != ':') i++;
+    h->id = p + id0;
+    h->id_n = i - id0;
+    const char *slash = memchr(h->id, '/', h->id_n);
+    const char *os = slash ? slash + 1 : h->id;
+    if (!ps_parse_id(os, (size_t)(h->id + h->id_n - os), &h->tid)) return 0;
+    h->status = h->name = NULL;
+    h->status_n = h->name_n = 0;
+    if (i + 1 < n && p[i] == ' ' && p[i + 1] == '(') {
+        const char *close = memchr(p + i + 2, ')', n - i - 2);
+        if (!close) return 0;
+        h->status = p + i + 2;
+        h->status_n = (size_t)(close - h->status);
+        i = (size_t)(close - p) + 1;
+    }
+    if (i == n) return 1;
+    if (i + 1 < n && p[i] == ':' && p[i + 1] == ' ') {
+        const char *nm = p + i + 2;
+        size_t nm_n = n - i - 2;
+        /* Quoted without escapes: the name runs to the line's last quote. */
+        if (nm_n >= 2 && nm[0] == '"' && nm[nm_n - 1] == '"') {
+            nm++;
+            nm_n -= 2;
+        }
+        h->name = nm;
+        h->name_n = nm_n;
+        return 1;
+    }
+    return 0;
+}
+
+static uint32_t ps_state_args(ps_rd *r, const char *s, size_t n)
+{
+    static const char *const names[4] = {"idle", "active", "active+gil", "gil"};
+    if (!s) return 0;
+    for (int i = 0; i < 4; i++)
+        if (strlen(names[i]) == n && memcmp(s, names[i], n) == 0) return r->state_set[i];
+    tr_args_begin(r->t);
+    tr_args_str(r->t, r->c[C_STATE], tr_str_intern(r->t, s, n));
+    return tr_args_end(r->t);
+}
+
+static int ps_on_thread(ps_rd *r, const ps_thread_hdr *h, tr_error *e)
+{
+    int rc = ps_thread_end(r, e);
+    if (rc != TR_OK) return rc;
+    if (!r->markers && r->moment_threads > 0 &&
+        (r->prev_kind == K_TEXT || r->prev_kind == K_BLANK)) {
+        /* 0.1.x dumps have no Process line: a header after text starts one. */
+        if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
+    }
+    if (r->moment == 0 && (rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
+    uint32_t proc = ps_process(r);
+    if (proc == TR_NONE) return tr_error_nomem(e);
+    uint32_t track = tr_track_get(r->t, proc, TR_TRACK_THREAD, h->tid, 0);
+    ps_prev *pv = track == TR_NONE ? NULL : ps_prev_of(r, track);
+    if (!pv) return tr_error_nomem(e);
+    if (pv->moment == r->moment && !r->markers) {
+        /* The same thread twice: plain concatenation of dumps. */
+        if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
+        r->process = proc;
+    }
+    pv->moment = r->moment;
+    tr_track *tk = tr_track_at(r->t, track);
+    if (h->name && h->name_n) {
+        tk->name = tr_str_intern(r->t, h->name, h->name_n);
+    } else if (!tk->name) {
+        tr_buf_reset(&r->scratch);
+        if (tr_buf_adds(&r->scratch, "Thread ") || tr_buf_add(&r->scratch, h->id, h->id_n))
+            return tr_error_nomem(e);
+        tk->name = tr_str_intern(r->t, r->scratch.p, r->scratch.len);
+    }
+    r->track = track;
+    r->state_args = ps_state_args(r, h->status, h->status_n);
+    r->in_thread = 1;
+    r->locals_section = 0;
+    r->orphan_warned = 0;
+    r->moment_threads++;
+    r->moment_fresh = 0;
+    ps_touch(r, proc);
+    return tr_trace_status(r->t, e);
+}
+
+/* "Process PID: CMDLINE" at column 0. */
+static int ps_on_process(ps_rd *r, int64_t pid, const char *cmd, size_t cmd_n, tr_error *e)
+{
+    int rc = ps_thread_end(r, e);
+    if (rc != TR_OK) return rc;
+    /* Same moment: a --subprocesses child after its separator, or right after a banner. */
+    if (!r->markers && r->prev_kind != K_SEP && !r->moment_fresh) {
+        if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
+    } else if (r->moment == 0 && (rc = ps_moment_start(r, 0, 0, e)) != TR_OK) {
+        return rc;
+    }
+    r->moment_fresh = 0;
+    r->pending_pid = pid;
+    r->process = TR_NONE;
+    uint32_t proc = ps_process(r);
+    tr_process *p = tr_process_at(r->t, proc);
+    if (!p) return tr_error_nomem(e);
+    if (cmd_n && !p->name) p->name = tr_str_intern(r->t, cmd, cmd_n);
+    return TR_OK;
+}
+
+/* ---- markers and counters ---- */
+
+static int64_t ps_days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* N digits at P as a number, or -1. */
+static int64_t ps_num(const char *p, size_t n)
+{
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ps_digit(p[i])) return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+/* RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)" or Unix seconds, as Unix ns. */
+static int ps_parse_time(const char *p, size_t n, int64_t *ns)
+{
+    if (n >= 19 && p[4] == '-' && p[7] == '-' && (p[10] == 'T' || p[10] == 't' || p[10] == ' ') &&
+        p[13] == ':' && p[16] == ':') {
+        int64_t y = ps_num(p, 4), mo = ps_num(p + 5, 2), d = ps_num(p + 8, 2);
+        int64_t h = ps_num(p + 11, 2), mi = ps_num(p + 14, 2), s = ps_num(p + 17, 2);
+        if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+            s < 0 || s > 60)
+            return -1;
+        size_t i = 19;
+        int64_t frac = 0, scale = PS_NS_PER_S;
+        if (i < n && p[i] == '.') {
+            size_t f0 = ++i;
+            for (; i < n && ps_digit(p[i]); i++)
+                if (scale > 1) frac = frac * 10 + (p[i] - '0'), scale /= 10;
+            if (i == f0) return -1;
+            frac *= scale;
+        }
+        int64_t off = 0;
+        if (i < n && (p[i] == 'Z' || p[i] == 'z')) {
+            i++;
+        } else if (i + 6 == n && (p[i] == '+' || p[i] == '-') && p[i + 3] == ':') {
+            int64_t oh = ps_num(p + i + 1, 2), om = ps_num(p + i + 4, 2);
+            if (oh < 0 || om < 0) return -1;
+            off = (oh * 60 + om) * 60 * (p[i] == '-' ? -1 : 1);
+            i = n;
+        } else {
+            return -1;
+        }
+        if (i != n) return -1;
+        int64_t secs = ps_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
+        /* int64 nanoseconds reach the year 2262 */
+        if (secs >= INT64_MAX / PS_NS_PER_S || secs <= INT64_MIN / PS_NS_PER_S) return -1;
+        *ns = secs * PS_NS_PER_S + frac;
+        return 0;
+    }
+    return tr_parse_decimal_ns(p, n, PS_NS_PER_S, ns);
+}
+
+/* The time TS states, from the origin (the first time the file states). */
+static int64_t ps_rel(ps_rd *r, int64_t unix_ns, const char *text, size_t n)
+{
+    if (!r->have_origin) {
+        r->have_origin = 1;
+        r->origin_unix = unix_ns;
+        tr_input_info *info = tr_input_at(r->t, r->input);
+        if (info) {
+            info->origin_unix_ns = unix_ns;
+            info->origin_wall = tr_str_intern(r->t, text, n);
+        }
+    }
+    int64_t rel;
+    if (__builtin_sub_overflow(unix_ns, r->origin_unix, &rel))
+        return unix_ns < 0 ? INT64_MIN : INT64_MAX;
+    return rel;
+}
+
+/* Splits "key=value" fields; LABEL runs to the end of the line. */
+typedef struct ps_field {
+    const char *k, *v;
+    size_t k_n, v_n;
+} ps_field;
+
+static int ps_next_field(const char **p, const char *end, ps_field *f)
+{
+    const char *s = *p;
+    while (s < end && *s == ' ') s++;
+    if (s == end) return 0;
+    const char *eq = s;
+    while (eq < end && *eq != '=' && *eq != ' ') eq++;
+    f->k = s;
+    f->k_n = (size_t)(eq - s);
+    if (eq == end || *eq == ' ') {
+        f->v = eq;
+        f->v_n = 0;
+        *p = eq;
+        return 1;
+    }
+    const char *v = eq + 1, *ve = v;
+    if (f->k_n == 5 && memcmp(s, "label", 5) == 0)
+        ve = end;
+    else
+        while (ve < end && *ve != ' ') ve++;
+    f->v = v;
+    f->v_n = (size_t)(ve - v);
+    *p = ve;
+    return 1;
+}
+
+static int ps_key(const ps_field *f, const char *k)
+{
+    return strlen(k) == f->k_n && memcmp(f->k, k, f->k_n) == 0;
+}
+
+static int ps_on_marker(ps_rd *r, const tr_line *ln, tr_error *e)
+{
+    const char *p = ln->p + (ln->len > 15 ? 15 : ln->len), *end = ln->p + ln->len;
+    ps_field f;
+    int have_ts = 0, rc;
+    int64_t ts = r->ts, pid = -1, rank = -1;
+    tr_str host = 0;
+    while (ps_next_field(&p, end, &f)) {
+        if (ps_key(&f, "ts")) {
+            int64_t unix_ns;
+            if (ps_parse_time(f.v, f.v_n, &unix_ns) == 0) {
+                ts = ps_rel(r, unix_ns, f.v, f.v_n);
+                have_ts = 1;
+            } else if ((rc = ps_warn_e(r, ln, (uint64_t)(f.v - ln->p) + 1,
+                                       "bad ts in #tracecat-dump (want RFC 3339 or Unix seconds)",
+                                       e)) != TR_OK) {
+                return rc;
+            }
+        } else if (ps_key(&f, "pid")) {
+            if (ps_pid(f.v, f.v_n, &pid) != f.v_n) pid = -1;
+        } else if (ps_key(&f, "rank")) {
+            int64_t v = 0;
+            if (ps_pid(f.v, f.v_n, &v) == f.v_n && v <= INT32_MAX) rank = v;
+        } else if (ps_key(&f, "host")) {
+            host = tr_str_intern(r->t, f.v, f.v_n);
+        }
+    }
+    if (!have_ts && !r->markers && !r->have_origin) ts = 0;
+    r->markers = 1;
+    if ((rc = ps_moment_start(r, 1, ts, e)) != TR_OK) return rc;
+    r->pending_pid = pid;
+    r->pending_host = host;
+    r->pending_rank = (int32_t)rank;
+    return TR_OK;
+}
+
+/* "#tracecat-counter ts=T pid=P NAME=VALUE...": counter samples of the process. */
+static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
+{
+    const char *p = ln->p + 18, *end = ln->p + ln->len;
+    ps_field f;
+    int64_t ts = r->ts, pid = -1;
+    int rc;
+    /* ts and pid come first by convention, but are looked for everywhere. */
+    for (const char *q = p; ps_next_field(&q, end, &f);) {
+        int64_t unix_ns;
+        if (ps_key(&f, "ts")) {
+            if (ps_parse_time(f.v, f.v_n, &unix_ns) == 0)
+                ts = ps_rel(r, unix_ns, f.v, f.v_n);
+            else if ((rc = ps_warn_e(r, ln, (uint64_t)(f.v - ln->p) + 1,
+                                     "bad ts in #tracecat-counter", e)) != TR_OK)
+                return rc;
+        } else if (ps_key(&f, "pid") && ps_pid(f.v, f.v_n, &pid) != f.v_n) {
+            pid = -1;
+        }
+    }
+    uint32_t proc = tr_process_get(r->t, r->input, pid);
+    if (proc == TR_NONE) return tr_error_nomem(e);
+    while (ps_next_field(&p, end, &f)) {
+        if (ps_key(&f, "ts") || ps_key(&f, "pid") || ps_key(&f, "host") || ps_key(&f, "rank") ||
+            f.k_n == 0)
+            continue;
+        char num[64];
+        char *stop;
+        double v = 0;
+        int ok = f.v_n > 0 && f.v_n < sizeof num;
+        if (ok) {
+            memcpy(num, f.v, f.v_n);
+            num[f.v_n] = '\0';
+            v = strtod(num, &stop);
+            ok = *stop == '\0';
+        }
+        if (!ok) {
+            if ((rc = ps_warn_e(r, ln, (uint64_t)(f.k - ln->p) + 1, "counter value is not a number",
+                                e)) != TR_OK)
+                return rc;
+            continue;
+        }
+        uint32_t track =
+            tr_track_get(r->t, proc, TR_TRACK_COUNTER, -1, tr_str_intern(r->t, f.k, f.k_n));
+        tr_counter_add(r->t, track, ts, v);
+    }
+    return tr_trace_status(r->t, e);
+}
+
+/* ---- banners ---- */
+
+/*
+** A line that announces a dump without markers: "=== PID N ===", "== pid N
+** ==", "--- Stack dump for PID N ---", "... Pyspy dump for PID N:", or ray's
+** "Stack dump for <ps aux line>" (the pid is its second column).
+** Returns 1 with *PID (-1 when unknown) and the process name in *NAME.
+*/
+static int ps_banner(const char *p, size_t n, int64_t *pid, const char **name, size_t *name_n)
+{
+    *pid = -1;
+    *name = NULL;
+    *name_n = 0;
+    if (ps_starts(p, n, "Stack dump for ")) {
+        const char *s = p + 15, *end = p + n;
+        const char *q = ps_find(s, (size_t)(end - s), "PID ");
+        if (q && s == q) {
+            ps_pid(q + 4, (size_t)(end - q - 4), pid);
+            return 1;
+        }
+        /* ps aux: USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND */
+        int col = 0;
+        while (s < end) {
+            while (s < end && *s == ' ') s++;
+            const char *w = s;
+            while (s < end && *s != ' ') s++;
+            if (s == w) break;
+            col++;
+            if (col == 2) ps_pid(w, (size_t)(s - w), pid);
+            if (col == 11) {
+                *name = w;
+                *name_n = (size_t)(end - w);
+                break;
+            }
+        }
+        return 1;
+    }
+    const char *q;
+    if ((q = ps_find(p, n, "Pyspy dump for PID ")) != NULL ||
+        (q = ps_find(p, n, "Stack dump for PID ")) != NULL) {
+        ps_pid(q + 19, n - (size_t)(q + 19 - p), pid);
+        return 1;
+    }
+    if ((ps_starts(p, n, "== ") || ps_starts(p, n, "=== ")) && n > 8 && p[n - 1] == '=') {
+        const char *s = p;
+        while (*s == '=') s++;
+        s++;
+        if (ps_starts(s, (size_t)(p + n - s), "PID ") ||
+            ps_starts(s, (size_t)(p + n - s), "pid ")) {
+            return ps_pid(s + 4, (size_t)(p + n - s - 4), pid) > 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- lines ---- */
+
+/* Drops ANSI colour sequences (ESC [ ... letter) pasted from terminals. */
+static int ps_strip_ansi(ps_rd *r, tr_line *ln)
+{
+    tr_buf_reset(&r->clean);
+    for (size_t i = 0; i < ln->len; i++) {
+        if (ln->p[i] == '\x1b' && i + 1 < ln->len && ln->p[i + 1] == '[') {
+            i += 2;
+            while (i < ln->len && !((ln->p[i] | 0x20) >= 'a' && (ln->p[i] | 0x20) <= 'z')) i++;
+            continue;
+        }
+        if (tr_buf_addc(&r->clean, ln->p[i]) != TR_OK) return TR_FATAL;
+    }
+    ln->p = r->clean.p;
+    ln->len = r->clean.len;
+    return TR_OK;
+}
+
+static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_error *e)
+{
+    if (!r->in_thread) {
+        if (r->orphan_warned) return TR_OK;
+        r->orphan_warned = 1;
+        return ps_warn_e(r, ln, 1, "frame line outside a thread (no 'Thread' header before it)", e);
+    }
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+    uint32_t frame = tr_pyspy_fcache_get(&r->fcache, r->t, p, n);
+    uint32_t *slot = tr_vec_push(&r->frames);
+    if (frame == TR_NONE || !slot) return tr_error_nomem(e);
+    *slot = frame;
+    r->locals_section = 0;
+    return TR_OK;
+}
+
+/* "        Arguments:" / "Locals:" (or the 0.2.2-0.3.8 "::"), and "            name: repr". */
+static int ps_on_locals(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_error *e)
+{
+    if (!r->in_thread || r->frames.len == 0)
+        return ps_warn_e(r, ln, 1, "--locals line outside a frame", e);
+    if (ps_starts(p, n, "Arguments:")) {
+        r->locals_section = 1;
+        return TR_OK;
+    }
+    if (ps_starts(p, n, "Locals:")) {
+        r->locals_section = 2;
+        return TR_OK;
+    }
+    while (n && *p == ' ') p++, n--;
+    const char *colon = ps_find(p, n, ": ");
+    size_t name_n = colon ? (size_t)(colon - p) : n;
+    const char *v = colon ? colon + 2 : p + n;
+    ps_local *l = tr_vec_push(&r->locals);
+    if (!l) return tr_error_nomem(e);
+    l->frame = (uint32_t)(r->frames.len - 1);
+    l->is_arg = r->locals_section == 1;
+    l->name = tr_str_intern(r->t, p, name_n);
+    l->value = tr_str_add(r->t, v, (size_t)(p + n - v));
+    return TR_OK;
+}
+
+static int ps_on_error(ps_rd *r, const char *msg, size_t n, tr_error *e)
+{
+    int rc = ps_thread_end(r, e);
+    if (rc != TR_OK) return rc;
+    if (r->moment == 0 && (rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
+    uint32_t proc = ps_process(r);
+    if (proc == TR_NONE) return tr_error_nomem(e);
+    uint32_t track = tr_track_get(r->t, proc, TR_TRACK_THREAD, -1, r->c[C_PYSPY]);
+    tr_args_begin(r->t);
+    tr_args_str(r->t, r->c[C_MESSAGE], tr_str_add(r->t, msg, n));
+    uint32_t args = tr_args_end(r->t);
+    tr_instant_add(r->t, track, r->ts, tr_str_internz(r->t, "py-spy error"), r->c[C_CAT_ERROR],
+                   TR_SCOPE_THREAD, -1, args);
+    return tr_trace_status(r->t, e);
+}
+
+static int ps_is_sep(const char *p, size_t n)
+{
+    if (n < 10) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != '-') return 0;
+    return 1;
+}
+
+static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
+{
+    const char *p = ln->p;
+    size_t n = ln->len;
+    int rc = TR_OK, kind = K_TEXT;
+    /* Frames first: they are almost every line. */
+    if (n > 4 && p[0] == ' ' && p[1] == ' ' && p[2] == ' ' && p[3] == ' ') {
+        if (p[4] != ' ') {
+            r->prev_kind = K_FRAME;
+            return ps_on_frame(r, ln, p + 4, n - 4, e);
+        }
+        if (n > 8 && memcmp(p + 4, "    ", 4) == 0 && r->in_thread) {
+            r->prev_kind = K_FRAME;
+            return ps_on_locals(r, ln, p + 8, n - 8, e);
+        }
+    }
+    if (n > 1 && p[0] == '\t') {
+        /* 0.1.x: TAB + space */
+        size_t skip = p[1] == ' ' ? 2 : 1;
+        r->prev_kind = K_FRAME;
+        return ps_on_frame(r, ln, p + skip, n - skip, e);
+    }
+    if (memchr(p, '\x1b', n)) {
+        if (ps_strip_ansi(r, ln) != TR_OK) return tr_error_nomem(e);
+        p = ln->p;
+        n = ln->len;
+        if (n > 4 && memcmp(p, "    ", 4) == 0 && p[4] != ' ') {
+            r->prev_kind = K_FRAME;
+            return ps_on_frame(r, ln, p + 4, n - 4, e);
+        }
+    }
+    ps_thread_hdr th;
+    int64_t pid;
+    const char *name;
+    size_t name_n;
+    size_t blank = 0;
+    while (blank < n && (p[blank] == ' ' || p[blank] == '\t')) blank++;
+    if (blank == n) {
+        /* A blank line ends a thread's frames. */
+        if ((rc = ps_thread_end(r, e)) != TR_OK) return rc;
+        if (r->prev_kind != K_HEADER && r->prev_kind != K_SEP && r->prev_kind != K_BANNER)
+            r->prev_kind = K_BLANK;
+        return TR_OK;
+    } else if (p[0] == 'T' && ps_parse_thread(p, n, &th)) {
+        rc = ps_on_thread(r, &th, e);
+        kind = K_THREAD;
+    } else if (ps_starts(p, n, "Process ") && ps_pid(p + 8, n - 8, &pid) > 0 &&
+               p[8 + ps_pid(p + 8, n - 8, &pid)] == ':') {
+        const char *cmd = ps_find(p, n, ":") + 1;
+        if (cmd < p + n && *cmd == ' ') cmd++;
+        rc = ps_on_process(r, pid, cmd, (size_t)(p + n - cmd), e);
+        kind = K_HEADER;
+    } else if (ps_starts(p, n, "Python v") || ps_starts(p, n, "Parent Process ")) {
+        if (p[1] == 'y' && r->process != TR_NONE) {
+            tr_process *pr = tr_process_at(r->t, r->process);
+            const char *sp = memchr(p, ' ', n);
+            size_t vn = (size_t)(p + n - sp - 1);
+            const char *paren = memchr(sp + 1, ' ', vn);
+            tr_buf_reset(&r->scratch);
+            if (pr && !tr_buf_adds(&r->scratch, "Python ") &&
+                !tr_buf_add(&r->scratch, sp + 2, (size_t)((paren ? paren : p + n) - sp - 2)))
+                pr->labels = tr_str_intern(r->t, r->scratch.p, r->scratch.len);
+        }
+        r->skipped++;
+        kind = r->prev_kind == K_SEP ? K_SEP : K_HEADER;
+    } else if (p[0] == '#') {
+        if (ps_starts(p, n, "#tracecat-dump ") || (n == 14 && ps_starts(p, n, "#tracecat-dump"))) {
+            rc = ps_on_marker(r, ln, e);
+            kind = K_BANNER;
+        } else if (ps_starts(p, n, "#tracecat-counter ")) {
+            rc = ps_on_counter(r, ln, e);
+            kind = r->prev_kind;
+        } else {
+            r->skipped++;
+            kind = r->prev_kind; /* a comment changes nothing */
+        }
+    } else if (ps_starts(p, n, "Error: ")) {
+        rc = ps_on_error(r, p + 7, n - 7, e);
+    } else if (ps_is_sep(p, n)) {
+        if ((rc = ps_thread_end(r, e)) == TR_OK) r->skipped++;
+        kind = K_SEP;
+    } else if (ps_banner(p, n, &pid, &name, &name_n)) {
+        if (r->markers) {
+            if ((rc = ps_thread_end(r, e)) != TR_OK) return rc;
+            r->process = TR_NONE;
+        } else if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) {
+            return rc;
+        }
+        r->pending_pid = pid;
+        if (name_n) {
+            uint32_t proc = ps_process(r);
+            tr_process *pr = tr_process_at(r->t, proc);
+            if (pr && !pr->name) pr->name = tr_str_intern(r->t, name, name_n);
+        }
+        r->skipped++;
+        kind = K_BANNER;
+    } else {
+        /* Anything else (prompts, log lines, "Caused by:") is not py-spy's. */
+        if ((rc = ps_thread_end(r, e)) == TR_OK) r->skipped++;
+    }
+    r->prev_kind = kind;
+    return rc;
+}
+
+static int ps_run(ps_rd *r, tr_error *e)
+{
+    tr_line ln;
+    int rc;
+    while ((rc = tr_input_getline(r->in, &ln, e)) == TR_OK) {
+        rc = ps_line(r, &ln, e);
+        if (rc != TR_OK) return rc;
+    }
+    if (rc != TR_END) return rc;
+    rc = ps_moment_end(r, e);
+    if (rc == TR_OK && r->slicer && tr_stack_slicer_finish(r->slicer) != TR_OK)
+        rc = tr_error_nomem(e);
+    return rc;
+}
+
+static int ps_read_text(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
+                        tr_error *e)
+{
+    ps_rd *r = tr_calloc(1, sizeof *r);
+    if (!r) return tr_error_nomem(e);
+    r->t = t;
+    r->in = in;
+    r->input = input;
+    r->diag = o ? o->diag : NULL;
+    r->process = TR_NONE;
+    r->pending_pid = -1;
+    r->pending_rank = -1;
+    tr_pyspy_fcache_init(&r->fcache);
+    tr_buf_init(&r->scratch, 0);
+    tr_buf_init(&r->clean, 0);
+    tr_vec_init(&r->touched, sizeof(uint32_t));
+    tr_vec_init(&r->frames, sizeof(uint32_t));
+    tr_vec_init(&r->locals, sizeof(ps_local));
+    tr_vec_init(&r->prev, sizeof(ps_prev));
+    for (int i = 0; i < C_COUNT; i++) r->c[i] = tr_str_internz(t, ps_const_text[i]);
+    for (int i = 0; i < 4; i++) {
+        tr_args_begin(t);
+        tr_args_str(t, r->c[C_STATE], r->c[C_IDLE + i]);
+        r->state_set[i] = tr_args_end(t);
+    }
+    int rc = tr_trace_status(t, e);
+    if (rc == TR_OK && !(o && o->no_stack_slices)) {
+        r->slicer = tr_stack_slicer_new(t);
+        if (!r->slicer) rc = tr_error_nomem(e);
+    }
+    if (rc == TR_OK) rc = ps_run(r, e);
+    tr_input_info *info = tr_input_at(t, input);
+    if (info) {
+        info->lines_skipped += r->skipped;
+        info->warnings += r->warnings;
+        info->clock = tr_str_internz(
+            t, r->markers ? "wall clock of the #tracecat-dump markers"
+                          : "dump number: the Nth dump of the input at N seconds (no times given)");
+    }
+    if (rc == TR_OK) rc = tr_trace_status(t, e);
+    tr_stack_slicer_free(r->slicer);
+    tr_pyspy_fcache_fini(&r->fcache);
+    tr_buf_fini(&r->scratch);
+    tr_buf_fini(&r->clean);
+    tr_vec_fini(&r->touched);
+    tr_vec_fini(&r->frames);
+    tr_vec_fini(&r->locals);
+    for (size_t i = 0; i < r->prev.len; i++) {
+        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).frames);
+        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).stacks);
+    }
+    tr_vec_fini(&r->prev);
+    tr_free(r);
+    return rc;
+}
+
+/* ---- probing and dispatch ---- */
+
+enum { SHAPE_NONE, SHAPE_TEXT, SHAPE_FOLDED, SHAPE_JSON };
+
+static int ps_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* "stack;stack... COUNT": text, then a space and digits at the end. */
+static int ps_folded_line(const char *p, size_t n)
+{
+    size_t i = n;
+    while (i > 0 && ps_digit(p[i - 1])) i--;
+    return i < n && i >= 2 && p[i - 1] == ' ' && p[0] != ' ' && p[0] != '\t';
+}
+
+/* The shape of the head and how sure it is (0..100). */
+static int ps_shape(const tr_peek *pk, int *shape)
+{
+    *shape = SHAPE_NONE;
+    if (!pk->head) return 0;
+    const char *p = (const char *)pk->head;
+    size_t n = pk->head_len, i = 0;
+    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) i = 3;
+    while (i < n && ps_space(p[i])) i++;
+    if (i < n && (p[i] == '{' || p[i] == '[')) {
+        *shape = SHAPE_JSON;
+        if (ps_find(p, n, "speedscope.app/file-format-schema") ||
+            (ps_find(p, n, "\"exporter\"") && ps_find(p, n, "py-spy@")))
+            return 95;
+        if (p[i] == '[' && ps_find(p, n, "\"thread_id\"") && ps_find(p, n, "\"frames\"") &&
+            !ps_find(p, n, "\"ph\""))
+            return 90;
+        return 0;
+    }
+    int threads = 0, frames = 0, folded = 0, other = 0, semis = 0, after_thread = 0;
+    for (size_t b = i; b < n;) {
+        const char *nl = memchr(p + b, '\n', n - b);
+        if (!nl && !pk->at_end && b > i) break; /* a cut line says nothing */
+        size_t e = nl ? (size_t)(nl - p) : n, len = e - b;
+        const char *l = p + b;
+        if (len && l[len - 1] == '\r') len--;
+        ps_thread_hdr th;
+        int64_t pid;
+        if (ps_starts(l, len, "#tracecat-dump")) {
+            *shape = SHAPE_TEXT;
+            return 100;
+        }
+        if (len == 0) {
+            /* blank */
+        } else if (ps_parse_thread(l, len, &th) && (th.status || th.name)) {
+            threads++;
+            after_thread = 1;
+        } else if (ps_starts(l, len, "Process ") && ps_pid(l + 8, len - 8, &pid) > 0) {
+            const char *nx = nl ? nl + 1 : p + n;
+            if (ps_starts(nx, (size_t)(p + n - nx), "Python v")) {
+                *shape = SHAPE_TEXT;
+                return 95;
+            }
+        } else if (after_thread && ((len > 4 && memcmp(l, "    ", 4) == 0) || l[0] == '\t')) {
+            frames++;
+        } else if (ps_folded_line(l, len)) {
+            folded++;
+            if (memchr(l, ';', len)) semis++;
+        } else {
+            other++;
+        }
+        if (!nl) break;
+        b = e + 1;
+    }
+    if (threads && frames) {
+        *shape = SHAPE_TEXT;
+        return 90;
+    }
+    if (threads) {
+        *shape = SHAPE_TEXT;
+        return 70;
+    }
+    /* Mostly "stack COUNT" lines: a bad line or two does not make it text. */
+    if (folded && folded >= 3 * other && !frames) {
+        *shape = SHAPE_FOLDED;
+        return semis ? 70 : 40;
+    }
+    /* One line longer than the head: a deep folded stack. */
+    if (!pk->at_end && !memchr(p + i, '\n', n - i) && memchr(p + i, ';', n - i)) {
+        *shape = SHAPE_FOLDED;
+        return 40;
+    }
+    return 0;
+}
+
+static int ps_probe(const tr_peek *pk)
+{
+    int shape;
+    return ps_shape(pk, &shape);
+}
+
+static int ps_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o, tr_error *e)
+{
+    const unsigned char *head;
+    size_t n;
+    int rc = tr_input_peek(in, &head, &n, TR_PEEK_SIZE, e);
+    if (rc < 0) return rc;
+    tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
+    int shape;
+    ps_shape(&pk, &shape);
+    if (shape == SHAPE_JSON) return tr_pyspy_read_json(in, t, input, o, e);
+    if (shape == SHAPE_FOLDED) return tr_pyspy_read_folded(in, t, input, o, e);
+    return ps_read_text(in, t, input, o, e);
+}
+
+const tr_reader tr_reader_pyspy = {
+    TR_READER_ABI,
+    "pyspy",
+    "py-spy dump text (one or a sequence; --native, --locals, --json), folded stacks, speedscope",
+    "txt,log,json,folded",
+    ps_probe,
+    ps_read,
+    NULL,
+};
+
+/* --from folded: folded stacks from any profiler, whatever the head looks like. */
+const tr_reader tr_reader_folded = {
+    TR_READER_ABI,
+    "folded",
+    "folded stacks 'frame;frame;frame COUNT' (py-spy record -f raw, inferno, flamegraph.pl)",
+    "folded,txt",
+    NULL,
+    tr_pyspy_read_folded,
+    NULL,
+};

@@ -1,0 +1,51 @@
+/*
+** pyspy.h: what the files of the py-spy reader family share (not public):
+** readers/pyspy.c (probe, dump text, dump sequences), pyspy_folded.c (folded
+** stacks) and pyspy_json.c (dump --json, speedscope).
+*/
+#ifndef TR_READERS_PYSPY_H
+#define TR_READERS_PYSPY_H
+
+#include "tr_format.h"
+#include "tr_mem.h"
+
+#include <stdint.h>
+
+/* What a dump's frame line or a folded frame says, pointing into the text. */
+typedef struct tr_pyspy_frame_text {
+    const char *fn, *file;
+    size_t fn_n, file_n;
+    int32_t line;
+} tr_pyspy_frame_text;
+
+/*
+** Splits "name (file:line)", "name (file)", "name ()" or an opaque "name":
+** the location is inside the last " (" .. ")" pair, the line the digits
+** after its last ':'.
+*/
+void tr_pyspy_frame_split(const char *p, size_t n, tr_pyspy_frame_text *f);
+/* Interns the frame the N bytes at P describe; TR_NONE when out of memory. */
+uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n);
+
+/*
+** A cache from frame text to frame id: a dump repeats a few thousand frame
+** lines millions of times, and hashing the line once is cheaper than parsing
+** it and interning its three strings.
+*/
+typedef struct tr_pyspy_fcache {
+    struct tr_pyspy_fslot *slots;
+    size_t cap, n;
+    tr_arena text;
+} tr_pyspy_fcache;
+
+void tr_pyspy_fcache_init(tr_pyspy_fcache *c);
+void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
+/* The frame id of the N bytes at P, parsing them the first time; TR_NONE on OOM. */
+uint32_t tr_pyspy_fcache_get(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n);
+
+int tr_pyspy_read_folded(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
+                         tr_error *e);
+int tr_pyspy_read_json(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
+                       tr_error *e);
+
+#endif

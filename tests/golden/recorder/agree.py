@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""agree.py TRACECAT TRACE_DIR [INPUT]
+
+Record-for-record agreement of `tracecat cat` with Recorder's own text output
+(recorder2text) for one Recorder trace directory.
+
+For every rank, the slices tracecat prints for process "rank N" must equal,
+in order, the lines of TRACE_DIR/_text/<N>.txt (or _text_corrected/ when the
+sample has one: recorder2text 2.5.0 prints rank 0's timestamps for every rank
+in inter-process mode, see testdata/recorder/SOURCES.md): same function name,
+same layer, same arguments, start and end within one tick of the printed
+resolution.  INPUT (default TRACE_DIR) is what tracecat reads: the directory,
+a tarball of it, or its recorder.mt.
+
+Order is compared exactly: a reference lists a rank's records in sequence
+(start) order (recorder.md §2.5), and tracecat must print them in that order.
+
+On a mismatch the first differing record of the rank is printed, both sides.
+"""
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+
+LAYER = {"POSIX": 0, "MPI-IO": 1, "MPI": 2, "HDF5": 3, "USER": 4}
+
+
+def ours(tracecat, path):
+    out = subprocess.run([tracecat, "cat", path], check=True, capture_output=True, text=True)
+    ranks = {}
+    for line in out.stdout.splitlines():
+        kind, ts, dur, process, track, cat, name, value, args = line.split("\t")
+        if kind != "slice":
+            raise SystemExit(f"unexpected {kind} row: {line}")
+        if not process.startswith("rank "):
+            raise SystemExit(f"unexpected process {process!r}")
+        start = Decimal(ts)
+        argv = [str(v) for v in json.loads(args).values()]
+        ranks.setdefault(int(process[5:]), []).append(
+            (name, start, start + Decimal(dur), LAYER.get(cat, -1), argv, line))
+    return ranks
+
+
+def reference(path):
+    recs, tick = [], None
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            tok = line.rstrip("\n").split(" ")
+            if len(tok) < 7 or tok[5] != "(" or tok[-1] != ")":
+                raise SystemExit(f"{path}:{no}: not a recorder2text line")
+            tick = Decimal(1).scaleb(-len(tok[0].split(".")[1]))
+            recs.append((tok[2], Decimal(tok[0]), Decimal(tok[1]), int(tok[4]), tok[6:-1],
+                         f"{path}:{no}: {line.rstrip()}"))
+    return recs, tick
+
+
+def main():
+    tracecat, trace = sys.argv[1], sys.argv[2]
+    given = sys.argv[3] if len(sys.argv) > 3 else trace
+    textdir = os.path.join(trace, "_text_corrected")
+    if not os.path.isdir(textdir):
+        textdir = os.path.join(trace, "_text")
+    files = sorted(os.listdir(textdir))
+    got = ours(tracecat, given)
+    if sorted(got) != list(range(len(files))):
+        raise SystemExit(f"ranks {sorted(got)}, reference has {len(files)} files in {textdir}")
+    total = 0
+    for rank, fname in enumerate(files):
+        if int(os.path.splitext(fname)[0]) != rank:
+            raise SystemExit(f"unexpected reference file {fname}")
+        want, tick = reference(os.path.join(textdir, fname))
+        have = got[rank]
+        for i in range(max(len(want), len(have))):
+            if i >= len(have) or i >= len(want):
+                side = "tracecat" if i >= len(have) else "reference"
+                raise SystemExit(f"rank {rank}: {side} ends after {i} records "
+                                 f"(tracecat {len(have)}, reference {len(want)})")
+            w, h = want[i], have[i]
+            bad = []
+            if h[0] != w[0]:
+                bad.append("function")
+            if abs(h[1] - w[1]) > tick or abs(h[2] - w[2]) > tick:
+                bad.append("time")
+            if h[3] != w[3]:
+                bad.append("layer")
+            if h[4] != w[4]:
+                bad.append("args")
+            if bad:
+                raise SystemExit(f"rank {rank} record {i}: {', '.join(bad)} differ\n"
+                                 f"  reference: {w[5]}\n  tracecat:  {h[5]}\n"
+                                 f"  args {h[4]} vs {w[4]}")
+        total += len(want)
+    print(f"{trace}: {len(files)} ranks, {total} records agree")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,523 @@
+/*
+** test_chrome.c: the Chrome Trace Event reader, phase by phase, on bad input,
+** and read -> write -> read over every sample of testdata/chrome.
+*/
+#include "tr_test.h"
+#include "tr_format.h"
+#include "tr_text.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+extern const tr_reader tr_reader_chrome;
+extern const tr_writer tr_writer_chrome;
+
+typedef struct warn_log {
+    int n;
+    char first[600];
+} warn_log;
+
+static void on_warn(void *user, const tr_error *w)
+{
+    warn_log *l = user;
+    if (!l->n++) tr_error_format(w, l->first, sizeof l->first);
+}
+
+/* Reads the N bytes at TEXT as a Chrome trace; RC gets the read's status. */
+static tr_trace *read_text(const char *text, size_t n, int strict, warn_log *wl, int *rc,
+                           tr_error *e)
+{
+    tr_trace *t = tr_trace_new();
+    tr_source *src;
+    tr_diag d = {on_warn, wl, strict, 0};
+    tr_read_opts o;
+    memset(&o, 0, sizeof o);
+    o.diag = &d;
+    *rc = tr_source_open_memory(&src, "t.json", text, n, e);
+    if (*rc != TR_OK) return t;
+    tr_input *in;
+    *rc = tr_source_next(src, &in, e);
+    if (*rc == TR_OK) {
+        uint32_t input = tr_input_add(t, "t.json", "chrome");
+        *rc = tr_reader_chrome.read(in, t, input, &o, e);
+    }
+    tr_source_close(src);
+    if (*rc == TR_OK) *rc = tr_trace_freeze(t, e);
+    return t;
+}
+
+static tr_trace *read_ok(const char *text, warn_log *wl)
+{
+    int rc;
+    tr_error e = {0};
+    tr_trace *t = read_text(text, strlen(text), 0, wl, &rc, &e);
+    if (rc != TR_OK) fprintf(stderr, "  error: %s\n", e.msg);
+    CHECK_INT(rc, TR_OK);
+    return t;
+}
+
+static const char *S(const tr_trace *t, tr_str s)
+{
+    return tr_str_get(t, s, NULL);
+}
+
+/* The args of SET as compact JSON text (static buffer). */
+static const char *args_text(const tr_trace *t, uint32_t set)
+{
+    static tr_buf b;
+    if (!b.p) tr_buf_init(&b, 0);
+    tr_buf_reset(&b);
+    tr_buf_add_json_args(&b, t, set);
+    return b.p;
+}
+
+TR_TEST(probe)
+{
+    const char *yes[] = {"[{\"ph\":\"X\"", "{\"traceEvents\":[", "\xef\xbb\xbf [ {"};
+    const char *no[] = {"0.1s | #1 | RECV", "hello", ""};
+    for (size_t i = 0; i < 3; i++) {
+        tr_peek pk = {"x", (const unsigned char *)yes[i], strlen(yes[i]), 1, NULL, 0};
+        CHECK(tr_reader_chrome.probe(&pk) > 0);
+        tr_peek pn = {"x", (const unsigned char *)no[i], strlen(no[i]), 1, NULL, 0};
+        CHECK_INT(tr_reader_chrome.probe(&pn), 0);
+    }
+}
+
+TR_TEST(phases_be_x)
+{
+    warn_log wl = {0};
+    tr_trace *t =
+        read_ok("[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":10,\"args\":{\"x\":1}},"
+                "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":11.5,\"dur\":2},"
+                "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":20,\"args\":{\"y\":\"z\"}}]",
+                &wl);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 2);
+    CHECK_STR(S(t, s.name[0]), "a");
+    CHECK_INT(s.ts[0], 10000); /* microseconds on the trace's clock, as ns */
+    CHECK_INT(s.dur[0], 10000);
+    CHECK_STR(args_text(t, s.args[0]), "{\"x\":1,\"y\":\"z\"}"); /* E args merged */
+    CHECK_INT(s.ts[1], 11500);
+    CHECK_INT(s.dur[1], 2000);
+    CHECK_INT(s.depth[1], 1);
+    CHECK_INT(wl.n, 0);
+    tr_trace_free(t);
+}
+
+TR_TEST(unmatched_be)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok("[{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":1},"
+                          "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":1,\"ts\":2},"
+                          "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":4}]",
+                          &wl);
+    CHECK_INT(wl.n, 2); /* the lone E, the B never closed */
+    CHECK(strstr(wl.first, "byte 1:") != NULL);
+    CHECK(strstr(wl.first, "no open B") != NULL);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 2);
+    CHECK_STR(S(t, s.name[0]), "open");
+    CHECK_INT(s.dur[0], 5000); /* closed at the input's end */
+    CHECK_STR(args_text(t, s.args[0]), "{\"unfinished\":1}");
+    tr_trace_free(t);
+}
+
+TR_TEST(instants_counters)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok(
+        "{\"traceEvents\":[{\"ph\":\"i\",\"s\":\"g\",\"name\":\"g\",\"ts\":1,\"pid\":1},"
+        "{\"ph\":\"I\",\"name\":\"t\",\"ts\":2,\"pid\":1,\"tid\":1},"
+        "{\"ph\":\"R\",\"name\":\"mark\",\"ts\":3,\"pid\":1,\"tid\":1},"
+        "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":4,\"pid\":1,\"args\":{\"heap\":5,\"mem\":\"6.5\"}},"
+        "{\"ph\":\"C\",\"name\":\"c\",\"id\":7,\"ts\":5,\"pid\":1,\"args\":{\"v\":1}}]}",
+        &wl);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 3);
+    CHECK_INT(in.scope[0], TR_SCOPE_GLOBAL);
+    CHECK_INT(in.scope[1], TR_SCOPE_THREAD);
+    tr_counters c;
+    tr_trace_counters(t, &c);
+    CHECK_INT(c.n, 3);
+    CHECK_STR(S(t, tr_track_get_const(t, c.track[0])->name), "mem heap");
+    CHECK(c.value[0] == 5.0);
+    CHECK_STR(S(t, tr_track_get_const(t, c.track[1])->name), "mem"); /* key repeats the name */
+    CHECK(c.value[1] == 6.5);
+    CHECK_STR(S(t, tr_track_get_const(t, c.track[2])->name), "c id: 7 v");
+    CHECK_INT(wl.n, 0);
+    tr_trace_free(t);
+}
+
+TR_TEST(metadata_after_events)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok(
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,"
+        "\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"op\",\"cat\":\"cpu_op\",\"pid\":\"host\",\"tid\":\"main\",\"ts\":"
+        "1,"
+        "\"dur\":1,\"args\":{\"External id\":9,\"big\":10159970886766084423,\"n\":{\"a\":[1, 2]}}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":\"stream 7 "
+        "\"}},"
+        "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"args\":{\"labels\":\"GPU 0\"}},"
+        "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":0,\"args\":{\"sort_index\":16777216}"
+        "},"
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"gpu\"}}],"
+        "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":3},\"deviceProperties\":[{\"id\":0}]}",
+        &wl);
+    CHECK_INT(tr_track_count(t), 2);
+    const tr_track *g = tr_track_get_const(t, 0);
+    CHECK_INT(g->kind, TR_TRACK_GPU);
+    CHECK_STR(S(t, g->name), "stream 7 ");
+    const tr_process *p = tr_process_get_const(t, g->process);
+    CHECK_STR(S(t, p->name), "gpu");
+    CHECK_STR(S(t, p->labels), "GPU 0");
+    CHECK_INT(p->sort_index, 16777216);
+    CHECK_INT(p->rank, 3);
+    const tr_track *h = tr_track_get_const(t, 1);
+    CHECK_STR(S(t, h->name), "main");
+    CHECK_STR(S(t, tr_process_get_const(t, h->process)->name), "host");
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    uint32_t row = s.track[0] == 1 ? 0 : 1;
+    CHECK_STR(args_text(t, s.args[row]),
+              "{\"External id\":9,\"big\":10159970886766084423,\"n.a\":\"[1,2]\"}");
+    const tr_input_info *ii = tr_input_get(t, 0);
+    tr_arg a;
+    CHECK(tr_args_find(t, ii->meta, "distributedInfo.rank", &a) && a.v.i == 3);
+    CHECK(tr_args_find(t, ii->meta, "deviceProperties", &a));
+    CHECK_INT(wl.n, 0);
+    tr_trace_free(t);
+}
+
+TR_TEST(async_and_flows)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"b\",\"cat\":\"c\",\"id\":\"0x1\",\"name\":\"req\",\"pid\":1,\"tid\":1,\"ts\":0}"
+        ","
+        "{\"ph\":\"n\",\"cat\":\"c\",\"id\":\"0x1\",\"name\":\"step\",\"pid\":1,\"tid\":1,\"ts\":1}"
+        ","
+        "{\"ph\":\"e\",\"cat\":\"c\",\"id\":\"0x1\",\"name\":\"req\",\"pid\":1,\"tid\":1,\"ts\":5},"
+        "{\"ph\":\"S\",\"id\":2,\"name\":\"old\",\"pid\":1,\"ts\":0},"
+        "{\"ph\":\"F\",\"id\":2,\"name\":\"old\",\"pid\":1,\"ts\":3},"
+        "{\"ph\":\"f\",\"id\":14,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"pid\":0,\"tid\":"
+        "7,"
+        "\"ts\":20},"
+        "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+        "{\"ph\":\"s\",\"id\":14,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":3},"
+        "{\"ph\":\"X\",\"name\":\"v2a\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"bind_id\":5,"
+        "\"flow_out\":true},"
+        "{\"ph\":\"X\",\"name\":\"v2b\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"bind_id\":5,"
+        "\"flow_in\":true}]",
+        &wl);
+    CHECK_INT(wl.n, 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 6);
+    int async = 0;
+    for (size_t i = 0; i < s.n; i++)
+        async += tr_track_get_const(t, s.track[i])->kind == TR_TRACK_ASYNC;
+    CHECK_INT(async, 2);
+    CHECK_INT(tr_flow_count(t), 2);
+    const tr_flow *f = tr_flow_get(t, 0);
+    const tr_flow *f2 = tr_flow_get(t, 1);
+    if (f->id != 14) {
+        const tr_flow *x = f;
+        f = f2;
+        f2 = x;
+    }
+    CHECK_INT(f->id, 14);
+    CHECK_STR(S(t, s.name[TR_REF_ROW(f->from)]), "launch");
+    CHECK_STR(S(t, s.name[TR_REF_ROW(f->to)]), "k");
+    CHECK_STR(S(t, s.name[TR_REF_ROW(f2->from)]), "v2a");
+    CHECK_STR(S(t, s.name[TR_REF_ROW(f2->to)]), "v2b");
+    tr_trace_free(t);
+}
+
+TR_TEST(samples_and_odd_phases)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok(
+        "{\"samples\":[{\"ts\":5,\"pid\":1,\"tid\":1,\"sf\":2,\"weight\":\"3\"}],"
+        "\"traceEvents\":[{\"ph\":\"P\",\"ts\":1,\"pid\":1,\"tid\":1,\"sf\":\"2\"},"
+        "{\"ph\":\"O\",\"name\":\"obj\",\"id\":\"0x9\",\"cat\":\"x\",\"ts\":2,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"snapshot\":{\"a\":1}}},"
+        "{\"ph\":\"c\",\"name\":\"sync\",\"ts\":3,\"pid\":1,\"tid\":1,\"args\":{\"sync_id\":\"s\"}}"
+        ","
+        "{\"ph\":\"(\",\"name\":\"ctx\",\"ts\":3,\"pid\":1,\"tid\":1,\"id\":1},"
+        "{\"ph\":\"v\",\"name\":\"dump\",\"ts\":3,\"pid\":1,\"tid\":1,\"id\":1}],"
+        "\"stackFrames\":{\"1\":{\"name\":\"main\",\"category\":\"m\"},"
+        "\"2\":{\"name\":\"f\",\"parent\":\"1\"}}}",
+        &wl);
+    CHECK_INT(wl.n, 0);
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    CHECK_INT(sm.n, 2);
+    CHECK_INT(tr_stack_depth(t, sm.stack[0]), 2);
+    CHECK_STR(S(t, tr_frame_get(t, tr_stack_frame(t, sm.stack[0]))->function), "f");
+    CHECK_STR(args_text(t, sm.args[1]), "{\"weight\":3}");
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 4);
+    CHECK_STR(S(t, in.cat[0]), "object_snapshot");
+    CHECK_STR(args_text(t, in.args[0]),
+              "{\"snapshot.a\":1,\"ph\":\"O\",\"cat\":\"x\",\"id\":\"0x9\"}");
+    CHECK_STR(S(t, in.cat[1]), "clock_sync");
+    CHECK_STR(S(t, in.cat[2]), "context_enter");
+    CHECK_STR(S(t, in.cat[3]), "memory_dump");
+    tr_trace_free(t);
+}
+
+TR_TEST(truncated_array)
+{
+    const char *cases[] = {
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1}",
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1},  \n",
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1},{\"ph\":\"X\",\"na",
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1},{}]",
+    };
+    for (size_t i = 0; i < 4; i++) {
+        warn_log wl = {0};
+        tr_trace *t = read_ok(cases[i], &wl);
+        tr_slices s;
+        tr_trace_slices(t, &s);
+        CHECK_INT(s.n, 1);
+        CHECK_INT(wl.n, i == 2); /* only the half-written event is worth a word */
+        tr_trace_free(t);
+    }
+}
+
+/* Each bad input: TR_FAIL (hard errors) or warnings, with a byte offset; never a crash. */
+TR_TEST(bad_input)
+{
+    static const struct {
+        const char *text;
+        int fails;       /* a hard error even when lenient */
+        const char *msg; /* in the error or first warning */
+    } cases[] = {
+        {"[{\"ph\":\"X\",,}]", 1, "byte 11: invalid JSON"},
+        {"x", 1, "must start with"},
+        {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1}]", 1, "closing '}'"},
+        {"{\"traceEvents\":{}}", 1, "not an array"},
+        {"[1]", 1, "not a JSON object"},
+        {"[{\"ph\":\"X\",\"name\":\"a\x01\"}]", 1, "control character"},
+        {"[{\"ph\":\"X\",\"name\":\"\\q\"}]", 1, "bad escape"},
+        {"[{\"ph\":\"X\",\"ts\":\"abc\",\"dur\":1}]", 0, "byte 1: event without a valid \"ts\""},
+        {"[{\"name\":\"x\",\"ts\":1}]", 0, "without \"ph\""},
+        {"[{\"ph\":\"Q\",\"ts\":1}]", 0, "unknown phase 'Q'"},
+        {"[{\"ph\":\"X\",\"ts\":1,\"dur\":-5}]", 0, "negative"},
+        {"[{\"ph\":\"X\",\"ts\":NaN,\"dur\":1}]", 0, "valid \"ts\""},
+        {"[{\"ph\":\"X\",\"ts\":1e300,\"dur\":1}]", 0, "valid \"ts\""},
+        {"[{\"ph\":\"X\",\"ts\":1,\"ts\":2,\"dur\":1}]", 0, "duplicate key"},
+        {"[{\"ph\":\"X\",\"name\":\"\xff\",\"ts\":1,\"dur\":1}]", 0, "invalid UTF-8"},
+        {"[{\"ph\":\"C\",\"name\":\"c\",\"ts\":1,\"args\":{\"v\":\"x\"}}]", 0, "not a number"},
+        {"[{\"ph\":\"b\",\"name\":\"c\",\"ts\":1}]", 0, "without an id"},
+        {"[{\"ph\":\"s\",\"name\":\"c\",\"ts\":1}]", 0, "without an id"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int strict = 0; strict < 2; strict++) {
+            warn_log wl = {0};
+            tr_error e = {0};
+            int rc;
+            tr_trace *t = read_text(cases[i].text, strlen(cases[i].text), strict, &wl, &rc, &e);
+            char buf[700];
+            const char *got = rc == TR_OK ? wl.first : tr_error_format(&e, buf, sizeof buf);
+            if (!strstr(got, cases[i].msg))
+                fprintf(stderr, "  case %zu: got \"%s\", want \"%s\"\n", i, got, cases[i].msg);
+            CHECK(strstr(got, cases[i].msg) != NULL);
+            CHECK_INT(rc == TR_OK, !cases[i].fails && !strict);
+            tr_trace_free(t);
+        }
+    }
+}
+
+/* Nesting, big strings and BOMs: bounded memory, no recursion, errors or warnings only. */
+TR_TEST(hostile_shapes)
+{
+    size_t depth = 10000;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_buf_adds(&b, "\xef\xbb\xbf[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\":{\"a\":");
+    for (size_t i = 0; i < depth; i++) tr_buf_adds(&b, "{\"k\":");
+    tr_buf_adds(&b, "1");
+    for (size_t i = 0; i < depth; i++) tr_buf_addc(&b, '}');
+    tr_buf_adds(&b, "}},{\"ph\":\"i\",\"ts\":2,\"args\":{\"l\":[");
+    for (size_t i = 0; i < depth; i++) tr_buf_addc(&b, '[');
+    for (size_t i = 0; i < depth; i++) tr_buf_addc(&b, ']');
+    tr_buf_adds(&b, "]}}]");
+    warn_log wl = {0};
+    tr_trace *t = read_ok(b.p, &wl);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 1);
+    CHECK_INT(tr_args_count(t, s.args[0]), 1); /* deep args kept as one JSON text */
+    tr_trace_free(t);
+
+    /* an event over the 64 MiB cap: TR_E_LIMIT, not an allocation without end */
+    size_t big = (size_t)65 << 20;
+    char *huge = malloc(big + 64);
+    CHECK(huge != NULL);
+    if (!huge) return;
+    size_t n = (size_t)sprintf(huge, "[{\"ph\":\"X\",\"name\":\"");
+    memset(huge + n, 'a', big);
+    memcpy(huge + n + big, "\"}]", 4);
+    int rc;
+    tr_error e = {0};
+    t = read_text(huge, n + big + 3, 0, &wl, &rc, &e);
+    CHECK_INT(rc, TR_FAIL);
+    CHECK_INT(e.code, TR_E_LIMIT);
+    tr_trace_free(t);
+    /* the same size under a top-level key that is not kept: skipped in constant memory */
+    n = (size_t)sprintf(huge, "{\"junk\":\"");
+    memset(huge + n, 'a', big);
+    memcpy(huge + n + big, "\",\"traceEvents\":[]}", 20);
+    t = read_text(huge, strlen(huge), 0, &wl, &rc, &e);
+    CHECK_INT(rc, TR_OK);
+    tr_trace_free(t);
+    free(huge);
+    tr_buf_fini(&b);
+}
+
+/* ---- the round trip: read, write with the chrome writer, read again ---- */
+
+/* Every event of a frozen trace as text lines, sorted, for comparison. */
+static char *model_text(const tr_trace *t)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_iter it;
+    tr_event ev;
+    tr_slices sl;
+    tr_instants in;
+    tr_counters co;
+    tr_samples sa;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &co);
+    tr_trace_samples(t, &sa);
+    tr_buf_addf(&b, "counts %zu %zu %zu %zu flows %zu\n", sl.n, in.n, co.n, sa.n, tr_flow_count(t));
+    tr_iter_init(&it, t);
+    while (tr_iter_next(&it, &ev)) {
+        uint32_t r = ev.row, track;
+        switch (ev.kind) {
+        case TR_EV_SLICE:
+            track = sl.track[r];
+            tr_buf_addf(&b, "S %lld %lld %s|%s|", (long long)sl.ts[r], (long long)sl.dur[r],
+                        S(t, sl.name[r]), S(t, sl.cat[r]));
+            tr_buf_add_json_args(&b, t, sl.args[r]);
+            break;
+        case TR_EV_INSTANT:
+            track = in.track[r];
+            tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], in.scope[r], S(t, in.name[r]),
+                        S(t, in.cat[r]));
+            tr_buf_add_json_args(&b, t, in.args[r]);
+            break;
+        case TR_EV_COUNTER:
+            track = co.track[r];
+            tr_buf_addf(&b, "C %lld %.17g", (long long)co.ts[r], co.value[r]);
+            break;
+        default:
+            track = sa.track[r];
+            tr_buf_addf(&b, "P %lld", (long long)sa.ts[r]);
+            for (uint32_t s = sa.stack[r]; s && s != TR_NONE; s = tr_stack_parent(t, s)) {
+                const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, s));
+                tr_buf_addf(&b, " %s@%s:%s:%d", S(t, f->function), S(t, f->module), S(t, f->file),
+                            f->line);
+            }
+            tr_buf_addc(&b, '|');
+            tr_buf_add_json_args(&b, t, sa.args[r]);
+        }
+        const tr_track *tk = tr_track_get_const(t, track);
+        const tr_process *p = tr_process_get_const(t, tk->process);
+        tr_buf_addf(&b, " @ %s/%s/%s rank %d sort %d/%d labels %s\n", S(t, p->name), S(t, tk->name),
+                    tr_track_kind_name(tk->kind), p->rank, p->sort_index, tk->sort_index,
+                    S(t, p->labels));
+    }
+    return b.p;
+}
+
+static int round_trip(const char *path, const char *name)
+{
+    tr_trace *t1 = tr_trace_new();
+    tr_load_opts lo = {0};
+    tr_diag d = {NULL, NULL, 0, 0};
+    lo.from = "chrome";
+    lo.read.diag = &d;
+    tr_error e = {0};
+    int rc = tr_load(t1, path, &lo, &e);
+    if (rc == TR_OK) rc = tr_trace_freeze(t1, &e);
+    if (rc != TR_OK) {
+        fprintf(stderr, "  %s: %s\n", name, e.msg);
+        tr_trace_free(t1);
+        return 1;
+    }
+    char out[4200];
+    snprintf(out, sizeof out, "%s/rt.json", tr_test_tmpdir());
+    tr_output *o;
+    int bad = tr_output_open(&o, out, &e) != TR_OK ||
+              tr_writer_chrome.write(t1, o, NULL, &e) != TR_OK || tr_output_commit(o, &e) != TR_OK;
+    tr_trace *t2 = tr_trace_new();
+    if (!bad) bad = tr_load(t2, out, &lo, &e) != TR_OK || tr_trace_freeze(t2, &e) != TR_OK;
+    if (!bad) {
+        char *a = model_text(t1), *b = model_text(t2);
+        if (strcmp(a, b) != 0) {
+            size_t i = 0;
+            while (a[i] && a[i] == b[i]) i++;
+            while (i > 0 && a[i - 1] != '\n') i--;
+            fprintf(stderr, "  %s: differs after the round trip:\n  - %.300s\n  + %.300s\n", name,
+                    a + i, b + i);
+            bad = 1;
+        }
+        tr_free(a);
+        tr_free(b);
+    } else {
+        fprintf(stderr, "  %s: %s\n", name, e.msg);
+    }
+    tr_trace_free(t1);
+    tr_trace_free(t2);
+    return bad;
+}
+
+static int walk(const char *dir, const char *rel, int *count)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 1;
+    int bad = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char path[4200], name[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(name, sizeof name, "%s%s", rel, de->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            strcat(name, "/");
+            bad += walk(path, name, count);
+            continue;
+        }
+        const char *ext = strrchr(de->d_name, '.');
+        if (!ext || strstr(de->d_name, ".expected.") || strcmp(ext, ".md") == 0) continue;
+        (*count)++;
+        bad += round_trip(path, name);
+    }
+    closedir(d);
+    return bad;
+}
+
+TR_TEST(round_trip_samples)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/testdata/chrome", tr_test_srcdir());
+    int count = 0;
+    int bad = walk(dir, "", &count);
+    fprintf(stderr, "  %d samples, %d differ\n", count, bad);
+    CHECK(count >= 100);
+    CHECK_INT(bad, 0);
+}

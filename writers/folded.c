@@ -1,0 +1,240 @@
+/*
+** folded.c: folded stacks, "frame;frame;...;frame COUNT" a line, root first,
+** as flamegraph.pl, inferno and speedscope read them (py-spy record -f raw).
+**
+** Every sample with a non-empty stack counts once, or by its "count" arg (a
+** folded input's weight).  Equal stacks are summed; lines come in the order
+** their stack first appears in time order.  A frame is written as py-spy
+** writes it: "function (file:line)", "function (file)" when the line is
+** unknown, "function" when there is no file.  Names are not escaped (the
+** format has no escapes), only line breaks become spaces.
+**
+** tr_write_opts.folded_prefix adds py-spy's root frames: 'process PID:"NAME"'
+** (TR_FOLDED_PROCESS, as --subprocesses) and "thread (TID)" or "thread (TID):
+** NAME" (TR_FOLDED_THREAD, as --threads); stacks are then summed per process
+** or per thread.
+*/
+#include "tr_format.h"
+#include "tr_text.h"
+
+#include <string.h>
+
+#define FLUSH_AT ((size_t)256 * 1024)
+
+typedef struct fw_entry {
+    uint32_t owner; /* track or process row + 1, 0 = none */
+    uint32_t stack;
+    uint64_t weight;
+} fw_entry;
+
+typedef struct folded_w {
+    const tr_trace *t;
+    tr_buf b;
+    tr_vec entries;  /* fw_entry */
+    uint32_t *slots; /* entry + 1, 0 = empty */
+    size_t cap;
+    tr_vec frames; /* uint32_t: a stack's frames, root first */
+    tr_buf ftext;  /* every frame's text, rendered once: lines repeat frames */
+    size_t *fat;   /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
+} folded_w;
+
+static uint64_t fw_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static int fw_grow(folded_w *w)
+{
+    size_t cap = w->cap ? w->cap * 2 : 4096;
+    uint32_t *s = tr_calloc(cap, sizeof *s);
+    if (!s) return TR_FATAL;
+    for (size_t i = 0; i < w->entries.len; i++) {
+        const fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, i);
+        size_t k = fw_mix((uint64_t)en->owner << 32 | en->stack) & (cap - 1);
+        while (s[k]) k = (k + 1) & (cap - 1);
+        s[k] = (uint32_t)i + 1;
+    }
+    tr_free(w->slots);
+    w->slots = s;
+    w->cap = cap;
+    return TR_OK;
+}
+
+static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight)
+{
+    if ((w->entries.len + 1) * 2 > w->cap && fw_grow(w) != TR_OK) return TR_FATAL;
+    size_t k = fw_mix((uint64_t)owner << 32 | stack) & (w->cap - 1);
+    for (; w->slots[k]; k = (k + 1) & (w->cap - 1)) {
+        fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, w->slots[k] - 1);
+        if (en->owner == owner && en->stack == stack) {
+            en->weight += weight;
+            return TR_OK;
+        }
+    }
+    fw_entry *en = tr_vec_push(&w->entries);
+    if (!en) return TR_FATAL;
+    en->owner = owner;
+    en->stack = stack;
+    en->weight = weight;
+    w->slots[k] = (uint32_t)w->entries.len;
+    return TR_OK;
+}
+
+/* Appends N bytes with line breaks made spaces, so a line stays one line. */
+static int fw_text(tr_buf *b, const char *s, size_t n)
+{
+    size_t start = b->len;
+    if (tr_buf_add(b, s, n) != TR_OK) return TR_FATAL;
+    for (char *p = b->p + start, *end = p + n; p < end; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    return TR_OK;
+}
+
+static int fw_str(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    size_t n;
+    const char *p = tr_str_get(t, s, &n);
+    return fw_text(b, p, n);
+}
+
+/* Renders every frame as py-spy writes it into w->ftext. */
+static int fw_frames_prepare(folded_w *w)
+{
+    size_t n = tr_frame_count(w->t);
+    w->fat = tr_malloc((n + 1) * sizeof *w->fat);
+    if (!w->fat) return TR_FATAL;
+    int rc = TR_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const tr_frame *f = tr_frame_get(w->t, (uint32_t)i);
+        size_t file_n;
+        tr_str_get(w->t, f->file, &file_n);
+        w->fat[i] = w->ftext.len;
+        rc |= fw_str(&w->ftext, w->t, f->function);
+        if (file_n) {
+            rc |= tr_buf_add(&w->ftext, " (", 2);
+            rc |= fw_str(&w->ftext, w->t, f->file);
+            if (f->line > 0) rc |= tr_buf_addf(&w->ftext, ":%ld", (long)f->line);
+            rc |= tr_buf_addc(&w->ftext, ')');
+        }
+    }
+    w->fat[n] = w->ftext.len;
+    return rc;
+}
+
+/* "Thread TOKEN" is the name readers give unnamed threads: TOKEN is the id as printed. */
+static int fw_thread(folded_w *w, const tr_track *tk)
+{
+    size_t n;
+    const char *name = tr_str_get(w->t, tk->name, &n);
+    int rc = tr_buf_add(&w->b, "thread (", 8);
+    if (n > 7 && memcmp(name, "Thread ", 7) == 0 && !memchr(name + 7, ' ', n - 7)) {
+        rc |= fw_text(&w->b, name + 7, n - 7);
+        return rc | tr_buf_add(&w->b, ");", 2);
+    }
+    rc |= tr_buf_add_int(&w->b, tk->tid);
+    if (n) {
+        rc |= tr_buf_add(&w->b, "): ", 3);
+        rc |= fw_text(&w->b, name, n);
+        return rc | tr_buf_addc(&w->b, ';');
+    }
+    return rc | tr_buf_add(&w->b, ");", 2);
+}
+
+static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
+{
+    const tr_trace *t = w->t;
+    int rc = TR_OK;
+    if (en->owner) {
+        uint32_t row = en->owner - 1;
+        const tr_track *tk = prefix & TR_FOLDED_THREAD ? tr_track_get_const(t, row) : NULL;
+        const tr_process *p = tr_process_get_const(t, tk ? tk->process : row);
+        if (prefix & TR_FOLDED_PROCESS && p && p->pid >= 0) {
+            rc |= tr_buf_add(&w->b, "process ", 8);
+            rc |= tr_buf_add_int(&w->b, p->pid);
+            rc |= tr_buf_add(&w->b, ":\"", 2);
+            rc |= fw_str(&w->b, t, p->name);
+            rc |= tr_buf_add(&w->b, "\";", 2);
+        }
+        if (tk && tk->tid >= 0) rc |= fw_thread(w, tk);
+    }
+    uint32_t depth = tr_stack_depth(t, en->stack), stack = en->stack;
+    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
+    uint32_t *f = w->frames.data;
+    for (uint32_t i = depth; i > 0 && stack != 0; stack = tr_stack_parent(t, stack))
+        f[--i] = tr_stack_frame(t, stack);
+    for (uint32_t i = 0; i < depth && !rc; i++) {
+        if (i) rc |= tr_buf_addc(&w->b, ';');
+        rc |= tr_buf_add(&w->b, w->ftext.p + w->fat[f[i]], w->fat[f[i] + 1] - w->fat[f[i]]);
+    }
+    rc |= tr_buf_addc(&w->b, ' ');
+    rc |= tr_buf_add_int(&w->b, (int64_t)en->weight);
+    return rc | tr_buf_addc(&w->b, '\n');
+}
+
+static int fw_collect(folded_w *w, const tr_write_opts *o)
+{
+    const tr_trace *t = w->t;
+    const tr_filter *filter = o ? o->filter : NULL;
+    unsigned prefix = o ? o->folded_prefix : 0;
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.stack[i] == 0) continue;
+        if (filter) {
+            tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, s.ts[i]};
+            if (!filter->keep(filter->user, t, &ev)) continue;
+        }
+        uint64_t weight = 1;
+        tr_arg a;
+        if (s.args[i] && tr_args_find(t, s.args[i], "count", &a))
+            weight = a.type == TR_ARG_UINT ? a.v.u : a.v.i > 0 ? (uint64_t)a.v.i : 0;
+        uint32_t owner = 0;
+        if (prefix & TR_FOLDED_THREAD)
+            owner = s.track[i] + 1;
+        else if (prefix & TR_FOLDED_PROCESS)
+            owner = tr_track_get_const(t, s.track[i])->process + 1;
+        if (fw_add(w, owner, s.stack[i], weight) != TR_OK) return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+static int folded_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+{
+    folded_w w;
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    tr_buf_init(&w.b, 0);
+    tr_vec_init(&w.entries, sizeof(fw_entry));
+    tr_vec_init(&w.frames, sizeof(uint32_t));
+    tr_buf_init(&w.ftext, 0);
+    int rc =
+        fw_collect(&w, o) == TR_OK && fw_frames_prepare(&w) == TR_OK ? TR_OK : tr_error_nomem(e);
+    unsigned prefix = o ? o->folded_prefix : 0;
+    for (size_t i = 0; i < w.entries.len && rc == TR_OK; i++) {
+        if (fw_line(&w, &TR_VEC_AT(&w.entries, fw_entry, i), prefix) != TR_OK)
+            rc = tr_error_nomem(e);
+        else if (w.b.len >= FLUSH_AT && (rc = tr_output_write(out, w.b.p, w.b.len, e)) == TR_OK)
+            tr_buf_reset(&w.b);
+    }
+    if (rc == TR_OK) rc = tr_output_write(out, w.b.p, w.b.len, e);
+    tr_buf_fini(&w.b);
+    tr_vec_fini(&w.entries);
+    tr_vec_fini(&w.frames);
+    tr_free(w.slots);
+    tr_buf_fini(&w.ftext);
+    tr_free(w.fat);
+    return rc;
+}
+
+const tr_writer tr_writer_folded = {
+    .abi = TR_WRITER_ABI,
+    .name = "folded",
+    .description = "folded stacks 'frame;frame COUNT' (flamegraph.pl, inferno, speedscope)",
+    .extensions = "folded,collapsed",
+    .binary = 0,
+    .write = folded_write,
+    .samples_only = 1,
+};
