@@ -1,5 +1,6 @@
 /* cli.c: messages, warnings, progress and signals shared by the binaries. */
 #include "cli.h"
+#include "tr_text.h"
 
 #include <archive.h>
 #include <signal.h>
@@ -116,6 +117,101 @@ int tr_cli_parse_rank(const char *arg, tr_rank_override *out)
     out->path = path;
     out->rank = (int32_t)v;
     return 0;
+}
+
+int tr_cli_load_option(tr_cli *c, tr_cli_loadopts *l, int opt, const char *arg)
+{
+    switch (opt) {
+    case TR_CLI_OPT_ALIGN: {
+        const char *eq = strrchr(arg, '=');
+        int64_t ns;
+        if (!eq || eq == arg || tr_parse_duration(eq + 1, &ns) < 0)
+            return tr_cli_usage_error(c, "bad --align '%s' (want FILE=OFFSET, e.g. run.log=1.5s)",
+                                      arg);
+        char *path = strndup(arg, (size_t)(eq - arg));
+        tr_align_offset *more =
+            path ? realloc(l->offsets, (l->align.n_offsets + 1) * sizeof *more) : NULL;
+        if (!more) {
+            free(path);
+            return tr_cli_usage_error(c, "out of memory");
+        }
+        l->offsets = more;
+        l->offsets[l->align.n_offsets++] = (tr_align_offset){.path = path, .offset_ns = ns};
+        l->align.offsets = l->offsets;
+        return 0;
+    }
+    case TR_CLI_OPT_ALIGN_ON:
+        if (!*arg) return tr_cli_usage_error(c, "--align-on needs a NAME");
+        l->align.align_on = arg;
+        return 0;
+    case TR_CLI_OPT_TZ: {
+        int64_t east;
+        if (tr_tz_offset(arg, 0, &east) < 0)
+            return tr_cli_usage_error(
+                c, "unknown time zone '%s' (try UTC, +02:00, local or a zoneinfo name)", arg);
+        l->align.tz = arg;
+        return 0;
+    }
+    case TR_CLI_OPT_THREADS: {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (*end || end == arg || v < 1 || v > 64)
+            return tr_cli_usage_error(c, "bad --threads '%s' (1 to 64)", arg);
+        l->threads = (int)v;
+        return 0;
+    }
+    default:
+        return 1;
+    }
+}
+
+void tr_cli_load_fini(tr_cli_loadopts *l)
+{
+    for (size_t i = 0; i < l->align.n_offsets; i++) free((char *)l->offsets[i].path);
+    free(l->offsets);
+    l->offsets = NULL;
+    l->align.n_offsets = 0;
+}
+
+/* Inputs placed by a guess: said once, as warnings are. */
+static void warn_guesses(tr_cli *c, const tr_trace *t)
+{
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        if (!tr_align_is_guess(in->placed)) continue;
+        tr_error w = {.code = TR_E_FORMAT};
+        snprintf(w.file, sizeof w.file, "%s", tr_str_get(t, in->path, NULL));
+        snprintf(w.msg, sizeof w.msg, "%s",
+                 in->placed == TR_PLACED_GUESS
+                     ? "no wall clock: its zero is put at the timeline's zero, a guess "
+                       "(use --align FILE=OFFSET or --align-on NAME)"
+                     : "its local time was read in this machine's zone, a guess (use --tz)");
+        c->diag.warnings++;
+        if (c->diag.fn) c->diag.fn(c->diag.user, &w);
+    }
+}
+
+int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, tr_load_opts *lo,
+                const tr_cli_loadopts *l)
+{
+    tr_error e = {0};
+    tr_align_opts align = l ? l->align : (tr_align_opts){0};
+    align.diag = lo->read.diag;
+    lo->threads = l ? l->threads : 0;
+    lo->align = &align;
+    int rc = tr_load_many(t, (const char *const *)inputs, n, lo, &e);
+    lo->align = NULL;
+    tr_cli_progress_done(c);
+    if (rc < 0) {
+        tr_cli_error(c, &e);
+        return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+    }
+    warn_guesses(c, t);
+    if (tr_trace_freeze(t, &e) < 0) {
+        tr_cli_error(c, &e);
+        return TR_EXIT_DATA;
+    }
+    return TR_EXIT_OK;
 }
 
 static void on_signal(int sig)

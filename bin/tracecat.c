@@ -44,7 +44,9 @@ static const char usage_text[] =
     "                        unit: 1.5s, 200ms, 30us, 10ns (seconds when none)\n"
     "      --header          cat: print a '#'-prefixed column line first\n"
     "      --json            info: print JSON\n"
-    "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
+    "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
+    "                        without it a 'rank3' in a file's name gives its rank\n"
+    TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default: a batch from the line\n"
     "                        before its reply to the reply) or 'visualize' (as GT's\n"
     "                        gt.scripts.visualize pairs them)\n"
@@ -100,6 +102,7 @@ static const struct option options[] = {
     {"until", required_argument, NULL, OPT_UNTIL},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
+    TR_CLI_LOAD_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -117,6 +120,7 @@ typedef struct args {
     int no_stack_slices;    /* the writer needs only samples (folded) */
     char **inputs;
     int n_inputs;
+    tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
 } args;
 
 /* ---- filters ---- */
@@ -212,20 +216,7 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
     lo.n_ranks = a->n_ranks;
     lo.progress = tr_cli_progress;
     lo.progress_user = c;
-    tr_error e = {0};
-    for (int i = 0; i < a->n_inputs; i++) {
-        int rc = tr_load(t, a->inputs[i], &lo, &e);
-        tr_cli_progress_done(c);
-        if (rc < 0) {
-            tr_cli_error(c, &e);
-            return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-        }
-    }
-    if (tr_trace_freeze(t, &e) < 0) {
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    return TR_EXIT_OK;
+    return tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, &lo, &a->load);
 }
 
 static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_writer *w,
@@ -642,7 +633,11 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
         case OPT_STRICT: c->diag.strict = 1; break;
         case OPT_PROGRESS: c->progress = 1; break;
         case OPT_NO_PROGRESS: c->progress = 0; break;
-        default: return tr_cli_usage_error(c, "unknown or incomplete option");
+        default: {
+            int taken = tr_cli_load_option(c, &a->load, opt, optarg);
+            if (taken == 1) return tr_cli_usage_error(c, "unknown or incomplete option");
+            if (taken) return taken;
+        }
         }
     }
     return TR_EXIT_OK;
@@ -685,5 +680,6 @@ int main(int argc, char **argv)
 out:
     for (size_t i = 0; i < a.n_ranks; i++) free((char *)a.ranks[i].path);
     free(a.ranks);
+    tr_cli_load_fini(&a.load);
     return rc;
 }

@@ -152,7 +152,8 @@ static int close_open_slices(tr_trace *t)
         const tr_process *p = tr_process_get_const(t, tr_track_get_const(t, (uint32_t)i)->process);
         input[i] = p ? p->input : 0;
     }
-#define TRACK_INPUT(track) ((track) < n_tracks ? input[track] : 0)
+    /* With one input (the common case) there is nothing to look up. */
+#define TRACK_INPUT(track) (n_inputs > 1 && (track) < n_tracks ? input[track] : 0)
 #define SPAN(tab, endexpr)                                                                         \
     for (size_t i = 0; i < (tab).n; i++) {                                                         \
         uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \

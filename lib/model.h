@@ -18,7 +18,7 @@ typedef struct row_index {
 typedef struct str_entry {
     const char *p;
     uint32_t len;
-    uint32_t hash;
+    uint32_t json_clean; /* 1 when the text goes into a JSON string as it is */
 } str_entry;
 
 typedef struct slice_table {
@@ -102,6 +102,19 @@ enum arg_tag {
 
 #define ARG_KEY_BITS 29 /* keys are string ids below 2^29 */
 
+/* String S's entry (that of "" for an unknown id), inline for the writers' inner loops. */
+static inline const str_entry *model_str_entry(const tr_trace *t, tr_str s)
+{
+    return (const str_entry *)t->strs.data + (s < t->strs.len ? s : 0);
+}
+
+/*
+** The length of the prefix of the N bytes at S that JSON takes as they are
+** (text.c): strings are checked once when stored, so writers copy the clean
+** ones (nearly all) without looking at them again.
+*/
+size_t model_json_clean_prefix(const char *s, size_t n);
+
 static inline tr_str model_arg_key(uint64_t entry)
 {
     return (tr_str)(entry >> 35);
@@ -128,5 +141,12 @@ void model_args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);
+
+/*
+** For merging traces (merge.c): whether string S is the interned copy of its
+** text (not one stored by tr_str_add), and the key track ID was found by.
+*/
+int model_str_interned(const tr_trace *t, tr_str s);
+tr_str model_track_key(const tr_trace *t, uint32_t id);
 
 #endif

@@ -31,6 +31,7 @@
 #define OUTPUT_BUF        (256 * 1024)
 #define OUTPUT_TRIES      100 /* temporary names tried before giving up */
 #define OUTPUT_ZSTD_LEVEL 3
+#define OUTPUT_KICK       ((uint64_t)8 << 20) /* start writing a file back every 8 MiB */
 
 struct tr_output {
     char *path;
@@ -45,7 +46,8 @@ struct tr_output {
     ZSTD_CCtx *zc;
     unsigned char *zout;
     size_t zout_cap;
-    int write_errno; /* what write() said inside libarchive's callback */
+    int write_errno;          /* what write() said inside libarchive's callback */
+    uint64_t written, kicked; /* bytes written to the file, and handed to writeback */
 
     int failed; /* sticky: a failed write leaves the output unusable */
     tr_error err;
@@ -106,6 +108,32 @@ static int output_write_fd(int fd, const void *p, size_t n)
     return 0;
 }
 
+/*
+** Write N bytes at P to the output's file; 0 or the errno.  A temporary
+** file is fsync'ed at commit: telling the kernel to write it back as it
+** grows lets the disk work while the trace is still being formatted, so
+** the fsync waits for the last few MiB instead of the whole file.
+*/
+static int output_write(tr_output *o, const void *p, size_t n)
+{
+    int err = output_write_fd(o->fd, p, n);
+    o->written += n;
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (!err && o->tmp && o->written - o->kicked >= OUTPUT_KICK) {
+        /*
+        ** Whole MiB only: a page under writeback that is written again
+        ** (the partly filled last one) would make the next write wait.
+        ** Only a hint: if it fails, the fsync at commit does all the work.
+        */
+        uint64_t end = o->written & ~(((uint64_t)1 << 20) - 1);
+        (void)sync_file_range(o->fd, (off_t)o->kicked, (off_t)(end - o->kicked),
+                              SYNC_FILE_RANGE_WRITE);
+        o->kicked = end;
+    }
+#endif
+    return err;
+}
+
 static int output_fail(tr_output *o, int rc, tr_error *e)
 {
     o->failed = rc;
@@ -122,7 +150,7 @@ static int output_errno(tr_output *o, int err, const char *what, tr_error *e)
 static la_ssize_t output_gz_write(struct archive *a, void *user, const void *p, size_t n)
 {
     tr_output *o = user;
-    int err = output_write_fd(o->fd, p, n);
+    int err = output_write(o, p, n);
     if (err) {
         o->write_errno = err;
         archive_set_error(a, err, "write error");
@@ -153,7 +181,7 @@ static int output_zstd(tr_output *o, const void *p, size_t n, ZSTD_EndDirective 
             return output_fail(
                 o, tr_errorf(&o->err, TR_E_IO, &loc, "zstd: %s", ZSTD_getErrorName(left)), e);
         }
-        int err = output_write_fd(o->fd, o->zout, out.pos);
+        int err = output_write(o, o->zout, out.pos);
         if (err) return output_errno(o, err, "cannot write", e);
         if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return TR_OK;
     }
@@ -173,7 +201,7 @@ static int output_sink(tr_output *o, const void *p, size_t n, tr_error *e)
         }
         return TR_OK;
     }
-    int err = output_write_fd(o->fd, p, n);
+    int err = output_write(o, p, n);
     return err ? output_errno(o, err, "cannot write", e) : TR_OK;
 }
 

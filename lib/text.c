@@ -150,18 +150,63 @@ static char *put_u64(char *end, uint64_t u)
     return end;
 }
 
+/* The length of U as text, with a '-' when NEG. */
+static inline size_t int_len(uint64_t u, int neg)
+{
+    /* From the bit length (1233 / 4096 ~ log10(2)) the digits are N or N + 1; 0 has one. */
+    size_t bits = 64 - (size_t)__builtin_clzll(u | 1);
+    size_t n = (bits * 1233) >> 12;
+    return n + ((u | 1) >= pow10_u64[n]) + (neg != 0);
+}
+
+/* Writes U (negated when NEG) at P, which has room for int_len bytes; returns the end. */
+static inline char *put_int_at(char *p, uint64_t u, int neg)
+{
+    char *end = p + int_len(u, neg);
+    if (neg) *p = '-';
+    put_u64(end, u);
+    return end;
+}
+
 static int add_u64(tr_buf *b, uint64_t u, int neg)
 {
-    char tmp[24]; /* a sign and 20 digits */
-    char *end = tmp + sizeof tmp;
-    char *p = put_u64(end, u);
-    if (neg) *--p = '-';
-    return tr_buf_add(b, p, (size_t)(end - p));
+    size_t n = int_len(u, neg);
+    if (n >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, n);
+        if (rc != TR_OK) return rc;
+    }
+    put_u64(b->p + b->len + n, u);
+    if (neg) b->p[b->len] = '-';
+    b->len += n;
+    b->p[b->len] = '\0';
+    return TR_OK;
 }
 
 int tr_buf_add_int(tr_buf *b, int64_t v)
 {
     return add_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+/* U / 10^SCALE, and the remainder in *REM; the scales writers use divide by constants (multiplies).
+ */
+static inline uint64_t div_pow10(uint64_t u, int scale, uint64_t *rem)
+{
+    uint64_t q;
+    switch (scale) {
+    case 3:
+        q = u / 1000u;
+        break;
+    case 6:
+        q = u / 1000000u;
+        break;
+    case 9:
+        q = u / 1000000000u;
+        break;
+    default:
+        q = u / pow10_u64[scale];
+    }
+    *rem = u - q * pow10_u64[scale];
+    return q;
 }
 
 int tr_buf_add_fixed(tr_buf *b, int64_t v, int scale_digits, int decimals)
@@ -175,25 +220,23 @@ int tr_buf_add_fixed(tr_buf *b, int64_t v, int scale_digits, int decimals)
         u = u / d + (u % d >= d / 2);
         scale = decimals;
     }
-    uint64_t ip = u / pow10_u64[scale], fp = u % pow10_u64[scale];
-    int rc = tr_buf_grow(b, 22 + (size_t)decimals);
-    if (rc != TR_OK) return rc;
-    char *p = b->p + b->len;
-    if (v < 0 && u != 0) *p++ = '-';
-    char tmp[20];
-    char *start = put_u64(tmp + sizeof tmp, ip);
-    size_t ni = (size_t)(tmp + sizeof tmp - start);
-    memcpy(p, start, ni);
-    p += ni;
+    uint64_t fp, ip = div_pow10(u, scale, &fp);
+    if (22 + (size_t)decimals >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, 22 + (size_t)decimals);
+        if (rc != TR_OK) return rc;
+    }
+    char *p = put_int_at(b->p + b->len, ip, v < 0 && u != 0);
     if (decimals > 0) {
         *p++ = '.';
-        for (int k = scale; k-- > 0;) {
-            p[k] = (char)('0' + fp % 10);
-            fp /= 10;
+        /* SCALE digits of FP, zero-padded, two at a time from the right. */
+        int k = scale;
+        for (; k >= 2; k -= 2) {
+            memcpy(p + k - 2, digit_pairs + 2 * (fp % 100), 2);
+            fp /= 100;
         }
+        if (k) p[0] = (char)('0' + fp);
         p += scale;
-        memset(p, '0', (size_t)(decimals - scale));
-        p += decimals - scale;
+        for (int z = scale; z < decimals; z++) *p++ = '0';
     }
     *p = '\0';
     b->len = (size_t)(p - b->p);
@@ -239,14 +282,52 @@ static const unsigned char json_escaped[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
 };
 
-int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
+#define WORD_ONES  0x0101010101010101ULL
+#define WORD_HIGHS 0x8080808080808080ULL
+
+/* Non-zero in the high bits exactly when one of the 8 bytes in W is one json_escaped flags. */
+static inline uint64_t json_word_dirty(uint64_t w)
+{
+    uint64_t quote = w ^ (WORD_ONES * '"'), bslash = w ^ (WORD_ONES * '\\');
+    /* hasless(w, 0x20) and haszero() of the other two; bytes >= 0x80 never flag. */
+    return ((w - WORD_ONES * 0x20) & ~w) | ((quote - WORD_ONES) & ~quote) |
+           ((bslash - WORD_ONES) & ~bslash);
+}
+
+/*
+** Words are checked whole, the last one overlapping the one before, so a
+** clean string (nearly all of them) never goes byte by byte.
+*/
+size_t model_json_clean_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    uint64_t w;
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&w, s + i, 8);
+            if (json_word_dirty(w) & WORD_HIGHS) break;
+        }
+        if (i + 8 > n) {
+            memcpy(&w, s + n - 8, 8);
+            if (!(json_word_dirty(w) & WORD_HIGHS)) return n;
+        }
+    } else if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        if (!(json_word_dirty(lo | (uint64_t)hi << 32) & WORD_HIGHS)) return n;
+    }
+    while (i < n && !json_escaped[(unsigned char)s[i]]) i++;
+    return i;
+}
+
+/* Appends the N bytes at S escaped, from CLEAN on (the bytes before need none), and the '"'. */
+static int json_str_escape(tr_buf *b, const char *s, size_t n, size_t clean)
 {
     static const char hex[] = "0123456789abcdef";
-    int rc = tr_buf_grow(b, n + 2);
-    if (rc != TR_OK) return rc;
-    b->p[b->len++] = '"';
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
+    int rc = tr_buf_add(b, s, clean);
+    size_t run = clean;
+    for (size_t i = clean; i < n && rc == TR_OK; i++) {
         unsigned char c = (unsigned char)s[i];
         if (!json_escaped[c]) continue;
         char esc[6] = {'\\', 0, '0', '0', hex[c >> 4], hex[c & 15]};
@@ -277,12 +358,106 @@ int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
             esc[1] = 'u';
             elen = 6;
         }
-        if ((rc = tr_buf_add(b, s + run, i - run)) != TR_OK) return rc;
-        if ((rc = tr_buf_add(b, esc, elen)) != TR_OK) return rc;
+        rc = tr_buf_add(b, s + run, i - run);
+        if (rc == TR_OK) rc = tr_buf_add(b, esc, elen);
         run = i + 1;
     }
-    if ((rc = tr_buf_add(b, s + run, n - run)) != TR_OK) return rc;
-    return tr_buf_addc(b, '"');
+    if (rc == TR_OK) rc = tr_buf_add(b, s + run, n - run);
+    return rc == TR_OK ? tr_buf_addc(b, '"') : rc;
+}
+
+int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
+{
+    /* Writers call this for every name, key and value: text that needs no escaping goes in one
+     * copy. */
+    if (n + 2 >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, n + 2);
+        if (rc != TR_OK) return rc;
+    }
+    size_t clean = model_json_clean_prefix(s, n);
+    char *d = b->p + b->len;
+    *d = '"';
+    if (clean < n) {
+        b->len++;
+        return json_str_escape(b, s, n, clean);
+    }
+    memcpy(d + 1, s, n);
+    d[n + 1] = '"';
+    d[n + 2] = '\0';
+    b->len += n + 2;
+    return TR_OK;
+}
+
+int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    const str_entry *e = model_str_entry(t, s);
+    size_t n = e->len;
+    if (!e->json_clean) return tr_buf_add_json_str(b, e->p, n);
+    if (n + 2 >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, n + 2);
+        if (rc != TR_OK) return rc;
+    }
+    char *d = b->p + b->len;
+    d[0] = '"';
+    memcpy(d + 1, e->p, n);
+    d[n + 1] = '"';
+    d[n + 2] = '\0';
+    b->len += n + 2;
+    return TR_OK;
+}
+
+/*
+** Appends arg I's "key":value, with the comma before it unless FIRST.
+** Writers print millions of these: with room made once, the clean case
+** writes through a pointer instead of appending piece by piece.
+*/
+static int add_json_arg(tr_buf *b, const tr_trace *t, uint64_t arg, int first)
+{
+    const str_entry *k = model_str_entry(t, model_arg_key(arg)), *sv = NULL;
+    uint64_t v;
+    int type = model_arg_value(t, arg, &v);
+    if (type == TR_ARG_STR) sv = model_str_entry(t, (tr_str)v);
+    int neg = type == TR_ARG_INT && (int64_t)v < 0;
+    if (neg) v = 0 - v;
+    if (!k->json_clean || (sv && !sv->json_clean) || type == TR_ARG_REAL) {
+        int rc = first ? TR_OK : tr_buf_addc(b, ',');
+        if (rc == TR_OK) rc = tr_buf_add_json_id(b, t, model_arg_key(arg));
+        if (rc == TR_OK) rc = tr_buf_addc(b, ':');
+        if (rc != TR_OK) return rc;
+        if (sv) return tr_buf_add_json_id(b, t, (tr_str)v);
+        if (type != TR_ARG_REAL) return add_u64(b, v, neg);
+        double d;
+        memcpy(&d, &v, sizeof d);
+        return tr_buf_add_real(b, d);
+    }
+    /* [,]"key": and the value */
+    size_t vlen = sv ? (size_t)sv->len + 2 : type == TR_ARG_BOOL ? 5 - (v != 0) : int_len(v, neg);
+    size_t need = (size_t)k->len + 3 + !first + vlen;
+    if (need >= b->cap - b->len) {
+        int rc = tr_buf_grow(b, need);
+        if (rc != TR_OK) return rc;
+    }
+    char *p = b->p + b->len;
+    if (!first) *p++ = ',';
+    *p++ = '"';
+    memcpy(p, k->p, k->len);
+    p += k->len;
+    *p++ = '"';
+    *p++ = ':';
+    if (sv) {
+        *p = '"';
+        memcpy(p + 1, sv->p, sv->len);
+        p[vlen - 1] = '"';
+    } else if (type == TR_ARG_BOOL) {
+        memcpy(p, v ? "true" : "false", vlen);
+    } else {
+        if (neg) *p = '-';
+        put_u64(p + vlen, v);
+    }
+    p += vlen;
+    *p = '\0';
+    b->len = (size_t)(p - b->p);
+    return TR_OK;
 }
 
 int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
@@ -291,36 +466,7 @@ int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
     model_args_span(t, set, &first, &end);
     const uint64_t *args = t->args.data;
     int rc = tr_buf_addc(b, '{');
-    for (size_t i = first; i < end && rc == TR_OK; i++) {
-        size_t len;
-        if (i > first) rc = tr_buf_addc(b, ',');
-        const char *key = tr_str_get(t, model_arg_key(args[i]), &len);
-        if (rc == TR_OK) rc = tr_buf_add_json_str(b, key, len);
-        if (rc == TR_OK) rc = tr_buf_addc(b, ':');
-        if (rc != TR_OK) break;
-        uint64_t v;
-        switch (model_arg_value(t, args[i], &v)) {
-        case TR_ARG_INT:
-            rc = tr_buf_add_int(b, (int64_t)v);
-            break;
-        case TR_ARG_UINT:
-            rc = add_u64(b, v, 0);
-            break;
-        case TR_ARG_REAL: {
-            double d;
-            memcpy(&d, &v, sizeof d);
-            rc = tr_buf_add_real(b, d);
-            break;
-        }
-        case TR_ARG_BOOL:
-            rc = v ? tr_buf_add(b, "true", 4) : tr_buf_add(b, "false", 5);
-            break;
-        default: {
-            const char *s = tr_str_get(t, (tr_str)v, &len);
-            rc = tr_buf_add_json_str(b, s, len);
-            break;
-        }
-        }
-    }
+    for (size_t i = first; i < end && rc == TR_OK; i++)
+        rc = add_json_arg(b, t, args[i], i == first);
     return rc == TR_OK ? tr_buf_addc(b, '}') : rc;
 }

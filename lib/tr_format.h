@@ -103,6 +103,10 @@ typedef struct tr_load_opts {
     tr_progress_fn progress;
     void *progress_user;
     uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
+    /* tr_load_many only: */
+    int threads;                      /* inputs read at once; 0 = $TRACECAT_THREADS or the CPUs */
+    const struct tr_align_opts *align; /* --align, --align-on, --tz (tr_align.h); NULL = none */
+    uint64_t read_ns, merge_ns;       /* out: time spent reading, and merging what threads read */
 } tr_load_opts;
 
 /*
@@ -114,6 +118,16 @@ typedef struct tr_load_opts {
 ** ^An unrecognised single stream is TR_E_FORMAT "unrecognized format (try --from)".
 */
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e);
+
+/*
+** tr_load_many: read several inputs into T and put them on one timeline
+** ^Reads PATHS[0..N) as tr_load does, each on a thread of its own when
+** O->threads allows (one input a thread, merged in input order by
+** tr_trace_merge: the trace is the same as one read in sequence), then runs
+** tr_align (tr_align.h) with O->align.  ^Warnings reach O->read.diag in
+** input order; the first failing input's error is returned, as in sequence.
+*/
+int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e);
 
 /* ^The best reader for PK and its score (0 = none). */
 const tr_reader *tr_probe(const tr_peek *pk, int *score);

@@ -40,6 +40,11 @@ int tr_buf_add_real(tr_buf *b, double v);
 
 /* ^Appends the N bytes at S as a JSON string with its quotes. */
 int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n);
+/*
+** ^Appends string S of T as tr_buf_add_json_str would its text; faster, as
+** the trace knows which of its strings need no escaping.
+*/
+int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s);
 /* ^Appends arg set SET of T as a compact JSON object ("{}" when empty). */
 int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set);
 

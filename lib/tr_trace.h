@@ -63,6 +63,11 @@ typedef struct tr_input_info {
     uint64_t warnings;     /* records skipped with a warning */
     uint32_t meta;         /* arg set of source metadata, 0 = none */
     int32_t rank;          /* rank given with --rank FILE=N, -1 = none */
+    /* Filled by tr_align (tr_align.h): how the input's clock was read and placed. */
+    int64_t origin_precision_ns; /* how far origin_unix_ns may be off, 0 = unknown */
+    tr_str origin_from;          /* what the origin was inferred from */
+    int64_t offset_ns;           /* added to the input's times on the merged timeline */
+    int32_t placed;              /* enum tr_align_how */
 } tr_input_info;
 
 /* ^Adds an input and returns its id, or TR_NONE when out of memory. */
@@ -79,6 +84,7 @@ typedef struct tr_process {
     int32_t rank;       /* from the source or --rank; -1 = unknown */
     int32_t sort_index; /* display order hint; 0 = none */
     tr_str name, host, labels;
+    int64_t offset_ns; /* added to its times by tr_align (its input's offset, or per rank) */
 } tr_process;
 
 /* ^Returns the process PID of input INPUT, adding it if absent (TR_NONE on OOM). */

@@ -140,6 +140,7 @@ tr_trace *tr_trace_new(void)
         return NULL;
     }
     empty->p = "";
+    empty->json_clean = 1;
     root->parent = TR_NONE;
     root->frame = TR_NONE;
     return t;
@@ -207,7 +208,7 @@ static int str_eq(const tr_trace *t, uint32_t row, const void *key)
     return e->len == k->n && memcmp(e->p, k->s, k->n) == 0;
 }
 
-static tr_str str_store(tr_trace *t, const char *s, size_t n, uint32_t hash)
+static tr_str str_store(tr_trace *t, const char *s, size_t n)
 {
     if (n > UINT32_MAX || t->strs.len >= TR_NONE) {
         t->failed = 1;
@@ -221,7 +222,7 @@ static tr_str str_store(tr_trace *t, const char *s, size_t n, uint32_t hash)
     }
     e->p = copy;
     e->len = (uint32_t)n;
-    e->hash = hash;
+    e->json_clean = model_json_clean_prefix(s, n) == n;
     return (tr_str)(t->strs.len - 1);
 }
 
@@ -234,7 +235,7 @@ tr_str tr_str_intern(tr_trace *t, const char *s, size_t n)
     uint32_t row = index_find(t, &t->str_index, hash, str_eq, &key, &slot);
     if (row != TR_NONE) return row;
     if (slot == SIZE_MAX) return 0;
-    tr_str id = str_store(t, s, n, hash);
+    tr_str id = str_store(t, s, n);
     if (id) index_insert(&t->str_index, slot, hash, id);
     return id;
 }
@@ -247,13 +248,12 @@ tr_str tr_str_internz(tr_trace *t, const char *s)
 tr_str tr_str_add(tr_trace *t, const char *s, size_t n)
 {
     if (n == 0 || t->failed) return 0;
-    return str_store(t, s, n, 0);
+    return str_store(t, s, n);
 }
 
 const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len)
 {
-    if (s >= t->strs.len) s = 0;
-    const str_entry *e = &TR_VEC_AT(&t->strs, str_entry, s);
+    const str_entry *e = model_str_entry(t, s);
     if (len) *len = e->len;
     return e->p;
 }
@@ -261,6 +261,17 @@ const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len)
 size_t tr_str_count(const tr_trace *t)
 {
     return t->strs.len;
+}
+
+int model_str_interned(const tr_trace *t, tr_str s)
+{
+    const str_entry *e = model_str_entry(t, s);
+    const row_index *ix = &t->str_index;
+    if (s == 0 || s >= t->strs.len || ix->cap == 0) return 0;
+    uint32_t hash = hash_bytes(e->p, e->len);
+    for (size_t j = hash & (ix->cap - 1); ix->slots[j]; j = (j + 1) & (ix->cap - 1))
+        if ((uint32_t)(ix->slots[j] >> 32) == hash && (uint32_t)ix->slots[j] - 1 == s) return 1;
+    return 0;
 }
 
 /* ---- inputs ---- */
@@ -411,6 +422,11 @@ const tr_track *tr_track_get_const(const tr_trace *t, uint32_t id)
 size_t tr_track_count(const tr_trace *t)
 {
     return t->tracks.len;
+}
+
+tr_str model_track_key(const tr_trace *t, uint32_t id)
+{
+    return id < t->tracks.len ? TR_VEC_AT(&t->tracks, track_slot, id).key : 0;
 }
 
 const char *tr_track_kind_name(int kind)
@@ -564,12 +580,13 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
     size_t first, end, n = strlen(key);
     model_args_span(t, set, &first, &end);
     const uint64_t *args = t->args.data;
-    /* Keys are compared by length first: no strcmp for most of them. */
+    /* Writers ask this once an event: lengths and first bytes rule out most keys. */
     for (size_t i = first; i < end; i++) {
-        size_t len;
-        const char *k = tr_str_get(t, model_arg_key(args[i]), &len);
-        if (len == n && memcmp(k, key, n) == 0) {
-            tr_args_at(t, set, i - first, out);
+        const str_entry *k = model_str_entry(t, model_arg_key(args[i]));
+        if (k->len == n && (n == 0 || (k->p[0] == key[0] && memcmp(k->p, key, n) == 0))) {
+            memset(out, 0, sizeof *out);
+            out->key = model_arg_key(args[i]);
+            out->type = model_arg_value(t, args[i], &out->v.u);
             return 1;
         }
     }

@@ -38,6 +38,8 @@
 #define ARGS_DEPTH  32                  /* deeper args are kept as JSON text */
 #define NUM_MAX     512                 /* longer number literals are errors */
 #define STR_INTERN  64                  /* longer arg strings are stored, not interned */
+#define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
+#define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
 
 /* ---- JSON tokens ---- */
 
@@ -120,11 +122,9 @@ static int str_body(jscan *j, const char **pp, int *flags)
             if (spec & 0x8080808080808080ULL) break;
             p += 8;
         }
+        /* one of these eight bytes stops the run: go to it */
+        while (!str_stop[(unsigned char)*p]) p++;
         unsigned char c = (unsigned char)*p;
-        if (!str_stop[c]) {
-            p++;
-            continue;
-        }
         if (c == '"') break;
         if (c >= 0x80) {
             *flags |= JF_HIGH;
@@ -275,6 +275,7 @@ enum { W_VALUE, W_VALUE_OR_CLOSE, W_KEY_OR_CLOSE, W_COLON, W_COMMA_OR_CLOSE, W_D
 
 typedef struct jskip {
     tr_buf stack; /* '{' and '[' of the open containers */
+    size_t outer; /* containers open around the value, for the nesting limit */
     int want;
     int in_str; /* streaming: inside a string whose start was consumed */
     int str_is_key;
@@ -283,6 +284,7 @@ typedef struct jskip {
 static void skip_reset(jskip *k)
 {
     tr_buf_reset(&k->stack);
+    k->outer = 0;
     k->want = W_VALUE;
     k->in_str = 0;
 }
@@ -328,7 +330,7 @@ static int skip_run(jscan *j, jskip *k, const char **pp, int stream)
             /* fall through */
         case W_VALUE:
             if (c == '{' || c == '[') {
-                if (k->stack.len >= DEPTH_MAX) return jerr(j, p, "nesting too deep");
+                if (k->outer + k->stack.len >= DEPTH_MAX) return jerr(j, p, "nesting too deep");
                 if (tr_buf_addc(&k->stack, c) != TR_OK) return jerr(j, p, "out of memory");
                 k->want = c == '{' ? W_KEY_OR_CLOSE : W_VALUE_OR_CLOSE;
                 p++;
@@ -469,6 +471,23 @@ typedef struct pair_map {
     size_t cap, n;
 } pair_map;
 
+/* A string the reader interned lately: the trace's copy of its text and its id. */
+typedef struct cache_ent {
+    const char *p;
+    size_t n;
+    tr_str id;
+} cache_ent;
+
+/*
+** A member of an event's args object, recorded as the event is scanned so
+** that its text is read once: a scalar, a container kept as JSON text, or
+** (OPEN) a nested object whose members follow one level deeper.
+*/
+typedef struct arg_rec {
+    jtok key, val;
+    int depth, open;
+} arg_rec;
+
 enum cj_const {
     K_NAME,
     K_SORT_INDEX,
@@ -528,6 +547,12 @@ typedef struct cj_rd {
     jscan js;
 
     tr_buf scratch, key, raw;
+    size_t prefix[ARGS_DEPTH]; /* flattening: key's length at each depth of nesting */
+    tr_vec recs;               /* arg_rec: the members of the event's args */
+    int recs_over;             /* more than ARG_RECS: the args are scanned again */
+    int bytes_seen;            /* event_args: the first "bytes" arg was met */
+    int64_t bytes;             /* ... and its value, -1 when not a size */
+    cache_ent cache[1 << CACHE_BITS];
     int64_t origin; /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
@@ -737,13 +762,60 @@ static const char *str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
     return out->p;
 }
 
+/* The cache slot of the N (> 0) bytes at S: a hash of both ends, the middle and the length. */
+static size_t cache_slot(const char *s, size_t n)
+{
+    uint64_t a, b;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (n > 16) {
+            uint64_t m;
+            memcpy(&m, s + n / 2 - 4, 8);
+            b ^= m * 0xc4ceb9fe1a85ec53ULL;
+        }
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = x;
+        b = y;
+    } else {
+        a = (unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+            (uint64_t)(unsigned char)s[n - 1] << 16;
+        b = 0;
+    }
+    uint64_t h =
+        (a * 0x9E3779B97F4A7C15ULL ^ b * 0xff51afd7ed558ccdULL ^ n) * 0xbf58476d1ce4e5b9ULL;
+    return (size_t)(h >> (64 - CACHE_BITS));
+}
+
+/*
+** Interns the N bytes at S.  Names, categories and arg keys repeat from one
+** event to the next: a small cache of recent strings answers most of them
+** before the trace's own table, whose ids it gives back unchanged.
+*/
+static tr_str intern(cj_rd *r, const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    cache_ent *c = &r->cache[cache_slot(s, n)];
+    if (c->n == n && memcmp(c->p, s, n) == 0) return c->id;
+    tr_str id = tr_str_intern(r->t, s, n);
+    if (id) {
+        c->p = tr_str_get(r->t, id, NULL);
+        c->n = n;
+        c->id = id;
+    }
+    return id;
+}
+
 /* Interns string token T; *BAD set on invalid UTF-8. */
 static tr_str tok_intern(cj_rd *r, const jtok *t, int *bad)
 {
     if (t->type != J_STR || !t->n) return 0;
     size_t n;
     const char *s = str_text(t, &r->scratch, &n, bad);
-    return tr_str_intern(r->t, s, n);
+    return intern(r, s, n);
 }
 
 static int tok_eq(const jtok *t, const char *s)
@@ -971,25 +1043,34 @@ static const char *value_end(const char *p)
 static void compact_json(tr_buf *b, const char *p, const char *end)
 {
     tr_buf_reset(b);
+    if (tr_buf_grow(b, (size_t)(end - p)) != TR_OK) return;
+    char *o = b->p;
     while (p < end) {
-        if (*p == '"') {
-            const char *s = value_end(p);
-            tr_buf_add(b, p, (size_t)(s - p));
-            p = s;
-        } else {
-            if (!strchr(" \t\r\n", *p)) tr_buf_addc(b, *p);
-            p++;
+        char c = *p++;
+        if (c == '"') {
+            *o++ = c;
+            while ((c = *p++) != '"') {
+                *o++ = c;
+                if (c == '\\') *o++ = *p++;
+            }
+            *o++ = c;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+            *o++ = c;
         }
     }
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
 }
 
-/* Adds the number literal T under KEY: int64, uint64 when larger, else a double. */
-static void arg_num(cj_rd *r, tr_str key, const jtok *t)
+/*
+** Adds the number literal T under KEY: int64, uint64 when larger, else a
+** double.  Returns 1 with the value in *IV when it went in as an int64.
+*/
+static int arg_num(cj_rd *r, tr_str key, const jtok *t, int64_t *iv)
 {
-    int64_t v;
-    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, &v) == 0) {
-        tr_args_int(r->t, key, v);
-        return;
+    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, iv) == 0) {
+        tr_args_int(r->t, key, *iv);
+        return 1;
     }
     if ((t->flags & JF_INT) && t->p[0] != '-') {
         uint64_t u = 0;
@@ -999,91 +1080,166 @@ static void arg_num(cj_rd *r, tr_str key, const jtok *t)
             if (u > (UINT64_MAX - d) / 10) break;
             u = u * 10 + d;
         }
-        if (i == t->n) {
+        if (i == t->n)
             tr_args_uint(r->t, key, u);
-            return;
-        }
-        /* beyond 64 bits: the digits, exactly, as text */
-        tr_args_str(r->t, key, tr_str_intern(r->t, t->p, t->n));
-        return;
+        else /* beyond 64 bits: the digits, exactly, as text */
+            tr_args_str(r->t, key, intern(r, t->p, t->n));
+        return 0;
     }
     tr_args_real(r->t, key, tok_double(t));
+    return 0;
 }
 
 static tr_str intern_key(cj_rd *r)
 {
-    return tr_str_intern(r->t, r->key.p, r->key.len);
+    return intern(r, r->key.p, r->key.len);
 }
 
 /*
-** Flattens the validated object at *PP into the set under construction:
-** nested objects as dotted keys (to ARGS_DEPTH), arrays and deeper values as
-** compact JSON text, null as NaN (which writers print as null).
+** Adds member A to the set under construction.  Its key is the text in
+** r->key up to prefix[depth] (the enclosing objects' keys, each with a dot)
+** and its own; an open object only extends the prefix for its members.
+** The first "bytes" key sets r->bytes (an event's size, when a count).
 */
-static void flatten_obj(cj_rd *r, const char **pp, int depth, int *bad)
+static void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 {
-    const char *p = jws(*pp + 1);
-    size_t prefix = r->key.len;
-    while (*p == '"') {
-        jtok k;
-        scan_str(&r->js, &p, &k);
-        size_t kn;
-        tr_buf_reset(&r->scratch);
-        const char *ks = str_text(&k, &r->scratch, &kn, bad);
-        r->key.len = prefix;
-        r->key.p[prefix] = '\0';
+    size_t at = r->prefix[a->depth], kn;
+    const char *ks;
+    if (!at && !a->open && !(a->key.flags & (JF_ESC | JF_HIGH))) {
+        ks = a->key.p; /* the common case: the key's own bytes */
+        kn = a->key.n;
+    } else {
+        r->key.len = at;
+        r->key.p[at] = '\0';
+        ks = str_text(&a->key, &r->scratch, &kn, bad);
         tr_buf_add(&r->key, ks, kn);
-        p = jws(jws(p) + 1); /* the ':' */
-        const char *v = p;
-        tr_str key;
-        if (*v == '{' && depth + 1 < ARGS_DEPTH) {
+        if (a->open) {
             tr_buf_addc(&r->key, '.');
-            flatten_obj(r, &p, depth + 1, bad);
-        } else if (*v == '{' || *v == '[') {
-            key = intern_key(r);
-            p = value_end(v);
-            compact_json(&r->raw, v, p);
-            tr_args_str(r->t, key, tr_str_intern(r->t, r->raw.p, r->raw.len));
-        } else {
-            jtok t;
-            key = intern_key(r);
-            scan_scalar(&r->js, &p, &t);
-            if (t.type == J_STR) {
-                size_t n;
-                const char *s = str_text(&t, &r->scratch, &n, bad);
-                tr_args_str(r->t, key,
-                            n <= STR_INTERN ? tr_str_intern(r->t, s, n) : tr_str_add(r->t, s, n));
-            } else if (t.type == J_NUM) {
-                arg_num(r, key, &t);
-            } else if (t.type == J_NULL) {
-                tr_args_real(r->t, key, NAN);
-            } else {
-                tr_args_bool(r->t, key, t.type == J_TRUE);
-            }
+            r->prefix[a->depth + 1] = r->key.len;
+            return;
         }
-        p = jws(p);
-        if (*p == ',') p = jws(p + 1);
+        ks = r->key.p;
+        kn = r->key.len;
     }
-    r->key.len = prefix;
-    r->key.p[prefix] = '\0';
-    *pp = p + 1; /* the '}' */
+    tr_str key = intern(r, ks, kn);
+    const jtok *v = &a->val;
+    int64_t iv = -1;
+    int is_int = 0;
+    if (v->type == J_OBJ || v->type == J_ARR) {
+        compact_json(&r->raw, v->p, v->p + v->n);
+        tr_args_str(r->t, key, intern(r, r->raw.p, r->raw.len));
+    } else if (v->type == J_STR) {
+        size_t n;
+        const char *s = str_text(v, &r->scratch, &n, bad);
+        tr_args_str(r->t, key, n <= STR_INTERN ? intern(r, s, n) : tr_str_add(r->t, s, n));
+    } else if (v->type == J_NUM) {
+        is_int = arg_num(r, key, v, &iv);
+    } else if (v->type == J_NULL) {
+        tr_args_real(r->t, key, NAN); /* writers print it as null */
+    } else {
+        tr_args_bool(r->t, key, v->type == J_TRUE);
+    }
+    if (key == r->c[K_BYTES] && !r->bytes_seen) {
+        r->bytes_seen = 1;
+        r->bytes = is_int && iv >= 0 ? iv : -1;
+    }
 }
 
-/* Adds the args object T (any JSON) to the set under construction. */
-static void add_args(cj_rd *r, const jtok *t, int *bad)
+/* Records member A of the event's args, or (EMIT) adds it to the set under construction. */
+static void arg_put(cj_rd *r, const arg_rec *a, int emit, int *bad)
+{
+    if (emit)
+        arg_emit(r, a, bad);
+    else if (r->recs.len < ARG_RECS && tr_vec_reserve(&r->recs, r->recs.len + 1) == TR_OK)
+        TR_VEC_AT(&r->recs, arg_rec, r->recs.len++) = *a;
+    else
+        r->recs_over = 1;
+}
+
+/*
+** The object at *PP (its '{'), validated as skip_run would (same errors,
+** trailing commas too) and flattened in the same pass: nested objects as
+** dotted keys (to ARGS_DEPTH), arrays and deeper values as compact JSON text,
+** null as NaN.  EMIT adds the members to the set under construction (the
+** text is known valid, so this cannot fail), else they are recorded for
+** emit_recs: a scan restarted after a refill must not have added anything.
+*/
+static int args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
+{
+    jscan *j = &r->js;
+    const char *p = jws(*pp + 1);
+    int rc = S_OK;
+    while (*p != '}') {
+        arg_rec a = {{NULL, 0, J_NONE, 0}, {NULL, 0, J_NONE, 0}, depth, 0};
+        if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
+        if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
+        p = jws(p);
+        if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+        p = jws(p + 1);
+        if (*p == '{' && depth + 1 < ARGS_DEPTH) {
+            a.open = 1;
+            arg_put(r, &a, emit, bad);
+            rc = args_scan(r, &p, depth + 1, emit, bad);
+        } else if (*p == '{' || *p == '[') {
+            const char *s = p;
+            if (emit) {
+                p = value_end(p);
+            } else {
+                /* an event's args start at depth 0: the nesting skip_run counts from there */
+                skip_reset(&r->skip);
+                r->skip.outer = (size_t)depth + 1;
+                rc = skip_run(j, &r->skip, &p, 0);
+            }
+            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0};
+            if (rc == S_OK) arg_put(r, &a, emit, bad);
+        } else if (!*p) {
+            return jstop(j, p, "NUL byte");
+        } else if ((rc = scan_scalar(j, &p, &a.val)) == S_OK) {
+            arg_put(r, &a, emit, bad);
+        }
+        if (rc != S_OK) return rc;
+        p = jws(p);
+        if (*p == ',') {
+            p = jws(p + 1);
+            continue; /* a '}' right after is a trailing comma */
+        }
+        if (*p != '}') return *p ? jerr(j, p, "expected ',' or '}'") : jstop(j, p, "NUL byte");
+    }
+    *pp = p + 1;
+    return S_OK;
+}
+
+/* Adds the members recorded by the scan of the event's args (an object). */
+static void emit_recs(cj_rd *r, int *bad)
+{
+    const arg_rec *a = r->recs.data;
+    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], bad);
+}
+
+/*
+** Adds the args value T (any JSON) to the set under construction: an
+** object's members flattened (from the records made while scanning the
+** event when RECORDED), anything else under the key "args".
+*/
+static void add_args(cj_rd *r, const jtok *t, int recorded, int *bad)
 {
     tr_buf_reset(&r->key);
+    r->prefix[0] = 0;
     if (t->type == J_OBJ) {
-        const char *p = t->p;
-        flatten_obj(r, &p, 0, bad);
+        if (recorded && !r->recs_over) {
+            emit_recs(r, bad);
+        } else {
+            const char *p = t->p;
+            args_scan(r, &p, 0, 1, bad);
+        }
     } else if (t->type == J_STR) {
         /* "__stripped__" and the like: kept as they are */
         size_t n;
         const char *s = str_text(t, &r->scratch, &n, bad);
-        tr_args_str(r->t, tr_str_internz(r->t, "args"), tr_str_intern(r->t, s, n));
+        tr_args_str(r->t, tr_str_internz(r->t, "args"), intern(r, s, n));
     } else if (t->type != J_NONE) {
         compact_json(&r->raw, t->p, t->p + t->n);
-        tr_args_str(r->t, tr_str_internz(r->t, "args"), tr_str_intern(r->t, r->raw.p, r->raw.len));
+        tr_args_str(r->t, tr_str_internz(r->t, "args"), intern(r, r->raw.p, r->raw.len));
     }
 }
 
@@ -1098,7 +1254,8 @@ static int each_member(cj_rd *r, const jtok *t, member_fn fn, void *arg)
     if (t->type != J_OBJ) return TR_OK;
     const char *p = jws(t->p + 1);
     while (*p == '"') {
-        jtok k, v;
+        /* the text is valid: the scans cannot fail */
+        jtok k = {NULL, 0, J_NONE, 0}, v = k;
         scan_str(&r->js, &p, &k);
         p = jws(jws(p) + 1);
         if (*p == '{' || *p == '[') {
@@ -1142,16 +1299,12 @@ static jtok member(cj_rd *r, const jtok *t, const char *name)
 /* The args set of event EV (0 when none), with the "bytes" arg in *BYTES. */
 static uint32_t event_args(cj_rd *r, const cev *ev, int64_t *bytes, int *bad)
 {
+    r->bytes_seen = 0;
+    r->bytes = -1;
     tr_args_begin(r->t);
-    add_args(r, &ev->args, bad);
-    uint32_t set = tr_args_end(r->t);
-    if (bytes) {
-        tr_arg a;
-        *bytes = -1;
-        if (set && tr_args_find(r->t, set, "bytes", &a) && a.type == TR_ARG_INT && a.v.i >= 0)
-            *bytes = a.v.i;
-    }
-    return set;
+    add_args(r, &ev->args, 1, bad);
+    if (bytes) *bytes = r->bytes;
+    return tr_args_end(r->t);
 }
 
 /* ---- processes and threads ---- */
@@ -1286,17 +1439,18 @@ static int meta_value(cj_rd *r, const jtok *key, const jtok *val, int *bad)
     tr_args_begin(r->t);
     if (val->type == J_OBJ) {
         tr_buf_addc(&r->key, '.');
+        r->prefix[1] = r->key.len;
         const char *p = val->p;
-        flatten_obj(r, &p, 1, bad);
+        args_scan(r, &p, 1, 1, bad);
     } else if (val->type == J_ARR) {
         compact_json(&r->raw, val->p, val->p + val->n);
-        tr_args_str(r->t, intern_key(r), tr_str_intern(r->t, r->raw.p, r->raw.len));
+        tr_args_str(r->t, intern_key(r), intern(r, r->raw.p, r->raw.len));
     } else if (val->type == J_STR) {
         size_t n;
         const char *s = str_text(val, &r->scratch, &n, bad);
-        tr_args_str(r->t, intern_key(r), tr_str_intern(r->t, s, n));
+        tr_args_str(r->t, intern_key(r), intern(r, s, n));
     } else if (val->type == J_NUM) {
-        arg_num(r, intern_key(r), val);
+        arg_num(r, intern_key(r), val, &(int64_t){0});
     } else if (val->type == J_NULL) {
         tr_args_real(r->t, intern_key(r), NAN);
     } else {
@@ -1360,8 +1514,9 @@ static int meta_event(cj_rd *r, const cev *ev, int *bad)
     tr_buf_addc(&r->key, '.');
     tr_args_begin(r->t);
     if (ev->args.type == J_OBJ) {
+        r->prefix[1] = r->key.len;
         const char *q = ev->args.p;
-        flatten_obj(r, &q, 1, bad);
+        args_scan(r, &q, 1, 1, bad);
     }
     return meta_take(r, tr_args_end(r->t));
 }
@@ -1436,10 +1591,19 @@ static int unit_event(cj_rd *r, const char **pp, void *arg)
         } else if (slot->type != J_NONE) {
             ev->dup = 1;
         }
+        if (slot == &ev->args) {
+            r->recs.len = 0; /* a repeated key: the last value counts */
+            r->recs_over = 0;
+        }
         if (*p == '{' || *p == '[') {
             const char *s = p;
-            skip_reset(&r->skip);
-            if ((rc = skip_run(j, &r->skip, &p, 0)) != S_OK) return rc;
+            if (slot == &ev->args && *p == '{') {
+                rc = args_scan(r, &p, 0, 0, NULL);
+            } else {
+                skip_reset(&r->skip);
+                rc = skip_run(j, &r->skip, &p, 0);
+            }
+            if (rc != S_OK) return rc;
             slot->p = s;
             slot->n = (size_t)(p - s);
             slot->type = *s == '{' ? J_OBJ : J_ARR;
@@ -1562,7 +1726,7 @@ static tr_str bind_key(cj_rd *r, const cev *ev, int *bad)
         const char *s = str_text(&ev->bind_id, &r->scratch, &n, bad);
         tr_buf_add(&r->raw, s, n);
     }
-    return tr_str_intern(r->t, r->raw.p, r->raw.len);
+    return intern(r, r->raw.p, r->raw.len);
 }
 
 /* Builds the set of SET's args plus EXTRA's args (keys already in SET skipped). */
@@ -1572,7 +1736,7 @@ static uint32_t args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfini
     uint32_t more = 0;
     if (extra && extra->type != J_NONE) {
         tr_args_begin(r->t);
-        add_args(r, extra, bad);
+        add_args(r, extra, 1, bad);
         more = tr_args_end(r->t);
     }
     tr_args_begin(r->t);
@@ -1677,7 +1841,7 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     }
     uint32_t proc = thread_at(r, th)->process;
     if (local) tr_buf_addf(&r->key, "\x1fpid %u", proc);
-    tr_str key = tr_str_intern(r->t, r->key.p, r->key.len);
+    tr_str key = intern(r, r->key.p, r->key.len);
     uint32_t id = map_get(&r->async_map, key, 0);
     if (id != TR_NONE) return id;
     async_st *a = tr_vec_push(&r->asyncs);
@@ -1745,7 +1909,7 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
     tr_buf_init(&id, 0);
     int local, has_id = id_text(r, ev, &id, &local, bad) == 0, added = 0, rc = TR_OK;
     while (*p == '"' && rc == TR_OK) {
-        jtok k, v;
+        jtok k = {NULL, 0, J_NONE, 0}, v = k;
         scan_str(&r->js, &p, &k);
         p = jws(jws(p) + 1);
         const char *vs = p;
@@ -1830,7 +1994,7 @@ static int add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *
     if (sf->type == J_STR) {
         s->sf = tok_intern(r, sf, bad);
     } else if (sf->type == J_NUM) {
-        s->sf = tr_str_intern(r->t, sf->p, sf->n);
+        s->sf = intern(r, sf->p, sf->n);
     } else if (stack->type == J_ARR) {
         /* program counters, outermost first: frames named by address */
         const char *p = jws(stack->p + 1);
@@ -1842,7 +2006,7 @@ static int add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *
                 scan_scalar(&r->js, &p, &pc);
                 size_t n = pc.n;
                 const char *txt = pc.type == J_STR ? str_text(&pc, &r->scratch, &n, bad) : pc.p;
-                tr_frame f = {tr_str_intern(r->t, txt, n), 0, 0, 0, 1};
+                tr_frame f = {intern(r, txt, n), 0, 0, 0, 1};
                 uint32_t fr = tr_frame_intern(r->t, &f);
                 if (fr != TR_NONE) s->stack = tr_stack_push(r->t, s->stack, fr);
             }
@@ -1886,14 +2050,14 @@ static int phase_odd(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, 
                      uint32_t th, int *bad)
 {
     tr_args_begin(r->t);
-    add_args(r, &ev->args, bad);
+    add_args(r, &ev->args, 1, bad);
     char phs[2] = {ph, 0};
-    tr_args_str(r->t, r->c[K_PH], tr_str_intern(r->t, phs, 1));
+    tr_args_str(r->t, r->c[K_PH], intern(r, phs, 1));
     if (cat) tr_args_str(r->t, r->c[K_CAT], cat);
     tr_buf_reset(&r->raw);
     int local;
     if (id_text(r, ev, &r->raw, &local, bad) == 0)
-        tr_args_str(r->t, r->c[K_ID], tr_str_intern(r->t, r->raw.p, r->raw.len));
+        tr_args_str(r->t, r->c[K_ID], intern(r, r->raw.p, r->raw.len));
     uint32_t args = tr_args_end(r->t);
     tr_str label = tr_str_internz(r->t, odd_phase_cat(ph));
     uint32_t track = track_of(r, th, cat);
@@ -2083,14 +2247,14 @@ static int handle_sample(cj_rd *r, const jtok *obj)
     uint32_t th = thread_of(r, &pid, &tid, &bad);
     if (th == TR_NONE) return warn_at(r, off, "sample with an invalid %s: skipped", "pid or tid");
     tr_args_begin(r->t);
-    add_args(r, &args, &bad);
+    add_args(r, &args, 0, &bad);
     jtok w = member(r, obj, "weight");
     int64_t wv;
     /* speedscope writes the weight as a string */
     if (w.type == J_STR && tr_parse_int64(w.p, w.n, &wv) == 0)
         tr_args_int(r->t, tr_str_internz(r->t, "weight"), wv);
     else if (w.type == J_NUM)
-        arg_num(r, tr_str_internz(r->t, "weight"), &w);
+        arg_num(r, tr_str_internz(r->t, "weight"), &w, &wv);
     uint32_t set = tr_args_end(r->t);
     return add_pending_sample(r, track_of(r, th, 0), rel_ts(r, ns), &sf, &stack, set, off, &bad);
 }
@@ -2112,8 +2276,7 @@ static int handle_frame(cj_rd *r, const jtok *id, const jtok *obj)
     int64_t ln;
     if (tok_int(&line, &ln) == 0 && ln > 0 && ln <= INT32_MAX) f->f.line = (int32_t)ln;
     f->f.is_native = native.type == J_TRUE;
-    f->parent = parent.type == J_NUM ? tr_str_intern(r->t, parent.p, parent.n)
-                                     : tok_intern(r, &parent, &bad);
+    f->parent = parent.type == J_NUM ? intern(r, parent.p, parent.n) : tok_intern(r, &parent, &bad);
     f->stack = TR_NONE;
     if (map_put(&r->frame_map, f->id, 0, (uint32_t)(r->frames.len - 1)) != TR_OK)
         return tr_error_nomem(r->e);
@@ -2330,16 +2493,21 @@ static int finish_samples(cj_rd *r)
     return TR_OK;
 }
 
-/* Slices of this input by track, then time: for binding flow ends. */
+/* A slice of this input for binding flow ends: by time, the enclosing one first. */
 typedef struct slice_key {
-    uint32_t track, row;
+    uint32_t row;
     int64_t ts, end;
 } slice_key;
+
+static slice_key slice_key_of(const tr_slices *sl, uint32_t row)
+{
+    int64_t dur = sl->dur[row];
+    return (slice_key){row, sl->ts[row], dur < 0 ? INT64_MAX : sl->ts[row] + dur};
+}
 
 static int slice_key_cmp(const void *a, const void *b)
 {
     const slice_key *x = a, *y = b;
-    if (x->track != y->track) return x->track < y->track ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     if (x->end != y->end) return x->end > y->end ? -1 : 1; /* the enclosing one first */
     return x->row < y->row ? -1 : x->row > y->row;
@@ -2356,48 +2524,102 @@ static int flow_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The slice a flow end binds to (enclosing, or the next one), or TR_NONE. */
-static uint32_t bind_point(const slice_key *k, size_t n, const flow_pt *f)
+/*
+** Puts the N slice rows at ROWS (one track's, in input order) in slice_key
+** order.  Files list a thread's slices by start time nearly always, so the
+** rows are usually in order already and nothing is sorted.
+*/
+static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
+{
+    size_t i = 1;
+    for (; i < n; i++) {
+        slice_key a = slice_key_of(sl, rows[i - 1]), b = slice_key_of(sl, rows[i]);
+        if (slice_key_cmp(&a, &b) > 0) break;
+    }
+    if (i >= n) return TR_OK;
+    slice_key *k = tr_malloc(n * sizeof *k);
+    if (!k) return TR_FATAL;
+    for (i = 0; i < n; i++) k[i] = slice_key_of(sl, rows[i]);
+    qsort(k, n, sizeof *k, slice_key_cmp);
+    for (i = 0; i < n; i++) rows[i] = k[i].row;
+    tr_free(k);
+    return TR_OK;
+}
+
+/* The slice a flow end binds to (enclosing, or the next one) among its track's ROWS, or TR_NONE. */
+static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f)
 {
     size_t lo = 0, hi = n;
-    /* first slice on the track at or after ts, by (track, ts) */
+    /* the first slice at or after ts */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (k[mid].track < f->track || (k[mid].track == f->track && k[mid].ts < f->ts))
+        if (sl->ts[rows[mid]] < f->ts)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (!f->enclose) return lo < n && k[lo].track == f->track ? k[lo].row : TR_NONE;
+    if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
     /* the deepest slice holding ts: among those starting at ts the last (shortest) */
     size_t i = lo;
-    while (i < n && k[i].track == f->track && k[i].ts == f->ts) i++;
+    while (i < n && sl->ts[rows[i]] == f->ts) i++;
     for (size_t steps = 0; i > 0 && steps < 256; steps++) {
-        const slice_key *s = &k[--i];
-        if (s->track != f->track) break;
-        if (s->ts <= f->ts && f->ts <= s->end) return s->row;
+        slice_key s = slice_key_of(sl, rows[--i]);
+        if (s.ts <= f->ts && f->ts <= s.end) return s.row;
     }
     return TR_NONE;
+}
+
+/*
+** Binds the flow ends that name no slice: the slices of this input on the
+** tracks of such ends, grouped by track (first[k] .. first[k + 1] in ROWS)
+** and ordered by time on each, then a binary search per end.
+*/
+static int bind_flow_ends(cj_rd *r)
+{
+    tr_slices sl;
+    tr_trace_slices(r->t, &sl);
+    size_t ntk = tr_track_count(r->t), n = 0;
+    flow_pt *f = r->flows.data;
+    size_t *first = tr_calloc(ntk + 1, sizeof *first);
+    unsigned char *need = tr_calloc(ntk ? ntk : 1, 1);
+    uint32_t *rows = NULL;
+    int rc = TR_FATAL;
+    if (!first || !need) goto out;
+    for (size_t i = 0; i < r->flows.len; i++)
+        if (f[i].row == TR_NONE && f[i].track < ntk) need[f[i].track] = 1;
+    for (size_t row = r->first_slice; row < sl.n; row++)
+        if (sl.track[row] < ntk && need[sl.track[row]]) {
+            first[sl.track[row] + 1]++;
+            n++;
+        }
+    for (size_t k = 0; k < ntk; k++) first[k + 1] += first[k];
+    if (!(rows = tr_malloc((n ? n : 1) * sizeof *rows))) goto out;
+    /* first[k] counts up as track k is filled, then is put back */
+    for (size_t row = r->first_slice; row < sl.n; row++)
+        if (sl.track[row] < ntk && need[sl.track[row]])
+            rows[first[sl.track[row]]++] = (uint32_t)row;
+    for (size_t k = ntk; k > 0; k--) first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t k = 0; k < ntk; k++)
+        if (need[k] && sort_track_rows(&sl, rows + first[k], first[k + 1] - first[k]) != TR_OK)
+            goto out;
+    for (size_t i = 0; i < r->flows.len; i++)
+        if (f[i].row == TR_NONE && f[i].track < ntk)
+            f[i].row = bind_point(&sl, rows + first[f[i].track],
+                                  first[f[i].track + 1] - first[f[i].track], &f[i]);
+    rc = TR_OK;
+out:
+    tr_free(first);
+    tr_free(need);
+    tr_free(rows);
+    return rc == TR_OK ? TR_OK : tr_error_nomem(r->e);
 }
 
 static int finish_flows(cj_rd *r)
 {
     if (!r->flows.len) return TR_OK;
-    tr_slices sl;
-    tr_trace_slices(r->t, &sl);
-    size_t n = sl.n - r->first_slice;
-    slice_key *k = tr_malloc((n ? n : 1) * sizeof *k);
-    if (!k) return tr_error_nomem(r->e);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t row = (uint32_t)(r->first_slice + i);
-        int64_t dur = sl.dur[row];
-        k[i] = (slice_key){sl.track[row], row, sl.ts[row], dur < 0 ? INT64_MAX : sl.ts[row] + dur};
-    }
-    qsort(k, n, sizeof *k, slice_key_cmp);
+    if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
     flow_pt *f = r->flows.data;
-    for (size_t i = 0; i < r->flows.len; i++)
-        if (f[i].row == TR_NONE) f[i].row = bind_point(k, n, &f[i]);
-    tr_free(k);
     qsort(f, r->flows.len, sizeof *f, flow_cmp);
     /* chains s (t...) f of one identity */
     uint64_t unbound = 0;
@@ -2604,6 +2826,7 @@ static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
     tr_vec_init(&r->meta, sizeof(meta_kv));
+    tr_vec_init(&r->recs, sizeof(arg_rec));
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
     int rc = r->buf && tr_trace_status(t, NULL) == TR_OK ? chrome_run(r) : tr_error_nomem(e);
@@ -2616,6 +2839,7 @@ static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
     tr_vec_fini(&r->meta);
+    tr_vec_fini(&r->recs);
     map_fini(&r->thread_map);
     map_fini(&r->async_map);
     map_fini(&r->frame_map);

@@ -151,6 +151,7 @@ typedef struct gt_src_slot {
 typedef struct gt_str_slot {
     uint64_t head, tail; /* the first and last 8 bytes (see gt_words) */
     uint32_t len;        /* 0: empty */
+    uint32_t interned;   /* ID came from tr_str_intern, not tr_str_add */
     tr_str id;
     char text[GT_STR_MAX];
 } gt_str_slot;
@@ -580,33 +581,43 @@ static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t 
     return -1;
 }
 
-/* A miss of gt_intern: the trace's table, then the set's last slot. */
-static TR_GT_SLOW tr_str gt_intern_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
-                                        uint64_t head, uint64_t tail)
+/*
+** A miss of the cache: the string goes to the trace, interned or (free
+** TEXT) just stored, and into the set's last slot.
+*/
+static TR_GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
+                                       uint64_t head, uint64_t tail, int text)
 {
-    tr_str id = tr_str_intern(g->t, s, n);
+    tr_str id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
     if (id && n <= GT_STR_MAX) {
         sl += GT_WAYS - 1;
         sl->head = head;
         sl->tail = tail;
         sl->len = (uint32_t)n;
+        sl->interned = !text;
         sl->id = id;
         memcpy(sl->text, s, n);
     }
     return id;
 }
 
-static inline tr_str gt_intern(gt_rd *g, const char *s, size_t n)
+/*
+** The id of the N bytes at S through the cache.  Free TEXT (details) is
+** stored without the trace's index: the ones that repeat ("success=True"
+** on every reply) hit the cache, and unique ones (tensor ids) skip a probe
+** of a large table.  Only interned ids answer a request for an interned one.
+*/
+static inline tr_str gt_cached(gt_rd *g, const char *s, size_t n, int text)
 {
     if (n == 0) return 0;
-    if (n > GT_STR_MAX) return gt_intern_miss(g, NULL, s, n, 0, 0);
+    if (n > GT_STR_MAX) return gt_cache_miss(g, NULL, s, n, 0, 0, text);
     uint64_t head, tail;
     gt_words(s, n, &head, &tail);
     size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);
     gt_str_slot *sl = &g->strs[set * GT_WAYS];
     for (int w = 0; w < GT_WAYS; w++) {
         if (sl[w].len == n && sl[w].head == head && sl[w].tail == tail &&
-            (n <= 16 || memcmp(sl[w].text + 8, s + 8, n - 16) == 0)) {
+            (sl[w].interned || text) && (n <= 16 || memcmp(sl[w].text + 8, s + 8, n - 16) == 0)) {
             tr_str id = sl[w].id;
             if (w > 0) {
                 gt_str_slot hit = sl[w];
@@ -616,7 +627,12 @@ static inline tr_str gt_intern(gt_rd *g, const char *s, size_t n)
             return id;
         }
     }
-    return gt_intern_miss(g, sl, s, n, head, tail);
+    return gt_cache_miss(g, sl, s, n, head, tail, text);
+}
+
+static tr_str gt_intern(gt_rd *g, const char *s, size_t n)
+{
+    return gt_cached(g, s, n, 0);
 }
 
 static gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)
@@ -966,12 +982,7 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
     tr_str ev = gt_intern(g, r->ev, r->ev_n);
     tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
-    /*
-    ** Long details rarely repeat, so they are stored without hashing; short
-    ** ones ("success=True" on every reply) repeat all the time.
-    */
-    tr_str det =
-        r->det_n <= GT_STR_MAX ? gt_intern(g, r->det, r->det_n) : tr_str_add(t, r->det, r->det_n);
+    tr_str det = gt_cached(g, r->det, r->det_n, 1);
 
     tr_args_begin(t);
     gt_arg_opt(t, g->c[C_SEQ], r->seq);

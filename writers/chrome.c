@@ -40,14 +40,14 @@ typedef struct chrome_w {
     tr_samples sa;
     tr_vec ends[TR_EV_KIND_COUNT]; /* flow_end by row */
     size_t next_end[TR_EV_KIND_COUNT];
-    int events; /* events written so far, for the separators */
+    int events;     /* events written so far, for the separators */
+    tr_buf ids;     /* ,"pid":P,"tid":T of every track, back to back */
+    size_t *id_end; /* where each track's text ends in ids */
 } chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
 {
-    size_t n;
-    const char *p = tr_str_get(t, s, &n);
-    return tr_buf_add_json_str(b, p, n);
+    return tr_buf_add_json_id(b, t, s);
 }
 
 /* Starts an event object on its own line. */
@@ -63,15 +63,34 @@ static int flush(chrome_w *w, tr_error *e)
     return rc;
 }
 
-/* ,"pid":P,"tid":T of track TRACK. */
+/* ,"pid":P,"tid":T of track TRACK, into B. */
+static int pid_tid_text(tr_buf *b, const tr_trace *t, uint32_t track)
+{
+    const tr_track *tk = tr_track_get_const(t, track);
+    int rc = LIT(b, ",\"pid\":");
+    rc |= tr_buf_add_int(b, (int64_t)tk->process + 1);
+    rc |= LIT(b, ",\"tid\":");
+    rc |= tr_buf_add_int(b, (int64_t)track + 1);
+    return rc;
+}
+
+/* Every event names its track: the text is made once per track (ids_prepare) and copied. */
+static int ids_prepare(chrome_w *w)
+{
+    size_t n = tr_track_count(w->t);
+    w->id_end = tr_malloc((n ? n : 1) * sizeof *w->id_end);
+    if (!w->id_end) return TR_FATAL;
+    for (size_t i = 0; i < n; i++) {
+        if (pid_tid_text(&w->ids, w->t, (uint32_t)i) != TR_OK) return TR_FATAL;
+        w->id_end[i] = w->ids.len;
+    }
+    return TR_OK;
+}
+
 static int add_pid_tid(chrome_w *w, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(w->t, track);
-    int rc = LIT(&w->b, ",\"pid\":");
-    rc |= tr_buf_add_int(&w->b, (int64_t)tk->process + 1);
-    rc |= LIT(&w->b, ",\"tid\":");
-    rc |= tr_buf_add_int(&w->b, (int64_t)track + 1);
-    return rc;
+    size_t start = track ? w->id_end[track - 1] : 0;
+    return tr_buf_add(&w->b, w->ids.p + start, w->id_end[track] - start);
 }
 
 static int add_ts(tr_buf *b, int64_t ns)
@@ -554,6 +573,7 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     w.t = t;
     w.out = out;
     tr_buf_init(&w.b, 0);
+    tr_buf_init(&w.ids, 0);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w.ends[k], sizeof(flow_end));
     tr_trace_slices(t, &w.sl);
     tr_trace_instants(t, &w.in);
@@ -561,10 +581,13 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     tr_trace_samples(t, &w.sa);
     const tr_filter *filter = o ? o->filter : NULL;
     int rc = TR_OK;
-    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || flows_prepare(&w, filter) != TR_OK)
+    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || flows_prepare(&w, filter) != TR_OK ||
+        ids_prepare(&w) != TR_OK)
         rc = tr_error_nomem(e);
     if (rc == TR_OK) rc = write_events(&w, filter, e);
     tr_buf_fini(&w.b);
+    tr_buf_fini(&w.ids);
+    tr_free(w.id_end);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w.ends[k]);
     return rc;
 }

@@ -203,6 +203,9 @@ static int read_thread(ts_target *tg, const ts_opts *o, pid_t tid, uint64_t tsta
     if (stop) {
         int rc = ts_thread_stop(tid, &sig);
         if (rc == -ESRCH) return 1;
+        /* An exiting thread refuses PTRACE_SEIZE with EPERM: it is gone, not forbidden. */
+        char state = rc == -EPERM ? ts_task_state(tg->pid, tid) : 'R';
+        if (state == 0 || state == 'Z' || state == 'X') return 1;
         if (rc < 0) {
             tr_error_errno(e, -rc, NULL, "process %d: cannot stop thread %d: %s", (int)tg->pid,
                            (int)tid, ts_errno_hint(rc));

@@ -1,0 +1,46 @@
+/*
+** rr.h: the internals of libtracerecord.so (the preload library) and the
+** small part of them the tracerecord launcher shares (rr_files.c).
+**
+** The library cannot use trcore: it runs inside arbitrary programs, so it
+** allocates with mmap (never the program's malloc: async-signal-safe and
+** independent of a replaced allocator), does its own file I/O with raw
+** system calls (never through its own wrappers) and writes the Recorder
+** format itself, incrementally, per rank.  What it writes is the layout of
+** writers/recorder.c (VERSION 2.5.0, local mode, shared/formats/recorder.md
+** §2); tests/record checks that both give the same recorder.mt and that the
+** project's reader decodes every record.
+*/
+#ifndef RR_H
+#define RR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- files shared with the launcher (rr_files.c) ---- */
+
+#define RR_VERSION  "2.5.0"
+#define RR_TS_SLOTS 262144 /* ts_buffer_elements: informational (recorder.md §2.1) */
+
+/* Recorder's 243 function names, one a line, as recorder.mt ends. */
+extern const char rr_func_names[];
+
+/* Raw system calls: the library's own I/O must never reach its wrappers. */
+int rr_sys_open(int dirfd, const char *path, int flags, int mode);
+int rr_sys_close(int fd);
+int rr_sys_pwrite_all(int fd, const void *p, size_t n, int64_t off);
+int rr_sys_rename(int dirfd, const char *from, const char *to);
+int rr_sys_exists(int dirfd, const char *path);
+
+/* Writes FILE in DIRFD through FILE.tmp-PID and a rename; 0 or -1. */
+int rr_write_file(int dirfd, const char *file, const void *p, size_t n);
+/* VERSION and recorder.mt (40-byte header + names) for TOTAL ranks; 0 or -1. */
+int rr_write_meta(int dirfd, int total, int64_t start_ns, int64_t res_ns);
+/* The empty <r>.cst, <r>.cfg and (unless HAVE_TS) <r>.ts of a rank without records. */
+int rr_write_empty_rank(int dirfd, int rank, int have_ts);
+/* How many ranks 0..n-1 have all three files (the total_ranks a reader can use). */
+int rr_count_ranks(int dirfd);
+/* Decimal text of V into BUF (at least 24 bytes); returns its length. */
+size_t rr_fmt_i64(char *buf, int64_t v);
+
+#endif

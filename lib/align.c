@@ -1,0 +1,574 @@
+/* align.c: every input's clock, and one timeline for the inputs of a job. */
+#include "model.h"
+#include "tr_align.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS_PER_S 1000000000LL
+
+const char *tr_align_how_name(int how)
+{
+    static const char *const names[TR_PLACED_COUNT] = {
+        "as stated", "wall clock", "by hand", "on event", "guessed zone", "guess"};
+    return how >= 0 && how < TR_PLACED_COUNT ? names[how] : "?";
+}
+
+int tr_align_is_guess(int how)
+{
+    return how == TR_PLACED_GUESS || how == TR_PLACED_GUESS_ZONE;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* ---- time zones ---- */
+
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* "+05:30", "-0800", "+09": seconds east of UTC. */
+static int parse_fixed_zone(const char *z, int64_t *east)
+{
+    if ((z[0] != '+' && z[0] != '-') || !isdigit((unsigned char)z[1]) ||
+        !isdigit((unsigned char)z[2]))
+        return -1;
+    int h = (z[1] - '0') * 10 + (z[2] - '0'), m = 0;
+    const char *p = z + 3;
+    if (*p == ':') p++;
+    if (*p) {
+        if (!isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[1]) || p[2]) return -1;
+        m = (p[0] - '0') * 10 + (p[1] - '0');
+    }
+    if (h > 23 || m > 59) return -1;
+    *east = (z[0] == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+    return 0;
+}
+
+/* A zoneinfo name must be a file of the zone database: glibc reads unknown names as UTC. */
+static int zone_exists(const char *zone)
+{
+    if (zone[0] == '/' || strstr(zone, "..")) return 0;
+    for (const char *c = zone; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("_+-/", *c)) return 0;
+    const char *dir = getenv("TZDIR");
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", zone);
+    return n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0;
+}
+
+/* The offset of zone ZONE (NULL = the process's own TZ) at local time LOCAL_SECS, by mktime. */
+static int mktime_offset(const char *zone, int64_t local_secs, int64_t *east)
+{
+    char *saved = NULL;
+    if (zone) {
+        const char *old = getenv("TZ");
+        if (old && !(saved = strdup(old))) return -1;
+        if (setenv("TZ", zone, 1) != 0) {
+            free(saved);
+            return -1;
+        }
+    }
+    tzset();
+    time_t secs = (time_t)local_secs;
+    struct tm tm;
+    int rc = -1;
+    if (gmtime_r(&secs, &tm)) {
+        tm.tm_isdst = -1;
+        time_t utc = mktime(&tm);
+        if (utc != (time_t)-1) {
+            *east = local_secs - (int64_t)utc;
+            rc = 0;
+        }
+    }
+    if (zone) {
+        if (saved) setenv("TZ", saved, 1);
+        else unsetenv("TZ");
+        free(saved);
+        tzset();
+    }
+    return rc;
+}
+
+int tr_tz_offset(const char *zone, int64_t local_secs, int64_t *east_secs)
+{
+    if (!zone || strcmp(zone, "local") == 0) return mktime_offset(NULL, local_secs, east_secs);
+    if (strcmp(zone, "UTC") == 0 || strcmp(zone, "Z") == 0 || strcmp(zone, "GMT") == 0 ||
+        strcmp(zone, "utc") == 0) {
+        *east_secs = 0;
+        return 0;
+    }
+    if (parse_fixed_zone(zone, east_secs) == 0) return 0;
+    if (!zone_exists(zone)) return -1;
+    return mktime_offset(zone, local_secs, east_secs);
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.fff]" at the start of S, as seconds since 1970 read as UTC. */
+static int parse_local_time(const char *s, int64_t *secs, int64_t *frac_ns, int *digits)
+{
+    int y, mo, d, h, mi, sec, used = 0;
+    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+        used == 0)
+        return -1;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return -1;
+    *secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+    *frac_ns = 0;
+    *digits = 0;
+    if (s[used] == '.') {
+        int64_t scale = NS_PER_S;
+        for (const char *p = s + used + 1; isdigit((unsigned char)*p); p++, (*digits)++)
+            if (scale > 1) *frac_ns += (*p - '0') * (scale /= 10);
+    }
+    return 0;
+}
+
+/* ---- what each input's clock is ---- */
+
+/* Digits after the decimal point of the seconds in TEXT: the precision the source states. */
+static int64_t stated_precision(const char *text)
+{
+    const char *dot = strchr(text, '.');
+    while (dot && !(dot > text && isdigit((unsigned char)dot[-1]) &&
+                    isdigit((unsigned char)dot[1])))
+        dot = strchr(dot + 1, '.');
+    if (!dot) return NS_PER_S;
+    int64_t p = NS_PER_S;
+    for (const char *c = dot + 1; isdigit((unsigned char)*c) && p > 1; c++) p /= 10;
+    return p;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+#define LOCAL_SUFFIX " (local time)"
+
+/* A wall-clock origin the source states without a zone (GT's "Started:"). */
+static int is_local_origin(const tr_trace *t, const tr_input_info *in)
+{
+    return in->origin_unix_ns == INT64_MIN && in->origin_wall &&
+           ends_with(tr_str_get(t, in->origin_wall, NULL), LOCAL_SUFFIX);
+}
+
+/* Precision and provenance of the origins readers state, by what each format means by it. */
+static void describe(tr_trace *t, tr_input_info *in)
+{
+    const char *fmt = tr_str_get(t, in->format, NULL);
+    const char *wall = tr_str_get(t, in->origin_wall, NULL);
+    const char *from = NULL;
+    int64_t prec = 0;
+    if (in->origin_unix_ns != INT64_MIN) {
+        if (strcmp(fmt, "chrome") == 0 && in->origin_unix_ns == 0) {
+            from = "Trace Event ts: microseconds since 1970";
+            prec = 1000;
+        } else if (strcmp(fmt, "chrome") == 0) {
+            from = "Kineto baseTimeNanoseconds";
+            prec = 1;
+        } else if (strcmp(fmt, "recorder") == 0) {
+            from = "Recorder start_ts (rank 0's start, microseconds)";
+            prec = 1000;
+        } else if (strcmp(fmt, "pyspy") == 0) {
+            from = "the first dump's timestamp";
+            prec = in->origin_wall ? stated_precision(wall) : 0;
+        } else {
+            from = "the origin the reader states";
+            prec = in->origin_wall ? stated_precision(wall) : 0;
+        }
+    } else if (is_local_origin(t, in)) {
+        from = strcmp(fmt, "gt") == 0 ? "GT header 'Started:' (local time, whole seconds)"
+                                      : "a local time without a zone";
+        prec = stated_precision(wall);
+    }
+    if (!in->origin_from && from) in->origin_from = tr_str_internz(t, from);
+    if (!in->origin_precision_ns) in->origin_precision_ns = prec;
+}
+
+/* Reads a zone-less local origin in ZONE (NULL: this machine's zone, a guess). */
+static int resolve_local(tr_trace *t, tr_input_info *in, const char *zone, tr_error *e)
+{
+    int64_t secs, frac;
+    int digits;
+    if (parse_local_time(tr_str_get(t, in->origin_wall, NULL), &secs, &frac, &digits) < 0)
+        return TR_OK; /* not a time we can read: the input stays without a clock */
+    int64_t east;
+    if (tr_tz_offset(zone, secs, &east) < 0)
+        return tr_errorf(e, TR_E_USAGE, NULL,
+                         "unknown time zone '%s' (try UTC, +02:00, local or a zoneinfo name)",
+                         zone ? zone : "local");
+    in->origin_unix_ns = (secs - east) * NS_PER_S + frac;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    int rc = tr_buf_addf(&b, "%s, zone %s", tr_str_get(t, in->origin_from, NULL),
+                         zone ? zone : "of this machine (no --tz: a guess)");
+    if (rc == TR_OK) in->origin_from = tr_str_intern(t, b.p, b.len);
+    tr_buf_fini(&b);
+    return rc == TR_OK ? tr_trace_status(t, e) : tr_error_nomem(e);
+}
+
+/* ---- ranks from file names ---- */
+
+int32_t tr_rank_from_path(const char *path)
+{
+    int32_t rank = -1;
+    for (size_t i = 0; path[i]; i++) {
+        if (strncasecmp(path + i, "rank", 4) != 0) continue;
+        if (i > 0 && isalpha((unsigned char)path[i - 1])) continue;
+        const char *d = path + i + 4;
+        if (*d && strchr("_-.=", *d)) d++;
+        if (!isdigit((unsigned char)*d)) continue;
+        int64_t v = 0;
+        int n = 0;
+        for (; isdigit((unsigned char)*d) && n < 10; d++, n++) v = v * 10 + (*d - '0');
+        if (n < 10 && v <= INT32_MAX) rank = (int32_t)v;
+    }
+    return rank;
+}
+
+/* ---- the timeline ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int path_matches(const char *want, const char *name)
+{
+    return strcmp(want, name) == 0 || strcmp(base_name(want), base_name(name)) == 0;
+}
+
+/* One rank of one input: what --align-on moves as a whole. */
+typedef struct unit {
+    uint32_t input;
+    int32_t rank;
+    int64_t first; /* the first NAME event on the timeline so far, INT64_MAX = none */
+} unit;
+
+typedef struct aligner {
+    tr_trace *t;
+    size_t n_in, n_proc, n_tracks;
+    uint32_t *track_proc; /* by track */
+    int64_t *first_ts;    /* by input: earliest event, INT64_MAX = none */
+    int64_t *proc_off;    /* by process */
+    uint32_t *proc_unit;  /* by process */
+    unsigned char *is_name; /* by string: equals the --align-on name */
+    tr_vec units;         /* unit */
+} aligner;
+
+static void aligner_fini(aligner *a)
+{
+    tr_free(a->track_proc);
+    tr_free(a->first_ts);
+    tr_free(a->proc_off);
+    tr_free(a->proc_unit);
+    tr_free(a->is_name);
+    tr_vec_fini(&a->units);
+}
+
+static uint32_t track_input(const aligner *a, uint32_t track)
+{
+    if (track >= a->n_tracks) return TR_NONE;
+    return TR_VEC_AT(&a->t->processes, tr_process, a->track_proc[track]).input;
+}
+
+static void first_of(aligner *a, const int64_t *ts, const uint32_t *track, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t in = track_input(a, track[i]);
+        if (in < a->n_in && ts[i] < a->first_ts[in]) a->first_ts[in] = ts[i];
+    }
+}
+
+/* Ranks from file names for inputs that carry none. */
+static void ranks_from_paths(aligner *a)
+{
+    tr_trace *t = a->t;
+    for (size_t i = 0; i < a->n_in; i++) {
+        const tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        int ranked = in->rank >= 0;
+        for (size_t p = 0; p < a->n_proc && !ranked; p++) {
+            const tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);
+            ranked = pr->input == i && pr->rank >= 0;
+        }
+        int32_t rank = ranked ? -1 : tr_rank_from_path(tr_str_get(t, in->path, NULL));
+        for (size_t p = 0; p < a->n_proc && rank >= 0; p++) {
+            tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);
+            if (pr->input == i) pr->rank = rank;
+        }
+    }
+}
+
+/* Wall-clock placement: the zero is the earliest event of the inputs with a clock. */
+static void place_by_wall(aligner *a, const unsigned char *zone_guess)
+{
+    tr_trace *t = a->t;
+    int all_same = 1;
+    int64_t zero = INT64_MAX, min_origin = INT64_MAX;
+    for (size_t i = 0; i < a->n_in; i++) {
+        const tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        const tr_input_info *in0 = &TR_VEC_AT(&t->inputs, tr_input_info, 0);
+        if (in->origin_unix_ns != in0->origin_unix_ns || in->origin_unix_ns == INT64_MIN)
+            all_same = 0;
+        if (in->origin_unix_ns == INT64_MIN) continue;
+        if (in->origin_unix_ns < min_origin) min_origin = in->origin_unix_ns;
+        if (a->first_ts[i] != INT64_MAX) {
+            int64_t w = add_sat(in->origin_unix_ns, a->first_ts[i]);
+            if (w < zero) zero = w;
+        }
+    }
+    if (zero == INT64_MAX) zero = min_origin;
+    for (size_t i = 0; i < a->n_in; i++) {
+        tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        if (all_same) {
+            in->placed = TR_PLACED_AS_IS;
+            in->offset_ns = 0;
+        } else if (in->origin_unix_ns == INT64_MIN) {
+            in->placed = TR_PLACED_GUESS;
+            in->offset_ns = 0;
+        } else {
+            in->placed = zone_guess[i] ? TR_PLACED_GUESS_ZONE : TR_PLACED_WALL;
+            in->offset_ns = add_sat(in->origin_unix_ns, -zero);
+        }
+    }
+}
+
+static int place_by_hand(aligner *a, const tr_align_opts *o, tr_error *e)
+{
+    tr_trace *t = a->t;
+    for (size_t k = 0; k < o->n_offsets; k++) {
+        int found = 0;
+        for (size_t i = 0; i < a->n_in; i++) {
+            tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+            if (!path_matches(o->offsets[k].path, tr_str_get(t, in->path, NULL))) continue;
+            in->placed = TR_PLACED_MANUAL;
+            in->offset_ns = o->offsets[k].offset_ns;
+            found = 1;
+        }
+        if (!found)
+            return tr_errorf(e, TR_E_USAGE, NULL, "--align %s: no input of that name",
+                             o->offsets[k].path);
+    }
+    return TR_OK;
+}
+
+static void scan_named(aligner *a, const int64_t *ts, const uint32_t *track, const uint32_t *name,
+                       size_t n, size_t n_strs)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] >= n_strs || !a->is_name[name[i]] || track[i] >= a->n_tracks) continue;
+        uint32_t p = a->track_proc[track[i]];
+        if (a->proc_unit[p] == TR_NONE) continue;
+        unit *u = &TR_VEC_AT(&a->units, unit, a->proc_unit[p]);
+        int64_t at = add_sat(ts[i], a->proc_off[p]);
+        if (at < u->first) u->first = at;
+    }
+}
+
+/* --align-on NAME: each (input, rank) with a NAME event moves to the latest first one. */
+static int place_on_event(aligner *a, const tr_align_opts *o, tr_error *e)
+{
+    tr_trace *t = a->t;
+    size_t n_strs = t->strs.len, len = strlen(o->align_on);
+    a->is_name = tr_calloc(n_strs ? n_strs : 1, 1);
+    a->proc_unit = tr_malloc((a->n_proc ? a->n_proc : 1) * sizeof *a->proc_unit);
+    if (!a->is_name || !a->proc_unit) return tr_error_nomem(e);
+    for (size_t s = 1; s < n_strs; s++) {
+        const str_entry *se = model_str_entry(t, (tr_str)s);
+        a->is_name[s] = se->len == len && memcmp(se->p, o->align_on, len) == 0;
+    }
+    for (size_t p = 0; p < a->n_proc; p++) {
+        const tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);
+        a->proc_unit[p] = TR_NONE;
+        if (TR_VEC_AT(&t->inputs, tr_input_info, pr->input).placed == TR_PLACED_MANUAL) continue;
+        /* units are few per input; the last one found is nearly always the one */
+        for (size_t u = a->units.len; u-- > 0;) {
+            const unit *un = &TR_VEC_AT(&a->units, unit, u);
+            if (un->input == pr->input && un->rank == pr->rank) {
+                a->proc_unit[p] = (uint32_t)u;
+                break;
+            }
+        }
+        if (a->proc_unit[p] != TR_NONE) continue;
+        unit *un = tr_vec_push(&a->units);
+        if (!un) return tr_error_nomem(e);
+        *un = (unit){.input = pr->input, .rank = pr->rank, .first = INT64_MAX};
+        a->proc_unit[p] = (uint32_t)(a->units.len - 1);
+    }
+    const slice_table *sl = &t->slices;
+    const instant_table *it = &t->instants;
+    scan_named(a, sl->ts, sl->track, sl->name, sl->n, n_strs);
+    scan_named(a, it->ts, it->track, it->name, it->n, n_strs);
+    int64_t target = INT64_MIN;
+    for (size_t u = 0; u < a->units.len; u++) {
+        const unit *un = &TR_VEC_AT(&a->units, unit, u);
+        if (un->first != INT64_MAX && un->first > target) target = un->first;
+    }
+    if (target == INT64_MIN) {
+        tr_loc loc = {0};
+        return tr_warnf(o->diag, e, &loc, "--align-on: no slice or instant is named '%s'",
+                        o->align_on) == TR_FAIL
+                   ? TR_FAIL
+                   : TR_OK;
+    }
+    for (size_t p = 0; p < a->n_proc; p++) {
+        if (a->proc_unit[p] == TR_NONE) continue;
+        const unit *un = &TR_VEC_AT(&a->units, unit, a->proc_unit[p]);
+        if (un->first == INT64_MAX) continue;
+        a->proc_off[p] = add_sat(a->proc_off[p], target - un->first);
+        TR_VEC_AT(&t->inputs, tr_input_info, un->input).placed = TR_PLACED_EVENT;
+    }
+    return TR_OK;
+}
+
+static void shift(const aligner *a, int64_t *ts, const uint32_t *track, size_t n,
+                  const int64_t *track_off)
+{
+    for (size_t i = 0; i < n; i++)
+        if (track[i] < a->n_tracks && track_off[track[i]])
+            ts[i] = add_sat(ts[i], track_off[track[i]]);
+}
+
+static int apply_shifts(aligner *a, tr_error *e)
+{
+    tr_trace *t = a->t;
+    int any = 0;
+    for (size_t p = 0; p < a->n_proc; p++) {
+        tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);
+        pr->offset_ns = a->proc_off[p];
+        any |= pr->offset_ns != 0;
+    }
+    if (!any) return TR_OK;
+    int64_t *off = tr_malloc((a->n_tracks ? a->n_tracks : 1) * sizeof *off);
+    if (!off) return tr_error_nomem(e);
+    for (size_t k = 0; k < a->n_tracks; k++) off[k] = a->proc_off[a->track_proc[k]];
+    shift(a, t->slices.ts, t->slices.track, t->slices.n, off);
+    shift(a, t->instants.ts, t->instants.track, t->instants.n, off);
+    shift(a, t->counters.ts, t->counters.track, t->counters.n, off);
+    shift(a, t->samples.ts, t->samples.track, t->samples.n, off);
+    tr_free(off);
+    return TR_OK;
+}
+
+int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
+{
+    static const tr_align_opts none = {0};
+    if (!o) o = &none;
+    if (t->frozen) return tr_errorf(e, TR_E_USAGE, NULL, "tr_align after tr_trace_freeze");
+    aligner a = {.t = t,
+                 .n_in = t->inputs.len,
+                 .n_proc = t->processes.len,
+                 .n_tracks = t->tracks.len};
+    tr_vec_init(&a.units, sizeof(unit));
+    int merging = a.n_in > 1 || o->n_offsets || o->align_on;
+    unsigned char *zone_guess = tr_calloc(a.n_in ? a.n_in : 1, 1);
+    if (!zone_guess) return tr_error_nomem(e);
+    int rc = TR_OK;
+    for (size_t i = 0; i < a.n_in && rc == TR_OK; i++) {
+        tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        describe(t, in);
+        if (is_local_origin(t, in) && (o->tz || merging)) {
+            zone_guess[i] = !o->tz;
+            rc = resolve_local(t, in, o->tz, e);
+        }
+    }
+    if (rc == TR_OK) rc = tr_trace_status(t, e);
+    if (rc != TR_OK || !merging) {
+        tr_free(zone_guess);
+        return rc;
+    }
+    ranks_from_paths(&a);
+    a.track_proc = tr_malloc((a.n_tracks ? a.n_tracks : 1) * sizeof *a.track_proc);
+    a.first_ts = tr_malloc((a.n_in ? a.n_in : 1) * sizeof *a.first_ts);
+    a.proc_off = tr_malloc((a.n_proc ? a.n_proc : 1) * sizeof *a.proc_off);
+    if (!a.track_proc || !a.first_ts || !a.proc_off) rc = tr_error_nomem(e);
+    if (rc == TR_OK) {
+        for (size_t k = 0; k < a.n_tracks; k++)
+            a.track_proc[k] = tr_track_get_const(t, (uint32_t)k)->process;
+        for (size_t i = 0; i < a.n_in; i++) a.first_ts[i] = INT64_MAX;
+        first_of(&a, t->slices.ts, t->slices.track, t->slices.n);
+        first_of(&a, t->instants.ts, t->instants.track, t->instants.n);
+        first_of(&a, t->counters.ts, t->counters.track, t->counters.n);
+        first_of(&a, t->samples.ts, t->samples.track, t->samples.n);
+        place_by_wall(&a, zone_guess);
+        rc = place_by_hand(&a, o, e);
+    }
+    if (rc == TR_OK) {
+        for (size_t p = 0; p < a.n_proc; p++) {
+            const tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);
+            a.proc_off[p] = TR_VEC_AT(&t->inputs, tr_input_info, pr->input).offset_ns;
+        }
+        if (o->align_on) rc = place_on_event(&a, o, e);
+    }
+    if (rc == TR_OK) rc = apply_shifts(&a, e);
+    aligner_fini(&a);
+    tr_free(zone_guess);
+    return rc;
+}
+
+int64_t tr_timeline_origin(const tr_trace *t)
+{
+    int64_t guess = INT64_MIN;
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        if (in->origin_unix_ns == INT64_MIN) continue;
+        int64_t zero = add_sat(in->origin_unix_ns, -in->offset_ns);
+        if (!tr_align_is_guess(in->placed) && in->placed != TR_PLACED_MANUAL) return zero;
+        if (guess == INT64_MIN) guess = zero;
+    }
+    return guess;
+}
+
+/* ---- process groups ---- */
+
+typedef struct ranked {
+    int32_t rank;
+    uint32_t id;
+} ranked;
+
+static int by_rank(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+void tr_process_groups(const tr_trace *t, uint32_t *group)
+{
+    size_t n = tr_process_count(t), k = 0;
+    for (size_t p = 0; p < n; p++) group[p] = (uint32_t)p;
+    ranked *r = tr_malloc((n ? n : 1) * sizeof *r);
+    if (!r) return; /* no groups is a correct, if plainer, answer */
+    for (size_t p = 0; p < n; p++) {
+        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        if (pr->rank >= 0) r[k++] = (ranked){pr->rank, (uint32_t)p};
+    }
+    qsort(r, k, sizeof *r, by_rank);
+    for (size_t i = 0; i < k;) {
+        size_t j = i + 1;
+        int mixed = 0;
+        uint32_t input = tr_process_get_const(t, r[i].id)->input;
+        for (; j < k && r[j].rank == r[i].rank; j++)
+            mixed |= tr_process_get_const(t, r[j].id)->input != input;
+        for (size_t m = i; m < j && mixed; m++) group[r[m].id] = r[i].id;
+        i = j;
+    }
+    tr_free(r);
+}

@@ -1,0 +1,487 @@
+/*
+** merge.c: appending one trace to another, and reading many inputs on
+** several threads (each into its own trace) merged in input order.
+**
+** The merge replays what the reader did, table by table in id order:
+** strings interned stay interned (and meet DST's copies), strings stored
+** with tr_str_add stay apart, frames and stacks are interned again.  Readers
+** never look at what other inputs added, so the ids come out as a read in
+** sequence gives them, and the written trace is the same byte for byte.
+*/
+#include "model.h"
+#include "tr_align.h"
+#include "tr_format.h"
+#include "tr_merge.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct remap {
+    uint32_t *str, *input, *process, *track, *frame, *stack;
+    uint32_t set_base;   /* DST's arg sets before the merge */
+    size_t row_base[TR_EV_KIND_COUNT];
+} remap;
+
+static void remap_fini(remap *m)
+{
+    tr_free(m->str);
+    tr_free(m->input);
+    tr_free(m->process);
+    tr_free(m->track);
+    tr_free(m->frame);
+    tr_free(m->stack);
+}
+
+static uint32_t *map_new(size_t n)
+{
+    return tr_malloc((n ? n : 1) * sizeof(uint32_t));
+}
+
+static uint32_t set_of(const remap *m, uint32_t set)
+{
+    return set ? set + m->set_base : 0;
+}
+
+static int merge_strings(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    size_t n = src->strs.len;
+    if (!(m->str = map_new(n))) return TR_FATAL;
+    m->str[0] = 0;
+    for (size_t s = 1; s < n; s++) {
+        const str_entry *e = model_str_entry(src, (tr_str)s);
+        m->str[s] = model_str_interned(src, (tr_str)s) ? tr_str_intern(dst, e->p, e->len)
+                                                        : tr_str_add(dst, e->p, e->len);
+    }
+    return dst->failed ? TR_FATAL : TR_OK;
+}
+
+/* Arg sets go over whole: entries with their keys and string values renamed. */
+static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    if (dst->building != dst->args.len) return TR_FATAL; /* a set half built */
+    size_t n_args = src->building, n_sets = src->set_start.len;
+    size_t arg_base = dst->args.len, wide_base = dst->arg_wide.len;
+    if (arg_base + n_args > UINT32_MAX || wide_base + src->arg_wide.len > UINT32_MAX ||
+        dst->set_start.len + n_sets >= TR_NONE - 1)
+        return TR_FATAL;
+    if (tr_vec_reserve(&dst->args, arg_base + n_args) != TR_OK ||
+        tr_vec_reserve(&dst->arg_wide, wide_base + src->arg_wide.len) != TR_OK ||
+        tr_vec_reserve(&dst->set_start, dst->set_start.len + n_sets) != TR_OK)
+        return TR_FATAL;
+    m->set_base = (uint32_t)dst->set_start.len;
+    const uint64_t *in = src->args.data;
+    uint64_t *out = (uint64_t *)dst->args.data + arg_base;
+    for (size_t i = 0; i < n_args; i++) {
+        uint64_t e = in[i];
+        tr_str key = m->str[model_arg_key(e)];
+        unsigned tag = (unsigned)(e >> 32) & 7;
+        uint32_t payload = (uint32_t)e;
+        if (tag == ARG_STR) payload = m->str[payload];
+        else if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64)
+            payload += (uint32_t)wide_base;
+        if (key >= (1u << ARG_KEY_BITS)) return TR_FATAL;
+        out[i] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
+    }
+    memcpy((uint64_t *)dst->arg_wide.data + wide_base, src->arg_wide.data,
+           src->arg_wide.len * sizeof(uint64_t));
+    const uint32_t *ss = src->set_start.data;
+    uint32_t *ds = (uint32_t *)dst->set_start.data + dst->set_start.len;
+    for (size_t i = 0; i < n_sets; i++) ds[i] = ss[i] + (uint32_t)arg_base;
+    dst->args.len = arg_base + n_args;
+    dst->arg_wide.len = wide_base + src->arg_wide.len;
+    dst->set_start.len += n_sets;
+    dst->building = dst->args.len;
+    return TR_OK;
+}
+
+static int merge_inputs(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    if (!(m->input = map_new(src->inputs.len))) return TR_FATAL;
+    for (size_t i = 0; i < src->inputs.len; i++) {
+        const tr_input_info *s = &TR_VEC_AT(&src->inputs, tr_input_info, i);
+        uint32_t id = tr_input_add(dst, tr_str_get(src, s->path, NULL),
+                                   tr_str_get(src, s->format, NULL));
+        if (id == TR_NONE) return TR_FATAL;
+        tr_input_info *d = tr_input_at(dst, id);
+        tr_str path = d->path, format = d->format;
+        *d = *s;
+        d->path = path;
+        d->format = format;
+        d->origin_wall = m->str[s->origin_wall];
+        d->clock = m->str[s->clock];
+        d->origin_from = m->str[s->origin_from];
+        d->meta = set_of(m, s->meta);
+        m->input[i] = id;
+    }
+    return TR_OK;
+}
+
+static int merge_processes(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    if (!(m->process = map_new(src->processes.len))) return TR_FATAL;
+    for (size_t i = 0; i < src->processes.len; i++) {
+        const tr_process *s = &TR_VEC_AT(&src->processes, tr_process, i);
+        uint32_t id = tr_process_get(dst, m->input[s->input], s->pid);
+        if (id == TR_NONE) return TR_FATAL;
+        tr_process *d = tr_process_at(dst, id);
+        *d = *s;
+        d->input = m->input[s->input];
+        d->name = m->str[s->name];
+        d->host = m->str[s->host];
+        d->labels = m->str[s->labels];
+        m->process[i] = id;
+    }
+    return TR_OK;
+}
+
+static int merge_tracks(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    size_t n = tr_track_count(src);
+    if (!(m->track = map_new(n))) return TR_FATAL;
+    for (size_t i = 0; i < n; i++) {
+        const tr_track *s = tr_track_get_const(src, (uint32_t)i);
+        uint32_t id = tr_track_get(dst, m->process[s->process], s->kind, s->tid,
+                                   m->str[model_track_key(src, (uint32_t)i)]);
+        if (id == TR_NONE) return TR_FATAL;
+        tr_track *d = tr_track_at(dst, id);
+        d->name = m->str[s->name];
+        d->sort_index = s->sort_index;
+        m->track[i] = id;
+    }
+    return TR_OK;
+}
+
+static int merge_stacks(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    if (!(m->frame = map_new(src->frames.len)) || !(m->stack = map_new(src->stacks.len)))
+        return TR_FATAL;
+    for (size_t i = 0; i < src->frames.len; i++) {
+        tr_frame f = TR_VEC_AT(&src->frames, tr_frame, i);
+        f.function = m->str[f.function];
+        f.file = m->str[f.file];
+        f.module = m->str[f.module];
+        if ((m->frame[i] = tr_frame_intern(dst, &f)) == TR_NONE) return TR_FATAL;
+    }
+    m->stack[0] = 0;
+    for (size_t i = 1; i < src->stacks.len; i++) {
+        const stack_node *s = &TR_VEC_AT(&src->stacks, stack_node, i);
+        m->stack[i] = tr_stack_push(dst, m->stack[s->parent], m->frame[s->frame]);
+        if (m->stack[i] == TR_NONE) return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+/* Room for N more rows in a table of NCOLS columns, growing by doubling. */
+static int room(size_t *cap, size_t want, void **cols[], const size_t sizes[], size_t ncols)
+{
+    if (want <= *cap) return TR_OK;
+    if (want >= TR_NONE - 1) return TR_FATAL;
+    size_t ncap = *cap ? *cap : 1024;
+    while (ncap < want) ncap *= 2;
+    if (model_grow_columns(cols, sizes, ncols, ncap) != TR_OK) return TR_FATAL;
+    *cap = ncap;
+    return TR_OK;
+}
+
+static void map_col(uint32_t *out, const uint32_t *in, size_t n, const uint32_t *map)
+{
+    for (size_t i = 0; i < n; i++) out[i] = map[in[i]];
+}
+
+static void set_col(uint32_t *out, const uint32_t *in, size_t n, const remap *m)
+{
+    for (size_t i = 0; i < n; i++) out[i] = set_of(m, in[i]);
+}
+
+static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
+{
+    slice_table *d = &dst->slices;
+    const slice_table *s = &src->slices;
+    void **scols[] = {(void **)&d->ts,    (void **)&d->dur,    (void **)&d->bytes,
+                      (void **)&d->track, (void **)&d->name,   (void **)&d->cat,
+                      (void **)&d->args,  (void **)&d->parent, (void **)&d->depth};
+    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
+    if (room(&d->cap, d->n + s->n, scols, ssizes, 9) != TR_OK) return TR_FATAL;
+    m->row_base[TR_EV_SLICE] = d->n;
+    memcpy(d->ts + d->n, s->ts, s->n * 8);
+    memcpy(d->dur + d->n, s->dur, s->n * 8);
+    memcpy(d->bytes + d->n, s->bytes, s->n * 8);
+    map_col(d->track + d->n, s->track, s->n, m->track);
+    map_col(d->name + d->n, s->name, s->n, m->str);
+    map_col(d->cat + d->n, s->cat, s->n, m->str);
+    set_col(d->args + d->n, s->args, s->n, m);
+    for (size_t i = 0; i < s->n; i++) d->parent[d->n + i] = TR_NONE;
+    memset(d->depth + d->n, 0, s->n * 2);
+    d->n += s->n;
+
+    instant_table *di = &dst->instants;
+    const instant_table *si = &src->instants;
+    void **icols[] = {(void **)&di->ts,  (void **)&di->bytes, (void **)&di->track,
+                      (void **)&di->name, (void **)&di->cat,  (void **)&di->args,
+                      (void **)&di->scope};
+    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
+    if (room(&di->cap, di->n + si->n, icols, isizes, 7) != TR_OK) return TR_FATAL;
+    m->row_base[TR_EV_INSTANT] = di->n;
+    memcpy(di->ts + di->n, si->ts, si->n * 8);
+    memcpy(di->bytes + di->n, si->bytes, si->n * 8);
+    map_col(di->track + di->n, si->track, si->n, m->track);
+    map_col(di->name + di->n, si->name, si->n, m->str);
+    map_col(di->cat + di->n, si->cat, si->n, m->str);
+    set_col(di->args + di->n, si->args, si->n, m);
+    memcpy(di->scope + di->n, si->scope, si->n);
+    di->n += si->n;
+
+    counter_table *dc = &dst->counters;
+    const counter_table *sc = &src->counters;
+    void **ccols[] = {(void **)&dc->ts, (void **)&dc->value, (void **)&dc->track};
+    static const size_t csizes[] = {8, 8, 4};
+    if (room(&dc->cap, dc->n + sc->n, ccols, csizes, 3) != TR_OK) return TR_FATAL;
+    m->row_base[TR_EV_COUNTER] = dc->n;
+    memcpy(dc->ts + dc->n, sc->ts, sc->n * 8);
+    memcpy(dc->value + dc->n, sc->value, sc->n * 8);
+    map_col(dc->track + dc->n, sc->track, sc->n, m->track);
+    dc->n += sc->n;
+
+    sample_table *da = &dst->samples;
+    const sample_table *sa = &src->samples;
+    void **acols[] = {(void **)&da->ts, (void **)&da->track, (void **)&da->stack,
+                      (void **)&da->args};
+    static const size_t asizes[] = {8, 4, 4, 4};
+    if (room(&da->cap, da->n + sa->n, acols, asizes, 4) != TR_OK) return TR_FATAL;
+    m->row_base[TR_EV_SAMPLE] = da->n;
+    memcpy(da->ts + da->n, sa->ts, sa->n * 8);
+    map_col(da->track + da->n, sa->track, sa->n, m->track);
+    map_col(da->stack + da->n, sa->stack, sa->n, m->stack);
+    set_col(da->args + da->n, sa->args, sa->n, m);
+    da->n += sa->n;
+    return TR_OK;
+}
+
+static tr_ref ref_of(const remap *m, tr_ref r)
+{
+    int kind = TR_REF_KIND(r);
+    if (kind < 0 || kind >= TR_EV_KIND_COUNT) return r;
+    return TR_REF(kind, TR_REF_ROW(r) + m->row_base[kind]);
+}
+
+static int merge_flows(tr_trace *dst, const tr_trace *src, const remap *m)
+{
+    for (size_t i = 0; i < src->flows.len; i++) {
+        tr_flow f = TR_VEC_AT(&src->flows, tr_flow, i);
+        f.from = ref_of(m, f.from);
+        f.to = ref_of(m, f.to);
+        f.name = m->str[f.name];
+        f.cat = m->str[f.cat];
+        if (tr_flow_add(dst, &f) == TR_NONE) return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+int tr_trace_merge(tr_trace *dst, const tr_trace *src, tr_error *e)
+{
+    if (dst->frozen || src->frozen)
+        return tr_errorf(e, TR_E_USAGE, NULL, "tr_trace_merge of a frozen trace");
+    if (dst->failed || src->failed) return tr_error_nomem(e);
+    remap m;
+    memset(&m, 0, sizeof m);
+    int rc = merge_strings(dst, src, &m);
+    if (rc == TR_OK) rc = merge_args(dst, src, &m);
+    if (rc == TR_OK) rc = merge_inputs(dst, src, &m);
+    if (rc == TR_OK) rc = merge_processes(dst, src, &m);
+    if (rc == TR_OK) rc = merge_tracks(dst, src, &m);
+    if (rc == TR_OK) rc = merge_stacks(dst, src, &m);
+    if (rc == TR_OK) rc = merge_events(dst, src, &m);
+    if (rc == TR_OK) rc = merge_flows(dst, src, &m);
+    remap_fini(&m);
+    if (rc != TR_OK) {
+        dst->failed = 1;
+        return tr_error_nomem(e);
+    }
+    return tr_trace_status(dst, e);
+}
+
+/* ---- reading many inputs ---- */
+
+/* Warnings an input's thread keeps for the caller's diag; past this they are only counted. */
+#define KEEP_WARNINGS 1000
+
+typedef struct load_job {
+    const char *path;
+    tr_trace *t;
+    int rc;
+    tr_error err;
+    tr_diag diag;
+    tr_vec warns; /* tr_error */
+    uint64_t dropped;
+    uint64_t ignored;
+} load_job;
+
+typedef struct load_pool {
+    load_job *jobs;
+    size_t n;
+    const tr_load_opts *o;
+    pthread_mutex_t lock;
+    size_t next;
+    size_t stop_at; /* no job past the first failed one is started */
+} load_pool;
+
+static void keep_warning(void *user, const tr_error *w)
+{
+    load_job *j = user;
+    tr_error *slot = j->warns.len < KEEP_WARNINGS ? tr_vec_push(&j->warns) : NULL;
+    if (slot) *slot = *w;
+    else j->dropped++;
+}
+
+/* Progress from several threads: one at a time. */
+typedef struct progress_lock {
+    pthread_mutex_t lock;
+    tr_progress_fn fn;
+    void *user;
+} progress_lock;
+
+static void locked_progress(void *user, const char *name, uint64_t done, uint64_t total)
+{
+    progress_lock *p = user;
+    pthread_mutex_lock(&p->lock);
+    p->fn(p->user, name, done, total);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void run_job(load_pool *p, load_job *j)
+{
+    tr_load_opts o = *p->o;
+    const tr_diag *parent = p->o->read.diag;
+    j->diag = (tr_diag){.fn = keep_warning, .user = j, .strict = parent && parent->strict};
+    o.read.diag = &j->diag;
+    o.streams_ignored = 0;
+    j->t = tr_trace_new();
+    j->rc = j->t ? tr_load(j->t, j->path, &o, &j->err) : tr_error_nomem(&j->err);
+    j->ignored = o.streams_ignored;
+}
+
+static void *load_worker(void *arg)
+{
+    load_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->stop_at ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n) break;
+        run_job(p, &p->jobs[i]);
+        if (p->jobs[i].rc < 0) {
+            pthread_mutex_lock(&p->lock);
+            if (i < p->stop_at) p->stop_at = i;
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+    return NULL;
+}
+
+static int thread_count(int want, size_t n)
+{
+    if (want <= 0) {
+        const char *env = getenv("TRACECAT_THREADS");
+        want = env ? atoi(env) : 0;
+        if (want <= 0) {
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            want = cpus > 0 ? (int)(cpus < 8 ? cpus : 8) : 1;
+        }
+    }
+    if (want > 64) want = 64;
+    return (size_t)want < n ? want : (int)n;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Hands a job's warnings to the caller's diag, as a read in sequence would have. */
+static void replay_warnings(const load_job *j, tr_diag *d)
+{
+    if (!d) return;
+    for (size_t k = 0; k < j->warns.len; k++) {
+        d->warnings++;
+        if (d->fn) d->fn(d->user, &TR_VEC_AT(&j->warns, tr_error, k));
+    }
+    d->warnings += j->dropped;
+}
+
+static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o,
+                         int threads, tr_error *e)
+{
+    load_job *jobs = tr_calloc(n, sizeof *jobs);
+    if (!jobs) return tr_error_nomem(e);
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].path = paths[i];
+        tr_vec_init(&jobs[i].warns, sizeof(tr_error));
+    }
+    progress_lock pl = {.fn = o->progress, .user = o->progress_user};
+    pthread_mutex_init(&pl.lock, NULL);
+    tr_load_opts shared = *o;
+    if (o->progress) {
+        shared.progress = locked_progress;
+        shared.progress_user = &pl;
+    }
+    load_pool pool = {.jobs = jobs, .n = n, .o = &shared, .next = 0, .stop_at = n};
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_t tid[64];
+    int started = 0;
+    uint64_t t0 = now_ns();
+    /* The calling thread is one of the readers. */
+    for (int i = 1; i < threads; i++) {
+        if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0) break;
+        started++;
+    }
+    load_worker(&pool);
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    uint64_t t1 = now_ns();
+    o->read_ns += t1 - t0;
+    int rc = TR_OK;
+    size_t i = 0;
+    for (; i < n && rc == TR_OK; i++) {
+        load_job *j = &jobs[i];
+        replay_warnings(j, o->read.diag);
+        o->streams_ignored += j->ignored;
+        if (j->rc < 0) {
+            *e = j->err;
+            rc = j->rc;
+        } else {
+            rc = tr_trace_merge(t, j->t, e);
+        }
+        tr_trace_free(j->t);
+        j->t = NULL;
+    }
+    o->merge_ns += now_ns() - t1;
+    for (size_t k = 0; k < n; k++) {
+        tr_trace_free(jobs[k].t);
+        tr_vec_fini(&jobs[k].warns);
+    }
+    pthread_mutex_destroy(&pool.lock);
+    pthread_mutex_destroy(&pl.lock);
+    tr_free(jobs);
+    return rc;
+}
+
+int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e)
+{
+    if (o->from && !tr_reader_find(o->from))
+        return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
+    int threads = thread_count(o->threads, n);
+    int rc = TR_OK;
+    if (threads <= 1) {
+        uint64_t t0 = now_ns();
+        for (size_t i = 0; i < n && rc == TR_OK; i++) rc = tr_load(t, paths[i], o, e);
+        o->read_ns += now_ns() - t0;
+    } else {
+        rc = load_parallel(t, paths, n, o, threads, e);
+    }
+    if (rc < 0) return rc;
+    return tr_align(t, o->align, e);
+}

@@ -1,0 +1,812 @@
+/*
+** flame.c: flame graphs and icicles of the trace's stack samples, with
+** flamegraph.pl's conventions: frame width proportional to samples, siblings
+** merged and ordered alphabetically, frames under a minimum width left out.
+**
+** The tree is built from the stack trie: samples are counted per (root,
+** stack), each stack's node is found through its parent's (memoised), so the
+** cost follows distinct stacks, not samples.  --reverse walks each stack leaf
+** first instead (the callee view).  PNG and PDF are drawn with cairo; the SVG
+** is written directly, interactive as flamegraph.pl's and inferno's are.
+*/
+#include "render_impl.h"
+
+#include "tr_text.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define FRAME_IN     0.12 /* frame height at its tallest */
+#define FRAME_MIN_PX 2.0
+
+typedef struct fnode {
+    uint32_t parent;
+    uint32_t label; /* index into the label table */
+    uint32_t depth;
+    uint64_t total; /* samples in this frame and below */
+    uint64_t self;
+    double x; /* in samples from the left */
+} fnode;
+
+typedef struct label {
+    size_t off, len; /* in flame.text */
+    uint32_t hash;
+    uint32_t rgb;
+} label;
+
+/* An open-addressing map from a non-zero 64-bit key to a 32-bit value. */
+typedef struct u64map {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n;
+} u64map;
+
+typedef struct flame {
+    const tr_trace *t;
+    const tr_render_opts *o;
+    fnode *nodes;
+    size_t n_nodes, cap_nodes;
+    label *labels;
+    size_t n_labels, cap_labels;
+    tr_buf text;           /* label bytes */
+    uint32_t *label_slots; /* label hash table: index + 1, 0 empty */
+    size_t label_cap;
+    uint32_t *frame_label; /* per frame id: label + 1, 0 unknown */
+    u64map children;       /* (parent node, label) -> node */
+    u64map memo;           /* (root node, stack) -> node */
+    uint32_t *order;       /* nodes sorted by (parent, label text) */
+    uint32_t max_depth;
+    size_t threads;
+} flame;
+
+static uint64_t mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+static int map_grow(u64map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    uint64_t *keys = tr_calloc(cap, sizeof *keys);
+    uint32_t *vals = tr_malloc(cap * sizeof *vals);
+    if (!keys || !vals) {
+        tr_free(keys);
+        tr_free(vals);
+        return TR_FATAL;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t j = mix64(m->keys[i]) & (cap - 1);
+        while (keys[j]) j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+    }
+    tr_free(m->keys);
+    tr_free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    return TR_OK;
+}
+
+/* ^The slot of KEY (non-zero): its value when *FOUND, else where to put it; NULL on OOM. */
+static uint32_t *map_slot(u64map *m, uint64_t key, int *found)
+{
+    if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0) return NULL;
+    size_t j = mix64(key) & (m->cap - 1);
+    while (m->keys[j] && m->keys[j] != key) j = (j + 1) & (m->cap - 1);
+    *found = m->keys[j] == key;
+    if (!*found) {
+        m->keys[j] = key;
+        m->n++;
+    }
+    return &m->vals[j];
+}
+
+static void map_free(u64map *m)
+{
+    tr_free(m->keys);
+    tr_free(m->vals);
+}
+
+static uint32_t str_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/*
+** Interns the label now at the end of f->text (from OFF), coloured by the
+** KEY_LEN bytes at KEY; returns its index or TR_NONE on OOM.
+*/
+static uint32_t label_intern(flame *f, size_t off, const char *key, size_t key_len)
+{
+    size_t len = f->text.len - off;
+    const char *s = f->text.p + off;
+    uint32_t h = str_hash(s, len);
+    if ((f->n_labels + 1) * 2 > f->label_cap) {
+        size_t cap = f->label_cap ? f->label_cap * 2 : 256;
+        uint32_t *slots = tr_calloc(cap, sizeof *slots);
+        if (!slots) return TR_NONE;
+        for (size_t i = 0; i < f->n_labels; i++) {
+            size_t j = f->labels[i].hash & (cap - 1);
+            while (slots[j]) j = (j + 1) & (cap - 1);
+            slots[j] = (uint32_t)i + 1;
+        }
+        tr_free(f->label_slots);
+        f->label_slots = slots;
+        f->label_cap = cap;
+    }
+    size_t j = h & (f->label_cap - 1);
+    while (f->label_slots[j]) {
+        const label *l = &f->labels[f->label_slots[j] - 1];
+        if (l->hash == h && l->len == len && memcmp(f->text.p + l->off, s, len) == 0) {
+            f->text.len = off; /* already known: drop the copy */
+            f->text.p[off] = '\0';
+            return f->label_slots[j] - 1;
+        }
+        j = (j + 1) & (f->label_cap - 1);
+    }
+    if (f->n_labels == f->cap_labels) {
+        size_t cap = f->cap_labels ? f->cap_labels * 2 : 256;
+        label *more = tr_realloc(f->labels, cap * sizeof *more);
+        if (!more) return TR_NONE;
+        f->labels = more;
+        f->cap_labels = cap;
+    }
+    label *l = &f->labels[f->n_labels];
+    l->off = off;
+    l->len = len;
+    l->hash = h;
+    l->rgb = f->o->color_by == TR_FLAME_BY_MODULE ? tr_render_color(key, key_len)
+                                                  : tr_render_flame_color(key, key_len);
+    f->label_slots[j] = (uint32_t)f->n_labels + 1;
+    return (uint32_t)f->n_labels++;
+}
+
+/* A frame's label as py-spy and the folded writer spell it: "function (file:line)". */
+static uint32_t frame_label(flame *f, uint32_t frame)
+{
+    if (f->frame_label[frame]) return f->frame_label[frame] - 1;
+    const tr_frame *fr = tr_frame_get(f->t, frame);
+    size_t fn_n, file_n, mod_n;
+    const char *fn = tr_str_get(f->t, fr->function, &fn_n);
+    const char *file = tr_str_get(f->t, fr->file, &file_n);
+    const char *mod = tr_str_get(f->t, fr->module, &mod_n);
+    size_t off = f->text.len;
+    int rc = fn_n ? tr_buf_add(&f->text, fn, fn_n) : tr_buf_adds(&f->text, "??");
+    if (file_n) {
+        rc |= tr_buf_adds(&f->text, " (");
+        rc |= tr_buf_add(&f->text, file, file_n);
+        if (fr->line > 0) rc |= tr_buf_addf(&f->text, ":%d", (int)fr->line);
+        rc |= tr_buf_addc(&f->text, ')');
+    }
+    if (rc < 0) return TR_NONE;
+    /* Colour by the function alone, as flamegraph.pl does; by module, the module or else the file.
+     */
+    const char *key = fn_n ? fn : "??";
+    size_t key_len = fn_n ? fn_n : 2;
+    if (f->o->color_by == TR_FLAME_BY_MODULE) {
+        key = mod_n ? mod : file_n ? file : key;
+        key_len = mod_n ? mod_n : file_n ? file_n : key_len;
+    }
+    uint32_t l = label_intern(f, off, key, key_len);
+    if (l != TR_NONE) f->frame_label[frame] = l + 1;
+    return l;
+}
+
+/* The child LAB of PARENT, added if absent; PARENT TR_NONE adds the root. */
+static uint32_t node_add(flame *f, uint32_t parent, uint32_t lab)
+{
+    int found = 0;
+    uint32_t *slot = NULL;
+    if (parent != TR_NONE) {
+        slot = map_slot(&f->children, ((uint64_t)(parent + 1) << 32) | lab, &found);
+        if (!slot) return TR_NONE;
+        if (found) return *slot;
+    }
+    if (f->n_nodes == f->cap_nodes) {
+        size_t cap = f->cap_nodes ? f->cap_nodes * 2 : 1024;
+        fnode *more = tr_realloc(f->nodes, cap * sizeof *more);
+        if (!more) return TR_NONE;
+        f->nodes = more;
+        f->cap_nodes = cap;
+    }
+    fnode *n = &f->nodes[f->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->label = lab;
+    n->depth = parent == TR_NONE ? 0 : f->nodes[parent].depth + 1;
+    if (n->depth > f->max_depth) f->max_depth = n->depth;
+    if (slot) *slot = (uint32_t)f->n_nodes;
+    return (uint32_t)f->n_nodes++;
+}
+
+/* The node of STACK under ROOT, creating the path; memoised per (root, stack). */
+static uint32_t stack_node(flame *f, uint32_t root, uint32_t stack, tr_vec *path)
+{
+    const tr_trace *t = f->t;
+    path->len = 0;
+    uint32_t node = root;
+    for (uint32_t s = stack; s != 0; s = tr_stack_parent(t, s)) {
+        int found;
+        uint32_t *slot = map_slot(&f->memo, ((uint64_t)root << 32 | s) + 1, &found);
+        if (!slot) return TR_NONE;
+        if (found) {
+            node = *slot;
+            break;
+        }
+        *slot = TR_NONE; /* filled below, before anyone reads it */
+        uint32_t *p = tr_vec_push(path);
+        if (!p) return TR_NONE;
+        *p = s;
+    }
+    for (size_t i = path->len; i-- > 0;) {
+        uint32_t s = TR_VEC_AT(path, uint32_t, i);
+        uint32_t lab = frame_label(f, tr_stack_frame(t, s));
+        if (lab == TR_NONE) return TR_NONE;
+        node = node_add(f, node, lab);
+        if (node == TR_NONE) return TR_NONE;
+        int found;
+        uint32_t *slot = map_slot(&f->memo, ((uint64_t)root << 32 | s) + 1, &found);
+        if (!slot) return TR_NONE;
+        *slot = node;
+    }
+    return node;
+}
+
+/* The callee view: the stack leaf first. */
+static uint32_t stack_node_reversed(flame *f, uint32_t root, uint32_t stack)
+{
+    uint32_t node = root;
+    for (uint32_t s = stack; s != 0; s = tr_stack_parent(f->t, s)) {
+        uint32_t lab = frame_label(f, tr_stack_frame(f->t, s));
+        if (lab == TR_NONE) return TR_NONE;
+        node = node_add(f, node, lab);
+        if (node == TR_NONE) return TR_NONE;
+    }
+    return node;
+}
+
+/* A thread's root frame in --per-thread graphs: "[process: ]thread". */
+static uint32_t thread_root(flame *f, uint32_t track, int many_processes)
+{
+    const tr_track *tk = tr_track_get_const(f->t, track);
+    size_t off = f->text.len;
+    int rc = 0;
+    if (many_processes) {
+        rc |= tr_render_process_label(&f->text, f->t, tk->process);
+        rc |= tr_buf_adds(&f->text, ": ");
+    }
+    size_t n;
+    const char *name = tr_str_get(f->t, tk->name, &n);
+    rc |= n ? tr_buf_add(&f->text, name, n)
+            : tr_buf_addf(&f->text, "thread %lld", (long long)tk->tid);
+    if (rc < 0) return TR_NONE;
+    uint32_t lab = label_intern(f, off, f->text.p + off, f->text.len - off);
+    return lab == TR_NONE ? TR_NONE : node_add(f, 0, lab);
+}
+
+/* Folded stacks carry a count: one sample stands for "count" of them. */
+typedef struct weight_cache {
+    uint32_t set;
+    uint64_t weight;
+} weight_cache;
+
+static uint64_t sample_weight(const tr_trace *t, uint32_t set, weight_cache *c)
+{
+    if (set == c->set) return c->weight;
+    tr_arg a;
+    uint64_t w = 1;
+    if (tr_args_find(t, set, "count", &a)) {
+        if (a.type == TR_ARG_UINT)
+            w = a.v.u;
+        else if (a.type == TR_ARG_INT && a.v.i > 0)
+            w = (uint64_t)a.v.i;
+    }
+    c->set = set;
+    c->weight = w;
+    return w;
+}
+
+static const flame *sort_flame; /* qsort has no user pointer in C11 */
+
+static int order_cmp(const void *pa, const void *pb)
+{
+    const flame *f = sort_flame;
+    const fnode *a = &f->nodes[*(const uint32_t *)pa], *b = &f->nodes[*(const uint32_t *)pb];
+    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+    const label *la = &f->labels[a->label], *lb = &f->labels[b->label];
+    size_t na = la->len, nb = lb->len;
+    int c = memcmp(f->text.p + la->off, f->text.p + lb->off, na < nb ? na : nb);
+    return c ? c : na < nb ? -1 : na > nb;
+}
+
+static void flame_free(flame *f)
+{
+    tr_free(f->nodes);
+    tr_free(f->labels);
+    tr_buf_fini(&f->text);
+    tr_free(f->label_slots);
+    tr_free(f->frame_label);
+    map_free(&f->children);
+    map_free(&f->memo);
+    tr_free(f->order);
+}
+
+/* Counts the selected samples per (root, stack) into TALLY: pairs of key and count. */
+static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many_processes,
+                         tr_vec *tally)
+{
+    const tr_trace *t = f->t;
+    const tr_render_opts *o = f->o;
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    u64map counts = {0};
+    weight_cache cache = {0, 1};
+    int rc = TR_OK;
+    for (size_t i = 0; i < sm.n && rc == TR_OK; i++) {
+        uint32_t tk = sm.track[i];
+        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
+            (o->has_until && sm.ts[i] > o->until))
+            continue;
+        if (roots[tk] == TR_NONE) {
+            roots[tk] = o->per_thread ? thread_root(f, tk, many_processes) : 0;
+            if (roots[tk] == TR_NONE) {
+                rc = TR_FATAL;
+                break;
+            }
+            f->threads++;
+        }
+        uint64_t key = (uint64_t)roots[tk] << 32 | sm.stack[i];
+        int found;
+        uint32_t *slot = map_slot(&counts, key + 1, &found);
+        uint64_t *pair = NULL;
+        if (!slot) {
+            rc = TR_FATAL;
+        } else if (found) {
+            pair = &TR_VEC_AT(tally, uint64_t, 2 * (size_t)*slot);
+        } else {
+            *slot = (uint32_t)(tally->len / 2);
+            pair = tr_vec_push(tally);
+            if (pair && tr_vec_push(tally)) {
+                pair = &TR_VEC_AT(tally, uint64_t, tally->len - 2);
+                pair[0] = key;
+            } else {
+                rc = TR_FATAL;
+            }
+        }
+        if (rc == TR_OK) pair[1] += sample_weight(t, sm.args[i], &cache);
+    }
+    map_free(&counts);
+    return rc;
+}
+
+static int flame_build(flame *f, tr_error *e)
+{
+    const tr_trace *t = f->t;
+    tr_buf_init(&f->text, 0);
+    f->frame_label = tr_calloc(tr_frame_count(t) + 1, sizeof *f->frame_label);
+    if (!f->frame_label || tr_buf_adds(&f->text, "all") < 0) return tr_error_nomem(e);
+    uint32_t all = label_intern(f, 0, "all", 3);
+    if (all == TR_NONE || node_add(f, TR_NONE, all) == TR_NONE) return tr_error_nomem(e);
+
+    size_t n_tracks = tr_track_count(t);
+    uint32_t *roots = tr_malloc((n_tracks + 1) * sizeof *roots);
+    uint8_t *sel = tr_malloc(n_tracks + 1);
+    tr_vec path, tally;
+    tr_vec_init(&path, sizeof(uint32_t));
+    tr_vec_init(&tally, sizeof(uint64_t));
+    int rc = TR_OK, many_processes = 0;
+    if (!roots || !sel) goto nomem;
+    for (size_t i = 0; i < n_tracks; i++) {
+        roots[i] = TR_NONE;
+        sel[i] = (uint8_t)tr_render_track_selected(t, f->o, (uint32_t)i);
+        if (tr_track_get_const(t, (uint32_t)i)->process != tr_track_get_const(t, 0)->process)
+            many_processes = 1;
+    }
+    /* Count first: a profile repeats few stacks many times. */
+    if (count_samples(f, roots, sel, many_processes, &tally) < 0) goto nomem;
+    for (size_t i = 0; i < tally.len; i += 2) {
+        uint64_t key = TR_VEC_AT(&tally, uint64_t, i);
+        uint32_t root = (uint32_t)(key >> 32), stack = (uint32_t)key;
+        uint32_t node =
+            f->o->reverse ? stack_node_reversed(f, root, stack) : stack_node(f, root, stack, &path);
+        if (node == TR_NONE) goto nomem;
+        f->nodes[node].self += TR_VEC_AT(&tally, uint64_t, i + 1);
+    }
+    /* Children come after their parent: one backward pass sums the totals. */
+    for (size_t i = f->n_nodes; i-- > 0;) {
+        fnode *n = &f->nodes[i];
+        n->total += n->self;
+        if (n->parent != TR_NONE) f->nodes[n->parent].total += n->total;
+    }
+    f->order = tr_malloc(f->n_nodes * sizeof *f->order);
+    if (!f->order) goto nomem;
+    for (size_t i = 0; i < f->n_nodes; i++) f->order[i] = (uint32_t)i;
+    sort_flame = f;
+    qsort(f->order + 1, f->n_nodes - 1, sizeof *f->order, order_cmp);
+    /* Siblings side by side in alphabetical order; a parent is placed before its children. */
+    uint32_t parent = TR_NONE;
+    double x = 0;
+    for (size_t i = 1; i < f->n_nodes; i++) {
+        fnode *n = &f->nodes[f->order[i]];
+        if (n->parent != parent) {
+            parent = n->parent;
+            x = f->nodes[parent].x;
+        }
+        n->x = x;
+        x += (double)n->total;
+    }
+    goto done;
+nomem:
+    rc = tr_error_nomem(e);
+done:
+    tr_vec_fini(&path);
+    tr_vec_fini(&tally);
+    tr_free(roots);
+    tr_free(sel);
+    return rc;
+}
+
+/* ---- layout shared by cairo and the SVG ---- */
+
+typedef struct geom {
+    int W, H;
+    double px_per_pt;
+    double x0, w;       /* plot left and width */
+    double top, bottom; /* frame area */
+    double fh;          /* frame height */
+    double per_sample;  /* pixels per sample */
+    double title_y, subtitle_y, label_pt;
+    int icicle;
+} geom;
+
+static void flame_geom(const flame *f, geom *g)
+{
+    const tr_render_opts *o = f->o;
+    g->W = (int)lround(o->width_in * o->dpi);
+    g->H = (int)lround(o->height_in * o->dpi);
+    g->px_per_pt = o->dpi / 72.0;
+    double margin = 0.12 * o->dpi;
+    g->title_y = margin;
+    g->subtitle_y = g->title_y + 12 * g->px_per_pt * 1.5;
+    g->top = g->subtitle_y + 7 * g->px_per_pt * 2.2;
+    g->bottom = g->H - margin - 7 * g->px_per_pt * 1.8; /* room for the details line */
+    g->x0 = margin;
+    g->w = g->W - 2 * margin;
+    double rows = f->max_depth + 1;
+    g->fh = fmin(FRAME_IN * o->dpi, (g->bottom - g->top) / rows);
+    if (g->fh < FRAME_MIN_PX) g->fh = FRAME_MIN_PX;
+    g->per_sample = f->nodes[0].total ? g->w / (double)f->nodes[0].total : 0;
+    g->label_pt = fmin(7, g->fh * 0.62 / g->px_per_pt);
+    g->icicle = o->kind == TR_RENDER_ICICLE;
+}
+
+/* ^0 when node I is not drawn (too narrow, or deeper than the picture). */
+static int frame_box(const flame *f, const geom *g, uint32_t i, double *x, double *y, double *w)
+{
+    const fnode *n = &f->nodes[i];
+    *w = (double)n->total * g->per_sample;
+    if (*w < f->o->min_width_px || n->total == 0) return 0;
+    *x = g->x0 + n->x * g->per_sample;
+    *y = g->icicle ? g->top + n->depth * g->fh : g->bottom - (n->depth + 1) * g->fh;
+    return *y >= g->top - 0.01 && *y + g->fh <= g->bottom + 0.01;
+}
+
+static int titles(const flame *f, tr_buf *title, tr_buf *sub)
+{
+    const tr_render_opts *o = f->o;
+    int rc = 0;
+    if (o->title)
+        rc |= tr_buf_adds(title, o->title);
+    else
+        rc |= tr_buf_adds(title, o->kind == TR_RENDER_ICICLE ? "Icicle Graph" : "Flame Graph");
+    if (!o->title && o->reverse) rc |= tr_buf_adds(title, " (callee view)");
+    rc |= tr_buf_addf(sub, "%llu samples, %zu %s", (unsigned long long)f->nodes[0].total,
+                      f->threads, f->threads == 1 ? "thread" : "threads");
+    rc |= tr_buf_adds(sub, o->per_thread ? " (a root frame each)" : " merged");
+    rc |= tr_buf_adds(sub, o->color_by == TR_FLAME_BY_MODULE ? "; colour by module"
+                                                             : "; colour by name");
+    return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+static int draw_cairo(const flame *f, const geom *g, const char *path, int format,
+                      tr_render_stats *st, tr_error *e)
+{
+    tr_canvas c;
+    int rc = tr_canvas_open(&c, format, path, g->W, g->H, f->o->dpi, e);
+    if (rc < 0) return rc;
+    tr_buf title, sub;
+    tr_buf_init(&title, 0);
+    tr_buf_init(&sub, 0);
+    if (titles(f, &title, &sub) < 0) {
+        tr_buf_fini(&title);
+        tr_buf_fini(&sub);
+        tr_canvas_abort(&c);
+        return tr_error_nomem(e);
+    }
+    tr_canvas_text(&c, title.p, title.len, g->W / 2.0, g->title_y, 12, 1, g->W * 0.9,
+                   TR_ALIGN_CENTER, TR_RENDER_INK);
+    tr_canvas_text(&c, sub.p, sub.len, g->W / 2.0, g->subtitle_y, 7, 0, g->W * 0.95,
+                   TR_ALIGN_CENTER, TR_RENDER_FAINT_INK);
+    tr_buf_fini(&title);
+    tr_buf_fini(&sub);
+    double text_min = 3 * g->label_pt * g->px_per_pt * 0.6;
+    double th = g->label_pt * g->px_per_pt * 1.17;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        double x, y, w;
+        if (!frame_box(f, g, (uint32_t)i, &x, &y, &w)) {
+            st->frames_hidden++;
+            continue;
+        }
+        const label *l = &f->labels[f->nodes[i].label];
+        double gap = w >= 3 ? 0.5 : 0, vgap = g->fh >= 5 ? 1 : 0;
+        tr_canvas_rect(&c, x, y, w - gap, g->fh - vgap, l->rgb);
+        st->frames_drawn++;
+        if (w - 4 >= text_min && g->fh >= 6)
+            tr_canvas_text(&c, f->text.p + l->off, l->len, x + 2, y + (g->fh - vgap - th) / 2,
+                           g->label_pt, 0, w - 4, TR_ALIGN_LEFT,
+                           tr_render_fill_is_dark(l->rgb) ? 0xffffff : 0x000000);
+    }
+    return tr_canvas_commit(&c, e);
+}
+
+/* ---- the interactive SVG ---- */
+
+/* XML text: escaped, and bytes that are not UTF-8 or not allowed in XML become '?'. */
+static int add_xml(tr_buf *b, const char *s, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && rc >= 0;) {
+        unsigned char ch = (unsigned char)s[i];
+        const char *rep = NULL;
+        switch (ch) {
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        default:
+            break;
+        }
+        if (rep) {
+            rc = tr_buf_adds(b, rep);
+            i++;
+        } else if (ch < 0x20) {
+            rc = tr_buf_addc(b, ch == '\t' ? ' ' : '?');
+            i++;
+        } else if (ch < 0x80) {
+            rc = tr_buf_addc(b, (char)ch);
+            i++;
+        } else {
+            /* The valid UTF-8 run of non-ASCII characters from here; a bad byte is replaced. */
+            const gchar *end;
+            g_utf8_validate_len(s + i, n - i, &end);
+            size_t k = i, valid = (size_t)(end - s);
+            while (k < valid && (unsigned char)s[k] >= 0x80) k++;
+            if (k == i) {
+                rc = tr_buf_addc(b, '?');
+                i++;
+            } else {
+                rc = tr_buf_add(b, s + i, k - i);
+                i = k;
+            }
+        }
+    }
+    return rc;
+}
+
+/*
+** The script: click a frame to zoom to it (its ancestors span the width, the
+** frames outside it hide), "Reset Zoom" or Escape to go back, "Search" or
+** Ctrl-F for a regular expression whose matching frames turn magenta, with the
+** share of samples they hold.  Positions are read back from the rectangles.
+*/
+static const char svg_script[] =
+    "var frames=[],W,X0,FS,inverted,details,unzoomBtn,matchedTxt,searching=null;\n"
+    "function init(evt){var svg=document.documentElement;W=+svg.getAttribute('data-plotw');"
+    "X0=+svg.getAttribute('data-plotx');FS=+svg.getAttribute('data-fontsize');"
+    "inverted=svg.getAttribute('data-icicle')=='1';details=document.getElementById('details');"
+    "unzoomBtn=document.getElementById('unzoom');matchedTxt=document.getElementById('matched');"
+    "var gs=document.getElementById('frames').getElementsByTagName('g');"
+    "for(var i=0;i<gs.length;i++){var g=gs[i],r=g.getElementsByTagName('rect')[0],"
+    "t=g.getElementsByTagName('title')[0].textContent;"
+    "frames.push({g:g,r:r,x:+r.getAttribute('x'),w:+r.getAttribute('width'),y:+r.getAttribute('y'),"
+    "fill:r.getAttribute('fill'),name:t.substring(0,t.lastIndexOf(' (')),"
+    "n:+g.getAttribute('data-n'),txt:g.getElementsByTagName('text')[0]});"
+    "g.onclick=zoomer(frames.length-1);g.onmouseover=shower(frames.length-1);"
+    "g.onmouseout=function(){details.textContent=' ';};}"
+    "window.addEventListener('keydown',function(e){if(e.keyCode===114||((e.ctrlKey||e.metaKey)"
+    "&&e.keyCode===70)){e.preventDefault();search_prompt();}else if(e.keyCode===27)unzoom();});"
+    "relabel();}\n"
+    "function shower(i){return function(){details.textContent=frames[i].g"
+    ".getElementsByTagName('title')[0].textContent;};}\n"
+    "function fit(f,x,w){f.r.setAttribute('x',x);f.r.setAttribute('width',Math.max(0,w-0.5));"
+    "if(f.txt){f.txt.setAttribute('x',x+3);var n=Math.floor((w-6)/(FS*0.6));"
+    "f.txt.textContent=n<3?'':(f.name.length<=n?f.name:f.name.substring(0,n-2)+'..');}}\n"
+    "function relabel(){for(var i=0;i<frames.length;i++){var f=frames[i];"
+    "if(f.g.style.display!='none')fit(f,+f.r.getAttribute('x'),+f.r.getAttribute('width')+0.5);}}\n"
+    "function below(a,b){return inverted?a.y>b.y:a.y<b.y;}\n"
+    "function zoomer(i){return function(){zoom(frames[i]);};}\n"
+    "function zoom(z){var s=W/z.w;unzoomBtn.style.opacity='1';"
+    "for(var i=0;i<frames.length;i++){var f=frames[i];var inside=f.x>=z.x-1e-6&&"
+    "f.x+f.w<=z.x+z.w+1e-6;var above=f.x<=z.x+1e-6&&f.x+f.w>=z.x+z.w-1e-6&&!below(f,z);"
+    "if(f===z||above){f.g.style.display='';f.g.style.opacity=f===z?'1':'0.6';fit(f,X0,W);}"
+    "else if(inside&&below(f,z)){f.g.style.display='';f.g.style.opacity='1';"
+    "fit(f,X0+(f.x-z.x)*s,f.w*s);}else f.g.style.display='none';}}\n"
+    "function unzoom(){unzoomBtn.style.opacity='0';for(var i=0;i<frames.length;i++){var "
+    "f=frames[i];"
+    "f.g.style.display='';f.g.style.opacity='1';fit(f,f.x,f.w+0.5);}}\n"
+    "function search_prompt(){if(searching){reset_search();return;}"
+    "var t=prompt('Search frames for (regular expression):','');if(t)search(t);}\n"
+    "function reset_search(){searching=null;matchedTxt.textContent=' ';"
+    "document.getElementById('search').textContent='Search';"
+    "for(var i=0;i<frames.length;i++)frames[i].r.setAttribute('fill',frames[i].fill);}\n"
+    "function search(term){var re;try{re=new RegExp(term);}catch(e){alert(e);return;}"
+    "searching=term;var hits=[];for(var i=0;i<frames.length;i++){var f=frames[i];"
+    "if(re.test(f.name)){f.r.setAttribute('fill','rgb(230,0,230)');hits.push(f);}"
+    "else f.r.setAttribute('fill',f.fill);}"
+    "hits.sort(function(a,b){return a.x-b.x||b.w-a.w;});var sum=0,end=-1,total=+document"
+    ".documentElement.getAttribute('data-total');for(var k=0;k<hits.length;k++){"
+    "if(hits[k].x>=end-1e-6){sum+=hits[k].n;end=hits[k].x+hits[k].w;}}"
+    "document.getElementById('search').textContent='Reset Search';"
+    "matchedTxt.textContent='Matched: '+(total?(100*sum/total).toFixed(1):'0')+'%';}\n";
+
+static int svg_head(const flame *f, const geom *g, tr_buf *b)
+{
+    tr_buf title, sub;
+    tr_buf_init(&title, 0);
+    tr_buf_init(&sub, 0);
+    double fs = g->label_pt * g->px_per_pt;
+    double small = 7 * g->px_per_pt, big = 12 * g->px_per_pt;
+    int rc = titles(f, &title, &sub);
+    rc |= tr_buf_addf(b,
+                      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+                      "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                      "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\" "
+                      "data-plotx=\"%.2f\" data-plotw=\"%.2f\" data-fontsize=\"%.2f\" "
+                      "data-icicle=\"%d\" data-total=\"%llu\">\n",
+                      g->W, g->H, g->W, g->H, g->x0, g->w, fs, g->icicle,
+                      (unsigned long long)f->nodes[0].total);
+    rc |= tr_buf_addf(b,
+                      "<style>text{font-family:'DejaVu Sans',Verdana,sans-serif;font-size:%.2fpx;"
+                      "fill:#000}#frames g{cursor:pointer}#frames g:hover rect{stroke:#000;"
+                      "stroke-width:0.5}#title{font-size:%.2fpx;font-weight:bold}"
+                      ".btn{cursor:pointer;fill:#333}#unzoom{opacity:0}</style>\n"
+                      "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+                      fs, big, svg_script);
+    rc |= tr_buf_addf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+                      g->W, g->H);
+    rc |= tr_buf_addf(b, "<text id=\"title\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
+                      g->W / 2.0, g->title_y + big);
+    rc |= add_xml(b, title.p, title.len);
+    rc |= tr_buf_addf(b,
+                      "</text>\n<text id=\"subtitle\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" "
+                      "style=\"font-size:%.2fpx;fill:#666\">",
+                      g->W / 2.0, g->subtitle_y + small, small);
+    rc |= add_xml(b, sub.p, sub.len);
+    double by = g->title_y + big;
+    rc |= tr_buf_addf(b,
+                      "</text>\n<text id=\"unzoom\" class=\"btn\" x=\"%.2f\" y=\"%.2f\" "
+                      "onclick=\"unzoom()\">Reset Zoom</text>\n"
+                      "<text id=\"search\" class=\"btn\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" "
+                      "onclick=\"search_prompt()\">Search</text>\n"
+                      "<text id=\"matched\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\"> </text>\n"
+                      "<text id=\"details\" x=\"%.2f\" y=\"%.2f\"> </text>\n<g id=\"frames\">\n",
+                      g->x0, by, g->x0 + g->w, by, g->x0 + g->w, g->H - small * 0.6, g->x0,
+                      g->H - small * 0.6);
+    tr_buf_fini(&title);
+    tr_buf_fini(&sub);
+    return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+/* One frame: a group with its title, rectangle and label cut to fit. */
+static int svg_frame(const flame *f, const geom *g, uint32_t i, double x, double y, double w,
+                     tr_buf *b)
+{
+    const fnode *n = &f->nodes[i];
+    const label *l = &f->labels[n->label];
+    const char *name = f->text.p + l->off;
+    uint64_t total = f->nodes[0].total;
+    double fs = g->label_pt * g->px_per_pt;
+    int rc = tr_buf_addf(b, "<g data-n=\"%llu\"><title>", (unsigned long long)n->total);
+    rc |= add_xml(b, name, l->len);
+    rc |= tr_buf_addf(b, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->total,
+                      n->total == 1 ? "" : "s", 100.0 * (double)n->total / (double)total);
+    rc |= tr_buf_addf(b,
+                      "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                      "fill=\"#%06x\" rx=\"1\"/>",
+                      x, y, fmax(0, w - 0.5), g->fh - (g->fh >= 5 ? 1 : 0), (unsigned)l->rgb);
+    /* The label is cut to the frame's width here; the script recuts it on zoom. */
+    size_t fit = (size_t)fmax(0, (w - 6) / (fs * 0.6));
+    rc |= tr_buf_addf(b, "<text x=\"%.2f\" y=\"%.2f\">", x + 3, y + g->fh * 0.5 + fs * 0.35);
+    if (fit >= 3 && g_utf8_validate_len(name, l->len, NULL)) {
+        if (g_utf8_strlen(name, (gssize)l->len) <= (glong)fit) {
+            rc |= add_xml(b, name, l->len);
+        } else {
+            const char *cut = g_utf8_offset_to_pointer(name, (glong)fit - 2);
+            rc |= add_xml(b, name, (size_t)(cut - name));
+            rc |= tr_buf_adds(b, "..");
+        }
+    }
+    rc |= tr_buf_adds(b, "</text></g>\n");
+    return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+static int write_svg(const flame *f, const geom *g, const char *path, tr_render_stats *st,
+                     tr_error *e)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_output *out = NULL;
+    int rc = tr_output_open(&out, path, e);
+    if (rc < 0) goto done;
+    if (svg_head(f, g, &b) < 0) goto nomem;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        double x, y, w;
+        if (!frame_box(f, g, (uint32_t)i, &x, &y, &w)) {
+            st->frames_hidden++;
+            continue;
+        }
+        if (svg_frame(f, g, (uint32_t)i, x, y, w, &b) < 0) goto nomem;
+        st->frames_drawn++;
+        /* Write in pieces: a profile's SVG can be large. */
+        if (b.len > (1 << 20)) {
+            rc = tr_output_write(out, b.p, b.len, e);
+            if (rc < 0) goto done;
+            tr_buf_reset(&b);
+        }
+    }
+    if (tr_buf_adds(&b, "</g>\n</svg>\n") < 0) goto nomem;
+    rc = tr_output_write(out, b.p, b.len, e);
+    if (rc < 0) goto done;
+    rc = tr_output_commit(out, e);
+    out = NULL;
+    goto done;
+nomem:
+    rc = tr_error_nomem(e);
+done:
+    tr_output_abort(out);
+    tr_buf_fini(&b);
+    return rc;
+}
+
+int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
+                    tr_render_stats *st, tr_error *e)
+{
+    flame f;
+    memset(&f, 0, sizeof f);
+    f.t = t;
+    f.o = o;
+    int rc = flame_build(&f, e);
+    if (rc >= 0 && f.nodes[0].total == 0) {
+        tr_samples sm;
+        tr_trace_samples(t, &sm);
+        rc = tr_errorf(e, TR_E_USAGE, NULL,
+                       sm.n ? "no stack samples in the window and lanes selected"
+                            : "the trace has no stack samples to draw a flame graph of");
+    }
+    if (rc >= 0) {
+        geom g;
+        flame_geom(&f, &g);
+        st->width_px = g.W;
+        st->height_px = g.H;
+        st->samples = f.nodes[0].total;
+        rc = format == TR_RENDER_SVG ? write_svg(&f, &g, path, st, e)
+                                     : draw_cairo(&f, &g, path, format, st, e);
+    }
+    flame_free(&f);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/*
+** tr_render.h: timelines and flame graphs of a frozen trace, drawn with
+** cairo and pango into PNG, SVG or PDF.
+**
+** The renderer reads the model only; it prints nothing and never exits.
+** Output goes through tr_output (a temporary file renamed on success).  A
+** timeline lays out one lane per track, grouped by process; a flame graph
+** merges the trace's stack samples.  The layout is computed once and shared
+** by every surface, so a test can ask where something was drawn
+** (tr_timeline_x, tr_timeline_row) and probe that pixel of the PNG.
+**
+** Level of detail: a slice narrower than a pixel is not drawn on its own;
+** it adds to a busy bar per pixel column and lane row whose height says how
+** much of the column was busy.  Markers of one shape closer than a pixel (or
+** half their radius) on one lane are drawn once.  So the cost grows with events + pixels, not with
+*overdraw.
+*/
+#ifndef TR_RENDER_H
+#define TR_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+#include "tr_trace.h"
+
+enum tr_render_kind { TR_RENDER_TIMELINE = 0, TR_RENDER_FLAME, TR_RENDER_ICICLE };
+enum tr_render_format { TR_RENDER_PNG = 0, TR_RENDER_SVG, TR_RENDER_PDF };
+/* What a flame frame's colour is a hash of. */
+enum tr_flame_color { TR_FLAME_BY_NAME = 0, TR_FLAME_BY_MODULE };
+
+typedef struct tr_render_opts {
+    int kind;                   /* enum tr_render_kind */
+    double width_in, height_in; /* picture size in inches (16 x 10, as GT's visualize) */
+    double dpi;                 /* pixels per inch of a PNG (150); vector outputs keep the inches */
+    int64_t since, until;       /* time window from the origin, when has_since / has_until */
+    int has_since, has_until;
+    const char *tracks;   /* fnmatch glob on track names (or "process/track"), NULL = all */
+    const int32_t *ranks; /* keep processes of these ranks only; n_ranks 0 = all */
+    size_t n_ranks;
+    const char *title; /* NULL = made from the trace */
+    int no_legend;
+    int annotate;        /* instruction ids (GT seq) on markers and slices */
+    int reverse;         /* flame: stacks leaf first (the callee view) */
+    int per_thread;      /* flame: a root frame per thread instead of one merged graph */
+    int color_by;        /* enum tr_flame_color */
+    double min_width_px; /* flame: frames narrower than this are left out (0.1) */
+    size_t max_lanes;    /* timeline: lane cap, 0 = as many as the height allows */
+} tr_render_opts;
+
+/* ^Fills O with the defaults: timeline, 16 x 10 in at 150 dpi, min width 0.1 px. */
+void tr_render_opts_init(tr_render_opts *o);
+
+/* ^The format PATH's extension asks for (.png, .svg, .pdf, any case), or -1. */
+int tr_render_format_for_path(const char *path);
+
+/* What was drawn, for reports and tests. */
+typedef struct tr_render_stats {
+    int width_px, height_px; /* the picture in pixels at the dpi */
+    size_t lanes;            /* timeline lanes drawn (the summary lane included) */
+    size_t lanes_summarised; /* tracks over the cap folded into the summary lane */
+    size_t slices_drawn;     /* slices drawn as their own rectangle */
+    size_t slices_merged;    /* sub-pixel slices folded into busy bars */
+    size_t markers_drawn, markers_merged;
+    size_t flows_drawn;
+    size_t frames_drawn, frames_hidden; /* flame frames drawn / narrower than min_width_px */
+    uint64_t samples;                   /* flame: samples merged */
+} tr_render_stats;
+
+/*
+** tr_render: draw T as O asks into PATH
+** ^FORMAT is an enum tr_render_format; -1 takes it from PATH's extension
+** (TR_E_USAGE when that is none of .png, .svg, .pdf).  ^The picture is
+** written to a temporary file and renamed over PATH only on success.  ^A
+** flame graph as SVG is written directly, with a title per frame (samples and
+** percent), click to zoom and a search that highlights matches; everything
+** else goes through cairo.  ^A flame graph of a trace without stack samples
+** is TR_E_USAGE.  ^STATS may be NULL.
+*/
+int tr_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
+              tr_render_stats *stats, tr_error *e);
+
+/* ---- colours: stable across pictures ---- */
+
+/*
+** tr_render_color: the colour of a name, as 0xRRGGBB
+** ^Equal names give equal colours in every picture.  ^GT's op names take the
+** colours of GT's own visualizer (matmul e74c3c, add 3498db, ...), matched
+** without case; GT's command families (MatMul, BinaryOp, UnaryOp, ...) have
+** distinct fixed colours, shared by their worker forms (WorkerBinaryOp); any
+** other name is a hash into a fixed palette.
+*/
+uint32_t tr_render_color(const char *name, size_t n);
+/* ^The flame-graph colour (flamegraph.pl's warm "hot" range) of a name. */
+uint32_t tr_render_flame_color(const char *name, size_t n);
+
+/* ---- the timeline layout, as drawn ---- */
+
+typedef struct tr_timeline_layout tr_timeline_layout;
+
+/*
+** ^Lays out T's timeline for O (lanes, rows, time scale) in pixels of the PNG.
+** ^TR_OK, or TR_FATAL when out of memory.
+*/
+int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
+                           tr_error *e);
+void tr_timeline_layout_free(tr_timeline_layout *l);
+/* ^The pixel column of time TS (fractional; outside the plot for times outside the window). */
+double tr_timeline_x(const tr_timeline_layout *l, int64_t ts);
+/* ^The pixel columns the plot spans: the window's start and end. */
+void tr_timeline_plot(const tr_timeline_layout *l, double *x0, double *x1);
+/*
+** ^Fills the pixel rows [*Y0, *Y1) of depth DEPTH of TRACK's lane and the lane's
+** background colour (0xRRGGBB, what an idle gap shows) and returns 1, or
+** returns 0 when the track has no slice rows of its own (filtered out,
+** summarised, or markers only).  ^Depths past the lane's last row share it.
+*/
+int tr_timeline_row(const tr_timeline_layout *l, uint32_t track, int depth, double *y0, double *y1,
+                    uint32_t *bg);
+/*
+** ^The names the legend shows (slice names by time, then marker names by
+** count, as many as fit), and the I-th of them (NULL past the end).
+*/
+size_t tr_timeline_legend_count(const tr_timeline_layout *l);
+const char *tr_timeline_legend_name(const tr_timeline_layout *l, size_t i);
+
+#endif
