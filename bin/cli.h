@@ -43,6 +43,7 @@ int tr_cli_parse_rank(const char *arg, tr_rank_override *out);
 ** to tr_cli_load_option, and reads with tr_cli_load.
 */
 enum { TR_CLI_OPT_ALIGN = 1000, TR_CLI_OPT_ALIGN_ON, TR_CLI_OPT_TZ, TR_CLI_OPT_THREADS };
+/* clang-format off */
 #define TR_CLI_LOAD_OPTIONS                                                                   \
     {"align", required_argument, NULL, TR_CLI_OPT_ALIGN},                                    \
         {"align-on", required_argument, NULL, TR_CLI_OPT_ALIGN_ON},                          \
@@ -57,6 +58,7 @@ enum { TR_CLI_OPT_ALIGN = 1000, TR_CLI_OPT_ALIGN_ON, TR_CLI_OPT_TZ, TR_CLI_OPT_T
     "                        +02:00, local or a zoneinfo name (default: this machine's,\n"  \
     "                        flagged as a guess)\n"                                          \
     "      --threads N       read N inputs at once (default: the CPUs)\n"
+/* clang-format on */
 
 typedef struct tr_cli_loadopts {
     tr_align_opts align;

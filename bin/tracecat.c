@@ -8,6 +8,7 @@
 */
 #include "cli.h"
 #include "tr_format.h"
+#include "../writers/tr_parquet.h"
 #include "tr_text.h"
 
 #include <fnmatch.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char usage_text[] =
     "Usage: tracecat COMMAND [OPTION]... INPUT...\n"
@@ -26,7 +28,9 @@ static const char usage_text[] =
     "Commands:\n"
     "  convert INPUT... -o OUTPUT  write the trace in another format (by --to, else by\n"
     "                              OUTPUT's extension; .gz/.zst compress); several\n"
-    "                              inputs merge into one trace; -o - is standard output\n"
+    "                              inputs merge into one trace; -o - is standard output;\n"
+    "                              --to parquet writes a directory of Parquet files,\n"
+    "                              one input at a time (-o DIR/)\n"
     "  cat INPUT...                print one event a line, tab-separated:\n"
     "                              kind ts dur process track category name value args\n"
     "  info INPUT...               format, origin and clock, time span, counts per table,\n"
@@ -44,6 +48,7 @@ static const char usage_text[] =
     "                        unit: 1.5s, 200ms, 30us, 10ns (seconds when none)\n"
     "      --header          cat: print a '#'-prefixed column line first\n"
     "      --json            info: print JSON\n"
+    "      --partition rank  parquet: DIR/TABLE/rank=N/ directories (Hive-style)\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
     "                        without it a 'rank3' in a file's name gives its rank\n"
     TR_CLI_LOAD_HELP
@@ -79,7 +84,8 @@ enum {
     OPT_STRICT,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
-    OPT_FOLDED_PREFIX
+    OPT_FOLDED_PREFIX,
+    OPT_PARTITION
 };
 
 static const struct option options[] = {
@@ -92,6 +98,7 @@ static const struct option options[] = {
     {"name", required_argument, NULL, OPT_NAME},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"output", required_argument, NULL, 'o'},
+    {"partition", required_argument, NULL, OPT_PARTITION},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"rank", required_argument, NULL, OPT_RANK},
@@ -118,6 +125,7 @@ typedef struct args {
     int gt_pairing;
     unsigned folded_prefix; /* TR_FOLDED_* */
     int no_stack_slices;    /* the writer needs only samples (folded) */
+    int partition_rank;     /* parquet: --partition rank */
     char **inputs;
     int n_inputs;
     tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
@@ -205,7 +213,7 @@ static int has_filter(const args *a)
 
 /* ---- loading ---- */
 
-static int load_all(tr_cli *c, const args *a, tr_trace *t)
+static int load_inputs(tr_cli *c, const args *a, tr_trace *t, char *const *inputs, int n)
 {
     tr_load_opts lo = {0};
     lo.from = a->from;
@@ -216,7 +224,12 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
     lo.n_ranks = a->n_ranks;
     lo.progress = tr_cli_progress;
     lo.progress_user = c;
-    return tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, &lo, &a->load);
+    return tr_cli_load(c, t, inputs, (size_t)n, &lo, &a->load);
+}
+
+static int load_all(tr_cli *c, const args *a, tr_trace *t)
+{
+    return load_inputs(c, a, t, a->inputs, a->n_inputs);
 }
 
 static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_writer *w,
@@ -250,6 +263,42 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
 
 /* ---- commands ---- */
 
+/*
+** Parquet: each INPUT is loaded, written and freed before the next, so a job
+** of thousands of inputs holds one input's model at a time.
+*/
+static int convert_parquet(tr_cli *c, const args *a)
+{
+    tr_filter filter = {keep_event, (void *)a};
+    tr_parquet_opts po = {.partition_rank = a->partition_rank,
+                          .filter = has_filter(a) ? &filter : NULL};
+    tr_error e = {0};
+    tr_parquet *pw;
+    int rc = TR_EXIT_OK;
+    if (strcmp(a->output, "-") == 0)
+        return tr_cli_usage_error(c, "parquet output is a directory (-o DIR/), not standard output");
+    if (tr_parquet_open(&pw, a->output, &po, &e) < 0) {
+        tr_cli_error(c, &e);
+        rc = e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+    }
+    for (int i = 0; i < a->n_inputs && rc == TR_EXIT_OK; i++) {
+        tr_trace *t = tr_trace_new();
+        if (!t) {
+            tr_cli_errorf(c, "out of memory");
+            rc = TR_EXIT_DATA;
+            break;
+        }
+        rc = load_inputs(c, a, t, a->inputs + i, 1);
+        if (rc == TR_EXIT_OK && tr_parquet_add(pw, t, &e) < 0) {
+            tr_cli_error(c, &e);
+            rc = TR_EXIT_DATA;
+        }
+        tr_trace_free(t);
+    }
+    tr_parquet_close(pw);
+    return rc;
+}
+
 static int cmd_convert(tr_cli *c, const args *a)
 {
     if (!a->output) return tr_cli_usage_error(c, "convert needs -o OUTPUT");
@@ -260,6 +309,8 @@ static int cmd_convert(tr_cli *c, const args *a)
     if (!w)
         return tr_cli_usage_error(c, "cannot tell the format of '%s' from its extension (use --to)",
                                   a->output);
+    if (w == &tr_writer_parquet) return convert_parquet(c, a);
+    if (a->partition_rank) return tr_cli_usage_error(c, "--partition is for --to parquet");
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");
@@ -393,8 +444,76 @@ static int summarize(const tr_trace *t, trace_summary *s)
 static const char *const kind_names[TR_EV_KIND_COUNT] = {"slices", "instants", "counters",
                                                          "samples"};
 
+/* Whether tr_align placed the inputs (several, or --align, --align-on): then info says where. */
+static int placed(const tr_trace *t)
+{
+    return tr_input_count(t) > 1 ||
+           (tr_input_count(t) == 1 && tr_input_get(t, 0)->placed != TR_PLACED_AS_IS);
+}
+
+/* Unix nanoseconds as UTC, with as many decimals as PRECISION_NS leaves meaningful. */
+static void print_unix(tr_buf *b, int64_t ns, int64_t precision_ns)
+{
+    int64_t secs = ns / 1000000000, frac = ns % 1000000000;
+    if (frac < 0) secs--, frac += 1000000000;
+    time_t tt = (time_t)secs;
+    struct tm tm;
+    char day[32];
+    if (!gmtime_r(&tt, &tm) || !strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm)) {
+        tr_buf_add_int(b, ns);
+        return;
+    }
+    tr_buf_adds(b, day);
+    int digits = 9;
+    for (int64_t p = precision_ns; p >= 10 && digits > 0; p /= 10) digits--;
+    if (precision_ns > 0 && digits > 0) {
+        tr_buf_addf(b, ".%09lld", (long long)frac);
+        b->len -= (size_t)(9 - digits);
+        b->p[b->len] = '\0';
+    }
+    tr_buf_adds(b, "Z");
+}
+
+/* The clock lines of input I: its wall-clock origin, and where a merge put it. */
+static void info_clock(const tr_trace *t, size_t i, int merged, tr_buf *b)
+{
+    const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+    if (in->origin_unix_ns != INT64_MIN) {
+        tr_buf_adds(b, "  wall clock: ");
+        print_unix(b, in->origin_unix_ns, in->origin_precision_ns);
+        if (in->origin_precision_ns > 0) {
+            tr_buf_adds(b, ", precision ");
+            print_duration(b, in->origin_precision_ns);
+        }
+        if (in->origin_from) tr_buf_addf(b, ", from %s", tr_str_get(t, in->origin_from, NULL));
+        tr_buf_adds(b, "\n");
+    } else if (in->origin_from) {
+        tr_buf_addf(b, "  wall clock: unread (%s; use --tz)\n",
+                    tr_str_get(t, in->origin_from, NULL));
+    }
+    if (!merged) return;
+    tr_buf_adds(b, "  placed: ");
+    print_duration(b, in->offset_ns);
+    tr_buf_addf(b, " (%s)\n", tr_align_how_name(in->placed));
+    for (size_t p = 0; p < tr_process_count(t); p++) {
+        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        if (pr->input != i || pr->offset_ns == in->offset_ns) continue;
+        tr_buf_addf(b, "    %s", tr_str_get(t, pr->name, NULL));
+        if (pr->rank >= 0) tr_buf_addf(b, " (rank %d)", pr->rank);
+        tr_buf_adds(b, " placed at ");
+        print_duration(b, pr->offset_ns);
+        tr_buf_adds(b, "\n");
+    }
+    if (in->placed == TR_PLACED_GUESS)
+        tr_buf_adds(b, "  warning: no wall clock: placed at the timeline's zero, a guess "
+                       "(use --align or --align-on)\n");
+    else if (in->placed == TR_PLACED_GUESS_ZONE)
+        tr_buf_adds(b, "  warning: local time read in this machine's zone, a guess (use --tz)\n");
+}
+
 static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
 {
+    int merged = placed(t);
     for (size_t i = 0; i < tr_input_count(t); i++) {
         const tr_input_info *in = tr_input_get(t, (uint32_t)i);
         tr_buf_addf(b, "input %zu: %s\n  format: %s\n", i, tr_str_get(t, in->path, NULL),
@@ -402,8 +521,15 @@ static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
         if (in->origin_wall)
             tr_buf_addf(b, "  origin: %s\n", tr_str_get(t, in->origin_wall, NULL));
         if (in->clock) tr_buf_addf(b, "  clock: %s\n", tr_str_get(t, in->clock, NULL));
+        info_clock(t, i, merged, b);
         tr_buf_addf(b, "  skipped: %llu non-record lines, %llu bad records\n",
                     (unsigned long long)in->lines_skipped, (unsigned long long)in->warnings);
+    }
+    int64_t zero = tr_timeline_origin(t);
+    if (merged && zero != INT64_MIN) {
+        tr_buf_adds(b, "timeline zero: ");
+        print_unix(b, zero, 1);
+        tr_buf_adds(b, "\n");
     }
     tr_buf_adds(b, "span: ");
     if (s->first <= s->last) {
@@ -462,6 +588,7 @@ static void json_str(tr_buf *b, const tr_trace *t, tr_str s)
 
 static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
 {
+    int merged = placed(t);
     tr_buf_adds(b, "{\"inputs\":[");
     for (size_t i = 0; i < tr_input_count(t); i++) {
         const tr_input_info *in = tr_input_get(t, (uint32_t)i);
@@ -474,10 +601,32 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
         else tr_buf_adds(b, "null");
         tr_buf_adds(b, ",\"clock\":");
         json_str(b, t, in->clock);
-        tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu}",
+        tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu",
                     (unsigned long long)in->lines_skipped, (unsigned long long)in->warnings);
+        /* Where a merge put the input (one input keeps its times: nothing to say). */
+        if (merged) {
+            tr_buf_adds(b, ",\"origin_unix_ns\":");
+            if (in->origin_unix_ns != INT64_MIN) tr_buf_add_int(b, in->origin_unix_ns);
+            else tr_buf_adds(b, "null");
+            tr_buf_addf(b, ",\"precision_ns\":%lld,\"origin_from\":",
+                        (long long)in->origin_precision_ns);
+            json_str(b, t, in->origin_from);
+            tr_buf_addf(b, ",\"placed\":\"%s\",\"guess\":%s,\"offset_ns\":%lld",
+                        tr_align_how_name(in->placed),
+                        tr_align_is_guess(in->placed) ? "true" : "false",
+                        (long long)in->offset_ns);
+        }
+        tr_buf_adds(b, "}");
     }
-    tr_buf_adds(b, "],\"span_ns\":");
+    if (merged) {
+        tr_buf_adds(b, "],\"timeline_origin_unix_ns\":");
+        int64_t zero = tr_timeline_origin(t);
+        if (zero != INT64_MIN) tr_buf_add_int(b, zero);
+        else tr_buf_adds(b, "null");
+        tr_buf_adds(b, ",\"span_ns\":");
+    } else {
+        tr_buf_adds(b, "],\"span_ns\":");
+    }
     if (s->first <= s->last)
         tr_buf_addf(b, "[%lld,%lld]", (long long)s->first, (long long)s->last);
     else
@@ -504,6 +653,8 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
         tr_buf_adds(b, ",\"track\":");
         json_str(b, t, tk->name);
         tr_buf_addf(b, ",\"kind\":\"%s\",\"rank\":%d", tr_track_kind_name(tk->kind), p->rank);
+        if (merged)
+            tr_buf_addf(b, ",\"input\":%u,\"offset_ns\":%lld", p->input, (long long)p->offset_ns);
         for (int k = 0; k < TR_EV_KIND_COUNT; k++)
             tr_buf_addf(b, ",\"%s\":%llu", kind_names[k],
                         (unsigned long long)s->track_events[i * TR_EV_KIND_COUNT + (size_t)k]);
@@ -630,6 +781,11 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
             a->folded_prefix = bits;
             break;
         }
+        case OPT_PARTITION:
+            if (strcmp(optarg, "rank") != 0)
+                return tr_cli_usage_error(c, "--partition takes 'rank'");
+            a->partition_rank = 1;
+            break;
         case OPT_STRICT: c->diag.strict = 1; break;
         case OPT_PROGRESS: c->progress = 1; break;
         case OPT_NO_PROGRESS: c->progress = 0; break;

@@ -44,6 +44,7 @@ static const char usage_text[] =
     "  -i, --interactive     prompt even when standard input is not a terminal\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
+    TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
@@ -89,6 +90,7 @@ static const struct option options[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
+    TR_CLI_LOAD_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -104,6 +106,7 @@ typedef struct args {
     int mode;   /* -1 = by the terminal */
     int header; /* -1 = by the mode */
     int interactive;
+    tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
 } args;
 
 /* ---- Ctrl-C ---- */
@@ -466,19 +469,7 @@ static int load_traces(tr_cli *c, const args *a, sqlite3 **db)
     lo.progress = tr_cli_progress;
     lo.progress_user = c;
     tr_error e = {0};
-    int rc = TR_EXIT_OK;
-    for (size_t i = 0; i < a->n_inputs && rc == TR_EXIT_OK; i++) {
-        int lrc = tr_load(t, a->inputs[i], &lo, &e);
-        tr_cli_progress_done(c);
-        if (lrc < 0) {
-            tr_cli_error(c, &e);
-            rc = e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-        }
-    }
-    if (rc == TR_EXIT_OK && tr_trace_freeze(t, &e) < 0) {
-        tr_cli_error(c, &e);
-        rc = TR_EXIT_DATA;
-    }
+    int rc = tr_cli_load(c, t, (char *const *)a->inputs, a->n_inputs, &lo, &a->load);
     if (rc == TR_EXIT_OK) {
         if (sqlite3_open_v2(":memory:", db,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -608,8 +599,11 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
         case OPT_NO_PROGRESS:
             c->progress = 0;
             break;
-        default:
-            return tr_cli_usage_error(c, "unknown or incomplete option");
+        default: {
+            int taken = tr_cli_load_option(c, &a->load, opt, optarg);
+            if (taken == 1) return tr_cli_usage_error(c, "unknown or incomplete option");
+            if (taken) return taken;
+        }
         }
     }
     for (int i = optind; i < argc; i++) {
@@ -690,6 +684,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < a.n_ranks; i++) free((char *)a.ranks[i].path);
     free(a.ranks);
+    tr_cli_load_fini(&a.load);
     free(a.sql);
     free(a.inputs);
     return rc;

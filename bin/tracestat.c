@@ -54,6 +54,7 @@ static const char usage_text[] =
     "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
+    TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
@@ -112,6 +113,7 @@ static const struct option options[] = {
     {"top", required_argument, NULL, OPT_TOP},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
+    TR_CLI_LOAD_OPTIONS,
     {"width", required_argument, NULL, OPT_WIDTH},
     {NULL, 0, NULL, 0},
 };
@@ -158,6 +160,7 @@ typedef struct args {
     tr_stat_opts so;
     char **inputs;
     int n_inputs;
+    tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
 } args;
 
 /* ---- what was computed ---- */
@@ -1585,20 +1588,7 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
     lo.n_ranks = a->n_ranks;
     lo.progress = tr_cli_progress;
     lo.progress_user = c;
-    tr_error e = {0};
-    for (int i = 0; i < a->n_inputs; i++) {
-        int rc = tr_load(t, a->inputs[i], &lo, &e);
-        tr_cli_progress_done(c);
-        if (rc < 0) {
-            tr_cli_error(c, &e);
-            return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-        }
-    }
-    if (tr_trace_freeze(t, &e) < 0) {
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    return TR_EXIT_OK;
+    return tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, &lo, &a->load);
 }
 
 static int run(tr_cli *c, const args *a)
@@ -1804,8 +1794,11 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
         case OPT_NO_PROGRESS:
             c->progress = 0;
             break;
-        default:
-            return tr_cli_usage_error(c, "unknown or incomplete option");
+        default: {
+            int taken = tr_cli_load_option(c, &a->load, opt, optarg);
+            if (taken == 1) return tr_cli_usage_error(c, "unknown or incomplete option");
+            if (taken) return taken;
+        }
         }
     }
     return TR_EXIT_OK;
@@ -1841,5 +1834,6 @@ int main(int argc, char **argv)
 out:
     for (size_t i = 0; i < a.n_ranks; i++) free((char *)a.ranks[i].path);
     free(a.ranks);
+    tr_cli_load_fini(&a.load);
     return rc;
 }

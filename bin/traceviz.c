@@ -54,6 +54,7 @@ static const char usage_text[] =
     "Reading:\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
+    TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
@@ -123,6 +124,7 @@ static const struct option options[] = {
     {"until", required_argument, NULL, OPT_UNTIL},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
+    TR_CLI_LOAD_OPTIONS,
     {"width", required_argument, NULL, OPT_WIDTH},
     {NULL, 0, NULL, 0},
 };
@@ -138,6 +140,7 @@ typedef struct args {
     int gt_pairing;
     char **inputs;
     int n_inputs;
+    tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
 } args;
 
 /* ^Parses a positive number no larger than MAX; returns 0 or -1. */
@@ -335,8 +338,11 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
         case OPT_NO_PROGRESS:
             c->progress = 0;
             break;
-        default:
-            return tr_cli_usage_error(c, "unknown or incomplete option");
+        default: {
+            int taken = tr_cli_load_option(c, &a->load, opt, optarg);
+            if (taken == 1) return tr_cli_usage_error(c, "unknown or incomplete option");
+            if (taken) return taken;
+        }
         }
     }
     return TR_EXIT_OK;
@@ -355,20 +361,7 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
         .progress = tr_cli_progress,
         .progress_user = c,
     };
-    tr_error e = {0};
-    for (int i = 0; i < a->n_inputs; i++) {
-        int rc = tr_load(t, a->inputs[i], &lo, &e);
-        tr_cli_progress_done(c);
-        if (rc < 0) {
-            tr_cli_error(c, &e);
-            return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-        }
-    }
-    if (tr_trace_freeze(t, &e) < 0) {
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    return TR_EXIT_OK;
+    return tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, &lo, &a->load);
 }
 
 static void report(const args *a, const tr_render_stats *st)
@@ -451,5 +444,6 @@ out:
     for (size_t i = 0; i < a.n_rank_files; i++) free((char *)a.rank_files[i].path);
     free(a.rank_files);
     free(a.ranks);
+    tr_cli_load_fini(&a.load);
     return rc;
 }

@@ -14,8 +14,8 @@
 
 const char *tr_align_how_name(int how)
 {
-    static const char *const names[TR_PLACED_COUNT] = {
-        "as stated", "wall clock", "by hand", "on event", "guessed zone", "guess"};
+    static const char *const names[TR_PLACED_COUNT] = {"as stated", "wall clock",   "by hand",
+                                                       "on event",  "guessed zone", "guess"};
     return how >= 0 && how < TR_PLACED_COUNT ? names[how] : "?";
 }
 
@@ -98,8 +98,10 @@ static int mktime_offset(const char *zone, int64_t local_secs, int64_t *east)
         }
     }
     if (zone) {
-        if (saved) setenv("TZ", saved, 1);
-        else unsetenv("TZ");
+        if (saved)
+            setenv("TZ", saved, 1);
+        else
+            unsetenv("TZ");
         free(saved);
         tzset();
     }
@@ -144,8 +146,8 @@ static int parse_local_time(const char *s, int64_t *secs, int64_t *frac_ns, int 
 static int64_t stated_precision(const char *text)
 {
     const char *dot = strchr(text, '.');
-    while (dot && !(dot > text && isdigit((unsigned char)dot[-1]) &&
-                    isdigit((unsigned char)dot[1])))
+    while (dot &&
+           !(dot > text && isdigit((unsigned char)dot[-1]) && isdigit((unsigned char)dot[1])))
         dot = strchr(dot + 1, '.');
     if (!dot) return NS_PER_S;
     int64_t p = NS_PER_S;
@@ -265,12 +267,12 @@ typedef struct unit {
 typedef struct aligner {
     tr_trace *t;
     size_t n_in, n_proc, n_tracks;
-    uint32_t *track_proc; /* by track */
-    int64_t *first_ts;    /* by input: earliest event, INT64_MAX = none */
-    int64_t *proc_off;    /* by process */
-    uint32_t *proc_unit;  /* by process */
+    uint32_t *track_proc;   /* by track */
+    int64_t *first_ts;      /* by input: earliest event, INT64_MAX = none */
+    int64_t *proc_off;      /* by process */
+    uint32_t *proc_unit;    /* by process */
     unsigned char *is_name; /* by string: equals the --align-on name */
-    tr_vec units;         /* unit */
+    tr_vec units;           /* unit */
 } aligner;
 
 static void aligner_fini(aligner *a)
@@ -316,7 +318,10 @@ static void ranks_from_paths(aligner *a)
     }
 }
 
-/* Wall-clock placement: the zero is the earliest event of the inputs with a clock. */
+/*
+** Wall-clock placement: the zero is the earliest event of the inputs with a
+** clock (those placed by hand aside).
+*/
 static void place_by_wall(aligner *a, const unsigned char *zone_guess)
 {
     tr_trace *t = a->t;
@@ -325,9 +330,10 @@ static void place_by_wall(aligner *a, const unsigned char *zone_guess)
     for (size_t i = 0; i < a->n_in; i++) {
         const tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
         const tr_input_info *in0 = &TR_VEC_AT(&t->inputs, tr_input_info, 0);
-        if (in->origin_unix_ns != in0->origin_unix_ns || in->origin_unix_ns == INT64_MIN)
+        if (in->origin_unix_ns != in0->origin_unix_ns || in->origin_unix_ns == INT64_MIN ||
+            in->placed == TR_PLACED_MANUAL)
             all_same = 0;
-        if (in->origin_unix_ns == INT64_MIN) continue;
+        if (in->origin_unix_ns == INT64_MIN || in->placed == TR_PLACED_MANUAL) continue;
         if (in->origin_unix_ns < min_origin) min_origin = in->origin_unix_ns;
         if (a->first_ts[i] != INT64_MAX) {
             int64_t w = add_sat(in->origin_unix_ns, a->first_ts[i]);
@@ -337,6 +343,7 @@ static void place_by_wall(aligner *a, const unsigned char *zone_guess)
     if (zero == INT64_MAX) zero = min_origin;
     for (size_t i = 0; i < a->n_in; i++) {
         tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        if (in->placed == TR_PLACED_MANUAL) continue;
         if (all_same) {
             in->placed = TR_PLACED_AS_IS;
             in->offset_ns = 0;
@@ -472,10 +479,8 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
     static const tr_align_opts none = {0};
     if (!o) o = &none;
     if (t->frozen) return tr_errorf(e, TR_E_USAGE, NULL, "tr_align after tr_trace_freeze");
-    aligner a = {.t = t,
-                 .n_in = t->inputs.len,
-                 .n_proc = t->processes.len,
-                 .n_tracks = t->tracks.len};
+    aligner a = {
+        .t = t, .n_in = t->inputs.len, .n_proc = t->processes.len, .n_tracks = t->tracks.len};
     tr_vec_init(&a.units, sizeof(unit));
     int merging = a.n_in > 1 || o->n_offsets || o->align_on;
     unsigned char *zone_guess = tr_calloc(a.n_in ? a.n_in : 1, 1);
@@ -507,9 +512,13 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
         first_of(&a, t->instants.ts, t->instants.track, t->instants.n);
         first_of(&a, t->counters.ts, t->counters.track, t->counters.n);
         first_of(&a, t->samples.ts, t->samples.track, t->samples.n);
-        place_by_wall(&a, zone_guess);
+        for (size_t i = 0; i < a.n_in; i++) {
+            TR_VEC_AT(&t->inputs, tr_input_info, i).placed = TR_PLACED_AS_IS;
+            TR_VEC_AT(&t->inputs, tr_input_info, i).offset_ns = 0;
+        }
         rc = place_by_hand(&a, o, e);
     }
+    if (rc == TR_OK) place_by_wall(&a, zone_guess);
     if (rc == TR_OK) {
         for (size_t p = 0; p < a.n_proc; p++) {
             const tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);

@@ -148,12 +148,13 @@ static int close_open_slices(tr_trace *t)
         return TR_FATAL;
     }
     for (size_t i = 0; i < n_inputs; i++) end[i] = INT64_MIN;
+    int all_first = 1; /* every track is of input 0 (one input read): nothing to look up */
     for (size_t i = 0; i < n_tracks; i++) {
         const tr_process *p = tr_process_get_const(t, tr_track_get_const(t, (uint32_t)i)->process);
         input[i] = p ? p->input : 0;
+        all_first &= input[i] == 0;
     }
-    /* With one input (the common case) there is nothing to look up. */
-#define TRACK_INPUT(track) (n_inputs > 1 && (track) < n_tracks ? input[track] : 0)
+#define TRACK_INPUT(track) (!all_first && (track) < n_tracks ? input[track] : 0)
 #define SPAN(tab, endexpr)                                                                         \
     for (size_t i = 0; i < (tab).n; i++) {                                                         \
         uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \
@@ -293,20 +294,19 @@ void tr_iter_init(tr_iter *it, const tr_trace *t)
 int tr_iter_next(tr_iter *it, tr_event *ev)
 {
     const tr_trace *t = it->t;
-    const size_t n[TR_EV_KIND_COUNT] = {t->slices.n, t->instants.n, t->counters.n, t->samples.n};
-    const int64_t *ts[TR_EV_KIND_COUNT] = {t->slices.ts, t->instants.ts, t->counters.ts,
-                                           t->samples.ts};
     int best = -1;
     int64_t best_ts = 0;
-    /* Kinds are scanned in priority order, so on equal ts the earlier kind wins. */
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
-        if (it->pos[k] >= n[k]) continue;
-        int64_t v = ts[k][it->pos[k]];
-        if (best < 0 || v < best_ts) {
-            best = k;
-            best_ts = v;
-        }
+    /* Kinds are looked at in priority order, so on equal ts the earlier kind wins. */
+#define CONSIDER(kind, tab)                                                                        \
+    if (it->pos[kind] < (tab).n && (best < 0 || (tab).ts[it->pos[kind]] < best_ts)) {              \
+        best = kind;                                                                               \
+        best_ts = (tab).ts[it->pos[kind]];                                                         \
     }
+    CONSIDER(TR_EV_SLICE, t->slices)
+    CONSIDER(TR_EV_INSTANT, t->instants)
+    CONSIDER(TR_EV_COUNTER, t->counters)
+    CONSIDER(TR_EV_SAMPLE, t->samples)
+#undef CONSIDER
     if (best < 0) return 0;
     ev->kind = best;
     ev->row = (uint32_t)it->pos[best]++;

@@ -281,6 +281,96 @@ static int load_archive_dir(tr_trace *t, const char *path, tr_load_opts *o, tr_e
     return rc;
 }
 
+/*
+** A run folder may hold whole-directory traces (a Recorder rank directory
+** beside GT logs): each subdirectory a reader claims is read as one input,
+** and the streaming walk then skips the files under it.
+*/
+typedef struct claimed_dirs {
+    tr_vec prefixes; /* char *: relative paths of claimed or tested subdirectories */
+    tr_vec claimed;  /* char *: full paths of the claimed ones */
+    tr_arena names;
+} claimed_dirs;
+
+static int prefix_seen(const tr_vec *v, const char *p, size_t n)
+{
+    for (size_t i = 0; i < v->len; i++) {
+        const char *q = TR_VEC_AT(v, char *, i);
+        if (strlen(q) == n && memcmp(q, p, n) == 0) return 1;
+    }
+    return 0;
+}
+
+static int under_claimed(const claimed_dirs *c, const char *name)
+{
+    for (size_t i = 0; i < c->claimed.len; i++) {
+        const char *dir = TR_VEC_AT(&c->claimed, char *, i);
+        size_t n = strlen(dir);
+        if (strncmp(name, dir, n) == 0 && name[n] == '/') return 1;
+    }
+    return 0;
+}
+
+static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const *entries,
+                                size_t n, tr_load_opts *o, claimed_dirs *c, tr_error *e)
+{
+    tr_vec sub;
+    tr_vec_init(&sub, sizeof(const char *));
+    int rc = TR_OK;
+    for (size_t i = 0; i < n && rc == TR_OK; i++) {
+        for (const char *slash = strchr(entries[i], '/'); slash && rc == TR_OK;
+             slash = strchr(slash + 1, '/')) {
+            size_t len = (size_t)(slash - entries[i]);
+            if (prefix_seen(&c->prefixes, entries[i], len)) continue;
+            char *prefix = tr_arena_strndup(&c->names, entries[i], len);
+            char **slot = prefix ? tr_vec_push(&c->prefixes) : NULL;
+            if (!slot) {
+                rc = tr_error_nomem(e);
+                break;
+            }
+            *slot = prefix;
+            size_t full_n = strlen(path) + len + 2;
+            char *full = tr_arena_alloc(&c->names, full_n);
+            if (!full) {
+                rc = tr_error_nomem(e);
+                break;
+            }
+            snprintf(full, full_n, "%s/%s", path, prefix);
+            if (under_claimed(c, full)) continue;
+            sub.len = 0;
+            for (size_t j = i; j < n; j++) {
+                if (strncmp(entries[j], prefix, len) != 0 || entries[j][len] != '/') break;
+                const char **at = tr_vec_push(&sub);
+                if (!at) {
+                    rc = tr_error_nomem(e);
+                    break;
+                }
+                *at = entries[j] + len + 1;
+            }
+            if (rc != TR_OK) break;
+            tr_peek pk = {full, NULL, 0, 0, (const char *const *)sub.data, sub.len};
+            const tr_reader *r = NULL;
+            int best = 0;
+            for (size_t k = 0; tr_readers[k]; k++) {
+                int score = tr_readers[k]->read_dir && tr_readers[k]->probe
+                                ? tr_readers[k]->probe(&pk)
+                                : 0;
+                if (score > best) r = tr_readers[k], best = score;
+            }
+            if (!r) continue;
+            char **claim = tr_vec_push(&c->claimed);
+            if (!claim) {
+                rc = tr_error_nomem(e);
+                break;
+            }
+            *claim = full;
+            rc = read_whole_dir(t, full, full, r, o, e);
+        }
+    }
+    tr_vec_fini(&sub);
+    return rc;
+}
+
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
 {
     if (o->from && !tr_reader_find(o->from))
@@ -290,6 +380,10 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     if (rc < 0) return rc;
     tr_source_set_progress(src, o->progress, o->progress_user);
     int kind = tr_source_kind(src);
+    claimed_dirs claimed;
+    tr_vec_init(&claimed.prefixes, sizeof(char *));
+    tr_vec_init(&claimed.claimed, sizeof(char *));
+    tr_arena_init(&claimed.names);
     if (kind == TR_SOURCE_DIR) {
         size_t n;
         const char *const *entries = tr_source_listing(src, &n);
@@ -299,6 +393,7 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
             tr_source_close(src);
             return rc;
         }
+        if (!o->from) rc = load_claimed_subdirs(t, path, entries, n, o, &claimed, e);
     }
     if (kind == TR_SOURCE_ARCHIVE) {
         rc = load_archive_dir(t, path, o, e);
@@ -309,14 +404,19 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     }
     tr_input *in;
     int n_streams = 0;
-    while ((rc = tr_source_next(src, &in, e)) == TR_OK) {
+    while (rc >= 0 && (rc = tr_source_next(src, &in, e)) == TR_OK) {
+        if (under_claimed(&claimed, tr_input_name(in))) continue;
         n_streams++;
         rc = load_stream(t, in, o, kind == TR_SOURCE_STREAM, e);
-        if (rc < 0) break;
     }
     tr_source_close(src);
+    int n_claimed = (int)claimed.claimed.len;
+    tr_vec_fini(&claimed.prefixes);
+    tr_vec_fini(&claimed.claimed);
+    tr_arena_fini(&claimed.names);
     if (rc < 0) return rc;
-    if (kind != TR_SOURCE_STREAM && n_streams > 0 && (uint64_t)n_streams == o->streams_ignored) {
+    if (kind != TR_SOURCE_STREAM && n_claimed == 0 && n_streams > 0 &&
+        (uint64_t)n_streams == o->streams_ignored) {
         tr_loc loc = {path, 0, 0, 0};
         return tr_errorf(e, TR_E_FORMAT, &loc, "no file inside is a trace tracecat knows");
     }

@@ -162,7 +162,8 @@ void tr_buf_fini(tr_buf *b)
 void tr_buf_reset(tr_buf *b)
 {
     b->len = 0;
-    b->p[0] = '\0';
+    /* buf_empty is "" already, and threads share it: never written. */
+    if (b->cap) b->p[0] = '\0';
 }
 
 int tr_buf_grow(tr_buf *b, size_t extra)

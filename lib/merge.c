@@ -21,7 +21,7 @@
 
 typedef struct remap {
     uint32_t *str, *input, *process, *track, *frame, *stack;
-    uint32_t set_base;   /* DST's arg sets before the merge */
+    uint32_t set_base; /* DST's arg sets before the merge */
     size_t row_base[TR_EV_KIND_COUNT];
 } remap;
 
@@ -53,7 +53,7 @@ static int merge_strings(tr_trace *dst, const tr_trace *src, remap *m)
     for (size_t s = 1; s < n; s++) {
         const str_entry *e = model_str_entry(src, (tr_str)s);
         m->str[s] = model_str_interned(src, (tr_str)s) ? tr_str_intern(dst, e->p, e->len)
-                                                        : tr_str_add(dst, e->p, e->len);
+                                                       : tr_str_add(dst, e->p, e->len);
     }
     return dst->failed ? TR_FATAL : TR_OK;
 }
@@ -72,6 +72,7 @@ static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
         tr_vec_reserve(&dst->set_start, dst->set_start.len + n_sets) != TR_OK)
         return TR_FATAL;
     m->set_base = (uint32_t)dst->set_start.len;
+    if (n_sets == 0) return TR_OK; /* nothing to copy, and the arrays may not exist yet */
     const uint64_t *in = src->args.data;
     uint64_t *out = (uint64_t *)dst->args.data + arg_base;
     for (size_t i = 0; i < n_args; i++) {
@@ -79,14 +80,16 @@ static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
         tr_str key = m->str[model_arg_key(e)];
         unsigned tag = (unsigned)(e >> 32) & 7;
         uint32_t payload = (uint32_t)e;
-        if (tag == ARG_STR) payload = m->str[payload];
+        if (tag == ARG_STR)
+            payload = m->str[payload];
         else if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64)
             payload += (uint32_t)wide_base;
         if (key >= (1u << ARG_KEY_BITS)) return TR_FATAL;
         out[i] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
     }
-    memcpy((uint64_t *)dst->arg_wide.data + wide_base, src->arg_wide.data,
-           src->arg_wide.len * sizeof(uint64_t));
+    if (src->arg_wide.len)
+        memcpy((uint64_t *)dst->arg_wide.data + wide_base, src->arg_wide.data,
+               src->arg_wide.len * sizeof(uint64_t));
     const uint32_t *ss = src->set_start.data;
     uint32_t *ds = (uint32_t *)dst->set_start.data + dst->set_start.len;
     for (size_t i = 0; i < n_sets; i++) ds[i] = ss[i] + (uint32_t)arg_base;
@@ -102,8 +105,8 @@ static int merge_inputs(tr_trace *dst, const tr_trace *src, remap *m)
     if (!(m->input = map_new(src->inputs.len))) return TR_FATAL;
     for (size_t i = 0; i < src->inputs.len; i++) {
         const tr_input_info *s = &TR_VEC_AT(&src->inputs, tr_input_info, i);
-        uint32_t id = tr_input_add(dst, tr_str_get(src, s->path, NULL),
-                                   tr_str_get(src, s->format, NULL));
+        uint32_t id =
+            tr_input_add(dst, tr_str_get(src, s->path, NULL), tr_str_get(src, s->format, NULL));
         if (id == TR_NONE) return TR_FATAL;
         tr_input_info *d = tr_input_at(dst, id);
         tr_str path = d->path, format = d->format;
@@ -204,59 +207,68 @@ static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
                       (void **)&d->track, (void **)&d->name,   (void **)&d->cat,
                       (void **)&d->args,  (void **)&d->parent, (void **)&d->depth};
     static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
-    if (room(&d->cap, d->n + s->n, scols, ssizes, 9) != TR_OK) return TR_FATAL;
     m->row_base[TR_EV_SLICE] = d->n;
-    memcpy(d->ts + d->n, s->ts, s->n * 8);
-    memcpy(d->dur + d->n, s->dur, s->n * 8);
-    memcpy(d->bytes + d->n, s->bytes, s->n * 8);
-    map_col(d->track + d->n, s->track, s->n, m->track);
-    map_col(d->name + d->n, s->name, s->n, m->str);
-    map_col(d->cat + d->n, s->cat, s->n, m->str);
-    set_col(d->args + d->n, s->args, s->n, m);
-    for (size_t i = 0; i < s->n; i++) d->parent[d->n + i] = TR_NONE;
-    memset(d->depth + d->n, 0, s->n * 2);
-    d->n += s->n;
+    m->row_base[TR_EV_INSTANT] = dst->instants.n;
+    m->row_base[TR_EV_COUNTER] = dst->counters.n;
+    m->row_base[TR_EV_SAMPLE] = dst->samples.n;
+    /* Empty tables are skipped: their columns may not exist yet. */
+    if (s->n && room(&d->cap, d->n + s->n, scols, ssizes, 9) != TR_OK) return TR_FATAL;
+    if (s->n) {
+        memcpy(d->ts + d->n, s->ts, s->n * 8);
+        memcpy(d->dur + d->n, s->dur, s->n * 8);
+        memcpy(d->bytes + d->n, s->bytes, s->n * 8);
+        map_col(d->track + d->n, s->track, s->n, m->track);
+        map_col(d->name + d->n, s->name, s->n, m->str);
+        map_col(d->cat + d->n, s->cat, s->n, m->str);
+        set_col(d->args + d->n, s->args, s->n, m);
+        for (size_t i = 0; i < s->n; i++) d->parent[d->n + i] = TR_NONE;
+        memset(d->depth + d->n, 0, s->n * 2);
+        d->n += s->n;
+    }
 
     instant_table *di = &dst->instants;
     const instant_table *si = &src->instants;
-    void **icols[] = {(void **)&di->ts,  (void **)&di->bytes, (void **)&di->track,
-                      (void **)&di->name, (void **)&di->cat,  (void **)&di->args,
+    void **icols[] = {(void **)&di->ts,   (void **)&di->bytes, (void **)&di->track,
+                      (void **)&di->name, (void **)&di->cat,   (void **)&di->args,
                       (void **)&di->scope};
     static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    if (room(&di->cap, di->n + si->n, icols, isizes, 7) != TR_OK) return TR_FATAL;
-    m->row_base[TR_EV_INSTANT] = di->n;
-    memcpy(di->ts + di->n, si->ts, si->n * 8);
-    memcpy(di->bytes + di->n, si->bytes, si->n * 8);
-    map_col(di->track + di->n, si->track, si->n, m->track);
-    map_col(di->name + di->n, si->name, si->n, m->str);
-    map_col(di->cat + di->n, si->cat, si->n, m->str);
-    set_col(di->args + di->n, si->args, si->n, m);
-    memcpy(di->scope + di->n, si->scope, si->n);
-    di->n += si->n;
+    if (si->n && room(&di->cap, di->n + si->n, icols, isizes, 7) != TR_OK) return TR_FATAL;
+    if (si->n) {
+        memcpy(di->ts + di->n, si->ts, si->n * 8);
+        memcpy(di->bytes + di->n, si->bytes, si->n * 8);
+        map_col(di->track + di->n, si->track, si->n, m->track);
+        map_col(di->name + di->n, si->name, si->n, m->str);
+        map_col(di->cat + di->n, si->cat, si->n, m->str);
+        set_col(di->args + di->n, si->args, si->n, m);
+        memcpy(di->scope + di->n, si->scope, si->n);
+        di->n += si->n;
+    }
 
     counter_table *dc = &dst->counters;
     const counter_table *sc = &src->counters;
     void **ccols[] = {(void **)&dc->ts, (void **)&dc->value, (void **)&dc->track};
     static const size_t csizes[] = {8, 8, 4};
-    if (room(&dc->cap, dc->n + sc->n, ccols, csizes, 3) != TR_OK) return TR_FATAL;
-    m->row_base[TR_EV_COUNTER] = dc->n;
-    memcpy(dc->ts + dc->n, sc->ts, sc->n * 8);
-    memcpy(dc->value + dc->n, sc->value, sc->n * 8);
-    map_col(dc->track + dc->n, sc->track, sc->n, m->track);
-    dc->n += sc->n;
+    if (sc->n && room(&dc->cap, dc->n + sc->n, ccols, csizes, 3) != TR_OK) return TR_FATAL;
+    if (sc->n) {
+        memcpy(dc->ts + dc->n, sc->ts, sc->n * 8);
+        memcpy(dc->value + dc->n, sc->value, sc->n * 8);
+        map_col(dc->track + dc->n, sc->track, sc->n, m->track);
+        dc->n += sc->n;
+    }
 
     sample_table *da = &dst->samples;
     const sample_table *sa = &src->samples;
     void **acols[] = {(void **)&da->ts, (void **)&da->track, (void **)&da->stack,
                       (void **)&da->args};
     static const size_t asizes[] = {8, 4, 4, 4};
-    if (room(&da->cap, da->n + sa->n, acols, asizes, 4) != TR_OK) return TR_FATAL;
-    m->row_base[TR_EV_SAMPLE] = da->n;
-    memcpy(da->ts + da->n, sa->ts, sa->n * 8);
-    map_col(da->track + da->n, sa->track, sa->n, m->track);
-    map_col(da->stack + da->n, sa->stack, sa->n, m->stack);
-    set_col(da->args + da->n, sa->args, sa->n, m);
-    da->n += sa->n;
+    if (sa->n && room(&da->cap, da->n + sa->n, acols, asizes, 4) != TR_OK) return TR_FATAL;
+    if (sa->n) {
+        memcpy(da->ts + da->n, sa->ts, sa->n * 8);
+        map_col(da->track + da->n, sa->track, sa->n, m->track);
+        map_col(da->stack + da->n, sa->stack, sa->n, m->stack);
+        set_col(da->args + da->n, sa->args, sa->n, m);
+        da->n += sa->n;
+    }
     return TR_OK;
 }
 
@@ -332,8 +344,10 @@ static void keep_warning(void *user, const tr_error *w)
 {
     load_job *j = user;
     tr_error *slot = j->warns.len < KEEP_WARNINGS ? tr_vec_push(&j->warns) : NULL;
-    if (slot) *slot = *w;
-    else j->dropped++;
+    if (slot)
+        *slot = *w;
+    else
+        j->dropped++;
 }
 
 /* Progress from several threads: one at a time. */

@@ -187,8 +187,7 @@ int tr_buf_add_int(tr_buf *b, int64_t v)
     return add_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
-/* U / 10^SCALE, and the remainder in *REM; the scales writers use divide by constants (multiplies).
- */
+/* U / 10^SCALE and the remainder in *REM; the writers' scales divide by constants (multiplies). */
 static inline uint64_t div_pow10(uint64_t u, int scale, uint64_t *rem)
 {
     uint64_t q;
@@ -368,8 +367,7 @@ static int json_str_escape(tr_buf *b, const char *s, size_t n, size_t clean)
 
 int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n)
 {
-    /* Writers call this for every name, key and value: text that needs no escaping goes in one
-     * copy. */
+    /* Writers call this for every name, key and value: clean text goes in one copy. */
     if (n + 2 >= b->cap - b->len) {
         int rc = tr_buf_grow(b, n + 2);
         if (rc != TR_OK) return rc;
@@ -407,7 +405,7 @@ int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s)
 }
 
 /*
-** Appends arg I's "key":value, with the comma before it unless FIRST.
+** Appends "key":value of ARG (an entry of t->args), with a comma first unless FIRST.
 ** Writers print millions of these: with room made once, the clean case
 ** writes through a pointer instead of appending piece by piece.
 */
@@ -425,6 +423,7 @@ static int add_json_arg(tr_buf *b, const tr_trace *t, uint64_t arg, int first)
         if (rc == TR_OK) rc = tr_buf_addc(b, ':');
         if (rc != TR_OK) return rc;
         if (sv) return tr_buf_add_json_id(b, t, (tr_str)v);
+        if (type == TR_ARG_BOOL) return v ? tr_buf_add(b, "true", 4) : tr_buf_add(b, "false", 5);
         if (type != TR_ARG_REAL) return add_u64(b, v, neg);
         double d;
         memcpy(&d, &v, sizeof d);

@@ -21,12 +21,12 @@
 
 /* How an input was placed on the merged timeline (tr_input_info.placed). */
 enum tr_align_how {
-    TR_PLACED_AS_IS = 0, /* alone, or every input on one clock already: times as stated */
-    TR_PLACED_WALL,      /* by its wall-clock origin */
-    TR_PLACED_MANUAL,    /* --align FILE=OFFSET */
-    TR_PLACED_EVENT,     /* --align-on NAME (some or all of its ranks) */
+    TR_PLACED_AS_IS = 0,  /* alone, or every input on one clock already: times as stated */
+    TR_PLACED_WALL,       /* by its wall-clock origin */
+    TR_PLACED_MANUAL,     /* --align FILE=OFFSET */
+    TR_PLACED_EVENT,      /* --align-on NAME (some or all of its ranks) */
     TR_PLACED_GUESS_ZONE, /* by a wall clock read in a guessed time zone (no --tz) */
-    TR_PLACED_GUESS,     /* no clock: its zero put at the timeline's zero */
+    TR_PLACED_GUESS,      /* no clock: its zero put at the timeline's zero */
     TR_PLACED_COUNT
 };
 
@@ -36,7 +36,7 @@ const char *tr_align_how_name(int how);
 int tr_align_is_guess(int how);
 
 typedef struct tr_align_offset {
-    const char *path; /* an input as given, or its file name */
+    const char *path;  /* an input as given, or its file name */
     int64_t offset_ns; /* where the input's zero goes on the merged timeline */
 } tr_align_offset;
 
@@ -68,7 +68,8 @@ typedef struct tr_align_opts {
 ** slices or instants include NAME so that the first of them starts where
 ** the latest such first one does.  ^Inputs without a rank of their own get
 ** one from a "rankN" in their path (also rank_N, rank-N, rank.N, rank=N).
-** ^Returns TR_E_USAGE when an --align FILE or --tz ZONE names nothing.
+** ^Returns TR_E_USAGE when an --align FILE or --tz ZONE names nothing.  It runs
+** once on a trace: the shifts it makes are not undone.
 */
 int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e);
 

@@ -8,9 +8,9 @@
 ** of line, so the common case saves no registers.
 */
 #if defined(__GNUC__)
-#define TR_SLOW __attribute__((noinline, cold))
+#define TRACE_SLOW __attribute__((noinline, cold))
 #else
-#define TR_SLOW
+#define TRACE_SLOW
 #endif
 
 /* ---- hashing ---- */
@@ -448,8 +448,8 @@ void tr_args_begin(tr_trace *t)
 ** narrow value) stays a few instructions that save no registers.  PAYLOAD
 ** is the value itself, or WIDE's index in arg_wide when IS_WIDE.
 */
-static TR_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uint32_t payload,
-                                   int is_wide, uint64_t wide)
+static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uint32_t payload,
+                                      int is_wide, uint64_t wide)
 {
     if (!appendable(t)) return;
     if (key >= (1u << ARG_KEY_BITS)) {
@@ -518,7 +518,7 @@ void tr_args_str(tr_trace *t, tr_str key, tr_str v)
     args_push(t, key, ARG_STR, v);
 }
 
-static TR_SLOW uint32_t args_end_slow(tr_trace *t)
+static TRACE_SLOW uint32_t args_end_slow(tr_trace *t)
 {
     if (t->failed || t->args.len == t->building) return 0;
     if (t->building > UINT32_MAX || t->set_start.len >= TR_NONE - 1) {
@@ -614,7 +614,7 @@ static int table_room(tr_trace *t, size_t n, size_t *cap, void **cols[], const s
 }
 
 /* Room for one more slice; the slow half of tr_slice_add. */
-static TR_SLOW int slice_room(tr_trace *t)
+static TRACE_SLOW int slice_room(tr_trace *t)
 {
     slice_table *s = &t->slices;
     void **cols[] = {(void **)&s->ts,    (void **)&s->dur,    (void **)&s->bytes,
@@ -650,7 +650,7 @@ void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
 }
 
 /* Room for one more instant; the slow half of tr_instant_add. */
-static TR_SLOW int instant_room(tr_trace *t)
+static TRACE_SLOW int instant_room(tr_trace *t)
 {
     instant_table *s = &t->instants;
     void **cols[] = {(void **)&s->ts,  (void **)&s->bytes, (void **)&s->track, (void **)&s->name,

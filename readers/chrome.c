@@ -4,7 +4,8 @@
 **
 ** The reader streams: a window of the decompressed input is scanned by a JSON
 ** scanner of our own, one event object at a time, and each event goes into
-** the model before the next is read.  An event must fit in the window (up to
+** the model before the next is read.  The scan of an event also flattens its
+** args, so their text is read once.  An event must fit in the window (up to
 ** EVENT_MAX); the values of top-level keys that are not events are kept as
 ** metadata when small and skipped in constant memory when not.  Nothing
 ** builds a tree of the document.
@@ -83,20 +84,9 @@ static int jstop(jscan *j, const char *p, const char *what)
 
 static const char *jws(const char *p)
 {
-    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    /* ' ' is the greatest of the four: one test passes any other byte */
+    while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
-}
-
-/* Bytes that end a run of plain string content. */
-static unsigned char str_stop[256];
-
-static void str_stop_init(void)
-{
-    if (str_stop['"']) return;
-    for (int c = 0; c < 0x20; c++) str_stop[c] = 1;
-    str_stop['"'] = 1;
-    str_stop['\\'] = 1;
-    for (int c = 0x80; c < 0x100; c++) str_stop[c] = 2;
 }
 
 static int is_hex(char c)
@@ -104,26 +94,35 @@ static int is_hex(char c)
     return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
-/*
-** Advances *PP through string content up to the closing quote (left at it).
-** S_MORE leaves *PP where scanning can resume (never inside an escape).
-*/
-static int str_body(jscan *j, const char **pp, int *flags)
+/* The first byte at or after P that ends a run of plain string content. */
+static inline const char *str_run(const char *p)
+{
+    /* eight bytes at a time: a byte's high bit marks '"', '\\', < 0x20 or >= 0x80 */
+    for (;; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5c5c5c5c5c5c5c5cULL;
+        uint64_t spec = (((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) |
+                         (w - 0x2020202020202020ULL) | w) &
+                        0x8080808080808080ULL;
+        if (!spec) continue;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* borrows only carry upwards: the lowest marked byte is a true stop */
+        return p + (__builtin_ctzll(spec) >> 3);
+#else
+        for (unsigned char c; (c = (unsigned char)*p) != '"' && c != '\\' && c >= 0x20 && c < 0x80;)
+            p++;
+        return p;
+#endif
+    }
+}
+
+/* str_body once a run stops short of the closing quote: escapes, high bytes, errors. */
+static int str_body_slow(jscan *j, const char **pp, int *flags)
 {
     const char *p = *pp;
     for (;;) {
-        /* eight plain bytes at a time: none special, none high */
-        for (;;) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5c5c5c5c5c5c5c5cULL;
-            uint64_t spec = ((q - 0x0101010101010101ULL) & ~q) |
-                            ((b - 0x0101010101010101ULL) & ~b) | (w - 0x2020202020202020ULL) | w;
-            if (spec & 0x8080808080808080ULL) break;
-            p += 8;
-        }
-        /* one of these eight bytes stops the run: go to it */
-        while (!str_stop[(unsigned char)*p]) p++;
+        p = str_run(p);
         unsigned char c = (unsigned char)*p;
         if (c == '"') break;
         if (c >= 0x80) {
@@ -165,8 +164,19 @@ static int str_body(jscan *j, const char **pp, int *flags)
     return S_OK;
 }
 
+/*
+** Advances *PP through string content up to the closing quote (left at it).
+** S_MORE leaves *PP where scanning can resume (never inside an escape).
+*/
+static inline int str_body(jscan *j, const char **pp, int *flags)
+{
+    const char *p = str_run(*pp);
+    *pp = p;
+    return *p == '"' ? S_OK : str_body_slow(j, pp, flags);
+}
+
 /* A string token at *PP (its opening quote); *PP ends after the closing quote. */
-static int scan_str(jscan *j, const char **pp, jtok *t)
+static inline int scan_str(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp + 1;
     int flags = 0, rc = str_body(j, &p, &flags);
@@ -238,7 +248,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
 }
 
 /* A scalar (string, number, literal) at *PP. */
-static int scan_scalar(jscan *j, const char **pp, jtok *t)
+static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp;
     static const struct {
@@ -790,6 +800,29 @@ static size_t cache_slot(const char *s, size_t n)
     return (size_t)(h >> (64 - CACHE_BITS));
 }
 
+/* 1 when the N (> 0) bytes at A and B are equal; short ones (nearly all) inline. */
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) { /* the first and the last eight, overlapping */
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
+}
+
 /*
 ** Interns the N bytes at S.  Names, categories and arg keys repeat from one
 ** event to the next: a small cache of recent strings answers most of them
@@ -799,7 +832,7 @@ static tr_str intern(cj_rd *r, const char *s, size_t n)
 {
     if (n == 0) return 0;
     cache_ent *c = &r->cache[cache_slot(s, n)];
-    if (c->n == n && memcmp(c->p, s, n) == 0) return c->id;
+    if (c->n == n && same_bytes(c->p, s, n)) return c->id;
     tr_str id = tr_str_intern(r->t, s, n);
     if (id) {
         c->p = tr_str_get(r->t, id, NULL);
@@ -826,14 +859,59 @@ static int tok_eq(const jtok *t, const char *s)
 
 /* ---- numbers ---- */
 
-/* Copies number text to a NUL-terminated buffer for strtod (NUM_MAX bounds it). */
+/*
+** The value of number token T, as strtod gives it.  Most numbers have at
+** most 15 significant digits and no exponent: an exact integer over an exact
+** power of ten, whose quotient IEEE division rounds correctly, as strtod
+** does.  The others go through strtod (NUM_MAX bounds the copy).
+*/
 static double tok_double(const jtok *t)
 {
+    static const double pow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const char *p = t->p, *end = t->p + t->n;
+    int neg = p < end && *p == '-', digits = 0, frac = -1;
+    uint64_t m = 0;
+    for (p += neg; p < end && digits <= 15; p++) {
+        if (is_digit(*p)) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            digits++;
+            frac += frac >= 0;
+        } else if (*p == '.' && frac < 0) {
+            frac = 0;
+        } else {
+            break;
+        }
+    }
+    if (p == end && digits && digits <= 15) {
+        double d = (double)m / pow10[frac > 0 ? frac : 0];
+        return neg ? -d : d;
+    }
     char tmp[NUM_MAX + 1];
     size_t n = t->n < NUM_MAX ? t->n : NUM_MAX;
     memcpy(tmp, t->p, n);
     tmp[n] = '\0';
     return strtod(tmp, NULL);
+}
+
+/*
+** The N bytes at S as microseconds with at most 15 digits and 3 decimals,
+** as nearly every timestamp is: whole nanoseconds, exact in integers, as
+** tr_parse_decimal_ns gives them (it takes the rest).  Returns 0 or -1.
+*/
+static int us_short(const char *s, size_t n, int64_t *ns)
+{
+    static const uint64_t scale[4] = {1000, 100, 10, 1};
+    size_t i = s[0] == '-', start = i, frac = 0;
+    uint64_t v = 0;
+    for (; i < n && is_digit(s[i]) && i - start < 15; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i == start) return -1;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && is_digit(s[i]) && frac < 3; i++, frac++)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i != n || s[i - 1] == '.') return -1;
+    *ns = s[0] == '-' ? -(int64_t)(v * scale[frac]) : (int64_t)(v * scale[frac]);
+    return 0;
 }
 
 /*
@@ -844,7 +922,7 @@ static int tok_us(const jtok *t, int64_t *ns)
 {
     if (t->type != J_NUM && t->type != J_STR) return -1;
     if (t->n == 0 || t->n > NUM_MAX || (t->flags & (JF_ESC | JF_HIGH | JF_ODD))) return -1;
-    if (tr_parse_decimal_ns(t->p, t->n, 1000, ns) == 0) return 0;
+    if (us_short(t->p, t->n, ns) == 0 || tr_parse_decimal_ns(t->p, t->n, 1000, ns) == 0) return 0;
     if (t->type == J_STR) {
         /* a string must hold a JSON number and nothing else */
         jscan j = {t->p + t->n, 1, NULL, NULL};
@@ -1150,7 +1228,8 @@ static void arg_put(cj_rd *r, const arg_rec *a, int emit, int *bad)
 {
     if (emit)
         arg_emit(r, a, bad);
-    else if (r->recs.len < ARG_RECS && tr_vec_reserve(&r->recs, r->recs.len + 1) == TR_OK)
+    else if (r->recs.len < ARG_RECS &&
+             (r->recs.len < r->recs.cap || tr_vec_reserve(&r->recs, r->recs.len + 1) == TR_OK))
         TR_VEC_AT(&r->recs, arg_rec, r->recs.len++) = *a;
     else
         r->recs_over = 1;
@@ -1161,8 +1240,9 @@ static void arg_put(cj_rd *r, const arg_rec *a, int emit, int *bad)
 ** trailing commas too) and flattened in the same pass: nested objects as
 ** dotted keys (to ARGS_DEPTH), arrays and deeper values as compact JSON text,
 ** null as NaN.  EMIT adds the members to the set under construction (the
-** text is known valid, so this cannot fail), else they are recorded for
-** emit_recs: a scan restarted after a refill must not have added anything.
+** text is known valid, so this cannot fail; BAD is set on invalid UTF-8),
+** else they are recorded for emit_recs: a scan restarted after a refill
+** must not have added anything.
 */
 static int args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
 {
@@ -1450,7 +1530,8 @@ static int meta_value(cj_rd *r, const jtok *key, const jtok *val, int *bad)
         const char *s = str_text(val, &r->scratch, &n, bad);
         tr_args_str(r->t, intern_key(r), intern(r, s, n));
     } else if (val->type == J_NUM) {
-        arg_num(r, intern_key(r), val, &(int64_t){0});
+        int64_t iv;
+        arg_num(r, intern_key(r), val, &iv);
     } else if (val->type == J_NULL) {
         tr_args_real(r->t, intern_key(r), NAN);
     } else {
@@ -1999,7 +2080,7 @@ static int add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *
         /* program counters, outermost first: frames named by address */
         const char *p = jws(stack->p + 1);
         while (*p && *p != ']') {
-            jtok pc;
+            jtok pc = {NULL, 0, J_NONE, 0}; /* the text is valid: the scan cannot fail */
             if (*p == '{' || *p == '[') {
                 p = value_end(p);
             } else {
@@ -2587,11 +2668,12 @@ static int bind_flow_ends(cj_rd *r)
     if (!first || !need) goto out;
     for (size_t i = 0; i < r->flows.len; i++)
         if (f[i].row == TR_NONE && f[i].track < ntk) need[f[i].track] = 1;
-    for (size_t row = r->first_slice; row < sl.n; row++)
+    for (size_t row = r->first_slice; row < sl.n; row++) {
         if (sl.track[row] < ntk && need[sl.track[row]]) {
             first[sl.track[row] + 1]++;
             n++;
         }
+    }
     for (size_t k = 0; k < ntk; k++) first[k + 1] += first[k];
     if (!(rows = tr_malloc((n ? n : 1) * sizeof *rows))) goto out;
     /* first[k] counts up as track k is filled, then is put back */
@@ -2801,7 +2883,6 @@ static int chrome_run(cj_rd *r)
 static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
                        tr_error *e)
 {
-    str_stop_init();
     cj_rd *r = tr_calloc(1, sizeof *r);
     if (!r) return tr_error_nomem(e);
     r->t = t;

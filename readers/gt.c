@@ -40,9 +40,9 @@
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
-#define TR_GT_SLOW __attribute__((noinline, cold))
+#define GT_SLOW __attribute__((noinline, cold))
 #else
-#define TR_GT_SLOW
+#define GT_SLOW
 #endif
 
 /* Strings interned once per read. */
@@ -228,7 +228,8 @@ static inline void gt_trim(const char **p, size_t *n)
     const char *s = *p;
     size_t len = *n;
     uint64_t w;
-    while (GT_LITTLE_ENDIAN && len >= 8) {
+    /* Fields seldom start padded and often end so; bytes above ' ' are neither space nor tab. */
+    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[0] <= ' ') {
         memcpy(&w, s, 8);
         w ^= GT_SPACES;
         size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
@@ -236,7 +237,7 @@ static inline void gt_trim(const char **p, size_t *n)
         if (k < 8) break;
     }
     while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
-    while (GT_LITTLE_ENDIAN && len >= 8) {
+    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[len - 1] <= ' ') {
         memcpy(&w, s + len - 8, 8);
         w ^= GT_SPACES;
         size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
@@ -585,8 +586,8 @@ static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t 
 ** A miss of the cache: the string goes to the trace, interned or (free
 ** TEXT) just stored, and into the set's last slot.
 */
-static TR_GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
-                                       uint64_t head, uint64_t tail, int text)
+static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
+                                    uint64_t head, uint64_t tail, int text)
 {
     tr_str id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
     if (id && n <= GT_STR_MAX) {

@@ -1163,10 +1163,14 @@ static int ps_shape(const tr_peek *pk, int *shape)
         *shape = SHAPE_TEXT;
         return 70;
     }
-    /* Mostly "stack COUNT" lines: a bad line or two does not make it text. */
-    if (folded && folded >= 3 * other && !frames) {
+    /*
+    ** Mostly "stack;stack COUNT" lines: a bad line or two does not make it
+    ** text.  Without any ';' it is more likely a table of counts (Recorder's
+    ** recorder_summary.txt) than one-frame stacks: --from folded reads those.
+    */
+    if (semis && folded >= 3 * other && !frames) {
         *shape = SHAPE_FOLDED;
-        return semis ? 70 : 40;
+        return 70;
     }
     /* One line longer than the head: a deep folded stack. */
     if (!pk->at_end && !memchr(p + i, '\n', n - i) && memchr(p + i, ';', n - i)) {

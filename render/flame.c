@@ -3,10 +3,13 @@
 ** flamegraph.pl's conventions: frame width proportional to samples, siblings
 ** merged and ordered alphabetically, frames under a minimum width left out.
 **
-** The tree is built from the stack trie: samples are counted per (root,
-** stack), each stack's node is found through its parent's (memoised), so the
-** cost follows distinct stacks, not samples.  --reverse walks each stack leaf
-** first instead (the callee view).  PNG and PDF are drawn with cairo; the SVG
+** The merged graph comes straight from the stack trie: samples are summed
+** per stack, totals carried up to the parents, and nodes made only for stacks
+** wide enough to be drawn, so a profile of millions of distinct stacks costs
+** arrays over the trie plus the frames drawn.  Per thread, samples are
+** counted per (thread, stack) and each stack's node is found through its
+** parent's (memoised); --reverse walks each stack leaf first (the callee view).  PNG and PDF are
+*drawn with cairo; the SVG
 ** is written directly, interactive as flamegraph.pl's and inferno's are.
 */
 #include "render_impl.h"
@@ -57,6 +60,7 @@ typedef struct flame {
     uint32_t *order;       /* nodes sorted by (parent, label text) */
     uint32_t max_depth;
     size_t threads;
+    size_t pruned; /* stacks with samples left out as too narrow */
 } flame;
 
 static uint64_t mix64(uint64_t k)
@@ -386,6 +390,62 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
     return rc;
 }
 
+/* The plot's width in pixels, which decides how many samples a frame needs to be drawn. */
+static double plot_width(const tr_render_opts *o)
+{
+    return (o->width_in - 0.24) * o->dpi;
+}
+
+/* The merged graph from the trie: totals per stack, nodes for the stacks wide enough. */
+static int build_from_trie(flame *f, const uint8_t *sel)
+{
+    const tr_trace *t = f->t;
+    const tr_render_opts *o = f->o;
+    size_t ns = tr_stack_count(t);
+    uint64_t *tot = tr_calloc(ns + 1, sizeof *tot);
+    uint32_t *node_of = tr_malloc((ns + 1) * sizeof *node_of);
+    uint8_t *seen = tr_calloc(tr_track_count(t) + 1, 1);
+    int rc = TR_FATAL;
+    if (!tot || !node_of || !seen) goto done;
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    weight_cache cache = {0, 1};
+    for (size_t i = 0; i < sm.n; i++) {
+        uint32_t tk = sm.track[i];
+        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
+            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] >= ns)
+            continue;
+        if (!seen[tk]) f->threads++;
+        seen[tk] = 1;
+        tot[sm.stack[i]] += sample_weight(t, sm.args[i], &cache);
+    }
+    /* A parent's id is below its children's: one backward pass carries the totals up. */
+    for (size_t s = ns; s-- > 1;) tot[tr_stack_parent(t, (uint32_t)s)] += tot[s];
+    f->nodes[0].total = tot[0];
+    double min = o->min_width_px * (double)tot[0] / plot_width(o);
+    node_of[0] = 0;
+    for (size_t s = 1; s < ns; s++) {
+        uint32_t parent = node_of[tr_stack_parent(t, (uint32_t)s)];
+        node_of[s] = TR_NONE;
+        if (parent == TR_NONE || tot[s] == 0) continue;
+        if ((double)tot[s] < min) {
+            f->pruned++;
+            continue;
+        }
+        uint32_t lab = frame_label(f, tr_stack_frame(t, (uint32_t)s));
+        uint32_t node = lab == TR_NONE ? TR_NONE : node_add(f, parent, lab);
+        if (node == TR_NONE) goto done;
+        f->nodes[node].total += tot[s];
+        node_of[s] = node;
+    }
+    rc = TR_OK;
+done:
+    tr_free(tot);
+    tr_free(node_of);
+    tr_free(seen);
+    return rc;
+}
+
 static int flame_build(flame *f, tr_error *e)
 {
     const tr_trace *t = f->t;
@@ -409,21 +469,25 @@ static int flame_build(flame *f, tr_error *e)
         if (tr_track_get_const(t, (uint32_t)i)->process != tr_track_get_const(t, 0)->process)
             many_processes = 1;
     }
-    /* Count first: a profile repeats few stacks many times. */
-    if (count_samples(f, roots, sel, many_processes, &tally) < 0) goto nomem;
-    for (size_t i = 0; i < tally.len; i += 2) {
-        uint64_t key = TR_VEC_AT(&tally, uint64_t, i);
-        uint32_t root = (uint32_t)(key >> 32), stack = (uint32_t)key;
-        uint32_t node =
-            f->o->reverse ? stack_node_reversed(f, root, stack) : stack_node(f, root, stack, &path);
-        if (node == TR_NONE) goto nomem;
-        f->nodes[node].self += TR_VEC_AT(&tally, uint64_t, i + 1);
-    }
-    /* Children come after their parent: one backward pass sums the totals. */
-    for (size_t i = f->n_nodes; i-- > 0;) {
-        fnode *n = &f->nodes[i];
-        n->total += n->self;
-        if (n->parent != TR_NONE) f->nodes[n->parent].total += n->total;
+    if (!f->o->reverse && !f->o->per_thread) {
+        if (build_from_trie(f, sel) < 0) goto nomem;
+    } else {
+        /* Count first: a profile repeats few stacks many times. */
+        if (count_samples(f, roots, sel, many_processes, &tally) < 0) goto nomem;
+        for (size_t i = 0; i < tally.len; i += 2) {
+            uint64_t key = TR_VEC_AT(&tally, uint64_t, i);
+            uint32_t root = (uint32_t)(key >> 32), stack = (uint32_t)key;
+            uint32_t node = f->o->reverse ? stack_node_reversed(f, root, stack)
+                                          : stack_node(f, root, stack, &path);
+            if (node == TR_NONE) goto nomem;
+            f->nodes[node].self += TR_VEC_AT(&tally, uint64_t, i + 1);
+        }
+        /* Children come after their parent: one backward pass sums the totals. */
+        for (size_t i = f->n_nodes; i-- > 0;) {
+            fnode *n = &f->nodes[i];
+            n->total += n->self;
+            if (n->parent != TR_NONE) f->nodes[n->parent].total += n->total;
+        }
     }
     f->order = tr_malloc(f->n_nodes * sizeof *f->order);
     if (!f->order) goto nomem;
@@ -478,7 +542,7 @@ static void flame_geom(const flame *f, geom *g)
     g->top = g->subtitle_y + 7 * g->px_per_pt * 2.2;
     g->bottom = g->H - margin - 7 * g->px_per_pt * 1.8; /* room for the details line */
     g->x0 = margin;
-    g->w = g->W - 2 * margin;
+    g->w = plot_width(o);
     double rows = f->max_depth + 1;
     g->fh = fmin(FRAME_IN * o->dpi, (g->bottom - g->top) / rows);
     if (g->fh < FRAME_MIN_PX) g->fh = FRAME_MIN_PX;
@@ -804,6 +868,7 @@ int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path
         st->width_px = g.W;
         st->height_px = g.H;
         st->samples = f.nodes[0].total;
+        st->frames_hidden = f.pruned;
         rc = format == TR_RENDER_SVG ? write_svg(&f, &g, path, st, e)
                                      : draw_cairo(&f, &g, path, format, st, e);
     }

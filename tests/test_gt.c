@@ -748,3 +748,32 @@ TR_TEST(out_of_memory)
     }
     CHECK(fatal > 0);
 }
+
+/*
+** 2026-11-22, GT benchmark: details are stored without the string index,
+** but names stay interned even when a detail had the same text first, and
+** repeated details share one string.
+*/
+TR_TEST(details_and_names_share_the_cache)
+{
+    static const char text[] = "1.000s | #1 | RECV | CLIENT CLIENT c1 | Op | 1B | FreeTensor\n"
+                               "1.001s | #2 | SEND | CLIENT CLIENT c1 | Op | 1B | success=True\n"
+                               "1.002s | #3 | RECV | CLIENT CLIENT c1 | FreeTensor | 1B | x\n"
+                               "1.003s | #4 | SEND | CLIENT CLIENT c1 | FreeTensor | 1B | "
+                               "success=True\n";
+    tr_trace *t = tr_trace_new();
+    tr_read_opts o = {.diag = NULL, .gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, sizeof text - 1, &o, &e), TR_OK);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 4);
+    tr_arg a, b;
+    CHECK(tr_args_find(t, in.args[2], "command", &a));
+    CHECK_INT(a.v.s, tr_str_internz(t, "FreeTensor"));
+    CHECK_STR(arg_str(t, in.args[0], "details"), "FreeTensor");
+    CHECK(tr_args_find(t, in.args[1], "details", &a) && tr_args_find(t, in.args[3], "details", &b));
+    CHECK_INT(a.v.s, b.v.s);
+    CHECK_STR(tr_str_get(t, a.v.s, NULL), "success=True");
+    tr_trace_free(t);
+}

@@ -304,3 +304,88 @@ TR_TEST(json_args)
     tr_buf_fini(&b);
     tr_trace_free(t);
 }
+
+/* 2026-11-22, GT benchmark: clean strings skip the escaper, eight bytes at a time. */
+TR_TEST(json_escape_every_position)
+{
+    tr_buf b, want;
+    tr_buf_init(&b, 0);
+    tr_buf_init(&want, 0);
+    static const char special[] = {'"', '\\', '\n', '\x01', '\x1f'};
+    static const char *const escaped[] = {"\\\"", "\\\\", "\\n", "\\u0001", "\\u001f"};
+    char s[24];
+    for (size_t n = 1; n <= sizeof s; n++) {
+        for (size_t at = 0; at < n; at++) {
+            for (size_t k = 0; k < sizeof special; k++) {
+                memset(s, 'a', n);
+                s[n - 1] = '\xc3'; /* bytes >= 0x80 go as they are */
+                s[at] = special[k];
+                tr_buf_reset(&want);
+                tr_buf_addc(&want, '"');
+                for (size_t i = 0; i < n; i++)
+                    i == at ? tr_buf_adds(&want, escaped[k]) : tr_buf_addc(&want, s[i]);
+                tr_buf_addc(&want, '"');
+                CHECK_STR(jstr(&b, s, n), want.p);
+            }
+        }
+    }
+    tr_buf_fini(&want);
+    tr_buf_fini(&b);
+}
+
+/* 2026-11-22, GT benchmark: the fast path of args (clean keys) and the slow one beside it. */
+TR_TEST(json_args_paths)
+{
+    tr_trace *t = tr_trace_new();
+    CHECK(t != NULL);
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_str q = tr_str_internz(t, "q\"k");
+    tr_args_begin(t);
+    tr_args_bool(t, q, 1);
+    tr_args_int(t, q, INT64_MIN);
+    tr_args_int(t, tr_str_internz(t, "i"), INT32_MIN);
+    tr_args_int(t, tr_str_internz(t, "j"), (int64_t)INT32_MAX + 1);
+    tr_args_uint(t, tr_str_internz(t, "u"), 0);
+    tr_args_bool(t, tr_str_internz(t, "f"), 0);
+    tr_args_str(t, tr_str_internz(t, "s"), tr_str_add(t, "free text", 9));
+    tr_args_str(t, tr_str_internz(t, "e"), 0);
+    uint32_t set = tr_args_end(t);
+    CHECK_INT(tr_buf_add_json_args(&b, t, set), TR_OK);
+    CHECK_STR(b.p, "{\"q\\\"k\":true,\"q\\\"k\":-9223372036854775808,\"i\":-2147483648,"
+                   "\"j\":2147483648,\"u\":0,\"f\":false,\"s\":\"free text\",\"e\":\"\"}");
+    tr_buf_reset(&b);
+    CHECK_INT(tr_buf_add_json_id(&b, t, q), TR_OK);
+    CHECK_INT(tr_buf_add_json_id(&b, t, tr_str_internz(t, "plain")), TR_OK);
+    CHECK_INT(tr_buf_add_json_id(&b, t, 12345678), TR_OK); /* an unknown id is "" */
+    CHECK_STR(b.p, "\"q\\\"k\"\"plain\"\"\"");
+    /* A capped buffer takes an object that just fits. */
+    tr_buf c;
+    tr_buf_init(&c, 8);
+    tr_args_begin(t);
+    tr_args_int(t, tr_str_internz(t, "n"), 12);
+    CHECK_INT(tr_buf_add_json_args(&c, t, tr_args_end(t)), TR_OK);
+    CHECK_STR(c.p, "{\"n\":12}");
+    tr_buf_fini(&c);
+    tr_buf_fini(&b);
+    tr_trace_free(t);
+}
+
+/* 2026-11-22, GT benchmark: integers are sized from their bit length. */
+TR_TEST(add_int_digit_edges)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    char want[32];
+    uint64_t p = 1;
+    for (int k = 0; k < 19; k++, p *= 10) {
+        int64_t vals[] = {(int64_t)p - 1, (int64_t)p, (int64_t)p + 1, -(int64_t)p, 1 - (int64_t)p};
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+            tr_buf_reset(&b);
+            CHECK_INT(tr_buf_add_int(&b, vals[i]), TR_OK);
+            snprintf(want, sizeof want, "%lld", (long long)vals[i]);
+            CHECK_STR(b.p, want);
+        }
+    }
+    tr_buf_fini(&b);
+}

@@ -49,7 +49,8 @@ TR_TEST(processes_are_per_input)
     tr_track_at(t, k1)->name = tr_str_internz(t, "main");
     CHECK(tr_track_get(t, p1, TR_TRACK_THREAD, 7, 0) == k1);
     tr_str w = tr_str_internz(t, "worker w0");
-    CHECK(tr_track_get(t, p1, TR_TRACK_WORKER, -1, w) != tr_track_get(t, p1, TR_TRACK_CLIENT, -1, w));
+    CHECK(tr_track_get(t, p1, TR_TRACK_WORKER, -1, w) !=
+          tr_track_get(t, p1, TR_TRACK_CLIENT, -1, w));
     CHECK_STR(tr_track_kind_name(TR_TRACK_WORKER), "worker");
     tr_trace_free(t);
 }
@@ -140,7 +141,8 @@ TR_TEST(freeze_sorts_and_nests)
     CHECK_INT(s.parent[3], 0);
     CHECK_INT(s.ts[4], 60);
     CHECK_INT(s.depth[4], 0);
-    /* The open slice ends where its input ends (the instant at 200); it starts inside b (60..70). */
+    /* The open slice ends where its input ends (the instant at 200); it starts inside b (60..70).
+     */
     CHECK_INT(s.ts[5], 65);
     CHECK_INT(s.dur[5], 135);
     CHECK_INT(s.depth[5], 1);
@@ -217,4 +219,37 @@ TR_TEST(oom_is_sticky_and_clean)
         }
         tr_alloc_fail_after(0);
     }
+}
+
+/* 2026-11-22, GT benchmark: nearly sorted slices (insertion sort) and ties keep input order. */
+TR_TEST(freeze_nearly_sorted_ties)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    /* Each group: slices that end in order, then the one enclosing them, added last. */
+    enum { GROUPS = 500 };
+    for (int g = 0; g < GROUPS; g++) {
+        int64_t base = g * 100;
+        for (int k = 0; k < 3; k++) tr_slice_add(t, tk, base + 10 + k * 10, 5, 0, 0, -1, 0);
+        tr_slice_add(t, tk, base + 20, 5, 0, 0, -1, 0); /* ties the second: after it */
+        tr_slice_add(t, tk, base, 90, 0, 0, -1, 0);
+    }
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, GROUPS * 5);
+    for (size_t i = 1; i < s.n; i++) CHECK(s.ts[i - 1] <= s.ts[i]);
+    /* Rows were appended c0 c1 c2 tie parent, so within a group: parent c0 c1 tie c2. */
+    for (int g = 0; g < GROUPS; g++) {
+        const int64_t *ts = s.ts + g * 5, *dur = s.dur + g * 5;
+        CHECK_INT(ts[0], g * 100);
+        CHECK_INT(dur[0], 90);
+        CHECK_INT(ts[2], g * 100 + 20);
+        CHECK_INT(ts[3], g * 100 + 20);
+        /* The tie came later, so it is the inner one of the equal pair. */
+        CHECK_INT(s.parent[g * 5 + 3], g * 5 + 2);
+        CHECK_INT(s.depth[g * 5 + 3], 2);
+    }
+    tr_trace_free(t);
 }

@@ -12,6 +12,7 @@
 ** and nativeness as extra keys), ranks, sort indexes and labels in metadata
 ** events, and 64-bit integer args exactly.
 */
+#include "tr_align.h"
 #include "tr_format.h"
 #include "tr_text.h"
 
@@ -43,6 +44,9 @@ typedef struct chrome_w {
     int events;     /* events written so far, for the separators */
     tr_buf ids;     /* ,"pid":P,"tid":T of every track, back to back */
     size_t *id_end; /* where each track's text ends in ids */
+    /* One rank read from several inputs is one Chrome process (tr_process_groups). */
+    uint32_t *group;        /* process -> the first process of its group */
+    unsigned char *grouped; /* process -> 1 when in a group of several */
 } chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
@@ -64,11 +68,11 @@ static int flush(chrome_w *w, tr_error *e)
 }
 
 /* ,"pid":P,"tid":T of track TRACK, into B. */
-static int pid_tid_text(tr_buf *b, const tr_trace *t, uint32_t track)
+static int pid_tid_text(tr_buf *b, const tr_trace *t, const uint32_t *group, uint32_t track)
 {
     const tr_track *tk = tr_track_get_const(t, track);
     int rc = LIT(b, ",\"pid\":");
-    rc |= tr_buf_add_int(b, (int64_t)tk->process + 1);
+    rc |= tr_buf_add_int(b, (int64_t)group[tk->process] + 1);
     rc |= LIT(b, ",\"tid\":");
     rc |= tr_buf_add_int(b, (int64_t)track + 1);
     return rc;
@@ -81,7 +85,7 @@ static int ids_prepare(chrome_w *w)
     w->id_end = tr_malloc((n ? n : 1) * sizeof *w->id_end);
     if (!w->id_end) return TR_FATAL;
     for (size_t i = 0; i < n; i++) {
-        if (pid_tid_text(&w->ids, w->t, (uint32_t)i) != TR_OK) return TR_FATAL;
+        if (pid_tid_text(&w->ids, w->t, w->group, (uint32_t)i) != TR_OK) return TR_FATAL;
         w->id_end[i] = w->ids.len;
     }
     return TR_OK;
@@ -400,20 +404,32 @@ static int meta_open(chrome_w *w, const char *what, uint32_t pid, uint32_t tid)
     return rc | LIT(&w->b, ",\"args\":{");
 }
 
+/* The name of process P as its metadata shows it. */
+static int add_process_name(chrome_w *w, const tr_process *p, uint32_t pid)
+{
+    if (p->name) return add_str(&w->b, w->t, p->name);
+    /* Unnamed: say which source pid it was, else which process. */
+    int rc = p->pid >= 0 ? LIT(&w->b, "\"pid ") : LIT(&w->b, "\"process ");
+    rc |= tr_buf_add_int(&w->b, p->pid >= 0 ? p->pid : (int64_t)pid);
+    return rc | tr_buf_addc(&w->b, '"');
+}
+
 static int write_process_meta(chrome_w *w, uint32_t id)
 {
     const tr_process *p = tr_process_get_const(w->t, id);
     uint32_t pid = id + 1;
+    if (w->group[id] != id) return TR_OK; /* the group's first process speaks for it */
+    if (w->grouped[id]) {
+        int rc = meta_open(w, "process_name", pid, 0);
+        rc |= LIT(&w->b, "\"name\":\"rank ");
+        rc |= tr_buf_add_int(&w->b, p->rank);
+        rc |= LIT(&w->b, "\",\"rank\":");
+        rc |= tr_buf_add_int(&w->b, p->rank);
+        return rc | LIT(&w->b, "}}");
+    }
     int rc = meta_open(w, "process_name", pid, 0);
     rc |= LIT(&w->b, "\"name\":");
-    if (p->name) {
-        rc |= add_str(&w->b, w->t, p->name);
-    } else {
-        /* Unnamed: say which source pid it was, else which process. */
-        rc |= p->pid >= 0 ? LIT(&w->b, "\"pid ") : LIT(&w->b, "\"process ");
-        rc |= tr_buf_add_int(&w->b, p->pid >= 0 ? p->pid : (int64_t)pid);
-        rc |= tr_buf_addc(&w->b, '"');
-    }
+    rc |= add_process_name(w, p, pid);
     if (p->pid >= 0) {
         rc |= LIT(&w->b, ",\"source_pid\":");
         rc |= tr_buf_add_int(&w->b, p->pid);
@@ -447,9 +463,29 @@ static int write_track_meta(chrome_w *w, uint32_t id)
     const tr_track *tk = tr_track_get_const(w->t, id);
     /* counter series and async tracks are named by their events */
     if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC) return TR_OK;
-    int rc = meta_open(w, "thread_name", tk->process + 1, id + 1);
+    uint32_t pid = w->group[tk->process] + 1;
+    int rc = meta_open(w, "thread_name", pid, id + 1);
     rc |= LIT(&w->b, "\"name\":");
-    if (tk->name) {
+    if (w->grouped[tk->process]) {
+        /* In a rank's group the lane says which of its processes it is: "proc / lane". */
+        tr_buf name;
+        tr_buf_init(&name, 0);
+        const tr_process *p = tr_process_get_const(w->t, tk->process);
+        size_t n;
+        const char *pn = tr_str_get(w->t, p->name, &n);
+        if (n)
+            rc |= tr_buf_add(&name, pn, n);
+        else
+            rc |= tr_buf_addf(&name, "pid %lld", (long long)p->pid);
+        rc |= tr_buf_adds(&name, " / ");
+        pn = tr_str_get(w->t, tk->name, &n);
+        if (n)
+            rc |= tr_buf_add(&name, pn, n);
+        else
+            rc |= tr_buf_addf(&name, "%s %lld", tr_track_kind_name(tk->kind), (long long)tk->tid);
+        rc |= tr_buf_add_json_str(&w->b, name.p, name.len);
+        tr_buf_fini(&name);
+    } else if (tk->name) {
         rc |= add_str(&w->b, w->t, tk->name);
     } else {
         /* Unnamed: its kind, and its source tid when it has one. */
@@ -468,7 +504,7 @@ static int write_track_meta(chrome_w *w, uint32_t id)
     if (tk->kind == TR_TRACK_GPU) rc |= LIT(&w->b, ",\"kind\":\"gpu\"");
     rc |= LIT(&w->b, "}}");
     if (tk->sort_index != 0) {
-        rc |= meta_open(w, "thread_sort_index", tk->process + 1, id + 1);
+        rc |= meta_open(w, "thread_sort_index", pid, id + 1);
         rc |= LIT(&w->b, "\"sort_index\":");
         rc |= tr_buf_add_int(&w->b, tk->sort_index);
         rc |= LIT(&w->b, "}}");
@@ -506,6 +542,12 @@ static int write_tail(chrome_w *w)
             rc |= LIT(&w->b, ",\"rank\":");
             rc |= tr_buf_add_int(&w->b, in->rank);
         }
+        if (in->placed != TR_PLACED_AS_IS) {
+            rc |= LIT(&w->b, ",\"placed\":\"");
+            rc |= tr_buf_adds(&w->b, tr_align_how_name(in->placed));
+            rc |= LIT(&w->b, "\",\"offset_ns\":");
+            rc |= tr_buf_add_int(&w->b, in->offset_ns);
+        }
         if (in->meta) {
             rc |= LIT(&w->b, ",\"meta\":");
             rc |= tr_buf_add_json_args(&w->b, t, in->meta);
@@ -516,7 +558,7 @@ static int write_tail(chrome_w *w)
     int first = 1;
     for (size_t i = 0; i < tr_process_count(t); i++) {
         const tr_process *p = tr_process_get_const(t, (uint32_t)i);
-        if (p->rank < 0) continue;
+        if (p->rank < 0 || w->group[i] != i) continue;
         rc |= first ? LIT(&w->b, "\"") : LIT(&w->b, ",\"");
         rc |= tr_buf_add_int(&w->b, (int64_t)i + 1);
         rc |= LIT(&w->b, "\":");
@@ -581,13 +623,23 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     tr_trace_samples(t, &w.sa);
     const tr_filter *filter = o ? o->filter : NULL;
     int rc = TR_OK;
-    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || flows_prepare(&w, filter) != TR_OK ||
-        ids_prepare(&w) != TR_OK)
+    size_t n_proc = tr_process_count(t);
+    w.group = tr_malloc((n_proc ? n_proc : 1) * sizeof *w.group);
+    w.grouped = tr_calloc(n_proc ? n_proc : 1, 1);
+    if (w.group && w.grouped) {
+        tr_process_groups(t, w.group);
+        for (size_t i = 0; i < n_proc; i++)
+            if (w.group[i] != i) w.grouped[i] = w.grouped[w.group[i]] = 1;
+    }
+    if (!w.group || !w.grouped || tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK ||
+        flows_prepare(&w, filter) != TR_OK || ids_prepare(&w) != TR_OK)
         rc = tr_error_nomem(e);
     if (rc == TR_OK) rc = write_events(&w, filter, e);
     tr_buf_fini(&w.b);
     tr_buf_fini(&w.ids);
     tr_free(w.id_end);
+    tr_free(w.group);
+    tr_free(w.grouped);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w.ends[k]);
     return rc;
 }

@@ -118,7 +118,7 @@ typedef struct tr_pq_limits {
     int zstd_level;
 } tr_pq_limits;
 
-/* ^1 Mi rows per row group, 1 MiB pages and dictionaries, zstd level 3. */
+/* ^1 Mi rows per row group, 1 MiB pages and dictionaries, zstd level 1. */
 void tr_pq_limits_default(tr_pq_limits *l);
 
 typedef struct tr_pq_file tr_pq_file;

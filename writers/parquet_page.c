@@ -32,7 +32,7 @@ typedef struct pq_chunk {
     int64_t raw, packed;               /* bytes before and after compression, headers included */
     int64_t values, nulls;
     int has_minmax;
-    unsigned char min[8], max[8]; /* INT64/DOUBLE statistics, little-endian */
+    unsigned char min[8], max[8];          /* INT64/DOUBLE statistics, little-endian */
     size_t smin, smin_len, smax, smax_len; /* string statistics: offsets in f->stats */
 } pq_chunk;
 
@@ -46,7 +46,9 @@ typedef struct pq_dict {
     uint64_t *keys; /* open addressing, TR_PQ_NO_KEY = empty */
     uint32_t *ids;
     size_t cap, n;
-    size_t *off; /* each entry's place in page (its 4-byte length first) */
+    size_t *off;       /* each entry's place in page (its 4-byte length first) */
+    uint64_t last_key; /* the last key looked up and its entry: runs of one value are common */
+    uint32_t last_id;
     size_t off_cap;
     tr_buf page; /* the PLAIN-encoded dictionary page */
 } pq_dict;
@@ -76,7 +78,7 @@ void tr_pq_limits_default(tr_pq_limits *l)
     l->row_group_rows = 1u << 20;
     l->page_bytes = 1u << 20;
     l->dict_bytes = 1u << 20;
-    l->zstd_level = 3;
+    l->zstd_level = 1;
 }
 
 int tr_pq_bit_width(uint64_t n)
@@ -303,6 +305,7 @@ static int flush_page(tr_pq_file *f, const tr_pq_column *col, pq_chunk *ch, int 
 static void dict_reset(pq_dict *d)
 {
     d->n = 0;
+    d->last_key = TR_PQ_NO_KEY;
     if (d->keys)
         for (size_t i = 0; i < d->cap; i++) d->keys[i] = TR_PQ_NO_KEY;
     tr_buf_reset(&d->page);
@@ -345,10 +348,15 @@ static int dict_grow(pq_dict *d)
 /* The entry of V's key, added if new; *ID gets it.  Returns TR_OK or TR_FATAL. */
 static int dict_add(pq_dict *d, const tr_pq_value *v, uint32_t *id)
 {
+    if (v->key == d->last_key) {
+        *id = d->last_id;
+        return TR_OK;
+    }
     if ((d->n + 1) * 2 > d->cap && dict_grow(d)) return TR_FATAL;
     size_t s = dict_slot(d, v->key);
     if (d->keys[s] == v->key) {
-        *id = d->ids[s];
+        d->last_key = v->key;
+        *id = d->last_id = d->ids[s];
         return TR_OK;
     }
     if (d->n == d->off_cap) {
@@ -360,8 +368,8 @@ static int dict_add(pq_dict *d, const tr_pq_value *v, uint32_t *id)
     }
     d->off[d->n] = d->page.len;
     if (put_le32(&d->page, (uint32_t)v->n) || tr_buf_add(&d->page, v->s, v->n)) return TR_FATAL;
-    d->keys[s] = v->key;
-    *id = d->ids[s] = (uint32_t)d->n++;
+    d->keys[s] = d->last_key = v->key;
+    *id = d->ids[s] = d->last_id = (uint32_t)d->n++;
     return TR_OK;
 }
 
@@ -608,7 +616,8 @@ int tr_pq_file_finish(tr_pq_file *f, tr_error *e)
         tr_thrift_elem_struct(&w);
         tr_thrift_list(&w, 1, TR_THRIFT_STRUCT, (size_t)f->ncols);
         for (int c = 0; c < f->ncols; c++)
-            footer_chunk(&w, f, c, &TR_VEC_AT(&f->chunks, pq_chunk, g * (size_t)f->ncols + (size_t)c));
+            footer_chunk(&w, f, c,
+                         &TR_VEC_AT(&f->chunks, pq_chunk, g * (size_t)f->ncols + (size_t)c));
         tr_thrift_i64(&w, 2, gr->raw);
         tr_thrift_i64(&w, 3, (int64_t)gr->rows);
         tr_thrift_i64(&w, 5, gr->offset);

@@ -9,6 +9,7 @@ extern const tr_writer tr_writer_lines;
 extern const tr_writer tr_writer_sqlite;
 extern const tr_writer tr_writer_folded;
 extern const tr_writer tr_writer_recorder;
+extern const tr_writer tr_writer_parquet;
 
 const tr_writer *const tr_writers[] = {
     &tr_writer_chrome,
@@ -16,6 +17,7 @@ const tr_writer *const tr_writers[] = {
     &tr_writer_sqlite,
     &tr_writer_folded,
     &tr_writer_recorder,
+    &tr_writer_parquet,
     NULL,
 };
 

@@ -26,9 +26,9 @@
 #define TR_PARQUET_SCHEMA_VERSION 1
 
 typedef struct tr_parquet_opts {
-    int partition_rank;        /* DIR/<table>/rank=N/: rows split by their process's rank */
-    const tr_filter *filter;   /* NULL = every event */
-    uint64_t row_group_rows;   /* 0 = 1 Mi, or TRACECAT_PARQUET_ROW_GROUP_ROWS (tests) */
+    int partition_rank;      /* DIR/<table>/rank=N/: rows split by their process's rank */
+    const tr_filter *filter; /* NULL = every event */
+    uint64_t row_group_rows; /* 0 = 1 Mi, or TRACECAT_PARQUET_ROW_GROUP_ROWS (tests) */
 } tr_parquet_opts;
 
 typedef struct tr_parquet tr_parquet;

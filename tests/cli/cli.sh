@@ -128,6 +128,12 @@ run-folder)
     tar -C "$tmp" -czf "$tmp/run.tar.gz" run
     run 0 info --json "$tmp/run.tar.gz"
     [ "$(grep -o '"format":"gt"' "$tmp/out" | wc -l)" = 2 ] || fail "want two GT inputs from the tarball"
+    # A Recorder directory inside a run folder is read whole, not file by file.
+    cp -r "$src/testdata/recorder/iomix-2r" "$tmp/run/"
+    run 0 info --json "$tmp/run"
+    [ "$(grep -o '"format":"recorder"' "$tmp/out" | wc -l)" = 1 ] || fail "want one Recorder input"
+    [ "$(grep -o '"format":"gt"' "$tmp/out" | wc -l)" = 2 ] || fail "want two GT inputs beside it"
+    ! grep -q "recorder_summary" "$tmp/err" || fail "the Recorder directory's files were read one by one"
     ;;
 *)
     echo "cli.sh: unknown case $case" >&2; exit 2 ;;
