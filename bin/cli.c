@@ -61,9 +61,8 @@ int tr_cli_usage_error(tr_cli *c, const char *fmt, ...)
 void tr_cli_warning_summary(tr_cli *c)
 {
     if (c->verbosity >= 1 && c->diag.warnings > c->warnings_shown)
-        fprintf(stderr, "%s: %llu warnings in all, %llu shown (use -v to see every one)\n",
-                c->prog, (unsigned long long)c->diag.warnings,
-                (unsigned long long)c->warnings_shown);
+        fprintf(stderr, "%s: %llu warnings in all, %llu shown (use -v to see every one)\n", c->prog,
+                (unsigned long long)c->diag.warnings, (unsigned long long)c->warnings_shown);
 }
 
 /* Progress is drawn for inputs over this size only: small ones finish before it helps. */

@@ -50,8 +50,8 @@ static const char usage_text[] =
     "      --json            info: print JSON\n"
     "      --partition rank  parquet: DIR/TABLE/rank=N/ directories (Hive-style)\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
-    "                        without it a 'rank3' in a file's name gives its rank\n"
-    TR_CLI_LOAD_HELP
+    "                        without it a 'rank3' in a file's name gives its "
+    "rank\n" TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default: a batch from the line\n"
     "                        before its reply to the reply) or 'visualize' (as GT's\n"
     "                        gt.scripts.visualize pairs them)\n"
@@ -247,7 +247,8 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
         return TR_EXIT_USAGE;
     }
     tr_filter filter = {keep_event, (void *)a};
-    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL, .header = a->header,
+    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL,
+                        .header = a->header,
                         .folded_prefix = a->folded_prefix};
     if (w->write(t, out, &wo, &e) < 0) {
         tr_output_abort(out);
@@ -276,7 +277,8 @@ static int convert_parquet(tr_cli *c, const args *a)
     tr_parquet *pw;
     int rc = TR_EXIT_OK;
     if (strcmp(a->output, "-") == 0)
-        return tr_cli_usage_error(c, "parquet output is a directory (-o DIR/), not standard output");
+        return tr_cli_usage_error(c,
+                                  "parquet output is a directory (-o DIR/), not standard output");
     if (tr_parquet_open(&pw, a->output, &po, &e) < 0) {
         tr_cli_error(c, &e);
         rc = e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
@@ -304,8 +306,7 @@ static int cmd_convert(tr_cli *c, const args *a)
     if (!a->output) return tr_cli_usage_error(c, "convert needs -o OUTPUT");
     const tr_writer *w = a->to ? tr_writer_find(a->to) : tr_writer_for_path(a->output);
     if (!w && a->to) return tr_cli_usage_error(c, "unknown output format '%s'", a->to);
-    if (!w && strcmp(a->output, "-") == 0)
-        return tr_cli_usage_error(c, "-o - needs --to FORMAT");
+    if (!w && strcmp(a->output, "-") == 0) return tr_cli_usage_error(c, "-o - needs --to FORMAT");
     if (!w)
         return tr_cli_usage_error(c, "cannot tell the format of '%s' from its extension (use --to)",
                                   a->output);
@@ -399,16 +400,17 @@ static int summarize(const tr_trace *t, trace_summary *s)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &cn);
     tr_trace_samples(t, &sm);
-#define TALLY(kind, tab, endexpr, nameexpr)                                                \
-    for (size_t i = 0; i < (tab).n; i++) {                                                 \
-        int64_t end = (endexpr);                                                           \
-        if ((tab).ts[i] < s->first) s->first = (tab).ts[i];                                \
-        if (end > s->last) s->last = end;                                                  \
-        if ((tab).track[i] < n_tracks) s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++; \
-        tr_str name = (nameexpr);                                                          \
-        if (name && name < n_strs) by_name[name]++;                                        \
+#define TALLY(kind, tab, endexpr, nameexpr)                                                        \
+    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+        int64_t end = (endexpr);                                                                   \
+        if ((tab).ts[i] < s->first) s->first = (tab).ts[i];                                        \
+        if (end > s->last) s->last = end;                                                          \
+        if ((tab).track[i] < n_tracks)                                                             \
+            s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;                         \
+        tr_str name = (nameexpr);                                                                  \
+        if (name && name < n_strs) by_name[name]++;                                                \
     }
-    TALLY(TR_EV_SLICE, sl, sl.ts[i] + sl.dur[i], sl.name[i])
+    TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], sl.dur[i]), sl.name[i])
     TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
     TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
     TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
@@ -434,8 +436,7 @@ static int summarize(const tr_trace *t, trace_summary *s)
         return -1;
     }
     for (size_t i = 0; i < n_strs; i++)
-        if (by_name[i])
-            s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
+        if (by_name[i]) s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
     free(by_name);
     qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);
     return 0;
@@ -518,8 +519,7 @@ static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
         const tr_input_info *in = tr_input_get(t, (uint32_t)i);
         tr_buf_addf(b, "input %zu: %s\n  format: %s\n", i, tr_str_get(t, in->path, NULL),
                     tr_str_get(t, in->format, NULL));
-        if (in->origin_wall)
-            tr_buf_addf(b, "  origin: %s\n", tr_str_get(t, in->origin_wall, NULL));
+        if (in->origin_wall) tr_buf_addf(b, "  origin: %s\n", tr_str_get(t, in->origin_wall, NULL));
         if (in->clock) tr_buf_addf(b, "  clock: %s\n", tr_str_get(t, in->clock, NULL));
         info_clock(t, i, merged, b);
         tr_buf_addf(b, "  skipped: %llu non-record lines, %llu bad records\n",
@@ -553,8 +553,8 @@ static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
     tr_buf_addf(b,
                 "counts: processes %zu, tracks %zu, slices %zu, instants %zu, counters %zu, "
                 "samples %zu, flows %zu, frames %zu, stacks %zu\n",
-                tr_process_count(t), tr_track_count(t), sl.n, ins.n, cn.n, sm.n,
-                tr_flow_count(t), tr_frame_count(t), tr_stack_count(t) - 1);
+                tr_process_count(t), tr_track_count(t), sl.n, ins.n, cn.n, sm.n, tr_flow_count(t),
+                tr_frame_count(t), tr_stack_count(t) - 1);
     tr_buf_adds(b, "lanes:\n");
     for (size_t i = 0; i < tr_track_count(t); i++) {
         const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
@@ -597,8 +597,10 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
         tr_buf_adds(b, ",\"format\":");
         json_str(b, t, in->format);
         tr_buf_adds(b, ",\"origin\":");
-        if (in->origin_wall) json_str(b, t, in->origin_wall);
-        else tr_buf_adds(b, "null");
+        if (in->origin_wall)
+            json_str(b, t, in->origin_wall);
+        else
+            tr_buf_adds(b, "null");
         tr_buf_adds(b, ",\"clock\":");
         json_str(b, t, in->clock);
         tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu",
@@ -606,23 +608,26 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
         /* Where a merge put the input (one input keeps its times: nothing to say). */
         if (merged) {
             tr_buf_adds(b, ",\"origin_unix_ns\":");
-            if (in->origin_unix_ns != INT64_MIN) tr_buf_add_int(b, in->origin_unix_ns);
-            else tr_buf_adds(b, "null");
-            tr_buf_addf(b, ",\"precision_ns\":%lld,\"origin_from\":",
-                        (long long)in->origin_precision_ns);
+            if (in->origin_unix_ns != INT64_MIN)
+                tr_buf_add_int(b, in->origin_unix_ns);
+            else
+                tr_buf_adds(b, "null");
+            tr_buf_addf(
+                b, ",\"precision_ns\":%lld,\"origin_from\":", (long long)in->origin_precision_ns);
             json_str(b, t, in->origin_from);
             tr_buf_addf(b, ",\"placed\":\"%s\",\"guess\":%s,\"offset_ns\":%lld",
                         tr_align_how_name(in->placed),
-                        tr_align_is_guess(in->placed) ? "true" : "false",
-                        (long long)in->offset_ns);
+                        tr_align_is_guess(in->placed) ? "true" : "false", (long long)in->offset_ns);
         }
         tr_buf_adds(b, "}");
     }
     if (merged) {
         tr_buf_adds(b, "],\"timeline_origin_unix_ns\":");
         int64_t zero = tr_timeline_origin(t);
-        if (zero != INT64_MIN) tr_buf_add_int(b, zero);
-        else tr_buf_adds(b, "null");
+        if (zero != INT64_MIN)
+            tr_buf_add_int(b, zero);
+        else
+            tr_buf_adds(b, "null");
         tr_buf_adds(b, ",\"span_ns\":");
     } else {
         tr_buf_adds(b, "],\"span_ns\":");
@@ -642,8 +647,8 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
     tr_buf_addf(b,
                 ",\"counts\":{\"processes\":%zu,\"tracks\":%zu,\"slices\":%zu,\"instants\":%zu,"
                 "\"counters\":%zu,\"samples\":%zu,\"flows\":%zu,\"frames\":%zu,\"stacks\":%zu}",
-                tr_process_count(t), tr_track_count(t), sl.n, ins.n, cn.n, sm.n,
-                tr_flow_count(t), tr_frame_count(t), tr_stack_count(t) - 1);
+                tr_process_count(t), tr_track_count(t), sl.n, ins.n, cn.n, sm.n, tr_flow_count(t),
+                tr_frame_count(t), tr_stack_count(t) - 1);
     tr_buf_adds(b, ",\"lanes\":[");
     for (size_t i = 0; i < tr_track_count(t); i++) {
         const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
@@ -691,8 +696,10 @@ static int cmd_info(tr_cli *c, const args *a)
             tr_cli_errorf(c, "out of memory");
             rc = TR_EXIT_DATA;
         } else {
-            if (a->json) info_json(t, &s, &b);
-            else info_text(t, &s, &b);
+            if (a->json)
+                info_json(t, &s, &b);
+            else
+                info_text(t, &s, &b);
             fwrite(b.p, 1, b.len, stdout);
             if (fflush(stdout) != 0) rc = TR_EXIT_DATA;
         }
@@ -726,11 +733,21 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
     *done = 0;
     while ((opt = getopt_long(argc, argv, "o:f:t:qvhV", options, NULL)) != -1) {
         switch (opt) {
-        case 'o': a->output = optarg; break;
-        case 'f': a->from = optarg; break;
-        case 't': a->to = optarg; break;
-        case 'q': c->verbosity = 0; break;
-        case 'v': c->verbosity++; break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'f':
+            a->from = optarg;
+            break;
+        case 't':
+            a->to = optarg;
+            break;
+        case 'q':
+            c->verbosity = 0;
+            break;
+        case 'v':
+            c->verbosity++;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             *done = 1;
@@ -739,20 +756,29 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
             tr_cli_print_version("tracecat");
             *done = 1;
             return TR_EXIT_OK;
-        case OPT_NAME: a->name_glob = optarg; break;
-        case OPT_TRACK: a->track_glob = optarg; break;
+        case OPT_NAME:
+            a->name_glob = optarg;
+            break;
+        case OPT_TRACK:
+            a->track_glob = optarg;
+            break;
         case OPT_SINCE:
         case OPT_UNTIL: {
             int64_t ns;
             if (tr_parse_duration(optarg, &ns) < 0)
-                return tr_cli_usage_error(c, "bad time '%s' (try 1.5s, 200ms, 30us, 10ns)",
-                                          optarg);
-            if (opt == OPT_SINCE) a->since = ns, a->has_since = 1;
-            else a->until = ns, a->has_until = 1;
+                return tr_cli_usage_error(c, "bad time '%s' (try 1.5s, 200ms, 30us, 10ns)", optarg);
+            if (opt == OPT_SINCE)
+                a->since = ns, a->has_since = 1;
+            else
+                a->until = ns, a->has_until = 1;
             break;
         }
-        case OPT_HEADER: a->header = 1; break;
-        case OPT_JSON: a->json = 1; break;
+        case OPT_HEADER:
+            a->header = 1;
+            break;
+        case OPT_JSON:
+            a->json = 1;
+            break;
         case OPT_RANK: {
             tr_rank_override r;
             if (tr_cli_parse_rank(optarg, &r) < 0)
@@ -764,16 +790,21 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
             break;
         }
         case OPT_GT_PAIRING:
-            if (strcmp(optarg, "batch") == 0) a->gt_pairing = TR_GT_PAIR_BATCH;
-            else if (strcmp(optarg, "visualize") == 0) a->gt_pairing = TR_GT_PAIR_VISUALIZE;
-            else return tr_cli_usage_error(c, "--gt-pairing is 'batch' or 'visualize'");
+            if (strcmp(optarg, "batch") == 0)
+                a->gt_pairing = TR_GT_PAIR_BATCH;
+            else if (strcmp(optarg, "visualize") == 0)
+                a->gt_pairing = TR_GT_PAIR_VISUALIZE;
+            else
+                return tr_cli_usage_error(c, "--gt-pairing is 'batch' or 'visualize'");
             break;
         case OPT_FOLDED_PREFIX: {
             unsigned bits = 0;
             for (const char *p = optarg; *p;) {
                 size_t n = strcspn(p, ",");
-                if (n == 6 && strncmp(p, "thread", 6) == 0) bits |= TR_FOLDED_THREAD;
-                else if (n == 7 && strncmp(p, "process", 7) == 0) bits |= TR_FOLDED_PROCESS;
+                if (n == 6 && strncmp(p, "thread", 6) == 0)
+                    bits |= TR_FOLDED_THREAD;
+                else if (n == 7 && strncmp(p, "process", 7) == 0)
+                    bits |= TR_FOLDED_PROCESS;
                 else if (!(n == 4 && strncmp(p, "none", 4) == 0))
                     return tr_cli_usage_error(c, "--folded-prefix takes none, thread, process");
                 p += n + (p[n] == ',');
@@ -786,9 +817,15 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
                 return tr_cli_usage_error(c, "--partition takes 'rank'");
             a->partition_rank = 1;
             break;
-        case OPT_STRICT: c->diag.strict = 1; break;
-        case OPT_PROGRESS: c->progress = 1; break;
-        case OPT_NO_PROGRESS: c->progress = 0; break;
+        case OPT_STRICT:
+            c->diag.strict = 1;
+            break;
+        case OPT_PROGRESS:
+            c->progress = 1;
+            break;
+        case OPT_NO_PROGRESS:
+            c->progress = 0;
+            break;
         default: {
             int taken = tr_cli_load_option(c, &a->load, opt, optarg);
             if (taken == 1) return tr_cli_usage_error(c, "unknown or incomplete option");
@@ -828,10 +865,14 @@ int main(int argc, char **argv)
         goto out;
     }
     tr_cli_install_signals();
-    if (strcmp(a.command, "convert") == 0) rc = cmd_convert(&c, &a);
-    else if (strcmp(a.command, "cat") == 0) rc = cmd_cat(&c, &a);
-    else if (strcmp(a.command, "info") == 0) rc = cmd_info(&c, &a);
-    else rc = tr_cli_usage_error(&c, "unknown command '%s'", a.command);
+    if (strcmp(a.command, "convert") == 0)
+        rc = cmd_convert(&c, &a);
+    else if (strcmp(a.command, "cat") == 0)
+        rc = cmd_cat(&c, &a);
+    else if (strcmp(a.command, "info") == 0)
+        rc = cmd_info(&c, &a);
+    else
+        rc = tr_cli_usage_error(&c, "unknown command '%s'", a.command);
     if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
 out:
     for (size_t i = 0; i < a.n_ranks; i++) free((char *)a.ranks[i].path);

@@ -43,8 +43,8 @@ static const char usage_text[] =
     "  -s, --save FILE       keep the loaded database in FILE (written atomically)\n"
     "  -i, --interactive     prompt even when standard input is not a terminal\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
-    TR_CLI_LOAD_HELP
+    "      --rank FILE=N     the processes read from FILE are rank N "
+    "(repeatable)\n" TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"

@@ -53,8 +53,8 @@ static const char usage_text[] =
     "\n"
     "Reading:\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n"
-    TR_CLI_LOAD_HELP
+    "      --rank FILE=N     the processes read from FILE are rank N "
+    "(repeatable)\n" TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"

@@ -51,12 +51,12 @@ char *tr_error_format(const tr_error *e, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-#define ERR_APPEND(...)                                                                    \
-    do {                                                                                   \
-        if (n < size) {                                                                    \
-            int w_ = snprintf(buf + n, size - n, __VA_ARGS__);                             \
-            if (w_ > 0) n += (size_t)w_;                                                   \
-        }                                                                                  \
+#define ERR_APPEND(...)                                                                            \
+    do {                                                                                           \
+        if (n < size) {                                                                            \
+            int w_ = snprintf(buf + n, size - n, __VA_ARGS__);                                     \
+            if (w_ > 0) n += (size_t)w_;                                                           \
+        }                                                                                          \
     } while (0)
     if (e->file[0]) {
         ERR_APPEND("%s", strcmp(e->file, "-") == 0 ? "<stdin>" : e->file);

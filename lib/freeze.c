@@ -161,7 +161,7 @@ static int close_open_slices(tr_trace *t)
         int64_t e = (endexpr);                                                                     \
         if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
-    SPAN(t->slices, s->dur[i] >= 0 ? s->ts[i] + s->dur[i] : s->ts[i])
+    SPAN(t->slices, s->dur[i] >= 0 ? tr_time_add(s->ts[i], s->dur[i]) : s->ts[i])
     SPAN(t->instants, t->instants.ts[i])
     SPAN(t->counters, t->counters.ts[i])
     SPAN(t->samples, t->samples.ts[i])
@@ -191,7 +191,8 @@ static int nest_slices(tr_trace *t)
         if (tk >= n_tracks) continue;
         uint32_t cur = open[tk];
         /* Slices that ended by now are closed; a zero-length one encloses nothing. */
-        while (cur != TR_NONE && (s->ts[cur] + s->dur[cur] <= s->ts[i] || s->dur[cur] == 0))
+        while (cur != TR_NONE &&
+               (tr_time_add(s->ts[cur], s->dur[cur]) <= s->ts[i] || s->dur[cur] == 0))
             cur = s->parent[cur];
         s->parent[i] = cur;
         s->depth[i] = cur == TR_NONE                ? 0

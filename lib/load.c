@@ -49,8 +49,8 @@ static int32_t rank_for(const tr_load_opts *o, const char *name)
     return -1;
 }
 
-static int register_input(tr_trace *t, const char *name, const tr_reader *r,
-                          const tr_load_opts *o, uint32_t *input, tr_error *e)
+static int register_input(tr_trace *t, const char *name, const tr_reader *r, const tr_load_opts *o,
+                          uint32_t *input, tr_error *e)
 {
     *input = tr_input_add(t, name, r->name);
     if (*input == TR_NONE) return tr_error_nomem(e);
@@ -311,8 +311,8 @@ static int under_claimed(const claimed_dirs *c, const char *name)
     return 0;
 }
 
-static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const *entries,
-                                size_t n, tr_load_opts *o, claimed_dirs *c, tr_error *e)
+static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const *entries, size_t n,
+                                tr_load_opts *o, claimed_dirs *c, tr_error *e)
 {
     tr_vec sub;
     tr_vec_init(&sub, sizeof(const char *));
@@ -352,9 +352,8 @@ static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const
             const tr_reader *r = NULL;
             int best = 0;
             for (size_t k = 0; tr_readers[k]; k++) {
-                int score = tr_readers[k]->read_dir && tr_readers[k]->probe
-                                ? tr_readers[k]->probe(&pk)
-                                : 0;
+                int score =
+                    tr_readers[k]->read_dir && tr_readers[k]->probe ? tr_readers[k]->probe(&pk) : 0;
                 if (score > best) r = tr_readers[k], best = score;
             }
             if (!r) continue;

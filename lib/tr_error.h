@@ -80,9 +80,9 @@ char *tr_error_format(const tr_error *e, char *buf, size_t size);
 typedef void (*tr_warn_fn)(void *user, const tr_error *w);
 
 typedef struct tr_diag {
-    tr_warn_fn fn;  /* may be NULL: warnings are only counted */
+    tr_warn_fn fn; /* may be NULL: warnings are only counted */
     void *user;
-    int strict;     /* warnings are errors */
+    int strict; /* warnings are errors */
     uint64_t warnings;
 } tr_diag;
 

@@ -20,10 +20,10 @@
 
 /* What a probe sees; it consumes nothing. */
 typedef struct tr_peek {
-    const char *name;          /* path or archive member */
-    const unsigned char *head; /* first bytes of the decompressed stream (NULL for a directory) */
-    size_t head_len;           /* up to TR_PEEK_SIZE */
-    int at_end;                /* head holds the whole stream */
+    const char *name;           /* path or archive member */
+    const unsigned char *head;  /* first bytes of the decompressed stream (NULL for a directory) */
+    size_t head_len;            /* up to TR_PEEK_SIZE */
+    int at_end;                 /* head holds the whole stream */
     const char *const *entries; /* a directory's relative file paths, else NULL */
     size_t n_entries;
 } tr_peek;
@@ -31,8 +31,8 @@ typedef struct tr_peek {
 enum tr_gt_pairing { TR_GT_PAIR_BATCH = 0, TR_GT_PAIR_VISUALIZE };
 
 typedef struct tr_read_opts {
-    tr_diag *diag;   /* warnings; strict lives there */
-    int gt_pairing;  /* enum tr_gt_pairing */
+    tr_diag *diag;  /* warnings; strict lives there */
+    int gt_pairing; /* enum tr_gt_pairing */
     /*
     ** 1: readers of stack samples (py-spy dump sequences, speedscope) build no
     ** slices from them (lib/tr_stack_slices.h); set when the output needs only
@@ -43,9 +43,9 @@ typedef struct tr_read_opts {
 
 typedef struct tr_reader {
     int abi;
-    const char *name;        /* "gt", "chrome", ... */
+    const char *name; /* "gt", "chrome", ... */
     const char *description;
-    const char *extensions;  /* comma-separated, informative */
+    const char *extensions; /* comma-separated, informative */
     /* 0 = not mine .. 100 = sure; sees the stream's head or a directory listing */
     int (*probe)(const tr_peek *pk);
     /* read one stream into T under input INPUT */
@@ -104,9 +104,9 @@ typedef struct tr_load_opts {
     void *progress_user;
     uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
     /* tr_load_many only: */
-    int threads;                      /* inputs read at once; 0 = $TRACECAT_THREADS or the CPUs */
+    int threads;                       /* inputs read at once; 0 = $TRACECAT_THREADS or the CPUs */
     const struct tr_align_opts *align; /* --align, --align-on, --tz (tr_align.h); NULL = none */
-    uint64_t read_ns, merge_ns;       /* out: time spent reading, and merging what threads read */
+    uint64_t read_ns, merge_ns;        /* out: time spent reading, and merging what threads read */
 } tr_load_opts;
 
 /*

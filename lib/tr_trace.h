@@ -54,15 +54,15 @@ size_t tr_str_count(const tr_trace *t);
 /* ---- inputs: one per file read; the processes of an input are its own ---- */
 
 typedef struct tr_input_info {
-    tr_str path;           /* as the user named it (member names inside archives) */
-    tr_str format;         /* reader name */
-    tr_str origin_wall;    /* wall-clock time of the origin as the source states it, or 0 */
+    tr_str path;            /* as the user named it (member names inside archives) */
+    tr_str format;          /* reader name */
+    tr_str origin_wall;     /* wall-clock time of the origin as the source states it, or 0 */
     int64_t origin_unix_ns; /* the origin as Unix time, INT64_MIN when unknown */
-    tr_str clock;          /* what the source's clock is ("elapsed since dispatcher start") */
+    tr_str clock;           /* what the source's clock is ("elapsed since dispatcher start") */
     uint64_t lines_skipped; /* text that is not a record (headers, console output) */
-    uint64_t warnings;     /* records skipped with a warning */
-    uint32_t meta;         /* arg set of source metadata, 0 = none */
-    int32_t rank;          /* rank given with --rank FILE=N, -1 = none */
+    uint64_t warnings;      /* records skipped with a warning */
+    uint32_t meta;          /* arg set of source metadata, 0 = none */
+    int32_t rank;           /* rank given with --rank FILE=N, -1 = none */
     /* Filled by tr_align (tr_align.h): how the input's clock was read and placed. */
     int64_t origin_precision_ns; /* how far origin_unix_ns may be off, 0 = unknown */
     tr_str origin_from;          /* what the origin was inferred from */
@@ -161,7 +161,13 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 
 /* ---- events ---- */
 
-enum tr_event_kind { TR_EV_SLICE = 0, TR_EV_INSTANT, TR_EV_COUNTER, TR_EV_SAMPLE, TR_EV_KIND_COUNT };
+enum tr_event_kind {
+    TR_EV_SLICE = 0,
+    TR_EV_INSTANT,
+    TR_EV_COUNTER,
+    TR_EV_SAMPLE,
+    TR_EV_KIND_COUNT
+};
 
 /* Instant scope (Chrome's "s"): thread, process or global. */
 enum tr_scope { TR_SCOPE_THREAD = 0, TR_SCOPE_PROCESS, TR_SCOPE_GLOBAL };
@@ -172,11 +178,11 @@ enum tr_scope { TR_SCOPE_THREAD = 0, TR_SCOPE_PROCESS, TR_SCOPE_GLOBAL };
 ** DUR -1 marks a slice still open: tr_slice_end closes it, and freeze closes
 ** what remains at the end of its input's time span.  BYTES -1 = no size.
 */
-uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name,
-                      tr_str cat, int64_t bytes, uint32_t args);
+uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
+                      int64_t bytes, uint32_t args);
 void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts);
-uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat,
-                        int scope, int64_t bytes, uint32_t args);
+uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
+                        int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);
 uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, uint32_t args);
 
@@ -218,6 +224,18 @@ typedef struct tr_flow {
 uint32_t tr_flow_add(tr_trace *t, const tr_flow *f);
 const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row);
 size_t tr_flow_count(const tr_trace *t);
+
+/*
+** tr_time_add: A + B for times and durations
+** ^Saturates at INT64_MIN and INT64_MAX instead of overflowing: a hostile
+** trace can put a slice's start and length near the limits.
+*/
+static inline int64_t tr_time_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
 
 /* ---- freezing and reading the tables ---- */
 

@@ -8,10 +8,6 @@ extern const tr_reader tr_reader_folded;
 extern const tr_reader tr_reader_chrome;
 
 const tr_reader *const tr_readers[] = {
-    &tr_reader_gt,
-    &tr_reader_recorder, /* a name and a few bytes, or a directory listing */
-    &tr_reader_pyspy,
-    &tr_reader_folded,
-    &tr_reader_chrome,
-    NULL,
+    &tr_reader_gt,    &tr_reader_recorder, /* a name and a few bytes, or a directory listing */
+    &tr_reader_pyspy, &tr_reader_folded,   &tr_reader_chrome, NULL,
 };

@@ -235,7 +235,7 @@ static int scan_tables(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
     l->last = INT64_MIN;
     for (size_t i = 0; i < s.n; i++) {
         uint32_t tk = s.track[i];
-        int64_t end = s.ts[i] + s.dur[i];
+        int64_t end = tr_time_add(s.ts[i], s.dur[i]);
         if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
         if (s.ts[i] < l->first) l->first = s.ts[i];
         if (end > l->last) l->last = end;
@@ -678,7 +678,7 @@ static int draw_slices(draw_state *d)
     for (size_t i = 0; i < s.n; i++) {
         uint32_t li = l->lane_of[s.track[i]];
         if (li == TR_NONE) continue;
-        int64_t a = s.ts[i], b = s.ts[i] + s.dur[i];
+        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], s.dur[i]);
         if (b < l->t0 || a > l->t1) continue;
         const lane *ln = &l->lanes[li];
         int r = s.depth[i] < ln->rows ? s.depth[i] : ln->rows - 1;
@@ -925,7 +925,7 @@ static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x
         tr_trace_slices(t, &s);
         if (row >= s.n) return 0;
         track = s.track[row];
-        ts = from ? s.ts[row] + s.dur[row] : s.ts[row];
+        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
         depth = s.depth[row];
     } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
         tr_instants in;

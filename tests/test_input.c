@@ -1,9 +1,5 @@
 /* test_input.c: tr_source and tr_input (lib/source.c, lib/input.c). */
 
-/*
-** tests/CMakeLists.txt defines TR_SOURCE_DIR (the source path) for
-** tr_test_main.c; here it would clash with enum tr_source_kind's TR_SOURCE_DIR.
-*/
 #include "tr_input.h"
 #include "tr_mem.h"
 #include "tr_test.h"

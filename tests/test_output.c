@@ -1,9 +1,5 @@
 /* test_output.c: tr_output (lib/output.c). */
 
-/*
-** tests/CMakeLists.txt defines TR_SOURCE_DIR (the source path) for
-** tr_test_main.c; here it would clash with enum tr_source_kind's TR_SOURCE_DIR.
-*/
 #include "tr_input.h"
 #include "tr_mem.h"
 #include "tr_output.h"

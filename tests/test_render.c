@@ -79,6 +79,7 @@ typedef struct png {
 
 static int png_open(png *p, const char *path)
 {
+    *p = (png){0};
     p->s = cairo_image_surface_create_from_png(path);
     if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS) {
         cairo_surface_destroy(p->s);

@@ -1,6 +1,4 @@
 /* test_writers.c: the chrome and lines writers on a small hand-built trace. */
-/* tests/CMakeLists.txt defines TR_SOURCE_DIR for tr_test_main.c; it would clash
-** with the enum constant of that name in tr_input.h (via tr_format.h). */
 #include "tr_test.h"
 #include "tr_format.h"
 #include "tr_text.h"
@@ -196,7 +194,8 @@ TR_TEST(chrome_valid_json)
         "{\"name\":\"req\",\"ph\":\"f\",\"bp\":\"e\",\"id\":1,\"ts\":1.500,\"pid\":1,\"tid\":1},\n"
         "{\"name\":\"inner\",\"ph\":\"X\",\"ts\":2.000,\"dur\":1.000,\"pid\":1,\"tid\":1},\n"
         "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":3.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":1.5}},\n"
-        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":4.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":2}}\n],\n"
+        "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":4.000,\"pid\":1,\"tid\":2,\"args\":{\"mem\":2}}\n],"
+        "\n"
         "\"samples\":[\n{\"ts\":5.000,\"pid\":2,\"tid\":3,\"sf\":\"3\"}],\n\"stackFrames\":{\n"
         "\"1\":{\"name\":\"main\",\"file\":\"m.py\",\"line\":1},\n"
         "\"2\":{\"name\":\"f\",\"parent\":\"1\",\"file\":\"m.py\",\"line\":1},\n"

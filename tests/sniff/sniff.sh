@@ -65,7 +65,7 @@ start_target() {
 
 # Waits (bounded) for background job PID to end; returns its status, or 124.
 wait_pid() {
-    for _ in $(seq 1 300); do
+    for _ in $(seq 1 600); do
         if ! kill -0 "$1" 2>/dev/null; then
             wait "$1"
             return $?
@@ -171,7 +171,7 @@ killed)
         "$SNIFF" -p "$TPID" -i 0.01 $mode -o "$TMP/k.txt" 2>"$TMP/err" &
         S=$!
         PIDS+=("$S")
-        sleep 0.7
+        sleep 1.5 # enough dumps even on a loaded machine
         kill -9 "$TPID"
         wait_pid $S
         rc=$?
