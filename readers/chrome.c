@@ -18,7 +18,8 @@
 **                they arrive); other M events go into the input's metadata
 **   b/n/e, S/T/p/F  slices and instants on async tracks keyed by cat and id
 **   s/t/f, bind_id  flows, bound to slices when the input ends
-**   P, samples   samples whose stacks come from stackFrames
+**   P, samples   samples whose stacks come from stackFrames; V8's Profile and
+**                ProfileChunk also unpack their CPU profile into samples
 **   N/O/D ( ) v/V c  instants on their thread, with the phase as category
 ** GPU streams of Kineto traces (kernels, memcpys) become GPU tracks.
 */
@@ -467,6 +468,12 @@ typedef struct sframe {
     int busy;       /* resolving: a parent cycle */
 } sframe;
 
+/* A V8 CPU profile ("Profile" and its "ProfileChunk"s, by pid and id). */
+typedef struct v8_prof {
+    uint32_t track; /* the Profile event's thread */
+    int64_t ts;     /* time of the last sample: startTime plus the deltas so far */
+} v8_prof;
+
 /* A metadata value kept for the input's arg set (built once, at the end). */
 typedef struct meta_kv {
     tr_str key;
@@ -577,7 +584,10 @@ typedef struct cj_rd {
     tr_vec samples; /* pend_sample */
     tr_vec frames;  /* sframe */
     pair_map frame_map;
-    tr_vec meta; /* meta_kv */
+    tr_vec profs;      /* v8_prof */
+    pair_map prof_map; /* (process, id) -> profs row */
+    pair_map node_map; /* (profs row, node id) -> stack */
+    tr_vec meta;       /* meta_kv */
     uint32_t first_slice;
     int32_t rank;    /* distributedInfo.rank, -1 = none */
     int64_t base_ns; /* baseTimeNanoseconds, INT64_MIN = none */
@@ -2099,6 +2109,148 @@ static int add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *
     return TR_OK;
 }
 
+/* ---- V8 CPU profiles ---- */
+
+/* The next element of array text at *PP (after its '['): 1 and V, or 0 at the ']'. */
+static int next_elem(cj_rd *r, const char **pp, jtok *v)
+{
+    const char *p = jws(*pp);
+    if (*p == ',') p = jws(p + 1);
+    if (!*p || *p == ']') {
+        *pp = p;
+        return 0;
+    }
+    if (*p == '{' || *p == '[') {
+        v->p = p;
+        p = value_end(p);
+        v->n = (size_t)(p - v->p);
+        v->type = *v->p == '{' ? J_OBJ : J_ARR;
+        v->flags = 0;
+    } else {
+        scan_scalar(&r->js, &p, v); /* the text is valid: the scan cannot fail */
+    }
+    *pp = p;
+    return 1;
+}
+
+/* The text after the '[' of array T, or an empty array when T is not one. */
+static const char *elems(const jtok *t)
+{
+    return t->type == J_ARR ? t->p + 1 : "]";
+}
+
+/* A cpuProfile node: its stack is its parent's (seen before) plus its call frame. */
+static int v8_node(cj_rd *r, uint32_t prof, const jtok *node, uint64_t off, size_t *orphans,
+                   int *bad)
+{
+    int64_t id, parent;
+    jtok idt = member(r, node, "id"), pt = member(r, node, "parent");
+    if (tok_int(&idt, &id) != 0)
+        return warn_at(r, off, "V8 profile node without a valid %s: skipped", "\"id\"");
+    if (map_get(&r->node_map, prof, (uint64_t)id) != TR_NONE)
+        return warn_at(r, off, "V8 profile node with a %s: the first is used", "repeated id");
+    uint32_t up = 0;
+    if (pt.type != J_NONE) {
+        if (tok_int(&pt, &parent) == 0) up = map_get(&r->node_map, prof, (uint64_t)parent);
+        if (pt.type != J_NUM || up == TR_NONE) {
+            (*orphans)++;
+            up = 0;
+        }
+    }
+    jtok cf = member(r, node, "callFrame");
+    jtok fn = member(r, &cf, "functionName"), url = member(r, &cf, "url");
+    jtok line = member(r, &cf, "lineNumber");
+    uint32_t stack = up;
+    if (!tok_eq(&fn, "(root)")) { /* the root is the empty stack */
+        int64_t ln;
+        tr_frame f = {fn.type == J_STR && fn.n ? tok_intern(r, &fn, bad)
+                                               : tr_str_internz(r->t, "(anonymous)"),
+                      url.type == J_STR ? tok_intern(r, &url, bad) : 0, 0,
+                      tok_int(&line, &ln) == 0 && ln >= 0 && ln < INT32_MAX ? (int32_t)ln + 1 : 0,
+                      0};
+        uint32_t fr = tr_frame_intern(r->t, &f);
+        if (fr == TR_NONE || (stack = tr_stack_push(r->t, up, fr)) == TR_NONE)
+            return tr_error_nomem(r->e);
+    }
+    if (map_put(&r->node_map, prof, (uint64_t)id, stack) != TR_OK) return tr_error_nomem(r->e);
+    return TR_OK;
+}
+
+/*
+** "Profile" (args.data.startTime) starts a profile on its thread;
+** "ProfileChunk" (same pid and id) brings nodes and samples, each sample
+** timeDeltas[i] µs after the one before.  A chunk without its Profile starts
+** the profile at the chunk's own ts and thread.
+*/
+static int v8_profile(cj_rd *r, const cev *ev, int chunk, int64_t ts, tr_str cat, uint32_t th,
+                      int *bad)
+{
+    if (ev->id.type != J_STR && ev->id.type != J_NUM)
+        return warn_at(r, ev->off, "V8 profile event without a valid %s: no samples", "\"id\"");
+    tr_str id = ev->id.type == J_STR ? tok_intern(r, &ev->id, bad) : intern(r, ev->id.p, ev->id.n);
+    uint32_t proc = thread_at(r, th)->process;
+    jtok data = member(r, &ev->args, "data");
+    uint32_t row = map_get(&r->prof_map, proc, id);
+    if (row == TR_NONE) {
+        v8_prof *p = tr_vec_push(&r->profs);
+        if (!p) return tr_error_nomem(r->e);
+        row = (uint32_t)(r->profs.len - 1);
+        p->track = track_of(r, th, cat);
+        p->ts = ts;
+        jtok start = member(r, &data, "startTime");
+        if (!chunk && start.type != J_NONE && tok_us(&start, &p->ts) != 0) {
+            p->ts = ts;
+            int rc = warn_at(r, ev->off, "V8 Profile with an invalid %s: ts used", "startTime");
+            if (rc != TR_OK) return rc;
+        }
+        if (map_put(&r->prof_map, proc, id, row) != TR_OK) return tr_error_nomem(r->e);
+    }
+    if (!chunk) return TR_OK; /* a Profile only starts one: a repeated one changes nothing */
+    jtok cpu = member(r, &data, "cpuProfile");
+    jtok nodes = member(r, &cpu, "nodes"), samples = member(r, &cpu, "samples");
+    jtok deltas = member(r, &data, "timeDeltas");
+    const char *p = elems(&nodes);
+    jtok v;
+    size_t orphans = 0, unknown = 0;
+    while (next_elem(r, &p, &v)) {
+        int rc = v.type == J_OBJ
+                     ? v8_node(r, row, &v, ev->off, &orphans, bad)
+                     : warn_at(r, ev->off, "V8 profile node is not %s: skipped", "an object");
+        if (rc != TR_OK) return rc;
+    }
+    const char *q = elems(&deltas);
+    p = elems(&samples);
+    while (next_elem(r, &p, &v)) {
+        jtok d;
+        int64_t delta = 0, node;
+        if (next_elem(r, &q, &d) && tok_us(&d, &delta) != 0) delta = 0;
+        v8_prof *pr = &TR_VEC_AT(&r->profs, v8_prof, row);
+        pr->ts = tr_time_add(pr->ts, delta);
+        uint32_t stack =
+            tok_int(&v, &node) == 0 ? map_get(&r->node_map, row, (uint64_t)node) : TR_NONE;
+        if (stack == TR_NONE) {
+            unknown++;
+            stack = 0;
+        }
+        if (tr_sample_add(r->t, pr->track, pr->ts, stack, 0) == TR_NONE)
+            return tr_error_nomem(r->e);
+    }
+    /* chunks lost from a trace leave nodes and samples without their parents: one word each */
+    char num[24];
+    int rc = TR_OK;
+    if (orphans) {
+        snprintf(num, sizeof num, "%zu", orphans);
+        rc = warn_at(r, ev->off, "V8 profile chunk with %s nodes of unknown parent: made roots",
+                     num);
+    }
+    if (rc == TR_OK && unknown) {
+        snprintf(num, sizeof num, "%zu", unknown);
+        rc = warn_at(r, ev->off, "V8 profile chunk with %s samples of unknown nodes: empty stacks",
+                     num);
+    }
+    return rc;
+}
+
 /* The category that names a phase without a table of its own. */
 static const char *odd_phase_cat(char ph)
 {
@@ -2263,7 +2415,12 @@ static int handle_event(cj_rd *r, const cev *ev)
                                         ev->off, &bad);
                 break;
             }
-            /* fall through */
+            /* V8 profiles stay instants (their args as they are) and add samples */
+            rc = phase_odd(r, ev, ph, ts, name, cat, th, &bad);
+            int chunk = tok_eq(&ev->name, "ProfileChunk");
+            if (rc == TR_OK && (chunk || tok_eq(&ev->name, "Profile")))
+                rc = v8_profile(r, ev, chunk, ts, cat, th, &bad);
+            break;
         default:
             rc = phase_odd(r, ev, ph, ts, name, cat, th, &bad);
             break;
@@ -2906,6 +3063,7 @@ static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_
     tr_vec_init(&r->flows, sizeof(flow_pt));
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
+    tr_vec_init(&r->profs, sizeof(v8_prof));
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
     r->buf = tr_malloc(WINDOW_INIT);
@@ -2919,11 +3077,14 @@ static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_
     tr_vec_fini(&r->flows);
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
+    tr_vec_fini(&r->profs);
     tr_vec_fini(&r->meta);
     tr_vec_fini(&r->recs);
     map_fini(&r->thread_map);
     map_fini(&r->async_map);
     map_fini(&r->frame_map);
+    map_fini(&r->prof_map);
+    map_fini(&r->node_map);
     tr_buf_fini(&r->skip.stack);
     tr_buf_fini(&r->scratch);
     tr_buf_fini(&r->key);

@@ -274,6 +274,55 @@ TR_TEST(samples_and_odd_phases)
     tr_trace_free(t);
 }
 
+/* A V8 CPU profile: a Profile and two chunks, nodes split across them. */
+TR_TEST(v8_cpu_profile)
+{
+    warn_log wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"ts\":990,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"data\":{\"startTime\":1000}}},"
+        "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"ts\":1100,\"pid\":1,\"tid\":2,"
+        "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+        "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1}},"
+        "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"main\",\"url\":\"a.js\","
+        "\"scriptId\":\"7\",\"lineNumber\":4,\"columnNumber\":2}}],"
+        "\"samples\":[2,2]},\"timeDeltas\":[5,10]}}},"
+        "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"ts\":1200,\"pid\":1,\"tid\":2,"
+        "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+        "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"\",\"url\":\"a.js\","
+        "\"lineNumber\":-1}}],"
+        "\"samples\":[3,1]},\"timeDeltas\":[7,3]}}}]",
+        &wl);
+    CHECK_INT(wl.n, 0);
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    CHECK_INT(sm.n, 4);
+    if (sm.n == 4) {
+        const int64_t want[4] = {1005000, 1015000, 1022000, 1025000};
+        for (int i = 0; i < 4; i++) {
+            CHECK(sm.ts[i] == want[i]);
+            const tr_track *tk = tr_track_get_const(t, sm.track[i]);
+            CHECK(tk->tid == 1); /* the Profile's thread, not the chunks' */
+        }
+        CHECK(sm.stack[0] == sm.stack[1]);
+        CHECK_INT(tr_stack_depth(t, sm.stack[0]), 1);
+        const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, sm.stack[0]));
+        CHECK_STR(S(t, f->function), "main");
+        CHECK_STR(S(t, f->file), "a.js");
+        CHECK_INT(f->line, 5);
+        CHECK_INT(tr_stack_depth(t, sm.stack[2]), 2);
+        CHECK(tr_stack_parent(t, sm.stack[2]) == sm.stack[0]);
+        f = tr_frame_get(t, tr_stack_frame(t, sm.stack[2]));
+        CHECK_STR(S(t, f->function), "(anonymous)");
+        CHECK_INT(f->line, 0);
+        CHECK_INT(sm.stack[3], 0); /* (root) is the empty stack */
+    }
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 3); /* the events themselves stay as they were */
+    tr_trace_free(t);
+}
+
 TR_TEST(truncated_array)
 {
     const char *cases[] = {
@@ -364,7 +413,7 @@ TR_TEST(hostile_shapes)
     char *huge = malloc(big + 64);
     CHECK(huge != NULL);
     if (!huge) return;
-    size_t n = (size_t)sprintf(huge, "[{\"ph\":\"X\",\"name\":\"");
+    size_t n = (size_t)snprintf(huge, 64, "[{\"ph\":\"X\",\"name\":\"");
     memset(huge + n, 'a', big);
     memcpy(huge + n + big, "\"}]", 4);
     int rc;
@@ -374,7 +423,7 @@ TR_TEST(hostile_shapes)
     CHECK_INT(e.code, TR_E_LIMIT);
     tr_trace_free(t);
     /* the same size under a top-level key that is not kept: skipped in constant memory */
-    n = (size_t)sprintf(huge, "{\"junk\":\"");
+    n = (size_t)snprintf(huge, 64, "{\"junk\":\"");
     memset(huge + n, 'a', big);
     memcpy(huge + n + big, "\",\"traceEvents\":[]}", 20);
     t = read_text(huge, strlen(huge), 0, &wl, &rc, &e);
@@ -498,7 +547,7 @@ static int walk(const char *dir, const char *rel, int *count)
         struct stat st;
         if (stat(path, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
-            strcat(name, "/");
+            snprintf(name, sizeof name, "%s%s/", rel, de->d_name);
             bad += walk(path, name, count);
             continue;
         }

@@ -92,11 +92,13 @@ static const char *stack_text(const tr_trace *t, uint32_t stack)
     uint32_t d = 0;
     for (uint32_t s = stack; s && d < 256; s = tr_stack_parent(t, s))
         ids[d++] = tr_stack_frame(t, s);
+    size_t len = 0;
     buf[0] = '\0';
-    for (uint32_t i = d; i > 0; i--) {
+    for (uint32_t i = d; i > 0 && len < sizeof buf; i--) {
         const tr_frame *f = tr_frame_get(t, ids[i - 1]);
-        strncat(buf, tr_str_get(t, f->function, NULL), sizeof buf - strlen(buf) - 2);
-        if (i > 1) strcat(buf, ";");
+        int w = snprintf(buf + len, sizeof buf - len, "%s%s", tr_str_get(t, f->function, NULL),
+                         i > 1 ? ";" : "");
+        if (w > 0) len += (size_t)w;
     }
     return buf;
 }
@@ -463,10 +465,12 @@ static char *sorted_lines(char *text)
     qsort(lines, n, sizeof *lines, cmp_line);
     size_t len = 0;
     for (size_t i = 0; i < n; i++) len += strlen(lines[i]) + 1;
-    char *out = calloc(1, len + 1);
-    for (size_t i = 0; i < n; i++) {
-        strcat(out, lines[i]);
-        strcat(out, "\n");
+    char *out = calloc(1, len + 1), *at = out;
+    for (size_t i = 0; out && i < n; i++) {
+        size_t k = strlen(lines[i]);
+        memcpy(at, lines[i], k);
+        at[k] = '\n';
+        at += k + 1;
     }
     return out;
 }

@@ -381,11 +381,14 @@ int ts_target_sample(ts_target *tg, const ts_opts *o, ts_out *out, tr_error *e)
     int rc = tg->py ? sample_python(tg, o, e) : sample_native(tg, o, e);
     if (rc == TR_FAIL) tg->failed = 1;
     if (rc != TR_OK) return rc;
-    /* A process that ended while read: its last dump would only say so. */
-    if (tg->gone && tg->threads.len == 0) return TR_OK;
-    if (tg->threads.len == 0 && tg->errors.len && ts_task_state(tg->pid, tg->pid) == 0) {
-        tg->gone = 1;
-        return TR_OK;
+    /*
+    ** A process that ended (or became a zombie) while read: its last dump
+    ** would be empty or only say so.  A live process always has a thread.
+    */
+    if (tg->threads.len == 0) {
+        char state = ts_task_state(tg->pid, tg->pid);
+        if (state == 0 || state == 'Z' || state == 'X') tg->gone = 1;
+        if (tg->gone || tg->errors.len == 0) return TR_OK;
     }
     const char **errs = tr_malloc((tg->errors.len + 1) * sizeof *errs);
     if (!errs) return tr_error_nomem(e);
