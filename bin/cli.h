@@ -9,7 +9,9 @@
 
 #include "tr_align.h"
 #include "tr_error.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 #define TR_EXIT_OK    0
 #define TR_EXIT_DATA  1 /* bad input, I/O failure */

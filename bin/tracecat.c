@@ -7,7 +7,9 @@
 **   tracecat formats                        the reader and writer tables
 */
 #include "cli.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "../writers/tr_parquet.h"
 #include "tr_text.h"
 
@@ -199,7 +201,7 @@ static int keep_event(void *user, const tr_trace *t, const tr_event *ev)
         if (fnmatch(a->name_glob, name, 0) != 0) return 0;
     }
     if (a->track_glob) {
-        const tr_track *tk = tr_track_get_const(t, event_track(t, ev));
+        const tr_track *tk = tr_track_get(t, event_track(t, ev));
         const char *name = tk ? tr_str_get(t, tk->name, NULL) : "";
         if (fnmatch(a->track_glob, name, 0) != 0) return 0;
     }
@@ -215,7 +217,7 @@ static int has_filter(const args *a)
 
 static int load_inputs(tr_cli *c, const args *a, tr_trace *t, char *const *inputs, int n)
 {
-    tr_load_opts lo = {0};
+    tr_load_opts lo = {.readers = tr_readers};
     lo.from = a->from;
     lo.read.diag = &c->diag;
     lo.read.gt_pairing = a->gt_pairing;
@@ -497,7 +499,7 @@ static void info_clock(const tr_trace *t, size_t i, int merged, tr_buf *b)
     print_duration(b, in->offset_ns);
     tr_buf_addf(b, " (%s)\n", tr_align_how_name(in->placed));
     for (size_t p = 0; p < tr_process_count(t); p++) {
-        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->input != i || pr->offset_ns == in->offset_ns) continue;
         tr_buf_addf(b, "    %s", tr_str_get(t, pr->name, NULL));
         if (pr->rank >= 0) tr_buf_addf(b, " (rank %d)", pr->rank);
@@ -557,8 +559,8 @@ static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
                 tr_frame_count(t), tr_stack_count(t) - 1);
     tr_buf_adds(b, "lanes:\n");
     for (size_t i = 0; i < tr_track_count(t); i++) {
-        const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
-        const tr_process *p = tr_process_get_const(t, tk->process);
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
         tr_buf_addf(b, "  %s / %s (%s)", tr_str_get(t, p->name, NULL),
                     tr_str_get(t, tk->name, NULL), tr_track_kind_name(tk->kind));
         if (p->rank >= 0) tr_buf_addf(b, " rank %d", p->rank);
@@ -651,8 +653,8 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
                 tr_frame_count(t), tr_stack_count(t) - 1);
     tr_buf_adds(b, ",\"lanes\":[");
     for (size_t i = 0; i < tr_track_count(t); i++) {
-        const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
-        const tr_process *p = tr_process_get_const(t, tk->process);
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
         tr_buf_adds(b, i ? ",{\"process\":" : "{\"process\":");
         json_str(b, t, p->name);
         tr_buf_adds(b, ",\"track\":");
@@ -856,7 +858,7 @@ int main(int argc, char **argv)
         rc = cmd_formats();
         goto out;
     }
-    if (a.from && !tr_reader_find(a.from)) {
+    if (a.from && !tr_reader_find(tr_readers, a.from)) {
         rc = tr_cli_usage_error(&c, "unknown input format '%s' (see 'tracecat formats')", a.from);
         goto out;
     }

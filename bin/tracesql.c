@@ -460,7 +460,7 @@ static int load_traces(tr_cli *c, const args *a, sqlite3 **db)
         tr_cli_errorf(c, "out of memory");
         return TR_EXIT_DATA;
     }
-    tr_load_opts lo = {0};
+    tr_load_opts lo = {.readers = tr_readers};
     lo.from = a->from;
     lo.read.diag = &c->diag;
     lo.read.gt_pairing = a->gt_pairing;
@@ -612,7 +612,7 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
         if (r < 0) return tr_cli_usage_error(c, "out of memory");
     }
     if (a->n_inputs == 0) return tr_cli_usage_error(c, "no INPUT given (a .db file or a trace)");
-    if (a->from && !tr_reader_find(a->from))
+    if (a->from && !tr_reader_find(tr_readers, a->from))
         return tr_cli_usage_error(c, "unknown input format '%s' (see 'tracecat formats')", a->from);
     return TR_EXIT_OK;
 }

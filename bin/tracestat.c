@@ -7,7 +7,9 @@
 */
 #include "cli.h"
 #include "tr_analysis.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_text.h"
 
 #include <getopt.h>
@@ -239,9 +241,9 @@ static void add_process_label(tr_buf *b, const tr_trace *t, const tr_process *p)
 /* A lane's label: the track name, prefixed by its process when the trace has several. */
 static void add_track_label(tr_buf *b, const tr_trace *t, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
+    const tr_track *tk = tr_track_get(t, track);
     if (tr_process_count(t) > 1) {
-        add_process_label(b, t, tr_process_get_const(t, tk->process));
+        add_process_label(b, t, tr_process_get(t, tk->process));
         tr_buf_adds(b, " ");
     }
     if (*str(t, tk->name))
@@ -659,7 +661,7 @@ static void human_ops(const results *r, const args *a, tr_buf *b)
 
 static void io_row_label(tr_buf *b, const tr_trace *t, const tr_io_rank *rk)
 {
-    add_process_label(b, t, tr_process_get_const(t, rk->process));
+    add_process_label(b, t, tr_process_get(t, rk->process));
 }
 
 static void human_io(const results *r, const args *a, tr_buf *b)
@@ -873,7 +875,7 @@ static void human_stragglers(const results *r, const args *a, tr_buf *b)
             int o = s->rows[i].outlier[m];
             if (!o) continue;
             tr_buf_adds(b, flagged++ ? ", " : "; outliers: ");
-            add_process_label(b, t, tr_process_get_const(t, s->rows[i].process));
+            add_process_label(b, t, tr_process_get(t, s->rows[i].process));
             tr_buf_addf(b, " %s (", o > 0 ? "slow" : "fast");
             add_dur(b, s->rows[i].value[m]);
             tr_buf_addf(b, ", %+.0f%%)",
@@ -895,7 +897,7 @@ static void human_stragglers(const results *r, const args *a, tr_buf *b)
     for (size_t i = 0; i < n; i++) {
         const tr_rank_row *row = &s->rows[i];
         tr_buf_reset(&cell);
-        add_process_label(&cell, t, tr_process_get_const(t, row->process));
+        add_process_label(&cell, t, tr_process_get(t, row->process));
         table_cell(&tb, "%s", cell.p);
         for (int m = 0; m < TR_METRIC_COUNT; m++) {
             tr_buf_reset(&cell);
@@ -920,8 +922,8 @@ static void human_stragglers(const results *r, const args *a, tr_buf *b)
 /* "rank 3 MainThread": a hang group member. */
 static void add_member_label(tr_buf *b, const tr_trace *t, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
-    add_process_label(b, t, tr_process_get_const(t, tk->process));
+    const tr_track *tk = tr_track_get(t, track);
+    add_process_label(b, t, tr_process_get(t, tk->process));
     if (*str(t, tk->name))
         tr_buf_addf(b, " %s", str(t, tk->name));
     else if (tk->tid >= 0)
@@ -1014,7 +1016,7 @@ static void human_gpu(const results *r, const args *a, tr_buf *b)
     for (size_t i = 0; i < g->n_devices; i++) {
         const tr_gpu_device *d = &g->devices[i];
         tr_buf_reset(&cell);
-        const tr_process *p = tr_process_get_const(t, d->process);
+        const tr_process *p = tr_process_get(t, d->process);
         if (*str(t, p->name))
             tr_buf_adds(&cell, str(t, p->name));
         else
@@ -1059,8 +1061,8 @@ static void js_id(tr_buf *b, const tr_trace *t, tr_str s)
 /* The fields naming a track: process, pid, rank, track, tid, kind. */
 static void js_track(tr_buf *b, const tr_trace *t, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
-    const tr_process *p = tr_process_get_const(t, tk->process);
+    const tr_track *tk = tr_track_get(t, track);
+    const tr_process *p = tr_process_get(t, tk->process);
     tr_buf_adds(b, "\"process\":");
     js_id(b, t, p->name);
     tr_buf_addf(b, ",\"pid\":%lld,\"rank\":%d,\"track\":", (long long)p->pid, p->rank);
@@ -1071,7 +1073,7 @@ static void js_track(tr_buf *b, const tr_trace *t, uint32_t track)
 
 static void js_process(tr_buf *b, const tr_trace *t, uint32_t process)
 {
-    const tr_process *p = tr_process_get_const(t, process);
+    const tr_process *p = tr_process_get(t, process);
     tr_buf_addf(b, "\"rank\":%d,\"pid\":%lld,\"process\":", p->rank, (long long)p->pid);
     js_id(b, t, p->name);
 }
@@ -1404,8 +1406,8 @@ static void csv_row(tr_buf *b, int n, ...)
 
 static void csv_track(tr_buf *b, const tr_trace *t, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
-    const tr_process *p = tr_process_get_const(t, tk->process);
+    const tr_track *tk = tr_track_get(t, track);
+    const tr_process *p = tr_process_get(t, tk->process);
     csv_field(b, str(t, p->name));
     tr_buf_addf(b, ",%lld,%d,", (long long)p->pid, p->rank);
     csv_field(b, str(t, tk->name));
@@ -1414,7 +1416,7 @@ static void csv_track(tr_buf *b, const tr_trace *t, uint32_t track)
 
 static void csv_process(tr_buf *b, const tr_trace *t, uint32_t process)
 {
-    const tr_process *p = tr_process_get_const(t, process);
+    const tr_process *p = tr_process_get(t, process);
     tr_buf_addf(b, "%d,%lld,", p->rank, (long long)p->pid);
     csv_field(b, str(t, p->name));
 }
@@ -1580,7 +1582,7 @@ static void csv_table(const results *r, const args *a, tr_buf *b)
 
 static int load_all(tr_cli *c, const args *a, tr_trace *t)
 {
-    tr_load_opts lo = {0};
+    tr_load_opts lo = {.readers = tr_readers};
     lo.from = a->from;
     lo.read.diag = &c->diag;
     lo.read.gt_pairing = a->gt_pairing;
@@ -1817,7 +1819,7 @@ int main(int argc, char **argv)
         rc = tr_cli_usage_error(&c, "--json and --csv exclude each other");
         goto out;
     }
-    if (a.from && !tr_reader_find(a.from)) {
+    if (a.from && !tr_reader_find(tr_readers, a.from)) {
         rc = tr_cli_usage_error(&c, "unknown input format '%s' (see 'tracecat formats')", a.from);
         goto out;
     }

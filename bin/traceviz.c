@@ -8,7 +8,9 @@
 ** --dpi, --width, --height), so its users' command lines work unchanged.
 */
 #include "cli.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_render.h"
 #include "tr_text.h"
 
@@ -351,6 +353,7 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
 static int load_all(tr_cli *c, const args *a, tr_trace *t)
 {
     tr_load_opts lo = {
+        .readers = tr_readers,
         .from = a->from,
         .read = {.diag = &c->diag,
                  .gt_pairing = a->gt_pairing,
@@ -429,7 +432,7 @@ int main(int argc, char **argv)
     if (rc != TR_EXIT_OK || done) goto out;
     a.inputs = argv + optind;
     a.n_inputs = argc - optind;
-    if (a.from && !tr_reader_find(a.from)) {
+    if (a.from && !tr_reader_find(tr_readers, a.from)) {
         rc = tr_cli_usage_error(&c, "unknown input format '%s' (see 'tracecat formats')", a.from);
         goto out;
     }

@@ -506,7 +506,7 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
     if (!a.track_proc || !a.first_ts || !a.proc_off) rc = tr_error_nomem(e);
     if (rc == TR_OK) {
         for (size_t k = 0; k < a.n_tracks; k++)
-            a.track_proc[k] = tr_track_get_const(t, (uint32_t)k)->process;
+            a.track_proc[k] = tr_track_get(t, (uint32_t)k)->process;
         for (size_t i = 0; i < a.n_in; i++) a.first_ts[i] = INT64_MAX;
         first_of(&a, t->slices.ts, t->slices.track, t->slices.n);
         first_of(&a, t->instants.ts, t->instants.track, t->instants.n);
@@ -566,16 +566,16 @@ void tr_process_groups(const tr_trace *t, uint32_t *group)
     ranked *r = tr_malloc((n ? n : 1) * sizeof *r);
     if (!r) return; /* no groups is a correct, if plainer, answer */
     for (size_t p = 0; p < n; p++) {
-        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->rank >= 0) r[k++] = (ranked){pr->rank, (uint32_t)p};
     }
     qsort(r, k, sizeof *r, by_rank);
     for (size_t i = 0; i < k;) {
         size_t j = i + 1;
         int mixed = 0;
-        uint32_t input = tr_process_get_const(t, r[i].id)->input;
+        uint32_t input = tr_process_get(t, r[i].id)->input;
         for (; j < k && r[j].rank == r[i].rank; j++)
-            mixed |= tr_process_get_const(t, r[j].id)->input != input;
+            mixed |= tr_process_get(t, r[j].id)->input != input;
         for (size_t m = i; m < j && mixed; m++) group[r[m].id] = r[i].id;
         i = j;
     }

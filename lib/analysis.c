@@ -1,5 +1,5 @@
 /*
-** analysis.c: what the sections share (options, span, hash map, sorting),
+** analysis.c: what the sections share (options, span, sorting),
 ** the lanes section and the op breakdown.
 */
 #include "analysis_impl.h"
@@ -41,88 +41,6 @@ int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last)
     *first = lo;
     *last = hi;
     return 1;
-}
-
-/* ---- hash map ---- */
-
-static uint64_t an_hash(uint64_t k)
-{
-    /* splitmix64's finaliser: keys are often small consecutive ids. */
-    k ^= k >> 30;
-    k *= 0xbf58476d1ce4e5b9ull;
-    k ^= k >> 27;
-    k *= 0x94d049bb133111ebull;
-    return k ^ (k >> 31);
-}
-
-int tr_an_map_init(tr_an_map *m, size_t hint)
-{
-    size_t cap = 64;
-    while (cap < hint * 2) cap *= 2;
-    m->n = 0;
-    m->cap = cap;
-    m->keys = tr_malloc(cap * sizeof *m->keys);
-    m->vals = tr_malloc(cap * sizeof *m->vals);
-    if (!m->keys || !m->vals) {
-        tr_an_map_fini(m);
-        return TR_FATAL;
-    }
-    memset(m->vals, 0xff, cap * sizeof *m->vals);
-    return TR_OK;
-}
-
-void tr_an_map_fini(tr_an_map *m)
-{
-    tr_free(m->keys);
-    tr_free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = m->n = 0;
-}
-
-static size_t an_find(const tr_an_map *m, uint64_t key)
-{
-    size_t mask = m->cap - 1, i = (size_t)an_hash(key) & mask;
-    while (m->vals[i] != UINT32_MAX && m->keys[i] != key) i = (i + 1) & mask;
-    return i;
-}
-
-static int an_grow(tr_an_map *m)
-{
-    tr_an_map bigger;
-    if (tr_an_map_init(&bigger, m->cap) != TR_OK) return TR_FATAL;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->vals[i] == UINT32_MAX) continue;
-        size_t j = an_find(&bigger, m->keys[i]);
-        bigger.keys[j] = m->keys[i];
-        bigger.vals[j] = m->vals[i];
-    }
-    bigger.n = m->n;
-    tr_an_map_fini(m);
-    *m = bigger;
-    return TR_OK;
-}
-
-uint32_t *tr_an_map_slot(tr_an_map *m, uint64_t key, int *is_new)
-{
-    size_t i = an_find(m, key);
-    if (m->vals[i] != UINT32_MAX) {
-        *is_new = 0;
-        return &m->vals[i];
-    }
-    if ((m->n + 1) * 2 > m->cap) {
-        if (an_grow(m) != TR_OK) return NULL;
-        i = an_find(m, key);
-    }
-    m->keys[i] = key;
-    m->n++;
-    *is_new = 1;
-    return &m->vals[i];
-}
-
-uint32_t tr_an_map_get(const tr_an_map *m, uint64_t key)
-{
-    return m->cap ? m->vals[an_find(m, key)] : UINT32_MAX;
 }
 
 /* ---- sorting and order statistics ---- */
@@ -238,7 +156,7 @@ static int lane_names(const tr_trace *t, tr_lane_stats *out, lane_name *v, size_
 }
 
 static int lanes_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats *out,
-                         lane_state *st, tr_an_map *map, tr_vec *names)
+                         lane_state *st, tr_map *map, tr_vec *names)
 {
     size_t n_tracks = tr_track_count(t);
     tr_slices s;
@@ -286,7 +204,7 @@ static int lanes_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats
         if (p != TR_NONE && !(s.dur[i] <= 0 && s.ts[p] == ts)) continue;
         l->ops++;
         int is_new;
-        uint32_t *slot = tr_an_map_slot(map, (uint64_t)ls->lane << 32 | s.name[i], &is_new);
+        uint32_t *slot = tr_map_slot(map, (uint64_t)ls->lane << 32 | s.name[i], &is_new);
         if (!slot) return TR_FATAL;
         if (is_new) {
             lane_name *ln = tr_vec_push(names);
@@ -315,13 +233,13 @@ int tr_lane_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stat
     if (!tr_stat_span(t, &out->first, &out->last)) return TR_OK;
     size_t n_tracks = tr_track_count(t);
     lane_state *st = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *st);
-    tr_an_map map = {0};
+    tr_map map = {0};
     tr_vec names;
     tr_vec_init(&names, sizeof(lane_name));
     int rc = TR_FATAL;
-    if (st && tr_an_map_init(&map, 64) == TR_OK) rc = lanes_compute(t, o, out, st, &map, &names);
+    if (st && tr_map_init(&map, 64) == TR_OK) rc = lanes_compute(t, o, out, st, &map, &names);
     tr_free(st);
-    tr_an_map_fini(&map);
+    tr_map_fini(&map);
     tr_vec_fini(&names);
     if (rc != TR_OK) {
         tr_lane_stats_fini(out);

@@ -103,7 +103,7 @@ static int gpu_class(gpu_ctx *c, const tr_slices *s, size_t i)
     int8_t *k = &c->cat_class[s->cat[i]];
     if (*k == -2) *k = (int8_t)gpu_class_of_cat(tr_str_get(c->t, s->cat[i], NULL));
     if (*k >= 0) return *k;
-    if (tr_track_get_const(c->t, s->track[i])->kind != TR_TRACK_GPU) return -1;
+    if (tr_track_get(c->t, s->track[i])->kind != TR_TRACK_GPU) return -1;
     int8_t *n = &c->name_class[s->name[i]];
     if (*n == -2) *n = (int8_t)gpu_class_of_name(tr_str_get(c->t, s->name[i], NULL));
     return *n;
@@ -139,7 +139,7 @@ static int gpu_pass(gpu_ctx *c, int64_t first, int64_t last)
     for (size_t i = 0; i < s.n; i++) {
         int cl = gpu_class(c, &s, i);
         if (cl < 0) continue;
-        uint32_t tk = s.track[i], pr = tr_track_get_const(c->t, tk)->process;
+        uint32_t tk = s.track[i], pr = tr_track_get(c->t, tk)->process;
         uint32_t si = gpu_index(c->stream_of, tk, &streams);
         uint32_t di = gpu_index(c->device_of, pr, &devices);
         if (si == UINT32_MAX || di == UINT32_MAX) goto done;

@@ -5,32 +5,12 @@
 #define TR_ANALYSIS_IMPL_H
 
 #include "tr_analysis.h"
+#include "tr_map.h"
 #include "tr_mem.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-/*
-** A hash map from uint64 keys to uint32 values (usually an index into a
-** vector of records); UINT32_MAX marks an empty slot, so it is no value.
-*/
-typedef struct tr_an_map {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t cap, n;
-} tr_an_map;
-
-/* ^TR_OK or TR_FATAL. */
-int tr_an_map_init(tr_an_map *m, size_t hint);
-void tr_an_map_fini(tr_an_map *m);
-/*
-** ^The value slot of KEY, adding it (set to UINT32_MAX, *IS_NEW 1) when absent;
-** NULL when out of memory.  ^The slot is valid until the next insertion.
-*/
-uint32_t *tr_an_map_slot(tr_an_map *m, uint64_t key, int *is_new);
-/* ^The value of KEY, or UINT32_MAX. */
-uint32_t tr_an_map_get(const tr_an_map *m, uint64_t key);
 
 /* ^Sorts N int64 values ascending (an LSD radix sort: durations are many). */
 int tr_an_sort_i64(int64_t *v, size_t n);

@@ -203,7 +203,7 @@ typedef struct io_ctx {
     uint32_t *parent_io; /* per I/O row (index into io_rows): nearest I/O ancestor's row */
     uint8_t *has_child;  /* per I/O row: an I/O call runs inside it */
     uint32_t *unit_of_process;
-    tr_an_map units, layers, files, pos_map, fh_map;
+    tr_map units, layers, files, pos_map, fh_map;
     tr_vec pos; /* io_pos, by (unit, file) through pos_map */
     int64_t *run_first, *run_last;
 } io_ctx;
@@ -243,10 +243,10 @@ static int io_units(io_ctx *c)
     tr_vec rows;
     tr_vec_init(&rows, sizeof(tr_io_rank));
     for (size_t p = 0; p < np; p++) {
-        const tr_process *pr = tr_process_get_const(c->t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(c->t, (uint32_t)p);
         uint64_t key = pr->rank >= 0 ? (uint64_t)(uint32_t)pr->rank : (1ull << 32) | p;
         int is_new;
-        uint32_t *slot = tr_an_map_slot(&c->units, key, &is_new);
+        uint32_t *slot = tr_map_slot(&c->units, key, &is_new);
         if (!slot) goto oom;
         if (is_new) {
             tr_io_rank *r = tr_vec_push(&rows);
@@ -271,7 +271,7 @@ oom:
 
 static uint32_t io_unit(const io_ctx *c, size_t row)
 {
-    const tr_track *tk = tr_track_get_const(c->t, c->s.track[row]);
+    const tr_track *tk = tr_track_get(c->t, c->s.track[row]);
     return c->unit_of_process[tk->process];
 }
 
@@ -320,10 +320,10 @@ static int io_collect(io_ctx *c)
 }
 
 /* The index in V of KEY's record, pushing a zeroed one when new; UINT32_MAX when out of memory. */
-static uint32_t io_index_of(tr_an_map *m, tr_vec *v, uint64_t key)
+static uint32_t io_index_of(tr_map *m, tr_vec *v, uint64_t key)
 {
     int is_new;
-    uint32_t *slot = tr_an_map_slot(m, key, &is_new);
+    uint32_t *slot = tr_map_slot(m, key, &is_new);
     if (!slot) return UINT32_MAX;
     if (is_new) {
         if (!tr_vec_push(v)) return UINT32_MAX;
@@ -358,10 +358,10 @@ static tr_str io_path(io_ctx *c, size_t row, uint32_t unit)
     tr_str fh = io_arg_str(c->t, args, k_fh);
     if (path && fh) {
         int is_new;
-        uint32_t *slot = tr_an_map_slot(&c->fh_map, (uint64_t)unit << 32 | fh, &is_new);
+        uint32_t *slot = tr_map_slot(&c->fh_map, (uint64_t)unit << 32 | fh, &is_new);
         if (slot) *slot = path;
     } else if (!path && fh) {
-        uint32_t p = tr_an_map_get(&c->fh_map, (uint64_t)unit << 32 | fh);
+        uint32_t p = tr_map_find(&c->fh_map, (uint64_t)unit << 32 | fh);
         if (p != UINT32_MAX) path = p;
     }
     return path;
@@ -537,9 +537,9 @@ int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
     int rc = TR_FATAL;
-    if (tr_an_map_init(&c.units, 16) == TR_OK && tr_an_map_init(&c.layers, 8) == TR_OK &&
-        tr_an_map_init(&c.files, 64) == TR_OK && tr_an_map_init(&c.pos_map, 64) == TR_OK &&
-        tr_an_map_init(&c.fh_map, 16) == TR_OK && io_units(&c) == TR_OK &&
+    if (tr_map_init(&c.units, 16) == TR_OK && tr_map_init(&c.layers, 8) == TR_OK &&
+        tr_map_init(&c.files, 64) == TR_OK && tr_map_init(&c.pos_map, 64) == TR_OK &&
+        tr_map_init(&c.fh_map, 16) == TR_OK && io_units(&c) == TR_OK &&
         io_collect(&c) == TR_OK && io_pass(&c) == TR_OK) {
         io_finish(&c);
         rc = TR_OK;
@@ -551,11 +551,11 @@ int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
     tr_free(c.unit_of_process);
     tr_free(c.run_first);
     tr_free(c.run_last);
-    tr_an_map_fini(&c.units);
-    tr_an_map_fini(&c.layers);
-    tr_an_map_fini(&c.files);
-    tr_an_map_fini(&c.pos_map);
-    tr_an_map_fini(&c.fh_map);
+    tr_map_fini(&c.units);
+    tr_map_fini(&c.layers);
+    tr_map_fini(&c.files);
+    tr_map_fini(&c.pos_map);
+    tr_map_fini(&c.fh_map);
     tr_vec_fini(&c.pos);
     if (rc != TR_OK) {
         tr_io_stats_fini(out);

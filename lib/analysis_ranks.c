@@ -54,7 +54,7 @@ typedef struct rank_ctx {
     const tr_trace *t;
     const tr_stat_opts *o;
     tr_straggler_stats *out;
-    tr_an_map units;
+    tr_map units;
     uint32_t *unit_of_process; /* UINT32_MAX: not a unit (no rank while others have one) */
     unit_state *st;
     int8_t *is_step; /* by string id: 1, 0, or -1 not looked up */
@@ -69,18 +69,18 @@ static int rank_units(rank_ctx *c)
 {
     size_t np = tr_process_count(c->t);
     int any_rank = 0;
-    for (size_t p = 0; p < np; p++) any_rank |= tr_process_get_const(c->t, (uint32_t)p)->rank >= 0;
+    for (size_t p = 0; p < np; p++) any_rank |= tr_process_get(c->t, (uint32_t)p)->rank >= 0;
     c->unit_of_process = tr_malloc((np ? np : 1) * sizeof *c->unit_of_process);
     if (!c->unit_of_process) return TR_FATAL;
     tr_vec rows;
     tr_vec_init(&rows, sizeof(tr_rank_row));
     for (size_t p = 0; p < np; p++) {
-        int32_t rank = tr_process_get_const(c->t, (uint32_t)p)->rank;
+        int32_t rank = tr_process_get(c->t, (uint32_t)p)->rank;
         c->unit_of_process[p] = UINT32_MAX;
         if (any_rank && rank < 0) continue;
         int is_new;
         uint32_t *slot =
-            tr_an_map_slot(&c->units, unit_key(any_rank ? rank : -1, (uint32_t)p), &is_new);
+            tr_map_slot(&c->units, unit_key(any_rank ? rank : -1, (uint32_t)p), &is_new);
         if (!slot) goto oom;
         if (is_new) {
             tr_rank_row *r = tr_vec_push(&rows);
@@ -113,7 +113,7 @@ static int rank_sweep(rank_ctx *c)
     tr_slices s;
     tr_trace_slices(c->t, &s);
     for (size_t i = 0; i < s.n; i++) {
-        uint32_t u = c->unit_of_process[tr_track_get_const(c->t, s.track[i])->process];
+        uint32_t u = c->unit_of_process[tr_track_get(c->t, s.track[i])->process];
         if (u == UINT32_MAX) continue;
         unit_state *us = &c->st[u];
         tr_rank_row *r = &out->rows[u];
@@ -147,7 +147,7 @@ static int rank_io(rank_ctx *c, tr_error *e)
     if (tr_io_stats_compute(c->t, &io, e) != TR_OK) return TR_FATAL;
     for (size_t i = 0; i < io.n_ranks; i++) {
         const tr_io_rank *r = &io.ranks[i];
-        uint32_t u = tr_an_map_get(&c->units, unit_key(r->rank, r->process));
+        uint32_t u = tr_map_find(&c->units, unit_key(r->rank, r->process));
         if (u != UINT32_MAX) c->out->rows[u].value[TR_METRIC_IO] = r->c.time;
     }
     c->out->has[TR_METRIC_IO] = io.n_ranks > 0;
@@ -185,7 +185,7 @@ int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_stra
     rank_ctx c = {.t = t, .o = o, .out = out};
     int rc = TR_FATAL;
     int64_t *tmp = NULL;
-    if (tr_an_map_init(&c.units, 16) != TR_OK || rank_units(&c) != TR_OK) goto done;
+    if (tr_map_init(&c.units, 16) != TR_OK || rank_units(&c) != TR_OK) goto done;
     if (out->n < 2) {
         tr_straggler_stats_fini(out);
         out->k = o->mad_k;
@@ -207,7 +207,7 @@ done:
     tr_free(c.unit_of_process);
     tr_free(c.st);
     tr_free(c.is_step);
-    tr_an_map_fini(&c.units);
+    tr_map_fini(&c.units);
     if (rc != TR_OK) {
         tr_straggler_stats_fini(out);
         return tr_error_nomem(e);

@@ -43,11 +43,11 @@ void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total)
 */
 static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_table *h)
 {
-    tr_an_map fns;
+    tr_map fns;
     tr_vec out, seen; /* seen: per function, the last stack walk that counted it */
     tr_vec_init(&out, sizeof(tr_hot_fn));
     tr_vec_init(&seen, sizeof(size_t));
-    if (tr_an_map_init(&fns, 256) != TR_OK) return TR_FATAL;
+    if (tr_map_init(&fns, 256) != TR_OK) return TR_FATAL;
     int rc = TR_FATAL;
     for (size_t i = 0; i < n; i++) {
         h->samples += v[i].n;
@@ -56,7 +56,7 @@ static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_t
             const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, st));
             if (!f) break;
             int is_new;
-            uint32_t *slot = tr_an_map_slot(&fns, (uint64_t)f->function << 32 | f->file, &is_new);
+            uint32_t *slot = tr_map_slot(&fns, (uint64_t)f->function << 32 | f->file, &is_new);
             if (!slot) goto done;
             if (is_new) {
                 tr_hot_fn *fn = tr_vec_push(&out);
@@ -83,7 +83,7 @@ static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_t
 done:
     tr_vec_fini(&out);
     tr_vec_fini(&seen);
-    tr_an_map_fini(&fns);
+    tr_map_fini(&fns);
     return rc;
 }
 
@@ -102,14 +102,14 @@ void tr_hot_stats_fini(tr_hot_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_an_map *map,
+static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_map *map,
                        tr_vec *pairs)
 {
     tr_samples sm;
     tr_trace_samples(t, &sm);
     for (size_t i = 0; i < sm.n; i++) {
         int is_new;
-        uint32_t *slot = tr_an_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
+        uint32_t *slot = tr_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
         if (!slot) return TR_FATAL;
         if (is_new) {
             stack_count *c = tr_vec_push(pairs);
@@ -144,13 +144,13 @@ static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *o
 int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    tr_an_map map;
+    tr_map map;
     tr_vec pairs;
     tr_vec_init(&pairs, sizeof(stack_count));
     int rc = TR_FATAL;
-    if (tr_an_map_init(&map, 1024) == TR_OK) {
+    if (tr_map_init(&map, 1024) == TR_OK) {
         rc = hot_compute(t, o, out, &map, &pairs);
-        tr_an_map_fini(&map);
+        tr_map_fini(&map);
     }
     tr_vec_fini(&pairs);
     if (rc != TR_OK) {
@@ -177,7 +177,7 @@ void tr_hang_stats_fini(tr_hang_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, tr_an_map *map)
+static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, tr_map *map)
 {
     size_t n_tracks = tr_track_count(t);
     tr_samples sm;
@@ -191,7 +191,7 @@ static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, t
     for (size_t tk = 0; tk < n_tracks; tk++) {
         if (last[tk] == TR_NONE) continue;
         int is_new;
-        uint32_t *slot = tr_an_map_slot(map, sm.stack[last[tk]], &is_new);
+        uint32_t *slot = tr_map_slot(map, sm.stack[last[tk]], &is_new);
         if (!slot) goto oom;
         if (is_new) {
             tr_hang_group *g = tr_vec_push(&groups);
@@ -211,7 +211,7 @@ static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, t
     }
     for (size_t tk = 0; tk < n_tracks; tk++) {
         if (last[tk] == TR_NONE) continue;
-        tr_hang_group *g = &out->groups[tr_an_map_get(map, sm.stack[last[tk]])];
+        tr_hang_group *g = &out->groups[tr_map_find(map, sm.stack[last[tk]])];
         g->members[g->n++] = (tr_hang_member){.track = (uint32_t)tk, .ts = sm.ts[last[tk]]};
     }
     tr_an_qsort(out->groups, out->n, sizeof *out->groups, hang_cmp);
@@ -226,11 +226,11 @@ int tr_hang_stats_compute(const tr_trace *t, tr_hang_stats *out, tr_error *e)
     memset(out, 0, sizeof *out);
     size_t n_tracks = tr_track_count(t);
     uint32_t *last = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *last);
-    tr_an_map map = {0};
+    tr_map map = {0};
     int rc = TR_FATAL;
-    if (last && tr_an_map_init(&map, 64) == TR_OK) rc = hang_compute(t, out, last, &map);
+    if (last && tr_map_init(&map, 64) == TR_OK) rc = hang_compute(t, out, last, &map);
     tr_free(last);
-    tr_an_map_fini(&map);
+    tr_map_fini(&map);
     if (rc != TR_OK) {
         tr_hang_stats_fini(out);
         return tr_error_nomem(e);

@@ -150,7 +150,7 @@ static int close_open_slices(tr_trace *t)
     for (size_t i = 0; i < n_inputs; i++) end[i] = INT64_MIN;
     int all_first = 1; /* every track is of input 0 (one input read): nothing to look up */
     for (size_t i = 0; i < n_tracks; i++) {
-        const tr_process *p = tr_process_get_const(t, tr_track_get_const(t, (uint32_t)i)->process);
+        const tr_process *p = tr_process_get(t, tr_track_get(t, (uint32_t)i)->process);
         input[i] = p ? p->input : 0;
         all_first &= input[i] == 0;
     }

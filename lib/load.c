@@ -1,5 +1,5 @@
 /* load.c: picking readers for what the user named and reading it into a trace. */
-#include "tr_format.h"
+#include "tr_load.h"
 #include "tr_mem.h"
 
 #include <errno.h>
@@ -10,21 +10,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const tr_reader *tr_reader_find(const char *name)
+const tr_reader *tr_reader_find(const tr_reader *const *table, const char *name)
 {
-    for (size_t i = 0; tr_readers[i]; i++)
-        if (strcmp(tr_readers[i]->name, name) == 0) return tr_readers[i];
+    for (size_t i = 0; table && table[i]; i++)
+        if (strcmp(table[i]->name, name) == 0) return table[i];
     return NULL;
 }
 
-const tr_reader *tr_probe(const tr_peek *pk, int *score)
+/* The one probe loop: a directory listing asks only the readers of directories. */
+const tr_reader *tr_probe(const tr_reader *const *table, const tr_peek *pk, int *score)
 {
     const tr_reader *best = NULL;
     int best_score = 0;
-    for (size_t i = 0; tr_readers[i]; i++) {
-        int s = tr_readers[i]->probe ? tr_readers[i]->probe(pk) : 0;
+    for (size_t i = 0; table && table[i]; i++) {
+        const tr_reader *r = table[i];
+        if (!r->probe || (pk->entries && !r->read_dir)) continue;
+        int s = r->probe(pk);
         if (s > best_score) {
-            best = tr_readers[i];
+            best = r;
             best_score = s;
         }
     }
@@ -78,7 +81,7 @@ static int load_stream(tr_trace *t, tr_input *in, tr_load_opts *o, int required,
     tr_input_set_diag(in, o->read.diag);
     const tr_reader *r = NULL;
     if (o->from) {
-        r = tr_reader_find(o->from);
+        r = tr_reader_find(o->readers, o->from);
         if (!r) return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
     } else {
         const unsigned char *head;
@@ -90,7 +93,7 @@ static int load_stream(tr_trace *t, tr_input *in, tr_load_opts *o, int required,
             return tr_errorf(e, TR_E_FORMAT, &loc, "empty input (use --from to read it anyway)");
         }
         tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
-        r = tr_probe(&pk, NULL);
+        r = tr_probe(o->readers, &pk, NULL);
     }
     if (!r || !r->read) {
         if (!required) {
@@ -116,21 +119,11 @@ static const tr_reader *dir_reader(const char *path, const char *const *entries,
                                    const tr_load_opts *o)
 {
     if (o->from) {
-        const tr_reader *r = tr_reader_find(o->from);
+        const tr_reader *r = tr_reader_find(o->readers, o->from);
         return r && r->read_dir ? r : NULL;
     }
     tr_peek pk = {path, NULL, 0, 0, entries, n};
-    const tr_reader *best = NULL;
-    int best_score = 0;
-    for (size_t i = 0; tr_readers[i]; i++) {
-        const tr_reader *r = tr_readers[i];
-        int s = r->read_dir && r->probe ? r->probe(&pk) : 0;
-        if (s > best_score) {
-            best = r;
-            best_score = s;
-        }
-    }
-    return best;
+    return tr_probe(o->readers, &pk, NULL);
 }
 
 static int read_whole_dir(tr_trace *t, const char *path, const char *dir, const tr_reader *r,
@@ -349,13 +342,7 @@ static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const
             }
             if (rc != TR_OK) break;
             tr_peek pk = {full, NULL, 0, 0, (const char *const *)sub.data, sub.len};
-            const tr_reader *r = NULL;
-            int best = 0;
-            for (size_t k = 0; tr_readers[k]; k++) {
-                int score =
-                    tr_readers[k]->read_dir && tr_readers[k]->probe ? tr_readers[k]->probe(&pk) : 0;
-                if (score > best) r = tr_readers[k], best = score;
-            }
+            const tr_reader *r = tr_probe(o->readers, &pk, NULL);
             if (!r) continue;
             char **claim = tr_vec_push(&c->claimed);
             if (!claim) {
@@ -372,7 +359,7 @@ static int load_claimed_subdirs(tr_trace *t, const char *path, const char *const
 
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
 {
-    if (o->from && !tr_reader_find(o->from))
+    if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
     tr_source *src;
     int rc = tr_source_open(&src, path, e);

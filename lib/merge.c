@@ -10,8 +10,9 @@
 */
 #include "model.h"
 #include "tr_align.h"
-#include "tr_format.h"
+#include "tr_load.h"
 #include "tr_merge.h"
+#include "tr_pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static int merge_processes(tr_trace *dst, const tr_trace *src, remap *m)
     if (!(m->process = map_new(src->processes.len))) return TR_FATAL;
     for (size_t i = 0; i < src->processes.len; i++) {
         const tr_process *s = &TR_VEC_AT(&src->processes, tr_process, i);
-        uint32_t id = tr_process_get(dst, m->input[s->input], s->pid);
+        uint32_t id = tr_process_intern(dst, m->input[s->input], s->pid);
         if (id == TR_NONE) return TR_FATAL;
         tr_process *d = tr_process_at(dst, id);
         *d = *s;
@@ -145,8 +146,8 @@ static int merge_tracks(tr_trace *dst, const tr_trace *src, remap *m)
     size_t n = tr_track_count(src);
     if (!(m->track = map_new(n))) return TR_FATAL;
     for (size_t i = 0; i < n; i++) {
-        const tr_track *s = tr_track_get_const(src, (uint32_t)i);
-        uint32_t id = tr_track_get(dst, m->process[s->process], s->kind, s->tid,
+        const tr_track *s = tr_track_get(src, (uint32_t)i);
+        uint32_t id = tr_track_intern(dst, m->process[s->process], s->kind, s->tid,
                                    m->str[model_track_key(src, (uint32_t)i)]);
         if (id == TR_NONE) return TR_FATAL;
         tr_track *d = tr_track_at(dst, id);
@@ -333,11 +334,7 @@ typedef struct load_job {
 
 typedef struct load_pool {
     load_job *jobs;
-    size_t n;
     const tr_load_opts *o;
-    pthread_mutex_t lock;
-    size_t next;
-    size_t stop_at; /* no job past the first failed one is started */
 } load_pool;
 
 static void keep_warning(void *user, const tr_error *w)
@@ -365,8 +362,10 @@ static void locked_progress(void *user, const char *name, uint64_t done, uint64_
     pthread_mutex_unlock(&p->lock);
 }
 
-static void run_job(load_pool *p, load_job *j)
+static int run_job(void *user, size_t i)
 {
+    load_pool *p = user;
+    load_job *j = &p->jobs[i];
     tr_load_opts o = *p->o;
     const tr_diag *parent = p->o->read.diag;
     j->diag = (tr_diag){.fn = keep_warning, .user = j, .strict = parent && parent->strict};
@@ -375,38 +374,7 @@ static void run_job(load_pool *p, load_job *j)
     j->t = tr_trace_new();
     j->rc = j->t ? tr_load(j->t, j->path, &o, &j->err) : tr_error_nomem(&j->err);
     j->ignored = o.streams_ignored;
-}
-
-static void *load_worker(void *arg)
-{
-    load_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next < p->stop_at ? p->next++ : p->n;
-        pthread_mutex_unlock(&p->lock);
-        if (i >= p->n) break;
-        run_job(p, &p->jobs[i]);
-        if (p->jobs[i].rc < 0) {
-            pthread_mutex_lock(&p->lock);
-            if (i < p->stop_at) p->stop_at = i;
-            pthread_mutex_unlock(&p->lock);
-        }
-    }
-    return NULL;
-}
-
-static int thread_count(int want, size_t n)
-{
-    if (want <= 0) {
-        const char *env = getenv("TRACECAT_THREADS");
-        want = env ? atoi(env) : 0;
-        if (want <= 0) {
-            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-            want = cpus > 0 ? (int)(cpus < 8 ? cpus : 8) : 1;
-        }
-    }
-    if (want > 64) want = 64;
-    return (size_t)want < n ? want : (int)n;
+    return j->rc;
 }
 
 static uint64_t now_ns(void)
@@ -443,23 +411,14 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
         shared.progress = locked_progress;
         shared.progress_user = &pl;
     }
-    load_pool pool = {.jobs = jobs, .n = n, .o = &shared, .next = 0, .stop_at = n};
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_t tid[64];
-    int started = 0;
+    load_pool pool = {.jobs = jobs, .o = &shared};
     uint64_t t0 = now_ns();
-    /* The calling thread is one of the readers. */
-    for (int i = 1; i < threads; i++) {
-        if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0) break;
-        started++;
-    }
-    load_worker(&pool);
-    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    size_t started = tr_pool_run(threads, n, run_job, &pool);
     uint64_t t1 = now_ns();
     o->read_ns += t1 - t0;
     int rc = TR_OK;
     size_t i = 0;
-    for (; i < n && rc == TR_OK; i++) {
+    for (; i < started && rc == TR_OK; i++) {
         load_job *j = &jobs[i];
         replay_warnings(j, o->read.diag);
         o->streams_ignored += j->ignored;
@@ -477,7 +436,6 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
         tr_trace_free(jobs[k].t);
         tr_vec_fini(&jobs[k].warns);
     }
-    pthread_mutex_destroy(&pool.lock);
     pthread_mutex_destroy(&pl.lock);
     tr_free(jobs);
     return rc;
@@ -485,9 +443,9 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
 
 int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e)
 {
-    if (o->from && !tr_reader_find(o->from))
+    if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
-    int threads = thread_count(o->threads, n);
+    int threads = tr_pool_threads(o->threads, n);
     int rc = TR_OK;
     if (threads <= 1) {
         uint64_t t0 = now_ns();

@@ -135,7 +135,7 @@ int tr_stack_slicer_sample(tr_stack_slicer *s, uint32_t track, int64_t ts, uint3
     track_state *st = state_of(s, track);
     if (!st) return s->failed = 1, TR_FATAL;
     if (!st->used) {
-        const tr_track *tk = tr_track_get_const(s->t, track);
+        const tr_track *tk = tr_track_get(s->t, track);
         st->used = 1;
         st->process = tk ? tk->process : TR_NONE;
         st->last = st->end = ts;

@@ -10,6 +10,13 @@
 ** Failures while appending are sticky: an append that cannot allocate returns
 ** TR_NONE (or string 0) and marks the trace, and tr_trace_status reports it,
 ** so a reader checks once per record instead of after every call.
+**
+** Names say what a call does, here and in every table of the tree:
+**   tr_X_intern  find by value, or add: always yields an id (TR_NONE on OOM)
+**   tr_X_find    look up by value, never add: TR_NONE / NULL when absent
+**   tr_X_get     the read-only row (or text) of an id
+**   tr_X_at      the row of an id for its reader to update
+**   tr_X_add     append a new row, never looking for an equal one
 */
 #ifndef TR_TRACE_H
 #define TR_TRACE_H
@@ -88,9 +95,9 @@ typedef struct tr_process {
 } tr_process;
 
 /* ^Returns the process PID of input INPUT, adding it if absent (TR_NONE on OOM). */
-uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid);
+uint32_t tr_process_intern(tr_trace *t, uint32_t input, int64_t pid);
 tr_process *tr_process_at(tr_trace *t, uint32_t id);
-const tr_process *tr_process_get_const(const tr_trace *t, uint32_t id);
+const tr_process *tr_process_get(const tr_trace *t, uint32_t id);
 size_t tr_process_count(const tr_trace *t);
 
 /* ---- tracks: a lane of events (thread, worker, rank, client, counter, ...) ---- */
@@ -115,14 +122,14 @@ typedef struct tr_track {
 } tr_track;
 
 /*
-** tr_track_get: find or add a track
+** tr_track_intern: find or add a track
 ** ^A track is identified by (process, kind, tid, key); KEY tells apart tracks
 ** that have no tid (GT's "worker auto_worker_0").  ^A new track takes KEY as
 ** its name; the reader may rename it later through tr_track_at.
 */
-uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key);
+uint32_t tr_track_intern(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key);
 tr_track *tr_track_at(tr_trace *t, uint32_t id);
-const tr_track *tr_track_get_const(const tr_trace *t, uint32_t id);
+const tr_track *tr_track_get(const tr_trace *t, uint32_t id);
 size_t tr_track_count(const tr_trace *t);
 const char *tr_track_kind_name(int kind);
 

@@ -1,5 +1,6 @@
 /* trace.c: the model while it is being filled: strings, tables, args, stacks. */
 #include "model.h"
+#include "tr_map.h"
 
 #include <string.h>
 
@@ -12,35 +13,6 @@
 #else
 #define TRACE_SLOW
 #endif
-
-/* ---- hashing ---- */
-
-static uint64_t hash_mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    return (uint32_t)hash_mix(h);
-}
 
 /* ---- row_index: open addressing with linear probing ---- */
 
@@ -229,7 +201,7 @@ static tr_str str_store(tr_trace *t, const char *s, size_t n)
 tr_str tr_str_intern(tr_trace *t, const char *s, size_t n)
 {
     if (n == 0 || t->failed) return 0;
-    uint32_t hash = hash_bytes(s, n);
+    uint32_t hash = (uint32_t)tr_hash_bytes(s, n);
     str_key key = {s, n};
     size_t slot;
     uint32_t row = index_find(t, &t->str_index, hash, str_eq, &key, &slot);
@@ -268,7 +240,7 @@ int model_str_interned(const tr_trace *t, tr_str s)
     const str_entry *e = model_str_entry(t, s);
     const row_index *ix = &t->str_index;
     if (s == 0 || s >= t->strs.len || ix->cap == 0) return 0;
-    uint32_t hash = hash_bytes(e->p, e->len);
+    uint32_t hash = (uint32_t)tr_hash_bytes(e->p, e->len);
     for (size_t j = hash & (ix->cap - 1); ix->slots[j]; j = (j + 1) & (ix->cap - 1))
         if ((uint32_t)(ix->slots[j] >> 32) == hash && (uint32_t)ix->slots[j] - 1 == s) return 1;
     return 0;
@@ -315,7 +287,7 @@ typedef struct process_key {
 
 static uint32_t process_hash(uint32_t input, int64_t pid)
 {
-    return (uint32_t)hash_mix(((uint64_t)input << 40) ^ (uint64_t)pid);
+    return (uint32_t)tr_hash_mix(((uint64_t)input << 40) ^ (uint64_t)pid);
 }
 
 static int process_eq(const tr_trace *t, uint32_t row, const void *key)
@@ -325,7 +297,7 @@ static int process_eq(const tr_trace *t, uint32_t row, const void *key)
     return p->input == k->input && p->pid == k->pid;
 }
 
-uint32_t tr_process_get(tr_trace *t, uint32_t input, int64_t pid)
+uint32_t tr_process_intern(tr_trace *t, uint32_t input, int64_t pid)
 {
     if (!appendable(t)) return TR_NONE;
     process_key key = {input, pid};
@@ -352,7 +324,7 @@ tr_process *tr_process_at(tr_trace *t, uint32_t id)
     return id < t->processes.len ? &TR_VEC_AT(&t->processes, tr_process, id) : NULL;
 }
 
-const tr_process *tr_process_get_const(const tr_trace *t, uint32_t id)
+const tr_process *tr_process_get(const tr_trace *t, uint32_t id)
 {
     return id < t->processes.len ? &TR_VEC_AT(&t->processes, tr_process, id) : NULL;
 }
@@ -374,8 +346,8 @@ typedef struct track_key {
 
 static uint32_t track_hash(const track_key *k)
 {
-    uint64_t h = hash_mix(((uint64_t)k->process << 32) ^ ((uint64_t)k->kind << 24) ^ k->key);
-    return (uint32_t)hash_mix(h ^ (uint64_t)k->tid);
+    uint64_t h = tr_hash_mix(((uint64_t)k->process << 32) ^ ((uint64_t)k->kind << 24) ^ k->key);
+    return (uint32_t)tr_hash_mix(h ^ (uint64_t)k->tid);
 }
 
 static int track_eq(const tr_trace *t, uint32_t row, const void *key)
@@ -386,7 +358,7 @@ static int track_eq(const tr_trace *t, uint32_t row, const void *key)
            s->key == k->key;
 }
 
-uint32_t tr_track_get(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key)
+uint32_t tr_track_intern(tr_trace *t, uint32_t process, int kind, int64_t tid, tr_str key)
 {
     if (!appendable(t)) return TR_NONE;
     track_key k = {process, kind, tid, key};
@@ -414,7 +386,7 @@ tr_track *tr_track_at(tr_trace *t, uint32_t id)
     return id < t->tracks.len ? &TR_VEC_AT(&t->tracks, track_slot, id).track : NULL;
 }
 
-const tr_track *tr_track_get_const(const tr_trace *t, uint32_t id)
+const tr_track *tr_track_get(const tr_trace *t, uint32_t id)
 {
     return id < t->tracks.len ? &TR_VEC_AT(&t->tracks, track_slot, id).track : NULL;
 }
@@ -706,8 +678,8 @@ uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, 
 
 static uint32_t frame_hash(const tr_frame *f)
 {
-    uint64_t h = hash_mix(((uint64_t)f->function << 32) ^ f->file);
-    h = hash_mix(h ^ ((uint64_t)f->module << 32) ^ (uint32_t)f->line);
+    uint64_t h = tr_hash_mix(((uint64_t)f->function << 32) ^ f->file);
+    h = tr_hash_mix(h ^ ((uint64_t)f->module << 32) ^ (uint32_t)f->line);
     return (uint32_t)(h ^ (uint64_t)(f->is_native != 0));
 }
 
@@ -749,7 +721,7 @@ size_t tr_frame_count(const tr_trace *t)
 
 static uint32_t stack_hash(uint32_t parent, uint32_t frame)
 {
-    return (uint32_t)hash_mix(((uint64_t)parent << 32) | frame);
+    return (uint32_t)tr_hash_mix(((uint64_t)parent << 32) | frame);
 }
 
 static int stack_eq(const tr_trace *t, uint32_t row, const void *key)

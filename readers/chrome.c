@@ -23,7 +23,7 @@
 **   N/O/D ( ) v/V c  instants on their thread, with the phase as category
 ** GPU streams of Kineto traces (kernels, memcpys) become GPU tracks.
 */
-#include "tr_format.h"
+#include "tr_reader.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -1449,7 +1449,7 @@ static uint32_t thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad
     uint64_t a = (uint64_t)pid, b = (uint64_t)tid;
     uint32_t id = map_get(&r->thread_map, a, b);
     if (id == TR_NONE) {
-        uint32_t proc = tr_process_get(r->t, r->input, pid);
+        uint32_t proc = tr_process_intern(r->t, r->input, pid);
         thread_st *th = tr_vec_push(&r->threads);
         if (proc == TR_NONE || !th) return TR_NONE;
         id = (uint32_t)(r->threads.len - 1);
@@ -1486,7 +1486,7 @@ static uint32_t track_of(cj_rd *r, uint32_t thread, tr_str cat)
     */
     int gpu = th->gpu || is_gpu_cat(r, cat);
     th->track =
-        tr_track_get(r->t, th->process, gpu ? TR_TRACK_GPU : TR_TRACK_THREAD, th->tid, th->tid_str);
+        tr_track_intern(r->t, th->process, gpu ? TR_TRACK_GPU : TR_TRACK_THREAD, th->tid, th->tid_str);
     tr_track *tk = tr_track_at(r->t, th->track);
     if (tk) {
         if (th->name) tk->name = th->name;
@@ -1939,7 +1939,7 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     if (!a) return TR_NONE;
     id = (uint32_t)(r->asyncs.len - 1);
     tr_vec_init(&a->opens, sizeof(open_slice));
-    a->track = tr_track_get(r->t, proc, TR_TRACK_ASYNC, -1, key);
+    a->track = tr_track_intern(r->t, proc, TR_TRACK_ASYNC, -1, key);
     tr_track *tk = tr_track_at(r->t, a->track);
     if (tk) tk->name = name;
     return map_put(&r->async_map, key, 0, id) == TR_OK ? id : TR_NONE;
@@ -2032,7 +2032,7 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
         if (isnan(value)) {
             rc = warn_at(r, ev->off, "C event: series '%s' is not a number: skipped", r->key.p);
         } else {
-            uint32_t track = tr_track_get(r->t, proc, TR_TRACK_COUNTER, -1, intern_key(r));
+            uint32_t track = tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, intern_key(r));
             if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
             added++;
         }
@@ -2947,7 +2947,7 @@ static void finish_names(cj_rd *r)
     }
     for (size_t i = 0; i < tr_track_count(t); i++) {
         tr_track *tk = tr_track_at(t, (uint32_t)i);
-        const tr_process *p = tr_process_get_const(t, tk->process);
+        const tr_process *p = tr_process_get(t, tk->process);
         if (p->input != r->input || tk->name) continue;
         snprintf(tmp, sizeof tmp, "%s %lld", tr_track_kind_name(tk->kind), (long long)tk->tid);
         tk->name = tr_str_internz(t, tmp);

@@ -16,7 +16,7 @@
 ** caches sit in front of the trace's string table because a log repeats a
 ** handful of strings millions of times.
 */
-#include "tr_format.h"
+#include "tr_reader.h"
 #include "tr_text.h"
 
 #include <string.h>
@@ -658,7 +658,7 @@ static int gt_track_lane(gt_rd *g, int kind, const char *id, size_t n, int lower
     if (lower)
         for (size_t i = b->len - n; i < b->len; i++) b->p[i] = gt_lower(b->p[i]);
     tr_str name = tr_str_intern(g->t, b->p, b->len);
-    uint32_t track = tr_track_get(g->t, g->process, kind, -1, name);
+    uint32_t track = tr_track_intern(g->t, g->process, kind, -1, name);
     /* This input's process is new, so all its tracks come after track_base. */
     if (track == TR_NONE || track < g->track_base) return TR_FATAL;
     size_t i = track - g->track_base;
@@ -1053,7 +1053,7 @@ static int gt_init(gt_rd *g, tr_input *in, tr_trace *t, uint32_t input, const tr
     tr_buf_init(&g->scratch, 0);
     for (int i = 0; i < C_COUNT; i++) g->c[i] = tr_str_internz(t, gt_const_text[i]);
     g->track_base = (uint32_t)tr_track_count(t);
-    g->process = tr_process_get(t, input, -1);
+    g->process = tr_process_intern(t, input, -1);
     tr_process *p = tr_process_at(t, g->process);
     if (p) p->name = tr_str_internz(t, "GT dispatcher");
     return tr_trace_status(t, NULL);

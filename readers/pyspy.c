@@ -165,7 +165,7 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
     return TR_OK;
 }
 
-uint32_t tr_pyspy_fcache_get(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
     if (n > UINT32_MAX) return tr_pyspy_frame_intern(t, p, n);
     if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
@@ -382,7 +382,7 @@ static int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
 static uint32_t ps_process(ps_rd *r)
 {
     if (r->process != TR_NONE) return r->process;
-    r->process = tr_process_get(r->t, r->input, r->pending_pid);
+    r->process = tr_process_intern(r->t, r->input, r->pending_pid);
     tr_process *p = tr_process_at(r->t, r->process);
     if (p) {
         if (r->pending_host) p->host = r->pending_host;
@@ -516,7 +516,7 @@ static int ps_on_thread(ps_rd *r, const ps_thread_hdr *h, tr_error *e)
     if (r->moment == 0 && (rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
     uint32_t proc = ps_process(r);
     if (proc == TR_NONE) return tr_error_nomem(e);
-    uint32_t track = tr_track_get(r->t, proc, TR_TRACK_THREAD, h->tid, 0);
+    uint32_t track = tr_track_intern(r->t, proc, TR_TRACK_THREAD, h->tid, 0);
     ps_prev *pv = track == TR_NONE ? NULL : ps_prev_of(r, track);
     if (!pv) return tr_error_nomem(e);
     if (pv->moment == r->moment && !r->markers) {
@@ -740,7 +740,7 @@ static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
             pid = -1;
         }
     }
-    uint32_t proc = tr_process_get(r->t, r->input, pid);
+    uint32_t proc = tr_process_intern(r->t, r->input, pid);
     if (proc == TR_NONE) return tr_error_nomem(e);
     while (ps_next_field(&p, end, &f)) {
         if (ps_key(&f, "ts") || ps_key(&f, "pid") || ps_key(&f, "host") || ps_key(&f, "rank") ||
@@ -763,7 +763,7 @@ static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
             continue;
         }
         uint32_t track =
-            tr_track_get(r->t, proc, TR_TRACK_COUNTER, -1, tr_str_intern(r->t, f.k, f.k_n));
+            tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, tr_str_intern(r->t, f.k, f.k_n));
         tr_counter_add(r->t, track, ts, v);
     }
     return tr_trace_status(r->t, e);
@@ -851,7 +851,7 @@ static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_
         return ps_warn_e(r, ln, 1, "frame line outside a thread (no 'Thread' header before it)", e);
     }
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
-    uint32_t frame = tr_pyspy_fcache_get(&r->fcache, r->t, p, n);
+    uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p, n);
     uint32_t *slot = tr_vec_push(&r->frames);
     if (frame == TR_NONE || !slot) return tr_error_nomem(e);
     *slot = frame;
@@ -892,7 +892,7 @@ static int ps_on_error(ps_rd *r, const char *msg, size_t n, tr_error *e)
     if (r->moment == 0 && (rc = ps_moment_start(r, 0, 0, e)) != TR_OK) return rc;
     uint32_t proc = ps_process(r);
     if (proc == TR_NONE) return tr_error_nomem(e);
-    uint32_t track = tr_track_get(r->t, proc, TR_TRACK_THREAD, -1, r->c[C_PYSPY]);
+    uint32_t track = tr_track_intern(r->t, proc, TR_TRACK_THREAD, -1, r->c[C_PYSPY]);
     tr_args_begin(r->t);
     tr_args_str(r->t, r->c[C_MESSAGE], tr_str_add(r->t, msg, n));
     uint32_t args = tr_args_end(r->t);

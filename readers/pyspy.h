@@ -6,7 +6,7 @@
 #ifndef TR_READERS_PYSPY_H
 #define TR_READERS_PYSPY_H
 
-#include "tr_format.h"
+#include "tr_reader.h"
 #include "tr_mem.h"
 
 #include <stdint.h>
@@ -41,7 +41,7 @@ typedef struct tr_pyspy_fcache {
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c);
 void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 /* The frame id of the N bytes at P, parsing them the first time; TR_NONE on OOM. */
-uint32_t tr_pyspy_fcache_get(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n);
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n);
 
 int tr_pyspy_read_folded(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
                          tr_error *e);

@@ -100,7 +100,7 @@ static int fd_prefix(fd_rd *r, const char **pp, size_t *np, uint32_t *track)
         const char *name = colon + 1;
         size_t name_n = (size_t)(p + seg - name);
         if (name_n >= 2 && name[0] == '"' && name[name_n - 1] == '"') name++, name_n -= 2;
-        proc = tr_process_get(r->t, r->input, pid);
+        proc = tr_process_intern(r->t, r->input, pid);
         tr_process *pr = tr_process_at(r->t, proc);
         if (!pr) return TR_FATAL;
         if (name_n && !pr->name) pr->name = tr_str_intern(r->t, name, name_n);
@@ -114,8 +114,8 @@ static int fd_prefix(fd_rd *r, const char **pp, size_t *np, uint32_t *track)
         int64_t tid;
         if (close && fd_id(p + 8, (size_t)(close - p - 8), &tid) &&
             (close + 1 == p + seg || (close + 2 < p + seg && close[1] == ':' && close[2] == ' '))) {
-            if (proc == TR_NONE) proc = tr_process_get(r->t, r->input, -1);
-            *track = tr_track_get(r->t, proc, TR_TRACK_THREAD, tid, 0);
+            if (proc == TR_NONE) proc = tr_process_intern(r->t, r->input, -1);
+            *track = tr_track_intern(r->t, proc, TR_TRACK_THREAD, tid, 0);
             tr_track *tk = tr_track_at(r->t, *track);
             if (!tk) return TR_FATAL;
             if (close + 1 < p + seg) {
@@ -131,11 +131,11 @@ static int fd_prefix(fd_rd *r, const char **pp, size_t *np, uint32_t *track)
             n -= seg + (semi != NULL);
         }
     } else if (proc != TR_NONE) {
-        *track = tr_track_get(r->t, proc, TR_TRACK_THREAD, -1, r->all_threads);
+        *track = tr_track_intern(r->t, proc, TR_TRACK_THREAD, -1, r->all_threads);
     }
     if (*track == TR_NONE) {
         if (r->default_track == TR_NONE)
-            r->default_track = tr_track_get(r->t, tr_process_get(r->t, r->input, -1),
+            r->default_track = tr_track_intern(r->t, tr_process_intern(r->t, r->input, -1),
                                             TR_TRACK_THREAD, -1, r->all_threads);
         *track = r->default_track;
     }
@@ -160,7 +160,7 @@ static uint32_t fd_stack(fd_rd *r, const char *p, size_t n)
     while (pos <= n && n > 0) {
         const char *semi = memchr(p + pos, ';', n - pos);
         size_t end = semi ? (size_t)(semi - p) : n;
-        uint32_t frame = tr_pyspy_fcache_get(&r->fcache, r->t, p + pos, end - pos);
+        uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p + pos, end - pos);
         if (frame == TR_NONE) return TR_NONE;
         stack = tr_stack_push(r->t, stack, frame);
         size_t *e = tr_vec_push(&r->ends);

@@ -99,14 +99,14 @@ static int pj_dump_thread(pj_rd *r, json_t *th, tr_error *e)
     int64_t pid = pj_int(th, "pid", -1);
     int64_t tid = pj_int(th, "os_thread_id", -1);
     if (tid < 0) tid = pj_int(th, "thread_id", -1);
-    uint32_t proc = tr_process_get(t, r->input, pid);
+    uint32_t proc = tr_process_intern(t, r->input, pid);
     tr_process *pr = tr_process_at(t, proc);
     if (!pr) return tr_error_nomem(e);
     json_t *pi = json_object_get(th, "process_info");
     size_t n;
     const char *cmd = json_is_object(pi) ? pj_str(pi, "command_line", &n) : NULL;
     if (cmd && n && !pr->name) pr->name = tr_str_intern(t, cmd, n);
-    uint32_t track = tr_track_get(t, proc, TR_TRACK_THREAD, tid, 0);
+    uint32_t track = tr_track_intern(t, proc, TR_TRACK_THREAD, tid, 0);
     tr_track *tk = tr_track_at(t, track);
     if (!tk) return tr_error_nomem(e);
     const char *name = pj_str(th, "thread_name", &n);
@@ -206,9 +206,9 @@ static uint32_t pj_profile_track(pj_rd *r, const char *name, size_t n)
     } else {
         p = name;
     }
-    uint32_t proc = tr_process_get(t, r->input, pid < 0 ? -1 : pid);
-    if (tid < 0) return tr_track_get(t, proc, TR_TRACK_THREAD, -1, tr_str_intern(t, name, n));
-    uint32_t track = tr_track_get(t, proc, TR_TRACK_THREAD, tid, 0);
+    uint32_t proc = tr_process_intern(t, r->input, pid < 0 ? -1 : pid);
+    if (tid < 0) return tr_track_intern(t, proc, TR_TRACK_THREAD, -1, tr_str_intern(t, name, n));
+    uint32_t track = tr_track_intern(t, proc, TR_TRACK_THREAD, tid, 0);
     tr_track *tk = tr_track_at(t, track);
     if (tk && !tk->name) {
         if (tname_n) {

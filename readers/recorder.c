@@ -1161,7 +1161,7 @@ static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t ti
     int len = tid ? snprintf(name, sizeof name, "thread %lld", (long long)tid)
                   : snprintf(name, sizeof name, "rank %d", (int)rank);
     tr_str key = tr_str_intern(m->t, name, (size_t)len);
-    uint32_t track = tr_track_get(m->t, ro->process, TR_TRACK_THREAD, tid ? tid : -1, key);
+    uint32_t track = tr_track_intern(m->t, ro->process, TR_TRACK_THREAD, tid ? tid : -1, key);
     tid_track *tt = tr_vec_push(&ro->tracks);
     if (!tt || track == TR_NONE) return NULL;
     tt->tid = tid;
@@ -1352,7 +1352,7 @@ static int fill_model(rec_model *m, rec_rank *rk, uint32_t input, tr_error *e)
     for (int32_t r = 0; r < n && rc == TR_OK; r++) {
         rank_out *o = &ro[r];
         tr_vec_init(&o->tracks, sizeof(tid_track));
-        o->process = tr_process_get(m->t, input, r);
+        o->process = tr_process_intern(m->t, input, r);
         if (o->process == TR_NONE) {
             rc = tr_error_nomem(e);
             break;

@@ -11,7 +11,7 @@
 #ifndef TR_RECORDER_IMPL_H
 #define TR_RECORDER_IMPL_H
 
-#include "tr_format.h"
+#include "tr_reader.h"
 #include "tr_mem.h"
 
 #include <stddef.h>

@@ -307,8 +307,8 @@ int tr_render_format_duration(tr_buf *b, int64_t ns)
 
 int tr_render_track_selected(const tr_trace *t, const tr_render_opts *o, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
-    const tr_process *p = tr_process_get_const(t, tk->process);
+    const tr_track *tk = tr_track_get(t, track);
+    const tr_process *p = tr_process_get(t, tk->process);
     if (o->n_ranks) {
         size_t i = 0;
         while (i < o->n_ranks && o->ranks[i] != p->rank) i++;
@@ -331,7 +331,7 @@ int tr_render_track_selected(const tr_trace *t, const tr_render_opts *o, uint32_
 
 int tr_render_process_label(tr_buf *b, const tr_trace *t, uint32_t process)
 {
-    const tr_process *p = tr_process_get_const(t, process);
+    const tr_process *p = tr_process_get(t, process);
     size_t start = b->len;
     int rc = 0;
     const char *name = tr_str_get(t, p->name, NULL);

@@ -279,7 +279,7 @@ static uint32_t stack_node_reversed(flame *f, uint32_t root, uint32_t stack)
 /* A thread's root frame in --per-thread graphs: "[process: ]thread". */
 static uint32_t thread_root(flame *f, uint32_t track, int many_processes)
 {
-    const tr_track *tk = tr_track_get_const(f->t, track);
+    const tr_track *tk = tr_track_get(f->t, track);
     size_t off = f->text.len;
     int rc = 0;
     if (many_processes) {
@@ -466,7 +466,7 @@ static int flame_build(flame *f, tr_error *e)
     for (size_t i = 0; i < n_tracks; i++) {
         roots[i] = TR_NONE;
         sel[i] = (uint8_t)tr_render_track_selected(t, f->o, (uint32_t)i);
-        if (tr_track_get_const(t, (uint32_t)i)->process != tr_track_get_const(t, 0)->process)
+        if (tr_track_get(t, (uint32_t)i)->process != tr_track_get(t, 0)->process)
             many_processes = 1;
     }
     if (!f->o->reverse && !f->o->per_thread) {

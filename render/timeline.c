@@ -165,10 +165,10 @@ static int lane_cmp(const void *pa, const void *pb)
 {
     const tr_trace *t = sort_trace;
     const lane *la = pa, *lb = pb;
-    const tr_track *a = tr_track_get_const(t, la->track), *b = tr_track_get_const(t, lb->track);
+    const tr_track *a = tr_track_get(t, la->track), *b = tr_track_get(t, lb->track);
     if (a->process != b->process) {
-        const tr_process *p = tr_process_get_const(t, a->process);
-        const tr_process *q = tr_process_get_const(t, b->process);
+        const tr_process *p = tr_process_get(t, a->process);
+        const tr_process *q = tr_process_get(t, b->process);
         int c = cmp_i64(p->sort_index, q->sort_index);
         /* Ranks in order, processes without a rank after them. */
         if (!c) c = cmp_i64(p->rank < 0 ? INT64_MAX : p->rank, q->rank < 0 ? INT64_MAX : q->rank);
@@ -446,7 +446,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
         lane *ln = &l->lanes[n++];
         memset(ln, 0, sizeof *ln);
         ln->track = (uint32_t)i;
-        ln->process = tr_track_get_const(t, (uint32_t)i)->process;
+        ln->process = tr_track_get(t, (uint32_t)i)->process;
         ln->depth = scan[i].depth;
         ln->has_instants = scan[i].instants;
         ln->is_counter = scan[i].counter && !scan[i].depth;
@@ -471,7 +471,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     size_t longest = 0;
     for (size_t i = 0; i < n; i++) {
         size_t len;
-        tr_str_get(t, tr_track_get_const(t, l->lanes[i].track)->name, &len);
+        tr_str_get(t, tr_track_get(t, l->lanes[i].track)->name, &len);
         if (len > longest) longest = len;
     }
     l->label_w = (double)(longest + 2) * 0.6 * l->text_pt * l->px_per_pt;
@@ -752,7 +752,7 @@ static int draw_counters(draw_state *d)
             /* The column keeps its peak, so a spike narrower than a pixel still shows. */
             val[c] = isnan(val[c]) || cn.value[i] > val[c] ? cn.value[i] : val[c];
         }
-        name_stat *ns = map_get(&d->colours, t, tr_track_get_const(t, ln->track)->name);
+        name_stat *ns = map_get(&d->colours, t, tr_track_get(t, ln->track)->name);
         uint32_t rgb = ns ? ns->rgb : 0x1f77b4;
         double top = ln->y + ln->strip + ln->row_h * 0.1, bottom = ln->y + ln->h;
         double span = ln->cmax - ln->cmin;
@@ -1030,9 +1030,9 @@ static int draw_lanes(draw_state *d)
         if (ln->track == TR_NONE) {
             rc = tr_buf_addf(&b, "+%zu lanes", l->summarised);
         } else {
-            const tr_track *tk = tr_track_get_const(t, ln->track);
+            const tr_track *tk = tr_track_get(t, ln->track);
             if (!l->header_h) {
-                const tr_process *p = tr_process_get_const(t, tk->process);
+                const tr_process *p = tr_process_get(t, tk->process);
                 if (p->rank >= 0) rc |= tr_buf_addf(&b, "r%d ", (int)p->rank);
             }
             rc |= tr_buf_adds(&b, tr_str_get(t, tk->name, NULL));

@@ -3,7 +3,9 @@
 ** and read -> write -> read over every sample of testdata/chrome.
 */
 #include "tr_test.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_text.h"
 
 #include <dirent.h>
@@ -143,11 +145,11 @@ TR_TEST(instants_counters)
     tr_counters c;
     tr_trace_counters(t, &c);
     CHECK_INT(c.n, 3);
-    CHECK_STR(S(t, tr_track_get_const(t, c.track[0])->name), "mem heap");
+    CHECK_STR(S(t, tr_track_get(t, c.track[0])->name), "mem heap");
     CHECK(c.value[0] == 5.0);
-    CHECK_STR(S(t, tr_track_get_const(t, c.track[1])->name), "mem"); /* key repeats the name */
+    CHECK_STR(S(t, tr_track_get(t, c.track[1])->name), "mem"); /* key repeats the name */
     CHECK(c.value[1] == 6.5);
-    CHECK_STR(S(t, tr_track_get_const(t, c.track[2])->name), "c id: 7 v");
+    CHECK_STR(S(t, tr_track_get(t, c.track[2])->name), "c id: 7 v");
     CHECK_INT(wl.n, 0);
     tr_trace_free(t);
 }
@@ -170,17 +172,17 @@ TR_TEST(metadata_after_events)
         "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":3},\"deviceProperties\":[{\"id\":0}]}",
         &wl);
     CHECK_INT(tr_track_count(t), 2);
-    const tr_track *g = tr_track_get_const(t, 0);
+    const tr_track *g = tr_track_get(t, 0);
     CHECK_INT(g->kind, TR_TRACK_GPU);
     CHECK_STR(S(t, g->name), "stream 7 ");
-    const tr_process *p = tr_process_get_const(t, g->process);
+    const tr_process *p = tr_process_get(t, g->process);
     CHECK_STR(S(t, p->name), "gpu");
     CHECK_STR(S(t, p->labels), "GPU 0");
     CHECK_INT(p->sort_index, 16777216);
     CHECK_INT(p->rank, 3);
-    const tr_track *h = tr_track_get_const(t, 1);
+    const tr_track *h = tr_track_get(t, 1);
     CHECK_STR(S(t, h->name), "main");
-    CHECK_STR(S(t, tr_process_get_const(t, h->process)->name), "host");
+    CHECK_STR(S(t, tr_process_get(t, h->process)->name), "host");
     tr_slices s;
     tr_trace_slices(t, &s);
     uint32_t row = s.track[0] == 1 ? 0 : 1;
@@ -222,7 +224,7 @@ TR_TEST(async_and_flows)
     CHECK_INT(s.n, 6);
     int async = 0;
     for (size_t i = 0; i < s.n; i++)
-        async += tr_track_get_const(t, s.track[i])->kind == TR_TRACK_ASYNC;
+        async += tr_track_get(t, s.track[i])->kind == TR_TRACK_ASYNC;
     CHECK_INT(async, 2);
     CHECK_INT(tr_flow_count(t), 2);
     const tr_flow *f = tr_flow_get(t, 0);
@@ -301,7 +303,7 @@ TR_TEST(v8_cpu_profile)
         const int64_t want[4] = {1005000, 1015000, 1022000, 1025000};
         for (int i = 0; i < 4; i++) {
             CHECK(sm.ts[i] == want[i]);
-            const tr_track *tk = tr_track_get_const(t, sm.track[i]);
+            const tr_track *tk = tr_track_get(t, sm.track[i]);
             CHECK(tk->tid == 1); /* the Profile's thread, not the chunks' */
         }
         CHECK(sm.stack[0] == sm.stack[1]);
@@ -482,8 +484,8 @@ static char *model_text(const tr_trace *t)
             tr_buf_addc(&b, '|');
             tr_buf_add_json_args(&b, t, sa.args[r]);
         }
-        const tr_track *tk = tr_track_get_const(t, track);
-        const tr_process *p = tr_process_get_const(t, tk->process);
+        const tr_track *tk = tr_track_get(t, track);
+        const tr_process *p = tr_process_get(t, tk->process);
         tr_buf_addf(&b, " @ %s/%s/%s rank %d sort %d/%d labels %s\n", S(t, p->name), S(t, tk->name),
                     tr_track_kind_name(tk->kind), p->rank, p->sort_index, tk->sort_index,
                     S(t, p->labels));
@@ -494,7 +496,7 @@ static char *model_text(const tr_trace *t)
 static int round_trip(const char *path, const char *name)
 {
     tr_trace *t1 = tr_trace_new();
-    tr_load_opts lo = {0};
+    tr_load_opts lo = {.readers = tr_readers};
     tr_diag d = {NULL, NULL, 0, 0};
     lo.from = "chrome";
     lo.read.diag = &d;

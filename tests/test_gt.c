@@ -4,7 +4,9 @@
 */
 #include "tr_test.h"
 
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_mem.h"
 
 #include <stdlib.h>
@@ -75,7 +77,7 @@ static tr_trace *load(const char *rel, int pairing)
 {
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts o = {0};
+    tr_load_opts o = {.readers = tr_readers};
     o.from = NULL;
     o.read.diag = &diag;
     o.read.gt_pairing = pairing;
@@ -170,7 +172,7 @@ static const char *arg_str(const tr_trace *t, uint32_t set, const char *key)
 
 static const char *track_name(const tr_trace *t, uint32_t track)
 {
-    return tr_str_get(t, tr_track_get_const(t, track)->name, NULL);
+    return tr_str_get(t, tr_track_get(t, track)->name, NULL);
 }
 
 /* Record count, client and worker slices (both pairings) of one sample. */
@@ -248,7 +250,7 @@ TR_TEST(tiny_fields)
     CHECK_INT(info->meta, 0);
     CHECK_INT(info->lines_skipped, 20); /* the 20-line header */
     CHECK_INT(tr_process_count(t), 1);
-    const tr_process *p = tr_process_get_const(t, 0);
+    const tr_process *p = tr_process_get(t, 0);
     CHECK_INT(p->pid, -1);
     CHECK_STR(tr_str_get(t, p->name, NULL), "GT dispatcher");
 
@@ -262,8 +264,8 @@ TR_TEST(tiny_fields)
     CHECK(is_cat(t, in.cat[0], "gt"));
     CHECK_INT(in.bytes[0], 88);
     CHECK_STR(track_name(t, in.track[0]), "client 006b8b4567");
-    CHECK_INT(tr_track_get_const(t, in.track[0])->kind, TR_TRACK_CLIENT);
-    CHECK_INT(tr_track_get_const(t, in.track[0])->tid, -1);
+    CHECK_INT(tr_track_get(t, in.track[0])->kind, TR_TRACK_CLIENT);
+    CHECK_INT(tr_track_get(t, in.track[0])->tid, -1);
     CHECK_INT(arg_int(t, in.args[0], "seq"), 1);
     CHECK_STR(arg_str(t, in.args[0], "command"), "RegisterWorker");
     CHECK_INT(arg_int(t, in.args[0], "bytes"), 88);
@@ -285,7 +287,7 @@ TR_TEST(tiny_fields)
     /* #0006 WORKER_SEND on the worker's track */
     i = find_seq(t, 6);
     CHECK_STR(track_name(t, in.track[i]), "worker auto_worker");
-    CHECK_INT(tr_track_get_const(t, in.track[i])->kind, TR_TRACK_WORKER);
+    CHECK_INT(tr_track_get(t, in.track[i])->kind, TR_TRACK_WORKER);
     CHECK_STR(arg_str(t, in.args[i], "details"), "[1 cmds: WorkerUnaryOp]");
 
     /* the client request #0003 RECV (174B, 0.207s) .. #0007 SEND (91B, 0.210s) */
@@ -390,7 +392,7 @@ TR_TEST(mlp_details)
     /* 4 workers and 1 client (plus the 4 registering workers, as clients) */
     size_t workers = 0, clients = 0;
     for (size_t k = 0; k < tr_track_count(t); k++) {
-        int kind = tr_track_get_const(t, (uint32_t)k)->kind;
+        int kind = tr_track_get(t, (uint32_t)k)->kind;
         workers += kind == TR_TRACK_WORKER;
         clients += kind == TR_TRACK_CLIENT;
     }
@@ -474,7 +476,7 @@ TR_TEST(legacy_tape_fields)
     CHECK_STR(arg_str(t, in.args[0], "details"), "(absent)");
     /* [TAPE 0.003s] WORKER_SEND  | auto_worker | WorkerCreateTensor | tensor=127.0.0.1:45152_0 */
     CHECK_STR(track_name(t, in.track[2]), "worker auto_worker");
-    CHECK_INT(tr_track_get_const(t, in.track[2])->kind, TR_TRACK_WORKER);
+    CHECK_INT(tr_track_get(t, in.track[2])->kind, TR_TRACK_WORKER);
     CHECK_STR(arg_str(t, in.args[2], "tensor"), "127.0.0.1:45152_0");
     tr_trace_free(t);
 }

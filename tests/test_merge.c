@@ -7,7 +7,9 @@
 ** rank 1 written here with known times relative to the Recorder's start.
 */
 #include "tr_align.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_merge.h"
 #include "tr_test.h"
 
@@ -92,6 +94,7 @@ static tr_trace *load_many(const char *const *paths, size_t n, int threads, cons
     tr_trace *t = tr_trace_new();
     tr_load_opts o;
     memset(&o, 0, sizeof o);
+    o.readers = tr_readers;
     o.read.diag = diag;
     o.threads = threads;
     o.align = al;
@@ -116,7 +119,7 @@ static int64_t first_named(const tr_trace *t, const char *name, uint32_t input, 
             uint32_t track = table ? in.track[i] : sl.track[i];
             tr_str nm = table ? in.name[i] : sl.name[i];
             int64_t ts = table ? in.ts[i] : sl.ts[i];
-            const tr_process *p = tr_process_get_const(t, tr_track_get_const(t, track)->process);
+            const tr_process *p = tr_process_get(t, tr_track_get(t, track)->process);
             if (p->input != input || (rank != -2 && p->rank != rank)) continue;
             if (name && strcmp(tr_str_get(t, nm, NULL), name) != 0) continue;
             if (ts < best) best = ts;
@@ -131,7 +134,7 @@ static int64_t first_sample(const tr_trace *t, uint32_t input)
     tr_samples sm;
     tr_trace_samples(t, &sm);
     for (size_t i = 0; i < sm.n; i++)
-        if (tr_process_get_const(t, tr_track_get_const(t, sm.track[i])->process)->input == input)
+        if (tr_process_get(t, tr_track_get(t, sm.track[i])->process)->input == input)
             return sm.ts[i];
     return INT64_MAX;
 }
@@ -281,7 +284,7 @@ TR_TEST(job_by_wall_clock)
     uint32_t rank1 = TR_NONE;
     int inputs_in_rank1[4] = {0};
     for (size_t p = 0; p < np; p++) {
-        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->input == 0) {
             CHECK_INT(pr->rank, -1);
             CHECK_INT(group[p], p);
@@ -348,6 +351,7 @@ TR_TEST(merge_ids)
     tr_diag diag = {0};
     tr_load_opts o;
     memset(&o, 0, sizeof o);
+    o.readers = tr_readers;
     o.read.diag = &diag;
     const char *p1 = src_path("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt");
     const char *p2 = src_path("testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt");
@@ -442,7 +446,7 @@ TR_TEST(align_on_event)
     CHECK_INT(first_named(t, "open", 0, 0) - open0, late - r0);
     CHECK_INT(tr_input_get(t, 0)->placed, TR_PLACED_EVENT);
     for (size_t p = 0; p < tr_process_count(t); p++) {
-        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
         CHECK_INT(pr->offset_ns, late - (pr->rank == 0 ? r0 : r1));
     }
     tr_trace_free(t);
@@ -501,7 +505,7 @@ TR_TEST(kineto_ranks_epoch)
     tr_process_groups(t, group);
     int grouped_dump = 0;
     for (size_t p = 0; p < np; p++) {
-        const tr_process *pr = tr_process_get_const(t, (uint32_t)p);
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->input == 2) {
             CHECK_INT(pr->rank, 0);
             grouped_dump = group[p] != p;

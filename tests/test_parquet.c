@@ -298,9 +298,9 @@ static tr_trace *small_trace(void)
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "/nowhere/small.json", "chrome");
     for (int r = 0; r < 2; r++) {
-        uint32_t p = tr_process_get(t, in, 100 + r);
+        uint32_t p = tr_process_intern(t, in, 100 + r);
         tr_process_at(t, p)->rank = r;
-        uint32_t k = tr_track_get(t, p, TR_TRACK_THREAD, 1, 0);
+        uint32_t k = tr_track_intern(t, p, TR_TRACK_THREAD, 1, 0);
         tr_args_begin(t);
         tr_args_str(t, tr_str_internz(t, "path"), tr_str_internz(t, "/data/x"));
         tr_args_int(t, tr_str_internz(t, "offset"), 4096);
@@ -313,7 +313,7 @@ static tr_trace *small_trace(void)
         tr_frame fr = {.function = tr_str_internz(t, "main"), .line = 3};
         uint32_t s = tr_stack_push(t, 0, tr_frame_intern(t, &fr));
         tr_sample_add(t, k, 15, s, 0);
-        tr_counter_add(t, tr_track_get(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem")), 12,
+        tr_counter_add(t, tr_track_intern(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem")), 12,
                        1.5);
     }
     tr_error e = {0};

@@ -3,7 +3,9 @@
 ** folded, speedscope), the open-stacks slices and the folded writer.
 */
 #include "../readers/pyspy.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_stack_slices.h"
 #include "tr_test.h"
 
@@ -72,7 +74,7 @@ static tr_trace *load_path(const char *path, int no_slices, uint64_t *warnings)
 {
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts o = {0};
+    tr_load_opts o = {.readers = tr_readers};
     o.read.diag = &diag;
     o.read.no_stack_slices = no_slices;
     tr_error e = {0};
@@ -105,7 +107,7 @@ static const char *stack_text(const tr_trace *t, uint32_t stack)
 
 static const char *track_name(const tr_trace *t, uint32_t track)
 {
-    return tr_str_get(t, tr_track_get_const(t, track)->name, NULL);
+    return tr_str_get(t, tr_track_get(t, track)->name, NULL);
 }
 
 static const char *arg_str(const tr_trace *t, uint32_t set, const char *key)
@@ -221,15 +223,15 @@ TR_TEST(real_sample_details)
     CHECK_STR(arg_str(t, s.args[0], "locals.1.header"), "<bytes at 0x7f5dbc01fb10>");
     CHECK_STR(arg_str(t, s.args[0], "args.3.request"), "<TaskCallbackRequest at 0x7f5db7398940>");
     CHECK_STR(stack_text(t, s.stack[0]), "send_callback_to_execute;send;_send_bytes;_send");
-    CHECK_INT(tr_process_get_const(t, 0)->pid, 132);
-    CHECK_STR(tr_str_get(t, tr_process_get_const(t, 0)->labels, NULL), "Python 3.8.3");
+    CHECK_INT(tr_process_get(t, 0)->pid, 132);
+    CHECK_STR(tr_str_get(t, tr_process_get(t, 0)->labels, NULL), "Python 3.8.3");
     tr_trace_free(t);
 
     /* 03: 0.1.x tab frames, hex ids, the pid and command from ray's ps line. */
     t = load_path(path_of("testdata/pyspy/03_ray_stack_v01_tab_hexids_ray3187.txt"), 0, NULL);
-    CHECK_INT(tr_process_get_const(t, 0)->pid, 20768);
-    CHECK_STR(tr_str_get(t, tr_process_get_const(t, 0)->name, NULL), "ray_worker");
-    CHECK_INT(tr_track_get_const(t, 0)->tid, 0x7F4AA36D9700LL);
+    CHECK_INT(tr_process_get(t, 0)->pid, 20768);
+    CHECK_STR(tr_str_get(t, tr_process_get(t, 0)->name, NULL), "ray_worker");
+    CHECK_INT(tr_track_get(t, 0)->tid, 0x7F4AA36D9700LL);
     CHECK_STR(track_name(t, 0), "Thread 0x7F4AA36D9700");
     tr_trace_free(t);
 
@@ -237,7 +239,7 @@ TR_TEST(real_sample_details)
     t = load_path(path_of("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt"), 0, NULL);
     tr_trace_samples(t, &s);
     CHECK_INT(s.ts[s.n - 1], 3000000000LL);
-    CHECK_STR(tr_str_get(t, tr_process_get_const(t, 3)->name, NULL), "sglang::scheduler_DP0_TP0");
+    CHECK_STR(tr_str_get(t, tr_process_get(t, 3)->name, NULL), "sglang::scheduler_DP0_TP0");
     CHECK_STR(arg_str(t, s.args[2], "state"), "active+gil");
     tr_trace_free(t);
 
@@ -245,8 +247,8 @@ TR_TEST(real_sample_details)
     t = load_path(path_of("testdata/pyspy/01_json_locals_pyspy505.json"), 0, NULL);
     tr_trace_samples(t, &s);
     CHECK_STR(stack_text(t, s.stack[0]), "<module>");
-    CHECK_INT(tr_track_get_const(t, 0)->tid, 338370);
-    CHECK_INT(tr_process_get_const(t, 0)->pid, 338370);
+    CHECK_INT(tr_track_get(t, 0)->tid, 338370);
+    CHECK_INT(tr_process_get(t, 0)->pid, 338370);
     tr_trace_free(t);
 
     /* 12: folded counts. */
@@ -325,7 +327,7 @@ TR_TEST(sequence_slices)
     CHECK(c.value[0] == 97.5 || c.value[1] == 97.5);
     const tr_input_info *info = tr_input_get(t, 0);
     CHECK_INT(info->origin_unix_ns, 1772607893000000000LL);
-    const tr_process *p = tr_process_get_const(t, 0);
+    const tr_process *p = tr_process_get(t, 0);
     CHECK_INT(p->pid, 42);
     CHECK_INT(p->rank, 3);
     CHECK_STR(tr_str_get(t, p->host, NULL), "n1");
@@ -407,8 +409,8 @@ TR_TEST(slicer_rules)
 {
     tr_trace *t = tr_trace_new();
     uint32_t input = tr_input_add(t, "x", "test");
-    uint32_t proc = tr_process_get(t, input, 1);
-    uint32_t a = tr_track_get(t, proc, TR_TRACK_THREAD, 1, 0);
+    uint32_t proc = tr_process_intern(t, input, 1);
+    uint32_t a = tr_track_intern(t, proc, TR_TRACK_THREAD, 1, 0);
     tr_track_at(t, a)->name = tr_str_internz(t, "a");
     tr_frame f = {0};
     f.function = tr_str_internz(t, "root");
@@ -594,7 +596,7 @@ TR_TEST(speedscope)
     CHECK_INT(s.n, 3);
     CHECK_INT(s.ts[2], 20000000);
     CHECK_STR(stack_text(t, s.stack[2]), "<module>;g");
-    CHECK_INT(tr_process_get_const(t, 0)->pid, 5);
+    CHECK_INT(tr_process_get(t, 0)->pid, 5);
     CHECK_STR(track_name(t, 0), "MainThread");
     CHECK(has_slice(t, "MainThread", "<module> (/a/t.py:9)", 0, 30000000));
     CHECK(has_slice(t, "MainThread", "f (/a/t.py:1)", 0, 20000000));

@@ -5,7 +5,9 @@
 ** agreement with recorder2text is the golden test (tests/golden/recorder).
 */
 #include "../readers/recorder_impl.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_recorder.h"
 #include "tr_test.h"
 #include "tr_text.h"
@@ -32,6 +34,7 @@ static tr_trace *load(const char *path, tr_error *e, int *rc)
     tr_diag diag = {NULL, NULL, 0, 0};
     tr_load_opts o;
     memset(&o, 0, sizeof o);
+    o.readers = tr_readers;
     o.read.diag = &diag;
     memset(e, 0, sizeof *e);
     *rc = tr_load(t, path, &o, e);
@@ -41,8 +44,8 @@ static tr_trace *load(const char *path, tr_error *e, int *rc)
 
 static uint32_t rank_of_slice(const tr_trace *t, const tr_slices *sl, size_t i)
 {
-    const tr_track *tk = tr_track_get_const(t, sl->track[i]);
-    return (uint32_t)tr_process_get_const(t, tk->process)->rank;
+    const tr_track *tk = tr_track_get(t, sl->track[i]);
+    return (uint32_t)tr_process_get(t, tk->process)->rank;
 }
 
 /* The level column of a recorder2text line: tstart tend name LEVEL layer ( ... ). */
@@ -109,7 +112,7 @@ TR_TEST(model_iomix_1r)
     tr_trace *t = load(path, &e, &rc);
     CHECK_INT(rc, TR_OK);
     CHECK_INT(tr_process_count(t), 1);
-    CHECK_INT(tr_process_get_const(t, 0)->rank, 0);
+    CHECK_INT(tr_process_get(t, 0)->rank, 0);
     const tr_input_info *in = tr_input_get(t, 0);
     CHECK_STR(tr_str_get(t, in->format, NULL), "recorder");
     /* start_ts 0x41dac0cb52f6d534 (recorder.md §6) */
@@ -169,7 +172,7 @@ TR_TEST(thread_tracks)
     CHECK_INT(rc, TR_OK);
     CHECK_INT(tr_track_count(t), 2);
     for (uint32_t i = 0; i < tr_track_count(t); i++) {
-        const tr_track *tk = tr_track_get_const(t, i);
+        const tr_track *tk = tr_track_get(t, i);
         CHECK(tk->tid > 0);
         CHECK(strncmp(tr_str_get(t, tk->name, NULL), "thread ", 7) == 0);
     }
@@ -278,9 +281,9 @@ TR_TEST(writer_user_functions)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "made", "test");
-    uint32_t p = tr_process_get(t, in, 7);
+    uint32_t p = tr_process_intern(t, in, 7);
     tr_process_at(t, p)->rank = 0;
-    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 42, tr_str_internz(t, "main"));
+    uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, 42, tr_str_internz(t, "main"));
     tr_slice_add(t, tk, 1000, 5000, tr_str_internz(t, "my solver step"), 0, -1, 0);
     tr_args_begin(t);
     tr_args_str(t, tr_str_internz(t, "path"), tr_str_internz(t, "/x y"));
@@ -310,7 +313,7 @@ TR_TEST(writer_user_functions)
     tr_arg a;
     CHECK(tr_args_find(b, sl.args[1], "path", &a));
     CHECK_STR(tr_str_get(b, a.v.s, NULL), "/x_y");
-    CHECK_INT(tr_track_get_const(b, sl.track[0])->tid, 42);
+    CHECK_INT(tr_track_get(b, sl.track[0])->tid, 42);
     tr_trace_free(t);
     tr_trace_free(b);
 }
@@ -376,6 +379,7 @@ TR_TEST(nomem)
         memset(&e, 0, sizeof e);
         tr_load_opts o;
         memset(&o, 0, sizeof o);
+        o.readers = tr_readers;
         tr_alloc_fail_after(n);
         int rc = tr_load(t, path, &o, &e);
         tr_alloc_fail_after(0);

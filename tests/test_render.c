@@ -6,7 +6,9 @@
 */
 #include "tr_test.h"
 
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_render.h"
 
 #include <cairo.h>
@@ -62,7 +64,7 @@ static tr_trace *load(const char *path)
 {
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts lo = {.read = {.diag = &diag}};
+    tr_load_opts lo = {.readers = tr_readers, .read = {.diag = &diag}};
     tr_error e = {0};
     if (tr_load(t, path, &lo, &e) < 0 || tr_trace_freeze(t, &e) < 0) {
         tr_trace_free(t);
@@ -294,7 +296,7 @@ static void check_timeline(const char *sample, tr_trace *t, const char *out)
     double y0, y1;
     for (uint32_t k = 0; k < tr_track_count(t); k++) {
         if (!tr_timeline_row(l, k, 0, &y0, &y1, NULL) || y1 - y0 < 10) continue;
-        CHECK(pdf_has(sample, text, tr_str_get(t, tr_track_get_const(t, k)->name, NULL)));
+        CHECK(pdf_has(sample, text, tr_str_get(t, tr_track_get(t, k)->name, NULL)));
     }
     for (size_t i = 0; i < tr_timeline_legend_count(l); i++)
         CHECK(pdf_has(sample, text, tr_timeline_legend_name(l, i)));
@@ -470,8 +472,8 @@ TR_TEST(format_for_path)
 static uint32_t one_track(tr_trace *t, const char *name)
 {
     uint32_t in = tr_input_add(t, "made", "test");
-    uint32_t p = tr_process_get(t, in, 1);
-    return tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, name));
+    uint32_t p = tr_process_intern(t, in, 1);
+    return tr_track_intern(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, name));
 }
 
 /* A window of the GT sample with the most idle time: every probe holds, gaps are found. */
@@ -544,11 +546,11 @@ TR_TEST(timeline_many_lanes)
         int lanes = round ? 3000 : 1000;
         tr_trace *t = tr_trace_new();
         uint32_t in = tr_input_add(t, "made", "test");
-        uint32_t p = tr_process_get(t, in, 1);
+        uint32_t p = tr_process_intern(t, in, 1);
         for (int i = 0; i < lanes; i++) {
             char name[32];
             snprintf(name, sizeof name, "thread %d", i);
-            uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, i, tr_str_internz(t, name));
+            uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, i, tr_str_internz(t, name));
             tr_slice_add(t, tk, i * 1000, 500000, tr_str_internz(t, "work"), 0, -1, 0);
         }
         tr_error e = {0};
@@ -582,10 +584,10 @@ TR_TEST(timeline_counters_flows_markers)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "made", "test");
-    uint32_t p = tr_process_get(t, in, 1);
-    uint32_t a = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "a"));
-    uint32_t b = tr_track_get(t, p, TR_TRACK_THREAD, 2, tr_str_internz(t, "b"));
-    uint32_t c = tr_track_get(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "memory"));
+    uint32_t p = tr_process_intern(t, in, 1);
+    uint32_t a = tr_track_intern(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "a"));
+    uint32_t b = tr_track_intern(t, p, TR_TRACK_THREAD, 2, tr_str_internz(t, "b"));
+    uint32_t c = tr_track_intern(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "memory"));
     tr_str op = tr_str_internz(t, "op");
     uint32_t s1 = tr_slice_add(t, a, 0, 100000000, op, 0, -1, 0);
     uint32_t s2 = tr_slice_add(t, b, 500000000, 100000000, op, 0, -1, 0);
@@ -627,12 +629,12 @@ TR_TEST(timeline_window_and_filters)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "made", "test");
-    uint32_t p0 = tr_process_get(t, in, 10), p1 = tr_process_get(t, in, 11);
+    uint32_t p0 = tr_process_intern(t, in, 10), p1 = tr_process_intern(t, in, 11);
     tr_process_at(t, p0)->rank = 0;
     tr_process_at(t, p1)->rank = 1;
-    uint32_t a = tr_track_get(t, p0, TR_TRACK_THREAD, 1, tr_str_internz(t, "main"));
-    uint32_t b = tr_track_get(t, p1, TR_TRACK_THREAD, 1, tr_str_internz(t, "main"));
-    uint32_t c = tr_track_get(t, p1, TR_TRACK_THREAD, 2, tr_str_internz(t, "io"));
+    uint32_t a = tr_track_intern(t, p0, TR_TRACK_THREAD, 1, tr_str_internz(t, "main"));
+    uint32_t b = tr_track_intern(t, p1, TR_TRACK_THREAD, 1, tr_str_internz(t, "main"));
+    uint32_t c = tr_track_intern(t, p1, TR_TRACK_THREAD, 2, tr_str_internz(t, "io"));
     for (int i = 0; i < 10; i++) {
         tr_slice_add(t, a, i * 1000000000LL, 500000000, tr_str_internz(t, "step"), 0, -1, 0);
         tr_slice_add(t, b, i * 1000000000LL, 500000000, tr_str_internz(t, "step"), 0, -1, 0);
@@ -681,9 +683,9 @@ static tr_trace *flame_trace(void)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "made", "test");
-    uint32_t p = tr_process_get(t, in, 1);
-    uint32_t t0 = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "MainThread"));
-    uint32_t t1 = tr_track_get(t, p, TR_TRACK_THREAD, 2, tr_str_internz(t, "worker"));
+    uint32_t p = tr_process_intern(t, in, 1);
+    uint32_t t0 = tr_track_intern(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "MainThread"));
+    uint32_t t1 = tr_track_intern(t, p, TR_TRACK_THREAD, 2, tr_str_internz(t, "worker"));
     const char *names[] = {"main", "foo", "bar", "baz", "qux"};
     uint32_t fr[5];
     for (int i = 0; i < 5; i++) {

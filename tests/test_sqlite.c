@@ -1,6 +1,8 @@
 /* test_sqlite.c: the SQLite writer: schema, content, filters, saving, and every sample format. */
 #include "tr_test.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_mem.h"
 
 #include "../writers/tr_sqlite.h"
@@ -16,13 +18,13 @@ static tr_trace *build(void)
     CHECK(t != NULL);
     uint32_t in = tr_input_add(t, "run.log", "gt");
     tr_input_at(t, in)->origin_wall = tr_str_internz(t, "2024-01-02 03:04:05");
-    uint32_t p0 = tr_process_get(t, in, 1234);
+    uint32_t p0 = tr_process_intern(t, in, 1234);
     tr_process_at(t, p0)->name = tr_str_internz(t, "main");
     tr_process_at(t, p0)->rank = 3;
-    uint32_t p1 = tr_process_get(t, in, -1);
-    uint32_t ta = tr_track_get(t, p0, TR_TRACK_THREAD, 7, tr_str_internz(t, "MainThread"));
-    uint32_t tc = tr_track_get(t, p0, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem"));
-    uint32_t tw = tr_track_get(t, p1, TR_TRACK_WORKER, -1, tr_str_internz(t, "worker 0"));
+    uint32_t p1 = tr_process_intern(t, in, -1);
+    uint32_t ta = tr_track_intern(t, p0, TR_TRACK_THREAD, 7, tr_str_internz(t, "MainThread"));
+    uint32_t tc = tr_track_intern(t, p0, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem"));
+    uint32_t tw = tr_track_intern(t, p1, TR_TRACK_WORKER, -1, tr_str_internz(t, "worker 0"));
 
     tr_args_begin(t);
     tr_args_str(t, tr_str_internz(t, "path"), tr_str_internz(t, "/tmp/x"));
@@ -357,7 +359,7 @@ static sqlite3 *load_sample(const char *rel)
     snprintf(path, sizeof path, "%s/%s", tr_test_srcdir(), rel);
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts lo = {0};
+    tr_load_opts lo = {.readers = tr_readers};
     lo.read.diag = &diag;
     tr_error e = {0};
     int rc = tr_load(t, path, &lo, &e);

@@ -7,7 +7,9 @@
 #include "tr_test.h"
 
 #include "tr_analysis.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_mem.h"
 
 #define MS 1000000LL
@@ -26,9 +28,9 @@ static void freeze(tr_trace *t)
 /* A process of rank RANK (-1 none) with one thread track; returns the track. */
 static uint32_t rank_track(tr_trace *t, uint32_t input, int pid, int rank, const char *thread)
 {
-    uint32_t p = tr_process_get(t, input, pid);
+    uint32_t p = tr_process_intern(t, input, pid);
     tr_process_at(t, p)->rank = rank;
-    return tr_track_get(t, p, TR_TRACK_THREAD, pid, S(t, thread));
+    return tr_track_intern(t, p, TR_TRACK_THREAD, pid, S(t, thread));
 }
 
 TR_TEST(lanes_union_gaps_ops)
@@ -360,8 +362,8 @@ TR_TEST(hangs_odd_rank_first)
     CHECK_INT(h.groups[0].n, 1);
     CHECK_INT(h.groups[0].stack, st_d);
     CHECK_INT(h.groups[0].members[0].ts, 2 * MS);
-    const tr_track *tk = tr_track_get_const(t, h.groups[0].members[0].track);
-    CHECK_INT(tr_process_get_const(t, tk->process)->rank, 3);
+    const tr_track *tk = tr_track_get(t, h.groups[0].members[0].track);
+    CHECK_INT(tr_process_get(t, tk->process)->rank, 3);
     CHECK_INT(h.groups[1].n, 7);
     CHECK_INT(h.groups[1].stack, st_a);
     tr_hang_stats_fini(&h);
@@ -442,9 +444,9 @@ TR_TEST(gpu_kernels_comm_overlap)
     ** = 10 ms.  A CPU op (category cpu_op) on a thread is no GPU work. */
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "test");
-    uint32_t p = tr_process_get(t, in, 0);
-    uint32_t s7 = tr_track_get(t, p, TR_TRACK_GPU, 7, S(t, "stream 7"));
-    uint32_t s13 = tr_track_get(t, p, TR_TRACK_GPU, 13, S(t, "stream 13"));
+    uint32_t p = tr_process_intern(t, in, 0);
+    uint32_t s7 = tr_track_intern(t, p, TR_TRACK_GPU, 7, S(t, "stream 7"));
+    uint32_t s13 = tr_track_intern(t, p, TR_TRACK_GPU, 13, S(t, "stream 13"));
     uint32_t cpu = rank_track(t, in, 99, -1, "python");
     tr_slice_add(t, s7, 0, 10 * MS, S(t, "gemm"), S(t, "kernel"), -1, 0);
     tr_slice_add(t, s7, 20 * MS, 10 * MS, S(t, "relu"), S(t, "kernel"), -1, 0);

@@ -39,18 +39,18 @@ TR_TEST(processes_are_per_input)
     tr_trace *t = tr_trace_new();
     uint32_t in1 = tr_input_add(t, "a.json", "chrome");
     uint32_t in2 = tr_input_add(t, "b.json", "chrome");
-    uint32_t p1 = tr_process_get(t, in1, 42), p2 = tr_process_get(t, in2, 42);
+    uint32_t p1 = tr_process_intern(t, in1, 42), p2 = tr_process_intern(t, in2, 42);
     CHECK(p1 != p2);
-    CHECK(tr_process_get(t, in1, 42) == p1);
+    CHECK(tr_process_intern(t, in1, 42) == p1);
     CHECK_INT(tr_process_at(t, p1)->rank, -1);
-    uint32_t k1 = tr_track_get(t, p1, TR_TRACK_THREAD, 7, 0);
-    uint32_t k2 = tr_track_get(t, p2, TR_TRACK_THREAD, 7, 0);
+    uint32_t k1 = tr_track_intern(t, p1, TR_TRACK_THREAD, 7, 0);
+    uint32_t k2 = tr_track_intern(t, p2, TR_TRACK_THREAD, 7, 0);
     CHECK(k1 != k2);
     tr_track_at(t, k1)->name = tr_str_internz(t, "main");
-    CHECK(tr_track_get(t, p1, TR_TRACK_THREAD, 7, 0) == k1);
+    CHECK(tr_track_intern(t, p1, TR_TRACK_THREAD, 7, 0) == k1);
     tr_str w = tr_str_internz(t, "worker w0");
-    CHECK(tr_track_get(t, p1, TR_TRACK_WORKER, -1, w) !=
-          tr_track_get(t, p1, TR_TRACK_CLIENT, -1, w));
+    CHECK(tr_track_intern(t, p1, TR_TRACK_WORKER, -1, w) !=
+          tr_track_intern(t, p1, TR_TRACK_CLIENT, -1, w));
     CHECK_STR(tr_track_kind_name(TR_TRACK_WORKER), "worker");
     tr_trace_free(t);
 }
@@ -107,9 +107,9 @@ TR_TEST(freeze_sorts_and_nests)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "test");
-    uint32_t p = tr_process_get(t, in, 1);
-    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, 0);
-    uint32_t other = tr_track_get(t, p, TR_TRACK_THREAD, 2, 0);
+    uint32_t p = tr_process_intern(t, in, 1);
+    uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, 1, 0);
+    uint32_t other = tr_track_intern(t, p, TR_TRACK_THREAD, 2, 0);
     tr_str a = tr_str_internz(t, "a"), b = tr_str_internz(t, "b"), c = tr_str_internz(t, "c");
     /* Appended out of order: child c (20..30), parent a (10..50), sibling b (60..70). */
     uint32_t rc_ = tr_slice_add(t, tk, 20, 10, c, 0, -1, 0);
@@ -158,7 +158,7 @@ TR_TEST(iter_orders_across_tables)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "test");
-    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
     tr_instant_add(t, tk, 5, 0, 0, 0, -1, 0);
     tr_counter_add(t, tk, 5, 1.0);
     tr_slice_add(t, tk, 5, 1, 0, 0, -1, 0);
@@ -184,7 +184,7 @@ TR_TEST(slice_budget)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "test");
-    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
     tr_str name = tr_str_internz(t, "op");
     size_t before = tr_trace_memory(t);
     size_t n = 1 << 20; /* a power of two: columns are exactly full */
@@ -206,7 +206,7 @@ TR_TEST(oom_is_sticky_and_clean)
         tr_trace *t = tr_trace_new();
         if (t) {
             uint32_t in = tr_input_add(t, "x", "test");
-            uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+            uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
             for (int i = 0; i < 3000; i++) {
                 tr_args_begin(t);
                 tr_args_int(t, tr_str_internz(t, "k"), i);
@@ -226,7 +226,7 @@ TR_TEST(freeze_nearly_sorted_ties)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "test");
-    uint32_t tk = tr_track_get(t, tr_process_get(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
     /* Each group: slices that end in order, then the one enclosing them, added last. */
     enum { GROUPS = 500 };
     for (int g = 0; g < GROUPS; g++) {

@@ -1,6 +1,8 @@
 /* test_writers.c: the chrome and lines writers on a small hand-built trace. */
 #include "tr_test.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 #include "tr_text.h"
 
 #include <stdlib.h>
@@ -21,14 +23,14 @@ static tr_trace *build(void)
     tr_input_info *ii = tr_input_at(t, in);
     ii->origin_wall = tr_str_internz(t, "2024-01-02 03:04:05");
     ii->clock = tr_str_internz(t, "elapsed");
-    uint32_t p0 = tr_process_get(t, in, 1234);
+    uint32_t p0 = tr_process_intern(t, in, 1234);
     tr_process_at(t, p0)->name = tr_str_internz(t, "main\tproc");
     tr_process_at(t, p0)->rank = 0;
     tr_process_at(t, p0)->sort_index = 3;
-    uint32_t p1 = tr_process_get(t, in, -1);
-    uint32_t ta = tr_track_get(t, p0, TR_TRACK_THREAD, 7, tr_str_internz(t, "MainThread"));
-    uint32_t tc = tr_track_get(t, p0, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem"));
-    uint32_t tw = tr_track_get(t, p1, TR_TRACK_WORKER, -1, tr_str_internz(t, "worker 0"));
+    uint32_t p1 = tr_process_intern(t, in, -1);
+    uint32_t ta = tr_track_intern(t, p0, TR_TRACK_THREAD, 7, tr_str_internz(t, "MainThread"));
+    uint32_t tc = tr_track_intern(t, p0, TR_TRACK_COUNTER, -1, tr_str_internz(t, "mem"));
+    uint32_t tw = tr_track_intern(t, p1, TR_TRACK_WORKER, -1, tr_str_internz(t, "worker 0"));
     CHECK_INT(ta, 0);
     CHECK_INT(tc, 1);
     CHECK_INT(tw, 2);
@@ -153,8 +155,8 @@ TR_TEST(lines_pid_fallback)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "x", "gt");
-    uint32_t p = tr_process_get(t, in, 42);
-    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t\r1"));
+    uint32_t p = tr_process_intern(t, in, 42);
+    uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t\r1"));
     tr_args_begin(t);
     tr_args_str(t, tr_str_internz(t, "k"), tr_str_internz(t, "a\tb"));
     tr_instant_add(t, tk, -2500, tr_str_internz(t, "x"), tr_str_internz(t, "c\n"), TR_SCOPE_THREAD,
@@ -251,9 +253,9 @@ TR_TEST(chrome_large_streams)
 {
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "big", "gt");
-    uint32_t p = tr_process_get(t, in, 1);
-    uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t"));
-    uint32_t tc = tr_track_get(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "c"));
+    uint32_t p = tr_process_intern(t, in, 1);
+    uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, 1, tr_str_internz(t, "t"));
+    uint32_t tc = tr_track_intern(t, p, TR_TRACK_COUNTER, -1, tr_str_internz(t, "c"));
     tr_str name = tr_str_internz(t, "op");
     for (int i = 0; i < 20000; i++) {
         tr_slice_add(t, tk, (int64_t)i * 1000, 500, name, 0, i, 0);

@@ -13,7 +13,7 @@
 ** events, and 64-bit integer args exactly.
 */
 #include "tr_align.h"
-#include "tr_format.h"
+#include "tr_writer.h"
 #include "tr_text.h"
 
 #include <stdlib.h>
@@ -70,7 +70,7 @@ static int flush(chrome_w *w, tr_error *e)
 /* ,"pid":P,"tid":T of track TRACK, into B. */
 static int pid_tid_text(tr_buf *b, const tr_trace *t, const uint32_t *group, uint32_t track)
 {
-    const tr_track *tk = tr_track_get_const(t, track);
+    const tr_track *tk = tr_track_get(t, track);
     int rc = LIT(b, ",\"pid\":");
     rc |= tr_buf_add_int(b, (int64_t)group[tk->process] + 1);
     rc |= LIT(b, ",\"tid\":");
@@ -165,7 +165,7 @@ static int write_async_slice(chrome_w *w, uint32_t r)
 
 static int track_kind(const chrome_w *w, uint32_t track)
 {
-    return tr_track_get_const(w->t, track)->kind;
+    return tr_track_get(w->t, track)->kind;
 }
 
 static int write_slice(chrome_w *w, uint32_t r)
@@ -209,7 +209,7 @@ static int write_instant(chrome_w *w, uint32_t r)
 
 static int write_counter(chrome_w *w, uint32_t r)
 {
-    tr_str name = tr_track_get_const(w->t, w->co.track[r])->name;
+    tr_str name = tr_track_get(w->t, w->co.track[r])->name;
     int rc = event_open(w);
     rc |= LIT(&w->b, "\"name\":");
     rc |= add_str(&w->b, w->t, name);
@@ -416,7 +416,7 @@ static int add_process_name(chrome_w *w, const tr_process *p, uint32_t pid)
 
 static int write_process_meta(chrome_w *w, uint32_t id)
 {
-    const tr_process *p = tr_process_get_const(w->t, id);
+    const tr_process *p = tr_process_get(w->t, id);
     uint32_t pid = id + 1;
     if (w->group[id] != id) return TR_OK; /* the group's first process speaks for it */
     if (w->grouped[id]) {
@@ -460,7 +460,7 @@ static int write_process_meta(chrome_w *w, uint32_t id)
 
 static int write_track_meta(chrome_w *w, uint32_t id)
 {
-    const tr_track *tk = tr_track_get_const(w->t, id);
+    const tr_track *tk = tr_track_get(w->t, id);
     /* counter series and async tracks are named by their events */
     if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC) return TR_OK;
     uint32_t pid = w->group[tk->process] + 1;
@@ -470,7 +470,7 @@ static int write_track_meta(chrome_w *w, uint32_t id)
         /* In a rank's group the lane says which of its processes it is: "proc / lane". */
         tr_buf name;
         tr_buf_init(&name, 0);
-        const tr_process *p = tr_process_get_const(w->t, tk->process);
+        const tr_process *p = tr_process_get(w->t, tk->process);
         size_t n;
         const char *pn = tr_str_get(w->t, p->name, &n);
         if (n)
@@ -557,7 +557,7 @@ static int write_tail(chrome_w *w)
     rc |= LIT(&w->b, "],\n\"ranks\":{");
     int first = 1;
     for (size_t i = 0; i < tr_process_count(t); i++) {
-        const tr_process *p = tr_process_get_const(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, (uint32_t)i);
         if (p->rank < 0 || w->group[i] != i) continue;
         rc |= first ? LIT(&w->b, "\"") : LIT(&w->b, ",\"");
         rc |= tr_buf_add_int(&w->b, (int64_t)i + 1);

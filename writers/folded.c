@@ -14,7 +14,7 @@
 ** NAME" (TR_FOLDED_THREAD, as --threads); stacks are then summed per process
 ** or per thread.
 */
-#include "tr_format.h"
+#include "tr_writer.h"
 #include "tr_text.h"
 
 #include <string.h>
@@ -149,8 +149,8 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     int rc = TR_OK;
     if (en->owner) {
         uint32_t row = en->owner - 1;
-        const tr_track *tk = prefix & TR_FOLDED_THREAD ? tr_track_get_const(t, row) : NULL;
-        const tr_process *p = tr_process_get_const(t, tk ? tk->process : row);
+        const tr_track *tk = prefix & TR_FOLDED_THREAD ? tr_track_get(t, row) : NULL;
+        const tr_process *p = tr_process_get(t, tk ? tk->process : row);
         if (prefix & TR_FOLDED_PROCESS && p && p->pid >= 0) {
             rc |= tr_buf_add(&w->b, "process ", 8);
             rc |= tr_buf_add_int(&w->b, p->pid);
@@ -195,7 +195,7 @@ static int fw_collect(folded_w *w, const tr_write_opts *o)
         if (prefix & TR_FOLDED_THREAD)
             owner = s.track[i] + 1;
         else if (prefix & TR_FOLDED_PROCESS)
-            owner = tr_track_get_const(t, s.track[i])->process + 1;
+            owner = tr_track_get(t, s.track[i])->process + 1;
         if (fw_add(w, owner, s.stack[i], weight) != TR_OK) return TR_FATAL;
     }
     return TR_OK;

@@ -5,7 +5,7 @@
 ** Times are seconds from the origin with 9 decimals; text columns have their
 ** tabs and line breaks turned into spaces so a row stays one row.
 */
-#include "tr_format.h"
+#include "tr_writer.h"
 #include "tr_text.h"
 
 #define FLUSH_AT ((size_t)256 * 1024)
@@ -51,8 +51,8 @@ static int names_prepare(lines_w *w)
     if (!w->name_at) return TR_FATAL;
     int rc = TR_OK;
     for (size_t i = 0; i < n && !rc; i++) {
-        const tr_track *tk = tr_track_get_const(t, (uint32_t)i);
-        const tr_process *p = tr_process_get_const(t, tk->process);
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
         w->name_at[i] = w->names.len;
         if (p->name) {
             rc |= add_str_field(&w->names, t, p->name);

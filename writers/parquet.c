@@ -139,7 +139,7 @@ static int kept(const pq_w *w, int kind, size_t row)
 
 static uint32_t track_part(const pq_w *w, uint32_t track)
 {
-    const tr_track *k = tr_track_get_const(w->t, track);
+    const tr_track *k = tr_track_get(w->t, track);
     return k && k->process < tr_process_count(w->t) ? w->proc_part[k->process] : NO_PART;
 }
 
@@ -235,7 +235,7 @@ static uint32_t process_part(const pq_w *w, size_t r)
 
 static void get_process(const pq_w *w, uint32_t p, int col, uint64_t key, tr_pq_value *v)
 {
-    const tr_process *pr = tr_process_get_const(w->t, (uint32_t)key);
+    const tr_process *pr = tr_process_get(w->t, (uint32_t)key);
     switch (col) {
     case 0:
         v_int(v, (int64_t)key);
@@ -280,13 +280,13 @@ static size_t count_tracks(const pq_w *w)
 
 static uint32_t thread_part(const pq_w *w, size_t r)
 {
-    const tr_track *k = tr_track_get_const(w->t, (uint32_t)r);
+    const tr_track *k = tr_track_get(w->t, (uint32_t)r);
     return is_thread_kind(k->kind) ? track_part(w, (uint32_t)r) : NO_PART;
 }
 
 static void get_thread(const pq_w *w, uint32_t p, int col, uint64_t key, tr_pq_value *v)
 {
-    const tr_track *k = tr_track_get_const(w->t, (uint32_t)key);
+    const tr_track *k = tr_track_get(w->t, (uint32_t)key);
     switch (col) {
     case 0:
         v_int(v, (int64_t)key);
@@ -318,7 +318,7 @@ static uint32_t track_row_part(const pq_w *w, size_t r)
 
 static void get_track(const pq_w *w, uint32_t p, int col, uint64_t key, tr_pq_value *v)
 {
-    const tr_track *k = tr_track_get_const(w->t, (uint32_t)key);
+    const tr_track *k = tr_track_get(w->t, (uint32_t)key);
     switch (col) {
     case 0:
         v_int(v, (int64_t)key);
@@ -528,7 +528,7 @@ static int64_t sample_weight(const pq_w *w, size_t r)
 
 static int64_t sample_utid(const pq_w *w, size_t r)
 {
-    const tr_track *k = tr_track_get_const(w->t, w->sa.track[r]);
+    const tr_track *k = tr_track_get(w->t, w->sa.track[r]);
     return k && is_thread_kind(k->kind) ? (int64_t)w->sa.track[r] : -1;
 }
 
@@ -638,7 +638,7 @@ static void get_sample_stack(const pq_w *w, uint32_t p, int col, uint64_t r, tr_
         v_opt(v, sample_utid(w, r), -1);
         break;
     case 4: {
-        const tr_track *k = tr_track_get_const(w->t, s->track[r]);
+        const tr_track *k = tr_track_get(w->t, s->track[r]);
         v_str(w, v, k ? k->name : 0);
         break;
     }
@@ -687,14 +687,14 @@ static int derive_io(pq_w *w, uint32_t p, pq_rows *out, tr_error *e)
 static void get_io(const pq_w *w, uint32_t p, int col, uint64_t r, tr_pq_value *v)
 {
     const tr_slices *s = &w->sl;
-    const tr_track *k = tr_track_get_const(w->t, s->track[r]);
+    const tr_track *k = tr_track_get(w->t, s->track[r]);
     tr_arg a;
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
         break;
     case 1: {
-        const tr_process *pr = tr_process_get_const(w->t, k->process);
+        const tr_process *pr = tr_process_get(w->t, k->process);
         v_opt(v, pr ? pr->rank : -1, -1);
         break;
     }
@@ -1353,7 +1353,7 @@ static int make_parts(pq_w *w, tr_error *e)
     uint8_t *has = tr_calloc(n_in ? n_in : 1, 1);
     int rc = !w->proc_part || !keys || !has ? TR_FATAL : TR_OK;
     for (size_t i = 0; i < n_proc && !rc; i++) {
-        const tr_process *p = tr_process_get_const(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, (uint32_t)i);
         keys[i] = (proc_key){
             .input = p->input, .proc = (uint32_t)i, .rank = w->pw->o.partition_rank ? p->rank : -1};
         w->proc_part[i] = NO_PART;

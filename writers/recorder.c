@@ -16,7 +16,7 @@
 ** the output), since an output is one file; tr_recorder_write_dir writes
 ** the directory itself.
 */
-#include "tr_format.h"
+#include "tr_writer.h"
 #include "tr_recorder.h"
 #include "tr_text.h"
 
@@ -384,7 +384,7 @@ static int build_key(wr_state *w, size_t row, uint32_t tid_track)
             rc |= add_field(a, s, n);
         }
     }
-    const tr_track *tk = tr_track_get_const(t, tid_track);
+    const tr_track *tk = tr_track_get(t, tid_track);
     uint64_t tid = tk && tk->tid > 0 ? (uint64_t)tk->tid : 0;
     uint16_t depth = w->sl.depth[row];
     rc |= put64(k, tid);
@@ -555,7 +555,7 @@ static int by_rank(const tr_trace *t, const tr_slices *sl, rank_rows *rr)
     uint64_t *order = tr_malloc((np ? np : 1) * sizeof *order);
     if (!order) return TR_FATAL;
     for (size_t p = 0; p < np; p++) {
-        int32_t r = tr_process_get_const(t, (uint32_t)p)->rank;
+        int32_t r = tr_process_get(t, (uint32_t)p)->rank;
         uint64_t key = r >= 0 ? (uint64_t)r : (uint64_t)1 << 31;
         order[p] = key << 32 | p;
     }
@@ -563,12 +563,12 @@ static int by_rank(const tr_trace *t, const tr_slices *sl, rank_rows *rr)
     for (size_t i = 0; i < np; i++) rr->rank_of[(uint32_t)order[i]] = (uint32_t)i;
     tr_free(order);
     for (size_t i = 0; i < sl->n; i++) {
-        const tr_track *tk = tr_track_get_const(t, sl->track[i]);
+        const tr_track *tk = tr_track_get(t, sl->track[i]);
         rr->first[rr->rank_of[tk->process] + 2]++;
     }
     for (size_t r = 0; r < np; r++) rr->first[r + 2] += rr->first[r + 1];
     for (size_t i = 0; i < sl->n; i++) {
-        const tr_track *tk = tr_track_get_const(t, sl->track[i]);
+        const tr_track *tk = tr_track_get(t, sl->track[i]);
         rr->row[rr->first[rr->rank_of[tk->process] + 1]++] = (uint32_t)i;
     }
     return TR_OK;

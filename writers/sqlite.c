@@ -369,7 +369,7 @@ static void bind_input(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 
 static void bind_process(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 {
-    const tr_process *p = tr_process_get_const(w->t, (uint32_t)key);
+    const tr_process *p = tr_process_get(w->t, (uint32_t)key);
     sqlite3_bind_int64(st, c + 1, (int64_t)key);
     bind_opt_int(st, c + 2, p->pid, -1);
     bind_str(w, st, c + 3, p->name);
@@ -388,7 +388,7 @@ static int is_thread_kind(int kind)
 
 static void bind_track(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 {
-    const tr_track *k = tr_track_get_const(w->t, (uint32_t)key);
+    const tr_track *k = tr_track_get(w->t, (uint32_t)key);
     sqlite3_bind_int64(st, c + 1, (int64_t)key);
     bind_str(w, st, c + 2, k->name);
     sqlite3_bind_text(st, c + 3, tr_track_kind_name(k->kind), -1, SQLITE_STATIC);
@@ -400,7 +400,7 @@ static void bind_track(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 
 static void bind_thread(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 {
-    const tr_track *k = tr_track_get_const(w->t, (uint32_t)key);
+    const tr_track *k = tr_track_get(w->t, (uint32_t)key);
     sqlite3_bind_int64(st, c + 1, (int64_t)key);
     bind_opt_int(st, c + 2, k->tid, -1);
     bind_str(w, st, c + 3, k->name);
@@ -472,7 +472,7 @@ static void bind_callsite(const sq_w *w, sqlite3_stmt *st, int c, uint64_t key)
 static void bind_sample(const sq_w *w, sqlite3_stmt *st, int c, uint64_t r)
 {
     const tr_samples *s = &w->sa;
-    const tr_track *k = tr_track_get_const(w->t, s->track[r]);
+    const tr_track *k = tr_track_get(w->t, s->track[r]);
     sqlite3_bind_int64(st, c + 1, (int64_t)r);
     sqlite3_bind_int64(st, c + 2, s->ts[r]);
     sqlite3_bind_int64(st, c + 3, s->track[r]);
@@ -570,7 +570,7 @@ static int put_threads(sq_w *w)
     sq_bulk b;
     bulk_begin(&b, w, "thread", 4, bind_thread);
     for (size_t i = 0; i < tr_track_count(w->t) && !b.rc; i++)
-        if (is_thread_kind(tr_track_get_const(w->t, (uint32_t)i)->kind)) bulk_add(&b, i);
+        if (is_thread_kind(tr_track_get(w->t, (uint32_t)i)->kind)) bulk_add(&b, i);
     return bulk_end(&b);
 }
 

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "tr_format.h"
+#include "tr_writer.h"
 
 /* Bumped when a table or column changes; recorded in _tracecat.json. */
 #define TR_PARQUET_SCHEMA_VERSION 1

@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "tr_format.h"
+#include "tr_writer.h"
 
 /* Bumped when a table or view changes; stored in meta as schema_version. */
 #define TR_SQLITE_SCHEMA_VERSION 1

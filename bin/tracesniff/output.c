@@ -322,7 +322,7 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
     tr_str host = o->host[0] ? tr_str_internz(t, o->host) : 0;
     for (size_t i = 0; i < o->procs.len; i++) {
         const proc *p = &TR_VEC_AT(&o->procs, proc, i);
-        uint32_t id = tr_process_get(t, input, p->pid);
+        uint32_t id = tr_process_intern(t, input, p->pid);
         tr_process *tp = id == TR_NONE ? NULL : tr_process_at(t, id);
         if (!tp) continue;
         tp->name = copy_str(&bd, p->cmdline);
@@ -347,11 +347,11 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
     int rc = slices && !sl ? tr_error_nomem(e) : TR_OK;
     for (size_t i = 0; i < o->dumps.len && rc == TR_OK; i++) {
         const dump *d = &TR_VEC_AT(&o->dumps, dump, i);
-        uint32_t proc_id = tr_process_get(t, input, d->pid);
+        uint32_t proc_id = tr_process_intern(t, input, d->pid);
         int64_t ts = d->ts - origin;
         for (size_t k = 0; k < d->n && proc_id != TR_NONE; k++) {
             const rec *r = &TR_VEC_AT(&o->recs, rec, d->first + k);
-            uint32_t track = tr_track_get(t, proc_id, TR_TRACK_THREAD, r->tid, 0);
+            uint32_t track = tr_track_intern(t, proc_id, TR_TRACK_THREAD, r->tid, 0);
             tr_track *tk = track == TR_NONE ? NULL : tr_track_at(t, track);
             if (!tk) break;
             if (r->name) {
@@ -377,11 +377,11 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
     tr_str names[2] = {tr_str_internz(t, "cpu_percent"), tr_str_internz(t, "rss_bytes")};
     for (size_t i = 0; i < o->counters.len && rc == TR_OK; i++) {
         const counter *c = &TR_VEC_AT(&o->counters, counter, i);
-        uint32_t proc_id = tr_process_get(t, input, c->pid);
+        uint32_t proc_id = tr_process_intern(t, input, c->pid);
         if (proc_id == TR_NONE) break;
-        tr_counter_add(t, tr_track_get(t, proc_id, TR_TRACK_COUNTER, -1, names[0]), c->ts - origin,
+        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[0]), c->ts - origin,
                        c->cpu);
-        tr_counter_add(t, tr_track_get(t, proc_id, TR_TRACK_COUNTER, -1, names[1]), c->ts - origin,
+        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[1]), c->ts - origin,
                        (double)c->rss);
     }
     tr_free(bd.stacks);

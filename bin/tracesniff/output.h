@@ -14,7 +14,9 @@
 
 #include "sniff.h"
 #include "tr_error.h"
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 typedef struct ts_out ts_out;
 

@@ -4,7 +4,9 @@
 ** lenient and strict, then freeze.  Nothing may crash, leak, hang or read
 ** out of bounds; errors are fine.
 */
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -4,7 +4,9 @@
 ** both pairing modes, then freeze.  Nothing may crash, leak or read out of
 ** bounds; errors are fine.
 */
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 #include <stdint.h>
 

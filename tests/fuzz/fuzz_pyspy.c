@@ -4,7 +4,9 @@
 ** then freeze and the folded writer's pass over the samples.  Nothing may
 ** crash, leak or read out of bounds; errors are fine.
 */
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 #include <stdint.h>
 

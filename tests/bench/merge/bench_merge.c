@@ -4,7 +4,9 @@
 ** alignment + freeze, with a checksum of the frozen trace to show both
 ** reads made the same model.  A benchmark: it prints figures, checks little.
 */
-#include "tr_format.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
         tr_diag diag = {0};
         tr_load_opts o;
         memset(&o, 0, sizeof o);
+        o.readers = tr_readers;
         o.read.diag = &diag;
         o.threads = threads;
         tr_error e = {0};

@@ -49,9 +49,9 @@ static int gen(const char *dir, int ranks, int per_rank)
     tr_str f_lseek = tr_str_internz(t, "lseek"), f_mpi = tr_str_internz(t, "MPI_File_write_at_all");
     tr_str ptr = tr_str_internz(t, "%p"), shared = tr_str_internz(t, "/scratch/run/shared.dat");
     for (int r = 0; r < ranks; r++) {
-        uint32_t p = tr_process_get(t, in, r);
+        uint32_t p = tr_process_intern(t, in, r);
         tr_process_at(t, p)->rank = r;
-        uint32_t tk = tr_track_get(t, p, TR_TRACK_THREAD, -1, tr_str_internz(t, "main"));
+        uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, -1, tr_str_internz(t, "main"));
         char name[64];
         snprintf(name, sizeof name, "/scratch/run/out.%d", r);
         tr_str path = tr_str_internz(t, name);

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     double t0 = now();
     tr_trace *t = tr_trace_new();
     uint32_t in = tr_input_add(t, "bench", "bench");
-    uint32_t p = tr_process_get(t, in, 1);
+    uint32_t p = tr_process_intern(t, in, 1);
     uint32_t *tk = malloc((size_t)tracks * sizeof *tk);
     tr_str names[8];
     static const char *const ops[8] = {"MatMul",     "BinaryOp", "UnaryOp",     "CreateTensor",
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < tracks; i++) {
         char name[32];
         snprintf(name, sizeof name, "worker %ld", i);
-        tk[i] = tr_track_get(t, p, TR_TRACK_WORKER, i, tr_str_internz(t, name));
+        tk[i] = tr_track_intern(t, p, TR_TRACK_WORKER, i, tr_str_internz(t, name));
     }
     /* Per track a parent of 3 us holding a child of 2 us holding a leaf of 1 us, 4 us apart. */
     long per = n / tracks;

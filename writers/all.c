@@ -1,5 +1,5 @@
-/* registry.c: the one table of writers, and choosing one by a path's extension. */
-#include "tr_format.h"
+/* all.c: the one table of writers, and choosing one by a path's extension. */
+#include "tr_writers.h"
 
 #include <string.h>
 #include <strings.h>

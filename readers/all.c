@@ -1,5 +1,5 @@
-/* registry.c: the one table of readers, cheap probes first. */
-#include "tr_format.h"
+/* all.c: the one table of readers, cheap probes first. */
+#include "tr_readers.h"
 
 extern const tr_reader tr_reader_gt;
 extern const tr_reader tr_reader_recorder;

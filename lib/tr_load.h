@@ -1,0 +1,55 @@
+/*
+** tr_load.h: reading what the user named into a trace, with the readers of
+** a table the caller passes (readers/all.c's, in the binaries).
+*/
+#ifndef TR_LOAD_H
+#define TR_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+#include "tr_reader.h"
+#include "tr_trace.h"
+
+typedef struct tr_rank_override {
+    const char *path; /* as given with --rank FILE=N */
+    int32_t rank;
+} tr_rank_override;
+
+typedef struct tr_load_opts {
+    const tr_reader *const *readers; /* NULL-terminated table to choose from */
+    const char *from;                /* reader name, NULL = probe */
+    tr_read_opts read;
+    const tr_rank_override *ranks;
+    size_t n_ranks;
+    tr_progress_fn progress;
+    void *progress_user;
+    uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
+    /* tr_load_many only: */
+    int threads;                       /* inputs read at once; 0 = the CPUs (tr_pool_threads) */
+    const struct tr_align_opts *align; /* --align, --align-on, --tz (tr_align.h); NULL = none */
+    uint64_t read_ns, merge_ns;        /* out: time spent reading, and merging what threads read */
+} tr_load_opts;
+
+/*
+** tr_load: read what the user named into T
+** ^Picks the reader by O->from, else by the highest probe of the stream's
+** head (ties to the earlier table entry).  ^A directory or archive that no
+** reader claims as a whole is a run folder: each stream a reader recognises
+** is read as its own input, the others are counted in streams_ignored.
+** ^An unrecognised single stream is TR_E_FORMAT "unrecognized format (try --from)".
+*/
+int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e);
+
+/*
+** tr_load_many: read several inputs into T and put them on one timeline
+** ^Reads PATHS[0..N) as tr_load does, each on a thread of its own when
+** O->threads allows (one input a thread, merged in input order by
+** tr_trace_merge: the trace is the same as one read in sequence), then runs
+** tr_align (tr_align.h) with O->align.  ^Warnings reach O->read.diag in
+** input order; the first failing input's error is returned, as in sequence.
+*/
+int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+** tr_pool.h: the tree's one way of running jobs on several threads.
+**
+** Jobs are numbered 0..N and handed out in order; the calling thread is one
+** of the workers.  A job that fails stops the start of every later-numbered
+** job, so the first failure in job order is the one a sequential run would
+** have met, and the caller reports that one.
+*/
+#ifndef TR_POOL_H
+#define TR_POOL_H
+
+#include <stddef.h>
+
+/* The most threads a pool starts. */
+#define TR_POOL_MAX 64
+
+/* One job: returns TR_OK, or a negative code that stops later jobs. */
+typedef int (*tr_pool_job)(void *user, size_t job);
+
+/*
+** tr_pool_threads: how many threads to use for N jobs
+** ^WANT > 0 is taken as asked (capped at TR_POOL_MAX); 0 means the CPUs, up
+** to 8.  ^Never more than N, never less than 1.
+*/
+int tr_pool_threads(int want, size_t n);
+
+/*
+** tr_pool_run: run jobs 0..N on THREADS threads
+** ^Returns once every started job has ended.  ^Jobs after the first failed
+** one (in job order) are not started; jobs before it all run.  ^Returns the
+** number of jobs started, so the caller knows which results exist.  ^A
+** thread that cannot be created leaves its share to the others.
+*/
+size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user);
+
+#endif
