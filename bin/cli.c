@@ -197,7 +197,8 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, tr_load_o
     tr_align_opts align = l ? l->align : (tr_align_opts){0};
     align.diag = lo->read.diag;
     lo->threads = l ? l->threads : 0;
-    if (lo->threads <= 0 && getenv("TRACECAT_THREADS")) lo->threads = atoi(getenv("TRACECAT_THREADS"));
+    if (lo->threads <= 0 && getenv("TRACECAT_THREADS"))
+        lo->threads = atoi(getenv("TRACECAT_THREADS"));
     lo->align = &align;
     int rc = tr_load_many(t, (const char *const *)inputs, n, lo, &e);
     lo->align = NULL;

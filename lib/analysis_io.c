@@ -539,8 +539,8 @@ int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
     int rc = TR_FATAL;
     if (tr_map_init(&c.units, 16) == TR_OK && tr_map_init(&c.layers, 8) == TR_OK &&
         tr_map_init(&c.files, 64) == TR_OK && tr_map_init(&c.pos_map, 64) == TR_OK &&
-        tr_map_init(&c.fh_map, 16) == TR_OK && io_units(&c) == TR_OK &&
-        io_collect(&c) == TR_OK && io_pass(&c) == TR_OK) {
+        tr_map_init(&c.fh_map, 16) == TR_OK && io_units(&c) == TR_OK && io_collect(&c) == TR_OK &&
+        io_pass(&c) == TR_OK) {
         io_finish(&c);
         rc = TR_OK;
     }

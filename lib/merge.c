@@ -148,7 +148,7 @@ static int merge_tracks(tr_trace *dst, const tr_trace *src, remap *m)
     for (size_t i = 0; i < n; i++) {
         const tr_track *s = tr_track_get(src, (uint32_t)i);
         uint32_t id = tr_track_intern(dst, m->process[s->process], s->kind, s->tid,
-                                   m->str[model_track_key(src, (uint32_t)i)]);
+                                      m->str[model_track_key(src, (uint32_t)i)]);
         if (id == TR_NONE) return TR_FATAL;
         tr_track *d = tr_track_at(dst, id);
         d->name = m->str[s->name];

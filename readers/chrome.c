@@ -1485,8 +1485,8 @@ static uint32_t track_of(cj_rd *r, uint32_t thread, tr_str cat)
     ** order must give the same tracks.
     */
     int gpu = th->gpu || is_gpu_cat(r, cat);
-    th->track =
-        tr_track_intern(r->t, th->process, gpu ? TR_TRACK_GPU : TR_TRACK_THREAD, th->tid, th->tid_str);
+    th->track = tr_track_intern(r->t, th->process, gpu ? TR_TRACK_GPU : TR_TRACK_THREAD, th->tid,
+                                th->tid_str);
     tr_track *tk = tr_track_at(r->t, th->track);
     if (tk) {
         if (th->name) tk->name = th->name;

@@ -136,7 +136,7 @@ static int fd_prefix(fd_rd *r, const char **pp, size_t *np, uint32_t *track)
     if (*track == TR_NONE) {
         if (r->default_track == TR_NONE)
             r->default_track = tr_track_intern(r->t, tr_process_intern(r->t, r->input, -1),
-                                            TR_TRACK_THREAD, -1, r->all_threads);
+                                               TR_TRACK_THREAD, -1, r->all_threads);
         *track = r->default_track;
     }
     *pp = p;

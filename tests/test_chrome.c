@@ -223,8 +223,7 @@ TR_TEST(async_and_flows)
     tr_trace_slices(t, &s);
     CHECK_INT(s.n, 6);
     int async = 0;
-    for (size_t i = 0; i < s.n; i++)
-        async += tr_track_get(t, s.track[i])->kind == TR_TRACK_ASYNC;
+    for (size_t i = 0; i < s.n; i++) async += tr_track_get(t, s.track[i])->kind == TR_TRACK_ASYNC;
     CHECK_INT(async, 2);
     CHECK_INT(tr_flow_count(t), 2);
     const tr_flow *f = tr_flow_get(t, 0);

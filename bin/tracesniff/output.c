@@ -379,10 +379,10 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
         const counter *c = &TR_VEC_AT(&o->counters, counter, i);
         uint32_t proc_id = tr_process_intern(t, input, c->pid);
         if (proc_id == TR_NONE) break;
-        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[0]), c->ts - origin,
-                       c->cpu);
-        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[1]), c->ts - origin,
-                       (double)c->rss);
+        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[0]),
+                       c->ts - origin, c->cpu);
+        tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[1]),
+                       c->ts - origin, (double)c->rss);
     }
     tr_free(bd.stacks);
     if (rc == TR_OK) rc = tr_trace_status(t, e);
