@@ -178,8 +178,32 @@ static int close_open_slices(tr_trace *t)
     return TR_OK;
 }
 
-/* Depth and parent: each track keeps its innermost open slice while walking in time order. */
-static int nest_slices(tr_trace *t)
+/* Whether track TK's slices carry the parents their reader stated. */
+static int nest_given(const tr_trace *t, uint32_t tk)
+{
+    const tr_track *track = tr_track_get(t, tk);
+    return track && track->nesting == TR_NEST_GIVEN;
+}
+
+/* The depth of slice I from its stated parents; rows before I have theirs already. */
+static uint16_t given_depth(const slice_table *s, size_t i)
+{
+    uint32_t d = 0;
+    for (uint32_t p = s->parent[i]; p != TR_NONE && d < UINT16_MAX; p = s->parent[p]) {
+        if (p < i) {
+            d += (uint32_t)s->depth[p] + 1;
+            break;
+        }
+        d++;
+    }
+    return d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+}
+
+/*
+** Depth and parent: each track keeps its innermost open slice while walking
+** in time order; tracks whose nesting is given keep their stated parents.
+*/
+static int nest_slices(tr_trace *t, const uint8_t *given)
 {
     slice_table *s = &t->slices;
     size_t n_tracks = t->tracks.len;
@@ -189,6 +213,10 @@ static int nest_slices(tr_trace *t)
     for (size_t i = 0; i < s->n; i++) {
         uint32_t tk = s->track[i];
         if (tk >= n_tracks) continue;
+        if (given && given[tk]) {
+            s->depth[i] = given_depth(s, i);
+            continue;
+        }
         uint32_t cur = open[tk];
         /* Slices that ended by now are closed; a zero-length one encloses nothing. */
         while (cur != TR_NONE &&
@@ -211,17 +239,57 @@ static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
     return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
 }
 
+/*
+** The tracks whose nesting is given (NULL when none is), and the slices'
+** sort key: their durations, but 0 on those tracks, so that slices starting
+** together keep the source's sequence.  *KEY is S->dur or a new array.
+*/
+static int given_tracks(const tr_trace *t, uint8_t **given, int64_t **key)
+{
+    const slice_table *s = &t->slices;
+    size_t n_tracks = t->tracks.len, any = 0;
+    *given = NULL;
+    *key = s->dur;
+    for (size_t i = 0; i < n_tracks; i++) any += nest_given(t, (uint32_t)i);
+    if (!any) return TR_OK;
+    *given = tr_malloc(n_tracks);
+    *key = tr_malloc((s->n ? s->n : 1) * sizeof **key);
+    if (!*given || !*key) return TR_FATAL;
+    for (size_t i = 0; i < n_tracks; i++) (*given)[i] = (uint8_t)nest_given(t, (uint32_t)i);
+    for (size_t i = 0; i < s->n; i++)
+        (*key)[i] = s->track[i] < n_tracks && (*given)[s->track[i]] ? 0 : s->dur[i];
+    return TR_OK;
+}
+
+/* Stated parents name rows before the sort: they follow their rows. */
+static void remap_parents(slice_table *s, const uint32_t *new_row)
+{
+    if (!new_row) return;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->parent[i] != TR_NONE) s->parent[i] = new_row[s->parent[i]];
+}
+
+static int sort_slices(tr_trace *t, const int64_t *key, uint32_t **new_row)
+{
+    slice_table *s = &t->slices;
+    void *scols[] = {s->ts, s->dur, s->bytes, s->track, s->name, s->cat, s->args, s->parent};
+    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4, 4};
+    int rc = sort_table(s->n, s->ts, key, scols, ssizes, 8, new_row);
+    if (rc == TR_OK) remap_parents(s, *new_row);
+    return rc;
+}
+
 int tr_trace_freeze(tr_trace *t, tr_error *e)
 {
     if (t->frozen) return TR_OK;
     if (t->failed) return tr_error_nomem(e);
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
+    uint8_t *given = NULL;
+    int64_t *key = NULL;
     int rc = close_open_slices(t);
-
-    slice_table *s = &t->slices;
-    void *scols[] = {s->ts, s->dur, s->bytes, s->track, s->name, s->cat, s->args};
-    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4};
-    if (rc == TR_OK) rc = sort_table(s->n, s->ts, s->dur, scols, ssizes, 7, &new_row[TR_EV_SLICE]);
+    if (rc == TR_OK) rc = given_tracks(t, &given, &key);
+    if (rc == TR_OK) rc = sort_slices(t, key, &new_row[TR_EV_SLICE]);
+    if (key != t->slices.dur) tr_free(key);
 
     instant_table *in = &t->instants;
     void *icols[] = {in->ts, in->bytes, in->track, in->name, in->cat, in->args, in->scope};
@@ -246,8 +314,9 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
             f->from = remap(f->from, new_row);
             f->to = remap(f->to, new_row);
         }
-        rc = nest_slices(t);
+        rc = nest_slices(t, given);
     }
+    tr_free(given);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);
     if (rc != TR_OK) {
         t->failed = 1;

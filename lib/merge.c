@@ -153,6 +153,7 @@ static int merge_tracks(tr_trace *dst, const tr_trace *src, remap *m)
         tr_track *d = tr_track_at(dst, id);
         d->name = m->str[s->name];
         d->sort_index = s->sort_index;
+        d->nesting = s->nesting;
         m->track[i] = id;
     }
     return TR_OK;
@@ -222,7 +223,10 @@ static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
         map_col(d->name + d->n, s->name, s->n, m->str);
         map_col(d->cat + d->n, s->cat, s->n, m->str);
         set_col(d->args + d->n, s->args, s->n, m);
-        for (size_t i = 0; i < s->n; i++) d->parent[d->n + i] = TR_NONE;
+        /* Stated parents (TR_NEST_GIVEN tracks) move with their rows. */
+        for (size_t i = 0; i < s->n; i++)
+            d->parent[d->n + i] =
+                s->parent[i] == TR_NONE ? TR_NONE : (uint32_t)(s->parent[i] + d->n);
         memset(d->depth + d->n, 0, s->n * 2);
         d->n += s->n;
     }

@@ -113,9 +113,20 @@ enum tr_track_kind {
     TR_TRACK_KIND_COUNT
 };
 
+/*
+** How a track's slices nest.  By default freeze derives depth and parent
+** from time containment.  A source that records the call tree itself
+** (Recorder's call levels) marks its tracks TR_NEST_GIVEN and states each
+** slice's parent with tr_slice_set_parent: times truncated to ticks can put
+** a child at its parent's end tick, where containment would make it a
+** sibling.
+*/
+enum tr_nesting { TR_NEST_TIME = 0, TR_NEST_GIVEN };
+
 typedef struct tr_track {
     uint32_t process;
     uint8_t kind;
+    uint8_t nesting; /* enum tr_nesting */
     int32_t sort_index;
     int64_t tid; /* thread id, stream id, ...; -1 when the track has none */
     tr_str name;
@@ -188,6 +199,15 @@ enum tr_scope { TR_SCOPE_THREAD = 0, TR_SCOPE_PROCESS, TR_SCOPE_GLOBAL };
 uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
                       int64_t bytes, uint32_t args);
 void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts);
+/*
+** tr_slice_set_parent: state the parent of slice ROW on a TR_NEST_GIVEN track
+** ^PARENT is a row of the same track appended before ROW, or TR_NONE for a
+** top-level slice; anything else is ignored.  ^Freeze keeps the parent,
+** computes depth from it, and orders slices of such tracks that start at
+** the same time in the order they were appended (the source's sequence)
+** rather than longer first.
+*/
+void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent);
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);

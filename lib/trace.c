@@ -621,6 +621,14 @@ void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
     t->slices.dur[row] = dur < 0 ? 0 : dur;
 }
 
+void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent)
+{
+    slice_table *s = &t->slices;
+    if (row >= s->n || t->frozen) return;
+    if (parent != TR_NONE && (parent >= row || s->track[parent] != s->track[row])) return;
+    s->parent[row] = parent;
+}
+
 /* Room for one more instant; the slow half of tr_instant_add. */
 static TRACE_SLOW int instant_room(tr_trace *t)
 {

@@ -103,6 +103,41 @@ TR_TEST(stacks_trie)
     tr_trace_free(t);
 }
 
+/*
+** A track whose nesting is given keeps its stated parents: a child that
+** starts at its parent's end tick (Recorder's truncated times) stays a
+** child, and slices starting together keep the order they were appended in.
+*/
+TR_TEST(freeze_keeps_given_nesting)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t p = tr_process_intern(t, in, 1);
+    uint32_t tk = tr_track_intern(t, p, TR_TRACK_THREAD, 1, 0);
+    tr_track_at(t, tk)->nesting = TR_NEST_GIVEN;
+    tr_str a = tr_str_internz(t, "a"), b = tr_str_internz(t, "b"), c = tr_str_internz(t, "c");
+    uint32_t pa = tr_slice_add(t, tk, 0, 100, a, 0, -1, 0);
+    uint32_t ch = tr_slice_add(t, tk, 100, 10, b, 0, -1, 0); /* at a's end tick, a's child */
+    tr_slice_set_parent(t, ch, pa);
+    uint32_t sib = tr_slice_add(t, tk, 100, 50, c, 0, -1, 0); /* same start, longer, top level */
+    tr_slice_set_parent(t, sib, TR_NONE);
+    tr_slice_set_parent(t, pa, sib); /* a later row is no parent: ignored */
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 3);
+    CHECK_INT(s.name[0], a);
+    CHECK_INT(s.depth[0], 0);
+    CHECK_INT(s.parent[0], TR_NONE);
+    CHECK_INT(s.name[1], b); /* sequence order, not longer first */
+    CHECK_INT(s.depth[1], 1);
+    CHECK_INT(s.parent[1], 0);
+    CHECK_INT(s.name[2], c);
+    CHECK_INT(s.depth[2], 0);
+    CHECK_INT(s.parent[2], TR_NONE);
+    tr_trace_free(t);
+}
+
 TR_TEST(freeze_sorts_and_nests)
 {
     tr_trace *t = tr_trace_new();
