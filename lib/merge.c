@@ -128,7 +128,8 @@ static int merge_processes(tr_trace *dst, const tr_trace *src, remap *m)
     if (!(m->process = map_new(src->processes.len))) return TR_FATAL;
     for (size_t i = 0; i < src->processes.len; i++) {
         const tr_process *s = &TR_VEC_AT(&src->processes, tr_process, i);
-        uint32_t id = tr_process_intern(dst, m->input[s->input], s->pid);
+        uint32_t id = tr_process_intern_on(
+            dst, m->input[s->input], m->str[model_process_key_host(src, (uint32_t)i)], s->pid);
         if (id == TR_NONE) return TR_FATAL;
         tr_process *d = tr_process_at(dst, id);
         *d = *s;

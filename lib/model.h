@@ -60,8 +60,9 @@ struct tr_trace {
     tr_vec strs;   /* str_entry */
     row_index str_index;
 
-    tr_vec inputs;    /* tr_input_info */
-    tr_vec processes; /* tr_process */
+    tr_vec inputs;        /* tr_input_info */
+    tr_vec processes;     /* tr_process */
+    tr_vec process_hosts; /* tr_str: the host each process was interned on (its key) */
     row_index process_index;
     tr_vec tracks; /* tr_track */
     row_index track_index;
@@ -148,5 +149,6 @@ int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t
 */
 int model_str_interned(const tr_trace *t, tr_str s);
 tr_str model_track_key(const tr_trace *t, uint32_t id);
+tr_str model_process_key_host(const tr_trace *t, uint32_t id);
 
 #endif

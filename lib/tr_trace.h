@@ -96,6 +96,13 @@ typedef struct tr_process {
 
 /* ^Returns the process PID of input INPUT, adding it if absent (TR_NONE on OOM). */
 uint32_t tr_process_intern(tr_trace *t, uint32_t input, int64_t pid);
+/*
+** ^The process PID on host HOST of input INPUT (dumps of several nodes in
+** one file: the same pid on two hosts is two processes), adding it with
+** that host if absent.  ^tr_process_intern is HOST 0 (none stated).  ^The
+** host a process was found by stays its key when its name is changed.
+*/
+uint32_t tr_process_intern_on(tr_trace *t, uint32_t input, tr_str host, int64_t pid);
 tr_process *tr_process_at(tr_trace *t, uint32_t id);
 const tr_process *tr_process_get(const tr_trace *t, uint32_t id);
 size_t tr_process_count(const tr_trace *t);

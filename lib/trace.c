@@ -98,6 +98,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->strs, sizeof(str_entry));
     tr_vec_init(&t->inputs, sizeof(tr_input_info));
     tr_vec_init(&t->processes, sizeof(tr_process));
+    tr_vec_init(&t->process_hosts, sizeof(tr_str));
     tr_vec_init(&t->tracks, sizeof(track_slot));
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
@@ -126,6 +127,7 @@ void tr_trace_free(tr_trace *t)
     tr_free(t->str_index.slots);
     tr_vec_fini(&t->inputs);
     tr_vec_fini(&t->processes);
+    tr_vec_fini(&t->process_hosts);
     tr_free(t->process_index.slots);
     tr_vec_fini(&t->tracks);
     tr_free(t->track_index.slots);
@@ -282,41 +284,58 @@ size_t tr_input_count(const tr_trace *t)
 
 typedef struct process_key {
     uint32_t input;
+    tr_str host;
     int64_t pid;
 } process_key;
 
-static uint32_t process_hash(uint32_t input, int64_t pid)
+static uint32_t process_hash(const process_key *k)
 {
-    return (uint32_t)tr_hash_mix(((uint64_t)input << 40) ^ (uint64_t)pid);
+    return (uint32_t)tr_hash_mix(((uint64_t)k->input << 40) ^ ((uint64_t)k->host << 20) ^
+                                 (uint64_t)k->pid);
 }
 
 static int process_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const process_key *k = key;
     const tr_process *p = &TR_VEC_AT(&t->processes, tr_process, row);
-    return p->input == k->input && p->pid == k->pid;
+    return p->input == k->input && p->pid == k->pid &&
+           TR_VEC_AT(&t->process_hosts, tr_str, row) == k->host;
 }
 
-uint32_t tr_process_intern(tr_trace *t, uint32_t input, int64_t pid)
+uint32_t tr_process_intern_on(tr_trace *t, uint32_t input, tr_str host, int64_t pid)
 {
     if (!appendable(t)) return TR_NONE;
-    process_key key = {input, pid};
+    process_key key = {input, host, pid};
     size_t slot;
-    uint32_t hash = process_hash(input, pid);
+    uint32_t hash = process_hash(&key);
     uint32_t row = index_find(t, &t->process_index, hash, process_eq, &key, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     tr_process *p = tr_vec_push(&t->processes);
-    if (!p) {
+    tr_str *h = p ? tr_vec_push(&t->process_hosts) : NULL;
+    if (!h) {
+        if (p) t->processes.len--;
         t->failed = 1;
         return TR_NONE;
     }
+    *h = host;
     p->input = input;
     p->pid = pid;
+    p->host = host;
     const tr_input_info *in = tr_input_get(t, input);
     p->rank = in ? in->rank : -1;
     row = (uint32_t)(t->processes.len - 1);
     index_insert(&t->process_index, slot, hash, row);
     return row;
+}
+
+uint32_t tr_process_intern(tr_trace *t, uint32_t input, int64_t pid)
+{
+    return tr_process_intern_on(t, input, 0, pid);
+}
+
+tr_str model_process_key_host(const tr_trace *t, uint32_t id)
+{
+    return id < t->process_hosts.len ? TR_VEC_AT(&t->process_hosts, tr_str, id) : 0;
 }
 
 tr_process *tr_process_at(tr_trace *t, uint32_t id)
@@ -823,7 +842,8 @@ static size_t vec_bytes(const tr_vec *v)
 size_t tr_trace_memory(const tr_trace *t)
 {
     size_t n = sizeof *t + t->text.total;
-    n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes);
+    n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes) +
+         vec_bytes(&t->process_hosts);
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
     n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
     n += vec_bytes(&t->set_start);
