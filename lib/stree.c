@@ -470,8 +470,8 @@ uint32_t tr_stree_behind(const tr_trace *t, const tr_stree *s, const char **rule
     }
     uint32_t member = UINT32_MAX;
     if (found != TR_NONE) {
-        *rule = "left the majority's path at an earlier line of the same function (earlier in the "
-                "loop)";
+        *rule = "at the deepest split, the lowest line of a function others are in at a later "
+                "line (earlier in the loop)";
         member = s->order[s->nodes[found].lo];
     } else if (n) {
         *rule = "the smallest group off the majority's path at the most telling split";
