@@ -15,24 +15,13 @@
 extern const tr_reader tr_reader_chrome;
 extern const tr_writer tr_writer_chrome;
 
-typedef struct warn_log {
-    int n;
-    char first[600];
-} warn_log;
-
-static void on_warn(void *user, const tr_error *w)
-{
-    warn_log *l = user;
-    if (!l->n++) tr_error_format(w, l->first, sizeof l->first);
-}
-
 /* Reads the N bytes at TEXT as a Chrome trace; RC gets the read's status. */
-static tr_trace *read_text(const char *text, size_t n, int strict, warn_log *wl, int *rc,
+static tr_trace *read_text(const char *text, size_t n, int strict, tr_test_warns *wl, int *rc,
                            tr_error *e)
 {
     tr_trace *t = tr_trace_new();
     tr_source *src;
-    tr_diag d = {on_warn, wl, strict, 0};
+    tr_diag d = {tr_test_on_warn, wl, strict, 0};
     tr_read_opts o;
     memset(&o, 0, sizeof o);
     o.diag = &d;
@@ -49,7 +38,7 @@ static tr_trace *read_text(const char *text, size_t n, int strict, warn_log *wl,
     return t;
 }
 
-static tr_trace *read_ok(const char *text, warn_log *wl)
+static tr_trace *read_ok(const char *text, tr_test_warns *wl)
 {
     int rc;
     tr_error e = {0};
@@ -88,7 +77,7 @@ TR_TEST(probe)
 
 TR_TEST(phases_be_x)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t =
         read_ok("[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":10,\"args\":{\"x\":1}},"
                 "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":11.5,\"dur\":2},"
@@ -110,14 +99,16 @@ TR_TEST(phases_be_x)
 
 TR_TEST(unmatched_be)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok("[{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":1},"
                           "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":1,\"ts\":2},"
                           "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":4}]",
                           &wl);
     CHECK_INT(wl.n, 2); /* the lone E, the B never closed */
-    CHECK(strstr(wl.first, "byte 1:") != NULL);
-    CHECK(strstr(wl.first, "no open B") != NULL);
+    char first[700];
+    tr_error_format(&wl.first, first, sizeof first);
+    CHECK(strstr(first, "byte 1:") != NULL);
+    CHECK(strstr(first, "no open B") != NULL);
     tr_slices s;
     tr_trace_slices(t, &s);
     CHECK_INT(s.n, 2);
@@ -129,7 +120,7 @@ TR_TEST(unmatched_be)
 
 TR_TEST(instants_counters)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(
         "{\"traceEvents\":[{\"ph\":\"i\",\"s\":\"g\",\"name\":\"g\",\"ts\":1,\"pid\":1},"
         "{\"ph\":\"I\",\"name\":\"t\",\"ts\":2,\"pid\":1,\"tid\":1},"
@@ -156,7 +147,7 @@ TR_TEST(instants_counters)
 
 TR_TEST(metadata_after_events)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(
         "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,"
         "\"ts\":1,\"dur\":1},"
@@ -198,7 +189,7 @@ TR_TEST(metadata_after_events)
 
 TR_TEST(async_and_flows)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(
         "[{\"ph\":\"b\",\"cat\":\"c\",\"id\":\"0x1\",\"name\":\"req\",\"pid\":1,\"tid\":1,\"ts\":0}"
         ","
@@ -243,7 +234,7 @@ TR_TEST(async_and_flows)
 
 TR_TEST(samples_and_odd_phases)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(
         "{\"samples\":[{\"ts\":5,\"pid\":1,\"tid\":1,\"sf\":2,\"weight\":\"3\"}],"
         "\"traceEvents\":[{\"ph\":\"P\",\"ts\":1,\"pid\":1,\"tid\":1,\"sf\":\"2\"},"
@@ -278,7 +269,7 @@ TR_TEST(samples_and_odd_phases)
 /* A V8 CPU profile: a Profile and two chunks, nodes split across them. */
 TR_TEST(v8_cpu_profile)
 {
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(
         "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"ts\":990,\"pid\":1,\"tid\":1,"
         "\"args\":{\"data\":{\"startTime\":1000}}},"
@@ -333,7 +324,7 @@ TR_TEST(truncated_array)
         "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1},{}]",
     };
     for (size_t i = 0; i < 4; i++) {
-        warn_log wl = {0};
+        tr_test_warns wl = {0};
         tr_trace *t = read_ok(cases[i], &wl);
         tr_slices s;
         tr_trace_slices(t, &s);
@@ -372,12 +363,12 @@ TR_TEST(bad_input)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int strict = 0; strict < 2; strict++) {
-            warn_log wl = {0};
+            tr_test_warns wl = {0};
             tr_error e = {0};
             int rc;
             tr_trace *t = read_text(cases[i].text, strlen(cases[i].text), strict, &wl, &rc, &e);
             char buf[700];
-            const char *got = rc == TR_OK ? wl.first : tr_error_format(&e, buf, sizeof buf);
+            const char *got = tr_error_format(rc == TR_OK ? &wl.first : &e, buf, sizeof buf);
             if (!strstr(got, cases[i].msg))
                 fprintf(stderr, "  case %zu: got \"%s\", want \"%s\"\n", i, got, cases[i].msg);
             CHECK(strstr(got, cases[i].msg) != NULL);
@@ -401,7 +392,7 @@ TR_TEST(hostile_shapes)
     for (size_t i = 0; i < depth; i++) tr_buf_addc(&b, '[');
     for (size_t i = 0; i < depth; i++) tr_buf_addc(&b, ']');
     tr_buf_adds(&b, "]}}]");
-    warn_log wl = {0};
+    tr_test_warns wl = {0};
     tr_trace *t = read_ok(b.p, &wl);
     tr_slices s;
     tr_trace_slices(t, &s);

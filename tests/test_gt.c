@@ -15,11 +15,10 @@ extern const tr_reader tr_reader_gt;
 
 /* ---- helpers ---- */
 
-static char *path_of(const char *rel)
+/* The path of testdata/gt/REL. */
+static const char *path_of(const char *rel)
 {
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/testdata/gt/%s", tr_test_srcdir(), rel);
-    return buf;
+    return tr_test_join(tr_test_src("testdata/gt"), rel);
 }
 
 /* Counts the lines that look like records, independently of the reader. */
@@ -57,36 +56,17 @@ static long count_records(const char *rel)
     return n;
 }
 
-typedef struct warn_log {
-    int n;
-    uint64_t line, col;
-    char msg[512];
-} warn_log;
-
-static void on_warn(void *user, const tr_error *w)
-{
-    warn_log *l = user;
-    l->n++;
-    l->line = w->line;
-    l->col = w->col;
-    snprintf(l->msg, sizeof l->msg, "%s", w->msg);
-}
-
 /* Loads a sample through tr_load and freezes it. */
 static tr_trace *load(const char *rel, int pairing)
 {
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts o = {.readers = tr_readers};
-    o.from = NULL;
-    o.read.diag = &diag;
-    o.read.gt_pairing = pairing;
-    tr_error e = {0};
-    int rc = tr_load(t, path_of(rel), &o, &e);
+    tr_read_opts ro = {.diag = &diag, .gt_pairing = pairing};
+    tr_error e;
+    int rc = tr_test_load(t, path_of(rel), &ro, &e);
     if (rc != TR_OK) fprintf(stderr, "  load %s: %s\n", rel, e.msg);
     CHECK_INT(rc, TR_OK);
     CHECK_INT(diag.warnings, 0);
-    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
     CHECK_INT(tr_input_count(t), 1);
     CHECK_STR(tr_str_get(t, tr_input_get(t, 0)->format, NULL), "gt");
     return t;
@@ -536,15 +516,15 @@ static const char garbled[] =
 TR_TEST(garbled_line_warns)
 {
     tr_trace *t = tr_trace_new();
-    warn_log wl = {0};
-    tr_diag diag = {on_warn, &wl, 0, 0};
+    tr_test_warns wl = {0};
+    tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
     tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH};
     tr_error e = {0};
     CHECK_INT(read_mem(t, garbled, sizeof garbled - 1, &o, &e), TR_OK);
     CHECK_INT(wl.n, 1);
-    CHECK_INT(wl.line, 4);
-    CHECK_INT(wl.col, 12); /* the '#' of the bad sequence number */
-    CHECK(strstr(wl.msg, "seq") != NULL);
+    CHECK_INT(wl.last.line, 4);
+    CHECK_INT(wl.last.col, 12); /* the '#' of the bad sequence number */
+    CHECK(strstr(wl.last.msg, "seq") != NULL);
     CHECK_INT(diag.warnings, 1);
     const tr_input_info *info = tr_input_get(t, 0);
     CHECK_INT(info->warnings, 1);

@@ -13,32 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The path of testdata/input/NAME; each call has its own buffer among 4. */
+/* The path of testdata/input/NAME. */
 static const char *data_path(const char *name)
 {
-    static char bufs[4][4096];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/testdata/input/%s", tr_test_srcdir(), name);
-    return p;
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char bufs[4][4096];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", tr_test_tmpdir(), name);
-    return p;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f) return;
-    CHECK(fwrite(p, 1, n, f) == n);
-    fclose(f);
+    return tr_test_join(tr_test_src("testdata/input"), name);
 }
 
 /*
@@ -156,7 +134,7 @@ TR_TEST(archives)
 TR_TEST(directory)
 {
     char cmd[8192];
-    const char *dir = tmp_path("dir");
+    const char *dir = tr_test_tmp("dir");
     snprintf(cmd, sizeof cmd,
              "rm -rf '%s' && mkdir -p '%s/sub/deeper' '%s/.git' && cp '%s' '%s/z.gz' && "
              "cp '%s' '%s/sub/inner.tar' && ln -s ../a.txt '%s/sub/link.txt' && "
@@ -172,7 +150,7 @@ TR_TEST(directory)
                  {"sub/.x", "no\n"},  {"sub/deeper/d.txt", "d\n"}, {"empty.txt", ""}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i].rel);
-        write_file(p, files[i].text, strlen(files[i].text));
+        tr_test_write(p, files[i].text, strlen(files[i].text));
     }
 
     tr_source *s;
@@ -294,7 +272,7 @@ TR_TEST(truncated_gz)
 /* A file with line 1 short and line 2 LEN bytes of 'x' then END. */
 static const char *long_line_file(size_t len, const char *end)
 {
-    const char *path = tmp_path("long.txt");
+    const char *path = tr_test_tmp("long.txt");
     size_t elen = strlen(end);
     char *p = malloc(len + elen + 32);
     CHECK(p != NULL);
@@ -303,7 +281,7 @@ static const char *long_line_file(size_t len, const char *end)
     memset(p + 6, 'x', len);
     memcpy(p + 6 + len, end, elen);
     memcpy(p + 6 + len + elen, "tail\n", 5);
-    write_file(path, p, 6 + len + elen + 5);
+    tr_test_write(path, p, 6 + len + elen + 5);
     free(p);
     return path;
 }
@@ -353,18 +331,6 @@ TR_TEST(line_limit)
     CHECK_STR(e.msg, "line 2 longer than 10 bytes");
 }
 
-typedef struct warn_log {
-    int n;
-    tr_error last;
-} warn_log;
-
-static void on_warn(void *user, const tr_error *w)
-{
-    warn_log *log = user;
-    log->n++;
-    log->last = *w;
-}
-
 static const char BAD_TEXT[] = "plain\n"
                                "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\n" /* valid UTF-8 */
                                "ab\0c\xff"
@@ -378,8 +344,8 @@ TR_TEST(bad_bytes)
     tr_input *in;
     tr_line line;
     tr_error e = {0};
-    warn_log log = {0};
-    tr_diag diag = {on_warn, &log, 0, 0};
+    tr_test_warns log = {0};
+    tr_diag diag = {tr_test_on_warn, &log, 0, 0};
     CHECK_INT(tr_source_open_memory(&s, "bad.txt", BAD_TEXT, sizeof BAD_TEXT - 1, &e), TR_OK);
     CHECK_INT(tr_source_next(s, &in, &e), TR_OK);
     tr_input_set_diag(in, &diag);
@@ -438,8 +404,8 @@ TR_TEST(bad_bytes_strict)
     tr_input *in;
     tr_line line;
     tr_error e = {0};
-    warn_log log = {0};
-    tr_diag diag = {on_warn, &log, 1, 0};
+    tr_test_warns log = {0};
+    tr_diag diag = {tr_test_on_warn, &log, 1, 0};
     CHECK_INT(tr_source_open_memory(&s, "bad.txt", BAD_TEXT, sizeof BAD_TEXT - 1, &e), TR_OK);
     CHECK_INT(tr_source_next(s, &in, &e), TR_OK);
     tr_input_set_diag(in, &diag);
@@ -530,7 +496,7 @@ TR_TEST(open_errors)
 {
     tr_source *s = (tr_source *)1;
     tr_error e = {0};
-    const char *path = tmp_path("does-not-exist.log");
+    const char *path = tr_test_tmp("does-not-exist.log");
     CHECK_INT(tr_source_open(&s, path, &e), TR_FAIL);
     CHECK(s == NULL);
     CHECK_INT(e.code, TR_E_IO);
@@ -580,7 +546,7 @@ static void on_progress(void *user, const char *name, uint64_t done, uint64_t to
 TR_TEST(progress)
 {
     /* 10 MB in 1 MiB lines of 'p': reported every 4 MiB and at the end. */
-    const char *path = tmp_path("big.txt");
+    const char *path = tr_test_tmp("big.txt");
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (!f) return;
@@ -611,14 +577,14 @@ TR_TEST(progress)
 TR_TEST(alloc_failures)
 {
     /* Every allocation in turn fails: a clean TR_FATAL, never a crash or a leak. */
-    const char *dir = tmp_path("fdir");
+    const char *dir = tr_test_tmp("fdir");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "rm -rf '%s' && mkdir -p '%s/s' && cp '%s' '%s/s/t.tar' && cp '%s' '%s/s/p.zip'", dir,
              dir, data_path("two.tar"), dir, data_path("packed.zip"), dir);
     CHECK_INT(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/x.txt", dir);
-    write_file(cmd, "a\xff\n", 3);
+    tr_test_write(cmd, "a\xff\n", 3);
     for (uint64_t n = 1; n < 200; n++) {
         tr_error e = {0};
         tr_buf out;
@@ -639,22 +605,6 @@ TR_TEST(alloc_failures)
     }
 }
 
-/* The bytes of a file (NULL when it cannot be read); *N their count. */
-static char *slurp(const char *path, size_t *n)
-{
-    tr_buf b;
-    tr_buf_init(&b, 0);
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (!f) return NULL;
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) tr_buf_add(&b, chunk, k);
-    fclose(f);
-    *n = b.len;
-    return b.p;
-}
-
 /* The rest of IN into OUT with tr_input_read, in small pieces. */
 static int read_rest(tr_input *in, tr_buf *out, tr_error *e)
 {
@@ -671,8 +621,8 @@ TR_TEST(compressed_members)
 {
     /* Each member is decompressed by content; the tar.gz one is not unpacked. */
     size_t text_n, tar_n;
-    char *text = slurp(data_path("text.txt"), &text_n);
-    char *tar = slurp(data_path("two.tar"), &tar_n);
+    char *text = tr_test_slurp(data_path("text.txt"), &text_n);
+    char *tar = tr_test_slurp(data_path("two.tar"), &tar_n);
     CHECK(text && tar);
     if (!text || !tar) return;
     static const struct {
@@ -680,7 +630,7 @@ TR_TEST(compressed_members)
     } members[] = {{"a.txt", "apple\n"}, {"b.txt.gz", NULL}, {"c.txt.zst", NULL},
                    {"d.gz", ""},         {"e.txt", ""},      {"two.tar.gz", "tar"}};
     char cmd[8192];
-    const char *gz = tmp_path("packed.tar.gz");
+    const char *gz = tr_test_tmp("packed.tar.gz");
     snprintf(cmd, sizeof cmd, "gzip -n -c '%s' > '%s'", data_path("packed.tar"), gz);
     CHECK_INT(system(cmd), 0);
     const char *paths[] = {data_path("packed.tar"), gz};
@@ -815,7 +765,7 @@ TR_TEST(truncated_member)
     ** the tar's own message (its first block is cut short), then the tar.
     */
     size_t n;
-    char *tar = slurp(data_path("packed.tar"), &n);
+    char *tar = tr_test_slurp(data_path("packed.tar"), &n);
     CHECK(tar != NULL);
     if (!tar) return;
     CHECK_INT(tr_source_open_memory(&s, "cut.tar", tar, 512 + 3, &e), TR_OK);

@@ -27,30 +27,6 @@
 #define GT_ORIGIN  1795370297000000000LL
 #define REC_ORIGIN 1795371025997148160LL
 
-static const char *src_path(const char *rel)
-{
-    static char buf[8][1024];
-    static int k;
-    char *b = buf[k++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s", tr_test_srcdir(), rel);
-    return b;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char buf[8][1024];
-    static int k;
-    char *path = buf[k++ % 8];
-    snprintf(path, sizeof buf[0], "%s/%s", tr_test_tmpdir(), name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-    return path;
-}
-
 static const char *const dump_text = "Process 4242: python train.py\n"
                                      "Python v3.11.2 (/usr/bin/python3.11)\n"
                                      "\n"
@@ -68,7 +44,7 @@ static const char *write_dumps(void)
              "#tracecat-dump ts=%lld.%09lld pid=4242\n%s"
              "#tracecat-dump ts=%lld.%09lld pid=4242\n%s",
              s0 + 1, ns0, dump_text, s0 + 2, ns0, dump_text);
-    return write_file("dumps-rank1.txt", text);
+    return tr_test_write_text(tr_test_tmp("dumps-rank1.txt"), text);
 }
 
 /* A Kineto trace of rank 1 whose baseTimeNanoseconds is the Recorder's start + 0.5 s. */
@@ -85,7 +61,7 @@ static const char *write_kineto(void)
              "\"tid\": 4242, \"ts\": 260.000, \"dur\": 20.000}\n"
              "], \"traceName\": \"kineto.json\"}\n",
              REC_ORIGIN + 500 * MS);
-    return write_file("kineto.json", text);
+    return tr_test_write_text(tr_test_tmp("kineto.json"), text);
 }
 
 static tr_trace *load_many(const char *const *paths, size_t n, int threads, const tr_align_opts *al,
@@ -210,7 +186,7 @@ TR_TEST(single_input_as_is)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *paths[] = {src_path(GT_LOG)};
+    const char *paths[] = {tr_test_src(GT_LOG)};
     tr_trace *t = load_many(paths, 1, 0, NULL, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
     const tr_input_info *in = tr_input_get(t, 0);
@@ -248,7 +224,8 @@ TR_TEST(job_by_wall_clock)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *paths[] = {src_path(GT_LOG), src_path(REC_DIR), write_dumps(), write_kineto()};
+    const char *paths[] = {tr_test_src(GT_LOG), tr_test_src(REC_DIR), write_dumps(),
+                           write_kineto()};
     tr_align_opts al = {.tz = "UTC"};
     tr_trace *t = load_many(paths, 4, 2, &al, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
@@ -313,15 +290,15 @@ TR_TEST(parallel_equals_sequential)
     tr_error e;
     int rc;
     tr_diag d1 = {0}, d2 = {0};
-    const char *paths[] = {src_path(GT_LOG),
-                           src_path(REC_DIR),
+    const char *paths[] = {tr_test_src(GT_LOG),
+                           tr_test_src(REC_DIR),
                            write_dumps(),
                            write_kineto(),
-                           src_path("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt"),
-                           src_path("testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz"),
-                           src_path("testdata/pyspy/01_json_locals_pyspy505.json"),
-                           src_path("testdata/gt/gt-server-2workers.log"),
-                           src_path("testdata/recorder/iomix-4r")};
+                           tr_test_src("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt"),
+                           tr_test_src("testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz"),
+                           tr_test_src("testdata/pyspy/01_json_locals_pyspy505.json"),
+                           tr_test_src("testdata/gt/gt-server-2workers.log"),
+                           tr_test_src("testdata/recorder/iomix-4r")};
     size_t n = sizeof paths / sizeof *paths;
     tr_trace *a = load_many(paths, n, 1, NULL, &d1, &rc, &e);
     CHECK_INT(rc, TR_OK);
@@ -353,8 +330,8 @@ TR_TEST(merge_ids)
     memset(&o, 0, sizeof o);
     o.readers = tr_readers;
     o.read.diag = &diag;
-    const char *p1 = src_path("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt");
-    const char *p2 = src_path("testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt");
+    const char *p1 = tr_test_src("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt");
+    const char *p2 = tr_test_src("testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt");
     tr_trace *seq = tr_trace_new(), *x = tr_trace_new(), *y = tr_trace_new();
     CHECK(tr_load(seq, p1, &o, &e) == TR_OK && tr_load(seq, p2, &o, &e) == TR_OK);
     CHECK(tr_load(x, p1, &o, &e) == TR_OK && tr_load(y, p2, &o, &e) == TR_OK);
@@ -388,8 +365,8 @@ TR_TEST(align_by_hand_and_guess)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *nodump = src_path("testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt");
-    const char *paths[] = {src_path(GT_LOG), src_path(REC_DIR), nodump};
+    const char *nodump = tr_test_src("testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt");
+    const char *paths[] = {tr_test_src(GT_LOG), tr_test_src(REC_DIR), nodump};
     tr_align_offset off = {.path = "gt-tiny-visualize_demo-1worker.log", .offset_ns = 5 * S};
     tr_align_opts al = {.offsets = &off, .n_offsets = 1};
     tr_trace *t = load_many(paths, 3, 2, &al, &diag, &rc, &e);
@@ -408,7 +385,7 @@ TR_TEST(align_by_hand_and_guess)
     tr_trace_free(t);
 
     /* no --tz: GT's local time is read in this machine's zone, and flagged */
-    const char *two[] = {src_path(GT_LOG), src_path(REC_DIR)};
+    const char *two[] = {tr_test_src(GT_LOG), tr_test_src(REC_DIR)};
     t = load_many(two, 2, 1, NULL, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
     CHECK_INT(tr_input_get(t, 0)->placed, TR_PLACED_GUESS_ZONE);
@@ -428,7 +405,7 @@ TR_TEST(align_on_event)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *paths[] = {src_path(REC_DIR)};
+    const char *paths[] = {tr_test_src(REC_DIR)};
     tr_trace *t = load_many(paths, 1, 1, NULL, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
     int64_t r0 = first_named(t, "MPI_File_open", 0, 0), r1 = first_named(t, "MPI_File_open", 0, 1);
@@ -476,8 +453,8 @@ TR_TEST(kineto_ranks_epoch)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *k0 = src_path("testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz");
-    const char *k1 = src_path("testdata/chrome/hta/trace_filter/sampled_rank-1.json.gz");
+    const char *k0 = tr_test_src("testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz");
+    const char *k1 = tr_test_src("testdata/chrome/hta/trace_filter/sampled_rank-1.json.gz");
     const char *two[] = {k0, k1};
     tr_trace *t = load_many(two, 2, 2, NULL, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
@@ -492,7 +469,7 @@ TR_TEST(kineto_ranks_epoch)
     char text[1024];
     snprintf(text, sizeof text, "#tracecat-dump ts=%lld.000000000 pid=7\n%s",
              (long long)(kfirst / S + 1), dump_text);
-    const char *dumps = write_file("rank0.txt", text);
+    const char *dumps = tr_test_write_text(tr_test_tmp("rank0.txt"), text);
     const char *three[] = {k0, k1, dumps};
     t = load_many(three, 3, 2, NULL, &diag, &rc, &e);
     CHECK_INT(rc, TR_OK);
@@ -522,8 +499,8 @@ TR_TEST(parallel_error_in_order)
     tr_error e;
     int rc;
     tr_diag diag = {0};
-    const char *paths[] = {src_path(GT_LOG), src_path("testdata/no-such-file.log"),
-                           src_path(REC_DIR)};
+    const char *paths[] = {tr_test_src(GT_LOG), tr_test_src("testdata/no-such-file.log"),
+                           tr_test_src(REC_DIR)};
     tr_trace *t = load_many(paths, 3, 2, NULL, &diag, &rc, &e);
     CHECK(rc < 0);
     CHECK(strstr(e.file, "no-such-file.log") != NULL);

@@ -19,48 +19,11 @@
 /* A fresh directory NAME in the scratch directory; its path. */
 static const char *fresh_dir(const char *name)
 {
-    static char bufs[4][4096];
-    static int next;
-    char *p = bufs[next++ % 4];
+    const char *p = tr_test_tmp(name);
     char cmd[8192];
-    snprintf(p, sizeof bufs[0], "%s/%s", tr_test_tmpdir(), name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
     CHECK_INT(system(cmd), 0);
     return p;
-}
-
-static const char *join(const char *dir, const char *name)
-{
-    static char bufs[4][4096];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", dir, name);
-    return p;
-}
-
-/* The file's bytes (NUL-terminated), or NULL when it cannot be read. */
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    tr_buf b;
-    tr_buf_init(&b, 0);
-    char chunk[65536];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) tr_buf_add(&b, chunk, k);
-    fclose(f);
-    if (n) *n = b.len;
-    if (!b.cap) tr_buf_grow(&b, 1);
-    return b.p;
-}
-
-static void put_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
 }
 
 /* How many entries DIR holds (dot names included, "." and ".." not). */
@@ -95,7 +58,7 @@ TR_TEST(compression_by_name)
 TR_TEST(write_commit)
 {
     const char *dir = fresh_dir("commit");
-    const char *path = join(dir, "out.txt");
+    const char *path = tr_test_join(dir, "out.txt");
     tr_output *o;
     tr_error e = {0};
     mode_t old = umask(022);
@@ -108,7 +71,7 @@ TR_TEST(write_commit)
     CHECK(tmp != NULL);
     CHECK(access(path, F_OK) != 0);
     if (tmp) {
-        CHECK(strncmp(tmp, join(dir, ".out.txt.tmp"), strlen(dir) + 13) == 0);
+        CHECK(strncmp(tmp, tr_test_join(dir, ".out.txt.tmp"), strlen(dir) + 13) == 0);
         CHECK_INT(strlen(tmp), strlen(dir) + 1 + strlen(".out.txt.tmpXXXXXX"));
         struct stat st;
         CHECK(stat(tmp, &st) == 0 && (st.st_mode & 0777) == 0644);
@@ -136,7 +99,7 @@ TR_TEST(write_commit)
     CHECK_INT(tr_output_commit(o, &e), TR_OK);
 
     size_t n = 0;
-    char *got = slurp(path, &n);
+    char *got = tr_test_slurp(path, &n);
     CHECK(got != NULL && n == want.len && memcmp(got, want.p, n) == 0);
     free(got);
     tr_buf_fini(&want);
@@ -148,17 +111,17 @@ TR_TEST(write_commit)
 TR_TEST(commit_replaces)
 {
     const char *dir = fresh_dir("replace");
-    const char *path = join(dir, "out.txt");
-    put_file(path, "old contents\n");
+    const char *path = tr_test_join(dir, "out.txt");
+    tr_test_write_text(path, "old contents\n");
     tr_output *o;
     tr_error e = {0};
     CHECK_INT(tr_output_open(&o, path, &e), TR_OK);
     CHECK_INT(write_str(o, "new\n", &e), TR_OK);
-    char *got = slurp(path, NULL);
+    char *got = tr_test_slurp(path, NULL);
     CHECK_STR(got, "old contents\n");
     free(got);
     CHECK_INT(tr_output_commit(o, &e), TR_OK);
-    got = slurp(path, NULL);
+    got = tr_test_slurp(path, NULL);
     CHECK_STR(got, "new\n");
     free(got);
     CHECK_INT(count_entries(dir), 1);
@@ -167,19 +130,19 @@ TR_TEST(commit_replaces)
 TR_TEST(abort_keeps_old)
 {
     const char *dir = fresh_dir("abort");
-    const char *path = join(dir, "out.json.gz");
-    put_file(path, "old\n");
+    const char *path = tr_test_join(dir, "out.json.gz");
+    tr_test_write_text(path, "old\n");
     static const char *const names[] = {"out.json.gz", "plain.txt"};
     for (size_t i = 0; i < 2; i++) {
         tr_output *o;
         tr_error e = {0};
-        CHECK_INT(tr_output_open(&o, join(dir, names[i]), &e), TR_OK);
+        CHECK_INT(tr_output_open(&o, tr_test_join(dir, names[i]), &e), TR_OK);
         CHECK_INT(write_str(o, "half an output", &e), TR_OK);
         CHECK_INT(count_entries(dir), 2);
         tr_output_abort(o);
     }
     tr_output_abort(NULL);
-    char *got = slurp(path, NULL);
+    char *got = tr_test_slurp(path, NULL);
     CHECK_STR(got, "old\n");
     free(got);
     CHECK_INT(count_entries(dir), 1);
@@ -193,8 +156,8 @@ TR_TEST(unwritable_dir)
         return;
     }
     const char *dir = fresh_dir("ro");
-    const char *path = join(dir, "out.txt");
-    put_file(path, "old\n");
+    const char *path = tr_test_join(dir, "out.txt");
+    tr_test_write_text(path, "old\n");
     CHECK(chmod(dir, 0555) == 0);
     tr_output *o = (tr_output *)1;
     tr_error e = {0};
@@ -204,7 +167,7 @@ TR_TEST(unwritable_dir)
     CHECK_INT(e.sys_errno, EACCES);
     CHECK_STR(e.file, path);
     chmod(dir, 0755);
-    char *got = slurp(path, NULL);
+    char *got = tr_test_slurp(path, NULL);
     CHECK_STR(got, "old\n");
     free(got);
     CHECK_INT(count_entries(dir), 1);
@@ -226,8 +189,8 @@ TR_TEST(failed_write)
     srand(7);
     for (size_t i = 0; i < big; i++) blob[i] = (char)(rand() >> 7);
     for (size_t i = 0; i < 3; i++) {
-        const char *path = join(dir, names[i]);
-        put_file(path, "old\n");
+        const char *path = tr_test_join(dir, names[i]);
+        tr_test_write_text(path, "old\n");
         tr_output *o;
         tr_error e = {0};
         CHECK_INT(tr_output_open(&o, path, &e), TR_OK);
@@ -247,7 +210,7 @@ TR_TEST(failed_write)
         CHECK_INT(e.code, TR_E_IO);
         CHECK_INT(e.sys_errno, EFBIG);
         CHECK_STR(e.file, path);
-        char *got = slurp(path, NULL);
+        char *got = tr_test_slurp(path, NULL);
         CHECK_STR(got, "old\n");
         free(got);
         CHECK_INT(count_entries(dir), (int)i + 1);
@@ -287,7 +250,7 @@ TR_TEST(compressed_roundtrip)
     tr_buf_init(&want, 0);
     for (int i = 0; i < 200000; i++) tr_buf_addf(&want, "%d|event %d|%x\n", i, i % 97, i * 7919);
     for (size_t c = 0; c < 2; c++) {
-        const char *path = join(dir, cases[c].name);
+        const char *path = tr_test_join(dir, cases[c].name);
         tr_output *o;
         tr_error e = {0};
         CHECK_INT(tr_output_open(&o, path, &e), TR_OK);
@@ -300,7 +263,7 @@ TR_TEST(compressed_roundtrip)
         }
         CHECK_INT(tr_output_commit(o, &e), TR_OK);
         size_t n = 0;
-        char *raw = slurp(path, &n);
+        char *raw = tr_test_slurp(path, &n);
         CHECK(raw && n > 4 && n < want.len / 2 && memcmp(raw, cases[c].magic, 4) == 0);
         /* gzip: no time stamp, so the output is reproducible. */
         if (c == 0 && raw) CHECK(!raw[4] && !raw[5] && !raw[6] && !raw[7]);
@@ -310,7 +273,7 @@ TR_TEST(compressed_roundtrip)
         tr_free(got);
     }
     /* An empty output still decompresses, to nothing. */
-    const char *path = join(dir, "empty.gz");
+    const char *path = tr_test_join(dir, "empty.gz");
     tr_output *o;
     tr_error e = {0};
     CHECK_INT(tr_output_open(&o, path, &e), TR_OK);
@@ -325,7 +288,7 @@ TR_TEST(compressed_roundtrip)
 TR_TEST(to_stdout)
 {
     const char *dir = fresh_dir("stdout");
-    const char *path = join(dir, "captured");
+    const char *path = tr_test_join(dir, "captured");
     fflush(stdout);
     int saved = dup(1);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -343,7 +306,7 @@ TR_TEST(to_stdout)
     CHECK(write(1, "after\n", 6) == 6);
     dup2(saved, 1);
     close(saved);
-    char *got = slurp(path, NULL);
+    char *got = tr_test_slurp(path, NULL);
     CHECK_STR(got, "to stdout\nafter\n");
     free(got);
     CHECK_INT(count_entries(dir), 1);
@@ -372,9 +335,9 @@ TR_TEST(cleanup_all)
     const char *dir = fresh_dir("cleanup");
     tr_output *a, *b, *c;
     tr_error e = {0};
-    CHECK_INT(tr_output_open(&a, join(dir, "a.txt"), &e), TR_OK);
-    CHECK_INT(tr_output_open(&b, join(dir, "b.txt.zst"), &e), TR_OK);
-    CHECK_INT(tr_output_open(&c, join(dir, "c.txt"), &e), TR_OK);
+    CHECK_INT(tr_output_open(&a, tr_test_join(dir, "a.txt"), &e), TR_OK);
+    CHECK_INT(tr_output_open(&b, tr_test_join(dir, "b.txt.zst"), &e), TR_OK);
+    CHECK_INT(tr_output_open(&c, tr_test_join(dir, "c.txt"), &e), TR_OK);
     tr_output_abort(b);
     CHECK_INT(count_entries(dir), 2);
     tr_output_cleanup_all();
@@ -394,7 +357,7 @@ TR_TEST(alloc_failures)
             tr_output *o;
             tr_error e = {0};
             tr_alloc_fail_after(n);
-            int rc = tr_output_open(&o, join(dir, names[i]), &e);
+            int rc = tr_output_open(&o, tr_test_join(dir, names[i]), &e);
             tr_alloc_fail_after(0);
             if (rc == TR_OK) {
                 CHECK_INT(write_str(o, "x\n", &e), TR_OK);

@@ -17,25 +17,10 @@ extern const tr_reader tr_reader_pyspy;
 extern const tr_writer tr_writer_folded;
 extern const tr_writer tr_writer_chrome;
 
-typedef struct warn_log {
-    int n;
-    uint64_t line, col;
-    char msg[512];
-} warn_log;
-
-static void on_warn(void *user, const tr_error *w)
-{
-    warn_log *l = user;
-    l->n++;
-    l->line = w->line;
-    l->col = w->col;
-    snprintf(l->msg, sizeof l->msg, "%s", w->msg);
-}
-
 /* Reads N bytes at TEXT with the pyspy reader; warnings go to LOG. */
-static int read_mem(tr_trace *t, const char *text, size_t n, warn_log *log, int no_slices)
+static int read_mem(tr_trace *t, const char *text, size_t n, tr_test_warns *log, int no_slices)
 {
-    tr_diag diag = {on_warn, log, 0, 0};
+    tr_diag diag = {tr_test_on_warn, log, 0, 0};
     tr_read_opts o = {0};
     o.diag = &diag;
     o.no_stack_slices = no_slices;
@@ -54,7 +39,7 @@ static int read_mem(tr_trace *t, const char *text, size_t n, warn_log *log, int 
     return rc;
 }
 
-static tr_trace *read_text(const char *text, warn_log *log)
+static tr_trace *read_text(const char *text, tr_test_warns *log)
 {
     tr_trace *t = tr_trace_new();
     tr_error e;
@@ -63,25 +48,15 @@ static tr_trace *read_text(const char *text, warn_log *log)
     return t;
 }
 
-static char *path_of(const char *rel)
-{
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", tr_test_srcdir(), rel);
-    return buf;
-}
-
 static tr_trace *load_path(const char *path, int no_slices, uint64_t *warnings)
 {
     tr_trace *t = tr_trace_new();
     tr_diag diag = {0};
-    tr_load_opts o = {.readers = tr_readers};
-    o.read.diag = &diag;
-    o.read.no_stack_slices = no_slices;
-    tr_error e = {0};
-    int rc = tr_load(t, path, &o, &e);
+    tr_read_opts ro = {.diag = &diag, .no_stack_slices = no_slices};
+    tr_error e;
+    int rc = tr_test_load(t, path, &ro, &e);
     if (rc != TR_OK) fprintf(stderr, "  load %s: %s\n", path, e.msg);
     CHECK_INT(rc, TR_OK);
-    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
     if (warnings) *warnings = diag.warnings;
     return t;
 }
@@ -191,7 +166,7 @@ TR_TEST(real_samples_read_cleanly)
         char rel[256];
         snprintf(rel, sizeof rel, "testdata/pyspy/%s", cases[i].file);
         uint64_t warnings;
-        tr_trace *t = load_path(path_of(rel), 0, &warnings);
+        tr_trace *t = load_path(tr_test_src(rel), 0, &warnings);
         tr_samples s;
         tr_instants in;
         tr_trace_samples(t, &s);
@@ -214,7 +189,7 @@ TR_TEST(real_sample_details)
 {
     /* 07: old "Arguments::" locals become args of the sample. */
     tr_trace *t = load_path(
-        path_of("testdata/pyspy/07_airflow7935_locals_double_colon_truncated.txt"), 0, NULL);
+        tr_test_src("testdata/pyspy/07_airflow7935_locals_double_colon_truncated.txt"), 0, NULL);
     tr_samples s;
     tr_trace_samples(t, &s);
     CHECK_STR(arg_str(t, s.args[0], "state"), "idle");
@@ -228,7 +203,7 @@ TR_TEST(real_sample_details)
     tr_trace_free(t);
 
     /* 03: 0.1.x tab frames, hex ids, the pid and command from ray's ps line. */
-    t = load_path(path_of("testdata/pyspy/03_ray_stack_v01_tab_hexids_ray3187.txt"), 0, NULL);
+    t = load_path(tr_test_src("testdata/pyspy/03_ray_stack_v01_tab_hexids_ray3187.txt"), 0, NULL);
     CHECK_INT(tr_process_get(t, 0)->pid, 20768);
     CHECK_STR(tr_str_get(t, tr_process_get(t, 0)->name, NULL), "ray_worker");
     CHECK_INT(tr_track_get(t, 0)->tid, 0x7F4AA36D9700LL);
@@ -236,7 +211,7 @@ TR_TEST(real_sample_details)
     tr_trace_free(t);
 
     /* 11: four processes, one after another: pseudo-times 0..3 s. */
-    t = load_path(path_of("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt"), 0, NULL);
+    t = load_path(tr_test_src("testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt"), 0, NULL);
     tr_trace_samples(t, &s);
     CHECK_INT(s.ts[s.n - 1], 3000000000LL);
     CHECK_STR(tr_str_get(t, tr_process_get(t, 3)->name, NULL), "sglang::scheduler_DP0_TP0");
@@ -244,7 +219,7 @@ TR_TEST(real_sample_details)
     tr_trace_free(t);
 
     /* 01: --json with locals: [] and thread_name null. */
-    t = load_path(path_of("testdata/pyspy/01_json_locals_pyspy505.json"), 0, NULL);
+    t = load_path(tr_test_src("testdata/pyspy/01_json_locals_pyspy505.json"), 0, NULL);
     tr_trace_samples(t, &s);
     CHECK_STR(stack_text(t, s.stack[0]), "<module>");
     CHECK_INT(tr_track_get(t, 0)->tid, 338370);
@@ -252,7 +227,7 @@ TR_TEST(real_sample_details)
     tr_trace_free(t);
 
     /* 12: folded counts. */
-    t = load_path(path_of("testdata/pyspy/12_raw_folded_gevent_pyspy179.txt"), 0, NULL);
+    t = load_path(tr_test_src("testdata/pyspy/12_raw_folded_gevent_pyspy179.txt"), 0, NULL);
     tr_trace_samples(t, &s);
     tr_arg a;
     CHECK(tr_args_find(t, s.args[2], "count", &a));
@@ -302,7 +277,7 @@ static const char seq3[] =
 */
 TR_TEST(sequence_slices)
 {
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(seq3, &log);
     CHECK_INT(log.n, 0);
     tr_slices s;
@@ -365,7 +340,7 @@ TR_TEST(sequence_without_markers)
                                "\n"
                                "Thread 7 (idle): \"MainThread\"\n"
                                "    <module> (a.py:9)\n";
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(text, &log);
     tr_samples sm;
     tr_trace_samples(t, &sm);
@@ -393,7 +368,7 @@ TR_TEST(subprocesses_one_moment)
                                "\n"
                                "Thread 2 (active+gil): \"MainThread\"\n"
                                "    work (child.py:8)\n";
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(text, &log);
     tr_samples sm;
     tr_trace_samples(t, &sm);
@@ -442,17 +417,6 @@ TR_TEST(slicer_rules)
 
 /* ---- round trips ---- */
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(1 << 20);
-    *n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf) buf[*n] = '\0';
-    return buf;
-}
-
 static int cmp_line(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -499,7 +463,7 @@ static void folded_round_trip(const char *text, unsigned prefix)
     tr_trace *t = load_path(in_path, 1, NULL);
     write_with(t, &tr_writer_folded, out_path, prefix);
     size_t n;
-    char *got = slurp(out_path, &n), *want = strdup(text);
+    char *got = tr_test_slurp(out_path, &n), *want = strdup(text);
     char *gs = sorted_lines(got), *ws = sorted_lines(want);
     CHECK_STR(gs, ws);
     free(got);
@@ -527,7 +491,7 @@ TR_TEST(folded_round_trip)
                       TR_FOLDED_THREAD);
     /* the real sample */
     size_t n;
-    char *real = slurp(path_of("testdata/pyspy/12_raw_folded_gevent_pyspy179.txt"), &n);
+    char *real = tr_test_slurp(tr_test_src("testdata/pyspy/12_raw_folded_gevent_pyspy179.txt"), &n);
     CHECK(real != NULL);
     if (real) folded_round_trip(real, 0);
     free(real);
@@ -536,13 +500,13 @@ TR_TEST(folded_round_trip)
 /* Dumps -> folded: equal stacks summed, samples of every thread. */
 TR_TEST(dumps_to_folded)
 {
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(seq3, &log);
     char out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/seq.folded", tr_test_tmpdir());
     write_with(t, &tr_writer_folded, out_path, 0);
     size_t n;
-    char *got = slurp(out_path, &n);
+    char *got = tr_test_slurp(out_path, &n);
     CHECK_STR(
         got,
         "<module> (train.py:60);main (train.py:50);step (train.py:20) 1\n"
@@ -556,7 +520,7 @@ TR_TEST(dumps_to_folded)
 /* Dump sequence -> Chrome JSON -> model: the same slices. */
 TR_TEST(sequence_chrome_round_trip)
 {
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(seq3, &log);
     char out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/seq.json", tr_test_tmpdir());
@@ -588,7 +552,7 @@ TR_TEST(speedscope)
         "{\"name\":\"f\",\"file\":\"/a/t.py\",\"line\":1,\"col\":null},"
         "{\"name\":\"g\",\"file\":\"/a/t.py\",\"line\":null,\"col\":null}]},"
         "\"activeProfileIndex\":null,\"exporter\":\"py-spy@0.4.0\",\"name\":\"py-spy profile\"}";
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(doc, &log);
     CHECK_INT(log.n, 0);
     tr_samples s;
@@ -616,7 +580,7 @@ TR_TEST(json_dump_locals)
         "{\"name\":\"poll\",\"filename\":\"?\",\"module\":\"libc.so.6\",\"short_filename\":null,"
         "\"line\":0,"
         "\"locals\":null}],\"process_info\":null}]";
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(doc, &log);
     tr_samples s;
     tr_trace_samples(t, &s);
@@ -637,10 +601,10 @@ TR_TEST(bad_input_warns)
     static const char orphan[] =
         "Process 1: x\nPython v3.9.0 (/bin/python)\n\n"
         "    f (a.py:1)\n    g (a.py:2)\nThread 1 (idle): \"MainThread\"\n";
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(orphan, &log);
     CHECK_INT(log.n, 1);
-    CHECK_INT(log.line, 4);
+    CHECK_INT(log.last.line, 4);
     tr_samples s;
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 1);
@@ -654,8 +618,8 @@ TR_TEST(bad_input_warns)
     tr_error e;
     CHECK_INT(read_mem(t, folded, strlen(folded), &log, 0), TR_OK);
     CHECK_INT(log.n, 1);
-    CHECK_INT(log.line, 2);
-    CHECK_INT(log.col, 14);
+    CHECK_INT(log.last.line, 2);
+    CHECK_INT(log.last.col, 14);
     tr_trace_freeze(t, &e);
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 4);
@@ -689,7 +653,7 @@ TR_TEST(deep_stack)
     tr_buf_init(&b, 0);
     tr_buf_adds(&b, "Thread 1 (active): \"MainThread\"\n");
     for (size_t i = 0; i < depth; i++) tr_buf_addf(&b, "    f%zu (deep.py:%zu)\n", i, i + 1);
-    warn_log log = {0};
+    tr_test_warns log = {0};
     tr_trace *t = read_text(b.p, &log);
     tr_samples s;
     tr_trace_samples(t, &s);

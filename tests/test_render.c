@@ -20,15 +20,6 @@
 
 /* ---- helpers ---- */
 
-static char *path_in(const char *dir, const char *name)
-{
-    static char buf[8][4096];
-    static int k;
-    char *p = buf[k++ % 8];
-    if (snprintf(p, sizeof buf[0], "%s/%s", dir, name) >= (int)sizeof buf[0]) abort();
-    return p;
-}
-
 static int have_tool(const char *name)
 {
     char cmd[256];
@@ -36,37 +27,12 @@ static int have_tool(const char *name)
     return system(cmd) == 0;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *p = malloc(cap + 1);
-    while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *more = realloc(p, cap * 2 + 1);
-            if (!more) {
-                free(p);
-                p = NULL;
-                break;
-            }
-            p = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (p) p[n] = '\0';
-    return p;
-}
-
+/* PATH loaded and frozen, or NULL when no reader takes it. */
 static tr_trace *load(const char *path)
 {
     tr_trace *t = tr_trace_new();
-    tr_diag diag = {0};
-    tr_load_opts lo = {.readers = tr_readers, .read = {.diag = &diag}};
-    tr_error e = {0};
-    if (tr_load(t, path, &lo, &e) < 0 || tr_trace_freeze(t, &e) < 0) {
+    tr_error e;
+    if (tr_test_load(t, path, NULL, &e) != TR_OK) {
         tr_trace_free(t);
         return NULL;
     }
@@ -122,11 +88,18 @@ static char *squeeze(const char *s, size_t max)
     return o;
 }
 
-static int xml_parses(const char *path)
+/*
+** Whether every SVG that the glob GLOB names under DIR parses as XML.  One
+** Python for many files: its start-up dominates, the more so behind a version
+** manager's shim.
+*/
+static int xml_parses(const char *dir, const char *glob)
 {
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '%s'", path);
+             "python3 -c 'import sys, xml.dom.minidom as m\n"
+             "for p in sys.argv[1:]: m.parse(p)' '%s'/%s",
+             dir, glob);
     return system(cmd) == 0;
 }
 
@@ -252,8 +225,8 @@ static void check_timeline(const char *sample, tr_trace *t, const char *out)
     o.dpi = 60;
     tr_error e = {0};
     tr_render_stats st;
-    const char *pngp = path_in(out, "t.png"), *svgp = path_in(out, "t.svg");
-    const char *pdfp = path_in(out, "t.pdf"), *txtp = path_in(out, "t.txt");
+    const char *pngp = tr_test_join(out, "t.png"), *svgp = tr_test_join(out, "t.svg");
+    const char *pdfp = tr_test_join(out, "t.pdf"), *txtp = tr_test_join(out, "t.txt");
     int rc = tr_render(t, &o, pngp, -1, &st, &e);
     if (rc != TR_OK) fprintf(stderr, "  %s: %s\n", sample, e.msg);
     CHECK(rc == TR_OK);
@@ -274,18 +247,17 @@ static void check_timeline(const char *sample, tr_trace *t, const char *out)
     }
 
     CHECK(tr_render(t, &o, svgp, -1, NULL, &e) == TR_OK);
-    char *svg = slurp(svgp);
+    char *svg = tr_test_slurp(svgp, NULL);
     CHECK(svg && strncmp(svg, "<?xml", 5) == 0);
     CHECK(svg && strstr(svg, "width=\"1152pt\" height=\"720pt\"")); /* 16 x 10 in */
-    free(svg);
-    if (have_tool("python3")) CHECK(xml_parses(svgp));
+    free(svg); /* render_samples checks that it parses */
 
     CHECK(tr_render(t, &o, pdfp, -1, NULL, &e) == TR_OK);
     if (!have_tool("pdftotext")) return;
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "pdftotext '%s' '%s'", pdfp, txtp);
     CHECK(system(cmd) == 0);
-    char *raw = slurp(txtp);
+    char *raw = tr_test_slurp(txtp, NULL);
     CHECK(raw != NULL);
     if (!raw) return;
     char *text = squeeze(raw, SIZE_MAX);
@@ -315,10 +287,10 @@ static void check_flame(tr_trace *t, const char *out)
     o.dpi = 60;
     tr_error e = {0};
     tr_render_stats st;
-    const char *svgp = path_in(out, "f.svg"), *pngp = path_in(out, "f.png");
+    const char *svgp = tr_test_join(out, "f.svg"), *pngp = tr_test_join(out, "f.png");
     CHECK(tr_render(t, &o, svgp, -1, &st, &e) == TR_OK);
     CHECK(st.frames_drawn > 0);
-    char *svg = slurp(svgp);
+    char *svg = tr_test_slurp(svgp, NULL);
     CHECK(svg != NULL);
     if (!svg) return;
     CHECK(strstr(svg, "<title>all (") != NULL);
@@ -330,8 +302,7 @@ static void check_flame(tr_trace *t, const char *out)
             CHECK(0);
         }
     }
-    free(svg);
-    if (have_tool("python3")) CHECK(xml_parses(svgp));
+    free(svg); /* render_samples checks that it parses */
     o.kind = TR_RENDER_ICICLE;
     CHECK(tr_render(t, &o, pngp, -1, &st, &e) == TR_OK);
     png p;
@@ -407,6 +378,7 @@ static void render_samples(const char *format, const char *const *skip, int whol
     snprintf(dir, sizeof dir, "%s/testdata/%s", tr_test_srcdir(), format);
     int rendered = 0, unreadable = 0;
     render_dir(dir, skip, whole_dirs, &rendered, &unreadable);
+    if (have_tool("python3")) CHECK(xml_parses(tr_test_tmpdir(), "*/*.svg"));
     fprintf(stderr, "%s: %d samples drawn, %d not readable\n", format, rendered, unreadable);
     CHECK(rendered > 0);
     /* The readers take nearly all samples; a few are broken on purpose. */
@@ -489,7 +461,7 @@ TR_TEST(timeline_gt_probes)
     o.since = 200000000;
     o.until = 260000000;
     o.has_since = o.has_until = 1;
-    const char *png_path = path_in(tr_test_tmpdir(), "gt-window.png");
+    const char *png_path = tr_test_tmp("gt-window.png");
     tr_render_stats st;
     tr_error e = {0};
     CHECK(tr_render(t, &o, png_path, -1, &st, &e) == TR_OK);
@@ -518,7 +490,7 @@ TR_TEST(timeline_lod)
     tr_render_opts o;
     tr_render_opts_init(&o);
     tr_render_stats st;
-    const char *png_path = path_in(tr_test_tmpdir(), "lod.png");
+    const char *png_path = tr_test_tmp("lod.png");
     CHECK(tr_render(t, &o, png_path, -1, &st, &e) == TR_OK);
     CHECK_INT(st.slices_merged, 1000000);
     CHECK_INT(st.slices_drawn, 0);
@@ -558,8 +530,8 @@ TR_TEST(timeline_many_lanes)
         tr_render_opts o;
         tr_render_opts_init(&o);
         tr_render_stats st;
-        const char *pdf = path_in(tr_test_tmpdir(), "lanes.pdf");
-        CHECK(tr_render(t, &o, path_in(tr_test_tmpdir(), "lanes.png"), -1, &st, &e) == TR_OK);
+        const char *pdf = tr_test_tmp("lanes.pdf");
+        CHECK(tr_render(t, &o, tr_test_tmp("lanes.png"), -1, &st, &e) == TR_OK);
         if (round == 0) {
             CHECK_INT(st.lanes, 1000);
             CHECK_INT(st.lanes_summarised, 0);
@@ -604,7 +576,7 @@ TR_TEST(timeline_counters_flows_markers)
     tr_render_opts o;
     tr_render_opts_init(&o);
     tr_render_stats st;
-    const char *png_path = path_in(tr_test_tmpdir(), "mixed.png");
+    const char *png_path = tr_test_tmp("mixed.png");
     CHECK(tr_render(t, &o, png_path, -1, &st, &e) == TR_OK);
     CHECK_INT(st.flows_drawn, 1);
     CHECK_INT(st.lanes, 3);
@@ -648,7 +620,7 @@ TR_TEST(timeline_window_and_filters)
     o.until = 4000000000;
     o.has_since = o.has_until = 1;
     tr_render_stats st;
-    const char *w = path_in(tr_test_tmpdir(), "w.png");
+    const char *w = tr_test_tmp("w.png");
     CHECK(tr_render(t, &o, w, -1, &st, &e) == TR_OK);
     CHECK_INT(st.lanes, 3);
     /* The slices at 2 s, 3 s and the one starting at 4 s, on three lanes. */
@@ -727,11 +699,11 @@ TR_TEST(flame_handmade)
     o.kind = TR_RENDER_FLAME;
     tr_render_stats st;
     tr_error e = {0};
-    const char *svgp = path_in(tr_test_tmpdir(), "flame.svg");
+    const char *svgp = tr_test_tmp("flame.svg");
     CHECK(tr_render(t, &o, svgp, -1, &st, &e) == TR_OK);
     CHECK_INT(st.samples, 10);
     CHECK_INT(st.frames_drawn, 6); /* all, main, foo, bar, baz, qux */
-    char *svg = slurp(svgp);
+    char *svg = tr_test_slurp(svgp, NULL);
     CHECK(strstr(svg, "<title>all (10 samples, 100.00%)</title>"));
     CHECK(strstr(svg, "<title>main (app.py:10) (10 samples, 100.00%)</title>"));
     CHECK(strstr(svg, "<title>foo (app.py:11) (4 samples, 40.00%)</title>"));
@@ -745,12 +717,12 @@ TR_TEST(flame_handmade)
     CHECK(strstr(svg, "function zoom(") && strstr(svg, "function search(") &&
           strstr(svg, "onclick=\"search_prompt()\"") && strstr(svg, "Reset Zoom"));
     free(svg);
-    if (have_tool("python3")) CHECK(xml_parses(svgp));
+    if (have_tool("python3")) CHECK(xml_parses(tr_test_tmpdir(), "flame.svg"));
 
     /* The callee view: leaves at the root. */
     o.reverse = 1;
     CHECK(tr_render(t, &o, svgp, -1, &st, &e) == TR_OK);
-    svg = slurp(svgp);
+    svg = tr_test_slurp(svgp, NULL);
     CHECK(strstr(svg, "<title>qux (q.py:14) (6 samples, 60.00%)</title>"));
     CHECK(strstr(svg, "<title>bar (app.py:12) (3 samples, 30.00%)</title>"));
     CHECK(strstr(svg, "<title>main (app.py:10) (6 samples, 60.00%)</title>")); /* under qux */
@@ -761,7 +733,7 @@ TR_TEST(flame_handmade)
     o.reverse = 0;
     o.per_thread = 1;
     CHECK(tr_render(t, &o, svgp, -1, &st, &e) == TR_OK);
-    svg = slurp(svgp);
+    svg = tr_test_slurp(svgp, NULL);
     CHECK(strstr(svg, "<title>MainThread (6 samples, 60.00%)</title>"));
     CHECK(strstr(svg, "<title>worker (4 samples, 40.00%)</title>"));
     free(svg);
@@ -777,7 +749,7 @@ TR_TEST(flame_handmade)
     o.per_thread = 0;
 
     /* PNG: the root spans the width at the bottom (flame) or the top (icicle). */
-    const char *pngp = path_in(tr_test_tmpdir(), "flame.png");
+    const char *pngp = tr_test_tmp("flame.png");
     uint32_t root = tr_render_flame_color("all", 3);
     for (int kind = TR_RENDER_FLAME; kind <= TR_RENDER_ICICLE; kind++) {
         o.kind = kind;
@@ -804,7 +776,7 @@ TR_TEST(flame_handmade)
     o.color_by = TR_FLAME_BY_MODULE;
     o.kind = TR_RENDER_FLAME;
     CHECK(tr_render(t, &o, svgp, -1, &st, &e) == TR_OK);
-    svg = slurp(svgp);
+    svg = tr_test_slurp(svgp, NULL);
     char want[32];
     snprintf(want, sizeof want, "fill=\"#%06x\"", (unsigned)tr_render_color("q.py", 4));
     CHECK(strstr(svg, want));
@@ -818,7 +790,7 @@ TR_TEST(errors)
     tr_render_opts o;
     tr_render_opts_init(&o);
     tr_error e = {0};
-    const char *bad = path_in(tr_test_tmpdir(), "t.jpg");
+    const char *bad = tr_test_tmp("t.jpg");
     CHECK(tr_render(t, &o, bad, -1, NULL, &e) < 0);
     CHECK_INT(e.code, TR_E_USAGE);
     CHECK(access(bad, F_OK) != 0);
@@ -827,7 +799,7 @@ TR_TEST(errors)
     o.has_since = o.has_until = 1;
     o.since = 5;
     o.until = 5;
-    CHECK(tr_render(t, &o, path_in(tr_test_tmpdir(), "w.png"), -1, NULL, &e) < 0);
+    CHECK(tr_render(t, &o, tr_test_tmp("w.png"), -1, NULL, &e) < 0);
     CHECK_INT(e.code, TR_E_USAGE);
     tr_trace_free(t);
 
@@ -837,7 +809,7 @@ TR_TEST(errors)
     tr_trace_freeze(u, &e);
     tr_render_opts_init(&o);
     o.kind = TR_RENDER_FLAME;
-    const char *f = path_in(tr_test_tmpdir(), "none.svg");
+    const char *f = tr_test_tmp("none.svg");
     CHECK(tr_render(u, &o, f, -1, NULL, &e) < 0);
     CHECK_INT(e.code, TR_E_USAGE);
     CHECK(strstr(e.msg, "no stack samples") != NULL);
@@ -847,7 +819,7 @@ TR_TEST(errors)
     tr_trace *empty = tr_trace_new();
     tr_trace_freeze(empty, &e);
     tr_render_opts_init(&o);
-    CHECK(tr_render(empty, &o, path_in(tr_test_tmpdir(), "empty.png"), -1, NULL, &e) == TR_OK);
+    CHECK(tr_render(empty, &o, tr_test_tmp("empty.png"), -1, NULL, &e) == TR_OK);
     tr_trace_free(empty);
 }
 
@@ -868,14 +840,14 @@ TR_TEST(flame_hostile_names)
     tr_render_opts o;
     tr_render_opts_init(&o);
     o.kind = TR_RENDER_FLAME;
-    const char *svgp = path_in(tr_test_tmpdir(), "hostile.svg");
+    const char *svgp = tr_test_tmp("hostile.svg");
     CHECK(tr_render(t, &o, svgp, -1, NULL, &e) == TR_OK);
-    char *svg = slurp(svgp);
+    char *svg = tr_test_slurp(svgp, NULL);
     CHECK(strstr(svg, "a&lt;b&gt;&amp;&quot;c&quot;"));
     CHECK(strstr(svg, "\xc3\xa9t\xc3\xa9"));
     CHECK(strstr(svg, "bad??utf8"));
     free(svg);
-    if (have_tool("python3")) CHECK(xml_parses(svgp));
-    CHECK(tr_render(t, &o, path_in(tr_test_tmpdir(), "hostile.pdf"), -1, NULL, &e) == TR_OK);
+    if (have_tool("python3")) CHECK(xml_parses(tr_test_tmpdir(), "hostile.svg"));
+    CHECK(tr_render(t, &o, tr_test_tmp("hostile.pdf"), -1, NULL, &e) == TR_OK);
     tr_trace_free(t);
 }

@@ -355,17 +355,11 @@ TR_TEST(out_of_memory_is_clean)
 
 static sqlite3 *load_sample(const char *rel)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", tr_test_srcdir(), rel);
     tr_trace *t = tr_trace_new();
-    tr_diag diag = {0};
-    tr_load_opts lo = {.readers = tr_readers};
-    lo.read.diag = &diag;
-    tr_error e = {0};
-    int rc = tr_load(t, path, &lo, &e);
-    if (rc < 0) fprintf(stderr, "  %s: %s\n", path, e.msg);
-    CHECK(rc >= 0);
-    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    tr_error e;
+    int rc = tr_test_load(t, tr_test_src(rel), NULL, &e);
+    if (rc != TR_OK) fprintf(stderr, "  %s: %s\n", rel, e.msg);
+    CHECK_INT(rc, TR_OK);
     sqlite3 *db = mem_db(t, NULL);
     tr_trace_free(t);
     return db;

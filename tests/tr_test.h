@@ -1,12 +1,17 @@
 /*
-** tr_test.h: a minimal unit-test harness.
+** tr_test.h: a minimal unit-test harness, and the helpers the test files share.
 **
-** Each TR_TEST(name) block registers itself; tests/CMakeLists.txt scans the
-** sources for TR_TEST( lines and adds one ctest per block, run as
-** "test_binary name".  A failed CHECK reports file:line and fails the test.
+** Each TR_TEST(name) block registers itself; tr_unit_test() in
+** tests/CMakeLists.txt scans the file for TR_TEST( lines and adds one ctest
+** per block, run as "test_binary name".  A failed CHECK reports file:line and
+** fails the test.  The harness is tr_test_main.c, the helpers tr_test.c.
 */
 #ifndef TR_TEST_H
 #define TR_TEST_H
+
+#include "tr_error.h"
+#include "tr_reader.h"
+#include "tr_trace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -50,5 +55,38 @@ const char *tr_test_srcdir(void);
             tr_test_fail(__FILE__, __LINE__, #a " == " #b);                                        \
         }                                                                                          \
     } while (0)
+
+/* ---- helpers (tr_test.c) ---- */
+
+/*
+** Paths: SRCDIR/REL (the project's sources, testdata/), TMPDIR/NAME (the
+** scratch directory) and DIR/NAME.  Each call has its own buffer among 16, so
+** a test can hold a list of paths at once.
+*/
+const char *tr_test_src(const char *rel);
+const char *tr_test_tmp(const char *name);
+const char *tr_test_join(const char *dir, const char *name);
+
+/* The bytes of PATH, NUL-terminated, from malloc (free them); *N gets their count (N may be NULL).
+** NULL when the file cannot be read. */
+char *tr_test_slurp(const char *path, size_t *n);
+/* Writes N bytes at P (or the string TEXT) to PATH, and returns PATH; a failure fails the test. */
+const char *tr_test_write(const char *path, const void *p, size_t n);
+const char *tr_test_write_text(const char *path, const char *text);
+
+/* A tr_diag handler (user: a tr_test_warns) that keeps the count, the first and the last warning.
+ */
+typedef struct tr_test_warns {
+    int n;
+    tr_error first, last;
+} tr_test_warns;
+void tr_test_on_warn(void *user, const tr_error *w);
+
+/*
+** Loads PATH into T with tr_load, choosing among all readers (tr_readers), with
+** the read options READ (NULL: none; without a diag, warnings are only
+** counted), and freezes T; the status, E says why.
+*/
+int tr_test_load(tr_trace *t, const char *path, const tr_read_opts *read, tr_error *e);
 
 #endif

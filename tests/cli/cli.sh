@@ -3,19 +3,9 @@
 # checks the exit status and the content of stdout/stderr, not just the exit.
 set -u
 tracecat=$1 src=$2 case=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 tiny=$src/testdata/gt/gt-tiny-visualize_demo-1worker.log
-fail() { echo "FAIL [$case]: $*" >&2; [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" >&2; exit 1; }
-# run EXPECTED_STATUS ARGS...: runs tracecat with stdout in $tmp/out, stderr in $tmp/err
-run() {
-    local want=$1; shift
-    "$tracecat" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "exit $got, want $want: tracecat $*"
-}
-expect_err() { grep -q -- "$1" "$tmp/err" || fail "stderr lacks '$1'"; }
-expect_out() { grep -q -- "$1" "$tmp/out" || fail "stdout lacks '$1'"; }
+run() { run_cmd "$1" "$tracecat" "${@:2}"; } # run EXPECTED_STATUS ARGS...
 # A log: the tiny sample's header and first records, then LINE, then more records.
 log_with() {
     head -n 30 "$tiny" >"$tmp/log"

@@ -2,22 +2,12 @@
 # cli.sh TRACECAT TRACESTAT ROOT CASE: one job on one timeline, from the command line.
 set -u
 tracecat=$1 tracestat=$2 root=$3 case=$4
+. "$(dirname "$0")/../lib.sh"
 cd "$root"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 gt=testdata/gt/gt-tiny-visualize_demo-1worker.log
 rec=testdata/recorder/g3-iomix-2r
 nodump=testdata/pyspy/06_pytorch135703_xargs_pgrep_truncated.txt
-fail() { echo "FAIL: $*" >&2; exit 1; }
-run() { # run WANT_EXIT ARGS...: tracecat ARGS, stdout in $tmp/out, stderr in $tmp/err
-    local want=$1
-    shift
-    "$tracecat" "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    [ "$got" = "$want" ] || { cat "$tmp/err" >&2; fail "tracecat $*: exit $got, want $want"; }
-}
-expect_out() { grep -qF -- "$1" "$tmp/out" || { cat "$tmp/out" >&2; fail "stdout lacks: $1"; }; }
-expect_err() { grep -qF -- "$1" "$tmp/err" || { cat "$tmp/err" >&2; fail "stderr lacks: $1"; }; }
+run() { run_cmd "$1" "$tracecat" "${@:2}"; } # run WANT_EXIT ARGS...
 
 case $case in
 info)

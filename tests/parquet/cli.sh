@@ -5,21 +5,13 @@
 # files hold is checked through DuckDB (tests/parquet/*.mjs).
 set -u
 tracecat=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 gt=$src/testdata/gt/gt-tiny-visualize_demo-1worker.log
 gt2=$src/testdata/gt/gt-server-2workers.log
 rec=$src/testdata/recorder/iomix-4r
 tables="slice instant counter stack_sample trace_input process thread track flow args
         stack_profile_callsite stack_profile_frame sample_stack io"
-fail() { echo "FAIL: $*" >&2; [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" >&2; exit 1; }
-run() {
-    local want=$1; shift
-    "$tracecat" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "exit $got, want $want: tracecat $*"
-}
-expect_err() { grep -q -- "$1" "$tmp/err" || fail "stderr lacks '$1'"; }
+run() { run_cmd "$1" "$tracecat" "${@:2}"; } # run EXPECTED_STATUS ARGS...
 count() { find "$@" -name '*.parquet' | wc -l; }
 is_parquet() {
     [ "$(head -c 4 "$1")" = PAR1 ] && [ "$(tail -c 4 "$1")" = PAR1 ] || fail "$1 is not Parquet"

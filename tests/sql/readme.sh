@@ -4,9 +4,8 @@
 # Each must succeed and print at least one row.
 set -u
 tracesql=$1 src=$2
+. "$(dirname "$0")/../lib.sh"
 cd "$src" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 n=0 in=0 file='' sql=''
 while IFS= read -r line; do
     if [ $in = 0 ] && [ "$line" = '```sql' ]; then

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # tests/stat/cli.sh TRACESTAT SRCDIR CASE: one command-line case of tracestat.
-# Golden outputs live in tests/stat/golden/; UPDATE=1 rewrites them (read the diff).
+# Golden outputs live in tests/stat/golden/; TR_UPDATE_GOLDEN=1 rewrites them (read the diff).
 set -u
 ts=$1 src=$2 case=$3
 gold=$src/tests/stat/golden
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 # Relative input paths, so that the goldens do not depend on where the tree is.
 cd "$src" || fail "no $src"
 gt=testdata/gt/gt-tiny-visualize_demo-1worker.log
@@ -15,9 +13,8 @@ mlp=testdata/gt/gt-mlp-4workers-autoshard.log
 # Runs tracestat with ARGS, compares stdout with golden file NAME.
 golden() {
     local name=$1; shift
-    "$ts" "$@" > "$tmp/out" 2> "$tmp/err" || fail "exit $? from $*: $(cat "$tmp/err")"
-    if [[ ${UPDATE:-0} == 1 ]]; then cp "$tmp/out" "$gold/$name"; return 0; fi
-    diff -u "$gold/$name" "$tmp/out" || fail "$name differs"
+    run_cmd 0 "$ts" "$@"
+    same_golden "$gold/$name"
 }
 
 case $case in

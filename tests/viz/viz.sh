@@ -3,19 +3,12 @@
 # checks the exit status and what was written, not just the exit.
 set -u
 traceviz=$1 src=$2 case=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 mlp=$src/testdata/gt/gt-mlp-4workers-autoshard.log
 folded=$src/testdata/pyspy/12_raw_folded_gevent_pyspy179.txt
 dumps=$src/testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt
-fail() { echo "FAIL [$case]: $*" >&2; [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" >&2; exit 1; }
-run() {
-    local want=$1; shift
-    (cd "$tmp" && "$traceviz" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "exit $got, want $want: traceviz $*"
-}
-expect_err() { grep -q -- "$1" "$tmp/err" || fail "stderr lacks '$1'"; }
+# run EXPECTED_STATUS ARGS...: traceviz ARGS in $tmp, where relative outputs land
+run() { (cd "$tmp" && run_cmd "$1" "$traceviz" "${@:2}") || exit 1; }
 # png_size FILE: "WIDTHxHEIGHT" from the PNG header.
 png_size() {
     od -An -tu1 -j16 -N8 "$1" |
