@@ -39,6 +39,7 @@ typedef struct dir_root {
     tr_arena names;
     size_t n_streams;
 
+    uint64_t keep;        /* bytes of members kept in memory at most */
     pthread_mutex_t lock; /* guards the load below */
     int loaded, load_rc;
     tr_error load_err;
@@ -145,6 +146,7 @@ static dir_root *dir_root_new(const char *path)
     }
     memcpy(copy, path, n + 1);
     root->path = copy;
+    root->keep = TR_DIR_KEEP;
     tr_arena_init(&root->names);
     pthread_mutex_init(&root->lock, NULL);
     return root;
@@ -246,6 +248,11 @@ int tr_dir_open_sub(tr_dir **out, tr_dir *d, const char *prefix, tr_error *e)
     return TR_OK;
 }
 
+void tr_dir_set_keep(tr_dir *d, uint64_t bytes)
+{
+    d->root->keep = bytes;
+}
+
 const char *const *tr_dir_names(const tr_dir *d, size_t *n)
 {
     *n = d->members.len;
@@ -316,7 +323,7 @@ static int dir_load(dir_root *root, tr_error *e)
     tr_source *src;
     int rc = dir_source(root, &src, e);
     if (rc != TR_OK) return rc;
-    uint64_t left = TR_DIR_KEEP;
+    uint64_t left = root->keep;
     tr_input *in;
     for (size_t k = 0; k < root->n_streams && left; k++) {
         if ((rc = tr_source_next(src, &in, e)) != TR_OK) break;

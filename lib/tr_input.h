@@ -72,15 +72,18 @@ void tr_source_close(tr_source *s);
 ** tr_dir_open: PATH as a directory of members
 ** ^A directory's members are its regular files, as tr_source_open walks
 ** them; an archive's are its regular members, in archive order, read in one
-** pass.  ^Members of an archive are kept in memory while they add up to
-** TR_DIR_KEEP bytes (all of them when PATH is "-", which cannot be read
-** twice); a later member is read again from the archive when opened.
-** ^A path that is neither is TR_E_FORMAT.
+** pass.  ^The first member opened reads the archive once more, keeping its
+** members in memory while they add up to TR_DIR_KEEP bytes; a member past
+** that is read again from the archive when opened.  ^A path that is
+** neither is TR_E_FORMAT; ^"-" is TR_E_USAGE (standard input cannot be read
+** twice).
 */
 #define TR_DIR_KEEP ((uint64_t)256 << 20)
 int tr_dir_open(tr_dir **out, const char *path, tr_error *e);
 /* ^Like tr_dir_open, on an archive of N bytes at P that must outlive the view, named NAME. */
 int tr_dir_open_memory(tr_dir **out, const char *name, const void *p, size_t n, tr_error *e);
+/* ^Keeps at most BYTES of D's archive in memory instead; before its first member is opened. */
+void tr_dir_set_keep(tr_dir *d, uint64_t bytes);
 /*
 ** ^A view of the members of D under the directory PREFIX, named without it;
 ** ^D must outlive the view.
