@@ -1,6 +1,7 @@
 /* align.c: every input's clock, and one timeline for the inputs of a job. */
 #include "model.h"
 #include "tr_align.h"
+#include "tr_text.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -32,16 +33,6 @@ static int64_t add_sat(int64_t a, int64_t b)
 }
 
 /* ---- time zones ---- */
-
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 /* "+05:30", "-0800", "+09": seconds east of UTC. */
 static int parse_fixed_zone(const char *z, int64_t *east)
@@ -129,7 +120,7 @@ static int parse_local_time(const char *s, int64_t *secs, int64_t *frac_ns, int 
         used == 0)
         return -1;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return -1;
-    *secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+    *secs = tr_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
     *frac_ns = 0;
     *digits = 0;
     if (s[used] == '.') {

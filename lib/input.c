@@ -10,6 +10,7 @@
 */
 #include "input_impl.h"
 #include "tr_mem.h"
+#include "tr_utf8.h"
 
 #include <archive.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ struct tr_input {
     uint64_t lineno; /* lines handed out so far */
     size_t line_max;
 
-    struct archive *a; /* format raw; NULL for an empty stream */
+    struct archive *a; /* format raw; NULL for an empty stream or one in memory */
     const char *blk;   /* the rest of libarchive's current block, not yet copied */
     size_t blk_left;
     uint64_t fetched; /* stream offset just past the last block received */
@@ -42,6 +43,7 @@ struct tr_input {
     tr_buf name;
     tr_buf fix; /* a line with its bad bytes replaced by U+FFFD */
     tr_progress_state *prog;
+    tr_source *owner; /* closed with the stream (tr_input_close), or NULL */
 };
 
 tr_input *tr_input_new(tr_progress_state *prog)
@@ -75,6 +77,30 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
     in->failed = 0;
     in->diag = NULL;
     return TR_OK;
+}
+
+int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *name, tr_error *e)
+{
+    int rc = tr_input_reset(in, NULL, name, e);
+    /* The bytes are the one block of a stream without a reader (input_next_block ends it). */
+    in->blk = p;
+    in->blk_left = n;
+    in->fetched = n;
+    in->eof = n == 0;
+    return rc;
+}
+
+void tr_input_set_owner(tr_input *in, tr_source *owner)
+{
+    in->owner = owner;
+}
+
+void tr_input_close(tr_input *in)
+{
+    if (in && in->owner)
+        tr_source_close(in->owner);
+    else
+        tr_input_free(in);
 }
 
 void tr_input_free(tr_input *in)
@@ -155,7 +181,7 @@ static int input_next_block(tr_input *in, tr_error *e)
     const void *b;
     size_t n;
     la_int64_t at; /* unused: format raw hands out blocks in order, without holes */
-    int r = archive_read_data_block(in->a, &b, &n, &at);
+    int r = in->a ? archive_read_data_block(in->a, &b, &n, &at) : ARCHIVE_EOF;
     if (r == ARCHIVE_EOF) {
         in->eof = 1;
         input_progress(in, 1);
@@ -280,65 +306,11 @@ static int ascii_clean(const char *p, size_t n)
     return 1;
 }
 
-/*
-** The length of the valid UTF-8 sequence at P (N bytes left, N > 0), or 0 when
-** it is bad (a NUL counts as bad), with *SUB the bytes of its maximal subpart:
-** what one U+FFFD replaces (Unicode 15, section 3.9, "U+FFFD Substitution").
-*/
-static size_t utf8_seq(const unsigned char *p, size_t n, size_t *sub)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-    size_t need;
-    *sub = 1;
-    if (c == 0) return 0;
-    if (c < 0x80) return 1;
-    if (c < 0xc2 || c > 0xf4) return 0;
-    if (c < 0xe0) {
-        need = 1;
-    } else if (c < 0xf0) {
-        need = 2;
-        if (c == 0xe0) lo = 0xa0;
-        if (c == 0xed) hi = 0x9f; /* no surrogates */
-    } else {
-        need = 3;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f; /* nothing past U+10FFFF */
-    }
-    if (n < 2 || p[1] < lo || p[1] > hi) return 0;
-    size_t i = 2;
-    while (i <= need && i < n && p[i] >= 0x80 && p[i] <= 0xbf) i++;
-    if (i <= need) {
-        *sub = i;
-        return 0;
-    }
-    return need + 1;
-}
-
-/* The index of the first NUL or invalid UTF-8 byte among the N at P, or N. */
-static size_t utf8_first_bad(const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (i + 8 <= n) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            if (!(((w - WORD_ONES) | w) & WORD_HIGHS)) {
-                i += 8;
-                continue;
-            }
-        }
-        size_t sub, k = utf8_seq(p + i, n - i, &sub);
-        if (!k) return i;
-        i += k;
-    }
-    return n;
-}
-
 /* The slow path: LINE holds a NUL or a byte >= 0x80; replace what is bad, warn once. */
 static int input_fix_line(tr_input *in, tr_line *line, tr_error *e)
 {
     const unsigned char *p = (const unsigned char *)line->p;
-    size_t n = line->len, bad = utf8_first_bad(p, n);
+    size_t n = line->len, bad = tr_utf8_first_bad(p, n);
     if (bad == n) return TR_OK;
 
     tr_loc loc = tr_input_loc(in, line, bad + 1);
@@ -355,7 +327,7 @@ static int input_fix_line(tr_input *in, tr_line *line, tr_error *e)
     memcpy(f->p, p, bad);
     size_t j = bad;
     for (size_t i = bad; i < n;) {
-        size_t sub, k = utf8_seq(p + i, n - i, &sub);
+        size_t sub, k = tr_utf8_seq(p + i, n - i, &sub);
         if (k) {
             memcpy(f->p + j, p + i, k);
             j += k;

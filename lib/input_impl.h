@@ -1,6 +1,6 @@
 /*
-** input_impl.h: what lib/source.c hands lib/input.c.  Not part of the API:
-** only those two files include it.
+** input_impl.h: what lib/source.c, lib/input.c and lib/dir.c hand each
+** other.  Not part of the API: only those files include it.
 */
 #ifndef TR_INPUT_IMPL_H
 #define TR_INPUT_IMPL_H
@@ -30,6 +30,17 @@ tr_input *tr_input_new(tr_progress_state *prog);
 */
 int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *e);
 void tr_input_free(tr_input *in);
+/* Points IN at the N bytes at P (which outlive the stream) named NAME, as they are. */
+int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *name, tr_error *e);
+/* tr_input_close(IN) closes OWNER, the source IN belongs to. */
+void tr_input_set_owner(tr_input *in, tr_source *owner);
+
+/* Like tr_source_open, but a file is one stream: an archive in it is not unpacked. */
+int tr_source_open_flat(tr_source **out, const char *path, tr_error *e);
+/* The stored size of the stream tr_source_next yielded last, 0 when unknown. */
+uint64_t tr_source_stream_size(const tr_source *s);
+/* The size of the I-th file of tr_source_listing (a directory). */
+uint64_t tr_source_file_size(const tr_source *s, size_t i);
 
 /* Fills E from A's error at LOC: TR_E_IO when the OS said no, else TR_E_FORMAT. */
 int tr_archive_error(tr_error *e, struct archive *a, const tr_loc *loc);

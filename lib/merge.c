@@ -450,7 +450,7 @@ int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *
 {
     if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
-    int threads = tr_pool_threads(o->threads, n);
+    int threads = o->consume ? 1 : tr_pool_threads(o->threads, n);
     int rc = TR_OK;
     if (threads <= 1) {
         uint64_t t0 = now_ns();

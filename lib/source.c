@@ -43,6 +43,7 @@ typedef struct source_file {
 struct tr_source {
     char *path;
     int kind;
+    int flat;        /* files are one stream each: no archive formats */
     const void *mem; /* a memory source, else NULL */
     size_t mem_n;
 
@@ -156,7 +157,7 @@ static int source_open_file(tr_source *s, const char *name, tr_error *e)
     if (tr_buf_adds(&s->base, name) != TR_OK) return tr_error_nomem(e);
     struct archive *a = archive_read_new();
     if (!a) return tr_error_nomem(e);
-    int r = source_support(a, 1);
+    int r = source_support(a, !s->flat);
     if (r == ARCHIVE_OK)
         r = s->mem ? archive_read_open_memory(a, s->mem, s->mem_n)
                    : archive_read_open_fd(a, s->fd, SOURCE_BLOCK);
@@ -286,11 +287,12 @@ static int source_open_dir(tr_source *s, tr_error *e)
     return TR_OK;
 }
 
-int tr_source_open(tr_source **out, const char *path, tr_error *e)
+static int source_open(tr_source **out, const char *path, int flat, tr_error *e)
 {
     *out = NULL;
     tr_source *s = source_new(path, e);
     if (!s) return TR_FATAL;
+    s->flat = flat;
     tr_loc loc = {path, 0, 0, 0};
     int rc = TR_OK;
     struct stat st;
@@ -321,6 +323,16 @@ int tr_source_open(tr_source **out, const char *path, tr_error *e)
     return TR_OK;
 }
 
+int tr_source_open(tr_source **out, const char *path, tr_error *e)
+{
+    return source_open(out, path, 0, e);
+}
+
+int tr_source_open_flat(tr_source **out, const char *path, tr_error *e)
+{
+    return source_open(out, path, 1, e);
+}
+
 int tr_source_kind(const tr_source *s)
 {
     return s->kind;
@@ -335,6 +347,19 @@ const char *const *tr_source_listing(const tr_source *s, size_t *n)
 {
     *n = s->kind == TR_SOURCE_DIR ? s->files.len : 0;
     return s->kind == TR_SOURCE_DIR ? s->listing : NULL;
+}
+
+uint64_t tr_source_file_size(const tr_source *s, size_t i)
+{
+    return TR_VEC_AT(&s->files, source_file, i).size;
+}
+
+uint64_t tr_source_stream_size(const tr_source *s)
+{
+    if (!s->a) return 0;
+    if (s->raw) return s->kind == TR_SOURCE_DIR ? s->file_size : s->prog.total;
+    la_int64_t n = archive_entry_size_is_set(s->entry) ? archive_entry_size(s->entry) : 0;
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 void tr_source_set_progress(tr_source *s, tr_progress_fn fn, void *user)

@@ -56,6 +56,17 @@ int tr_parse_int64(const char *s, size_t n, int64_t *v)
     return 0;
 }
 
+/* Howard Hinnant's days_from_civil: eras of 400 years, March-based years. */
+int64_t tr_days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
 int tr_parse_decimal_ns(const char *s, size_t n, int64_t unit_ns, int64_t *ns)
 {
     if (unit_ns <= 0) return -1;

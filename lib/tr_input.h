@@ -9,6 +9,10 @@
 ** content too, but an archive inside an archive is not unpacked.  Readers see
 ** a tr_input: a buffered, decompressed byte stream with a line reader that
 ** counts lines.
+**
+** A tr_dir is a directory or an archive seen as a set of members that a
+** reader of whole directories (Recorder) opens in any order, each as a
+** tr_input, without anything written to disk.
 */
 #ifndef TR_INPUT_H
 #define TR_INPUT_H
@@ -23,6 +27,7 @@
 
 typedef struct tr_input tr_input;
 typedef struct tr_source tr_source;
+typedef struct tr_dir tr_dir;
 
 enum tr_source_kind { TR_SOURCE_STREAM = 0, TR_SOURCE_DIR, TR_SOURCE_ARCHIVE };
 
@@ -60,6 +65,49 @@ int tr_source_next(tr_source *s, tr_input **in, tr_error *e);
 void tr_source_set_progress(tr_source *s, tr_progress_fn fn, void *user);
 /* ^NULL is a no-op. */
 void tr_source_close(tr_source *s);
+
+/* ---- a directory view ---- */
+
+/*
+** tr_dir_open: PATH as a directory of members
+** ^A directory's members are its regular files, as tr_source_open walks
+** them; an archive's are its regular members, in archive order, read in one
+** pass.  ^The first member opened reads the archive once more, keeping its
+** members in memory while they add up to TR_DIR_KEEP bytes; a member past
+** that is read again from the archive when opened.  ^A path that is
+** neither is TR_E_FORMAT; ^"-" is TR_E_USAGE (standard input cannot be read
+** twice).
+*/
+#define TR_DIR_KEEP ((uint64_t)256 << 20)
+int tr_dir_open(tr_dir **out, const char *path, tr_error *e);
+/* ^Like tr_dir_open, on an archive of N bytes at P that must outlive the view, named NAME. */
+int tr_dir_open_memory(tr_dir **out, const char *name, const void *p, size_t n, tr_error *e);
+/* ^Keeps at most BYTES of D's archive in memory instead; before its first member is opened. */
+void tr_dir_set_keep(tr_dir *d, uint64_t bytes);
+/*
+** ^A view of the members of D under the directory PREFIX, named without it;
+** ^D must outlive the view.
+*/
+int tr_dir_open_sub(tr_dir **out, tr_dir *d, const char *prefix, tr_error *e);
+/* ^The members' relative paths, in byte order for a directory and archive order for an archive. */
+const char *const *tr_dir_names(const tr_dir *d, size_t *n);
+/* ^The index of member NAME, or SIZE_MAX. */
+size_t tr_dir_find(const tr_dir *d, const char *name);
+/* ^The size of member I as stored (before decompression of a compressed member). */
+uint64_t tr_dir_size(const tr_dir *d, size_t i);
+/* ^How member names are prefixed in stream names and errors: "dir/" or "archive.tgz:dir/". */
+const char *tr_dir_label(const tr_dir *d);
+/*
+** tr_dir_open_member: member I as a stream
+** ^Sets *IN to a stream of member I, decompressed by content (an archive in
+** it is not unpacked), named LABEL + NAME; close it with tr_input_close.
+** ^Several threads may open members of one D at once.
+*/
+int tr_dir_open_member(tr_dir *d, size_t i, tr_input **in, tr_error *e);
+/* ^Closes a stream from tr_dir_open_member.  ^NULL is a no-op. */
+void tr_input_close(tr_input *in);
+/* ^NULL is a no-op. */
+void tr_dir_close(tr_dir *d);
 
 /* ---- a stream ---- */
 

@@ -10,6 +10,7 @@
 
 #include "tr_error.h"
 #include "tr_reader.h"
+#include "tr_sink.h"
 #include "tr_trace.h"
 
 typedef struct tr_rank_override {
@@ -25,9 +26,12 @@ typedef struct tr_load_opts {
     size_t n_ranks;
     tr_progress_fn progress;
     void *progress_user;
+    tr_sink_fn consume; /* each batch of events as it is read (tr_sink.h); NULL = none */
+    void *consume_user;
     uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
+    /* threads: inputs tr_load_many reads at once, and read.threads when that is 0 */
+    int threads; /* 0 = the CPUs (tr_pool_threads) */
     /* tr_load_many only: */
-    int threads;                       /* inputs read at once; 0 = the CPUs (tr_pool_threads) */
     const struct tr_align_opts *align; /* --align, --align-on, --tz (tr_align.h); NULL = none */
     uint64_t read_ns, merge_ns;        /* out: time spent reading, and merging what threads read */
 } tr_load_opts;
@@ -39,6 +43,10 @@ typedef struct tr_load_opts {
 ** reader claims as a whole is a run folder: each stream a reader recognises
 ** is read as its own input, the others are counted in streams_ignored.
 ** ^An unrecognised single stream is TR_E_FORMAT "unrecognized format (try --from)".
+** ^Every event read stays in T; ^O->consume, when set, also sees them as
+** they come, one batch per call of a reader's next (tr_sink.h).  ^A reader
+** of whole directories reads an archive's members without writing them to
+** disk (tr_dir, tr_input.h).
 */
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e);
 
@@ -49,6 +57,8 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e);
 ** tr_trace_merge: the trace is the same as one read in sequence), then runs
 ** tr_align (tr_align.h) with O->align.  ^Warnings reach O->read.diag in
 ** input order; the first failing input's error is returned, as in sequence.
+** ^With O->consume set the inputs are read in sequence, so that the rows a
+** consumer is handed are those of T.
 */
 int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e);
 

@@ -3,6 +3,12 @@
 **
 ** The core names no format: readers/all.c holds the one table of readers,
 ** and the binaries hand it to the loader (tr_load.h).
+**
+** A reader is a probe and an open/next/close triple.  The loader probes the
+** head of a stream (or a directory's listing), opens the best reader on the
+** stream (or on the directory, for readers of whole directories), calls
+** next until it returns TR_END, handing what each call appended to the
+** sink's consumer (tr_sink.h), and always calls close.
 */
 #ifndef TR_READER_H
 #define TR_READER_H
@@ -12,9 +18,19 @@
 
 #include "tr_error.h"
 #include "tr_input.h"
+#include "tr_sink.h"
 #include "tr_trace.h"
 
-#define TR_READER_ABI 1
+#define TR_READER_ABI 2
+
+/*
+** The most records (lines, events, array elements, samples) one call of
+** next handles.  A record may yield a few events; what a reader holds open
+** (pending slices, samples waiting for their stack frames) comes out at the
+** end in calls of the same size; only one indivisible record (a V8 profile
+** chunk's samples) may yield more in one call.
+*/
+#define TR_READ_BATCH 4096
 
 /* What a probe sees; it consumes nothing. */
 typedef struct tr_peek {
@@ -37,20 +53,32 @@ typedef struct tr_read_opts {
     ** the samples (the folded writer).  0, the default, derives them.
     */
     int no_stack_slices;
+    int threads; /* threads a reader may use (Recorder ranks); 0 = the CPUs (tr_pool_threads) */
 } tr_read_opts;
+
+/* What open reads and where it goes; it and what it points to outlive the reader. */
+typedef struct tr_read_ctx {
+    tr_input *in;   /* the stream, or NULL when DIR is set */
+    tr_dir *dir;    /* a directory or archive (readers with dirs set), else NULL */
+    tr_sink *sink;  /* where events go */
+    uint32_t input; /* the input they belong to (tr_input_add) */
+    const tr_read_opts *opts;
+} tr_read_ctx;
 
 typedef struct tr_reader {
     int abi;
     const char *name; /* "gt", "chrome", ... */
     const char *description;
     const char *extensions; /* comma-separated, informative */
+    int dirs;               /* 1: reads a directory as a whole (tr_read_ctx.dir) */
     /* 0 = not mine .. 100 = sure; sees the stream's head or a directory listing */
     int (*probe)(const tr_peek *pk);
-    /* read one stream into T under input INPUT */
-    int (*read)(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o, tr_error *e);
-    /* read a whole directory (formats that are directories); NULL otherwise */
-    int (*read_dir)(const char *path, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                    tr_error *e);
+    /* ^Starts reading C: sets *RD to the reader's state (close frees it even on failure). */
+    int (*open)(void **rd, const tr_read_ctx *c, tr_error *e);
+    /* ^At most TR_READ_BATCH records: TR_OK while more remain, TR_END once all is read. */
+    int (*next)(void *rd, tr_error *e);
+    /* ^Frees RD; NULL is a no-op. */
+    void (*close)(void *rd);
 } tr_reader;
 
 /*
@@ -60,5 +88,16 @@ typedef struct tr_reader {
 const tr_reader *tr_reader_find(const tr_reader *const *table, const char *name);
 /* ^The best reader in TABLE for PK and its score (0 = none). */
 const tr_reader *tr_probe(const tr_reader *const *table, const tr_peek *pk, int *score);
+
+/*
+** tr_read: the one loop that drives a reader
+** ^Opens R on C, calls next until TR_END and flushes C->sink after each
+** call (the last flush marked last), then closes R.  ^Returns TR_OK, or the
+** first failure (of the reader, the consumer, or the trace's memory).
+*/
+int tr_read(const tr_reader *r, const tr_read_ctx *c, tr_error *e);
+/* ^tr_read of the stream IN into T (as the model builder: no consumer) as input INPUT. */
+int tr_read_stream(const tr_reader *r, tr_input *in, tr_trace *t, uint32_t input,
+                   const tr_read_opts *o, tr_error *e);
 
 #endif

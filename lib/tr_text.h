@@ -30,6 +30,12 @@ int tr_parse_decimal_ns(const char *s, size_t n, int64_t unit_ns, int64_t *ns);
 int tr_parse_int64(const char *s, size_t n, int64_t *v);
 
 /*
+** tr_days_from_civil: days from 1970-01-01 to year Y, month M (1-12), day D
+** of the proleptic Gregorian calendar (negative before 1970), for any Y.
+*/
+int64_t tr_days_from_civil(int64_t y, int64_t m, int64_t d);
+
+/*
 ** tr_buf_add_fixed: append V / 10^SCALE_DIGITS with DECIMALS decimals,
 ** ("1234567" at 9 digits, 9 decimals: "0.001234567"), exactly.
 */

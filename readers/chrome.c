@@ -23,8 +23,10 @@
 **   N/O/D ( ) v/V c  instants on their thread, with the phase as category
 ** GPU streams of Kineto traces (kernels, memcpys) become GPU tracks.
 */
+#include "tr_map.h"
 #include "tr_reader.h"
 #include "tr_text.h"
+#include "tr_utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -547,7 +549,25 @@ typedef struct cev {
     size_t keys;
 } cev;
 
+/* Where the reader is in the document, from one call of next to the next. */
+enum cj_state {
+    ST_START,     /* nothing read yet */
+    ST_EVENTS,    /* in the events array (form_array: the document is it) */
+    ST_KEYS,      /* at a member of the top-level object */
+    ST_AFTER_KEY, /* after a member's value: ',' or '}' */
+    ST_CONTAINER, /* in "samples" (open '[') or "stackFrames" (open '{') */
+    ST_TAIL,      /* after the document */
+    ST_OPENS,     /* the end: slices never closed, */
+    ST_SAMPLES,   /* samples waiting for their stack frames, */
+    ST_END,       /* flows, names and the input's info */
+    ST_DONE
+};
+
 typedef struct cj_rd {
+    int state; /* enum cj_state */
+    int form_array;
+    char open;
+    size_t next_sample; /* ST_SAMPLES: the pending sample to add next */
     tr_trace *t;
     tr_input *in;
     tr_diag *diag;
@@ -596,20 +616,10 @@ typedef struct cj_rd {
 
 /* ---- small helpers ---- */
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 static uint32_t map_get(const pair_map *m, uint64_t a, uint64_t b)
 {
     if (!m->cap) return TR_NONE;
-    size_t i = mix64(a * 31 + mix64(b)) & (m->cap - 1);
+    size_t i = tr_hash_mix(a * 31 + tr_hash_mix(b)) & (m->cap - 1);
     while (m->val[i]) {
         if (m->ka[i] == a && m->kb[i] == b) return m->val[i] - 1;
         i = (i + 1) & (m->cap - 1);
@@ -631,7 +641,7 @@ static int map_put(pair_map *m, uint64_t a, uint64_t b, uint32_t v)
         tr_free(m->ka), tr_free(m->kb), tr_free(m->val);
         *m = g;
     }
-    size_t i = mix64(a * 31 + mix64(b)) & (m->cap - 1);
+    size_t i = tr_hash_mix(a * 31 + tr_hash_mix(b)) & (m->cap - 1);
     while (m->val[i]) i = (i + 1) & (m->cap - 1);
     m->ka[i] = a;
     m->kb[i] = b;
@@ -672,24 +682,6 @@ static uint64_t off_of(const cj_rd *r, const char *p)
 
 /* ---- strings ---- */
 
-static void put_utf8(tr_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
-    } else {
-        u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
-    }
-    tr_buf_add(b, u, n);
-}
-
 static uint32_t hex4(const char *p)
 {
     uint32_t v = 0;
@@ -698,30 +690,6 @@ static uint32_t hex4(const char *p)
         v = v << 4 | (uint32_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
     }
     return v;
-}
-
-/* The length of a valid UTF-8 sequence at P (N bytes left), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-    size_t need;
-    if (c < 0x80) return 1;
-    if (c < 0xc2 || c > 0xf4) return 0;
-    if (c < 0xe0) {
-        need = 1;
-    } else if (c < 0xf0) {
-        need = 2;
-        if (c == 0xe0) lo = 0xa0;
-        if (c == 0xed) hi = 0x9f;
-    } else {
-        need = 3;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f;
-    }
-    if (n <= need || p[1] < lo || p[1] > hi) return 0;
-    for (size_t i = 2; i <= need; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
-    return need + 1;
 }
 
 /*
@@ -755,7 +723,7 @@ static const char *str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
                     }
                 }
                 if (cp >= 0xd800 && cp < 0xe000) cp = 0xfffd; /* a lone surrogate */
-                put_utf8(out, cp);
+                tr_utf8_put(out, cp);
                 continue;
             }
             static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
@@ -767,12 +735,12 @@ static const char *str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
             while (p < end && *p != '\\' && (unsigned char)*p < 0x80) p++;
             tr_buf_add(out, s, (size_t)(p - s));
         } else {
-            size_t k = utf8_len((const unsigned char *)p, (size_t)(end - p));
+            size_t sub, k = tr_utf8_seq((const unsigned char *)p, (size_t)(end - p), &sub);
             if (k) {
                 tr_buf_add(out, p, k);
                 p += k;
             } else {
-                put_utf8(out, 0xfffd);
+                tr_utf8_put(out, 0xfffd);
                 *bad = 1;
                 p++;
             }
@@ -792,7 +760,7 @@ static size_t cache_slot(const char *s, size_t n)
         if (n > 16) {
             uint64_t m;
             memcpy(&m, s + n / 2 - 4, 8);
-            b ^= m * 0xc4ceb9fe1a85ec53ULL;
+            b ^= tr_hash_mix(m);
         }
     } else if (n >= 4) {
         uint32_t x, y;
@@ -805,9 +773,7 @@ static size_t cache_slot(const char *s, size_t n)
             (uint64_t)(unsigned char)s[n - 1] << 16;
         b = 0;
     }
-    uint64_t h =
-        (a * 0x9E3779B97F4A7C15ULL ^ b * 0xff51afd7ed558ccdULL ^ n) * 0xbf58476d1ce4e5b9ULL;
-    return (size_t)(h >> (64 - CACHE_BITS));
+    return (size_t)(tr_hash_mix(a + tr_hash_mix(b + n)) >> (64 - CACHE_BITS));
 }
 
 /* 1 when the N (> 0) bytes at A and B are equal; short ones (nearly all) inline. */
@@ -1768,7 +1734,7 @@ static uint64_t flow_id_num(const char *s, size_t n)
         if (i == n && n) return v;
     }
     uint64_t h = 0x9E3779B97F4A7C15ULL;
-    for (i = 0; i < n; i++) h = mix64(h ^ (unsigned char)s[i]);
+    for (i = 0; i < n; i++) h = tr_hash_mix(h ^ (unsigned char)s[i]);
     return h;
 }
 
@@ -2433,23 +2399,26 @@ static int handle_event(cj_rd *r, const cev *ev)
 
 /* ---- top-level structure ---- */
 
-/* The events of an array, after its '['.  FORM_ARRAY: the document itself (may be cut short). */
-static int read_events(cj_rd *r, int form_array)
+/*
+** Up to *BUDGET events of the traceEvents array (or of the document, when it
+** is the array); at its ']' (or, for the document, its end) the state moves on.
+*/
+static int events_step(cj_rd *r, int *budget)
 {
     cev ev;
     char c;
-    for (;;) {
+    for (; *budget > 0; (*budget)--) {
         int rc = win_ws(r, &c), st = S_OK;
         if (rc != TR_OK) return rc;
-        if (c == ']') {
-            r->pos++;
+        if (c == ']' || (!c && r->form_array)) {
+            /* an array form without its ']': as viewers do, keep what came */
+            r->pos += c == ']';
+            r->state = r->form_array ? ST_TAIL : ST_AFTER_KEY;
             return TR_OK;
         }
-        if (!c) {
-            if (form_array) return TR_OK; /* no ']': as viewers do, keep what came */
+        if (!c)
             return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
                            "trace ends inside traceEvents (the object form may not be cut short)");
-        }
         if (c != '{')
             return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
                            "invalid trace: an event is not a JSON object");
@@ -2457,8 +2426,9 @@ static int read_events(cj_rd *r, int form_array)
         if ((rc = win_unit(r, unit_event, &ev, EVENT_MAX, &st)) != TR_OK) return rc;
         if (st == S_ERR) return fail_at(r, at, TR_E_LIMIT, "event larger than 64 MiB");
         if (st == S_MORE) {
-            if (!form_array) return fail_at(r, at, TR_E_FORMAT, "trace ends inside an event");
+            if (!r->form_array) return fail_at(r, at, TR_E_FORMAT, "trace ends inside an event");
             r->pos = r->end;
+            r->state = ST_TAIL;
             return warn_at(r, at, "%s", "trace cut short: its last, incomplete event is dropped");
         }
         if ((rc = handle_event(r, &ev)) != TR_OK) return rc;
@@ -2470,6 +2440,7 @@ static int read_events(cj_rd *r, int form_array)
                            "invalid JSON: expected ',' or ']' after an event");
         }
     }
+    return TR_OK;
 }
 
 /* One entry of the top-level "samples" array. */
@@ -2521,63 +2492,70 @@ static int handle_frame(cj_rd *r, const jtok *id, const jtok *obj)
     return TR_OK;
 }
 
-/* The elements of a top-level container ("samples" or "stackFrames"), one at a time. */
-static int read_container(cj_rd *r, char open, int is_frames)
+/* The key of a stackFrames entry, kept in r->raw (it must survive a refill). */
+static int container_key(cj_rd *r)
 {
     char c;
-    int rc, st;
+    int rc, st, bad = 0;
+    jtok key = {NULL, 0, J_NONE, 0};
+    if ((rc = win_unit(r, unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
+    if (st != S_OK) return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT, "trace ends early");
+    tr_str kid = tok_intern(r, &key, &bad);
+    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
+    if (c != ':')
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT, "invalid JSON: expected ':'");
     r->pos++;
-    for (;;) {
+    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
+    size_t kn;
+    const char *ks = tr_str_get(r->t, kid, &kn);
+    tr_buf_reset(&r->raw);
+    tr_buf_add(&r->raw, ks, kn);
+    return TR_OK;
+}
+
+/* One element of the container: a stackFrames entry or a samples entry. */
+static int container_elem(cj_rd *r)
+{
+    int rc, st;
+    jtok val;
+    if (r->open == '{' && (rc = container_key(r)) != TR_OK) return rc;
+    uint64_t at = off_of(r, r->buf + r->pos);
+    if ((rc = win_unit(r, unit_value, &val, EVENT_MAX, &st)) != TR_OK) return rc;
+    if (st != S_OK)
+        return fail_at(r, at, st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,
+                       st == S_ERR ? "value larger than 64 MiB" : "trace ends early");
+    if (r->open == '{') {
+        jtok id = {r->raw.p, r->raw.len, J_STR, 0};
+        if (val.type != J_OBJ)
+            return warn_at(r, at, "stackFrames entry is not %s: skipped", "an object");
+        return handle_frame(r, &id, &val);
+    }
+    if (val.type != J_OBJ) return warn_at(r, at, "samples entry is not %s: skipped", "an object");
+    return handle_sample(r, &val);
+}
+
+/* Up to *BUDGET elements of a top-level "samples" array or "stackFrames" object. */
+static int container_step(cj_rd *r, int *budget)
+{
+    char c, close = r->open == '[' ? ']' : '}';
+    for (; *budget > 0; (*budget)--) {
+        int rc;
         if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-        if (c == (open == '[' ? ']' : '}')) {
+        if (c == close) {
             r->pos++;
+            r->state = ST_AFTER_KEY;
             return TR_OK;
         }
         if (!c) return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT, "trace ends early");
-        jtok key = {NULL, 0, J_NONE, 0}, val;
-        if (open == '{') {
-            if ((rc = win_unit(r, unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
-            if (st != S_OK)
-                return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT, "trace ends early");
-            /* the key must survive a refill: keep it as a string id */
-            int bad = 0;
-            tr_str kid = tok_intern(r, &key, &bad);
-            if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-            if (c != ':')
-                return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                               "invalid JSON: expected ':'");
-            r->pos++;
-            if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-            size_t kn;
-            const char *ks = tr_str_get(r->t, kid, &kn);
-            tr_buf_reset(&r->raw);
-            tr_buf_add(&r->raw, ks, kn);
-        }
-        uint64_t at = off_of(r, r->buf + r->pos);
-        if ((rc = win_unit(r, unit_value, &val, EVENT_MAX, &st)) != TR_OK) return rc;
-        if (st != S_OK)
-            return fail_at(r, at, st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,
-                           st == S_ERR ? "value larger than 64 MiB" : "trace ends early");
-        if (is_frames) {
-            jtok id = {r->raw.p, r->raw.len, J_STR, 0};
-            if (val.type != J_OBJ)
-                rc = warn_at(r, at, "stackFrames entry is not %s: skipped", "an object");
-            else
-                rc = handle_frame(r, &id, &val);
-        } else {
-            if (val.type != J_OBJ)
-                rc = warn_at(r, at, "samples entry is not %s: skipped", "an object");
-            else
-                rc = handle_sample(r, &val);
-        }
-        if (rc != TR_OK) return rc;
+        if ((rc = container_elem(r)) != TR_OK) return rc;
         if ((rc = win_ws(r, &c)) != TR_OK) return rc;
         if (c == ',')
             r->pos++;
-        else if (c != (open == '[' ? ']' : '}'))
+        else if (c != close)
             return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
                            "invalid JSON: expected ','");
     }
+    return TR_OK;
 }
 
 /* A top-level key's value: kept as metadata when small, else streamed past. */
@@ -2614,63 +2592,116 @@ static int read_meta_value(cj_rd *r, tr_str key)
     return rc;
 }
 
-static int read_object(cj_rd *r)
+/* A top-level key and its ':'; *KID its string. */
+static int object_key(cj_rd *r, tr_str *kid)
 {
     char c;
     int rc, st, bad = 0;
+    jtok key = {NULL, 0, J_NONE, 0};
+    if ((rc = win_unit(r, unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
+    if (st != S_OK)
+        return fail_at(r, off_of(r, r->buf + r->pos), st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,
+                       "trace ends inside a key");
+    *kid = tok_intern(r, &key, &bad);
+    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
+    if (c != ':')
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT, "invalid JSON: expected ':'");
     r->pos++;
-    for (;;) {
-        if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-        if (c == '}') {
-            r->pos++;
-            return TR_OK;
-        }
-        if (!c)
-            return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                           "trace ends before its closing '}'");
-        if (c != '"')
-            return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                           "invalid JSON: expected a string key");
-        jtok key = {NULL, 0, J_NONE, 0};
-        if ((rc = win_unit(r, unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
-        if (st != S_OK)
-            return fail_at(r, off_of(r, r->buf + r->pos), st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,
-                           "trace ends inside a key");
-        tr_str kid = tok_intern(r, &key, &bad);
-        if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-        if (c != ':')
-            return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                           "invalid JSON: expected ':'");
+    return TR_OK;
+}
+
+/*
+** One member of the top-level object: traceEvents, samples and stackFrames
+** are read element by element in the states they start; other values are
+** kept as metadata.
+*/
+static int keys_step(cj_rd *r)
+{
+    char c;
+    int rc;
+    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
+    if (c == '}') {
         r->pos++;
-        if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-        uint64_t at = off_of(r, r->buf + r->pos);
-        const char *k = tr_str_get(r->t, kid, NULL);
-        if (strcmp(k, "traceEvents") == 0) {
-            if (c != '[') return fail_at(r, at, TR_E_FORMAT, "traceEvents is not an array");
-            r->pos++;
-            rc = read_events(r, 0);
-        } else if (strcmp(k, "samples") == 0 && c == '[') {
-            rc = read_container(r, '[', 0);
-        } else if (strcmp(k, "stackFrames") == 0 && c == '{') {
-            rc = read_container(r, '{', 1);
-        } else if (strcmp(k, "systemTraceEvents") == 0) {
-            /* ftrace text: not read here, only skipped (Catapult also writes []) */
-            if (c != '"' && c != '[')
-                rc = warn_at(r, at, "%s is not a string: ignored", "systemTraceEvents");
-            if (rc == TR_OK) rc = win_skip_stream(r);
-        } else {
-            rc = read_meta_value(r, kid);
-        }
-        if (rc != TR_OK) return rc;
-        if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-        if (c == ',') {
-            r->pos++;
-        } else if (c != '}') {
-            return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                           c ? "invalid JSON: expected ',' or '}'"
-                             : "trace ends before its closing '}'");
-        }
+        r->state = ST_TAIL;
+        return TR_OK;
     }
+    if (!c)
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
+                       "trace ends before its closing '}'");
+    if (c != '"')
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
+                       "invalid JSON: expected a string key");
+    tr_str kid = 0;
+    if ((rc = object_key(r, &kid)) != TR_OK || (rc = win_ws(r, &c)) != TR_OK) return rc;
+    uint64_t at = off_of(r, r->buf + r->pos);
+    const char *k = tr_str_get(r->t, kid, NULL);
+    r->state = ST_AFTER_KEY;
+    if (strcmp(k, "traceEvents") == 0) {
+        if (c != '[') return fail_at(r, at, TR_E_FORMAT, "traceEvents is not an array");
+        r->pos++;
+        r->form_array = 0;
+        r->state = ST_EVENTS;
+    } else if ((strcmp(k, "samples") == 0 && c == '[') ||
+               (strcmp(k, "stackFrames") == 0 && c == '{')) {
+        r->pos++;
+        r->open = c;
+        r->state = ST_CONTAINER;
+    } else if (strcmp(k, "systemTraceEvents") == 0) {
+        /* ftrace text: not read here, only skipped (Catapult also writes []) */
+        if (c != '"' && c != '[')
+            rc = warn_at(r, at, "%s is not a string: ignored", "systemTraceEvents");
+        if (rc == TR_OK) rc = win_skip_stream(r);
+    } else {
+        rc = read_meta_value(r, kid);
+    }
+    return rc;
+}
+
+/* After a top-level member: ',' or the closing '}'. */
+static int after_key(cj_rd *r)
+{
+    char c;
+    int rc = win_ws(r, &c);
+    if (rc != TR_OK) return rc;
+    if (c == ',') {
+        r->pos++;
+    } else if (c != '}') {
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
+                       c ? "invalid JSON: expected ',' or '}'"
+                         : "trace ends before its closing '}'");
+    }
+    r->state = ST_KEYS;
+    return TR_OK;
+}
+
+/* The start of the document: '[' (the array form) or '{' (the object form). */
+static int doc_start(cj_rd *r)
+{
+    char c;
+    int rc = win_fill(r, 0);
+    if (rc != TR_OK) return rc;
+    /* a UTF-8 byte order mark is allowed */
+    if (r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) r->pos = 3;
+    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
+    if (c != '[' && c != '{')
+        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
+                       "not a Trace Event JSON file: it must start with '{' or '['");
+    r->pos++;
+    r->form_array = c == '[';
+    r->state = c == '[' ? ST_EVENTS : ST_KEYS;
+    return TR_OK;
+}
+
+/* After the document: anything but blanks is ignored, with a word. */
+static int doc_tail(cj_rd *r)
+{
+    char c;
+    int rc = win_ws(r, &c);
+    if (rc == TR_OK && c)
+        rc = warn_at(r, off_of(r, r->buf + r->pos), "%s",
+                     "bytes after the end of the JSON document ignored");
+    r->state = ST_OPENS;
+    return rc;
 }
 
 /* ---- the end of the input: what needed all of it ---- */
@@ -2709,10 +2740,15 @@ static uint32_t frame_stack(cj_rd *r, uint32_t i)
                : TR_VEC_AT(&r->frames, sframe, i).stack;
 }
 
-static int finish_samples(cj_rd *r)
+/* Up to *BUDGET of the samples that waited for stackFrames; the state moves on after the last. */
+static int finish_samples(cj_rd *r, int *budget)
 {
-    for (size_t i = 0; i < r->samples.len; i++) {
-        pend_sample *s = &TR_VEC_AT(&r->samples, pend_sample, i);
+    for (; *budget > 0; (*budget)--, r->next_sample++) {
+        if (r->next_sample >= r->samples.len) {
+            r->state = ST_END;
+            return TR_OK;
+        }
+        pend_sample *s = &TR_VEC_AT(&r->samples, pend_sample, r->next_sample);
         uint32_t stack = s->stack;
         if (s->sf) {
             uint32_t f = map_get(&r->frame_map, s->sf, 0);
@@ -2968,107 +3004,94 @@ static void finish_names(cj_rd *r)
     }
 }
 
-static int finish(cj_rd *r)
+/* The input's info: origin, clock, warnings and the metadata collected. */
+static void finish_info(cj_rd *r)
 {
-    int rc = finish_opens(r);
-    if (rc == TR_OK) rc = finish_samples(r);
-    if (rc == TR_OK) rc = finish_flows(r);
+    tr_input_info *info = tr_input_at(r->t, r->input);
+    if (!info) return;
+    info->clock = r->c[K_CLOCK];
+    info->warnings += r->warnings;
+    if (r->base_ns != INT64_MIN)
+        info->origin_unix_ns = r->base_ns; /* newer Kineto: ts from baseTimeNanoseconds */
+    else if (r->have_origin && r->origin > 946684800000000000LL &&
+             r->origin < 4102444800000000000LL)
+        info->origin_unix_ns = 0; /* epoch microseconds (older Kineto, Chrome on Linux) */
+    tr_args_begin(r->t);
+    for (size_t i = 0; i < r->meta.len; i++) {
+        meta_kv *m = &TR_VEC_AT(&r->meta, meta_kv, i);
+        if (m->type == TR_ARG_STR)
+            tr_args_str(r->t, m->key, (tr_str)m->bits);
+        else if (m->type == TR_ARG_UINT)
+            tr_args_uint(r->t, m->key, m->bits);
+        else if (m->type == TR_ARG_REAL) {
+            double d;
+            memcpy(&d, &m->bits, sizeof d);
+            tr_args_real(r->t, m->key, d);
+        } else if (m->type == TR_ARG_BOOL)
+            tr_args_bool(r->t, m->key, m->bits != 0);
+        else
+            tr_args_int(r->t, m->key, (int64_t)m->bits);
+    }
+    info->meta = tr_args_end(r->t);
+}
+
+/* What needed the whole input, after the samples: flows, names, the input's info. */
+static int finish_end(cj_rd *r)
+{
+    int rc = finish_flows(r);
     if (rc != TR_OK) return rc;
     if (r->bad_unit && (rc = warn_at(r, 0, "displayTimeUnit is %s: timestamps read as microseconds",
                                      "neither \"ms\" nor \"ns\"")) != TR_OK)
         return rc;
     finish_names(r);
-    tr_input_info *info = tr_input_at(r->t, r->input);
-    if (info) {
-        info->clock = r->c[K_CLOCK];
-        info->warnings += r->warnings;
-        if (r->base_ns != INT64_MIN)
-            info->origin_unix_ns = r->base_ns; /* newer Kineto: ts from baseTimeNanoseconds */
-        else if (r->have_origin && r->origin > 946684800000000000LL &&
-                 r->origin < 4102444800000000000LL)
-            info->origin_unix_ns = 0; /* epoch microseconds (older Kineto, Chrome on Linux) */
-        tr_args_begin(r->t);
-        for (size_t i = 0; i < r->meta.len; i++) {
-            meta_kv *m = &TR_VEC_AT(&r->meta, meta_kv, i);
-            if (m->type == TR_ARG_STR)
-                tr_args_str(r->t, m->key, (tr_str)m->bits);
-            else if (m->type == TR_ARG_UINT)
-                tr_args_uint(r->t, m->key, m->bits);
-            else if (m->type == TR_ARG_REAL) {
-                double d;
-                memcpy(&d, &m->bits, sizeof d);
-                tr_args_real(r->t, m->key, d);
-            } else if (m->type == TR_ARG_BOOL)
-                tr_args_bool(r->t, m->key, m->bits != 0);
-            else
-                tr_args_int(r->t, m->key, (int64_t)m->bits);
-        }
-        info->meta = tr_args_end(r->t);
-    }
+    finish_info(r);
+    r->state = ST_DONE;
     return tr_trace_status(r->t, r->e);
 }
 
 /* ---- the reader ---- */
 
-static int chrome_run(cj_rd *r)
+/* One step of the reader's state machine, using up *BUDGET records at most. */
+static int chrome_step(cj_rd *r, int *budget)
 {
-    char c;
-    int rc = win_fill(r, 0);
-    if (rc != TR_OK) return rc;
-    /* a UTF-8 byte order mark is allowed */
-    if (r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) r->pos = 3;
-    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-    if (c == '[') {
-        r->pos++;
-        rc = read_events(r, 1);
-    } else if (c == '{') {
-        rc = read_object(r);
-    } else {
-        return fail_at(r, off_of(r, r->buf + r->pos), TR_E_FORMAT,
-                       "not a Trace Event JSON file: it must start with '{' or '['");
+    switch (r->state) {
+    case ST_START:
+        return doc_start(r);
+    case ST_EVENTS:
+        return events_step(r, budget);
+    case ST_KEYS:
+        (*budget)--;
+        return keys_step(r);
+    case ST_AFTER_KEY:
+        return after_key(r);
+    case ST_CONTAINER:
+        return container_step(r, budget);
+    case ST_TAIL:
+        return doc_tail(r);
+    case ST_OPENS:
+        r->state = ST_SAMPLES;
+        return finish_opens(r);
+    case ST_SAMPLES:
+        return finish_samples(r, budget);
+    default:
+        return finish_end(r);
     }
-    if (rc != TR_OK) return rc;
-    if ((rc = win_ws(r, &c)) != TR_OK) return rc;
-    if (c) {
-        rc = warn_at(r, off_of(r, r->buf + r->pos), "%s",
-                     "bytes after the end of the JSON document ignored");
-        if (rc != TR_OK) return rc;
-    }
-    return finish(r);
 }
 
-static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                       tr_error *e)
+static int chrome_next(void *rd, tr_error *e)
 {
-    cj_rd *r = tr_calloc(1, sizeof *r);
-    if (!r) return tr_error_nomem(e);
-    r->t = t;
-    r->in = in;
+    cj_rd *r = rd;
     r->e = e;
-    r->diag = o ? o->diag : NULL;
-    r->input = input;
-    r->rank = -1;
-    r->base_ns = INT64_MIN;
-    r->last_thread = TR_NONE;
-    tr_slices sl;
-    tr_trace_slices(t, &sl);
-    r->first_slice = (uint32_t)sl.n;
-    for (int i = 0; i < K_COUNT; i++) r->c[i] = tr_str_internz(t, cj_const_text[i]);
-    tr_buf_init(&r->skip.stack, 0);
-    tr_buf_init(&r->scratch, 0);
-    tr_buf_init(&r->key, 0);
-    tr_buf_init(&r->raw, 0);
-    tr_vec_init(&r->threads, sizeof(thread_st));
-    tr_vec_init(&r->asyncs, sizeof(async_st));
-    tr_vec_init(&r->flows, sizeof(flow_pt));
-    tr_vec_init(&r->samples, sizeof(pend_sample));
-    tr_vec_init(&r->frames, sizeof(sframe));
-    tr_vec_init(&r->profs, sizeof(v8_prof));
-    tr_vec_init(&r->meta, sizeof(meta_kv));
-    tr_vec_init(&r->recs, sizeof(arg_rec));
-    r->buf = tr_malloc(WINDOW_INIT);
-    r->cap = WINDOW_INIT;
-    int rc = r->buf && tr_trace_status(t, NULL) == TR_OK ? chrome_run(r) : tr_error_nomem(e);
+    int budget = TR_READ_BATCH, rc = TR_OK;
+    while (rc == TR_OK && budget > 0 && r->state != ST_DONE) rc = chrome_step(r, &budget);
+    if (rc != TR_OK) return rc;
+    return r->state == ST_DONE ? TR_END : TR_OK;
+}
+
+static void chrome_close(void *rd)
+{
+    cj_rd *r = rd;
+    if (!r) return;
     for (size_t i = 0; i < r->threads.len; i++) tr_vec_fini(&thread_at(r, (uint32_t)i)->opens);
     for (size_t i = 0; i < r->asyncs.len; i++)
         tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).opens);
@@ -3091,7 +3114,41 @@ static int chrome_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_
     tr_buf_fini(&r->raw);
     tr_free(r->buf);
     tr_free(r);
-    return rc;
+}
+
+static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
+{
+    cj_rd *r = tr_calloc(1, sizeof *r);
+    *rd = r;
+    if (!r) return tr_error_nomem(e);
+    tr_trace *t = tr_sink_trace(c->sink);
+    r->t = t;
+    r->in = c->in;
+    r->e = e;
+    r->diag = c->opts ? c->opts->diag : NULL;
+    r->input = c->input;
+    r->rank = -1;
+    r->base_ns = INT64_MIN;
+    r->last_thread = TR_NONE;
+    tr_slices sl;
+    tr_trace_slices(t, &sl);
+    r->first_slice = (uint32_t)sl.n;
+    for (int i = 0; i < K_COUNT; i++) r->c[i] = tr_str_internz(t, cj_const_text[i]);
+    tr_buf_init(&r->skip.stack, 0);
+    tr_buf_init(&r->scratch, 0);
+    tr_buf_init(&r->key, 0);
+    tr_buf_init(&r->raw, 0);
+    tr_vec_init(&r->threads, sizeof(thread_st));
+    tr_vec_init(&r->asyncs, sizeof(async_st));
+    tr_vec_init(&r->flows, sizeof(flow_pt));
+    tr_vec_init(&r->samples, sizeof(pend_sample));
+    tr_vec_init(&r->frames, sizeof(sframe));
+    tr_vec_init(&r->profs, sizeof(v8_prof));
+    tr_vec_init(&r->meta, sizeof(meta_kv));
+    tr_vec_init(&r->recs, sizeof(arg_rec));
+    r->buf = tr_malloc(WINDOW_INIT);
+    r->cap = WINDOW_INIT;
+    return r->buf && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 /* ---- probing ---- */
@@ -3124,11 +3181,13 @@ static int chrome_probe(const tr_peek *pk)
 }
 
 const tr_reader tr_reader_chrome = {
-    TR_READER_ABI,
-    "chrome",
-    "Chrome Trace Event JSON (chrome://tracing, Perfetto, PyTorch profiler / Kineto)",
-    "json",
-    chrome_probe,
-    chrome_read,
-    NULL,
+    .abi = TR_READER_ABI,
+    .name = "chrome",
+    .description =
+        "Chrome Trace Event JSON (chrome://tracing, Perfetto, PyTorch profiler / Kineto)",
+    .extensions = "json",
+    .probe = chrome_probe,
+    .open = chrome_open,
+    .next = chrome_next,
+    .close = chrome_close,
 };

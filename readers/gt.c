@@ -16,6 +16,7 @@
 ** caches sit in front of the trace's string table because a log repeats a
 ** handful of strings millions of times.
 */
+#include "tr_map.h"
 #include "tr_reader.h"
 #include "tr_text.h"
 
@@ -285,16 +286,13 @@ static inline void gt_words(const char *s, size_t n, uint64_t *head, uint64_t *t
 }
 
 /*
-** Every input bit must reach the low bits the caches index by: a product
-** only carries a bit upwards, so the high half is folded down first (names
-** such as "auto_worker_0".."3" differ in their last, most significant byte).
+** Every input bit must reach the low bits the caches index by (names such
+** as "auto_worker_0".."3" differ in their last, most significant byte):
+** tr_hash_mix folds the high half down.
 */
 static uint32_t gt_hash_words(uint64_t head, uint64_t tail, size_t n)
 {
-    uint64_t h = (head + n) * 0x9E3779B97F4A7C15ULL ^ tail;
-    h ^= h >> 32;
-    h *= 0xff51afd7ed558ccdULL;
-    return (uint32_t)(h >> 32);
+    return (uint32_t)tr_hash_mix((head + n) * 0x9E3779B97F4A7C15ULL ^ tail);
 }
 
 static uint32_t gt_hash(const char *s, size_t n)
@@ -1049,8 +1047,6 @@ static int gt_init(gt_rd *g, tr_input *in, tr_trace *t, uint32_t input, const tr
     g->input = input;
     g->diag = o ? o->diag : NULL;
     g->visualize = o && o->gt_pairing == TR_GT_PAIR_VISUALIZE;
-    tr_vec_init(&g->lanes, sizeof(gt_lane));
-    tr_buf_init(&g->scratch, 0);
     for (int i = 0; i < C_COUNT; i++) g->c[i] = tr_str_internz(t, gt_const_text[i]);
     g->track_base = (uint32_t)tr_track_count(t);
     g->process = tr_process_intern(t, input, -1);
@@ -1073,45 +1069,60 @@ static int gt_finish(gt_rd *g, tr_error *e)
     return g->oom ? tr_error_nomem(e) : tr_trace_status(g->t, e);
 }
 
-static int gt_run(gt_rd *g, tr_error *e)
+/* One line: a record, a header line, or text that is skipped. */
+static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
 {
-    tr_line ln;
-    int rc;
-    while ((rc = tr_input_getline(g->in, &ln, e)) == TR_OK) {
-        size_t start, end = 0, col = 0;
-        int kind = gt_classify(ln.p, ln.len, &start, &end);
-        if (kind == GT_TEXT) {
-            if (!g->seen_record) gt_header_line(g, ln.p, ln.len);
-            g->skipped++;
-            continue;
-        }
-        gt_rec r;
-        const char *why = kind == GT_PIPE ? gt_parse_pipe(ln.p, ln.len, start, end, &r, &col)
-                                          : gt_parse_tape(ln.p, ln.len, start, &r, &col);
-        if (why) {
-            tr_loc loc = tr_input_loc(g->in, &ln, col);
-            g->warnings++;
-            if (tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL) return TR_FAIL;
-            continue;
-        }
-        rc = gt_record(g, &r, &ln, e);
-        if (rc != TR_OK) return rc;
+    size_t start, end = 0, col = 0;
+    int kind = gt_classify(ln->p, ln->len, &start, &end);
+    if (kind == GT_TEXT) {
+        if (!g->seen_record) gt_header_line(g, ln->p, ln->len);
+        g->skipped++;
+        return TR_OK;
     }
-    return rc == TR_END ? TR_OK : rc;
+    gt_rec r;
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(ln->p, ln->len, start, end, &r, &col)
+                                      : gt_parse_tape(ln->p, ln->len, start, &r, &col);
+    if (why) {
+        tr_loc loc = tr_input_loc(g->in, ln, col);
+        g->warnings++;
+        return tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL ? TR_FAIL
+                                                                                   : TR_OK;
+    }
+    return gt_record(g, &r, ln, e);
 }
 
-static int gt_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o, tr_error *e)
+static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
     gt_rd *g = tr_calloc(1, sizeof *g);
+    *rd = g;
     if (!g) return tr_error_nomem(e);
-    int rc = gt_init(g, in, t, input, o);
-    if (rc != TR_OK) rc = tr_error_nomem(e);
-    if (rc == TR_OK) rc = gt_run(g, e);
-    if (rc == TR_OK) rc = gt_finish(g, e);
+    tr_vec_init(&g->lanes, sizeof(gt_lane));
+    tr_buf_init(&g->scratch, 0);
+    return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
+               ? TR_OK
+               : tr_error_nomem(e);
+}
+
+static int gt_reader_next(void *rd, tr_error *e)
+{
+    gt_rd *g = rd;
+    tr_line ln;
+    for (int k = 0; k < TR_READ_BATCH; k++) {
+        int rc = tr_input_getline(g->in, &ln, e);
+        if (rc == TR_END) return (rc = gt_finish(g, e)) == TR_OK ? TR_END : rc;
+        if (rc == TR_OK) rc = gt_line(g, &ln, e);
+        if (rc != TR_OK) return rc;
+    }
+    return TR_OK;
+}
+
+static void gt_reader_close(void *rd)
+{
+    gt_rd *g = rd;
+    if (!g) return;
     tr_vec_fini(&g->lanes);
     tr_buf_fini(&g->scratch);
     tr_free(g);
-    return rc;
 }
 
 /* ---- probing ---- */
@@ -1152,11 +1163,13 @@ static int gt_probe(const tr_peek *pk)
 }
 
 const tr_reader tr_reader_gt = {
-    TR_READER_ABI,
-    "gt",
-    "GT2 dispatcher instruction log (GT_INSTRUCTION_LOG, trace captures, [TAPE] console)",
-    "log,txt",
-    gt_probe,
-    gt_read,
-    NULL,
+    .abi = TR_READER_ABI,
+    .name = "gt",
+    .description =
+        "GT2 dispatcher instruction log (GT_INSTRUCTION_LOG, trace captures, [TAPE] console)",
+    .extensions = "log,txt",
+    .probe = gt_probe,
+    .open = gt_reader_open,
+    .next = gt_reader_next,
+    .close = gt_reader_close,
 };

@@ -20,8 +20,9 @@
 ** The reader streams: it holds the thread block being read and, per thread,
 ** the previous stack (to find the shared root part), never the input.
 */
-#include "pyspy.h"
+#include "pyspy_impl.h"
 
+#include "tr_map.h"
 #include "tr_stack_slices.h"
 #include "tr_text.h"
 
@@ -119,22 +120,6 @@ struct tr_pyspy_fslot {
     uint32_t frame; /* TR_NONE: empty */
 };
 
-static uint64_t ps_hash(const char *p, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    for (size_t k = 0; i < n; i++, k += 8) w |= (uint64_t)(unsigned char)p[i] << k;
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 29);
-}
-
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
 {
     memset(c, 0, sizeof *c);
@@ -169,7 +154,7 @@ uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
 {
     if (n > UINT32_MAX) return tr_pyspy_frame_intern(t, p, n);
     if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
-    uint64_t h = ps_hash(p, n);
+    uint64_t h = tr_hash_bytes(p, n);
     size_t k = h & (c->cap - 1);
     for (;;) {
         struct tr_pyspy_fslot *s = &c->slots[k];
@@ -568,16 +553,6 @@ static int ps_on_process(ps_rd *r, int64_t pid, const char *cmd, size_t cmd_n, t
 
 /* ---- markers and counters ---- */
 
-static int64_t ps_days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* N digits at P as a number, or -1. */
 static int64_t ps_num(const char *p, size_t n)
 {
@@ -620,7 +595,7 @@ static int ps_parse_time(const char *p, size_t n, int64_t *ns)
             return -1;
         }
         if (i != n) return -1;
-        int64_t secs = ps_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
+        int64_t secs = tr_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
         /* int64 nanoseconds reach the year 2262 */
         if (secs >= INT64_MAX / PS_NS_PER_S || secs <= INT64_MIN / PS_NS_PER_S) return -1;
         *ns = secs * PS_NS_PER_S + frac;
@@ -909,42 +884,90 @@ static int ps_is_sep(const char *p, size_t n)
     return 1;
 }
 
-static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
+/* Frame and --locals lines, nearly every line: 1 when LN is one, with *RC set. */
+static int ps_frame_line(ps_rd *r, tr_line *ln, int *rc, tr_error *e)
 {
     const char *p = ln->p;
     size_t n = ln->len;
-    int rc = TR_OK, kind = K_TEXT;
-    /* Frames first: they are almost every line. */
+    r->prev_kind = K_FRAME;
     if (n > 4 && p[0] == ' ' && p[1] == ' ' && p[2] == ' ' && p[3] == ' ') {
-        if (p[4] != ' ') {
-            r->prev_kind = K_FRAME;
-            return ps_on_frame(r, ln, p + 4, n - 4, e);
-        }
-        if (n > 8 && memcmp(p + 4, "    ", 4) == 0 && r->in_thread) {
-            r->prev_kind = K_FRAME;
-            return ps_on_locals(r, ln, p + 8, n - 8, e);
-        }
+        if (p[4] != ' ') return *rc = ps_on_frame(r, ln, p + 4, n - 4, e), 1;
+        if (n > 8 && memcmp(p + 4, "    ", 4) == 0 && r->in_thread)
+            return *rc = ps_on_locals(r, ln, p + 8, n - 8, e), 1;
     }
     if (n > 1 && p[0] == '\t') {
         /* 0.1.x: TAB + space */
         size_t skip = p[1] == ' ' ? 2 : 1;
-        r->prev_kind = K_FRAME;
-        return ps_on_frame(r, ln, p + skip, n - skip, e);
+        return *rc = ps_on_frame(r, ln, p + skip, n - skip, e), 1;
     }
     if (memchr(p, '\x1b', n)) {
-        if (ps_strip_ansi(r, ln) != TR_OK) return tr_error_nomem(e);
+        if (ps_strip_ansi(r, ln) != TR_OK) return *rc = tr_error_nomem(e), 1;
         p = ln->p;
         n = ln->len;
-        if (n > 4 && memcmp(p, "    ", 4) == 0 && p[4] != ' ') {
-            r->prev_kind = K_FRAME;
-            return ps_on_frame(r, ln, p + 4, n - 4, e);
-        }
+        if (n > 4 && memcmp(p, "    ", 4) == 0 && p[4] != ' ')
+            return *rc = ps_on_frame(r, ln, p + 4, n - 4, e), 1;
     }
+    return 0;
+}
+
+/* "Python v3.x (path)": the process's label. */
+static void ps_on_python(ps_rd *r, const char *p, size_t n)
+{
+    if (p[1] != 'y' || r->process == TR_NONE) return;
+    tr_process *pr = tr_process_at(r->t, r->process);
+    const char *sp = memchr(p, ' ', n);
+    size_t vn = (size_t)(p + n - sp - 1);
+    const char *paren = memchr(sp + 1, ' ', vn);
+    tr_buf_reset(&r->scratch);
+    if (pr && !tr_buf_adds(&r->scratch, "Python ") &&
+        !tr_buf_add(&r->scratch, sp + 2, (size_t)((paren ? paren : p + n) - sp - 2)))
+        pr->labels = tr_str_intern(r->t, r->scratch.p, r->scratch.len);
+}
+
+/* A banner: a new dump (without markers) of process PID, named NAME when it says. */
+static int ps_on_banner(ps_rd *r, int64_t pid, const char *name, size_t name_n, tr_error *e)
+{
+    int rc;
+    if (r->markers) {
+        if ((rc = ps_thread_end(r, e)) != TR_OK) return rc;
+        r->process = TR_NONE;
+    } else if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) {
+        return rc;
+    }
+    r->pending_pid = pid;
+    if (name_n) {
+        uint32_t proc = ps_process(r);
+        tr_process *pr = tr_process_at(r->t, proc);
+        if (pr && !pr->name) pr->name = tr_str_intern(r->t, name, name_n);
+    }
+    r->skipped++;
+    return TR_OK;
+}
+
+/* "#..." lines: markers, counters, comments. */
+static int ps_on_hash(ps_rd *r, const tr_line *ln, int *kind, tr_error *e)
+{
+    const char *p = ln->p;
+    size_t n = ln->len;
+    *kind = r->prev_kind; /* a comment or counter changes nothing */
+    if (ps_starts(p, n, "#tracecat-dump ") || (n == 14 && ps_starts(p, n, "#tracecat-dump"))) {
+        *kind = K_BANNER;
+        return ps_on_marker(r, ln, e);
+    }
+    if (ps_starts(p, n, "#tracecat-counter ")) return ps_on_counter(r, ln, e);
+    r->skipped++;
+    return TR_OK;
+}
+
+static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
+{
+    int rc = TR_OK, kind = K_TEXT, prev = r->prev_kind;
+    if (ps_frame_line(r, ln, &rc, e)) return rc;
+    r->prev_kind = prev;
+    const char *p = ln->p, *name;
+    size_t n = ln->len, name_n, blank = 0;
     ps_thread_hdr th;
     int64_t pid;
-    const char *name;
-    size_t name_n;
-    size_t blank = 0;
     while (blank < n && (p[blank] == ' ' || p[blank] == '\t')) blank++;
     if (blank == n) {
         /* A blank line ends a thread's frames. */
@@ -962,48 +985,18 @@ static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
         rc = ps_on_process(r, pid, cmd, (size_t)(p + n - cmd), e);
         kind = K_HEADER;
     } else if (ps_starts(p, n, "Python v") || ps_starts(p, n, "Parent Process ")) {
-        if (p[1] == 'y' && r->process != TR_NONE) {
-            tr_process *pr = tr_process_at(r->t, r->process);
-            const char *sp = memchr(p, ' ', n);
-            size_t vn = (size_t)(p + n - sp - 1);
-            const char *paren = memchr(sp + 1, ' ', vn);
-            tr_buf_reset(&r->scratch);
-            if (pr && !tr_buf_adds(&r->scratch, "Python ") &&
-                !tr_buf_add(&r->scratch, sp + 2, (size_t)((paren ? paren : p + n) - sp - 2)))
-                pr->labels = tr_str_intern(r->t, r->scratch.p, r->scratch.len);
-        }
+        ps_on_python(r, p, n);
         r->skipped++;
         kind = r->prev_kind == K_SEP ? K_SEP : K_HEADER;
     } else if (p[0] == '#') {
-        if (ps_starts(p, n, "#tracecat-dump ") || (n == 14 && ps_starts(p, n, "#tracecat-dump"))) {
-            rc = ps_on_marker(r, ln, e);
-            kind = K_BANNER;
-        } else if (ps_starts(p, n, "#tracecat-counter ")) {
-            rc = ps_on_counter(r, ln, e);
-            kind = r->prev_kind;
-        } else {
-            r->skipped++;
-            kind = r->prev_kind; /* a comment changes nothing */
-        }
+        rc = ps_on_hash(r, ln, &kind, e);
     } else if (ps_starts(p, n, "Error: ")) {
         rc = ps_on_error(r, p + 7, n - 7, e);
     } else if (ps_is_sep(p, n)) {
         if ((rc = ps_thread_end(r, e)) == TR_OK) r->skipped++;
         kind = K_SEP;
     } else if (ps_banner(p, n, &pid, &name, &name_n)) {
-        if (r->markers) {
-            if ((rc = ps_thread_end(r, e)) != TR_OK) return rc;
-            r->process = TR_NONE;
-        } else if ((rc = ps_moment_start(r, 0, 0, e)) != TR_OK) {
-            return rc;
-        }
-        r->pending_pid = pid;
-        if (name_n) {
-            uint32_t proc = ps_process(r);
-            tr_process *pr = tr_process_at(r->t, proc);
-            if (pr && !pr->name) pr->name = tr_str_intern(r->t, name, name_n);
-        }
-        r->skipped++;
+        if ((rc = ps_on_banner(r, pid, name, name_n, e)) != TR_OK) return rc;
         kind = K_BANNER;
     } else {
         /* Anything else (prompts, log lines, "Caused by:") is not py-spy's. */
@@ -1013,30 +1006,66 @@ static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
     return rc;
 }
 
-static int ps_run(ps_rd *r, tr_error *e)
+/* The end of the input: the last moment, the slices still open, the input's info. */
+static int ps_finish(ps_rd *r, tr_error *e)
 {
-    tr_line ln;
-    int rc;
-    while ((rc = tr_input_getline(r->in, &ln, e)) == TR_OK) {
-        rc = ps_line(r, &ln, e);
-        if (rc != TR_OK) return rc;
-    }
-    if (rc != TR_END) return rc;
-    rc = ps_moment_end(r, e);
+    int rc = ps_moment_end(r, e);
     if (rc == TR_OK && r->slicer && tr_stack_slicer_finish(r->slicer) != TR_OK)
         rc = tr_error_nomem(e);
-    return rc;
+    tr_input_info *info = tr_input_at(r->t, r->input);
+    if (info) {
+        info->lines_skipped += r->skipped;
+        info->warnings += r->warnings;
+        info->clock = tr_str_internz(
+            r->t, r->markers
+                      ? "wall clock of the #tracecat-dump markers"
+                      : "dump number: the Nth dump of the input at N seconds (no times given)");
+    }
+    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
 }
 
-static int ps_read_text(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                        tr_error *e)
+static int ps_text_next(void *rd, tr_error *e)
+{
+    ps_rd *r = rd;
+    tr_line ln;
+    for (int k = 0; k < TR_READ_BATCH; k++) {
+        int rc = tr_input_getline(r->in, &ln, e);
+        if (rc == TR_END) return (rc = ps_finish(r, e)) == TR_OK ? TR_END : rc;
+        if (rc == TR_OK) rc = ps_line(r, &ln, e);
+        if (rc != TR_OK) return rc;
+    }
+    return TR_OK;
+}
+
+static void ps_text_close(void *rd)
+{
+    ps_rd *r = rd;
+    if (!r) return;
+    tr_stack_slicer_free(r->slicer);
+    tr_pyspy_fcache_fini(&r->fcache);
+    tr_buf_fini(&r->scratch);
+    tr_buf_fini(&r->clean);
+    tr_vec_fini(&r->touched);
+    tr_vec_fini(&r->frames);
+    tr_vec_fini(&r->locals);
+    for (size_t i = 0; i < r->prev.len; i++) {
+        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).frames);
+        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).stacks);
+    }
+    tr_vec_fini(&r->prev);
+    tr_free(r);
+}
+
+static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
     ps_rd *r = tr_calloc(1, sizeof *r);
+    *rd = r;
     if (!r) return tr_error_nomem(e);
+    tr_trace *t = tr_sink_trace(c->sink);
     r->t = t;
-    r->in = in;
-    r->input = input;
-    r->diag = o ? o->diag : NULL;
+    r->in = c->in;
+    r->input = c->input;
+    r->diag = c->opts ? c->opts->diag : NULL;
     r->process = TR_NONE;
     r->pending_pid = -1;
     r->pending_rank = -1;
@@ -1054,35 +1083,20 @@ static int ps_read_text(tr_input *in, tr_trace *t, uint32_t input, const tr_read
         r->state_set[i] = tr_args_end(t);
     }
     int rc = tr_trace_status(t, e);
-    if (rc == TR_OK && !(o && o->no_stack_slices)) {
+    if (rc == TR_OK && !(c->opts && c->opts->no_stack_slices)) {
         r->slicer = tr_stack_slicer_new(t);
         if (!r->slicer) rc = tr_error_nomem(e);
     }
-    if (rc == TR_OK) rc = ps_run(r, e);
-    tr_input_info *info = tr_input_at(t, input);
-    if (info) {
-        info->lines_skipped += r->skipped;
-        info->warnings += r->warnings;
-        info->clock = tr_str_internz(
-            t, r->markers ? "wall clock of the #tracecat-dump markers"
-                          : "dump number: the Nth dump of the input at N seconds (no times given)");
-    }
-    if (rc == TR_OK) rc = tr_trace_status(t, e);
-    tr_stack_slicer_free(r->slicer);
-    tr_pyspy_fcache_fini(&r->fcache);
-    tr_buf_fini(&r->scratch);
-    tr_buf_fini(&r->clean);
-    tr_vec_fini(&r->touched);
-    tr_vec_fini(&r->frames);
-    tr_vec_fini(&r->locals);
-    for (size_t i = 0; i < r->prev.len; i++) {
-        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).frames);
-        tr_vec_fini(&TR_VEC_AT(&r->prev, ps_prev, i).stacks);
-    }
-    tr_vec_fini(&r->prev);
-    tr_free(r);
     return rc;
 }
+
+static const tr_reader ps_text = {
+    .abi = TR_READER_ABI,
+    .name = "pyspy",
+    .open = ps_text_open,
+    .next = ps_text_next,
+    .close = ps_text_close,
+};
 
 /* ---- probing and dispatch ---- */
 
@@ -1186,37 +1200,53 @@ static int ps_probe(const tr_peek *pk)
     return ps_shape(pk, &shape);
 }
 
-static int ps_read(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o, tr_error *e)
+/* The py-spy reader: the shape of the head picks the text, JSON or folded reader. */
+typedef struct ps_any {
+    const tr_reader *sub;
+    void *rd;
+} ps_any;
+
+static int ps_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
+    ps_any *a = tr_calloc(1, sizeof *a);
+    *rd = a;
+    if (!a) return tr_error_nomem(e);
     const unsigned char *head;
     size_t n;
-    int rc = tr_input_peek(in, &head, &n, TR_PEEK_SIZE, e);
+    int rc = tr_input_peek(c->in, &head, &n, TR_PEEK_SIZE, e);
     if (rc < 0) return rc;
-    tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
+    tr_peek pk = {tr_input_name(c->in), head, n, n < TR_PEEK_SIZE, NULL, 0};
     int shape;
     ps_shape(&pk, &shape);
-    if (shape == SHAPE_JSON) return tr_pyspy_read_json(in, t, input, o, e);
-    if (shape == SHAPE_FOLDED) return tr_pyspy_read_folded(in, t, input, o, e);
-    return ps_read_text(in, t, input, o, e);
+    a->sub = shape == SHAPE_JSON     ? &tr_pyspy_json
+             : shape == SHAPE_FOLDED ? &tr_reader_folded
+                                     : &ps_text;
+    return a->sub->open(&a->rd, c, e);
+}
+
+static int ps_next(void *rd, tr_error *e)
+{
+    ps_any *a = rd;
+    return a->sub->next(a->rd, e);
+}
+
+static void ps_close(void *rd)
+{
+    ps_any *a = rd;
+    if (!a) return;
+    if (a->sub) a->sub->close(a->rd);
+    tr_free(a);
 }
 
 const tr_reader tr_reader_pyspy = {
-    TR_READER_ABI,
-    "pyspy",
-    "py-spy dump text (one or a sequence; --native, --locals, --json), folded stacks, speedscope",
-    "txt,log,json,folded",
-    ps_probe,
-    ps_read,
-    NULL,
-};
-
-/* --from folded: folded stacks from any profiler, whatever the head looks like. */
-const tr_reader tr_reader_folded = {
-    TR_READER_ABI,
-    "folded",
-    "folded stacks 'frame;frame;frame COUNT' (py-spy record -f raw, inferno, flamegraph.pl)",
-    "folded,txt",
-    NULL,
-    tr_pyspy_read_folded,
-    NULL,
+    .abi = TR_READER_ABI,
+    .name = "pyspy",
+    .description =
+        "py-spy dump text (one or a sequence; --native, --locals, --json), folded stacks, "
+        "speedscope",
+    .extensions = "txt,log,json,folded",
+    .probe = ps_probe,
+    .open = ps_open,
+    .next = ps_next,
+    .close = ps_close,
 };

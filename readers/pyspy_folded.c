@@ -13,7 +13,7 @@
 ** text and stack ids are kept: only the frames after the shared part are
 ** looked up and pushed.
 */
-#include "pyspy.h"
+#include "pyspy_impl.h"
 
 #include <string.h>
 
@@ -215,15 +215,16 @@ static int fd_line(fd_rd *r, const tr_line *ln, tr_error *e)
     return tr_trace_status(r->t, e);
 }
 
-int tr_pyspy_read_folded(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                         tr_error *e)
+static int fd_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
     fd_rd *r = tr_calloc(1, sizeof *r);
+    *rd = r;
     if (!r) return tr_error_nomem(e);
+    tr_trace *t = tr_sink_trace(c->sink);
     r->t = t;
-    r->in = in;
-    r->input = input;
-    r->diag = o ? o->diag : NULL;
+    r->in = c->in;
+    r->input = c->input;
+    r->diag = c->opts ? c->opts->diag : NULL;
     tr_pyspy_fcache_init(&r->fcache);
     tr_buf_init(&r->prev, 0);
     tr_buf_init(&r->scratch, 0);
@@ -232,21 +233,53 @@ int tr_pyspy_read_folded(tr_input *in, tr_trace *t, uint32_t input, const tr_rea
     r->k_count = tr_str_internz(t, "count");
     r->all_threads = tr_str_internz(t, "all threads");
     r->default_track = TR_NONE; /* made when a line has no prefix */
-    int rc = tr_trace_status(t, e);
-    tr_line ln;
-    while (rc == TR_OK && (rc = tr_input_getline(in, &ln, e)) == TR_OK) rc = fd_line(r, &ln, e);
-    if (rc == TR_END) rc = TR_OK;
-    tr_input_info *info = tr_input_at(t, input);
+    return tr_trace_status(t, e);
+}
+
+static int fd_finish(fd_rd *r, tr_error *e)
+{
+    tr_input_info *info = tr_input_at(r->t, r->input);
     if (info) {
         info->lines_skipped += r->skipped;
         info->warnings += r->warnings;
-        info->clock = tr_str_internz(t, "none: folded stacks carry no time (every sample at 0)");
+        info->clock = tr_str_internz(r->t, "none: folded stacks carry no time (every sample at 0)");
     }
+    return tr_trace_status(r->t, e);
+}
+
+static int fd_next(void *rd, tr_error *e)
+{
+    fd_rd *r = rd;
+    tr_line ln;
+    for (int k = 0; k < TR_READ_BATCH; k++) {
+        int rc = tr_input_getline(r->in, &ln, e);
+        if (rc == TR_END) return (rc = fd_finish(r, e)) == TR_OK ? TR_END : rc;
+        if (rc == TR_OK) rc = fd_line(r, &ln, e);
+        if (rc != TR_OK) return rc;
+    }
+    return TR_OK;
+}
+
+static void fd_close(void *rd)
+{
+    fd_rd *r = rd;
+    if (!r) return;
     tr_pyspy_fcache_fini(&r->fcache);
     tr_buf_fini(&r->prev);
     tr_buf_fini(&r->scratch);
     tr_vec_fini(&r->ends);
     tr_vec_fini(&r->stacks);
     tr_free(r);
-    return rc;
 }
+
+/* --from folded: folded stacks from any profiler, whatever the head looks like. */
+const tr_reader tr_reader_folded = {
+    .abi = TR_READER_ABI,
+    .name = "folded",
+    .description =
+        "folded stacks 'frame;frame;frame COUNT' (py-spy record -f raw, inferno, flamegraph.pl)",
+    .extensions = "folded,txt",
+    .open = fd_open,
+    .next = fd_next,
+    .close = fd_close,
+};

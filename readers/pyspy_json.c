@@ -14,10 +14,12 @@
 ** events are slices themselves.  py-spy names a profile 'Thread TID "NAME"'
 ** or 'Process PID Thread TID "NAME"'; other names become the track's name.
 **
-** Both are documents, not streams: the whole input is parsed at once (these
-** files are small next to dump sequences; a cap guards the memory).
+** Both are documents, not streams: the whole input is parsed at once when
+** the reader opens (these files are small next to dump sequences; a cap
+** guards the memory), then each call of next turns up to TR_READ_BATCH
+** threads, samples or events of it into the model.
 */
-#include "pyspy.h"
+#include "pyspy_impl.h"
 
 #include "tr_stack_slices.h"
 
@@ -27,6 +29,19 @@
 
 #define PJ_MAX ((size_t)1 << 30) /* 1 GiB of JSON is past what these tools write */
 
+/* The speedscope profile being read. */
+typedef struct pj_prof {
+    int started; /* its track and arrays are set */
+    json_t *p;
+    uint32_t track;
+    int64_t unit;
+    double at;       /* sampled: the time of the next sample, in UNIT */
+    json_t *samples; /* sampled: the stacks, and how long each lasts */
+    json_t *weights;
+    json_t *events; /* evented */
+    tr_str cat;
+} pj_prof;
+
 typedef struct pj_rd {
     tr_trace *t;
     tr_input *in;
@@ -35,7 +50,15 @@ typedef struct pj_rd {
     uint64_t warnings;
     tr_stack_slicer *slicer;
     tr_buf scratch;
-    tr_vec frames; /* uint32_t */
+    tr_vec frames; /* uint32_t: evented, the open frames */
+    tr_vec starts; /* int64_t: evented, their starts */
+
+    json_t *root;
+    size_t item; /* the dump's next thread, or speedscope's current profile */
+    size_t k;    /* the profile's next sample or event */
+    pj_prof prof;
+    json_t *shared; /* speedscope: shared.frames */
+    uint32_t *ids;  /* ... as frame ids, TR_NONE until made */
 } pj_rd;
 
 static int pj_warn(pj_rd *r, tr_error *e, const char *what)
@@ -159,10 +182,12 @@ static int pj_dump_thread(pj_rd *r, json_t *th, tr_error *e)
     return tr_trace_status(t, e);
 }
 
-static int pj_dump(pj_rd *r, json_t *root, tr_error *e)
+/* Up to TR_READ_BATCH threads of the dump; TR_END after the last. */
+static int pj_dump_step(pj_rd *r, tr_error *e)
 {
-    for (size_t i = 0; i < json_array_size(root); i++) {
-        json_t *th = json_array_get(root, i);
+    for (int b = 0; b < TR_READ_BATCH; b++, r->item++) {
+        if (r->item >= json_array_size(r->root)) return TR_END;
+        json_t *th = json_array_get(r->root, r->item);
         int rc = json_is_object(th)
                      ? pj_dump_thread(r, th, e)
                      : pj_warn(r, e, "py-spy --json: an array item is not a thread object");
@@ -235,118 +260,132 @@ static uint32_t pj_shared_frame(pj_rd *r, json_t *frames, uint32_t *ids, size_t 
     return ids[i];
 }
 
-static int pj_sampled(pj_rd *r, json_t *prof, uint32_t track, json_t *frames, uint32_t *ids,
-                      tr_error *e)
+/* One sample of a sampled profile: its stack at the time reached so far. */
+static int pj_sample(pj_rd *r, json_t *s, tr_error *e)
 {
-    size_t n_frames = json_array_size(frames);
-    int64_t unit = pj_unit_ns(json_string_value(json_object_get(prof, "unit")));
-    json_t *samples = json_object_get(prof, "samples");
-    json_t *weights = json_object_get(prof, "weights");
-    json_t *sv = json_object_get(prof, "startValue");
-    double at = json_is_number(sv) ? json_number_value(sv) : 0;
-    for (size_t i = 0; i < json_array_size(samples); i++) {
-        json_t *s = json_array_get(samples, i);
-        uint32_t stack = 0;
-        for (size_t k = 0; k < json_array_size(s); k++) {
-            json_t *ix = json_array_get(s, k);
-            if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
-                (size_t)json_integer_value(ix) >= n_frames) {
-                int rc = pj_warn(r, e, "speedscope: a sample names a frame that does not exist");
-                if (rc != TR_OK) return rc;
-                continue;
-            }
-            uint32_t frame = pj_shared_frame(r, frames, ids, (size_t)json_integer_value(ix));
-            stack = frame == TR_NONE ? TR_NONE : tr_stack_push(r->t, stack, frame);
-            if (stack == TR_NONE) return tr_error_nomem(e);
+    pj_prof *pf = &r->prof;
+    size_t n_frames = json_array_size(r->shared);
+    uint32_t stack = 0;
+    for (size_t k = 0; k < json_array_size(s); k++) {
+        json_t *ix = json_array_get(s, k);
+        if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+            (size_t)json_integer_value(ix) >= n_frames) {
+            int rc = pj_warn(r, e, "speedscope: a sample names a frame that does not exist");
+            if (rc != TR_OK) return rc;
+            continue;
         }
-        int64_t ts = pj_ns(at, unit);
-        tr_sample_add(r->t, track, ts, stack, 0);
-        if (r->slicer && tr_stack_slicer_sample(r->slicer, track, ts, stack) != TR_OK)
-            return tr_error_nomem(e);
-        json_t *w = json_array_get(weights, i);
-        at += json_is_number(w) ? json_number_value(w) : 0;
+        uint32_t frame = pj_shared_frame(r, r->shared, r->ids, (size_t)json_integer_value(ix));
+        stack = frame == TR_NONE ? TR_NONE : tr_stack_push(r->t, stack, frame);
+        if (stack == TR_NONE) return tr_error_nomem(e);
     }
-    json_t *ev = json_object_get(prof, "endValue");
-    if (json_is_number(ev) && json_number_value(ev) > at) at = json_number_value(ev);
-    if (r->slicer && tr_stack_slicer_end_track(r->slicer, track, pj_ns(at, unit)) != TR_OK)
+    int64_t ts = pj_ns(pf->at, pf->unit);
+    tr_sample_add(r->t, pf->track, ts, stack, 0);
+    if (r->slicer && tr_stack_slicer_sample(r->slicer, pf->track, ts, stack) != TR_OK)
+        return tr_error_nomem(e);
+    json_t *w = json_array_get(pf->weights, r->k);
+    pf->at += json_is_number(w) ? json_number_value(w) : 0;
+    return tr_trace_status(r->t, e);
+}
+
+/* The end of a sampled profile: its stacks close at endValue. */
+static int pj_sampled_end(pj_rd *r, tr_error *e)
+{
+    pj_prof *pf = &r->prof;
+    json_t *ev = json_object_get(pf->p, "endValue");
+    if (json_is_number(ev) && json_number_value(ev) > pf->at) pf->at = json_number_value(ev);
+    if (r->slicer &&
+        tr_stack_slicer_end_track(r->slicer, pf->track, pj_ns(pf->at, pf->unit)) != TR_OK)
         return tr_error_nomem(e);
     return tr_trace_status(r->t, e);
 }
 
-/* Open/close events: each matching pair is a slice. */
-static int pj_evented(pj_rd *r, json_t *prof, uint32_t track, json_t *frames, uint32_t *ids,
-                      tr_error *e)
+/* One open/close event of an evented profile: each matching pair is a slice. */
+static int pj_event(pj_rd *r, json_t *ev, tr_error *e)
 {
-    size_t n_frames = json_array_size(frames);
-    int64_t unit = pj_unit_ns(json_string_value(json_object_get(prof, "unit")));
-    json_t *events = json_object_get(prof, "events");
-    r->frames.len = 0; /* open frame indexes, with their start in the next slot */
-    tr_vec starts;
-    tr_vec_init(&starts, sizeof(int64_t));
-    int rc = TR_OK;
-    tr_str cat = tr_str_internz(r->t, "stack");
-    for (size_t i = 0; i < json_array_size(events) && rc == TR_OK; i++) {
-        json_t *ev = json_array_get(events, i);
-        const char *type = json_string_value(json_object_get(ev, "type"));
-        json_t *fi = json_object_get(ev, "frame"), *atv = json_object_get(ev, "at");
-        if (!type || !json_is_integer(fi) || json_integer_value(fi) < 0 ||
-            (size_t)json_integer_value(fi) >= n_frames || !json_is_number(atv)) {
-            rc = pj_warn(r, e, "speedscope: a malformed event");
-            continue;
-        }
-        int64_t ts = pj_ns(json_number_value(atv), unit);
-        uint32_t frame = pj_shared_frame(r, frames, ids, (size_t)json_integer_value(fi));
-        if (frame == TR_NONE)
-            rc = tr_error_nomem(e);
-        else if (strcmp(type, "O") == 0) {
-            uint32_t *f = tr_vec_push(&r->frames);
-            int64_t *s = tr_vec_push(&starts);
-            if (!f || !s)
-                rc = tr_error_nomem(e);
-            else
-                *f = frame, *s = ts;
-        } else if (strcmp(type, "C") == 0 && r->frames.len) {
-            size_t k = --r->frames.len;
-            starts.len--;
-            const tr_frame *fr = tr_frame_get(r->t, TR_VEC_AT(&r->frames, uint32_t, k));
-            int64_t st = TR_VEC_AT(&starts, int64_t, k);
-            tr_slice_add(r->t, track, st, ts > st ? ts - st : 0, fr->function, cat, -1, 0);
-        }
+    pj_prof *pf = &r->prof;
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    json_t *fi = json_object_get(ev, "frame"), *atv = json_object_get(ev, "at");
+    if (!type || !json_is_integer(fi) || json_integer_value(fi) < 0 ||
+        (size_t)json_integer_value(fi) >= json_array_size(r->shared) || !json_is_number(atv))
+        return pj_warn(r, e, "speedscope: a malformed event");
+    int64_t ts = pj_ns(json_number_value(atv), pf->unit);
+    uint32_t frame = pj_shared_frame(r, r->shared, r->ids, (size_t)json_integer_value(fi));
+    if (frame == TR_NONE) return tr_error_nomem(e);
+    if (strcmp(type, "O") == 0) {
+        uint32_t *f = tr_vec_push(&r->frames);
+        int64_t *s = tr_vec_push(&r->starts);
+        if (!f || !s) return tr_error_nomem(e);
+        *f = frame, *s = ts;
+    } else if (strcmp(type, "C") == 0 && r->frames.len) {
+        size_t k = --r->frames.len;
+        r->starts.len--;
+        const tr_frame *fr = tr_frame_get(r->t, TR_VEC_AT(&r->frames, uint32_t, k));
+        int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
+        tr_slice_add(r->t, pf->track, st, ts > st ? ts - st : 0, fr->function, pf->cat, -1, 0);
     }
-    tr_vec_fini(&starts);
-    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
+    return tr_trace_status(r->t, e);
 }
 
-static int pj_speedscope(pj_rd *r, json_t *root, tr_error *e)
+/* Starts profile r->item: 1 when it is sampled or evented, 0 when it is skipped. */
+static int pj_prof_start(pj_rd *r, int *rc, tr_error *e)
 {
-    json_t *frames = json_object_get(json_object_get(root, "shared"), "frames");
-    json_t *profiles = json_object_get(root, "profiles");
-    if (!json_is_array(frames) || !json_is_array(profiles)) {
-        tr_loc loc = {tr_input_name(r->in), 0, 0, 0};
-        return tr_errorf(e, TR_E_FORMAT, &loc, "speedscope: no shared.frames or profiles array");
+    pj_prof *pf = &r->prof;
+    json_t *prof = json_array_get(json_object_get(r->root, "profiles"), r->item);
+    size_t name_n = 0;
+    const char *name = pj_str(prof, "name", &name_n);
+    const char *type = json_string_value(json_object_get(prof, "type"));
+    memset(pf, 0, sizeof *pf);
+    pf->p = prof;
+    pf->track = pj_profile_track(r, name ? name : "profile", name ? name_n : 7);
+    pf->unit = pj_unit_ns(json_string_value(json_object_get(prof, "unit")));
+    r->k = 0;
+    *rc = TR_OK;
+    if (pf->track == TR_NONE) {
+        *rc = tr_error_nomem(e);
+    } else if (type && strcmp(type, "sampled") == 0) {
+        pf->samples = json_object_get(prof, "samples");
+        pf->weights = json_object_get(prof, "weights");
+        json_t *sv = json_object_get(prof, "startValue");
+        pf->at = json_is_number(sv) ? json_number_value(sv) : 0;
+    } else if (type && strcmp(type, "evented") == 0) {
+        pf->events = json_object_get(prof, "events");
+        pf->cat = tr_str_internz(r->t, "stack");
+        r->frames.len = r->starts.len = 0;
+    } else {
+        *rc = pj_warn(r, e, "speedscope: a profile that is neither sampled nor evented");
+        return 0;
     }
-    size_t n = json_array_size(frames);
-    uint32_t *ids = tr_malloc((n ? n : 1) * sizeof *ids);
-    if (!ids) return tr_error_nomem(e);
-    for (size_t i = 0; i < n; i++) ids[i] = TR_NONE;
-    int rc = TR_OK;
-    for (size_t i = 0; i < json_array_size(profiles) && rc == TR_OK; i++) {
-        json_t *prof = json_array_get(profiles, i);
-        size_t name_n = 0;
-        const char *name = pj_str(prof, "name", &name_n);
-        const char *type = json_string_value(json_object_get(prof, "type"));
-        uint32_t track = pj_profile_track(r, name ? name : "profile", name ? name_n : 7);
-        if (track == TR_NONE)
-            rc = tr_error_nomem(e);
-        else if (type && strcmp(type, "sampled") == 0)
-            rc = pj_sampled(r, prof, track, frames, ids, e);
-        else if (type && strcmp(type, "evented") == 0)
-            rc = pj_evented(r, prof, track, frames, ids, e);
-        else
-            rc = pj_warn(r, e, "speedscope: a profile that is neither sampled nor evented");
+    pf->started = 1;
+    return *rc == TR_OK;
+}
+
+/* Up to TR_READ_BATCH samples or events of the profiles; TR_END after the last. */
+static int pj_speedscope_step(pj_rd *r, tr_error *e)
+{
+    json_t *profiles = json_object_get(r->root, "profiles");
+    pj_prof *pf = &r->prof;
+    for (int b = 0; b < TR_READ_BATCH;) {
+        int rc = TR_OK;
+        if (!pf->started) {
+            if (r->item >= json_array_size(profiles)) return TR_END;
+            if (!pj_prof_start(r, &rc, e)) r->item++;
+            if (rc != TR_OK) return rc;
+            continue;
+        }
+        json_t *list = pf->events ? pf->events : pf->samples;
+        if (r->k < json_array_size(list)) {
+            json_t *x = json_array_get(list, r->k);
+            rc = pf->events ? pj_event(r, x, e) : pj_sample(r, x, e);
+            r->k++;
+            b++;
+        } else {
+            if (!pf->events) rc = pj_sampled_end(r, e);
+            pf->started = 0;
+            r->item++;
+        }
+        if (rc != TR_OK) return rc;
     }
-    tr_free(ids);
-    return rc;
+    return TR_OK;
 }
 
 /* ---- the whole document ---- */
@@ -370,57 +409,103 @@ static int pj_slurp(tr_input *in, tr_buf *b, tr_error *e)
     }
 }
 
-int tr_pyspy_read_json(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                       tr_error *e)
+/* Reads and parses the document: what next then walks. */
+static int pj_parse(pj_rd *r, tr_error *e)
 {
-    pj_rd r;
-    memset(&r, 0, sizeof r);
-    r.t = t;
-    r.in = in;
-    r.input = input;
-    r.diag = o ? o->diag : NULL;
-    tr_buf_init(&r.scratch, 0);
-    tr_vec_init(&r.frames, sizeof(uint32_t));
     tr_buf doc;
     tr_buf_init(&doc, PJ_MAX);
-    int rc = pj_slurp(in, &doc, e);
-    json_t *root = NULL;
+    int rc = pj_slurp(r->in, &doc, e);
     if (rc == TR_OK) {
         json_error_t je;
-        root = json_loadb(doc.p, doc.len, 0, &je);
-        if (!root) {
-            tr_loc loc = {tr_input_name(in), (uint64_t)(je.line > 0 ? je.line : 0),
+        r->root = json_loadb(doc.p, doc.len, 0, &je);
+        if (!r->root) {
+            tr_loc loc = {tr_input_name(r->in), (uint64_t)(je.line > 0 ? je.line : 0),
                           (uint64_t)(je.column > 0 ? je.column : 0), 0};
             rc = tr_errorf(e, TR_E_FORMAT, &loc, "bad JSON: %s", je.text);
         }
     }
     tr_buf_fini(&doc);
-    if (rc == TR_OK && !(o && o->no_stack_slices) && json_is_object(root)) {
-        r.slicer = tr_stack_slicer_new(t);
-        if (!r.slicer) rc = tr_error_nomem(e);
-    }
-    if (rc == TR_OK) {
-        if (json_is_array(root)) {
-            rc = pj_dump(&r, root, e);
-        } else if (json_is_object(root)) {
-            rc = pj_speedscope(&r, root, e);
-        } else {
-            tr_loc loc = {tr_input_name(in), 1, 1, 0};
-            rc = tr_errorf(e, TR_E_FORMAT, &loc, "not py-spy JSON (want an array or an object)");
-        }
-    }
-    if (rc == TR_OK && r.slicer && tr_stack_slicer_finish(r.slicer) != TR_OK)
-        rc = tr_error_nomem(e);
-    tr_input_info *info = tr_input_at(t, input);
-    if (info) {
-        info->warnings += r.warnings;
-        info->clock = tr_str_internz(
-            t, json_is_object(root) ? "profile time from the first sample (speedscope weights)"
-                                    : "none: one dump (its samples at 0)");
-    }
-    json_decref(root);
-    tr_stack_slicer_free(r.slicer);
-    tr_buf_fini(&r.scratch);
-    tr_vec_fini(&r.frames);
     return rc;
 }
+
+/* Speedscope: the shared frames, their ids made on first use. */
+static int pj_speedscope_open(pj_rd *r, tr_error *e)
+{
+    r->shared = json_object_get(json_object_get(r->root, "shared"), "frames");
+    if (!json_is_array(r->shared) || !json_is_array(json_object_get(r->root, "profiles"))) {
+        tr_loc loc = {tr_input_name(r->in), 0, 0, 0};
+        return tr_errorf(e, TR_E_FORMAT, &loc, "speedscope: no shared.frames or profiles array");
+    }
+    size_t n = json_array_size(r->shared);
+    r->ids = tr_malloc((n ? n : 1) * sizeof *r->ids);
+    if (!r->ids) return tr_error_nomem(e);
+    for (size_t i = 0; i < n; i++) r->ids[i] = TR_NONE;
+    return TR_OK;
+}
+
+static int pj_open(void **rd, const tr_read_ctx *c, tr_error *e)
+{
+    pj_rd *r = tr_calloc(1, sizeof *r);
+    *rd = r;
+    if (!r) return tr_error_nomem(e);
+    r->t = tr_sink_trace(c->sink);
+    r->in = c->in;
+    r->input = c->input;
+    r->diag = c->opts ? c->opts->diag : NULL;
+    tr_buf_init(&r->scratch, 0);
+    tr_vec_init(&r->frames, sizeof(uint32_t));
+    tr_vec_init(&r->starts, sizeof(int64_t));
+    int rc = pj_parse(r, e);
+    if (rc == TR_OK && !(c->opts && c->opts->no_stack_slices) && json_is_object(r->root)) {
+        r->slicer = tr_stack_slicer_new(r->t);
+        if (!r->slicer) rc = tr_error_nomem(e);
+    }
+    if (rc != TR_OK || json_is_array(r->root)) return rc;
+    if (json_is_object(r->root)) return pj_speedscope_open(r, e);
+    tr_loc loc = {tr_input_name(r->in), 1, 1, 0};
+    return tr_errorf(e, TR_E_FORMAT, &loc, "not py-spy JSON (want an array or an object)");
+}
+
+static int pj_finish(pj_rd *r, tr_error *e)
+{
+    if (r->slicer && tr_stack_slicer_finish(r->slicer) != TR_OK) return tr_error_nomem(e);
+    tr_input_info *info = tr_input_at(r->t, r->input);
+    if (info) {
+        info->warnings += r->warnings;
+        info->clock =
+            tr_str_internz(r->t, json_is_object(r->root)
+                                     ? "profile time from the first sample (speedscope weights)"
+                                     : "none: one dump (its samples at 0)");
+    }
+    return tr_trace_status(r->t, e);
+}
+
+static int pj_next(void *rd, tr_error *e)
+{
+    pj_rd *r = rd;
+    int rc = json_is_object(r->root) ? pj_speedscope_step(r, e) : pj_dump_step(r, e);
+    if (rc != TR_END) return rc;
+    rc = pj_finish(r, e);
+    return rc == TR_OK ? TR_END : rc;
+}
+
+static void pj_close(void *rd)
+{
+    pj_rd *r = rd;
+    if (!r) return;
+    json_decref(r->root);
+    tr_free(r->ids);
+    tr_stack_slicer_free(r->slicer);
+    tr_buf_fini(&r->scratch);
+    tr_vec_fini(&r->frames);
+    tr_vec_fini(&r->starts);
+    tr_free(r);
+}
+
+const tr_reader tr_pyspy_json = {
+    .abi = TR_READER_ABI,
+    .name = "pyspy",
+    .open = pj_open,
+    .next = pj_next,
+    .close = pj_close,
+};

@@ -2,11 +2,12 @@
 ** recorder_impl.h: the pieces of the Recorder reader shared by its files
 ** (shared/formats/recorder.md).  Not part of the public API.
 **
-**   recorder.c        probe, generations, metadata, ranks on threads, the model
+**   recorder.c        probe, the reader, generations, metadata, ranks on threads
 **   recorder_decode.c Z-blocks, call-signature tables, grammars, expansion
+**   recorder_model.c  the decoded ranks into the model, merged by time
 **
-** Files are reached through a rec_fs so that the same code reads a directory
-** on disk and, in the fuzzer, a bundle of files in memory.
+** Files are members of a tr_dir (tr_input.h): a directory, or an archive
+** read without extracting it.
 */
 #ifndef TR_RECORDER_IMPL_H
 #define TR_RECORDER_IMPL_H
@@ -42,20 +43,8 @@ typedef struct rec_bytes {
 
 void rec_bytes_free(rec_bytes *b);
 
-/* Where the files of one trace directory come from. */
-typedef struct rec_fs rec_fs;
-struct rec_fs {
-    /* ^Size of NAME in *SIZE, TR_OK; TR_END when there is no such file. */
-    int (*size)(rec_fs *fs, const char *name, uint64_t *size, tr_error *e);
-    /* ^LEN bytes of NAME from OFF (the caller checked the size), TR_OK or an error. */
-    int (*load)(rec_fs *fs, const char *name, uint64_t off, uint64_t len, rec_bytes *out,
-                tr_error *e);
-    void *user;
-    const char *label; /* how errors name the directory: "run/" or "run.tar:dir/" */
-};
-
-/* ^"LABEL" + NAME into BUF (for error locations). */
-const char *rec_path(const rec_fs *fs, const char *name, char *buf, size_t size);
+/* ^LABEL of D + NAME into BUF: how errors name a file of the trace. */
+const char *rec_path(const tr_dir *d, const char *name, char *buf, size_t size);
 
 /* Generations told apart by the notes' rules (recorder.md §1, §4, §9, §10.1). */
 enum rec_gen { REC_G2A = 0, REC_G2B, REC_G3 };
@@ -117,28 +106,56 @@ void rec_cfg_free(rec_cfg *g);
 /* ^Expands rule -1 into OUT (cfg->rule[start].len terminal ids). */
 int rec_cfg_expand(const rec_cfg *g, uint32_t *out, tr_error *e);
 
-/* Time spent per phase, for the benchmark. */
-typedef struct tr_recorder_timing {
-    double decode_s; /* reading, inflating, parsing, expanding (all ranks, threads) */
-    double merge_s;  /* putting the records into the model */
-    uint64_t records;
-    uint64_t bytes; /* of trace files read */
-} tr_recorder_timing;
+#define REC_WARN_KEEP 4 /* warnings kept per rank; the rest counted */
+
+/* The run: metadata shared by all ranks. */
+typedef struct rec_run {
+    const tr_dir *dir;
+    int gen;
+    int ver[3], has_ver;
+    int32_t ranks;
+    double start_ts, res;
+    int ipc, ts_zlib;
+    unsigned char g3_flags[10]; /* G3 header bytes 4..9 and 36..39 */
+    rec_bytes mt;
+    const char **name; /* into mt, NUL-free spans */
+    uint32_t *name_len;
+    uint32_t n_names, mpi_start, h5_start;
+    rec_cst shared; /* inter-process: the one table */
+    int32_t *ug;    /* inter-process: rank -> grammar */
+    int32_t n_ug;
+    rec_bytes ugcfg;  /* G3 inter-process: ug.cfg */
+    size_t *ug_off;   /* its blocks */
+    rec_bytes ts;     /* G3: recorder.ts, whole */
+    uint64_t *ts_off; /* G3: each rank's blob in it */
+    uint64_t *ts_len;
+    int64_t res_ns; /* ns per tick when a whole number, else 0 */
+    double res_nsd;
+} rec_run;
+
+/* A rank once decoded (on a worker thread). */
+typedef struct rec_rank {
+    rec_cst cst;   /* local mode: its own table */
+    rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
+    uint32_t *seq; /* terminal ids in record order */
+    uint64_t n;
+    int rc;
+    tr_error err;
+    tr_error warn[REC_WARN_KEEP]; /* workers cannot call the diag, which is not thread-safe */
+    uint32_t n_warn;
+} rec_rank;
 
 /*
-** tr_recorder_read_fs: read the trace FS holds into T as input INPUT, with
-** THREADS decoding threads (0: TRACECAT_THREADS or the online CPUs); TIMING
-** may be NULL.
+** rec_model_open: get ready to put the decoded ranks RK of RUN into T as
+** input INPUT: replays the ranks' warnings to DIAG (may be NULL), converts
+** the call-signature tables, adds the ranks' processes.
 */
-int tr_recorder_read_fs(rec_fs *fs, tr_trace *t, uint32_t input, const tr_read_opts *o, int threads,
-                        tr_recorder_timing *timing, tr_error *e);
-/* ^A directory on disk as a rec_fs (for the benchmark and tests); fini frees it. */
-int tr_recorder_fs_dir(rec_fs *fs, const char *dir, tr_error *e);
-void tr_recorder_fs_fini(rec_fs *fs);
-/*
-** ^A bundle in memory as a rec_fs: repeated (name NUL, uint32 LE length,
-** bytes); what the fuzzer feeds.  ^Ends at the first incomplete entry.
-*/
-int tr_recorder_fs_bundle(rec_fs *fs, const void *p, size_t n, tr_error *e);
+typedef struct rec_model rec_model;
+int rec_model_open(rec_model **m, tr_trace *t, rec_run *run, rec_rank *rk, uint32_t input,
+                   tr_diag *diag, tr_error *e);
+/* ^Up to TR_READ_BATCH records into the model: TR_OK, TR_END after the last, or a failure. */
+int rec_model_next(rec_model *m, tr_error *e);
+/* ^NULL is a no-op. */
+void rec_model_free(rec_model *m);
 
 #endif

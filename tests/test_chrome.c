@@ -31,7 +31,7 @@ static tr_trace *read_text(const char *text, size_t n, int strict, tr_test_warns
     *rc = tr_source_next(src, &in, e);
     if (*rc == TR_OK) {
         uint32_t input = tr_input_add(t, "t.json", "chrome");
-        *rc = tr_reader_chrome.read(in, t, input, &o, e);
+        *rc = tr_read_stream(&tr_reader_chrome, in, t, input, &o, e);
     }
     tr_source_close(src);
     if (*rc == TR_OK) *rc = tr_trace_freeze(t, e);

@@ -82,7 +82,7 @@ static int read_mem(tr_trace *t, const char *text, size_t n, const tr_read_opts 
     rc = tr_source_next(src, &in, e);
     if (rc == TR_OK) {
         uint32_t input = tr_input_add(t, "mem.log", "gt");
-        rc = tr_reader_gt.read(in, t, input, o, e);
+        rc = tr_read_stream(&tr_reader_gt, in, t, input, o, e);
     }
     tr_source_close(src);
     return rc;
@@ -704,7 +704,7 @@ TR_TEST(long_line_is_an_error)
     CHECK_INT(tr_source_next(src, &in, &e), TR_OK);
     tr_input_set_line_max(in, 64);
     tr_read_opts o = {.diag = NULL, .gt_pairing = TR_GT_PAIR_BATCH};
-    CHECK(tr_reader_gt.read(in, t, tr_input_add(t, "long.log", "gt"), &o, &e) < 0);
+    CHECK(tr_read_stream(&tr_reader_gt, in, t, tr_input_add(t, "long.log", "gt"), &o, &e) < 0);
     CHECK_INT(e.code, TR_E_LIMIT);
     tr_source_close(src);
     tr_trace_free(t);

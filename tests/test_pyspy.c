@@ -2,7 +2,7 @@
 ** test_pyspy.c: the py-spy reader family (dump text, sequences, --json,
 ** folded, speedscope), the open-stacks slices and the folded writer.
 */
-#include "../readers/pyspy.h"
+#include "../readers/pyspy_impl.h"
 #include "tr_load.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
@@ -32,7 +32,7 @@ static int read_mem(tr_trace *t, const char *text, size_t n, tr_test_warns *log,
     rc = tr_source_next(src, &in, &e);
     if (rc == TR_OK) {
         uint32_t input = tr_input_add(t, "mem.txt", "pyspy");
-        rc = tr_reader_pyspy.read(in, t, input, &o, &e);
+        rc = tr_read_stream(&tr_reader_pyspy, in, t, input, &o, &e);
     }
     tr_source_close(src);
     if (rc != TR_OK) fprintf(stderr, "  read: %s\n", e.msg);

@@ -4,7 +4,6 @@
 ** testdata/recorder/bad (made by make_bad.py there).  Record-for-record
 ** agreement with recorder2text is the golden test (tests/golden/recorder).
 */
-#include "../readers/recorder_impl.h"
 #include "tr_load.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
@@ -320,15 +319,13 @@ TR_TEST(threads_agree)
         sample_path(path, sizeof path, multi[s]);
         tr_trace *tt[2];
         for (int k = 0; k < 2; k++) {
-            tr_error e;
-            rec_fs fs;
+            tr_error e = {0};
             tt[k] = tr_trace_new();
-            CHECK_INT(tr_recorder_fs_dir(&fs, path, &e), TR_OK);
-            uint32_t in = tr_input_add(tt[k], path, "recorder");
-            tr_recorder_timing tm;
-            CHECK_INT(tr_recorder_read_fs(&fs, tt[k], in, NULL, k + 1, &tm, &e), TR_OK);
-            CHECK_INT(tm.records, 114);
-            tr_recorder_fs_fini(&fs);
+            tr_load_opts o = {.readers = tr_readers, .threads = k + 1};
+            CHECK_INT(tr_load(tt[k], path, &o, &e), TR_OK);
+            tr_slices sl;
+            tr_trace_slices(tt[k], &sl);
+            CHECK_INT(sl.n, 114);
             CHECK_INT(tr_trace_freeze(tt[k], &e), TR_OK);
         }
         check_same(tt[0], tt[1]);

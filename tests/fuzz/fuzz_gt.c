@@ -27,7 +27,7 @@ static void fuzz_read(const uint8_t *data, size_t size, int pairing)
     tr_input *in;
     while (t && tr_source_next(src, &in, &e) == TR_OK) {
         uint32_t input = tr_input_add(t, tr_input_name(in), "gt");
-        if (input == TR_NONE || tr_reader_gt.read(in, t, input, &o, &e) < 0) break;
+        if (input == TR_NONE || tr_read_stream(&tr_reader_gt, in, t, input, &o, &e) < 0) break;
     }
     if (t) tr_trace_freeze(t, &e);
     tr_trace_free(t);

@@ -30,7 +30,7 @@ static void fuzz_read(const uint8_t *data, size_t size, const tr_reader *r, int 
     tr_input *in;
     while (t && tr_source_next(src, &in, &e) == TR_OK) {
         uint32_t input = tr_input_add(t, tr_input_name(in), r->name);
-        if (input == TR_NONE || r->read(in, t, input, &o, &e) < 0) break;
+        if (input == TR_NONE || tr_read_stream(r, in, t, input, &o, &e) < 0) break;
     }
     if (t) tr_trace_freeze(t, &e);
     tr_trace_free(t);

@@ -1,10 +1,10 @@
 /*
-** pyspy.h: what the files of the py-spy reader family share (not public):
+** pyspy_impl.h: what the files of the py-spy reader family share (not public):
 ** readers/pyspy.c (probe, dump text, dump sequences), pyspy_folded.c (folded
 ** stacks) and pyspy_json.c (dump --json, speedscope).
 */
-#ifndef TR_READERS_PYSPY_H
-#define TR_READERS_PYSPY_H
+#ifndef TR_PYSPY_IMPL_H
+#define TR_PYSPY_IMPL_H
 
 #include "tr_reader.h"
 #include "tr_mem.h"
@@ -43,9 +43,8 @@ void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 /* The frame id of the N bytes at P, parsing them the first time; TR_NONE on OOM. */
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n);
 
-int tr_pyspy_read_folded(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                         tr_error *e);
-int tr_pyspy_read_json(tr_input *in, tr_trace *t, uint32_t input, const tr_read_opts *o,
-                       tr_error *e);
+/* The readers of the shapes other than dump text; the py-spy reader picks one by the head. */
+extern const tr_reader tr_reader_folded; /* also --from folded (readers/all.c) */
+extern const tr_reader tr_pyspy_json;    /* dump --json, speedscope */
 
 #endif

@@ -1,0 +1,47 @@
+/* sink.c: handing what readers append to a consumer, batch by batch (tr_sink.h). */
+#include "tr_sink.h"
+
+#include <string.h>
+
+/* The rows each event table and the flow table hold now. */
+static void sink_counts(const tr_trace *t, size_t n[TR_EV_KIND_COUNT], size_t *flows)
+{
+    tr_slices sl;
+    tr_instants in;
+    tr_counters co;
+    tr_samples sa;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &co);
+    tr_trace_samples(t, &sa);
+    n[TR_EV_SLICE] = sl.n;
+    n[TR_EV_INSTANT] = in.n;
+    n[TR_EV_COUNTER] = co.n;
+    n[TR_EV_SAMPLE] = sa.n;
+    *flows = tr_flow_count(t);
+}
+
+void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user)
+{
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    s->fn = fn;
+    s->user = user;
+    sink_counts(t, s->mark, &s->flow_mark);
+}
+
+int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
+{
+    if (!s->fn) return TR_OK;
+    tr_batch b = {.input = input, .last = last, .flow_first = s->flow_mark};
+    sink_counts(s->t, b.end, &b.flow_end);
+    int empty = b.flow_end == b.flow_first;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        b.first[k] = s->mark[k];
+        empty &= b.end[k] == b.first[k];
+    }
+    if (empty && !last) return TR_OK;
+    memcpy(s->mark, b.end, sizeof s->mark);
+    s->flow_mark = b.flow_end;
+    return s->fn(s->user, s->t, &b, e);
+}

@@ -1,0 +1,83 @@
+/*
+** tr_sink.h: where readers put what they read, batch by batch.
+**
+** A reader appends through a sink into the sink's trace (tr_sink_trace).
+** Strings, inputs, processes, tracks, frames, stacks and arg sets are
+** dictionaries that persist for the whole load; events (slices, instants,
+** counters, samples) and flows are appended to the trace's tables.  The
+** loader (lib/load.c) calls a reader's next() again and again, each call a
+** bounded amount of work (TR_READ_BATCH in tr_reader.h); after each call it
+** hands the events appended since the previous one -- a batch -- to the
+** sink's consumer.  The model builder is the sink without a consumer: every
+** event stays in the trace for what needs all of it (freeze, analyses,
+** writers).  A consumer sees the rows in the trace itself, so it may read
+** the dictionaries of any event it is handed.
+**
+** What a reader may still touch after a batch was handed out, so that a
+** consumer that forgets events (a streaming writer) knows what to hold:
+**   - open slices: a slice appended with dur -1 stays open until a later
+**     tr_slice_end or, failing that, freeze (GT's unanswered requests); the
+**     Recorder reader also shortens slices of earlier batches with
+**     tr_slice_end to nest them by level;
+**   - flows: tr_flow_add may name events of any earlier batch of the same
+**     input (Chrome binds flow points to slices when its input ends);
+**   - reading back: a reader may read the rows it appended for its input
+**     (Chrome scans its slices when binding flows and naming async tracks);
+**   - dictionary rows: process and track names, ranks and sort indexes, and
+**     the input's info (origin, clock, metadata, counts) may be set or
+**     changed until the input's last batch (Chrome's "M" events rename a
+**     thread whenever they come).
+** Strings and arg sets never change once made; the other fields of an event
+** are final in its batch.
+*/
+#ifndef TR_SINK_H
+#define TR_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+#include "tr_trace.h"
+
+/* The events one call of a reader's next() appended: rows [first, end) of each table. */
+typedef struct tr_batch {
+    uint32_t input;                 /* the input they belong to */
+    int last;                       /* the input's last batch: its reader has ended */
+    size_t first[TR_EV_KIND_COUNT]; /* indexed by enum tr_event_kind */
+    size_t end[TR_EV_KIND_COUNT];
+    size_t flow_first, flow_end; /* tr_flow_get rows */
+} tr_batch;
+
+/* A consumer: TR_OK, or a negative code that stops the load with E filled. */
+typedef int (*tr_sink_fn)(void *user, const tr_trace *t, const tr_batch *b, tr_error *e);
+
+typedef struct tr_sink {
+    tr_trace *t;
+    tr_sink_fn fn; /* NULL: the model builder */
+    void *user;
+    size_t mark[TR_EV_KIND_COUNT]; /* rows handed out so far */
+    size_t flow_mark;
+} tr_sink;
+
+/*
+** tr_sink_init: a sink into T
+** ^FN (may be NULL) is called with USER for every batch; ^events already in
+** T are not part of any batch.
+*/
+void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user);
+
+/* ^The trace readers append to. */
+static inline tr_trace *tr_sink_trace(const tr_sink *s)
+{
+    return s->t;
+}
+
+/*
+** tr_sink_flush: hand out a batch
+** ^Calls the consumer with the events appended to input INPUT since the
+** previous flush (an empty batch too when LAST, so the consumer learns the
+** input ended) and returns what it returns; TR_OK without a consumer.
+*/
+int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e);
+
+#endif

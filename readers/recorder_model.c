@@ -1,0 +1,695 @@
+/*
+** recorder_model.c: a Recorder trace's decoded ranks into the model
+** (shared/formats/recorder.md).
+**
+** The ranks are merged k-way by start time, so the slices arrive already in
+** the order freeze wants and need no sort; each call of the reader's next
+** puts up to TR_READ_BATCH records in.  A record is a slice on its rank's
+** thread track, named by its function, categorised by its layer, with its
+** arguments as args; its level becomes its depth through its parent's
+** enclosing times.
+*/
+#include "recorder_impl.h"
+#include "tr_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* What a call signature becomes, computed once per table entry. */
+typedef struct sig_model {
+    tr_str name, cat;
+    uint32_t args;
+    int64_t bytes;
+    int64_t tid;
+    uint32_t level;
+} sig_model;
+
+enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI };
+
+/* Argument names in prototype order as Recorder stores them (recorder.md §3). */
+typedef struct arg_names {
+    const char *func;
+    const char *keys; /* comma-separated */
+    int io;
+} arg_names;
+
+static const arg_names arg_table[] = {
+    {"creat", "path,mode", IO_NONE},
+    {"creat64", "path,mode", IO_NONE},
+    {"open", "path,flags,mode", IO_NONE},
+    {"open64", "path,flags,mode", IO_NONE},
+    {"close", "path", IO_NONE},
+    {"write", "path,buf,count", IO_COUNT},
+    {"read", "path,buf,count", IO_COUNT},
+    {"lseek", "path,offset,whence", IO_NONE},
+    {"lseek64", "path,offset,whence", IO_NONE},
+    {"pread", "path,buf,count,offset", IO_COUNT},
+    {"pread64", "path,buf,count,offset", IO_COUNT},
+    {"pwrite", "path,buf,count,offset", IO_COUNT},
+    {"pwrite64", "path,buf,count,offset", IO_COUNT},
+    {"readv", "path,iov,iovcnt", IO_NONE},
+    {"writev", "path,iov,iovcnt", IO_NONE},
+    {"mmap", "addr,length,prot,flags,path,offset", IO_NONE},
+    {"mmap64", "addr,length,prot,flags,path,offset", IO_NONE},
+    {"fopen", "path,mode", IO_NONE},
+    {"fopen64", "path,mode", IO_NONE},
+    {"fdopen", "path,mode", IO_NONE},
+    {"fclose", "path", IO_NONE},
+    {"fflush", "path", IO_NONE},
+    {"fwrite", "buf,size,nmemb,path", IO_SIZE_NMEMB},
+    {"fread", "buf,size,nmemb,path", IO_SIZE_NMEMB},
+    {"ftell", "path", IO_NONE},
+    {"ftello", "path", IO_NONE},
+    {"fseek", "path,offset,whence", IO_NONE},
+    {"fseeko", "path,offset,whence", IO_NONE},
+    {"fsync", "path", IO_NONE},
+    {"fdatasync", "path", IO_NONE},
+    {"__xstat", "ver,path,buf", IO_NONE},
+    {"__xstat64", "ver,path,buf", IO_NONE},
+    {"__lxstat", "ver,path,buf", IO_NONE},
+    {"__lxstat64", "ver,path,buf", IO_NONE},
+    {"__fxstat", "ver,path,buf", IO_NONE},
+    {"__fxstat64", "ver,path,buf", IO_NONE},
+    {"getcwd", "buf,size", IO_NONE},
+    {"mkdir", "path,mode", IO_NONE},
+    {"rmdir", "path", IO_NONE},
+    {"chdir", "path", IO_NONE},
+    {"link", "oldpath,newpath", IO_NONE},
+    {"unlink", "path", IO_NONE},
+    {"symlink", "target,linkpath", IO_NONE},
+    {"readlink", "path,buf,bufsiz", IO_NONE},
+    {"rename", "oldpath,newpath", IO_NONE},
+    {"chmod", "path,mode", IO_NONE},
+    {"chown", "path,owner,group", IO_NONE},
+    {"lchown", "path,owner,group", IO_NONE},
+    {"utime", "path,times", IO_NONE},
+    {"opendir", "path", IO_NONE},
+    {"mknod", "path,mode,dev", IO_NONE},
+    {"fcntl", "path,cmd,arg", IO_NONE},
+    {"dup", "path", IO_NONE},
+    {"dup2", "path,newfd", IO_NONE},
+    {"mkfifo", "path,mode", IO_NONE},
+    {"umask", "mask", IO_NONE},
+    {"fileno", "path", IO_NONE},
+    {"access", "path,mode", IO_NONE},
+    {"remove", "path", IO_NONE},
+    {"truncate", "path,length", IO_NONE},
+    {"ftruncate", "path,length", IO_NONE},
+    {"MPI_File_open", "comm,path,amode,info,fh", IO_NONE},
+    {"MPI_File_close", "fh", IO_NONE},
+    {"MPI_File_sync", "fh", IO_NONE},
+    {"MPI_File_set_size", "fh,size", IO_NONE},
+    {"MPI_File_get_size", "fh,size", IO_NONE},
+    {"MPI_File_set_view", "fh,disp,etype,filetype,datarep,info", IO_NONE},
+    {"MPI_File_seek", "fh,offset,whence", IO_NONE},
+    {"MPI_File_seek_shared", "fh,offset,whence", IO_NONE},
+    {"MPI_File_read_at", "fh,offset,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_at_all", "fh,offset,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write_at", "fh,offset,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write_at_all", "fh,offset,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_at_all_begin", "fh,offset,buf,count,datatype", IO_MPI},
+    {"MPI_File_write_at_all_begin", "fh,offset,buf,count,datatype", IO_MPI},
+    {"MPI_File_iread_at", "fh,offset,buf,count,datatype,request", IO_MPI},
+    {"MPI_File_iwrite_at", "fh,offset,buf,count,datatype,request", IO_MPI},
+    {"MPI_File_read", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_all", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_shared", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_ordered", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write_all", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write_shared", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_write_ordered", "fh,buf,count,datatype,status", IO_MPI},
+    {"MPI_File_read_all_begin", "fh,buf,count,datatype", IO_MPI},
+    {"MPI_File_write_all_begin", "fh,buf,count,datatype", IO_MPI},
+    {"MPI_File_read_ordered_begin", "fh,buf,count,datatype", IO_MPI},
+    {"MPI_File_write_ordered_begin", "fh,buf,count,datatype", IO_MPI},
+    {"MPI_File_iread", "fh,buf,count,datatype,request", IO_MPI},
+    {"MPI_File_iwrite", "fh,buf,count,datatype,request", IO_MPI},
+    {"MPI_File_iread_shared", "fh,buf,count,datatype,request", IO_MPI},
+    {"MPI_File_iwrite_shared", "fh,buf,count,datatype,request", IO_MPI},
+    {"MPI_Comm_rank", "comm,rank", IO_NONE},
+    {"MPI_Comm_size", "comm,size", IO_NONE},
+    {"MPI_Barrier", "comm", IO_NONE},
+    {"MPI_Bcast", "buf,count,datatype,root,comm", IO_NONE},
+};
+
+/* Sizes of the named MPI datatypes Recorder prints, for bytes moved. */
+static const struct {
+    const char *name;
+    int size;
+} mpi_types[] = {
+    {"MPI_BYTE", 1},          {"MPI_CHAR", 1},          {"MPI_SIGNED_CHAR", 1},
+    {"MPI_UNSIGNED_CHAR", 1}, {"MPI_INT8_T", 1},        {"MPI_UINT8_T", 1},
+    {"MPI_C_BOOL", 1},        {"MPI_SHORT", 2},         {"MPI_UNSIGNED_SHORT", 2},
+    {"MPI_INT16_T", 2},       {"MPI_UINT16_T", 2},      {"MPI_INT", 4},
+    {"MPI_UNSIGNED", 4},      {"MPI_FLOAT", 4},         {"MPI_INT32_T", 4},
+    {"MPI_UINT32_T", 4},      {"MPI_LONG", 8},          {"MPI_UNSIGNED_LONG", 8},
+    {"MPI_LONG_LONG", 8},     {"MPI_LONG_LONG_INT", 8}, {"MPI_UNSIGNED_LONG_LONG", 8},
+    {"MPI_DOUBLE", 8},        {"MPI_INT64_T", 8},       {"MPI_UINT64_T", 8},
+    {"MPI_OFFSET", 8},        {"MPI_LONG_DOUBLE", 16},
+};
+
+/* Per function id: the argument keys and the bytes rule, resolved once. */
+typedef struct func_info {
+    int done, io;
+    tr_str name, cat;
+    uint32_t n_keys;
+    tr_str keys[8];
+} func_info;
+
+enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
+static const char *const cat_text[CAT_COUNT] = {"POSIX", "MPI-IO", "MPI", "HDF5", "USER"};
+
+/* A rank's cursor in the k-way merge. */
+typedef struct cursor {
+    int64_t start, end; /* of the record at pos, ns */
+    uint64_t pos;
+    uint64_t prev; /* ticks: start of the previous record */
+    int32_t rank;
+    uint32_t level; /* of the record at pos */
+    const sig_model *sm;
+} cursor;
+
+/* A slice still open on a track, for nesting by level. */
+typedef struct open_rec {
+    uint32_t row;
+    uint32_t level;
+    int64_t end;
+} open_rec;
+
+typedef struct tid_track {
+    int64_t tid;
+    uint32_t track;
+    tr_vec open; /* open_rec, outermost first */
+} tid_track;
+
+typedef struct rank_out {
+    uint32_t process;
+    const sig_model *sm;
+    tid_track *last;
+    tr_vec tracks; /* tid_track: (tid, track) pairs seen */
+    int bad_order;
+} rank_out;
+
+struct rec_model {
+    tr_trace *t;
+    rec_run *run;
+    rec_rank *rk;
+    uint32_t input;
+    tr_diag *diag;
+    tr_diag quiet; /* the diag when the caller gives none */
+    tr_str cat[CAT_COUNT];
+    func_info *func; /* n_names + 1 (user functions last) */
+    tr_vec argn;     /* tr_str: "arg1", "arg2", ... on demand */
+    uint64_t warnings;
+    rank_out *ro;      /* per rank */
+    sig_model *shared; /* inter-process: the one table's */
+    /* the k-way merge */
+    cursor *c;
+    int32_t *h; /* a heap of ranks, the earliest record first */
+    size_t hn;
+    uint64_t limit; /* ticks past it overflow int64 nanoseconds */
+};
+
+/* The canonical decimal form: what an integer prints back as. */
+static int canonical_int(const char *s, size_t n, int64_t *v)
+{
+    size_t i = s[0] == '-';
+    if (n == i || n - i > 18) return 0;
+    if (s[i] == '0' && n - i > 1) return 0;
+    if (s[i] == '0' && i) return 0; /* "-0" */
+    for (size_t k = i; k < n; k++)
+        if (s[k] < '0' || s[k] > '9') return 0;
+    return tr_parse_int64(s, n, v) == 0;
+}
+
+static tr_str arg_key(rec_model *m, uint32_t i, const func_info *f)
+{
+    if (i < f->n_keys) return f->keys[i];
+    while (m->argn.len <= i) {
+        char k[16];
+        int len = snprintf(k, sizeof k, "arg%zu", m->argn.len + 1);
+        tr_str *slot = tr_vec_push(&m->argn);
+        if (!slot) return 0;
+        *slot = tr_str_intern(m->t, k, (size_t)len);
+    }
+    return TR_VEC_AT(&m->argn, tr_str, i);
+}
+
+static func_info *func_resolve(rec_model *m, uint8_t func)
+{
+    rec_run *run = m->run;
+    uint32_t id = func == 255 ? run->n_names : func;
+    func_info *f = &m->func[id];
+    if (f->done) return f;
+    f->done = 1;
+    if (func == 255) {
+        f->cat = m->cat[CAT_USER];
+        return f;
+    }
+    const char *name = run->name[func];
+    size_t len = run->name_len[func];
+    f->name = tr_str_intern(m->t, name, len);
+    int cat = CAT_HDF5;
+    if (func < run->mpi_start)
+        cat = CAT_POSIX;
+    else if (func < run->h5_start)
+        cat = len >= 8 && memcmp(name, "MPI_File", 8) == 0 ? CAT_MPIIO : CAT_MPI;
+    f->cat = m->cat[cat];
+    for (size_t i = 0; i < sizeof arg_table / sizeof *arg_table; i++) {
+        if (strlen(arg_table[i].func) != len || memcmp(arg_table[i].func, name, len) != 0) continue;
+        f->io = arg_table[i].io;
+        for (const char *k = arg_table[i].keys; *k && f->n_keys < 8;) {
+            const char *comma = strchr(k, ',');
+            size_t kl = comma ? (size_t)(comma - k) : strlen(k);
+            f->keys[f->n_keys++] = tr_str_intern(m->t, k, kl);
+            k += kl + (comma != NULL);
+        }
+        break;
+    }
+    return f;
+}
+
+static int mpi_type_size(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof mpi_types / sizeof *mpi_types; i++)
+        if (strlen(mpi_types[i].name) == n && memcmp(mpi_types[i].name, s, n) == 0)
+            return mpi_types[i].size;
+    return 0;
+}
+
+/* One table entry into a name, a category, an arg set and bytes moved. */
+static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, sig_model *out,
+                       tr_error *e)
+{
+    func_info *f = func_resolve(m, s->func);
+    out->tid = s->tid;
+    out->level = s->level;
+    out->bytes = -1;
+    out->name = f->name;
+    out->cat = f->cat;
+    out->args = 0;
+    /* Fields end at each space (recorder.md §2.2); a tail without one is not a field. */
+    const char *field[256];
+    uint32_t flen[256], nf = 0;
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < s->args_len; i++) {
+        if (s->args[i] != ' ') continue;
+        if (nf < 256) {
+            field[nf] = s->args + start;
+            flen[nf] = i - start;
+        }
+        nf++;
+        start = i + 1;
+    }
+    if (nf != s->argc || start != s->args_len) {
+        tr_loc loc = {cst_name, 0, 0, s->at + 1};
+        m->warnings++;
+        int rc = tr_warnf(m->diag, e, &loc, "call signature says %u arguments, its text holds %u",
+                          (unsigned)s->argc, nf);
+        if (rc == TR_FAIL) return rc;
+    }
+    if (nf > 256) nf = 256;
+    if (s->func == 255) {
+        /* User functions: the name is the second field, no arguments shown. */
+        out->name = nf >= 2 ? tr_str_intern(m->t, field[1], flen[1])
+                            : tr_str_internz(m->t, "user function");
+        return TR_OK;
+    }
+    int64_t count = -1, size = -1, nmemb = -1, tsize = 0;
+    tr_args_begin(m->t);
+    for (uint32_t i = 0; i < nf; i++) {
+        tr_str key = arg_key(m, i, f);
+        const char *ks = tr_str_get(m->t, key, NULL);
+        int64_t v;
+        if (canonical_int(field[i], flen[i], &v)) {
+            tr_args_int(m->t, key, v);
+            if (strcmp(ks, "count") == 0) count = v;
+            if (strcmp(ks, "size") == 0) size = v;
+            if (strcmp(ks, "nmemb") == 0) nmemb = v;
+        } else {
+            tr_args_str(m->t, key, tr_str_intern(m->t, field[i], flen[i]));
+            if (strcmp(ks, "datatype") == 0) tsize = mpi_type_size(field[i], flen[i]);
+        }
+    }
+    out->args = tr_args_end(m->t);
+    if (f->io == IO_COUNT && count >= 0) out->bytes = count;
+    if (f->io == IO_SIZE_NMEMB && size >= 0 && nmemb >= 0 && (!size || nmemb <= INT64_MAX / size))
+        out->bytes = size * nmemb;
+    if (f->io == IO_MPI && count >= 0 && tsize && count <= INT64_MAX / tsize)
+        out->bytes = count * tsize;
+    return TR_OK;
+}
+
+static int convert_table(rec_model *m, const rec_cst *c, const char *cst_name, sig_model **out,
+                         tr_error *e)
+{
+    *out = tr_calloc(c->n ? c->n : 1, sizeof **out);
+    if (!*out) return tr_error_nomem(e);
+    for (uint32_t i = 0; i < c->n; i++) {
+        /* Terminals the table lacks: no grammar may use them (checked at parse). */
+        if (!c->sig[i].present) continue;
+        int rc = sig_convert(m, &c->sig[i], cst_name, &(*out)[i], e);
+        if (rc < 0) return rc;
+    }
+    return TR_OK;
+}
+
+static int64_t ticks_ns(const rec_run *run, uint64_t ticks)
+{
+    if (run->res_ns) return (int64_t)ticks * run->res_ns;
+    return (int64_t)llround((double)ticks * run->res_nsd);
+}
+
+/*
+** Loads the record at c->pos; returns 0 at the end of the rank.  A record
+** that does not descend from the previous one (level not deeper) but got
+** the same truncated start is moved 1 ns later, so that time order keeps
+** the sequence order and time nesting keeps the levels.
+*/
+static int cursor_load(const rec_run *run, const rec_rank *rk, cursor *c, uint64_t limit)
+{
+    if (c->pos >= rk->n) return 0;
+    const unsigned char *p = rk->ts.p + c->pos * 8;
+    uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
+    if (en > limit) return -1;
+    int64_t last = c->start;
+    uint32_t last_level = c->level;
+    c->start = ticks_ns(run, s);
+    c->end = ticks_ns(run, en);
+    c->level = c->sm[rk->seq[c->pos]].level;
+    if (c->pos > 0 && c->level <= last_level && c->start <= last) {
+        c->start = last + 1;
+        if (c->end < c->start) c->end = c->start;
+    }
+    c->prev = s;
+    return 1;
+}
+
+static int cursor_before(const cursor *a, const cursor *b)
+{
+    if (a->start != b->start) return a->start < b->start;
+    int64_t da = a->end - a->start, db = b->end - b->start;
+    if (da != db) return da > db;
+    return a->rank < b->rank;
+}
+
+/* A min-heap of rank numbers keyed by their cursors (swapping 4 bytes, not cursors). */
+static void heap_down(const cursor *c, int32_t *h, size_t n, size_t i)
+{
+    int32_t x = h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, m = l;
+        if (l >= n) break;
+        if (l + 1 < n && cursor_before(&c[h[l + 1]], &c[h[l]])) m = l + 1;
+        if (!cursor_before(&c[h[m]], &c[x])) break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = x;
+}
+
+static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t tid)
+{
+    if (ro->last && tid == ro->last->tid) return ro->last;
+    for (size_t i = 0; i < ro->tracks.len; i++) {
+        tid_track *tt = &TR_VEC_AT(&ro->tracks, tid_track, i);
+        if (tt->tid == tid) return ro->last = tt;
+    }
+    char name[64];
+    int len = tid ? snprintf(name, sizeof name, "thread %lld", (long long)tid)
+                  : snprintf(name, sizeof name, "rank %d", (int)rank);
+    tr_str key = tr_str_intern(m->t, name, (size_t)len);
+    uint32_t track = tr_track_intern(m->t, ro->process, TR_TRACK_THREAD, tid ? tid : -1, key);
+    tid_track *tt = tr_vec_push(&ro->tracks);
+    if (!tt || track == TR_NONE) return NULL;
+    tt->tid = tid;
+    tt->track = track;
+    tr_vec_init(&tt->open, sizeof(open_rec));
+    return ro->last = tt;
+}
+
+/*
+** Nesting follows the records' levels: the sequence is in start order and a
+** record of level L closes every open record of level >= L.  Timestamps are
+** truncated deltas, so such a sibling can end a tick after this one starts;
+** its end is pulled back to this start so that time nesting (freeze) agrees
+** with the levels.
+*/
+static int nest_by_level(rec_model *m, tid_track *tt, uint32_t row, uint32_t level, int64_t start,
+                         int64_t end)
+{
+    tr_vec *open = &tt->open;
+    while (open->len) {
+        open_rec *top = &TR_VEC_AT(open, open_rec, open->len - 1);
+        if (top->end > start && top->level < level) break;
+        if (top->end > start) tr_slice_end(m->t, top->row, start);
+        open->len--;
+    }
+    open_rec *o = tr_vec_push(open);
+    if (!o) return TR_FATAL;
+    *o = (open_rec){row, level, end};
+    return TR_OK;
+}
+
+/* A rank whose timestamps run past what nanoseconds can hold. */
+static int merge_overflow(rec_model *m, int32_t bad, tr_error *e)
+{
+    char name[32], path[1024];
+    snprintf(name, sizeof name, m->run->gen == REC_G3 ? "recorder.ts" : "%d.ts", (int)bad);
+    tr_loc loc = {rec_path(m->run->dir, name, path, sizeof path), 0, 0, 0};
+    return tr_errorf(e, TR_E_FORMAT, &loc,
+                     "rank %d's timestamps run past what nanoseconds can hold", (int)bad);
+}
+
+/* The cursors at each rank's first record, in a heap. */
+static int merge_start(rec_model *m, tr_error *e)
+{
+    rec_run *run = m->run;
+    int32_t n = run->ranks;
+    m->c = tr_malloc((size_t)n * sizeof *m->c);
+    m->h = tr_malloc((size_t)n * sizeof *m->h);
+    if (!m->c || !m->h) return tr_error_nomem(e);
+    double dlimit = (double)INT64_MAX / run->res_nsd / 2;
+    m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
+               : dlimit >= 1.8e19 ? UINT64_MAX
+                                  : (uint64_t)dlimit;
+    for (int32_t r = 0; r < n; r++) {
+        m->c[r] = (cursor){0, 0, 0, 0, r, 0, m->ro[r].sm};
+        int got = cursor_load(run, &m->rk[r], &m->c[r], m->limit);
+        if (got < 0) return merge_overflow(m, r, e);
+        if (got > 0) m->h[m->hn++] = r;
+    }
+    for (size_t i = m->hn; i-- > 0;) heap_down(m->c, m->h, m->hn, i);
+    return TR_OK;
+}
+
+/* The earliest record of all ranks into the model, and its rank's next one up. */
+static int merge_one(rec_model *m, tr_error *e)
+{
+    int32_t r = m->h[0];
+    cursor *cu = &m->c[r];
+    rec_rank *k = &m->rk[r];
+    rank_out *o = &m->ro[r];
+    const sig_model *s = &o->sm[k->seq[cu->pos]];
+    tid_track *tt = track_for(m, o, r, s->tid);
+    int64_t dur = cu->end - cu->start;
+    if (dur < 0) {
+        o->bad_order = 1;
+        dur = 0;
+    }
+    uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, cu->start, dur, s->name, s->cat,
+                                s->bytes, s->args);
+    if (!tt || row == TR_NONE ||
+        nest_by_level(m, tt, row, s->level, cu->start, cu->start + dur) != TR_OK)
+        return tr_error_nomem(e);
+    cu->pos++;
+    int got = cursor_load(m->run, k, cu, m->limit);
+    if (got < 0) return merge_overflow(m, r, e);
+    if (got == 0) {
+        m->h[0] = m->h[--m->hn];
+        if (m->hn) heap_down(m->c, m->h, m->hn, 0);
+    } else if (m->hn > 1) {
+        heap_down(m->c, m->h, m->hn, 0);
+    }
+    return TR_OK;
+}
+
+/* Input metadata: origin, clock and what the header says. */
+static void set_info(rec_model *m, uint32_t input)
+{
+    rec_run *run = m->run;
+    tr_trace *t = m->t;
+    tr_input_info *info = tr_input_at(t, input);
+    if (run->start_ts > 0 && run->start_ts < 9.2e9) {
+        double whole = floor(run->start_ts);
+        time_t secs = (time_t)whole;
+        int64_t us = (int64_t)llround((run->start_ts - whole) * 1e6);
+        if (us >= 1000000) {
+            secs++;
+            us -= 1000000;
+        }
+        struct tm tm;
+        char buf[64];
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm)) {
+            char wall[96];
+            int len = snprintf(wall, sizeof wall, "%s.%06lldZ", buf, (long long)us);
+            info->origin_wall = tr_str_intern(t, wall, (size_t)len);
+        }
+        info->origin_unix_ns = (int64_t)llround(run->start_ts * 1e9);
+    }
+    info->clock = tr_str_internz(t, "seconds since rank 0's Recorder start (start_ts)");
+    static const char *const gen_text[] = {"2.3 (CST/CFG)", "2.4/2.5", "G3 (gotcha branch)"};
+    tr_args_begin(t);
+    if (run->has_ver) {
+        char v[48];
+        int len = snprintf(v, sizeof v, "%d.%d.%d", run->ver[0], run->ver[1], run->ver[2]);
+        tr_args_str(t, tr_str_internz(t, "version"), tr_str_intern(t, v, (size_t)len));
+    }
+    tr_args_str(t, tr_str_internz(t, "generation"), tr_str_internz(t, gen_text[run->gen]));
+    tr_args_int(t, tr_str_internz(t, "total_ranks"), run->ranks);
+    tr_args_real(t, tr_str_internz(t, "time_resolution"), run->res);
+    tr_args_real(t, tr_str_internz(t, "start_ts"), run->start_ts);
+    tr_args_bool(t, tr_str_internz(t, "interprocess_compression"), run->ipc);
+    if (run->gen == REC_G3) {
+        static const char *const flag[] = {"posix_tracing",
+                                           "mpi_tracing",
+                                           "mpiio_tracing",
+                                           "hdf5_tracing",
+                                           "store_tid",
+                                           "store_call_depth",
+                                           "ts_compression",
+                                           "interprocess_compression_flag",
+                                           "interprocess_pattern",
+                                           "intraprocess_pattern"};
+        for (size_t i = 0; i < 10; i++)
+            if (i != 7) tr_args_bool(t, tr_str_internz(t, flag[i]), run->g3_flags[i] != 0);
+    }
+    info->meta = tr_args_end(t);
+}
+
+/* Warnings the workers kept, in rank order so that runs repeat exactly. */
+static int replay_warnings(rec_model *m, tr_error *e)
+{
+    rec_rank *rk = m->rk;
+    for (int32_t r = 0; r < m->run->ranks; r++) {
+        for (uint32_t w = 0; w < rk[r].n_warn && w < REC_WARN_KEEP; w++) {
+            tr_loc loc = {rk[r].warn[w].file, 0, 0, rk[r].warn[w].offset};
+            m->warnings++;
+            if (tr_warnf(m->diag, e, &loc, "%s", rk[r].warn[w].msg) == TR_FAIL) return TR_FAIL;
+        }
+        if (rk[r].n_warn > REC_WARN_KEEP) {
+            m->warnings += rk[r].n_warn - REC_WARN_KEEP;
+            if (tr_warnf(m->diag, e, NULL, "rank %d: %u more warnings", (int)r,
+                         rk[r].n_warn - REC_WARN_KEEP) == TR_FAIL)
+                return TR_FAIL;
+        }
+    }
+    return TR_OK;
+}
+
+/* Each rank's process and what its call signatures become. */
+static int rank_setup(rec_model *m, int32_t r, tr_error *e)
+{
+    rec_run *run = m->run;
+    rank_out *o = &m->ro[r];
+    char path[1024];
+    tr_vec_init(&o->tracks, sizeof(tid_track));
+    o->process = tr_process_intern(m->t, m->input, r);
+    if (o->process == TR_NONE) return tr_error_nomem(e);
+    tr_process *p = tr_process_at(m->t, o->process);
+    char name[32];
+    int len = snprintf(name, sizeof name, "rank %d", (int)r);
+    p->rank = r;
+    p->name = tr_str_intern(m->t, name, (size_t)len);
+    if (run->ipc) {
+        o->sm = m->shared;
+        return TR_OK;
+    }
+    char cst[32];
+    snprintf(cst, sizeof cst, "%d.cst", (int)r);
+    sig_model *sm;
+    int rc = convert_table(m, &m->rk[r].cst, rec_path(run->dir, cst, path, sizeof path), &sm, e);
+    o->sm = sm;
+    return rc;
+}
+
+int rec_model_open(rec_model **out, tr_trace *t, rec_run *run, rec_rank *rk, uint32_t input,
+                   tr_diag *diag, tr_error *e)
+{
+    rec_model *m = tr_calloc(1, sizeof *m);
+    *out = m;
+    if (!m) return tr_error_nomem(e);
+    m->t = t;
+    m->run = run;
+    m->rk = rk;
+    m->input = input;
+    m->diag = diag ? diag : &m->quiet;
+    tr_vec_init(&m->argn, sizeof(tr_str));
+    for (int i = 0; i < CAT_COUNT; i++) m->cat[i] = tr_str_internz(t, cat_text[i]);
+    m->func = tr_calloc((size_t)run->n_names + 1, sizeof *m->func);
+    m->ro = tr_calloc((size_t)run->ranks, sizeof *m->ro);
+    if (!m->func || !m->ro) return tr_error_nomem(e);
+    int rc = replay_warnings(m, e);
+    char path[1024];
+    if (rc == TR_OK && run->ipc)
+        rc = convert_table(
+            m, &run->shared,
+            rec_path(run->dir, run->gen == REC_G3 ? "recorder.cst" : "0.cst", path, sizeof path),
+            &m->shared, e);
+    for (int32_t r = 0; r < run->ranks && rc == TR_OK; r++) rc = rank_setup(m, r, e);
+    if (rc == TR_OK) rc = tr_trace_status(t, e);
+    return rc == TR_OK ? merge_start(m, e) : rc;
+}
+
+/* The end: ranks with records out of order, and the input's info. */
+static int model_end(rec_model *m, tr_error *e)
+{
+    rec_run *run = m->run;
+    char name[32], path[1024];
+    for (int32_t r = 0; r < run->ranks; r++) {
+        if (!m->ro[r].bad_order) continue;
+        m->warnings++;
+        snprintf(name, sizeof name, run->gen == REC_G3 ? "recorder.ts" : "%d.ts", (int)r);
+        tr_loc loc = {rec_path(run->dir, name, path, sizeof path), 0, 0, 0};
+        if (tr_warnf(m->diag, e, &loc,
+                     "rank %d has records that end before they start; "
+                     "their durations were set to 0",
+                     (int)r) == TR_FAIL)
+            return TR_FAIL;
+    }
+    set_info(m, m->input);
+    tr_input_at(m->t, m->input)->warnings += m->warnings;
+    return tr_trace_status(m->t, e);
+}
+
+int rec_model_next(rec_model *m, tr_error *e)
+{
+    for (int k = 0; k < TR_READ_BATCH && m->hn; k++) {
+        int rc = merge_one(m, e);
+        if (rc != TR_OK) return rc;
+    }
+    if (m->hn) return tr_trace_status(m->t, e);
+    int rc = model_end(m, e);
+    return rc == TR_OK ? TR_END : rc;
+}
+
+void rec_model_free(rec_model *m)
+{
+    if (!m) return;
+    for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
+        for (size_t i = 0; i < m->ro[r].tracks.len; i++)
+            tr_vec_fini(&TR_VEC_AT(&m->ro[r].tracks, tid_track, i).open);
+        tr_vec_fini(&m->ro[r].tracks);
+        if (!m->run->ipc) tr_free((void *)m->ro[r].sm);
+    }
+    tr_free(m->shared);
+    tr_free(m->ro);
+    tr_free(m->func);
+    tr_free(m->c);
+    tr_free(m->h);
+    tr_vec_fini(&m->argn);
+    tr_free(m);
+}
