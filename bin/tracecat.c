@@ -10,7 +10,6 @@
 #include "tr_load.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
-#include "../writers/tr_parquet.h"
 #include "tr_text.h"
 
 #include <fnmatch.h>
@@ -32,7 +31,8 @@ static const char usage_text[] =
     "                              OUTPUT's extension; .gz/.zst compress); several\n"
     "                              inputs merge into one trace; -o - is standard output;\n"
     "                              --to parquet writes a directory of Parquet files,\n"
-    "                              one input at a time (-o DIR/)\n"
+    "                              one input at a time (-o DIR/); --to recorder writes\n"
+    "                              a Recorder directory (-o DIR/) or a tar of it\n"
     "  cat INPUT...                print one event a line, tab-separated:\n"
     "                              kind ts dur process track category name value args\n"
     "  info INPUT...               format, origin and clock, time span, counts per table,\n"
@@ -51,6 +51,8 @@ static const char usage_text[] =
     "      --header          cat: print a '#'-prefixed column line first\n"
     "      --json            info: print JSON\n"
     "      --partition rank  parquet: DIR/TABLE/rank=N/ directories (Hive-style)\n"
+    "      --row-group-rows N  parquet: rows per row group (default 1048576); smaller\n"
+    "                        groups let engines skip more, larger ones compress better\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
     "                        without it a 'rank3' in a file's name gives its "
     "rank\n" TR_CLI_LOAD_HELP
@@ -87,10 +89,14 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_FOLDED_PREFIX,
-    OPT_PARTITION
+    OPT_PARTITION,
+    OPT_ROW_GROUP_ROWS,
+    OPT_ASSUME_FREE_BYTES
 };
 
 static const struct option options[] = {
+    /* a test hook, not in --help: the free space the Parquet writer sees */
+    {"assume-free-bytes", required_argument, NULL, OPT_ASSUME_FREE_BYTES},
     {"folded-prefix", required_argument, NULL, OPT_FOLDED_PREFIX},
     {"from", required_argument, NULL, 'f'},
     {"gt-pairing", required_argument, NULL, OPT_GT_PAIRING},
@@ -104,6 +110,7 @@ static const struct option options[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"rank", required_argument, NULL, OPT_RANK},
+    {"row-group-rows", required_argument, NULL, OPT_ROW_GROUP_ROWS},
     {"since", required_argument, NULL, OPT_SINCE},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"to", required_argument, NULL, 't'},
@@ -125,9 +132,11 @@ typedef struct args {
     tr_rank_override *ranks;
     size_t n_ranks;
     int gt_pairing;
-    unsigned folded_prefix; /* TR_FOLDED_* */
-    int no_stack_slices;    /* the writer needs only samples (folded) */
-    int partition_rank;     /* parquet: --partition rank */
+    unsigned folded_prefix;  /* TR_FOLDED_* */
+    int no_stack_slices;     /* the writer needs only samples (folded) */
+    int partition_rank;      /* parquet: --partition rank */
+    uint64_t row_group_rows; /* parquet: --row-group-rows */
+    uint64_t free_bytes;     /* parquet: --assume-free-bytes (tests) */
     char **inputs;
     int n_inputs;
     tr_cli_loadopts load; /* --align, --align-on, --tz, --threads */
@@ -234,73 +243,46 @@ static int load_all(tr_cli *c, const args *a, tr_trace *t)
     return load_inputs(c, a, t, a->inputs, a->n_inputs);
 }
 
+/* The options writers read, from the command line. */
+static tr_write_opts write_opts(const args *a, tr_filter *filter)
+{
+    *filter = (tr_filter){keep_event, (void *)a};
+    return (tr_write_opts){.filter = has_filter(a) ? filter : NULL,
+                           .header = a->header,
+                           .folded_prefix = a->folded_prefix,
+                           .partition_rank = a->partition_rank,
+                           .row_group_rows = a->row_group_rows,
+                           .free_bytes = a->free_bytes};
+}
+
 static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_writer *w,
                        const char *path)
 {
     tr_error e = {0};
-    tr_output *out;
-    if (tr_output_open(&out, path, &e) < 0) {
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    if (tr_write_trace(w, t, path, &wo, &e) < 0) {
         tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    if (w->binary && tr_output_is_tty(out)) {
-        tr_output_abort(out);
-        tr_cli_errorf(c, "refusing to write %s output to a terminal", w->name);
-        return TR_EXIT_USAGE;
-    }
-    tr_filter filter = {keep_event, (void *)a};
-    tr_write_opts wo = {.filter = has_filter(a) ? &filter : NULL,
-                        .header = a->header,
-                        .folded_prefix = a->folded_prefix};
-    if (w->write(t, out, &wo, &e) < 0) {
-        tr_output_abort(out);
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    if (tr_output_commit(out, &e) < 0) {
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
+        return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
     }
     return TR_EXIT_OK;
 }
 
 /* ---- commands ---- */
 
-/*
-** Parquet: each INPUT is loaded, written and freed before the next, so a job
-** of thousands of inputs holds one input's model at a time.
-*/
-static int convert_parquet(tr_cli *c, const args *a)
+/* What the writer driver loads through: the inputs, read as the writer needs them. */
+typedef struct convert_job {
+    tr_cli *c;
+    args conv;
+    int exit; /* a load's exit status, reported already */
+} convert_job;
+
+static int convert_load(void *user, tr_trace *t, size_t first, size_t n, tr_error *e)
 {
-    tr_filter filter = {keep_event, (void *)a};
-    tr_parquet_opts po = {.partition_rank = a->partition_rank,
-                          .filter = has_filter(a) ? &filter : NULL};
-    tr_error e = {0};
-    tr_parquet *pw;
-    int rc = TR_EXIT_OK;
-    if (strcmp(a->output, "-") == 0)
-        return tr_cli_usage_error(c,
-                                  "parquet output is a directory (-o DIR/), not standard output");
-    if (tr_parquet_open(&pw, a->output, &po, &e) < 0) {
-        tr_cli_error(c, &e);
-        rc = e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-    }
-    for (int i = 0; i < a->n_inputs && rc == TR_EXIT_OK; i++) {
-        tr_trace *t = tr_trace_new();
-        if (!t) {
-            tr_cli_errorf(c, "out of memory");
-            rc = TR_EXIT_DATA;
-            break;
-        }
-        rc = load_inputs(c, a, t, a->inputs + i, 1);
-        if (rc == TR_EXIT_OK && tr_parquet_add(pw, t, &e) < 0) {
-            tr_cli_error(c, &e);
-            rc = TR_EXIT_DATA;
-        }
-        tr_trace_free(t);
-    }
-    tr_parquet_close(pw);
-    return rc;
+    (void)e;
+    convert_job *job = user;
+    job->exit = load_inputs(job->c, &job->conv, t, job->conv.inputs + first, (int)n);
+    return job->exit == TR_EXIT_OK ? TR_OK : TR_FAIL;
 }
 
 static int cmd_convert(tr_cli *c, const args *a)
@@ -312,20 +294,21 @@ static int cmd_convert(tr_cli *c, const args *a)
     if (!w)
         return tr_cli_usage_error(c, "cannot tell the format of '%s' from its extension (use --to)",
                                   a->output);
-    if (w == &tr_writer_parquet) return convert_parquet(c, a);
-    if (a->partition_rank) return tr_cli_usage_error(c, "--partition is for --to parquet");
-    tr_trace *t = tr_trace_new();
-    if (!t) {
-        tr_cli_errorf(c, "out of memory");
-        return TR_EXIT_DATA;
-    }
+    if (a->partition_rank && !(w->flags & TR_WRITE_DATASET))
+        return tr_cli_usage_error(c, "--partition is for --to parquet");
+    if (a->row_group_rows && !(w->flags & TR_WRITE_DATASET))
+        return tr_cli_usage_error(c, "--row-group-rows is for --to parquet");
     /* Slices derived from stack samples are not built for a writer that ignores them. */
-    args conv = *a;
-    conv.no_stack_slices = w->samples_only;
-    int rc = load_all(c, &conv, t);
-    if (rc == TR_EXIT_OK) rc = write_trace(c, a, t, w, a->output);
-    tr_trace_free(t);
-    return rc;
+    convert_job job = {.c = c, .conv = *a};
+    job.conv.no_stack_slices = w->samples_only;
+    tr_error e = {0};
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    if (tr_write_inputs(w, a->output, &wo, (size_t)a->n_inputs, convert_load, &job, &e) == TR_OK)
+        return TR_EXIT_OK;
+    if (job.exit != TR_EXIT_OK) return job.exit;
+    tr_cli_error(c, &e);
+    return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
 }
 
 static int cmd_cat(tr_cli *c, const args *a)
@@ -819,6 +802,17 @@ static int parse_args(tr_cli *c, int argc, char **argv, args *a, int *done)
                 return tr_cli_usage_error(c, "--partition takes 'rank'");
             a->partition_rank = 1;
             break;
+        case OPT_ROW_GROUP_ROWS:
+        case OPT_ASSUME_FREE_BYTES: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (*end || v == 0 || optarg[0] == '-')
+                return tr_cli_usage_error(c, "--%s takes a positive number",
+                                          opt == OPT_ROW_GROUP_ROWS ? "row-group-rows"
+                                                                    : "assume-free-bytes");
+            *(opt == OPT_ROW_GROUP_ROWS ? &a->row_group_rows : &a->free_bytes) = v;
+            break;
+        }
         case OPT_STRICT:
             c->diag.strict = 1;
             break;

@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "tracesql_out.h"
 
-#include "../writers/tr_sqlite.h"
+#include "tr_sqlite.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -9,6 +9,12 @@
 ** the umask.  Open temporary files are kept in a list that
 ** tr_output_cleanup_all walks from a signal handler.
 **
+** A directory target is built the same way: ".<name>.tmpXXXXXX" is made
+** beside it and renamed to it on commit (rename replaces an empty directory,
+** never a full one); abort and the signal handler remove the tree with
+** openat/getdents64/unlinkat only.  A dataset directory (TR_DIR_ADD) is the
+** target itself: what is added to it is atomic file by file.
+**
 ** Writes are gathered in one buffer and handed on in large pieces: to the
 ** file, to libarchive's gzip filter (raw format, one entry) or to zstd.
 */
@@ -17,6 +23,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,10 +39,12 @@
 #define OUTPUT_TRIES      100 /* temporary names tried before giving up */
 #define OUTPUT_ZSTD_LEVEL 3
 #define OUTPUT_KICK       ((uint64_t)8 << 20) /* start writing a file back every 8 MiB */
+#define OUTPUT_TREE_DEPTH 16                  /* levels a temporary directory is removed to */
 
 struct tr_output {
     char *path;
-    char *tmp; /* the temporary file; NULL for stdout or a device */
+    char *tmp;  /* the temporary file or directory; NULL for stdout, a device, a dataset */
+    int is_dir; /* a directory target: tmp (replace) or path (TR_DIR_ADD) is written into */
     int fd;
     int is_stdout; /* fd 1, not ours to close */
     int comp;      /* enum tr_compression */
@@ -80,9 +89,49 @@ static void output_unregister(tr_output *o)
     pthread_mutex_unlock(&open_lock);
 }
 
+/*
+** Removes directory NAME in DIRFD and everything in it, with async-signal-safe
+** calls only (a signal handler runs it).  Entries removed while the listing
+** is read may hide others from it, so it is read again until a pass is empty.
+*/
+static void output_remove_tree(int dirfd, const char *name, int depth)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[4096] __attribute__((aligned(8)));
+        for (int again = 1; again;) {
+            again = 0;
+            long n;
+            while ((n = getdents64(fd, buf, sizeof buf)) > 0) {
+                for (long off = 0; off < n;) {
+                    struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+                    off += d->d_reclen;
+                    const char *s = d->d_name;
+                    if (s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2]))) continue;
+                    again = 1;
+                    if (unlinkat(fd, s, 0) != 0 && errno == EISDIR && depth < OUTPUT_TREE_DEPTH)
+                        output_remove_tree(fd, s, depth + 1);
+                }
+            }
+            if (n < 0 || lseek(fd, 0, SEEK_SET) != 0) break;
+        }
+        close(fd);
+    }
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+static void output_remove_temp(const tr_output *o)
+{
+    if (o->is_dir)
+        output_remove_tree(AT_FDCWD, o->tmp, 0);
+    else
+        unlink(o->tmp);
+}
+
 void tr_output_cleanup_all(void)
 {
-    for (tr_output *o = atomic_load(&open_list); o; o = atomic_load(&o->next)) unlink(o->tmp);
+    for (tr_output *o = atomic_load(&open_list); o; o = atomic_load(&o->next))
+        output_remove_temp(o);
 }
 
 int tr_output_compression(const char *path)
@@ -264,7 +313,7 @@ static uint64_t output_random(void)
     return x ^ (x >> 31);
 }
 
-/* Create ".<base>.tmpXXXXXX" in the target's directory. */
+/* Create ".<base>.tmpXXXXXX" in the target's directory: a file, or a directory when o->is_dir. */
 static int output_create_temp(tr_output *o, tr_error *e)
 {
     static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -283,8 +332,12 @@ static int output_create_temp(tr_output *o, tr_error *e)
         uint64_t r = output_random();
         for (size_t i = n - 6; i < n; i++, r /= sizeof chars - 1)
             o->tmp[i] = chars[r % (sizeof chars - 1)];
-        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (o->fd >= 0) {
+        int made;
+        if (o->is_dir)
+            made = mkdir(o->tmp, 0777) == 0;
+        else
+            made = (o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) >= 0;
+        if (made) {
             output_register(o);
             return TR_OK;
         }
@@ -304,7 +357,7 @@ static void output_free(tr_output *o)
     ZSTD_freeCCtx(o->zc);
     if (o->fd >= 0 && !o->is_stdout) close(o->fd);
     if (o->tmp) {
-        unlink(o->tmp);
+        output_remove_temp(o);
         output_unregister(o);
     }
     tr_free(o->tmp);
@@ -314,20 +367,29 @@ static void output_free(tr_output *o)
     tr_free(o);
 }
 
+/* A new output for PATH (its first N bytes), with a write buffer unless IS_DIR. */
+static tr_output *output_new(const char *path, size_t n, int is_dir)
+{
+    tr_output *o = tr_calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->fd = -1;
+    o->is_dir = is_dir;
+    o->path = tr_malloc(n + 1);
+    if (!is_dir) o->buf = tr_malloc(OUTPUT_BUF);
+    if (!o->path || (!is_dir && !o->buf)) {
+        output_free(o);
+        return NULL;
+    }
+    memcpy(o->path, path, n);
+    o->path[n] = '\0';
+    return o;
+}
+
 int tr_output_open(tr_output **out, const char *path, tr_error *e)
 {
     *out = NULL;
-    tr_output *o = tr_calloc(1, sizeof *o);
+    tr_output *o = output_new(path, strlen(path), 0);
     if (!o) return tr_error_nomem(e);
-    o->fd = -1;
-    size_t n = strlen(path);
-    o->path = tr_malloc(n + 1);
-    o->buf = tr_malloc(OUTPUT_BUF);
-    if (!o->path || !o->buf) {
-        output_free(o);
-        return tr_error_nomem(e);
-    }
-    memcpy(o->path, path, n + 1);
 
     int rc = TR_OK;
     struct stat st;
@@ -355,8 +417,81 @@ int tr_output_open(tr_output **out, const char *path, tr_error *e)
     return TR_OK;
 }
 
+/* mkdir -p PATH (a copy is cut at each '/'). */
+static int output_make_dirs(tr_output *o, tr_error *e)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    if (tr_buf_adds(&b, o->path)) return output_fail(o, tr_error_nomem(&o->err), e);
+    int rc = TR_OK;
+    for (size_t i = 1; i <= b.len && !rc; i++) {
+        if (b.p[i] != '/' && b.p[i] != '\0') continue;
+        char c = b.p[i];
+        b.p[i] = '\0';
+        struct stat st;
+        if (mkdir(b.p, 0777) != 0 && errno != EEXIST)
+            rc = tr_error_errno(&o->err, errno, NULL, "%s: cannot create the directory", b.p);
+        else if (stat(b.p, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = tr_errorf(&o->err, TR_E_IO, NULL, "%s: not a directory", b.p);
+        b.p[i] = c;
+    }
+    tr_buf_fini(&b);
+    return rc ? output_fail(o, rc, e) : TR_OK;
+}
+
+/* A directory to replace must be absent or empty: a full one is never thrown away. */
+static int output_check_replace(tr_output *o, tr_error *e)
+{
+    struct stat st;
+    if (stat(o->path, &st) != 0) return TR_OK;
+    tr_loc loc = {o->path, 0, 0, 0};
+    if (!S_ISDIR(st.st_mode)) return output_errno(o, ENOTDIR, "cannot write a directory", e);
+    DIR *d = opendir(o->path);
+    if (!d) return output_errno(o, errno, "cannot read the directory", e);
+    struct dirent *de;
+    int empty = 1;
+    while (empty && (de = readdir(d)) != NULL)
+        empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+    closedir(d);
+    if (empty) return TR_OK;
+    return output_fail(
+        o, tr_errorf(&o->err, TR_E_USAGE, &loc, "exists and is not empty (remove it first)"), e);
+}
+
+int tr_output_open_dir(tr_output **out, const char *path, int mode, tr_error *e)
+{
+    *out = NULL;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    tr_output *o = output_new(path, n, 1);
+    if (!o) return tr_error_nomem(e);
+    int rc;
+    if (mode == TR_DIR_ADD) {
+        rc = output_make_dirs(o, e);
+    } else {
+        rc = output_check_replace(o, e);
+        if (rc == TR_OK) rc = output_create_temp(o, e);
+    }
+    if (rc != TR_OK) {
+        output_free(o);
+        return rc;
+    }
+    *out = o;
+    return TR_OK;
+}
+
+const char *tr_output_dir(const tr_output *o)
+{
+    if (!o->is_dir) return NULL;
+    return o->tmp ? o->tmp : o->path;
+}
+
 int tr_output_write(tr_output *o, const void *p, size_t n, tr_error *e)
 {
+    if (o->is_dir && !o->failed) {
+        tr_loc loc = {o->path, 0, 0, 0};
+        output_fail(o, tr_errorf(&o->err, TR_E_USAGE, &loc, "is a directory target"), NULL);
+    }
     if (o->failed) {
         if (e) *e = o->err;
         return o->failed;
@@ -386,7 +521,7 @@ const char *tr_output_path(const tr_output *o)
 
 const char *tr_output_temp_path(const tr_output *o)
 {
-    return o->comp == TR_COMPRESS_NONE ? o->tmp : NULL;
+    return o->comp == TR_COMPRESS_NONE && !o->is_dir ? o->tmp : NULL;
 }
 
 int tr_output_commit(tr_output *o, tr_error *e)
@@ -400,7 +535,8 @@ int tr_output_commit(tr_output *o, tr_error *e)
     if (rc == TR_OK && o->gz && archive_write_close(o->gz) != ARCHIVE_OK)
         rc = output_gz_error(o, e);
     if (rc == TR_OK && o->zc) rc = output_zstd(o, NULL, 0, ZSTD_e_end, e);
-    if (rc == TR_OK && o->tmp && fsync(o->fd) != 0) rc = output_errno(o, errno, "cannot sync", e);
+    if (rc == TR_OK && o->tmp && !o->is_dir && fsync(o->fd) != 0)
+        rc = output_errno(o, errno, "cannot sync", e);
     if (!o->is_stdout && o->fd >= 0) {
         int closed = close(o->fd);
         o->fd = -1;
@@ -408,7 +544,10 @@ int tr_output_commit(tr_output *o, tr_error *e)
     }
     if (rc == TR_OK && o->tmp) {
         if (rename(o->tmp, o->path) != 0) {
-            rc = output_errno(o, errno, "cannot rename the temporary file over it", e);
+            rc = output_errno(o, errno,
+                              o->is_dir ? "cannot rename the temporary directory to it"
+                                        : "cannot rename the temporary file over it",
+                              e);
         } else {
             output_unregister(o);
             tr_free(o->tmp);

@@ -1,10 +1,12 @@
 /*
-** tr_output.h: the output layer.
+** tr_output.h: the output layer: a target is a file or a directory.
 **
 ** Every output is written to a temporary file beside its target and renamed
 ** over it on success, so a failed run never leaves half a file or clobbers a
 ** good one.  Compression follows the target's extension: ".gz" (gzip) or
-** ".zst" (zstd).  "-" is standard output (written directly).
+** ".zst" (zstd).  "-" is standard output (written directly).  A directory
+** target is a temporary directory renamed into place the same way, or a
+** dataset directory that runs add files to (TR_DIR_ADD).
 */
 #ifndef TR_OUTPUT_H
 #define TR_OUTPUT_H
@@ -42,12 +44,38 @@ const char *tr_output_temp_path(const tr_output *o);
 ** temporary file is removed and PATH is as it was.  ^Frees O in every case.
 */
 int tr_output_commit(tr_output *o, tr_error *e);
-/* ^Removes the temporary file and frees O.  ^NULL is a no-op. */
+/* ^Removes the temporary file (or directory tree) and frees O.  ^NULL is a no-op. */
 void tr_output_abort(tr_output *o);
 /*
-** ^Removes the temporary files of every output still open; only
-** async-signal-safe calls, for a SIGINT/SIGTERM handler.
+** ^Removes the temporary files and directory trees of every output still
+** open; only async-signal-safe calls, for a SIGINT/SIGTERM handler.
 */
 void tr_output_cleanup_all(void);
+
+/* How tr_output_open_dir treats what is at PATH. */
+enum tr_dir_mode {
+    TR_DIR_REPLACE = 0, /* write a new directory; commit puts it at PATH */
+    TR_DIR_ADD          /* add files to the directory PATH (a dataset of many runs) */
+};
+
+/*
+** tr_output_open_dir: start writing directory PATH (trailing '/' ignored)
+** ^TR_DIR_REPLACE creates an empty temporary directory beside PATH, which
+** tr_output_commit renames to PATH and tr_output_abort (or
+** tr_output_cleanup_all) removes with all it holds, so a failed run leaves
+** neither.  ^PATH must be absent or an empty directory: a non-empty one fails
+** with TR_E_USAGE, a file with TR_E_IO.
+** ^TR_DIR_ADD creates PATH and its parents when missing and writes into PATH
+** itself; each file is made atomic by its own tr_output, and commit or abort
+** leave what was written.  ^Creation failures are TR_E_IO naming the
+** directory ("cannot create the directory").
+*/
+int tr_output_open_dir(tr_output **out, const char *path, int mode, tr_error *e);
+/*
+** ^The directory a writer puts its files in (the temporary one until
+** commit); NULL when O is a file output.  ^tr_output_write on a directory
+** output fails with TR_E_USAGE.
+*/
+const char *tr_output_dir(const tr_output *o);
 
 #endif

@@ -1,6 +1,15 @@
 /*
 ** tr_writer.h: the interface every writer of writers/ implements.
 **
+** A writer is one kind of thing whatever it writes: begin(target), add(trace)
+** and end().  The target is a file or a directory (tr_output.h) that the
+** driver (tr_write_inputs in writers/tr_writers.h) opens before begin and
+** commits after end, or removes when any step failed, so a writer never
+** makes a target atomic itself.  The descriptor's flags say what the writer
+** wants: one merged trace, or one part per input (each input loaded, added
+** and freed before the next: a job of thousands of inputs holds one model at
+** a time), and a file, a directory, or either.
+**
 ** writers/all.c holds the one table of writers (tr_writers.h).
 */
 #ifndef TR_WRITER_H
@@ -13,7 +22,7 @@
 #include "tr_output.h"
 #include "tr_trace.h"
 
-#define TR_WRITER_ABI 1
+#define TR_WRITER_ABI 2
 
 /* A filter writers apply: keep an event or not. */
 typedef struct tr_filter {
@@ -25,10 +34,29 @@ typedef struct tr_write_opts {
     const tr_filter *filter; /* NULL = every event */
     int header;              /* lines: a '#'-prefixed column line first */
     unsigned folded_prefix;  /* folded: root frames naming them, TR_FOLDED_* bits */
+    int partition_rank;      /* datasets: DIR/<table>/rank=N/, rows split by their process's rank */
+    uint64_t row_group_rows; /* datasets: rows per Parquet row group, 0 = 1 Mi */
+    uint64_t free_bytes;     /* datasets: free space to assume (tests), 0 = ask the file system */
 } tr_write_opts;
 
 /* Root frames the folded writer adds, as py-spy's --threads / --subprocesses do. */
 enum { TR_FOLDED_THREAD = 1, TR_FOLDED_PROCESS = 2 };
+
+/* What a writer wants: tr_writer.flags. */
+enum {
+    TR_WRITE_PER_INPUT = 1,   /* add gets each input's part alone, not the merged trace */
+    TR_WRITE_DIR = 2,         /* the target is a directory, whatever the path looks like */
+    TR_WRITE_DIR_OR_FILE = 4, /* a directory when the path ends in '/' or names one, else a file */
+    TR_WRITE_DATASET = 8      /* the directory is added to (TR_DIR_ADD); partition_rank and
+                                 row_group_rows apply */
+};
+
+/* One run of a writer: what begin, add and end share. */
+typedef struct tr_write {
+    tr_output *out;            /* the target; tr_output_dir(out) when it is a directory */
+    const tr_write_opts *opts; /* never NULL */
+    void *state;               /* the writer's own, set by begin */
+} tr_write;
 
 typedef struct tr_writer {
     int abi;
@@ -36,8 +64,18 @@ typedef struct tr_writer {
     const char *description;
     const char *extensions; /* comma-separated, matched case-insensitively before .gz/.zst */
     int binary;             /* refuses a terminal */
-    int (*write)(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e);
-    int samples_only; /* reads only samples and stacks: readers need not derive slices */
+    int samples_only;       /* reads only samples and stacks: readers need not derive slices */
+    unsigned flags;         /* TR_WRITE_* */
+    /*
+    ** ^begin sets W->state up (NULL: nothing to set up).  ^add writes frozen
+    ** trace T: the whole merged trace in one call, or with TR_WRITE_PER_INPUT
+    ** one input's part per call.  ^end finishes when RC is TR_OK and only
+    ** releases otherwise (NULL: nothing to finish); it is called whenever
+    ** begin succeeded.
+    */
+    int (*begin)(tr_write *w, tr_error *e);
+    int (*add)(tr_write *w, const tr_trace *t, tr_error *e);
+    int (*end)(tr_write *w, int rc, tr_error *e);
 } tr_writer;
 
 #endif

@@ -500,9 +500,7 @@ static int round_trip(const char *path, const char *name)
     }
     char out[4200];
     snprintf(out, sizeof out, "%s/rt.json", tr_test_tmpdir());
-    tr_output *o;
-    int bad = tr_output_open(&o, out, &e) != TR_OK ||
-              tr_writer_chrome.write(t1, o, NULL, &e) != TR_OK || tr_output_commit(o, &e) != TR_OK;
+    int bad = tr_write_trace(&tr_writer_chrome, t1, out, NULL, &e) != TR_OK;
     tr_trace *t2 = tr_trace_new();
     if (!bad) bad = tr_load(t2, out, &lo, &e) != TR_OK || tr_trace_freeze(t2, &e) != TR_OK;
     if (!bad) {

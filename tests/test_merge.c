@@ -122,11 +122,8 @@ static char *write_all(const tr_trace *t, const char *name)
     char path[1024];
     snprintf(path, sizeof path, "%s/out-%d.%s", tr_test_tmpdir(), k++, name);
     tr_error e = {0};
-    tr_output *out;
-    CHECK(tr_output_open(&out, path, &e) == TR_OK);
     tr_write_opts wo = {.filter = NULL};
-    CHECK(tr_writer_find(name)->write(t, out, &wo, &e) == TR_OK);
-    CHECK(tr_output_commit(out, &e) == TR_OK);
+    CHECK(tr_write_trace(tr_writer_find(name), t, path, &wo, &e) == TR_OK);
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (!f) return strdup("");

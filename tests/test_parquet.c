@@ -4,9 +4,9 @@
 ** parquet-format's Encodings.md (the bit-packing example is the spec's own).
 ** Reading whole files back is DuckDB's job (tests/parquet/).
 */
-#include "../writers/parquet_impl.h"
-#include "../writers/tr_parquet.h"
+#include "parquet_impl.h"
 #include "tr_test.h"
+#include "tr_writers.h"
 
 #include <stdlib.h>
 #include <zstd.h>
@@ -277,18 +277,13 @@ TR_TEST(file_empty)
     free(f);
 }
 
-TR_TEST(writer_refuses_single_output)
+TR_TEST(writer_refuses_standard_output)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/x.parquet", tr_test_tmpdir());
-    tr_output *out;
-    tr_error e = {0};
-    CHECK_INT(tr_output_open(&out, path, &e), TR_OK);
     tr_trace *t = tr_trace_new();
-    CHECK(tr_writer_parquet.write(t, out, NULL, &e) < 0);
+    tr_error e = {0};
+    CHECK(tr_write_trace(tr_writer_find("parquet"), t, "-", NULL, &e) < 0);
     CHECK_INT(e.code, TR_E_USAGE);
-    CHECK(strstr(e.msg, "--to parquet") != NULL);
-    tr_output_abort(out);
+    CHECK(strstr(e.msg, "directory") != NULL);
     tr_trace_free(t);
 }
 
@@ -321,13 +316,107 @@ static tr_trace *small_trace(void)
     return t;
 }
 
-static int count_files(const char *dir)
+/* ---- reading a footer's num_rows (Thrift compact protocol, just enough) ---- */
+
+static uint64_t varint(const unsigned char **p)
 {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "find '%s' -name '*.parquet' | wc -l", dir);
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        unsigned char b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return v;
+    }
+}
+
+static int64_t zigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void skip(const unsigned char **p, int type);
+
+static void skip_struct(const unsigned char **p)
+{
+    for (unsigned char h; (h = *(*p)++) != 0;) {
+        if ((h >> 4) == 0) varint(p); /* a field id in long form */
+        skip(p, h & 0x0f);
+    }
+}
+
+static void skip(const unsigned char **p, int type)
+{
+    if (type == 3) {
+        (*p)++;
+    } else if (type >= 4 && type <= 6) {
+        varint(p);
+    } else if (type == 7) {
+        *p += 8;
+    } else if (type == 8) {
+        uint64_t n = varint(p);
+        *p += n;
+    } else if (type == 9 || type == 10) {
+        unsigned char h = *(*p)++;
+        uint64_t n = h >> 4 == 15 ? varint(p) : h >> 4;
+        for (uint64_t i = 0; i < n; i++) {
+            if ((h & 0x0f) <= 2)
+                (*p)++; /* a bool element is a byte */
+            else
+                skip(p, h & 0x0f);
+        }
+    } else if (type == 12) {
+        skip_struct(p);
+    }
+}
+
+/*
+** FileMetaData.num_rows (field 3) of the Parquet file PATH, and (GROUPS, when
+** not NULL) how many row groups field 4 lists; -1 when unreadable.
+*/
+static int64_t file_rows_groups(const char *path, int64_t *groups)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    unsigned char *b = malloc((size_t)size);
+    fseek(f, 0, SEEK_SET);
+    int64_t rows = -1;
+    if (b && fread(b, 1, (size_t)size, f) == (size_t)size && size > 12) {
+        size_t flen = b[size - 8] | (size_t)b[size - 7] << 8 | (size_t)b[size - 6] << 16;
+        const unsigned char *p = b + size - 8 - flen;
+        for (int id = 0;;) {
+            unsigned char h = *p++;
+            if (h == 0) break;
+            id = h >> 4 ? id + (h >> 4) : (int)zigzag(varint(&p));
+            if (id == 3 && (h & 0x0f) == 6) {
+                rows = zigzag(varint(&p));
+            } else if (id == 4 && (h & 0x0f) == 9 && groups) {
+                const unsigned char *q = p;
+                *groups = *q >> 4 == 15 ? (q++, (int64_t)varint(&q)) : *q >> 4;
+                skip(&p, 9);
+            } else {
+                skip(&p, h & 0x0f);
+            }
+        }
+    }
+    free(b);
+    fclose(f);
+    return rows;
+}
+
+/* The Parquet files under DIR, and (ROWS) their rows. */
+static int count_files_rows(const char *dir, int64_t *rows)
+{
+    char cmd[1200], path[4096];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.parquet'", dir);
     FILE *p = popen(cmd, "r");
-    int n = -1;
-    if (p && fscanf(p, "%d", &n) != 1) n = -1;
+    int n = 0;
+    *rows = 0;
+    while (p && fgets(path, sizeof path, p)) {
+        path[strcspn(path, "\n")] = '\0';
+        *rows += file_rows_groups(path, NULL);
+        n++;
+    }
     if (p) pclose(p);
     return n;
 }
@@ -337,24 +426,39 @@ TR_TEST(parts_per_rank)
     tr_trace *t = small_trace();
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/ranked", tr_test_tmpdir());
-    tr_parquet_opts o = {.partition_rank = 1};
-    tr_parquet *pw;
+    tr_write_opts o = {.partition_rank = 1};
+    const tr_writer *pq = tr_writer_find("parquet");
     tr_error e = {0};
-    CHECK_INT(tr_parquet_open(&pw, dir, &o, &e), TR_OK);
-    CHECK_INT(tr_parquet_add(pw, t, &e), TR_OK);
-    uint64_t files, rows;
-    tr_parquet_totals(pw, &files, &rows, NULL);
-    CHECK_INT(files, 2 * 14); /* every table for each of the two ranks */
+    CHECK_INT(tr_write_trace(pq, t, dir, &o, &e), TR_OK);
+    int64_t rows;
+    CHECK_INT(count_files_rows(dir, &rows), 2 * 14); /* every table for each of the two ranks */
     /* per rank: 2 slices, 1 sample, 1 counter, 1 flow, 2 args, 1 callsite, 1 frame,
        1 sample_stack, 1 input, 1 process, 1 thread, 2 tracks, no io (not Recorder) */
     CHECK_INT(rows, 2 * (2 + 1 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2));
-    CHECK_INT(count_files(dir), 28);
-    tr_parquet_close(pw);
     /* the other layout in the same directory is refused */
     o.partition_rank = 0;
-    CHECK(tr_parquet_open(&pw, dir, &o, &e) < 0);
+    CHECK(tr_write_trace(pq, t, dir, &o, &e) < 0);
     CHECK_INT(e.code, TR_E_USAGE);
-    tr_parquet_close(pw);
+    tr_trace_free(t);
+}
+
+/* Small row groups: the option reaches the files (each table's rows in groups of 1). */
+TR_TEST(row_group_option)
+{
+    tr_trace *t = small_trace();
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/groups", tr_test_tmpdir());
+    tr_write_opts o = {.row_group_rows = 1};
+    tr_error e = {0};
+    CHECK_INT(tr_write_trace(tr_writer_find("parquet"), t, dir, &o, &e), TR_OK);
+    snprintf(path, sizeof path, "find '%s/slice' -name '*.parquet' | head -1", dir);
+    FILE *p = popen(path, "r");
+    CHECK(p && fgets(path, sizeof path, p));
+    if (p) pclose(p);
+    path[strcspn(path, "\n")] = '\0';
+    int64_t groups = -1;
+    CHECK_INT(file_rows_groups(path, &groups), 4); /* the 4 slices of the one part */
+    CHECK_INT(groups, 4);
     tr_trace_free(t);
 }
 
@@ -367,12 +471,9 @@ TR_TEST(out_of_memory)
     for (uint64_t n = 1; n < 5000 && !done; n++) {
         snprintf(dir, sizeof dir, "%s/oom%llu", tr_test_tmpdir(), (unsigned long long)n);
         tr_error e = {0};
-        tr_parquet *pw = NULL;
         tr_alloc_fail_after(n);
-        int rc = tr_parquet_open(&pw, dir, NULL, &e);
-        if (rc == TR_OK) rc = tr_parquet_add(pw, t, &e);
+        int rc = tr_write_trace(tr_writer_find("parquet"), t, dir, NULL, &e);
         tr_alloc_fail_after(0);
-        tr_parquet_close(pw);
         if (rc == TR_OK)
             done = 1;
         else if (e.code != TR_E_NOMEM)

@@ -444,12 +444,9 @@ static char *sorted_lines(char *text)
 static void write_with(const tr_trace *t, const tr_writer *w, const char *path, unsigned prefix)
 {
     tr_error e = {0};
-    tr_output *out;
-    CHECK_INT(tr_output_open(&out, path, &e), TR_OK);
     tr_write_opts o = {0};
     o.folded_prefix = prefix;
-    CHECK_INT(w->write(t, out, &o, &e), TR_OK);
-    CHECK_INT(tr_output_commit(out, &e), TR_OK);
+    CHECK_INT(tr_write_trace(w, t, path, &o, &e), TR_OK);
 }
 
 static void folded_round_trip(const char *text, unsigned prefix)

@@ -1,11 +1,17 @@
-/* test_writers.c: the chrome and lines writers on a small hand-built trace. */
+/*
+** test_writers.c: the chrome and lines writers on a small hand-built trace,
+** and the writer driver (tr_write_inputs): per-input parts, directory
+** targets that appear whole or not at all.
+*/
 #include "tr_test.h"
 #include "tr_load.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
 #include "tr_text.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* The descriptors are declared only where the registry lists them. */
 extern const tr_writer tr_writer_chrome;
@@ -70,17 +76,10 @@ static char *write_to(const tr_trace *t, const tr_writer *w, const char *name,
                       const tr_write_opts *o, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s", tr_test_tmpdir(), name);
-    tr_output *out = NULL;
     tr_error e;
-    CHECK_INT(tr_output_open(&out, path, &e), TR_OK);
-    if (!out) return NULL;
-    int rc = w->write(t, out, o, &e);
+    int rc = tr_write_trace(w, t, path, o, &e);
     CHECK_INT(rc, TR_OK);
-    if (rc != TR_OK) {
-        tr_output_abort(out);
-        return NULL;
-    }
-    CHECK_INT(tr_output_commit(out, &e), TR_OK);
+    if (rc != TR_OK) return NULL;
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (!f) return NULL;
@@ -286,4 +285,180 @@ TR_TEST(writers_registered)
     CHECK(tr_writer_for_path("out.TXT") == &tr_writer_lines);
     CHECK_INT(tr_writer_chrome.binary, 0);
     CHECK_INT(tr_writer_lines.binary, 0);
+}
+
+/* ---- the driver and directory targets ---- */
+
+/* A test writer into a directory: a file per add, failing on the add FAIL_AT (1-based). */
+typedef struct dir_writer_state {
+    int adds;
+    int fail_at;
+    int ended;
+} dir_writer_state;
+
+static dir_writer_state dw_state;
+
+static int dw_begin(tr_write *w, tr_error *e)
+{
+    (void)e;
+    CHECK(tr_output_dir(w->out) != NULL);
+    w->state = &dw_state;
+    return TR_OK;
+}
+
+static int dw_add(tr_write *w, const tr_trace *t, tr_error *e)
+{
+    dir_writer_state *s = w->state;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/part-%d", tr_output_dir(w->out), ++s->adds);
+    FILE *f = fopen(path, "w");
+    if (!f) return tr_errorf(e, TR_E_IO, NULL, "cannot create %s", path);
+    fprintf(f, "%zu inputs\n", tr_input_count(t));
+    fclose(f);
+    if (s->adds == s->fail_at) return tr_errorf(e, TR_E_FORMAT, NULL, "failing as asked");
+    return TR_OK;
+}
+
+static int dw_end(tr_write *w, int rc, tr_error *e)
+{
+    (void)e;
+    ((dir_writer_state *)w->state)->ended = 1;
+    return rc;
+}
+
+static const tr_writer dir_writer = {
+    .abi = TR_WRITER_ABI,
+    .name = "testdir",
+    .description = "a directory of one file per part",
+    .extensions = "",
+    .flags = TR_WRITE_DIR | TR_WRITE_PER_INPUT,
+    .begin = dw_begin,
+    .add = dw_add,
+    .end = dw_end,
+};
+
+/* The load step: input I becomes a trace with one input named after it. */
+static int dw_load(void *user, tr_trace *t, size_t first, size_t n, tr_error *e)
+{
+    (void)user;
+    for (size_t i = first; i < first + n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "in%zu", i);
+        tr_input_add(t, name, "test");
+    }
+    return tr_trace_freeze(t, e);
+}
+
+/* How many entries of directory DIR start with PREFIX (-1: no such directory). */
+static int entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0 && strcmp(de->d_name, ".") != 0 &&
+            strcmp(de->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+TR_TEST(dir_target_whole_on_success)
+{
+    char base[4200], out[4300];
+    snprintf(base, sizeof base, "%s/dirok", tr_test_tmpdir());
+    CHECK_INT(mkdir(base, 0777), 0);
+    snprintf(out, sizeof out, "%s/run", base);
+    dw_state = (dir_writer_state){0};
+    tr_error e = {0};
+    CHECK_INT(tr_write_inputs(&dir_writer, out, NULL, 3, dw_load, NULL, &e), TR_OK);
+    CHECK_INT(dw_state.adds, 3); /* one add per input */
+    CHECK(dw_state.ended);
+    CHECK_INT(entries(out, "part-"), 3);
+    CHECK_INT(entries(base, ".run"), 0); /* no temporary directory left */
+    /* a full directory is never replaced; an empty one is */
+    dw_state = (dir_writer_state){0};
+    CHECK(tr_write_inputs(&dir_writer, out, NULL, 1, dw_load, NULL, &e) < 0);
+    CHECK_INT(e.code, TR_E_USAGE);
+    CHECK(strstr(e.msg, "not empty") != NULL);
+    CHECK_INT(entries(out, "part-"), 3);
+    char empty[4400];
+    snprintf(empty, sizeof empty, "%s/empty", base);
+    CHECK_INT(mkdir(empty, 0777), 0);
+    CHECK_INT(tr_write_inputs(&dir_writer, empty, NULL, 1, dw_load, NULL, &e), TR_OK);
+    CHECK_INT(entries(empty, "part-"), 1);
+    /* standard output is no directory */
+    CHECK(tr_write_inputs(&dir_writer, "-", NULL, 1, dw_load, NULL, &e) < 0);
+    CHECK_INT(e.code, TR_E_USAGE);
+}
+
+/* A directory target is atomic: a writer that fails leaves no directory and no temporary. */
+TR_TEST(dir_target_atomic_on_failure)
+{
+    char base[4200], out[4300];
+    snprintf(base, sizeof base, "%s/dirfail", tr_test_tmpdir());
+    CHECK_INT(mkdir(base, 0777), 0);
+    snprintf(out, sizeof out, "%s/run", base);
+    dw_state = (dir_writer_state){.fail_at = 2};
+    tr_error e = {0};
+    CHECK(tr_write_inputs(&dir_writer, out, NULL, 3, dw_load, NULL, &e) < 0);
+    CHECK_INT(e.code, TR_E_FORMAT);
+    CHECK_INT(dw_state.adds, 2); /* nothing after the failure */
+    CHECK(dw_state.ended);
+    struct stat st;
+    CHECK(stat(out, &st) != 0);
+    CHECK_INT(entries(base, ""), 0);
+}
+
+/* A merged writer gets one add with every input; a load failure is passed on as it is. */
+static int failing_load(void *user, tr_trace *t, size_t first, size_t n, tr_error *e)
+{
+    (void)user;
+    (void)t;
+    (void)first;
+    (void)n;
+    (void)e;
+    return TR_FAIL;
+}
+
+TR_TEST(driver_merged_and_load_failure)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/merged.tsv", tr_test_tmpdir());
+    tr_error e = {0};
+    CHECK_INT(tr_write_inputs(&tr_writer_lines, path, NULL, 2, dw_load, NULL, &e), TR_OK);
+    struct stat st;
+    CHECK_INT(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/never.tsv", tr_test_tmpdir());
+    e.code = TR_E_NONE;
+    CHECK_INT(tr_write_inputs(&tr_writer_lines, path, NULL, 2, failing_load, NULL, &e), TR_FAIL);
+    CHECK_INT(e.code, TR_E_NONE);
+    CHECK(stat(path, &st) != 0);
+}
+
+/* A signal handler's cleanup removes a temporary directory with all it holds. */
+TR_TEST(dir_target_cleanup_all)
+{
+    char base[4200], out[4300], sub[4500], file[4600];
+    snprintf(base, sizeof base, "%s/dirsig", tr_test_tmpdir());
+    CHECK_INT(mkdir(base, 0777), 0);
+    snprintf(out, sizeof out, "%s/run", base);
+    tr_output *o;
+    tr_error e = {0};
+    CHECK_INT(tr_output_open_dir(&o, out, TR_DIR_REPLACE, &e), TR_OK);
+    const char *tmp = tr_output_dir(o);
+    CHECK(tmp && strcmp(tmp, out) != 0);
+    CHECK(tr_output_write(o, "x", 1, &e) < 0); /* a directory takes no bytes */
+    snprintf(sub, sizeof sub, "%s/table/rank=1", tmp);
+    char cmd[16000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && touch '%s/a' '%s/b'", sub, sub, tmp);
+    CHECK_INT(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/a", sub);
+    struct stat st;
+    CHECK_INT(stat(file, &st), 0);
+    tr_output_cleanup_all();
+    CHECK_INT(entries(base, ""), 0);
+    tr_output_abort(o);
+    CHECK_INT(entries(base, ""), 0);
 }

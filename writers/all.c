@@ -1,8 +1,12 @@
-/* all.c: the one table of writers, and choosing one by a path's extension. */
+/*
+** all.c: the one table of writers, choosing one by a path's extension, and
+** the one driver that opens a writer's target and calls begin, add and end.
+*/
 #include "tr_writers.h"
 
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 extern const tr_writer tr_writer_chrome;
 extern const tr_writer tr_writer_lines;
@@ -63,4 +67,95 @@ const tr_writer *tr_writer_for_path(const char *path)
     for (size_t i = 0; tr_writers[i]; i++)
         if (ext_listed(tr_writers[i]->extensions, dot + 1, n)) return tr_writers[i];
     return NULL;
+}
+
+/* ---- the driver ---- */
+
+/* Whether W writes PATH as a directory. */
+static int wants_dir(const tr_writer *w, const char *path)
+{
+    if (w->flags & TR_WRITE_DIR) return 1;
+    if (!(w->flags & TR_WRITE_DIR_OR_FILE)) return 0;
+    size_t n = strlen(path);
+    struct stat st;
+    return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+static int target_open(const tr_writer *w, const char *path, tr_output **out, tr_error *e)
+{
+    int dir = wants_dir(w, path);
+    if (dir && strcmp(path, "-") == 0)
+        return tr_errorf(e, TR_E_USAGE, NULL,
+                         "%s output is a directory (-o DIR/), not standard output", w->name);
+    int rc = dir ? tr_output_open_dir(out, path,
+                                      w->flags & TR_WRITE_DATASET ? TR_DIR_ADD : TR_DIR_REPLACE, e)
+                 : tr_output_open(out, path, e);
+    if (rc == TR_OK && w->binary && tr_output_is_tty(*out)) {
+        tr_output_abort(*out);
+        *out = NULL;
+        rc = tr_errorf(e, TR_E_USAGE, NULL, "refusing to write %s output to a terminal", w->name);
+    }
+    return rc;
+}
+
+/* Where the parts come from: a trace given whole, or N inputs loaded by LOAD. */
+typedef struct parts {
+    const tr_trace *given;
+    size_t n;
+    tr_write_load_fn load;
+    void *user;
+} parts;
+
+/* add with every part: the given trace, all N inputs in one trace, or each alone. */
+static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+{
+    if (p->given) return w->add(run, p->given, e);
+    size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
+    int rc = TR_OK;
+    for (size_t first = 0; first < p->n && rc == TR_OK; first += step) {
+        tr_trace *t = tr_trace_new();
+        if (!t) return tr_error_nomem(e);
+        rc = p->load(p->user, t, first, step, e);
+        if (rc == TR_OK) rc = w->add(run, t, e);
+        tr_trace_free(t);
+    }
+    return rc;
+}
+
+static int drive(const tr_writer *w, const char *path, const tr_write_opts *o, const parts *p,
+                 tr_error *e)
+{
+    static const tr_write_opts none;
+    tr_write run = {.opts = o ? o : &none};
+    int rc = target_open(w, path, &run.out, e);
+    if (rc != TR_OK) return rc;
+    if (w->begin) rc = w->begin(&run, e);
+    if (rc != TR_OK) {
+        tr_output_abort(run.out);
+        return rc;
+    }
+    rc = add_parts(w, &run, p, e);
+    if (w->end) {
+        int end = w->end(&run, rc, e);
+        if (rc == TR_OK) rc = end;
+    }
+    if (rc != TR_OK) {
+        tr_output_abort(run.out);
+        return rc;
+    }
+    return tr_output_commit(run.out, e);
+}
+
+int tr_write_inputs(const tr_writer *w, const char *path, const tr_write_opts *o, size_t n,
+                    tr_write_load_fn load, void *user, tr_error *e)
+{
+    parts p = {.n = n, .load = load, .user = user};
+    return drive(w, path, o, &p, e);
+}
+
+int tr_write_trace(const tr_writer *w, const tr_trace *t, const char *path, const tr_write_opts *o,
+                   tr_error *e)
+{
+    parts p = {.given = t};
+    return drive(w, path, o, &p, e);
 }

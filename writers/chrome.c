@@ -608,12 +608,12 @@ static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
     return flush(w, e);
 }
 
-static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+static int chrome_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
     chrome_w w;
     memset(&w, 0, sizeof w);
     w.t = t;
-    w.out = out;
+    w.out = run->out;
     tr_buf_init(&w.b, 0);
     tr_buf_init(&w.ids, 0);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w.ends[k], sizeof(flow_end));
@@ -621,7 +621,7 @@ static int chrome_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     tr_trace_instants(t, &w.in);
     tr_trace_counters(t, &w.co);
     tr_trace_samples(t, &w.sa);
-    const tr_filter *filter = o ? o->filter : NULL;
+    const tr_filter *filter = run->opts->filter;
     int rc = TR_OK;
     size_t n_proc = tr_process_count(t);
     w.group = tr_malloc((n_proc ? n_proc : 1) * sizeof *w.group);
@@ -650,5 +650,5 @@ const tr_writer tr_writer_chrome = {
     .description = "Chrome Trace Event JSON (chrome://tracing, Perfetto UI)",
     .extensions = "json",
     .binary = 0,
-    .write = chrome_write,
+    .add = chrome_add,
 };

@@ -15,6 +15,7 @@
 ** or per thread.
 */
 #include "tr_writer.h"
+#include "tr_map.h"
 #include "tr_text.h"
 
 #include <string.h>
@@ -30,56 +31,29 @@ typedef struct fw_entry {
 typedef struct folded_w {
     const tr_trace *t;
     tr_buf b;
-    tr_vec entries;  /* fw_entry */
-    uint32_t *slots; /* entry + 1, 0 = empty */
-    size_t cap;
-    tr_vec frames; /* uint32_t: a stack's frames, root first */
-    tr_buf ftext;  /* every frame's text, rendered once: lines repeat frames */
-    size_t *fat;   /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
+    tr_vec entries; /* fw_entry */
+    tr_map index;   /* (owner << 32 | stack) -> entry */
+    tr_vec frames;  /* uint32_t: a stack's frames, root first */
+    tr_buf ftext;   /* every frame's text, rendered once: lines repeat frames */
+    size_t *fat;    /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
 } folded_w;
 
-static uint64_t fw_mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static int fw_grow(folded_w *w)
-{
-    size_t cap = w->cap ? w->cap * 2 : 4096;
-    uint32_t *s = tr_calloc(cap, sizeof *s);
-    if (!s) return TR_FATAL;
-    for (size_t i = 0; i < w->entries.len; i++) {
-        const fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, i);
-        size_t k = fw_mix((uint64_t)en->owner << 32 | en->stack) & (cap - 1);
-        while (s[k]) k = (k + 1) & (cap - 1);
-        s[k] = (uint32_t)i + 1;
-    }
-    tr_free(w->slots);
-    w->slots = s;
-    w->cap = cap;
-    return TR_OK;
-}
-
+/* Adds WEIGHT to the entry of (OWNER, STACK), made when new. */
 static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight)
 {
-    if ((w->entries.len + 1) * 2 > w->cap && fw_grow(w) != TR_OK) return TR_FATAL;
-    size_t k = fw_mix((uint64_t)owner << 32 | stack) & (w->cap - 1);
-    for (; w->slots[k]; k = (k + 1) & (w->cap - 1)) {
-        fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, w->slots[k] - 1);
-        if (en->owner == owner && en->stack == stack) {
-            en->weight += weight;
-            return TR_OK;
-        }
+    int is_new;
+    uint32_t *slot = tr_map_slot(&w->index, (uint64_t)owner << 32 | stack, &is_new);
+    if (!slot) return TR_FATAL;
+    if (!is_new) {
+        TR_VEC_AT(&w->entries, fw_entry, *slot).weight += weight;
+        return TR_OK;
     }
     fw_entry *en = tr_vec_push(&w->entries);
     if (!en) return TR_FATAL;
     en->owner = owner;
     en->stack = stack;
     en->weight = weight;
-    w->slots[k] = (uint32_t)w->entries.len;
+    *slot = (uint32_t)w->entries.len - 1;
     return TR_OK;
 }
 
@@ -177,8 +151,8 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
 static int fw_collect(folded_w *w, const tr_write_opts *o)
 {
     const tr_trace *t = w->t;
-    const tr_filter *filter = o ? o->filter : NULL;
-    unsigned prefix = o ? o->folded_prefix : 0;
+    const tr_filter *filter = o->filter;
+    unsigned prefix = o->folded_prefix;
     tr_samples s;
     tr_trace_samples(t, &s);
     for (size_t i = 0; i < s.n; i++) {
@@ -201,8 +175,9 @@ static int fw_collect(folded_w *w, const tr_write_opts *o)
     return TR_OK;
 }
 
-static int folded_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+static int folded_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
+    tr_output *out = run->out;
     folded_w w;
     memset(&w, 0, sizeof w);
     w.t = t;
@@ -210,9 +185,10 @@ static int folded_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     tr_vec_init(&w.entries, sizeof(fw_entry));
     tr_vec_init(&w.frames, sizeof(uint32_t));
     tr_buf_init(&w.ftext, 0);
-    int rc =
-        fw_collect(&w, o) == TR_OK && fw_frames_prepare(&w) == TR_OK ? TR_OK : tr_error_nomem(e);
-    unsigned prefix = o ? o->folded_prefix : 0;
+    int rc = fw_collect(&w, run->opts) == TR_OK && fw_frames_prepare(&w) == TR_OK
+                 ? TR_OK
+                 : tr_error_nomem(e);
+    unsigned prefix = run->opts->folded_prefix;
     for (size_t i = 0; i < w.entries.len && rc == TR_OK; i++) {
         if (fw_line(&w, &TR_VEC_AT(&w.entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
@@ -223,7 +199,7 @@ static int folded_write(const tr_trace *t, tr_output *out, const tr_write_opts *
     tr_buf_fini(&w.b);
     tr_vec_fini(&w.entries);
     tr_vec_fini(&w.frames);
-    tr_free(w.slots);
+    tr_map_fini(&w.index);
     tr_buf_fini(&w.ftext);
     tr_free(w.fat);
     return rc;
@@ -235,6 +211,6 @@ const tr_writer tr_writer_folded = {
     .description = "folded stacks 'frame;frame COUNT' (flamegraph.pl, inferno, speedscope)",
     .extensions = "folded,collapsed",
     .binary = 0,
-    .write = folded_write,
+    .add = folded_add,
     .samples_only = 1,
 };

@@ -143,10 +143,9 @@ static int write_row(lines_w *w, const tr_event *ev)
 
 static int write_rows(lines_w *w, tr_output *out, const tr_write_opts *o, tr_error *e)
 {
-    const tr_filter *filter = o ? o->filter : NULL;
+    const tr_filter *filter = o->filter;
     int rc = TR_OK;
-    if (o && o->header)
-        rc = LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n");
+    if (o->header) rc = LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n");
     tr_iter it;
     tr_event ev;
     tr_iter_init(&it, w->t);
@@ -162,7 +161,7 @@ static int write_rows(lines_w *w, tr_output *out, const tr_write_opts *o, tr_err
     return tr_output_write(out, w->b.p, w->b.len, e);
 }
 
-static int lines_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+static int lines_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
     lines_w w;
     w.t = t;
@@ -178,7 +177,7 @@ static int lines_write(const tr_trace *t, tr_output *out, const tr_write_opts *o
     if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || names_prepare(&w) != TR_OK)
         rc = tr_error_nomem(e);
     else
-        rc = write_rows(&w, out, o, e);
+        rc = write_rows(&w, run->out, run->opts, e);
     tr_buf_fini(&w.b);
     tr_buf_fini(&w.names);
     tr_free(w.name_at);
@@ -192,5 +191,5 @@ const tr_writer tr_writer_lines = {
     .description = "one event a line, tab-separated (grep, awk, cut)",
     .extensions = "tsv,lines,txt",
     .binary = 0,
-    .write = lines_write,
+    .add = lines_add,
 };

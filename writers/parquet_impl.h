@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schema_impl.h"
 #include "tr_error.h"
 #include "tr_mem.h"
 #include "tr_output.h"
@@ -85,7 +86,8 @@ int tr_pq_bit_width(uint64_t n);
 
 /* ---- one Parquet file ---- */
 
-enum tr_pq_type { TR_PQ_INT64 = 0, TR_PQ_DOUBLE, TR_PQ_STRING };
+/* The schema's column types (schema_impl.h) are Parquet's. */
+enum tr_pq_type { TR_PQ_INT64 = TR_SC_INT, TR_PQ_DOUBLE = TR_SC_REAL, TR_PQ_STRING = TR_SC_TEXT };
 
 typedef struct tr_pq_column {
     const char *name;
@@ -94,19 +96,13 @@ typedef struct tr_pq_column {
 } tr_pq_column;
 
 /*
-** One value.  A string names its bytes (valid until the next call) and a KEY
-** that is equal for equal strings of this column and differs otherwise;
-** KEY = TR_PQ_NO_KEY keeps the column chunk PLAIN.
+** One value: the schema's (tr_sc_value).  A string names its bytes (valid
+** until the next call) and a KEY that is equal for equal strings of this
+** column and differs otherwise; KEY = TR_PQ_NO_KEY keeps the column chunk
+** PLAIN.
 */
-#define TR_PQ_NO_KEY UINT64_MAX
-typedef struct tr_pq_value {
-    int is_null;
-    int64_t i;
-    double d;
-    const char *s;
-    size_t n;
-    uint64_t key;
-} tr_pq_value;
+#define TR_PQ_NO_KEY TR_SC_NO_KEY
+typedef tr_sc_value tr_pq_value;
 
 /* Fills V with column COL of row ROW (0-based in the file). */
 typedef void (*tr_pq_get)(void *user, int col, uint64_t row, tr_pq_value *v);

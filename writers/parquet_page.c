@@ -14,6 +14,7 @@
 ** widely read form.  Every page body is zstd-compressed on its own.
 */
 #include "parquet_impl.h"
+#include "tr_map.h"
 
 #include <math.h>
 #include <zstd.h>
@@ -43,9 +44,8 @@ typedef struct pq_group {
 
 /* The dictionary of the column chunk being written: keys to entry numbers. */
 typedef struct pq_dict {
-    uint64_t *keys; /* open addressing, TR_PQ_NO_KEY = empty */
-    uint32_t *ids;
-    size_t cap, n;
+    tr_map index; /* value key -> entry */
+    size_t n;
     size_t *off;       /* each entry's place in page (its 4-byte length first) */
     uint64_t last_key; /* the last key looked up and its entry: runs of one value are common */
     uint32_t last_id;
@@ -205,8 +205,7 @@ void tr_pq_file_free(tr_pq_file *f)
     tr_buf_fini(&f->body);
     tr_buf_fini(&f->hdr);
     tr_buf_fini(&f->dict.page);
-    tr_free(f->dict.keys);
-    tr_free(f->dict.ids);
+    tr_map_fini(&f->dict.index);
     tr_free(f->dict.off);
     tr_free(f->defs);
     tr_free(f->idx);
@@ -306,43 +305,8 @@ static void dict_reset(pq_dict *d)
 {
     d->n = 0;
     d->last_key = TR_PQ_NO_KEY;
-    if (d->keys)
-        for (size_t i = 0; i < d->cap; i++) d->keys[i] = TR_PQ_NO_KEY;
+    tr_map_fini(&d->index);
     tr_buf_reset(&d->page);
-}
-
-static size_t dict_slot(const pq_dict *d, uint64_t key)
-{
-    uint64_t h = key * 0x9e3779b97f4a7c15ull;
-    size_t i = (size_t)(h >> 20) & (d->cap - 1);
-    while (d->keys[i] != TR_PQ_NO_KEY && d->keys[i] != key) i = (i + 1) & (d->cap - 1);
-    return i;
-}
-
-static int dict_grow(pq_dict *d)
-{
-    size_t cap = d->cap ? d->cap * 2 : 1024;
-    uint64_t *keys = tr_malloc(cap * sizeof *keys);
-    uint32_t *ids = tr_malloc(cap * sizeof *ids);
-    if (!keys || !ids) {
-        tr_free(keys);
-        tr_free(ids);
-        return TR_FATAL;
-    }
-    for (size_t i = 0; i < cap; i++) keys[i] = TR_PQ_NO_KEY;
-    pq_dict old = *d;
-    d->keys = keys;
-    d->ids = ids;
-    d->cap = cap;
-    for (size_t i = 0; i < old.cap; i++) {
-        if (old.keys[i] == TR_PQ_NO_KEY) continue;
-        size_t s = dict_slot(d, old.keys[i]);
-        d->keys[s] = old.keys[i];
-        d->ids[s] = old.ids[i];
-    }
-    tr_free(old.keys);
-    tr_free(old.ids);
-    return TR_OK;
 }
 
 /* The entry of V's key, added if new; *ID gets it.  Returns TR_OK or TR_FATAL. */
@@ -352,11 +316,12 @@ static int dict_add(pq_dict *d, const tr_pq_value *v, uint32_t *id)
         *id = d->last_id;
         return TR_OK;
     }
-    if ((d->n + 1) * 2 > d->cap && dict_grow(d)) return TR_FATAL;
-    size_t s = dict_slot(d, v->key);
-    if (d->keys[s] == v->key) {
-        d->last_key = v->key;
-        *id = d->last_id = d->ids[s];
+    int is_new;
+    uint32_t *slot = tr_map_slot(&d->index, v->key, &is_new);
+    if (!slot) return TR_FATAL;
+    d->last_key = v->key;
+    if (!is_new) {
+        *id = d->last_id = *slot;
         return TR_OK;
     }
     if (d->n == d->off_cap) {
@@ -368,8 +333,7 @@ static int dict_add(pq_dict *d, const tr_pq_value *v, uint32_t *id)
     }
     d->off[d->n] = d->page.len;
     if (put_le32(&d->page, (uint32_t)v->n) || tr_buf_add(&d->page, v->s, v->n)) return TR_FATAL;
-    d->keys[s] = d->last_key = v->key;
-    *id = d->ids[s] = d->last_id = (uint32_t)d->n++;
+    *id = *slot = d->last_id = (uint32_t)d->n++;
     return TR_OK;
 }
 

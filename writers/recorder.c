@@ -3,7 +3,9 @@
 ** mode (shared/formats/recorder.md §2): recorder.mt with the 40-byte header
 ** and Recorder's 243 function names, and per rank a call-signature table
 ** (<r>.cst, 16-byte entry headers), a grammar (<r>.cfg) and the timestamp
-** pairs (<r>.ts), byte for byte as Recorder's own reader expects them.
+** pairs (<r>.ts), byte for byte as Recorder's own reader expects them.  The
+** bytes of each file are tr_recorder_layout.h's, which tracerecord's preload
+** library shares.
 **
 ** Records are a rank's slices in start order.  The grammar is built simply:
 ** runs of a repeated block of up to REC_PERIOD signatures become one rule
@@ -12,13 +14,13 @@
 ** resolution is 100 ns unless some delta would overflow Recorder's uint32
 ** ticks; then it is coarsened by tens until every delta fits.
 **
-** As a tr_writer the directory goes into a tar (of one folder named after
-** the output), since an output is one file; tr_recorder_write_dir writes
-** the directory itself.
+** The target is a directory (-o DIR/), or a file: then the directory goes
+** into a tar of one folder named after the file.
 */
-#include "tr_writer.h"
-#include "tr_recorder.h"
+#include "tr_recorder_layout.h"
+#include "tr_map.h"
 #include "tr_text.h"
+#include "tr_writer.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -27,267 +29,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define REC_PERIOD    8 /* longest block the grammar folds */
-#define REC_USER_FUNC 255
-#define REC_TS_SLOTS  262144
-
-static const char *const rec_names[] = {
-    "creat",
-    "creat64",
-    "open",
-    "open64",
-    "close",
-    "write",
-    "read",
-    "lseek",
-    "lseek64",
-    "pread",
-    "pread64",
-    "pwrite",
-    "pwrite64",
-    "readv",
-    "writev",
-    "mmap",
-    "mmap64",
-    "fopen",
-    "fopen64",
-    "fclose",
-    "fwrite",
-    "fread",
-    "ftell",
-    "fseek",
-    "fsync",
-    "fdatasync",
-    "__xstat",
-    "__xstat64",
-    "__lxstat",
-    "__lxstat64",
-    "__fxstat",
-    "__fxstat64",
-    "getcwd",
-    "mkdir",
-    "rmdir",
-    "chdir",
-    "link",
-    "linkat",
-    "unlink",
-    "symlink",
-    "symlinkat",
-    "readlink",
-    "readlinkat",
-    "rename",
-    "chmod",
-    "chown",
-    "lchown",
-    "utime",
-    "opendir",
-    "readdir",
-    "closedir",
-    "rewinddir",
-    "mknod",
-    "mknodat",
-    "fcntl",
-    "dup",
-    "dup2",
-    "pipe",
-    "mkfifo",
-    "umask",
-    "fdopen",
-    "fileno",
-    "access",
-    "faccessat",
-    "tmpfile",
-    "remove",
-    "truncate",
-    "ftruncate",
-    "vfprintf",
-    "msync",
-    "fseeko",
-    "ftello",
-    "MPI_File_close",
-    "MPI_File_set_size",
-    "MPI_File_iread_at",
-    "MPI_File_iread",
-    "MPI_File_iread_shared",
-    "MPI_File_iwrite_at",
-    "MPI_File_iwrite",
-    "MPI_File_iwrite_shared",
-    "MPI_File_open",
-    "MPI_File_read_all_begin",
-    "MPI_File_read_all",
-    "MPI_File_read_at_all",
-    "MPI_File_read_at_all_begin",
-    "MPI_File_read_at",
-    "MPI_File_read",
-    "MPI_File_read_ordered_begin",
-    "MPI_File_read_ordered",
-    "MPI_File_read_shared",
-    "MPI_File_set_view",
-    "MPI_File_sync",
-    "MPI_File_write_all_begin",
-    "MPI_File_write_all",
-    "MPI_File_write_at_all_begin",
-    "MPI_File_write_at_all",
-    "MPI_File_write_at",
-    "MPI_File_write",
-    "MPI_File_write_ordered_begin",
-    "MPI_File_write_ordered",
-    "MPI_File_write_shared",
-    "MPI_Finalize",
-    "MPI_Finalized",
-    "MPI_Init",
-    "MPI_Init_thread",
-    "MPI_Wtime",
-    "MPI_Comm_rank",
-    "MPI_Comm_size",
-    "MPI_Get_processor_name",
-    "MPI_Get_processor_name",
-    "MPI_Comm_set_errhandler",
-    "MPI_Barrier",
-    "MPI_Bcast",
-    "MPI_Gather",
-    "MPI_Gatherv",
-    "MPI_Scatter",
-    "MPI_Scatterv",
-    "MPI_Allgather",
-    "MPI_Allgatherv",
-    "MPI_Alltoall",
-    "MPI_Reduce",
-    "MPI_Allreduce",
-    "MPI_Reduce_scatter",
-    "MPI_Scan",
-    "MPI_Type_commit",
-    "MPI_Type_contiguous",
-    "MPI_Type_extent",
-    "MPI_Type_free",
-    "MPI_Type_hindexed",
-    "MPI_Op_create",
-    "MPI_Op_free",
-    "MPI_Type_get_envelope",
-    "MPI_Type_size",
-    "MPI_Type_create_darray",
-    "MPI_Cart_rank",
-    "MPI_Cart_create",
-    "MPI_Cart_get",
-    "MPI_Cart_shift",
-    "MPI_Wait",
-    "MPI_Send",
-    "MPI_Recv",
-    "MPI_Sendrecv",
-    "MPI_Isend",
-    "MPI_Irecv",
-    "MPI_Info_create",
-    "MPI_Info_set",
-    "MPI_Info_get",
-    "MPI_Waitall",
-    "MPI_Waitsome",
-    "MPI_Waitany",
-    "MPI_Ssend",
-    "MPI_Comm_split",
-    "MPI_Comm_dup",
-    "MPI_Comm_create",
-    "MPI_File_seek",
-    "MPI_File_seek_shared",
-    "MPI_File_get_size",
-    "MPI_Ibcast",
-    "MPI_Test",
-    "MPI_Testall",
-    "MPI_Testsome",
-    "MPI_Testany",
-    "MPI_Ireduce",
-    "MPI_Iscatter",
-    "MPI_Igather",
-    "MPI_Ialltoall",
-    "MPI_Comm_free",
-    "MPI_Cart_sub",
-    "MPI_Comm_split_type",
-    "H5Fcreate",
-    "H5Fopen",
-    "H5Fclose",
-    "H5Fflush",
-    "H5Gclose",
-    "H5Gcreate1",
-    "H5Gcreate2",
-    "H5Gget_objinfo",
-    "H5Giterate",
-    "H5Gopen1",
-    "H5Gopen2",
-    "H5Dclose",
-    "H5Dcreate1",
-    "H5Dcreate2",
-    "H5Dget_create_plist",
-    "H5Dget_space",
-    "H5Dget_type",
-    "H5Dopen1",
-    "H5Dopen2",
-    "H5Dread",
-    "H5Dwrite",
-    "H5Dset_extent",
-    "H5Sclose",
-    "H5Screate",
-    "H5Screate_simple",
-    "H5Sget_select_npoints",
-    "H5Sget_simple_extent_dims",
-    "H5Sget_simple_extent_npoints",
-    "H5Sselect_elements",
-    "H5Sselect_hyperslab",
-    "H5Sselect_none",
-    "H5Tclose",
-    "H5Tcopy",
-    "H5Tget_class",
-    "H5Tget_size",
-    "H5Tset_size",
-    "H5Tcreate",
-    "H5Tinsert",
-    "H5Aclose",
-    "H5Acreate1",
-    "H5Acreate2",
-    "H5Aget_name",
-    "H5Aget_num_attrs",
-    "H5Aget_space",
-    "H5Aget_type",
-    "H5Aopen",
-    "H5Aopen_idx",
-    "H5Aopen_name",
-    "H5Aread",
-    "H5Awrite",
-    "H5Pclose",
-    "H5Pcreate",
-    "H5Pget_chunk",
-    "H5Pget_mdc_config",
-    "H5Pset_alignment",
-    "H5Pset_chunk",
-    "H5Pset_dxpl_mpio",
-    "H5Pset_fapl_core",
-    "H5Pset_fapl_mpio",
-    "H5Pset_fapl_mpiposix",
-    "H5Pset_istore_k",
-    "H5Pset_mdc_config",
-    "H5Pset_meta_block_size",
-    "H5Lexists",
-    "H5Lget_val",
-    "H5Literate",
-    "H5Oclose",
-    "H5Oget_info",
-    "H5Oget_info_by_name",
-    "H5Oopen",
-    "H5Pset_coll_metadata_write",
-    "H5Pget_coll_metadata_write",
-    "H5Pset_all_coll_metadata_ops",
-    "H5Pget_all_coll_metadata_ops",
-};
-
-#define REC_N_NAMES (sizeof rec_names / sizeof *rec_names)
+#define REC_PERIOD 8 /* longest block the grammar folds */
 
 /* Where the files go: a directory or a tar stream. */
 typedef struct rec_sink {
     int (*file)(struct rec_sink *s, const char *name, const void *p, size_t n, tr_error *e);
     const char *dir;    /* directory sink */
     struct archive *ar; /* tar sink */
-    const char *top;    /* its folder */
+    char top[256];      /* its folder */
     tr_output *out;
     tr_error *err; /* where the tar callback leaves an output error */
 } rec_sink;
@@ -304,31 +55,19 @@ typedef struct wr_state {
 
 static int put32(tr_buf *b, uint32_t v)
 {
-    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
+    unsigned char c[4];
+    tr_rec_put32(c, v);
     return tr_buf_add(b, c, 4);
-}
-
-static int put64(tr_buf *b, uint64_t v)
-{
-    return put32(b, (uint32_t)v) | put32(b, (uint32_t)(v >> 32));
 }
 
 static int func_id(wr_state *w, tr_str name)
 {
-    if (w->func_of[name] >= 0) return w->func_of[name];
-    size_t n;
-    const char *s = tr_str_get(w->t, name, &n);
-    int id = REC_USER_FUNC;
-    for (size_t i = 0; i < REC_N_NAMES; i++) {
-        if (strlen(rec_names[i]) == n && memcmp(rec_names[i], s, n) == 0) {
-            id = (int)i;
-            break;
-        }
+    if (w->func_of[name] < 0) {
+        size_t n;
+        const char *s = tr_str_get(w->t, name, &n);
+        w->func_of[name] = (int16_t)tr_rec_func_id(s, n);
     }
-    /* 109 duplicates 108 (MPI_Get_processor_name); first match, as Recorder does. */
-    w->func_of[name] = (int16_t)id;
-    return id;
+    return w->func_of[name];
 }
 
 /* One argument as Recorder stores it: text with no spaces, then a space. */
@@ -336,107 +75,98 @@ static int add_field(tr_buf *b, const char *s, size_t n)
 {
     size_t at = b->len;
     if (tr_buf_add(b, s, n) != TR_OK) return TR_FATAL;
-    for (size_t i = at; i < b->len; i++)
-        if (b->p[i] == ' ' || b->p[i] == '\n' || b->p[i] == '\0') b->p[i] = '_';
+    tr_rec_arg_clean(b->p + at, n);
     return tr_buf_addc(b, ' ');
+}
+
+/* Slice ROW's arguments, each as text; their count. */
+static size_t build_args(wr_state *w, size_t row, int *rc)
+{
+    const tr_trace *t = w->t;
+    size_t argc = 0, n_args = tr_args_count(t, w->sl.args[row]);
+    for (; argc < n_args && argc < 255; argc++) {
+        tr_arg arg;
+        tr_args_at(t, w->sl.args[row], argc, &arg);
+        char num[64];
+        int len = 0;
+        const char *s = num;
+        size_t n;
+        switch (arg.type) {
+        case TR_ARG_STR:
+            s = tr_str_get(t, arg.v.s, &n);
+            break;
+        case TR_ARG_UINT:
+            len = snprintf(num, sizeof num, "%llu", (unsigned long long)arg.v.u);
+            break;
+        case TR_ARG_REAL:
+            len = snprintf(num, sizeof num, "%.17g", arg.v.d);
+            break;
+        default:
+            len = snprintf(num, sizeof num, "%lld", (long long)arg.v.i);
+            break;
+        }
+        if (s == num) n = (size_t)len;
+        *rc |= add_field(&w->args, s, n);
+    }
+    return argc;
 }
 
 /* The key of slice ROW (recorder.md §2.2): tid, func, level, argc, args. */
 static int build_key(wr_state *w, size_t row, uint32_t tid_track)
 {
     const tr_trace *t = w->t;
-    tr_buf *k = &w->key, *a = &w->args;
-    tr_buf_reset(k);
-    tr_buf_reset(a);
+    tr_buf_reset(&w->key);
+    tr_buf_reset(&w->args);
     int func = func_id(w, w->sl.name[row]);
-    size_t argc = 0;
+    size_t argc;
     int rc = TR_OK;
-    if (func == REC_USER_FUNC) {
+    if (func == TR_REC_USER_FUNC) {
         /* Recorder's user functions carry their name as the second argument. */
         size_t n;
         const char *s = tr_str_get(t, w->sl.name[row], &n);
-        rc |= add_field(a, "???", 3) | add_field(a, s, n);
+        rc |= add_field(&w->args, "???", 3) | add_field(&w->args, s, n);
         argc = 2;
     } else {
-        size_t n_args = tr_args_count(t, w->sl.args[row]);
-        for (size_t i = 0; i < n_args && argc < 255; i++, argc++) {
-            tr_arg arg;
-            tr_args_at(t, w->sl.args[row], i, &arg);
-            char num[64];
-            int len = 0;
-            const char *s = num;
-            size_t n;
-            switch (arg.type) {
-            case TR_ARG_STR:
-                s = tr_str_get(t, arg.v.s, &n);
-                break;
-            case TR_ARG_UINT:
-                len = snprintf(num, sizeof num, "%llu", (unsigned long long)arg.v.u);
-                break;
-            case TR_ARG_REAL:
-                len = snprintf(num, sizeof num, "%.17g", arg.v.d);
-                break;
-            default:
-                len = snprintf(num, sizeof num, "%lld", (long long)arg.v.i);
-                break;
-            }
-            if (s == num) n = (size_t)len;
-            rc |= add_field(a, s, n);
-        }
+        argc = build_args(w, row, &rc);
     }
     const tr_track *tk = tr_track_get(t, tid_track);
-    uint64_t tid = tk && tk->tid > 0 ? (uint64_t)tk->tid : 0;
-    uint16_t depth = w->sl.depth[row];
-    rc |= put64(k, tid);
-    rc |= tr_buf_addc(k, (char)func);
-    rc |= tr_buf_addc(k, (char)(depth > 255 ? 255 : depth));
-    rc |= tr_buf_addc(k, (char)argc);
-    rc |= put32(k, (uint32_t)a->len);
-    rc |= tr_buf_add(k, a->p, a->len);
+    unsigned char head[TR_REC_KEY_HEAD];
+    tr_rec_key_head(head, tk && tk->tid > 0 ? (uint64_t)tk->tid : 0, func, w->sl.depth[row],
+                    (unsigned)argc, (uint32_t)w->args.len);
+    rc |= tr_buf_add(&w->key, head, sizeof head);
+    rc |= tr_buf_add(&w->key, w->args.p, w->args.len);
     return rc ? TR_FATAL : TR_OK;
 }
 
-/* Signatures of one rank: keys in an arena buffer, found again through a hash. */
+/*
+** Signatures of one rank: keys back to back in one buffer, found again
+** through a map from the key's hash to the last signature of that hash
+** (signatures of equal hashes are chained).
+*/
 typedef struct sig_set {
-    tr_buf keys;    /* all keys back to back */
-    tr_vec at;      /* size_t: where key i starts; at[n] = end */
-    tr_vec count;   /* uint32_t: occurrences */
-    uint32_t *slot; /* id + 1, 0 empty */
-    size_t cap;
+    tr_buf keys;  /* all keys back to back */
+    tr_vec at;    /* size_t: where key i starts; at[n] = end */
+    tr_vec count; /* uint32_t: occurrences */
+    tr_vec next;  /* uint32_t: the previous signature of the same hash, UINT32_MAX: none */
+    tr_map index; /* hash -> signature */
 } sig_set;
 
-static uint32_t hash_bytes(const char *p, size_t n)
+static void sig_init(sig_set *s)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
-
-static int sig_grow(sig_set *s)
-{
-    size_t cap = s->cap ? s->cap * 2 : 256;
-    uint32_t *slot = tr_calloc(cap, sizeof *slot);
-    if (!slot) return TR_FATAL;
-    size_t n = s->count.len;
-    for (size_t i = 0; i < n; i++) {
-        size_t a = TR_VEC_AT(&s->at, size_t, i), b = TR_VEC_AT(&s->at, size_t, i + 1);
-        size_t j = hash_bytes(s->keys.p + a, b - a) & (cap - 1);
-        while (slot[j]) j = (j + 1) & (cap - 1);
-        slot[j] = (uint32_t)i + 1;
-    }
-    tr_free(s->slot);
-    s->slot = slot;
-    s->cap = cap;
-    return TR_OK;
+    memset(s, 0, sizeof *s);
+    tr_buf_init(&s->keys, 0);
+    tr_vec_init(&s->at, sizeof(size_t));
+    tr_vec_init(&s->count, sizeof(uint32_t));
+    tr_vec_init(&s->next, sizeof(uint32_t));
 }
 
 /* The terminal id of KEY, added when new; UINT32_MAX when out of memory. */
 static uint32_t sig_find(sig_set *s, const char *key, size_t n)
 {
-    if ((s->count.len + 1) * 2 > s->cap && sig_grow(s) != TR_OK) return UINT32_MAX;
-    size_t j = hash_bytes(key, n) & (s->cap - 1);
-    for (; s->slot[j]; j = (j + 1) & (s->cap - 1)) {
-        uint32_t id = s->slot[j] - 1;
+    int is_new;
+    uint32_t *slot = tr_map_slot(&s->index, tr_hash_bytes(key, n), &is_new);
+    if (!slot) return UINT32_MAX;
+    for (uint32_t id = *slot; id != UINT32_MAX; id = TR_VEC_AT(&s->next, uint32_t, id)) {
         size_t a = TR_VEC_AT(&s->at, size_t, id), b = TR_VEC_AT(&s->at, size_t, id + 1);
         if (b - a == n && memcmp(s->keys.p + a, key, n) == 0) {
             TR_VEC_AT(&s->count, uint32_t, id)++;
@@ -444,12 +174,13 @@ static uint32_t sig_find(sig_set *s, const char *key, size_t n)
         }
     }
     uint32_t id = (uint32_t)s->count.len;
-    uint32_t *c = tr_vec_push(&s->count);
+    uint32_t *c = tr_vec_push(&s->count), *next = tr_vec_push(&s->next);
     size_t *end = tr_vec_push(&s->at);
-    if (!c || !end || tr_buf_add(&s->keys, key, n) != TR_OK) return UINT32_MAX;
+    if (!c || !next || !end || tr_buf_add(&s->keys, key, n) != TR_OK) return UINT32_MAX;
     *c = 1;
+    *next = *slot;
     *end = s->keys.len;
-    s->slot[j] = id + 1;
+    *slot = id;
     return id;
 }
 
@@ -458,7 +189,47 @@ static void sig_fini(sig_set *s)
     tr_buf_fini(&s->keys);
     tr_vec_fini(&s->at);
     tr_vec_fini(&s->count);
-    tr_free(s->slot);
+    tr_vec_fini(&s->next);
+    tr_map_fini(&s->index);
+}
+
+/* The longest run at SEQ[I..N): a block of *P ids repeated *K times (*P = *K = 1: none). */
+static void longest_run(const uint32_t *seq, size_t i, size_t n, size_t *best_p, size_t *best_k)
+{
+    *best_p = *best_k = 1;
+    for (size_t p = 1; p <= REC_PERIOD && i + 2 * p <= n; p++) {
+        size_t k = 1;
+        while (i + (k + 1) * p <= n && memcmp(seq + i, seq + i + k * p, p * sizeof *seq) == 0) k++;
+        if (k >= 2 && p * k > *best_p * *best_k) {
+            *best_p = p;
+            *best_k = k;
+        }
+    }
+}
+
+/* The rules a grammar has made: rule -2 - r is the LEN[r] ids at seq + AT[r]. */
+typedef struct cfg_rules {
+    tr_vec at, len; /* size_t */
+    tr_buf body;    /* the rules as the .cfg lists them */
+} cfg_rules;
+
+/* The rule of the P ids at SEQ + I (made when new), as a symbol; 0 when out of memory. */
+static int32_t rule_of(cfg_rules *g, const uint32_t *seq, size_t i, size_t p)
+{
+    size_t r = 0;
+    for (; r < g->at.len; r++)
+        if (TR_VEC_AT(&g->len, size_t, r) == p &&
+            memcmp(seq + TR_VEC_AT(&g->at, size_t, r), seq + i, p * sizeof *seq) == 0)
+            return -2 - (int32_t)r;
+    size_t *at = tr_vec_push(&g->at), *len = tr_vec_push(&g->len);
+    if (!at || !len) return 0;
+    *at = i;
+    *len = p;
+    unsigned char head[8];
+    tr_rec_cfg_rule(head, -2 - (int32_t)r, (uint32_t)p);
+    int rc = tr_buf_add(&g->body, head, sizeof head);
+    for (size_t q = 0; q < p; q++) rc |= put32(&g->body, seq[i + q]) | put32(&g->body, 1);
+    return rc ? 0 : -2 - (int32_t)r;
 }
 
 /*
@@ -468,64 +239,30 @@ static void sig_fini(sig_set *s)
 */
 static int write_cfg(const uint32_t *seq, size_t n, tr_buf *out)
 {
-    tr_buf main_body, rules;
+    tr_buf main_body;
     tr_buf_init(&main_body, 0);
-    tr_buf_init(&rules, 0);
-    tr_vec blocks; /* size_t: offset in seq of each rule's block; its length in plen */
-    tr_vec plen;
-    tr_vec_init(&blocks, sizeof(size_t));
-    tr_vec_init(&plen, sizeof(size_t));
+    cfg_rules g;
+    tr_vec_init(&g.at, sizeof(size_t));
+    tr_vec_init(&g.len, sizeof(size_t));
+    tr_buf_init(&g.body, 0);
     int rc = TR_OK;
     uint32_t symbols = 0;
-    for (size_t i = 0; i < n && rc == TR_OK;) {
-        size_t best_p = 1, best_k = 1;
-        for (size_t p = 1; p <= REC_PERIOD && i + 2 * p <= n; p++) {
-            size_t k = 1;
-            while (i + (k + 1) * p <= n && memcmp(seq + i, seq + i + k * p, p * sizeof *seq) == 0)
-                k++;
-            if (k >= 2 && p * k > best_p * best_k) {
-                best_p = p;
-                best_k = k;
-            }
-        }
-        int32_t sym = (int32_t)seq[i];
-        if (best_p > 1) {
-            size_t r = 0;
-            for (; r < blocks.len; r++) {
-                size_t at = TR_VEC_AT(&blocks, size_t, r);
-                if (TR_VEC_AT(&plen, size_t, r) == best_p &&
-                    memcmp(seq + at, seq + i, best_p * sizeof *seq) == 0)
-                    break;
-            }
-            if (r == blocks.len) {
-                size_t *b = tr_vec_push(&blocks), *l = tr_vec_push(&plen);
-                if (!b || !l) {
-                    rc = TR_FATAL;
-                    break;
-                }
-                *b = i;
-                *l = best_p;
-                rc |= put32(&rules, (uint32_t)(-2 - (int32_t)r));
-                rc |= put32(&rules, (uint32_t)best_p);
-                for (size_t q = 0; q < best_p; q++)
-                    rc |= put32(&rules, seq[i + q]) | put32(&rules, 1);
-            }
-            sym = -2 - (int32_t)r;
-        }
-        rc |= put32(&main_body, (uint32_t)sym) | put32(&main_body, (uint32_t)best_k);
-        symbols++;
-        i += best_p * best_k;
+    for (size_t i = 0; i < n && rc == TR_OK; symbols++) {
+        size_t p, k;
+        longest_run(seq, i, n, &p, &k);
+        int32_t sym = p > 1 ? rule_of(&g, seq, i, p) : (int32_t)seq[i];
+        if (sym == 0 && p > 1) rc = TR_FATAL;
+        rc |= put32(&main_body, (uint32_t)sym) | put32(&main_body, (uint32_t)k);
+        i += p * k;
     }
-    if (rc == TR_OK) {
-        rc |= put32(out, (uint32_t)(blocks.len + 1));
-        rc |= put32(out, (uint32_t)-1) | put32(out, symbols);
-        rc |= tr_buf_add(out, main_body.p, main_body.len);
-        rc |= tr_buf_add(out, rules.p, rules.len);
-    }
+    unsigned char head[8];
+    tr_rec_cfg_rule(head, -1, symbols);
+    rc |= put32(out, (uint32_t)(g.at.len + 1)) | tr_buf_add(out, head, sizeof head);
+    rc |= tr_buf_add(out, main_body.p, main_body.len) | tr_buf_add(out, g.body.p, g.body.len);
     tr_buf_fini(&main_body);
-    tr_buf_fini(&rules);
-    tr_vec_fini(&blocks);
-    tr_vec_fini(&plen);
+    tr_vec_fini(&g.at);
+    tr_vec_fini(&g.len);
+    tr_buf_fini(&g.body);
     return rc ? TR_FATAL : TR_OK;
 }
 
@@ -574,65 +311,81 @@ static int by_rank(const tr_trace *t, const tr_slices *sl, rank_rows *rr)
     return TR_OK;
 }
 
+static void rank_rows_fini(rank_rows *rr)
+{
+    tr_free(rr->row);
+    tr_free(rr->first);
+    tr_free(rr->rank_of);
+}
+
+/* A rank's timestamps into TS and its signatures into S, SEQ[i] the terminal of record i. */
+static int encode_rank(wr_state *w, const uint32_t *rows, size_t n, sig_set *s, uint32_t *seq,
+                       tr_buf *ts)
+{
+    int64_t prev = 0;
+    int rc = TR_OK;
+    for (size_t i = 0; i < n && rc == TR_OK; i++) {
+        size_t row = rows[i];
+        int64_t st = (w->sl.ts[row] - w->origin) / w->res_ns;
+        int64_t en = (tr_time_add(w->sl.ts[row], w->sl.dur[row]) - w->origin) / w->res_ns;
+        rc |= put32(ts, (uint32_t)(st - prev)) | put32(ts, (uint32_t)(en - prev));
+        prev = st;
+        rc |= build_key(w, row, w->sl.track[row]);
+        if (rc == TR_OK) {
+            seq[i] = sig_find(s, w->key.p, w->key.len);
+            if (seq[i] == UINT32_MAX) rc = TR_FATAL;
+        }
+    }
+    return rc;
+}
+
+/* The .cst of rank R: its signatures in terminal order. */
+static int write_cst(const sig_set *s, uint32_t r, tr_buf *cst)
+{
+    uint32_t n_sig = (uint32_t)s->count.len;
+    int rc = put32(cst, n_sig);
+    for (uint32_t i = 0; i < n_sig && rc == TR_OK; i++) {
+        size_t a = TR_VEC_AT(&s->at, size_t, i), b = TR_VEC_AT(&s->at, size_t, i + 1);
+        unsigned char head[TR_REC_CST_HEAD];
+        tr_rec_cst_head(head, i, r, (uint32_t)(b - a), TR_VEC_AT(&s->count, uint32_t, i));
+        rc |= tr_buf_add(cst, head, sizeof head) | tr_buf_add(cst, s->keys.p + a, b - a);
+    }
+    return rc;
+}
+
+/* Hands the three files of rank R to SINK. */
+static int put_rank_files(rec_sink *sink, size_t r, const tr_buf *files, tr_error *e)
+{
+    static const char *const ext[] = {"cst", "cfg", "ts"};
+    int rc = TR_OK;
+    for (int i = 0; i < 3 && rc == TR_OK; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%zu.%s", r, ext[i]);
+        rc = sink->file(sink, name, files[i].p, files[i].len, e);
+    }
+    return rc;
+}
+
 /* A rank's three files. */
 static int write_rank(wr_state *w, rec_sink *sink, const rank_rows *rr, size_t r, tr_error *e)
 {
     const uint32_t *rows = rr->row + rr->first[r];
     size_t n = rr->first[r + 1] - rr->first[r];
     sig_set s;
-    memset(&s, 0, sizeof s);
-    tr_buf_init(&s.keys, 0);
-    tr_vec_init(&s.at, sizeof(size_t));
-    tr_vec_init(&s.count, sizeof(uint32_t));
-    tr_buf ts, cst, cfg;
-    tr_buf_init(&ts, 0);
-    tr_buf_init(&cst, 0);
-    tr_buf_init(&cfg, 0);
+    sig_init(&s);
+    tr_buf files[3]; /* .cst, .cfg, .ts */
+    for (int i = 0; i < 3; i++) tr_buf_init(&files[i], 0);
     uint32_t *seq = tr_malloc((n ? n : 1) * sizeof *seq);
     size_t *start = tr_vec_push(&s.at);
     int rc = seq && start ? TR_OK : TR_FATAL;
     if (start) *start = 0;
-    int64_t prev = 0;
-    for (size_t i = 0; i < n && rc == TR_OK; i++) {
-        size_t row = rows[i];
-        int64_t st = (w->sl.ts[row] - w->origin) / w->res_ns;
-        int64_t en = (tr_time_add(w->sl.ts[row], w->sl.dur[row]) - w->origin) / w->res_ns;
-        rc |= put32(&ts, (uint32_t)(st - prev)) | put32(&ts, (uint32_t)(en - prev));
-        prev = st;
-        rc |= build_key(w, row, w->sl.track[row]);
-        if (rc == TR_OK) {
-            seq[i] = sig_find(&s, w->key.p, w->key.len);
-            if (seq[i] == UINT32_MAX) rc = TR_FATAL;
-        }
-    }
-    uint32_t n_sig = (uint32_t)s.count.len;
-    rc |= put32(&cst, n_sig);
-    for (uint32_t i = 0; i < n_sig && rc == TR_OK; i++) {
-        size_t a = TR_VEC_AT(&s.at, size_t, i), b = TR_VEC_AT(&s.at, size_t, i + 1);
-        rc |= put32(&cst, i) | put32(&cst, (uint32_t)r) | put32(&cst, (uint32_t)(b - a));
-        rc |= put32(&cst, TR_VEC_AT(&s.count, uint32_t, i));
-        rc |= tr_buf_add(&cst, s.keys.p + a, b - a);
-    }
-    if (rc == TR_OK) rc = write_cfg(seq, n, &cfg);
-    if (rc != TR_OK) rc = tr_error_nomem(e);
-    char name[32];
-    if (rc == TR_OK) {
-        snprintf(name, sizeof name, "%zu.cst", r);
-        rc = sink->file(sink, name, cst.p, cst.len, e);
-    }
-    if (rc == TR_OK) {
-        snprintf(name, sizeof name, "%zu.cfg", r);
-        rc = sink->file(sink, name, cfg.p, cfg.len, e);
-    }
-    if (rc == TR_OK) {
-        snprintf(name, sizeof name, "%zu.ts", r);
-        rc = sink->file(sink, name, ts.p, ts.len, e);
-    }
+    if (rc == TR_OK) rc = encode_rank(w, rows, n, &s, seq, &files[2]);
+    if (rc == TR_OK) rc = write_cst(&s, (uint32_t)r, &files[0]);
+    if (rc == TR_OK) rc = write_cfg(seq, n, &files[1]);
+    rc = rc != TR_OK ? tr_error_nomem(e) : put_rank_files(sink, r, files, e);
     tr_free(seq);
     sig_fini(&s);
-    tr_buf_fini(&ts);
-    tr_buf_fini(&cst);
-    tr_buf_fini(&cfg);
+    for (int i = 0; i < 3; i++) tr_buf_fini(&files[i]);
     return rc;
 }
 
@@ -657,6 +410,48 @@ static int64_t pick_resolution(const wr_state *w, const rank_rows *rr, int64_t f
     return res;
 }
 
+/* What recorder.mt states: a Recorder input's start_ts and resolution are kept bit for bit. */
+typedef struct mt_times {
+    double start, res;
+} mt_times;
+
+static mt_times pick_times(wr_state *w, const rank_rows *rr)
+{
+    const tr_trace *t = w->t;
+    const tr_input_info *in = tr_input_count(t) ? tr_input_get(t, 0) : NULL;
+    tr_arg start_arg, res_arg;
+    int has_start = in && w->origin == 0 && tr_args_find(t, in->meta, "start_ts", &start_arg) &&
+                    start_arg.type == TR_ARG_REAL;
+    int64_t from_ns = 0;
+    if (in && tr_args_find(t, in->meta, "time_resolution", &res_arg) &&
+        res_arg.type == TR_ARG_REAL && res_arg.v.d >= 1e-9 && res_arg.v.d <= 1) {
+        double ns = res_arg.v.d * 1e9;
+        if (ns - (double)(int64_t)(ns + 0.5) < 1e-6 && (double)(int64_t)(ns + 0.5) - ns < 1e-6)
+            from_ns = (int64_t)(ns + 0.5);
+    }
+    w->res_ns = pick_resolution(w, rr, from_ns);
+    mt_times m = {0, 0};
+    if (in && in->origin_unix_ns != INT64_MIN) m.start = (double)in->origin_unix_ns / 1e9;
+    m.start += (double)w->origin / 1e9;
+    if (has_start) m.start = start_arg.v.d;
+    m.res = w->res_ns == from_ns ? res_arg.v.d : (double)w->res_ns / 1e9;
+    return m;
+}
+
+/* VERSION, recorder.mt and every rank's files. */
+static int write_files(wr_state *w, rec_sink *sink, const rank_rows *rr, tr_error *e)
+{
+    mt_times m = pick_times(w, rr);
+    unsigned char *mt = tr_malloc(TR_REC_MT_SIZE);
+    if (!mt) return tr_error_nomem(e);
+    tr_rec_mt(mt, (uint32_t)rr->n_ranks, m.start, m.res);
+    int rc = sink->file(sink, "VERSION", TR_REC_VERSION, TR_REC_VERSION_LEN, e);
+    if (rc == TR_OK) rc = sink->file(sink, "recorder.mt", mt, TR_REC_MT_SIZE, e);
+    tr_free(mt);
+    for (size_t r = 0; r < rr->n_ranks && rc == TR_OK; r++) rc = write_rank(w, sink, rr, r, e);
+    return rc;
+}
+
 static int write_all(const tr_trace *t, rec_sink *sink, tr_error *e)
 {
     if (!tr_trace_frozen(t))
@@ -673,60 +468,23 @@ static int write_all(const tr_trace *t, rec_sink *sink, tr_error *e)
     w.func_of = tr_malloc((n_str ? n_str : 1) * sizeof *w.func_of);
     int rc = w.func_of && by_rank(t, &w.sl, &rr) == TR_OK ? TR_OK : tr_error_nomem(e);
     if (rc == TR_OK && rr.n_ranks == 0)
-        rc = tr_errorf(e, TR_E_USAGE, NULL, "nothing to write: the trace has no processes");
+        rc = tr_errorf(e, TR_E_FORMAT, NULL, "nothing to write: the trace has no processes");
     if (rc == TR_OK) {
         memset(w.func_of, 0xff, n_str * sizeof *w.func_of);
-        w.origin = 0;
         for (size_t i = 0; i < w.sl.n; i++)
             if (w.sl.ts[i] < w.origin) w.origin = w.sl.ts[i];
+        rc = write_files(&w, sink, &rr, e);
     }
-    /* A Recorder input keeps its start_ts and resolution bit for bit. */
-    const tr_input_info *in = tr_input_count(t) ? tr_input_get(t, 0) : NULL;
-    tr_arg start_arg, res_arg;
-    int has_start = in && w.origin == 0 && tr_args_find(t, in->meta, "start_ts", &start_arg) &&
-                    start_arg.type == TR_ARG_REAL;
-    int64_t from_ns = 0;
-    if (in && tr_args_find(t, in->meta, "time_resolution", &res_arg) &&
-        res_arg.type == TR_ARG_REAL && res_arg.v.d >= 1e-9 && res_arg.v.d <= 1) {
-        double ns = res_arg.v.d * 1e9;
-        if (ns - (double)(int64_t)(ns + 0.5) < 1e-6 && (double)(int64_t)(ns + 0.5) - ns < 1e-6)
-            from_ns = (int64_t)(ns + 0.5);
-    }
-    if (rc == TR_OK) w.res_ns = pick_resolution(&w, &rr, from_ns);
-    /* recorder.mt: the 40-byte 2.5.0 header, then one name a line. */
-    tr_buf mt;
-    tr_buf_init(&mt, 0);
-    if (rc == TR_OK) {
-        double start = 0;
-        if (in && in->origin_unix_ns != INT64_MIN) start = (double)in->origin_unix_ns / 1e9;
-        start += (double)w.origin / 1e9;
-        if (has_start) start = start_arg.v.d;
-        double res = w.res_ns == from_ns ? res_arg.v.d : (double)w.res_ns / 1e9;
-        uint64_t sbits, rbits;
-        memcpy(&sbits, &start, 8);
-        memcpy(&rbits, &res, 8);
-        int b = put32(&mt, (uint32_t)rr.n_ranks) | put32(&mt, 0) | put64(&mt, sbits);
-        b |= put64(&mt, rbits) | put32(&mt, REC_TS_SLOTS) | put32(&mt, 0) | put32(&mt, 0);
-        b |= put32(&mt, 0);
-        for (size_t i = 0; i < REC_N_NAMES; i++)
-            b |= tr_buf_adds(&mt, rec_names[i]) | tr_buf_addc(&mt, '\n');
-        rc = b ? tr_error_nomem(e) : TR_OK;
-    }
-    if (rc == TR_OK) rc = sink->file(sink, "VERSION", "2.5.0", 5, e);
-    if (rc == TR_OK) rc = sink->file(sink, "recorder.mt", mt.p, mt.len, e);
-    for (size_t r = 0; r < rr.n_ranks && rc == TR_OK; r++) rc = write_rank(&w, sink, &rr, r, e);
-    tr_buf_fini(&mt);
     tr_buf_fini(&w.key);
     tr_buf_fini(&w.args);
     tr_free(w.func_of);
-    tr_free(rr.row);
-    tr_free(rr.first);
-    tr_free(rr.rank_of);
+    rank_rows_fini(&rr);
     return rc;
 }
 
 /* ---- a directory ---- */
 
+/* A file of the (temporary) directory, synced: the directory is renamed into place next. */
 static int dir_file(rec_sink *s, const char *name, const void *p, size_t n, tr_error *e)
 {
     tr_buf path;
@@ -737,7 +495,7 @@ static int dir_file(rec_sink *s, const char *name, const void *p, size_t n, tr_e
     }
     tr_loc loc = {path.p, 0, 0, 0};
     int rc = TR_OK;
-    int fd = open(path.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(path.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) rc = tr_error_errno(e, errno, &loc, "cannot create");
     for (size_t done = 0; rc == TR_OK && done < n;) {
         ssize_t w = write(fd, (const char *)p + done, n - done);
@@ -745,23 +503,12 @@ static int dir_file(rec_sink *s, const char *name, const void *p, size_t n, tr_e
         if (w < 0) rc = tr_error_errno(e, errno, &loc, "cannot write");
         done += w > 0 ? (size_t)w : 0;
     }
+    if (rc == TR_OK && fd >= 0 && fsync(fd) != 0)
+        rc = tr_error_errno(e, errno, &loc, "cannot sync");
     if (fd >= 0 && close(fd) != 0 && rc == TR_OK)
         rc = tr_error_errno(e, errno, &loc, "cannot write");
     tr_buf_fini(&path);
     return rc;
-}
-
-int tr_recorder_write_dir(const tr_trace *t, const char *dir, tr_error *e)
-{
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        tr_loc loc = {dir, 0, 0, 0};
-        return tr_error_errno(e, errno, &loc, "cannot create directory");
-    }
-    rec_sink s;
-    memset(&s, 0, sizeof s);
-    s.file = dir_file;
-    s.dir = dir;
-    return write_all(t, &s, e);
 }
 
 /* ---- a tar through tr_output ---- */
@@ -798,47 +545,87 @@ static int tar_file(rec_sink *s, const char *name, const void *p, size_t n, tr_e
     return rc;
 }
 
-static int recorder_write(const tr_trace *t, tr_output *out, const tr_write_opts *o, tr_error *e)
+/* The folder in the tar: the output's name without its extensions. */
+static void tar_top(rec_sink *s, const char *path)
 {
-    (void)o; /* records are whole ranks: filters do not apply to a directory */
-    /* The folder in the tar is the output's name without its extensions. */
-    const char *path = tr_output_path(out);
     const char *base = path ? strrchr(path, '/') : NULL;
     base = base ? base + 1 : path;
-    char top[256] = "recorder";
+    snprintf(s->top, sizeof s->top, "recorder");
     if (base && *base && strcmp(base, "-") != 0) {
         size_t n = strcspn(base, ".");
-        if (n == 0 || n >= sizeof top) n = 0;
-        if (n) {
-            memcpy(top, base, n);
-            top[n] = '\0';
+        if (n && n < sizeof s->top) {
+            memcpy(s->top, base, n);
+            s->top[n] = '\0';
         }
     }
-    rec_sink s;
-    memset(&s, 0, sizeof s);
-    s.file = tar_file;
-    s.top = top;
-    s.out = out;
-    s.err = e;
-    s.ar = archive_write_new();
-    if (!s.ar) return tr_error_nomem(e);
-    int rc = TR_OK;
-    if (archive_write_set_format_pax_restricted(s.ar) != ARCHIVE_OK ||
-        archive_write_set_bytes_in_last_block(s.ar, 1) != ARCHIVE_OK ||
-        archive_write_open(s.ar, &s, NULL, tar_write, NULL) != ARCHIVE_OK)
-        rc = tr_errorf(e, TR_E_IO, NULL, "tar: %s", archive_error_string(s.ar));
-    if (rc == TR_OK) rc = write_all(t, &s, e);
-    if (archive_write_close(s.ar) != ARCHIVE_OK && rc == TR_OK)
-        rc = e->code ? TR_FAIL : tr_errorf(e, TR_E_IO, NULL, "tar: %s", archive_error_string(s.ar));
-    archive_write_free(s.ar);
+}
+
+static int tar_open(rec_sink *s, tr_error *e)
+{
+    tar_top(s, tr_output_path(s->out));
+    s->file = tar_file;
+    s->ar = archive_write_new();
+    if (!s->ar) return tr_error_nomem(e);
+    if (archive_write_set_format_pax_restricted(s->ar) != ARCHIVE_OK ||
+        archive_write_set_bytes_in_last_block(s->ar, 1) != ARCHIVE_OK ||
+        archive_write_open(s->ar, s, NULL, tar_write, NULL) != ARCHIVE_OK)
+        return tr_errorf(e, TR_E_IO, NULL, "tar: %s", archive_error_string(s->ar));
+    return TR_OK;
+}
+
+/* ---- the writer ---- */
+
+static int recorder_begin(tr_write *run, tr_error *e)
+{
+    rec_sink *s = tr_calloc(1, sizeof *s);
+    if (!s) return tr_error_nomem(e);
+    run->state = s;
+    s->out = run->out;
+    s->err = e;
+    s->dir = tr_output_dir(run->out);
+    if (s->dir) {
+        s->file = dir_file;
+        return TR_OK;
+    }
+    int rc = tar_open(s, e);
+    if (rc != TR_OK) {
+        if (s->ar) archive_write_free(s->ar);
+        tr_free(s);
+        run->state = NULL;
+    }
+    return rc;
+}
+
+/* Records are whole ranks: filters do not apply to a Recorder directory. */
+static int recorder_add(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    rec_sink *s = run->state;
+    s->err = e;
+    return write_all(t, s, e);
+}
+
+static int recorder_end(tr_write *run, int rc, tr_error *e)
+{
+    rec_sink *s = run->state;
+    if (s->ar) {
+        s->err = e;
+        if (rc == TR_OK && archive_write_close(s->ar) != ARCHIVE_OK)
+            rc = e->code ? TR_FAIL
+                         : tr_errorf(e, TR_E_IO, NULL, "tar: %s", archive_error_string(s->ar));
+        archive_write_free(s->ar);
+    }
+    tr_free(s);
     return rc;
 }
 
 const tr_writer tr_writer_recorder = {
     .abi = TR_WRITER_ABI,
     .name = "recorder",
-    .description = "Recorder 2.5.0 trace directory, as a tar of one folder",
+    .description = "Recorder 2.5.0 trace directory (-o DIR/), or a tar of one folder",
     .extensions = "",
     .binary = 1,
-    .write = recorder_write,
+    .flags = TR_WRITE_DIR_OR_FILE,
+    .begin = recorder_begin,
+    .add = recorder_add,
+    .end = recorder_end,
 };

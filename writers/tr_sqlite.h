@@ -1,10 +1,11 @@
 /*
 ** tr_sqlite.h: the SQLite writer's pieces that tracesql shares.
 **
-** The schema (README "SQL schema") names its tables after Perfetto's trace
-** processor where the concept is the same: process, thread, track, slice,
-** instant, counter, flow, args, stack_profile_frame, stack_profile_callsite,
-** stack_sample, plus meta, trace_input and the views io, gt_op, sample_stack.
+** The schema (writers/schema.c, README "SQL schema") names its tables after
+** Perfetto's trace processor where the concept is the same: process, thread,
+** track, slice, instant, counter, flow, args, stack_profile_frame,
+** stack_profile_callsite, stack_sample, plus meta, trace_input and the views
+** io, gt_op, sample_stack.
 */
 #ifndef TR_SQLITE_H
 #define TR_SQLITE_H

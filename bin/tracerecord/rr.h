@@ -6,10 +6,10 @@
 ** allocates with mmap (never the program's malloc: async-signal-safe and
 ** independent of a replaced allocator), does its own file I/O with raw
 ** system calls (never through its own wrappers) and writes the Recorder
-** format itself, incrementally, per rank.  What it writes is the layout of
-** writers/recorder.c (VERSION 2.5.0, local mode, shared/formats/recorder.md
-** §2); tests/record checks that both give the same recorder.mt and that the
-** project's reader decodes every record.
+** format itself, incrementally, per rank.  The bytes of every file come from
+** writers/recorder_layout.c (tr_recorder_layout.h: VERSION 2.5.0, local mode,
+** shared/formats/recorder.md §2), which the Recorder writer of tracecat
+** shares; tests/record checks that the project's reader decodes every record.
 */
 #ifndef RR_H
 #define RR_H
@@ -17,13 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tr_recorder_layout.h"
+
 /* ---- files shared with the launcher (rr_files.c) ---- */
-
-#define RR_VERSION  "2.5.0"
-#define RR_TS_SLOTS 262144 /* ts_buffer_elements: informational (recorder.md §2.1) */
-
-/* Recorder's 243 function names, one a line, as recorder.mt ends. */
-extern const char rr_func_names[];
 
 /* Raw system calls: the library's own I/O must never reach its wrappers. */
 int rr_sys_open(int dirfd, const char *path, int flags, int mode);

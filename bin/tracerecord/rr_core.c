@@ -539,28 +539,15 @@ static int add_field(rr_vec *b, const char *s, size_t n)
 {
     size_t at = b->len;
     if (vec_add(b, s, n)) return -1;
-    for (size_t i = at; i < b->len; i++)
-        if (b->p[i] == ' ' || b->p[i] == '\n') b->p[i] = '_';
+    tr_rec_arg_clean(b->p + at, n);
     return vec_add(b, " ", 1);
 }
 
-/* Signature ID as a <r>.cst entry (recorder.md §2.2); its count's offset in the entry. */
-static int cst_entry(rr_vec *b, uint32_t id, const rr_sig *s, size_t *count_at)
+/* The arguments of S as the key holds them, appended to B. */
+static int add_args(rr_vec *b, const rr_sig *s)
 {
-    const char *spec = rr_spec_text[s->spec];
-    size_t at = b->len, k = 0;
-    uint64_t tid = s->tid;
-    unsigned char hdr[11];
-    memcpy(hdr, &tid, 8);
-    hdr[8] = s->func;
-    hdr[9] = s->level;
-    hdr[10] = (unsigned char)strlen(spec);
-    if (vec_add32(b, id) || vec_add32(b, (uint32_t)rr.rank) || vec_add32(b, 0) ||
-        vec_add32(b, s->count) || vec_add(b, hdr, 11) || vec_add32(b, 0))
-        return -1;
-    *count_at = at + 12;
-    size_t args_at = b->len;
-    for (const char *c = spec; *c; c++) {
+    size_t k = 0;
+    for (const char *c = rr_spec_text[s->spec]; *c; c++) {
         char num[24];
         int rc = 0;
         switch (*c) {
@@ -586,9 +573,22 @@ static int cst_entry(rr_vec *b, uint32_t id, const rr_sig *s, size_t *count_at)
         }
         if (rc) return -1;
     }
-    uint32_t key_len = (uint32_t)(b->len - at - 16), args_len = (uint32_t)(b->len - args_at);
-    memcpy(b->p + at + 8, &key_len, 4);
-    memcpy(b->p + args_at - 4, &args_len, 4);
+    return 0;
+}
+
+/* Signature ID as a <r>.cst entry (recorder.md §2.2); its count's offset in the entry. */
+static int cst_entry(rr_vec *b, uint32_t id, const rr_sig *s, size_t *count_at)
+{
+    size_t at = b->len, heads = TR_REC_CST_HEAD + TR_REC_KEY_HEAD;
+    if (vec_room(b, heads)) return -1;
+    b->len += heads;
+    if (add_args(b, s)) return -1;
+    uint32_t args_len = (uint32_t)(b->len - at - heads);
+    unsigned char *p = (unsigned char *)b->p + at;
+    tr_rec_cst_head(p, id, (uint32_t)rr.rank, TR_REC_KEY_HEAD + args_len, s->count);
+    tr_rec_key_head(p + TR_REC_CST_HEAD, s->tid, s->func, s->level,
+                    (unsigned)strlen(rr_spec_text[s->spec]), args_len);
+    *count_at = at + TR_REC_CST_COUNT;
     return 0;
 }
 
@@ -607,28 +607,36 @@ static int write_cst(void)
     rr.cst_size += (int64_t)b->len;
     rr.cst_written = n;
     const uint32_t *d = (const uint32_t *)rr.dirty.p;
+    unsigned char num[4];
     for (size_t i = 0; i < rr.dirty.len / 4; i++) {
         rr_sig *s = &all[d[i]];
         s->dirty = 0;
-        if (rr_sys_pwrite_all(rr.cst_fd, &s->count, 4, s->off) != 0) return -1;
+        tr_rec_put32(num, s->count);
+        if (rr_sys_pwrite_all(rr.cst_fd, num, 4, s->off) != 0) return -1;
     }
     rr.dirty.len = 0;
-    return rr_sys_pwrite_all(rr.cst_fd, &n, 4, 0);
+    tr_rec_put32(num, n);
+    return rr_sys_pwrite_all(rr.cst_fd, num, 4, 0);
 }
 
+/* The grammar: the rule count, rule -1, then rules -2, -3, ... (pairs as held in memory). */
 static int write_cfg(void)
 {
     rr_vec *b = &rr.scratch;
     b->len = 0;
     const rr_rule *ru = (const rr_rule *)rr.rules.p;
     size_t n = rr.rules.len / sizeof *ru;
-    if (vec_add32(b, (uint32_t)(n + 1)) || vec_add32(b, (uint32_t)-1) ||
-        vec_add32(b, (uint32_t)(rr.main.len / 8)) || vec_add(b, rr.main.p, rr.main.len))
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (vec_add32(b, (uint32_t)(-2 - (int32_t)i)) || vec_add32(b, ru[i].len) ||
+    unsigned char head[8];
+    tr_rec_put32(head, (uint32_t)(n + 1));
+    if (vec_add(b, head, 4)) return -1;
+    tr_rec_cfg_rule(head, -1, (uint32_t)(rr.main.len / 8));
+    if (vec_add(b, head, 8) || vec_add(b, rr.main.p, rr.main.len)) return -1;
+    for (size_t i = 0; i < n; i++) {
+        tr_rec_cfg_rule(head, -2 - (int32_t)i, ru[i].len);
+        if (vec_add(b, head, 8) ||
             vec_add(b, rr.rbody.p + (size_t)ru[i].off * 8, (size_t)ru[i].len * 8))
             return -1;
+    }
     char name[40];
     rank_file(name, ".cfg");
     return rr_write_file(rr.dirfd, name, b->p, b->len);

@@ -239,7 +239,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case 'V':
-            printf(PROG " " TRACECAT_VERSION " (Recorder format " RR_VERSION ")\n");
+            printf(PROG " " TRACECAT_VERSION " (Recorder format " TR_REC_VERSION ")\n");
             return 0;
         default:
             return usage_error("unknown option or missing argument: '%s'", argv[optind - 1]);

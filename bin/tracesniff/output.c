@@ -16,6 +16,7 @@
 #include "tr_stack_slices.h"
 #include "tr_text.h"
 #include "tr_trace.h"
+#include "tr_writers.h"
 
 typedef struct rec {
     int64_t tid;
@@ -392,24 +393,18 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
 
 int ts_out_save(ts_out *o, const char *path, const tr_writer *w, tr_error *e)
 {
+    if (w) {
+        tr_trace *t = tr_trace_new();
+        if (!t) return tr_error_nomem(e);
+        int rc = build(o, t, path, !w->samples_only, e);
+        if (rc == TR_OK) rc = tr_write_trace(w, t, path, NULL, e);
+        tr_trace_free(t);
+        return rc;
+    }
     tr_output *out;
     int rc = tr_output_open(&out, path, e);
     if (rc != TR_OK) return rc;
-    if (!w) {
-        rc = tr_output_write(out, o->b.p, o->b.len, e);
-    } else if (w->binary && tr_output_is_tty(out)) {
-        rc = tr_errorf(e, TR_E_USAGE, NULL, "refusing to write %s output to a terminal", w->name);
-    } else {
-        tr_trace *t = tr_trace_new();
-        if (!t) {
-            rc = tr_error_nomem(e);
-        } else {
-            rc = build(o, t, path, !w->samples_only, e);
-            tr_write_opts wo = {.filter = NULL};
-            if (rc == TR_OK) rc = w->write(t, out, &wo, e);
-            tr_trace_free(t);
-        }
-    }
+    rc = tr_output_write(out, o->b.p, o->b.len, e);
     if (rc != TR_OK) {
         tr_output_abort(out);
         return rc;

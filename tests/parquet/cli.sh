@@ -21,6 +21,8 @@ is_parquet() {
 run 2 convert "$gt" -o "$tmp/x.json" --partition rank; expect_err "--partition is for --to parquet"
 run 2 convert "$gt" -o "$tmp/d" --to parquet --partition host; expect_err "--partition takes 'rank'"
 run 2 convert "$gt" -o - --to parquet; expect_err "directory"
+run 2 convert "$gt" -o "$tmp/x.json" --row-group-rows 10; expect_err "--row-group-rows is for --to parquet"
+run 2 convert "$gt" -o "$tmp/d" --to parquet --row-group-rows 0; expect_err "positive"
 run 0 formats; grep -q '^  parquet ' "$tmp/out" || fail "formats lacks parquet"
 
 # one input: a file per table, named after the input, and the layout file
@@ -60,7 +62,7 @@ ls "$out/slice/rank=9"/part-gt-server-2workers.log-*-r9.parquet >/dev/null || fa
 
 # a full disk is found before anything is written for the input
 out=$tmp/full
-TRACECAT_FREE_BYTES=1000 run 1 convert "$gt" -o "$out" --to parquet
+run 1 convert "$gt" -o "$out" --to parquet --assume-free-bytes 1000
 expect_err "not enough free space"
 [ "$(count "$out")" = 0 ] || fail "files written despite the free-space check"
 # a bad input fails the run after the inputs before it are written

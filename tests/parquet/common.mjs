@@ -42,13 +42,11 @@ export function args(argv) {
   return o;
 }
 
-export function tracecat(o, trace, out, extra = [], env = {}) {
+export function tracecat(o, trace, out, extra = []) {
   const argv = ['convert', trace, '-o', out, '--to', 'parquet', '-q'];
   if (o.partition) argv.push('--partition', 'rank');
   for (const r of o.rank) argv.push('--rank', r);
-  return execFileSync(o.tracecat, argv.concat(extra), {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(o.tracecat, argv.concat(extra), { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 // Runs the statements on the trace through tracesql; one JSON array per statement.
@@ -127,10 +125,10 @@ export function compare(what, got, want, failures) {
 }
 
 // The checks; PAIRS are [sql for tracesql, sql for DuckDB] (null: the same).
-export async function roundtrip(o, trace, work, db, env = {}) {
+export async function roundtrip(o, trace, work, db, extra = []) {
   const out = path.join(work, 'out');
   fs.rmSync(out, { recursive: true, force: true });
-  tracecat(o, trace, out, [], env);
+  tracecat(o, trace, out, extra);
   const layout = JSON.parse(fs.readFileSync(path.join(out, '_tracecat.json'), 'utf8'));
   if (layout.schema_version !== 1 || layout.partition !== (o.partition ? 'rank' : null))
     throw new Error(`bad _tracecat.json: ${JSON.stringify(layout)}`);

@@ -7,14 +7,14 @@ import { args, duckdb, metadata, roundtrip } from './common.mjs';
 
 const o = args(process.argv.slice(2));
 const db = await duckdb();
-const env = o['row-group'] ? { TRACECAT_PARQUET_ROW_GROUP_ROWS: o['row-group'] } : {};
+const extra = o['row-group'] ? ['--row-group-rows', o['row-group']] : [];
 let bad = 0;
 for (const [i, trace] of o.trace.entries()) {
   const work = path.join(o.work, String(i));
   fs.mkdirSync(work, { recursive: true });
   let failures, counts, out;
   try {
-    ({ out, failures, counts } = await roundtrip(o, trace, work, db, env));
+    ({ out, failures, counts } = await roundtrip(o, trace, work, db, extra));
     const { meta, failures: mf } = await metadata(db, out);
     failures.push(...mf);
     if (o['row-group']) {

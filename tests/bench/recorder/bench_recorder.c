@@ -14,7 +14,7 @@
 */
 #include "tr_load.h"
 #include "tr_readers.h"
-#include "tr_recorder.h"
+#include "tr_writers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +123,9 @@ static int gen(const char *dir, int ranks, int per_rank)
     }
     tr_error e = {0};
     int rc = tr_trace_freeze(t, &e);
-    if (rc == TR_OK) rc = tr_recorder_write_dir(t, dir, &e);
+    char target[4096];
+    snprintf(target, sizeof target, "%s/", dir); /* a directory, not a tar */
+    if (rc == TR_OK) rc = tr_write_trace(tr_writer_find("recorder"), t, target, NULL, &e);
     if (rc != TR_OK) fprintf(stderr, "bench_recorder: %s: %s\n", e.file, e.msg);
     tr_trace_free(t);
     return rc == TR_OK ? 0 : 1;
