@@ -3,7 +3,7 @@
 ** inputs are read, filtered by --name, --track, --since and --until, and
 ** handed to a writer.
 */
-#include "tracecat.h"
+#include "tracecat_impl.h"
 
 #include "../writers/tr_parquet.h"
 

@@ -10,7 +10,7 @@
 */
 #include "tr_report.h"
 #include "tr_text.h"
-#include "tracecat.h"
+#include "tracecat_impl.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "session.h"
+#include "session_impl.h"
 #include "tr_text.h"
 
 static const char usage_text[] =

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "session.h"
+#include "session_impl.h"
 
 /* How often --subprocesses looks for new descendants. */
 #define SCAN_NS 200000000LL

@@ -3,7 +3,7 @@
 ** is, or traces loaded into an in-memory one (and saved with --save).  The
 ** schema is the SQLite writer's (writers/sqlite.c, README "SQL schema").
 */
-#include "tracesql.h"
+#include "tracesql_impl.h"
 
 #include "../writers/tr_sqlite.h"
 

@@ -8,7 +8,7 @@
 ** This file takes the options and opens the database (db.c); session.c
 ** runs the SQL and out.c prints the results in one of five modes.
 */
-#include "tracesql.h"
+#include "tracesql_impl.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -7,7 +7,7 @@
 ** text (null in JSON); a blob is shown as X'hex'.  In table and TSV output,
 ** tabs and line breaks inside values become spaces so a row stays one line.
 */
-#include "out.h"
+#include "out_impl.h"
 
 #include "tr_text.h"
 

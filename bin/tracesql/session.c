@@ -4,7 +4,7 @@
 ** or as a script.  Ctrl-C during a statement interrupts that statement
 ** (sqlite3_interrupt); at the prompt it drops the pending input.
 */
-#include "tracesql.h"
+#include "tracesql_impl.h"
 
 #include <errno.h>
 #include <signal.h>

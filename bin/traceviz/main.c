@@ -9,7 +9,7 @@
 ** Drawing is render/'s (tr_render.h); options.c takes the options, this
 ** file reads the inputs and draws.
 */
-#include "traceviz.h"
+#include "traceviz_impl.h"
 
 #include <getopt.h>
 #include <stdio.h>

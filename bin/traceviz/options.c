@@ -1,5 +1,5 @@
 /* options.c: traceviz's options, and its --help. */
-#include "traceviz.h"
+#include "traceviz_impl.h"
 #include "tr_text.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
-** tracecat.h: what tracecat's main.c and convert.c share: the command
+** tracecat_impl.h: what tracecat's main.c and convert.c share: the command
 ** line as parsed, and the commands that write.
 */
 #ifndef TC_TRACECAT_H

@@ -1,5 +1,5 @@
 /*
-** tracesql.h: what tracesql's files share: the command line as parsed,
+** tracesql_impl.h: what tracesql's files share: the command line as parsed,
 ** opening or loading the database (db.c) and the SQL session on it
 ** (session.c).
 */
@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 
 #include "cli.h"
-#include "out.h"
+#include "out_impl.h"
 
 typedef struct args {
     const char *save;

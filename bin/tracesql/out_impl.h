@@ -1,5 +1,5 @@
 /*
-** out.h: printing statement results in tracesql's output modes.
+** out_impl.h: printing statement results in tracesql's output modes.
 */
 #ifndef TSQL_OUT_H
 #define TSQL_OUT_H

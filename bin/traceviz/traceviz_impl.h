@@ -1,5 +1,5 @@
 /*
-** traceviz.h: what traceviz's main.c and options.c share: the command
+** traceviz_impl.h: what traceviz's main.c and options.c share: the command
 ** line as parsed.
 */
 #ifndef TV_TRACEVIZ_H

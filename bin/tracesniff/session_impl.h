@@ -1,5 +1,5 @@
 /*
-** session.h: what tracesniff's main.c and session.c share: the command
+** session_impl.h: what tracesniff's main.c and session.c share: the command
 ** line as parsed, and the sampling run.
 */
 #ifndef TS_SESSION_H
