@@ -72,8 +72,10 @@ void tr_rp_span(tr_buf *b, int have, int64_t first, int64_t last);
 ** its columns aligned; one flexible column is cut (with an ellipsis) so that
 ** lines fit the width.
 */
+#define TR_RP_MAX_COLS 16
+
 typedef struct tr_rp_table {
-    size_t ncol;
+    size_t ncol;       /* TR_RP_MAX_COLS at most */
     const char *align; /* 'l' or 'r' per column */
     tr_buf cells;      /* every cell NUL-terminated, row after row */
     tr_vec offs;       /* size_t offsets of the cells */

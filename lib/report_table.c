@@ -7,7 +7,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- names of things ---- */
@@ -114,7 +113,8 @@ static size_t text_width(const char *s)
 
 void tr_rp_table_init(tr_rp_table *tb, const char *align, int flex)
 {
-    tb->ncol = strlen(align);
+    size_t n = strlen(align);
+    tb->ncol = n < TR_RP_MAX_COLS ? n : TR_RP_MAX_COLS;
     tb->align = align;
     tb->flex = flex;
     tr_buf_init(&tb->cells, 0);
@@ -147,13 +147,13 @@ void tr_rp_cell(tr_rp_table *tb, const char *fmt, ...)
     if (n >= 0 && (size_t)n < sizeof small) {
         tr_buf_add(&tb->cells, small, (size_t)n);
     } else if (n >= 0) {
-        char *big = malloc((size_t)n + 1);
+        char *big = tr_malloc((size_t)n + 1);
         if (big) {
             va_start(ap, fmt);
             vsnprintf(big, (size_t)n + 1, fmt, ap);
             va_end(ap);
             tr_buf_add(&tb->cells, big, (size_t)n);
-            free(big);
+            tr_free(big);
         }
     }
     tr_buf_addc(&tb->cells, '\0');
@@ -221,7 +221,7 @@ static void add_cut(tr_buf *b, const char *s, size_t max, int ascii)
 
 void tr_rp_table_print(const tr_rp_table *tb, tr_buf *b, int width, int ascii)
 {
-    size_t w[16];
+    size_t w[TR_RP_MAX_COLS];
     tr_rp_table_widths(tb, w);
     size_t total = 0;
     for (size_t c = 0; c < tb->ncol; c++) total += w[c] + (c ? 2 : 0);

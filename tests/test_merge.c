@@ -226,7 +226,7 @@ static void write_zone(const char *dir, const char *name, int v2, const int64_t 
     }
     tzif_header(f, v2 ? '2' : '\0', n, ntypes);
     for (uint32_t i = 0; i < n; i++) put_be(f, (uint64_t)times[i], v2 ? 8 : 4);
-    fwrite(idx, 1, n, f);
+    if (n) fwrite(idx, 1, n, f);
     for (uint32_t i = 0; i < ntypes; i++) {
         put_be(f, (uint32_t)offs[i], 4);
         put_be(f, 0, 2);
