@@ -258,6 +258,12 @@ TR_TEST(zone_files)
     CHECK_INT(east, 3600);
     CHECK(tr_tz_offset_in("Rule", dir, 1774749600 + 7200, &east) == 0);
     CHECK_INT(east, 7200);
+    /* 02:30 that day is skipped: the offset after the change; 02:30 on 2026-10-25 comes
+    ** twice: the later offset, winter's */
+    CHECK(tr_tz_offset_in("Rule", dir, 1774749600 + 1800, &east) == 0);
+    CHECK_INT(east, 7200);
+    CHECK(tr_tz_offset_in("Rule", dir, 1792895400, &east) == 0);
+    CHECK_INT(east, 3600);
     /* southern summer spans the new year */
     static const int32_t aus[] = {36000, 39600};
     write_zone(dir, "South", 1, NULL, NULL, 0, aus, 2, "AEST-10AEDT,M10.1.0,M4.1.0/3");
