@@ -1,15 +1,16 @@
 /* align.c: every input's clock, and one timeline for the inputs of a job. */
 #include "model.h"
+#include "tr_mem.h"
 #include "tr_align.h"
 #include "tr_text.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #define NS_PER_S 1000000000LL
 
@@ -52,64 +53,286 @@ static int parse_fixed_zone(const char *z, int64_t *east)
     return 0;
 }
 
-/* A zoneinfo name must be a file of the zone database: glibc reads unknown names as UTC. */
-static int zone_exists(const char *zone)
+/* ---- zoneinfo files (TZif, RFC 8536) ---- */
+
+/*
+** A named zone is read from its zoneinfo file, not by setting TZ for the C
+** library: the library must not touch the process's environment.  The file
+** lists the zone's transitions (UTC) and the offset after each; its footer,
+** a POSIX TZ string ("CET-1CEST,M3.5.0,M10.5.0/3"), gives the offset after
+** the last transition.
+*/
+
+/* A day of a POSIX TZ rule: Mm.w.d, Jn (Feb 29 not counted) or n (counted), and its time. */
+typedef struct tz_day {
+    char kind; /* 'M', 'J' or 'n' */
+    int m, w, d;
+    int64_t secs; /* local time of day of the change, default 02:00 */
+} tz_day;
+
+typedef struct tz_rule {
+    int64_t std_off, dst_off; /* seconds east of UTC */
+    int has_dst;
+    tz_day start, end;
+} tz_rule;
+
+typedef struct tz_zone {
+    int64_t *times; /* transitions, UTC seconds, ascending */
+    unsigned char *type;
+    size_t n;
+    int32_t offs[256]; /* offset of each local time type */
+    size_t n_types;
+    tz_rule rule;
+    int has_rule;
+} tz_zone;
+
+static int64_t floor_div(int64_t a, int64_t b)
 {
-    if (zone[0] == '/' || strstr(zone, "..")) return 0;
-    for (const char *c = zone; *c; c++)
-        if (!isalnum((unsigned char)*c) && !strchr("_+-/", *c)) return 0;
-    const char *dir = getenv("TZDIR");
-    char path[4096];
-    int n = snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", zone);
-    return n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0;
+    return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-/* The offset of zone ZONE (NULL = the process's own TZ) at local time LOCAL_SECS, by mktime. */
-static int mktime_offset(const char *zone, int64_t local_secs, int64_t *east)
+static int is_leap(int64_t y)
 {
-    char *saved = NULL;
-    if (zone) {
-        const char *old = getenv("TZ");
-        if (old && !(saved = strdup(old))) return -1;
-        if (setenv("TZ", zone, 1) != 0) {
-            free(saved);
-            return -1;
+    return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* The day (since 1970) of rule day D in year Y. */
+static int64_t tz_rule_day(const tz_day *d, int64_t y)
+{
+    int64_t jan1 = days_from_civil(y, 1, 1);
+    if (d->kind == 'J') return jan1 + d->d - 1 + (is_leap(y) && d->d >= 60);
+    if (d->kind == 'n') return jan1 + d->d;
+    int64_t first = days_from_civil(y, d->m, 1);
+    int64_t next = d->m == 12 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, d->m + 1, 1);
+    int64_t weekday = ((first + 4) % 7 + 7) % 7; /* 1970-01-01 was a Thursday */
+    int64_t day = first + (d->d - weekday + 7) % 7 + (d->w - 1) * 7;
+    while (day >= next) day -= 7; /* week 5: the last such day of the month */
+    return day;
+}
+
+static int64_t tz_rule_offset(const tz_rule *r, int64_t utc)
+{
+    if (!r->has_dst) return r->std_off;
+    int64_t days = floor_div(utc + r->std_off, 86400);
+    int64_t y = 1970 + floor_div(days, 366);
+    while (days_from_civil(y + 1, 1, 1) <= days) y++;
+    int64_t start = tz_rule_day(&r->start, y) * 86400 + r->start.secs - r->std_off;
+    int64_t end = tz_rule_day(&r->end, y) * 86400 + r->end.secs - r->dst_off;
+    int dst = start < end ? utc >= start && utc < end : !(utc >= end && utc < start);
+    return dst ? r->dst_off : r->std_off;
+}
+
+/* [+-]hh[:mm[:ss]] of a POSIX TZ string into *SECS; the rest of P, or NULL. */
+static const char *tz_hms(const char *p, int64_t *secs)
+{
+    int sign = *p == '-' ? -1 : 1;
+    if (*p == '+' || *p == '-') p++;
+    int64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p) && v[i] < 1000) v[i] = v[i] * 10 + (*p++ - '0');
+        if (*p != ':' || i == 2) break;
+        p++;
+    }
+    *secs = sign * (v[0] * 3600 + v[1] * 60 + v[2]);
+    return p;
+}
+
+/* A zone abbreviation: letters, or anything between '<' and '>'. */
+static const char *tz_abbr(const char *p)
+{
+    if (*p == '<') {
+        const char *q = strchr(p, '>');
+        return q ? q + 1 : NULL;
+    }
+    const char *q = p;
+    while (isalpha((unsigned char)*q)) q++;
+    return q - p >= 3 ? q : NULL;
+}
+
+static const char *tz_rule_date(const char *p, tz_day *d)
+{
+    memset(d, 0, sizeof *d);
+    d->secs = 7200;
+    d->kind = *p == 'M' || *p == 'J' ? *p++ : 'n';
+    long v[3] = {0, 0, 0};
+    for (int i = 0; i < (d->kind == 'M' ? 3 : 1); i++) {
+        if (i && *p++ != '.') return NULL;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        char *end;
+        v[i] = strtol(p, &end, 10);
+        p = end;
+    }
+    if (d->kind == 'M' && (v[0] < 1 || v[0] > 12 || v[1] < 1 || v[1] > 5 || v[2] > 6)) return NULL;
+    if (v[0] > 365) return NULL;
+    d->m = (int)v[0];
+    d->w = (int)v[1];
+    d->d = (int)(d->kind == 'M' ? v[2] : v[0]);
+    return *p == '/' ? tz_hms(p + 1, &d->secs) : p;
+}
+
+/* A POSIX TZ string: STD offset [DST [offset] [,start[/time],end[/time]]]. */
+static int tz_parse_rule(const char *p, tz_rule *r)
+{
+    int64_t off;
+    if (!(p = tz_abbr(p)) || !(p = tz_hms(p, &off))) return -1;
+    r->std_off = -off;
+    r->dst_off = r->std_off + 3600;
+    r->has_dst = *p != '\0';
+    if (!r->has_dst) return 0;
+    if (!(p = tz_abbr(p))) return -1;
+    if (*p && *p != ',') {
+        if (!(p = tz_hms(p, &off))) return -1;
+        r->dst_off = -off;
+    }
+    if (*p != ',' || !(p = tz_rule_date(p + 1, &r->start)) || *p != ',' ||
+        !(p = tz_rule_date(p + 1, &r->end)))
+        return -1;
+    return *p ? -1 : 0;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The counts of a TZif header at P: isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt. */
+static int tzif_header(const unsigned char *p, size_t n, uint32_t *c)
+{
+    if (n < 44 || memcmp(p, "TZif", 4) != 0) return -1;
+    for (int i = 0; i < 6; i++) c[i] = be32(p + 20 + 4 * i);
+    return c[4] >= 1 && c[4] <= 256 ? 0 : -1;
+}
+
+/* The data block after the header at P: transitions of TSIZE bytes, types, the footer. */
+static int tzif_block(tz_zone *z, const unsigned char *p, size_t n, int tsize)
+{
+    uint32_t c[6];
+    if (tzif_header(p, n, c) < 0) return -1;
+    uint64_t need = 44 + (uint64_t)c[3] * (tsize + 1) + (uint64_t)c[4] * 6 + c[5] +
+                    (uint64_t)c[2] * (tsize + 4) + c[1] + c[0];
+    if (need > n) return -1;
+    const unsigned char *t = p + 44, *idx = t + (size_t)c[3] * tsize, *ty = idx + c[3];
+    z->times = tr_malloc((c[3] ? c[3] : 1) * sizeof *z->times);
+    z->type = tr_malloc(c[3] ? c[3] : 1);
+    if (!z->times || !z->type) return -1;
+    for (size_t i = 0; i < c[3]; i++, t += tsize) {
+        int64_t v =
+            tsize == 8 ? (int64_t)((uint64_t)be32(t) << 32 | be32(t + 4)) : (int32_t)be32(t);
+        if (idx[i] >= c[4] || (i && v <= z->times[i - 1])) return -1;
+        z->times[i] = v;
+        z->type[i] = idx[i];
+    }
+    z->n = c[3];
+    z->n_types = c[4];
+    for (size_t i = 0; i < c[4]; i++) z->offs[i] = (int32_t)be32(ty + 6 * i);
+    const char *foot = (const char *)p + need, *stop = (const char *)p + n;
+    if (tsize == 8 && foot + 2 < stop && *foot == '\n') {
+        char rule[128];
+        const char *nl = memchr(foot + 1, '\n', (size_t)(stop - foot - 1));
+        if (nl && nl - foot - 1 < (ptrdiff_t)sizeof rule && nl > foot + 1) {
+            memcpy(rule, foot + 1, (size_t)(nl - foot - 1));
+            rule[nl - foot - 1] = '\0';
+            z->has_rule = tz_parse_rule(rule, &z->rule) == 0;
         }
     }
-    tzset();
-    time_t secs = (time_t)local_secs;
-    struct tm tm;
-    int rc = -1;
-    if (gmtime_r(&secs, &tm)) {
-        tm.tm_isdst = -1;
-        time_t utc = mktime(&tm);
-        if (utc != (time_t)-1) {
-            *east = local_secs - (int64_t)utc;
-            rc = 0;
-        }
-    }
-    if (zone) {
-        if (saved)
-            setenv("TZ", saved, 1);
+    return 0;
+}
+
+/* Parses the TZif file of N bytes at P: its 64-bit part when version 2 or later. */
+static int tzif_parse(tz_zone *z, const unsigned char *p, size_t n)
+{
+    uint32_t c[6];
+    if (tzif_header(p, n, c) < 0) return -1;
+    if (p[4] < '2') return tzif_block(z, p, n, 4);
+    uint64_t v1 =
+        44 + (uint64_t)c[3] * 5 + (uint64_t)c[4] * 6 + c[5] + (uint64_t)c[2] * 8 + c[1] + c[0];
+    return v1 < n ? tzif_block(z, p + v1, n - (size_t)v1, 8) : -1;
+}
+
+/* The offset east of UTC in Z at UTC time UTC. */
+static int64_t tz_offset_at(const tz_zone *z, int64_t utc)
+{
+    if (z->has_rule && (!z->n || utc >= z->times[z->n - 1])) return tz_rule_offset(&z->rule, utc);
+    if (!z->n || utc < z->times[0]) return z->offs[0];
+    size_t lo = 0, hi = z->n; /* the last transition at or before UTC */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (z->times[mid] <= utc)
+            lo = mid;
         else
-            unsetenv("TZ");
-        free(saved);
-        tzset();
+            hi = mid;
     }
+    return z->offs[z->type[lo]];
+}
+
+/* Reads zone ZONE's file from DIR; 0, or -1 when there is none or it is no zoneinfo file. */
+static int tz_load(tz_zone *z, const char *zone, const char *dir)
+{
+    if (zone[0] == '/' || strstr(zone, "..")) return -1;
+    for (const char *c = zone; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("_+-/", *c)) return -1;
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/%s", dir ? dir : "/usr/share/zoneinfo", zone);
+    if (n <= 0 || (size_t)n >= sizeof path) return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    enum { MAX_TZIF = 1 << 20 };
+    unsigned char *buf = tr_malloc(MAX_TZIF);
+    size_t len = buf ? fread(buf, 1, MAX_TZIF, f) : 0;
+    fclose(f);
+    int rc = buf && len < MAX_TZIF ? tzif_parse(z, buf, len) : -1;
+    tr_free(buf);
     return rc;
 }
 
-int tr_tz_offset(const char *zone, int64_t local_secs, int64_t *east_secs)
+/*
+** The offset of a local time: the one that, taken off, gives a UTC time
+** with that offset (mktime's answer).  A local time that a change skips
+** gets the offset after the change; one it repeats, the later offset.
+*/
+static int64_t tz_local_offset(const tz_zone *z, int64_t local)
 {
-    if (!zone || strcmp(zone, "local") == 0) return mktime_offset(NULL, local_secs, east_secs);
+    int64_t guess = tz_offset_at(z, local);
+    int64_t o = tz_offset_at(z, local - guess);
+    if (o == guess) return o;
+    return tz_offset_at(z, local - o) == o ? o : guess;
+}
+
+/* The offset of this machine's zone at LOCAL_SECS, by mktime (the process's own TZ). */
+static int local_offset(int64_t local_secs, int64_t *east)
+{
+    time_t secs = (time_t)local_secs;
+    struct tm tm;
+    if (!gmtime_r(&secs, &tm)) return -1;
+    tm.tm_isdst = -1;
+    time_t utc = mktime(&tm);
+    if (utc == (time_t)-1) return -1;
+    *east = local_secs - (int64_t)utc;
+    return 0;
+}
+
+int tr_tz_offset_in(const char *zone, const char *zone_dir, int64_t local_secs, int64_t *east_secs)
+{
+    if (!zone || strcmp(zone, "local") == 0) return local_offset(local_secs, east_secs);
     if (strcmp(zone, "UTC") == 0 || strcmp(zone, "Z") == 0 || strcmp(zone, "GMT") == 0 ||
         strcmp(zone, "utc") == 0) {
         *east_secs = 0;
         return 0;
     }
     if (parse_fixed_zone(zone, east_secs) == 0) return 0;
-    if (!zone_exists(zone)) return -1;
-    return mktime_offset(zone, local_secs, east_secs);
+    tz_zone z;
+    memset(&z, 0, sizeof z);
+    int rc = tz_load(&z, zone, zone_dir);
+    if (rc == 0) *east_secs = tz_local_offset(&z, local_secs);
+    tr_free(z.times);
+    tr_free(z.type);
+    return rc;
+}
+
+int tr_tz_offset(const char *zone, int64_t local_secs, int64_t *east_secs)
+{
+    return tr_tz_offset_in(zone, NULL, local_secs, east_secs);
 }
 
 /* "YYYY-MM-DD HH:MM:SS[.fff]" at the start of S, as seconds since 1970 read as UTC. */
@@ -194,15 +417,16 @@ static void describe(tr_trace *t, tr_input_info *in)
     if (!in->origin_precision_ns) in->origin_precision_ns = prec;
 }
 
-/* Reads a zone-less local origin in ZONE (NULL: this machine's zone, a guess). */
-static int resolve_local(tr_trace *t, tr_input_info *in, const char *zone, tr_error *e)
+/* Reads a zone-less local origin in O's zone (none: this machine's zone, a guess). */
+static int resolve_local(tr_trace *t, tr_input_info *in, const tr_align_opts *o, tr_error *e)
 {
+    const char *zone = o->tz;
     int64_t secs, frac;
     int digits;
     if (parse_local_time(tr_str_get(t, in->origin_wall, NULL), &secs, &frac, &digits) < 0)
         return TR_OK; /* not a time we can read: the input stays without a clock */
     int64_t east;
-    if (tr_tz_offset(zone, secs, &east) < 0)
+    if (tr_tz_offset_in(zone, o->zone_dir, secs, &east) < 0)
         return tr_errorf(e, TR_E_USAGE, NULL,
                          "unknown time zone '%s' (try UTC, +02:00, local or a zoneinfo name)",
                          zone ? zone : "local");
@@ -482,7 +706,7 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
         describe(t, in);
         if (is_local_origin(t, in) && (o->tz || merging)) {
             zone_guess[i] = !o->tz;
-            rc = resolve_local(t, in, o->tz, e);
+            rc = resolve_local(t, in, o, e);
         }
     }
     if (rc == TR_OK) rc = tr_trace_status(t, e);

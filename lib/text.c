@@ -284,6 +284,25 @@ int tr_buf_add_real(tr_buf *b, double v)
     return tr_buf_add(b, tmp, (size_t)len);
 }
 
+/*
+** One spelling of a duration for every table and line a person reads
+** (tracestat, tracecat info, traceviz's titles): the largest unit that keeps
+** the number at or above 1, with 3 decimals for seconds and 1 below.  A table
+** cell stays one short token (no space: awk and cut see one field; at most 7
+** characters below 1000 s) with about four significant digits, enough to
+** compare rows; 133.000ms claimed a precision nobody reads in a table and
+** widened every column.  Exact nanoseconds are in the JSON and CSV outputs.
+*/
+int tr_buf_add_duration(tr_buf *b, int64_t ns)
+{
+    double v = (double)ns;
+    double m = v < 0 ? -v : v;
+    if (m >= 1e9) return tr_buf_addf(b, "%.3fs", v / 1e9);
+    if (m >= 1e6) return tr_buf_addf(b, "%.1fms", v / 1e6);
+    if (m >= 1e3) return tr_buf_addf(b, "%.1fus", v / 1e3);
+    return tr_buf_addf(b, "%lldns", (long long)ns);
+}
+
 /* ---- JSON ---- */
 
 /* Bytes a JSON string cannot hold as they are: controls, '"' and '\\'. */

@@ -50,7 +50,8 @@ typedef struct tr_align_opts {
     ** ("Europe/Berlin").  NULL: this machine's zone, flagged as a guess.
     */
     const char *tz;
-    tr_diag *diag; /* warnings (an --align-on name no input has) */
+    const char *zone_dir; /* where zoneinfo names are read, NULL: /usr/share/zoneinfo */
+    tr_diag *diag;        /* warnings (an --align-on name no input has) */
 } tr_align_opts;
 
 /*
@@ -86,10 +87,20 @@ int64_t tr_timeline_origin(const tr_trace *t);
 void tr_process_groups(const tr_trace *t, uint32_t *group);
 
 /*
-** ^Parses the --tz ZONE forms into the seconds east of UTC at the local time
-** SECS (seconds since 1970 as if the local time were UTC); returns 0, or -1
-** for a zone that does not exist.
+** tr_tz_offset_in: the offset of a --tz ZONE
+** ^Stores in *EAST_SECS the seconds east of UTC of ZONE at the local time
+** LOCAL_SECS (seconds since 1970 as if the local time were UTC) and returns
+** 0, or returns -1 for a zone that does not exist.  ^ZONE is "UTC" (or Z,
+** GMT), a fixed offset ("+05:30", "-0800", "+09"), "local" or NULL (this
+** machine's zone, as mktime sees it) or a zoneinfo name ("Europe/Berlin")
+** whose TZif file is read from ZONE_DIR (NULL: /usr/share/zoneinfo), past
+** its last transition by its POSIX TZ footer.  ^A name with ".." or a
+** leading '/' is no zone.  ^A local time that a change skips gets the
+** offset after it; one that it repeats, the later offset.  Nothing here reads
+** or sets the environment.
 */
+int tr_tz_offset_in(const char *zone, const char *zone_dir, int64_t local_secs, int64_t *east_secs);
+/* ^tr_tz_offset_in with zoneinfo names read from /usr/share/zoneinfo. */
 int tr_tz_offset(const char *zone, int64_t local_secs, int64_t *east_secs);
 
 /* ^The rank a path names ("rank3", "rank_3", "rank-3", "rank.3", "rank=3"), or -1. */

@@ -2,10 +2,11 @@
 ** tr_analysis.h: the summaries people debug with, computed from a frozen trace.
 **
 ** Each section is a plain result struct filled by one compute function and
-** released by its fini; nothing here prints.  tracestat formats them, and
-** tracesql and traceviz may use them too.  Every compute function returns
-** TR_OK, or TR_FATAL with E filled when an allocation fails (the result is
-** then empty and safe to fini).  Times are nanoseconds, like the model's.
+** released by its fini; nothing here prints.  The report (tr_report.h)
+** formats them for tracestat, and other binaries may use them too.  Every
+** compute function returns TR_OK, or TR_FATAL with E filled when an
+** allocation fails (the result is then empty and safe to fini).  Times are
+** nanoseconds, like the model's.
 **
 ** Sections and their conventions:
 **   lanes       per track with slices: busy time = the union of its slices

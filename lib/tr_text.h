@@ -1,6 +1,7 @@
 /*
 ** tr_text.h: small text helpers shared by readers, writers and binaries:
-** number and duration parsing, fixed-point time formatting, JSON escaping.
+** number and duration parsing, fixed-point time formatting, the one duration
+** format people read, JSON escaping.
 */
 #ifndef TR_TEXT_H
 #define TR_TEXT_H
@@ -43,6 +44,14 @@ int tr_buf_add_fixed(tr_buf *b, int64_t v, int scale_digits, int decimals);
 int tr_buf_add_int(tr_buf *b, int64_t v);
 /* ^Appends a double the way JSON wants it (shortest round-trip, no inf/nan: null). */
 int tr_buf_add_real(tr_buf *b, double v);
+
+/*
+** tr_buf_add_duration: NS nanoseconds as people read them in tables
+** ^Appends "1.500s" (3 decimals) from a second up, "133.0ms" and "12.5us"
+** (1 decimal) below, and "830ns" under a microsecond; negative durations get
+** a '-'.  ^The text has no space, so a table cell is one field.
+*/
+int tr_buf_add_duration(tr_buf *b, int64_t ns);
 
 /* ^Appends the N bytes at S as a JSON string with its quotes. */
 int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n);

@@ -286,19 +286,8 @@ int tr_render_format_tick(tr_buf *b, int64_t ts, int64_t step, int64_t mag)
     /* Enough decimals that neighbouring ticks differ. */
     int dec = 0;
     for (int64_t v = units[u].ns; v > step && dec < units[u].digits; v /= 10) dec++;
+    /* Spelled as tr_buf_add_duration spells times (no space), with the step's decimals. */
     int rc = tr_buf_add_fixed(b, ts, units[u].digits, dec);
-    if (rc >= 0) rc = tr_buf_addc(b, ' ');
-    if (rc >= 0) rc = tr_buf_adds(b, units[u].name);
-    return rc;
-}
-
-int tr_render_format_duration(tr_buf *b, int64_t ns)
-{
-    int64_t mag = ns < 0 ? -ns : ns;
-    size_t u = 0;
-    while (u + 1 < sizeof units / sizeof *units && mag < units[u].ns) u++;
-    int rc = tr_buf_add_fixed(b, ns, units[u].digits, units[u].digits < 3 ? units[u].digits : 3);
-    if (rc >= 0) rc = tr_buf_addc(b, ' ');
     if (rc >= 0) rc = tr_buf_adds(b, units[u].name);
     return rc;
 }

@@ -14,6 +14,7 @@
 */
 #include "render_impl.h"
 
+#include "tr_map.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -37,13 +38,6 @@ typedef struct label {
     uint32_t rgb;
 } label;
 
-/* An open-addressing map from a non-zero 64-bit key to a 32-bit value. */
-typedef struct u64map {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t cap, n;
-} u64map;
-
 typedef struct flame {
     const tr_trace *t;
     const tr_render_opts *o;
@@ -55,73 +49,13 @@ typedef struct flame {
     uint32_t *label_slots; /* label hash table: index + 1, 0 empty */
     size_t label_cap;
     uint32_t *frame_label; /* per frame id: label + 1, 0 unknown */
-    u64map children;       /* (parent node, label) -> node */
-    u64map memo;           /* (root node, stack) -> node */
+    tr_map children;       /* (parent node, label) -> node */
+    tr_map memo;           /* (root node, stack) -> node */
     uint32_t *order;       /* nodes sorted by (parent, label text) */
     uint32_t max_depth;
     size_t threads;
     size_t pruned; /* stacks with samples left out as too narrow */
 } flame;
-
-static uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
-
-static int map_grow(u64map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 1024;
-    uint64_t *keys = tr_calloc(cap, sizeof *keys);
-    uint32_t *vals = tr_malloc(cap * sizeof *vals);
-    if (!keys || !vals) {
-        tr_free(keys);
-        tr_free(vals);
-        return TR_FATAL;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i]) continue;
-        size_t j = mix64(m->keys[i]) & (cap - 1);
-        while (keys[j]) j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    tr_free(m->keys);
-    tr_free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return TR_OK;
-}
-
-/* ^The slot of KEY (non-zero): its value when *FOUND, else where to put it; NULL on OOM. */
-static uint32_t *map_slot(u64map *m, uint64_t key, int *found)
-{
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0) return NULL;
-    size_t j = mix64(key) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != key) j = (j + 1) & (m->cap - 1);
-    *found = m->keys[j] == key;
-    if (!*found) {
-        m->keys[j] = key;
-        m->n++;
-    }
-    return &m->vals[j];
-}
-
-static void map_free(u64map *m)
-{
-    tr_free(m->keys);
-    tr_free(m->vals);
-}
-
-static uint32_t str_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
 
 /*
 ** Interns the label now at the end of f->text (from OFF), coloured by the
@@ -131,7 +65,7 @@ static uint32_t label_intern(flame *f, size_t off, const char *key, size_t key_l
 {
     size_t len = f->text.len - off;
     const char *s = f->text.p + off;
-    uint32_t h = str_hash(s, len);
+    uint32_t h = (uint32_t)tr_hash_bytes(s, len);
     if ((f->n_labels + 1) * 2 > f->label_cap) {
         size_t cap = f->label_cap ? f->label_cap * 2 : 256;
         uint32_t *slots = tr_calloc(cap, sizeof *slots);
@@ -206,12 +140,12 @@ static uint32_t frame_label(flame *f, uint32_t frame)
 /* The child LAB of PARENT, added if absent; PARENT TR_NONE adds the root. */
 static uint32_t node_add(flame *f, uint32_t parent, uint32_t lab)
 {
-    int found = 0;
     uint32_t *slot = NULL;
     if (parent != TR_NONE) {
-        slot = map_slot(&f->children, ((uint64_t)(parent + 1) << 32) | lab, &found);
+        int is_new;
+        slot = tr_map_slot(&f->children, ((uint64_t)(parent + 1) << 32) | lab, &is_new);
         if (!slot) return TR_NONE;
-        if (found) return *slot;
+        if (!is_new) return *slot;
     }
     if (f->n_nodes == f->cap_nodes) {
         size_t cap = f->cap_nodes ? f->cap_nodes * 2 : 1024;
@@ -237,14 +171,11 @@ static uint32_t stack_node(flame *f, uint32_t root, uint32_t stack, tr_vec *path
     path->len = 0;
     uint32_t node = root;
     for (uint32_t s = stack; s != 0; s = tr_stack_parent(t, s)) {
-        int found;
-        uint32_t *slot = map_slot(&f->memo, ((uint64_t)root << 32 | s) + 1, &found);
-        if (!slot) return TR_NONE;
-        if (found) {
-            node = *slot;
+        uint32_t known = tr_map_find(&f->memo, (uint64_t)root << 32 | s);
+        if (known != UINT32_MAX) {
+            node = known;
             break;
         }
-        *slot = TR_NONE; /* filled below, before anyone reads it */
         uint32_t *p = tr_vec_push(path);
         if (!p) return TR_NONE;
         *p = s;
@@ -255,8 +186,8 @@ static uint32_t stack_node(flame *f, uint32_t root, uint32_t stack, tr_vec *path
         if (lab == TR_NONE) return TR_NONE;
         node = node_add(f, node, lab);
         if (node == TR_NONE) return TR_NONE;
-        int found;
-        uint32_t *slot = map_slot(&f->memo, ((uint64_t)root << 32 | s) + 1, &found);
+        int is_new;
+        uint32_t *slot = tr_map_slot(&f->memo, (uint64_t)root << 32 | s, &is_new);
         if (!slot) return TR_NONE;
         *slot = node;
     }
@@ -337,8 +268,8 @@ static void flame_free(flame *f)
     tr_buf_fini(&f->text);
     tr_free(f->label_slots);
     tr_free(f->frame_label);
-    map_free(&f->children);
-    map_free(&f->memo);
+    tr_map_fini(&f->children);
+    tr_map_fini(&f->memo);
     tr_free(f->order);
 }
 
@@ -350,7 +281,7 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
     const tr_render_opts *o = f->o;
     tr_samples sm;
     tr_trace_samples(t, &sm);
-    u64map counts = {0};
+    tr_map counts = {0};
     weight_cache cache = {0, 1};
     int rc = TR_OK;
     for (size_t i = 0; i < sm.n && rc == TR_OK; i++) {
@@ -367,12 +298,12 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
             f->threads++;
         }
         uint64_t key = (uint64_t)roots[tk] << 32 | sm.stack[i];
-        int found;
-        uint32_t *slot = map_slot(&counts, key + 1, &found);
+        int is_new;
+        uint32_t *slot = tr_map_slot(&counts, key, &is_new);
         uint64_t *pair = NULL;
         if (!slot) {
             rc = TR_FATAL;
-        } else if (found) {
+        } else if (!is_new) {
             pair = &TR_VEC_AT(tally, uint64_t, 2 * (size_t)*slot);
         } else {
             *slot = (uint32_t)(tally->len / 2);
@@ -386,7 +317,7 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
         }
         if (rc == TR_OK) pair[1] += sample_weight(t, sm.args[i], &cache);
     }
-    map_free(&counts);
+    tr_map_fini(&counts);
     return rc;
 }
 

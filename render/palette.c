@@ -1,21 +1,13 @@
 /* palette.c: stable colours and marker shapes for names. */
 #include "render_impl.h"
+#include "tr_map.h"
 
 #include <strings.h>
 
-/* FNV-1a: cheap, and the same bytes give the same colour in every run. */
+/* The tree's one hash: the same bytes give the same colour in every run. */
 static uint32_t name_hash(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    /* A final mix so that names differing in the last byte spread over the palette. */
-    h ^= h >> 15;
-    h *= 0x2c1b3c6dU;
-    h ^= h >> 12;
-    return h;
+    return (uint32_t)tr_hash_bytes(s, n);
 }
 
 static int name_is(const char *s, size_t n, const char *word)

@@ -75,10 +75,9 @@ double tr_canvas_text(tr_canvas *c, const char *s, size_t n, double x, double y,
 
 /* ^A tick step of 1, 2 or 5 x 10^k ns giving at most MAX_TICKS ticks over SPAN ns. */
 int64_t tr_render_tick_step(int64_t span, int max_ticks);
-/* ^Appends TS as a tick label with a unit (ns, us, ms, s) fit for ticks of STEP near MAG. */
+/* ^Appends TS as a tick label ("1.25ms") with the unit and decimals fit for ticks of STEP near MAG.
+ */
 int tr_render_format_tick(tr_buf *b, int64_t ts, int64_t step, int64_t mag);
-/* ^Appends a duration with its unit and 3 decimals at most ("1.052 s", "830 us"). */
-int tr_render_format_duration(tr_buf *b, int64_t ns);
 
 /* ---- selection ---- */
 

@@ -1161,7 +1161,7 @@ static int draw_titles(draw_state *d)
     if (l->n_counters) rc |= tr_buf_addf(&b, ", %zu counter values", l->n_counters);
     if (l->n_samples) rc |= tr_buf_addf(&b, ", %zu samples", l->n_samples);
     rc |= tr_buf_addf(&b, " on %zu lanes, ", l->n_lanes - (l->summarised ? 1 : 0) + l->summarised);
-    rc |= tr_render_format_duration(&b, l->t1 - l->t0);
+    rc |= tr_buf_add_duration(&b, l->t1 - l->t0);
     rc |= tr_buf_adds(&b, " shown");
     if (l->summarised)
         rc |= tr_buf_addf(&b,

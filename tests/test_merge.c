@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GT_LOG  "testdata/gt/gt-tiny-visualize_demo-1worker.log"
 #define REC_DIR "testdata/recorder/g3-iomix-2r"
@@ -161,6 +162,110 @@ TR_TEST(zones)
         CHECK_INT(east, 7200);
         CHECK(tr_tz_offset("Europe/Berlin", 1767268800, &east) == 0);
         CHECK_INT(east, 3600);
+    }
+}
+
+/* ---- zoneinfo files, read without touching TZ ---- */
+
+static void put_be(FILE *f, uint64_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; i--) fputc((int)(v >> (8 * i)) & 0xff, f);
+}
+
+static void tzif_header(FILE *f, char version, uint32_t timecnt, uint32_t typecnt)
+{
+    static const char zero[15];
+    fwrite("TZif", 1, 4, f);
+    fputc(version, f);
+    fwrite(zero, 1, 15, f);
+    uint32_t counts[6] = {0, 0, 0, timecnt, typecnt, 1}; /* isut, isstd, leap, time, type, char */
+    for (int i = 0; i < 6; i++) put_be(f, counts[i], 4);
+}
+
+/* Zone NAME under DIR: N transitions TIMES[i] to type IDX[i], the offsets OFFS, a POSIX footer. */
+static void write_zone(const char *dir, const char *name, int v2, const int64_t *times,
+                       const uint8_t *idx, uint32_t n, const int32_t *offs, uint32_t ntypes,
+                       const char *footer)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    if (v2) { /* a v1 part with one type, then the 64-bit part */
+        tzif_header(f, '2', 0, 1);
+        put_be(f, 0, 6);
+        fputc(0, f);
+    }
+    tzif_header(f, v2 ? '2' : '\0', n, ntypes);
+    for (uint32_t i = 0; i < n; i++) put_be(f, (uint64_t)times[i], v2 ? 8 : 4);
+    if (n) fwrite(idx, 1, n, f);
+    for (uint32_t i = 0; i < ntypes; i++) {
+        put_be(f, (uint32_t)offs[i], 4);
+        put_be(f, 0, 2);
+    }
+    fputc(0, f);
+    if (v2) fprintf(f, "\n%s\n", footer);
+    fclose(f);
+}
+
+TR_TEST(zone_files)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/zoneinfo", tr_test_tmpdir());
+    mkdir(dir, 0755);
+    /* 2026-07-01 12:00, 2026-01-01 12:00 and 2040-07-01 12:00 as local seconds */
+    const int64_t jul26 = 1782907200, jan26 = 1767268800, jul40 = 2224756800;
+    int64_t east;
+    static const int32_t cet[] = {3600, 7200};
+    /* no transitions at all: the footer's rule decides */
+    write_zone(dir, "Rule", 1, NULL, NULL, 0, cet, 2, "CET-1CEST,M3.5.0,M10.5.0/3");
+    CHECK(tr_tz_offset_in("Rule", dir, jul26, &east) == 0);
+    CHECK_INT(east, 7200);
+    CHECK(tr_tz_offset_in("Rule", dir, jan26, &east) == 0);
+    CHECK_INT(east, 3600);
+    CHECK(tr_tz_offset_in("Rule", dir, jul40, &east) == 0);
+    CHECK_INT(east, 7200);
+    /* the last Sunday of March 2026 is the 29th: at 01:00 local it is winter, at 04:00 summer */
+    CHECK(tr_tz_offset_in("Rule", dir, 1774749600 - 3600, &east) == 0);
+    CHECK_INT(east, 3600);
+    CHECK(tr_tz_offset_in("Rule", dir, 1774749600 + 7200, &east) == 0);
+    CHECK_INT(east, 7200);
+    /* 02:30 that day is skipped: the offset after the change; 02:30 on 2026-10-25 comes
+    ** twice: the later offset, winter's */
+    CHECK(tr_tz_offset_in("Rule", dir, 1774749600 + 1800, &east) == 0);
+    CHECK_INT(east, 7200);
+    CHECK(tr_tz_offset_in("Rule", dir, 1792895400, &east) == 0);
+    CHECK_INT(east, 3600);
+    /* southern summer spans the new year */
+    static const int32_t aus[] = {36000, 39600};
+    write_zone(dir, "South", 1, NULL, NULL, 0, aus, 2, "AEST-10AEDT,M10.1.0,M4.1.0/3");
+    CHECK(tr_tz_offset_in("South", dir, jan26, &east) == 0);
+    CHECK_INT(east, 39600);
+    CHECK(tr_tz_offset_in("South", dir, jul26, &east) == 0);
+    CHECK_INT(east, 36000);
+    /* a version 1 file: +1h from 2001-09-09 to 2033-05-18, none before or after */
+    static const int64_t times[] = {1000000000, 2000000000};
+    static const uint8_t idx[] = {1, 0};
+    static const int32_t offs[] = {0, 3600};
+    write_zone(dir, "Old", 0, times, idx, 2, offs, 2, NULL);
+    CHECK(tr_tz_offset_in("Old", dir, 1500000000, &east) == 0);
+    CHECK_INT(east, 3600);
+    CHECK(tr_tz_offset_in("Old", dir, 500000000, &east) == 0);
+    CHECK_INT(east, 0);
+    CHECK(tr_tz_offset_in("Old", dir, 2100000000, &east) == 0);
+    CHECK_INT(east, 0);
+    /* a file without local time types, no file, a name climbing out */
+    write_zone(dir, "Text", 0, NULL, NULL, 0, offs, 0, NULL);
+    CHECK(tr_tz_offset_in("Text", dir, jan26, &east) < 0);
+    CHECK(tr_tz_offset_in("Missing", dir, jan26, &east) < 0);
+    CHECK(tr_tz_offset_in("../zoneinfo/Rule", dir, jan26, &east) < 0);
+    /* past the transitions a fat file lists (2037), its footer */
+    FILE *zi = fopen("/usr/share/zoneinfo/Europe/Berlin", "rb");
+    if (zi) {
+        fclose(zi);
+        CHECK(tr_tz_offset("Europe/Berlin", jul40, &east) == 0);
+        CHECK_INT(east, 7200);
     }
 }
 

@@ -1,6 +1,8 @@
 /*
-** map.h: a hash map from non-zero 64-bit keys (addresses, thread ids) to
-** 64-bit values, for the caches that keep a sample cheap.
+** map.h: a map from non-zero 64-bit keys (addresses, thread ids, hashes of
+** names) to 64-bit values (pointers, rows), for the caches that keep a
+** sample cheap: the tree's one map (tr_map.h) from the key to a row of the
+** values.
 */
 #ifndef TS_MAP_H
 #define TS_MAP_H
@@ -8,18 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tr_map.h"
+#include "tr_mem.h"
+
 typedef struct ts_map64 {
-    uint64_t *keys, *vals; /* key 0 marks an empty slot */
-    size_t cap, n;
+    tr_map rows; /* key -> row of vals */
+    tr_vec vals; /* uint64_t */
 } ts_map64;
 
 void ts_map64_init(ts_map64 *m);
 void ts_map64_fini(ts_map64 *m);
-/* The slot of KEY's value, or NULL when absent. */
+/* The slot of KEY's value, or NULL when absent (always for key 0); valid until the next put. */
 uint64_t *ts_map64_find(const ts_map64 *m, uint64_t key);
-/* Sets KEY to VAL; 0, or -1 when out of memory. */
+/* Sets KEY to VAL; 0, or -1 for key 0 or when out of memory. */
 int ts_map64_put(ts_map64 *m, uint64_t key, uint64_t val);
-/* Hash of N bytes, for keying strings. */
-uint64_t ts_hash_bytes(const void *p, size_t n);
 
 #endif

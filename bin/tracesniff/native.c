@@ -100,7 +100,7 @@ int ts_native_unwind(ts_native *n, pid_t tid, tr_vec *ips, tr_error *e)
 /* The module mapped from PATH, its symbols read the first time. */
 static module *module_of(ts_native *n, const char *path)
 {
-    uint64_t h = ts_hash_bytes(path, strlen(path));
+    uint64_t h = tr_hash_bytes(path, strlen(path));
     uint64_t *slot = ts_map64_find(&n->by_path, h);
     if (slot) {
         module *m = TR_VEC_AT(&n->modules, module *, *slot);

@@ -411,7 +411,7 @@ static const char *short_filename(ts_py *py, const char *full)
 {
     if (py->full_filenames || full[0] != '/') return full;
     size_t n = strlen(full);
-    uint64_t h = ts_hash_bytes(full, n);
+    uint64_t h = tr_hash_bytes(full, n);
     for (uint64_t *v = ts_map64_find(&py->shorts, h); v;) {
         short_name *sn = &TR_VEC_AT(&py->short_names, short_name, *v);
         if (strcmp(sn->full, full) == 0) return sn->shrt;

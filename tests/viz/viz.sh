@@ -63,7 +63,7 @@ filters)
         grep -q "Workers only" "$tmp/w.txt" || fail "no title"
         grep -q "client" "$tmp/w.txt" && fail "a client lane is drawn"
         grep -q "Slices" "$tmp/w.txt" && fail "a legend is drawn"
-        grep -q "200 ms" "$tmp/w.txt" || fail "no tick at the window's start"
+        grep -q "200ms" "$tmp/w.txt" || fail "no tick at the window's start"
     fi
     run 0 "$src/testdata/recorder/iomix-4r" --ranks 1,3 -o r.pdf
     if have pdftotext; then

@@ -1,8 +1,8 @@
 /*
-** tracesql_out.h: printing statement results in tracesql's output modes.
+** out_impl.h: printing statement results in tracesql's output modes.
 */
-#ifndef TR_TRACESQL_OUT_H
-#define TR_TRACESQL_OUT_H
+#ifndef TSQL_OUT_H
+#define TSQL_OUT_H
 
 #include <sqlite3.h>
 #include <stdio.h>

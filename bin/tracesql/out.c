@@ -1,5 +1,5 @@
 /*
-** tracesql_out.c: statement results as an aligned table, CSV, TSV, JSON or
+** out.c: statement results as an aligned table, CSV, TSV, JSON or
 ** "column = value" lines.
 **
 ** Table mode has to see every row before it can size the columns, so it keeps
@@ -7,7 +7,7 @@
 ** text (null in JSON); a blob is shown as X'hex'.  In table and TSV output,
 ** tabs and line breaks inside values become spaces so a row stays one line.
 */
-#include "tracesql_out.h"
+#include "out_impl.h"
 
 #include "tr_text.h"
 

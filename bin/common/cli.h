@@ -1,0 +1,122 @@
+/*
+** cli.h: what every tracecat binary shares: the one option parser and the
+** options every binary that reads traces takes, reading the inputs,
+** messages on stderr with the program's name, warning verbosity, progress
+** lines, signals.
+**
+** A binary's main file is wiring: its --help text, a table of its own
+** options, a function that takes each of them, and a run function.
+** tr_cli_parse takes the shared options itself (-h, -V, -q, -v and, for a
+** binary that reads traces, -f, --rank, --gt-pairing, --strict, --progress,
+** --no-progress, --align, --align-on, --tz, --threads), and tr_cli_load
+** reads the inputs with them.
+*/
+#ifndef TR_CLI_H
+#define TR_CLI_H
+
+#include <stdint.h>
+
+#include "tr_align.h"
+#include "tr_error.h"
+#include "tr_load.h"
+#include "tr_readers.h"
+#include "tr_writers.h"
+
+#define TR_EXIT_OK    0
+#define TR_EXIT_DATA  1 /* bad input, I/O failure */
+#define TR_EXIT_USAGE 2
+
+/* How the inputs are read: filled by the shared options. */
+typedef struct tr_cli_read {
+    const char *from; /* -f FORMAT, NULL = probe */
+    tr_rank_override *ranks;
+    size_t n_ranks;
+    int gt_pairing;           /* enum tr_gt_pairing */
+    tr_align_opts align;      /* --align, --align-on, --tz, and where zones are looked up */
+    tr_align_offset *offsets; /* owned: align.offsets */
+    int threads;              /* --threads, 0 = $TRACECAT_THREADS or the CPUs */
+} tr_cli_read;
+
+typedef struct tr_cli {
+    const char *prog;
+    int verbosity; /* 0 errors, 1 + warning summary (default), 2 each warning, 3 debug */
+    int progress;  /* -1 auto (stderr is a terminal), 0 off, 1 on */
+    tr_diag diag;
+    uint64_t warnings_shown;
+    tr_cli_read read;
+} tr_cli;
+
+void tr_cli_init(tr_cli *c, const char *prog);
+void tr_cli_fini(tr_cli *c);
+
+/* ---- options ---- */
+
+/* A row of a binary's option table: as getopt_long's, the id a letter or >= 256. */
+typedef struct tr_cli_opt {
+    const char *name;
+    int has_arg; /* no_argument or required_argument */
+    int id;
+} tr_cli_opt;
+
+typedef struct tr_cli_spec {
+    const char *usage;      /* the --help text */
+    const tr_cli_opt *opts; /* the binary's own options, up to a row with a NULL name */
+    int reads;              /* 1: it takes the options that read traces */
+    int posix_order;        /* options end at the first operand ("--" not needed) */
+    int own_errors;         /* getopt stays quiet and the message names the bad option */
+    void (*version)(void);  /* lines after --version's first, or NULL */
+    /* Takes option ID with ARG (NULL for flags); TR_EXIT_OK or an exit code, said already. */
+    int (*option)(tr_cli *c, void *user, int id, const char *arg);
+} tr_cli_spec;
+
+/*
+** Parses ARGV by S: the shared options into C, the binary's own through
+** S->option with USER.  Returns TR_EXIT_OK (*DONE 1 after --help or
+** --version: exit 0) with optind at the first operand, or TR_EXIT_USAGE
+** after saying what is wrong.
+*/
+int tr_cli_parse(tr_cli *c, const tr_cli_spec *s, int argc, char **argv, void *user, int *done);
+/* ^TR_EXIT_USAGE, said, when -f names no reader; else TR_EXIT_OK. */
+int tr_cli_check_from(tr_cli *c);
+/* ^Parses a whole decimal in [LO, HI]; returns 0 or -1. */
+int tr_cli_parse_long(const char *s, long lo, long hi, long *out);
+/*
+** Reads the N INPUTS into T with C's read options (NO_STACK_SLICES: the
+** output needs no slices made of stack samples), warns of inputs placed by
+** a guess, and freezes T.  Returns TR_EXIT_OK, or prints the error and
+** returns the exit code.
+*/
+int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices);
+
+/* ---- messages ---- */
+
+/* "prog: file:line:col: message" */
+void tr_cli_error(tr_cli *c, const tr_error *e);
+void tr_cli_errorf(tr_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line then "Try 'prog --help'"; returns TR_EXIT_USAGE. */
+int tr_cli_usage_error(tr_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After the run: "prog: N warnings (use -v to see them)" when some were hidden. */
+void tr_cli_warning_summary(tr_cli *c);
+/* The progress callback for tr_load_opts; draws only if enabled and the input is big. */
+void tr_cli_progress(void *user, const char *name, uint64_t done, uint64_t total);
+void tr_cli_progress_done(tr_cli *c);
+
+/* Removes temporary outputs on SIGINT/SIGTERM/SIGHUP, then dies of the signal. */
+void tr_cli_install_signals(void);
+/* Prints the library versions for --version. */
+void tr_cli_print_version(const char *prog);
+
+/* The help lines of --align, --align-on, --tz and --threads, alike in every binary. */
+/* clang-format off */
+#define TR_CLI_LOAD_HELP                                                                      \
+    "      --align FILE=OFFSET  put FILE's time zero at OFFSET on the merged timeline\n"      \
+    "                        (repeatable; 1.5s, -200ms, 30us)\n"                             \
+    "      --align-on NAME   line ranks up on the first slice named NAME of each\n"          \
+    "                        (a barrier, ProfilerStep#1): for sources without a clock\n"     \
+    "      --tz ZONE         zone of local times that state none (GT's Started:): UTC,\n"    \
+    "                        +02:00, local or a zoneinfo name (default: this machine's,\n"  \
+    "                        flagged as a guess)\n"                                          \
+    "      --threads N       read N inputs at once (default: the CPUs)\n"
+/* clang-format on */
+
+#endif

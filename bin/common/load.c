@@ -1,0 +1,56 @@
+/* load.c: reading the inputs a binary was given, with the shared read options. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Inputs placed by a guess: said once, as warnings are. */
+static void warn_guesses(tr_cli *c, const tr_trace *t)
+{
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        if (!tr_align_is_guess(in->placed)) continue;
+        tr_error w = {.code = TR_E_FORMAT};
+        snprintf(w.file, sizeof w.file, "%s", tr_str_get(t, in->path, NULL));
+        snprintf(w.msg, sizeof w.msg, "%s",
+                 in->placed == TR_PLACED_GUESS
+                     ? "no wall clock: its zero is put at the timeline's zero, a guess "
+                       "(use --align FILE=OFFSET or --align-on NAME)"
+                     : "its local time was read in this machine's zone, a guess (use --tz)");
+        c->diag.warnings++;
+        if (c->diag.fn) c->diag.fn(c->diag.user, &w);
+    }
+}
+
+int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices)
+{
+    const tr_cli_read *r = &c->read;
+    tr_align_opts align = r->align;
+    tr_load_opts lo = {
+        .readers = tr_readers,
+        .from = r->from,
+        .read = {.diag = &c->diag, .gt_pairing = r->gt_pairing, .no_stack_slices = no_stack_slices},
+        .ranks = r->ranks,
+        .n_ranks = r->n_ranks,
+        .progress = tr_cli_progress,
+        .progress_user = c,
+        .threads = r->threads,
+        .align = &align,
+    };
+    align.diag = &c->diag;
+    if (lo.threads <= 0 && getenv("TRACECAT_THREADS"))
+        lo.threads = atoi(getenv("TRACECAT_THREADS"));
+    tr_error e = {0};
+    int rc = tr_load_many(t, (const char *const *)inputs, n, &lo, &e);
+    tr_cli_progress_done(c);
+    if (rc < 0) {
+        tr_cli_error(c, &e);
+        return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+    }
+    warn_guesses(c, t);
+    if (tr_trace_freeze(t, &e) < 0) {
+        tr_cli_error(c, &e);
+        return TR_EXIT_DATA;
+    }
+    return TR_EXIT_OK;
+}

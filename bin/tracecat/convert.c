@@ -1,0 +1,184 @@
+/*
+** convert.c: tracecat convert and cat, the commands that write: the
+** inputs are read, filtered by --name, --track, --since and --until, and
+** handed to a writer.
+*/
+#include "tracecat_impl.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- filters ---- */
+
+/* A sample is named by its innermost frame's function. */
+static tr_str leaf_function(const tr_trace *t, uint32_t stack)
+{
+    const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, stack));
+    return f ? f->function : 0;
+}
+
+static tr_str event_name(const tr_trace *t, const tr_event *ev)
+{
+    switch (ev->kind) {
+    case TR_EV_SLICE: {
+        tr_slices s;
+        tr_trace_slices(t, &s);
+        return s.name[ev->row];
+    }
+    case TR_EV_INSTANT: {
+        tr_instants s;
+        tr_trace_instants(t, &s);
+        return s.name[ev->row];
+    }
+    case TR_EV_SAMPLE: {
+        tr_samples s;
+        tr_trace_samples(t, &s);
+        return leaf_function(t, s.stack[ev->row]);
+    }
+    default:
+        return 0;
+    }
+}
+
+static uint32_t event_track(const tr_trace *t, const tr_event *ev)
+{
+    switch (ev->kind) {
+    case TR_EV_SLICE: {
+        tr_slices s;
+        tr_trace_slices(t, &s);
+        return s.track[ev->row];
+    }
+    case TR_EV_INSTANT: {
+        tr_instants s;
+        tr_trace_instants(t, &s);
+        return s.track[ev->row];
+    }
+    case TR_EV_COUNTER: {
+        tr_counters s;
+        tr_trace_counters(t, &s);
+        return s.track[ev->row];
+    }
+    default: {
+        tr_samples s;
+        tr_trace_samples(t, &s);
+        return s.track[ev->row];
+    }
+    }
+}
+
+static int keep_event(void *user, const tr_trace *t, const tr_event *ev)
+{
+    const args *a = user;
+    if (a->has_since && ev->ts < a->since) return 0;
+    if (a->has_until && ev->ts > a->until) return 0;
+    if (a->name_glob) {
+        const char *name = tr_str_get(t, event_name(t, ev), NULL);
+        if (fnmatch(a->name_glob, name, 0) != 0) return 0;
+    }
+    if (a->track_glob) {
+        const tr_track *tk = tr_track_get(t, event_track(t, ev));
+        const char *name = tk ? tr_str_get(t, tk->name, NULL) : "";
+        if (fnmatch(a->track_glob, name, 0) != 0) return 0;
+    }
+    return 1;
+}
+
+static int has_filter(const args *a)
+{
+    return a->name_glob || a->track_glob || a->has_since || a->has_until;
+}
+
+/* ---- loading ---- */
+
+static int load_inputs(tr_cli *c, const args *a, tr_trace *t, char *const *inputs, int n)
+{
+    return tr_cli_load(c, t, inputs, (size_t)n, a->no_stack_slices);
+}
+
+static int load_all(tr_cli *c, const args *a, tr_trace *t)
+{
+    return load_inputs(c, a, t, a->inputs, a->n_inputs);
+}
+
+/* The options writers read, from the command line. */
+static tr_write_opts write_opts(const args *a, tr_filter *filter)
+{
+    *filter = (tr_filter){keep_event, (void *)a};
+    return (tr_write_opts){.filter = has_filter(a) ? filter : NULL,
+                           .header = a->header,
+                           .folded_prefix = a->folded_prefix,
+                           .partition_rank = a->partition_rank,
+                           .row_group_rows = a->row_group_rows,
+                           .free_bytes = a->free_bytes};
+}
+
+static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_writer *w,
+                       const char *path)
+{
+    tr_error e = {0};
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    if (tr_write_trace(w, t, path, &wo, &e) < 0) {
+        tr_cli_error(c, &e);
+        return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+    }
+    return TR_EXIT_OK;
+}
+
+/* ---- commands ---- */
+
+/* What the writer driver loads through: the inputs, read as the writer needs them. */
+typedef struct convert_job {
+    tr_cli *c;
+    args conv;
+    int exit; /* a load's exit status, reported already */
+} convert_job;
+
+static int convert_load(void *user, tr_trace *t, size_t first, size_t n, tr_error *e)
+{
+    (void)e;
+    convert_job *job = user;
+    job->exit = load_inputs(job->c, &job->conv, t, job->conv.inputs + first, (int)n);
+    return job->exit == TR_EXIT_OK ? TR_OK : TR_FAIL;
+}
+
+int cmd_convert(tr_cli *c, const args *a)
+{
+    if (!a->output) return tr_cli_usage_error(c, "convert needs -o OUTPUT");
+    const tr_writer *w = a->to ? tr_writer_find(a->to) : tr_writer_for_path(a->output);
+    if (!w && a->to) return tr_cli_usage_error(c, "unknown output format '%s'", a->to);
+    if (!w && strcmp(a->output, "-") == 0) return tr_cli_usage_error(c, "-o - needs --to FORMAT");
+    if (!w)
+        return tr_cli_usage_error(c, "cannot tell the format of '%s' from its extension (use --to)",
+                                  a->output);
+    if (a->partition_rank && !(w->flags & TR_WRITE_DATASET))
+        return tr_cli_usage_error(c, "--partition is for --to parquet");
+    if (a->row_group_rows && !(w->flags & TR_WRITE_DATASET))
+        return tr_cli_usage_error(c, "--row-group-rows is for --to parquet");
+    /* Slices derived from stack samples are not built for a writer that ignores them. */
+    convert_job job = {.c = c, .conv = *a};
+    job.conv.no_stack_slices = w->samples_only;
+    tr_error e = {0};
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    if (tr_write_inputs(w, a->output, &wo, (size_t)a->n_inputs, convert_load, &job, &e) == TR_OK)
+        return TR_EXIT_OK;
+    if (job.exit != TR_EXIT_OK) return job.exit;
+    tr_cli_error(c, &e);
+    return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+}
+
+int cmd_cat(tr_cli *c, const args *a)
+{
+    tr_trace *t = tr_trace_new();
+    if (!t) {
+        tr_cli_errorf(c, "out of memory");
+        return TR_EXIT_DATA;
+    }
+    int rc = load_all(c, a, t);
+    if (rc == TR_EXIT_OK)
+        rc = write_trace(c, a, t, tr_writer_find("lines"), a->output ? a->output : "-");
+    tr_trace_free(t);
+    return rc;
+}

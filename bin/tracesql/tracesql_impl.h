@@ -1,0 +1,43 @@
+/*
+** tracesql_impl.h: what tracesql's files share: the command line as parsed,
+** opening or loading the database (db.c) and the SQL session on it
+** (session.c).
+*/
+#ifndef TSQL_TRACESQL_H
+#define TSQL_TRACESQL_H
+
+#include <sqlite3.h>
+
+#include "cli.h"
+#include "out_impl.h"
+
+typedef struct args {
+    const char *save;
+    const char **sql; /* -c and SQL arguments, in order */
+    size_t n_sql;
+    const char **inputs;
+    size_t n_inputs;
+    int mode;   /* -1 = by the terminal */
+    int header; /* -1 = by the mode */
+    int interactive;
+} args;
+
+/* ---- db.c ---- */
+
+/* Is PATH a SQLite database (by its header)?  *NAMED_DB: is it named like one? */
+int looks_like_db(const char *path, int *named_db);
+/* Opens the tracecat database at PATH into *DB: an exit code, said. */
+int open_db(tr_cli *c, const char *path, sqlite3 **db);
+/* Reads A's inputs into an in-memory database *DB: an exit code, said. */
+int load_traces(tr_cli *c, const args *a, sqlite3 **db);
+/* Writes DB to PATH atomically (--save): an exit code, said. */
+int save_db(tr_cli *c, sqlite3 *db, const char *path);
+
+/* ---- session.c ---- */
+
+/* Ctrl-C interrupts a statement, drops the prompt's input, else ends tracesql. */
+void tsql_install_sigint(void);
+/* Runs A's SQL on DB, or reads statements from standard input: an exit code. */
+int tsql_session(tr_cli *c, sqlite3 *db, const args *a);
+
+#endif

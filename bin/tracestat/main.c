@@ -1,0 +1,286 @@
+/*
+** tracestat: the summaries people debug with, from any trace tracecat reads.
+**
+** The report is a library (lib/tr_report.h over lib/tr_analysis.h): this
+** file takes the options, reads the inputs and prints the report as text,
+** JSON or one CSV table.
+*/
+#include "cli.h"
+#include "tr_report.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "Usage: tracestat [OPTION]... INPUT...\n"
+    "Summarise a trace: busy and idle time per lane, the op breakdown, per-rank I/O,\n"
+    "hot stacks, stragglers and hangs across ranks, GPU streams.  INPUT is anything\n"
+    "tracecat reads (a file, a run folder, an archive, - for standard input); several\n"
+    "inputs are merged into one trace.\n"
+    "\n"
+    "Sections (all that have data are printed, in this order):\n"
+    "  overview    inputs, time span, event counts, skipped lines\n"
+    "  lanes       per lane: busy time, utilization, idle time, longest idle gaps, ops\n"
+    "  ops         per slice name and per category: count, total, mean, p50, p95, max, bytes\n"
+    "  io          per rank: bytes, ops by kind, I/O time, bandwidth; request sizes;\n"
+    "              files with their access pattern (Darshan's conventions)\n"
+    "  hot         hottest functions of sampled stacks, by self and total samples\n"
+    "  stragglers  ranks whose busy, I/O or step time is an outlier (median +- k*MAD)\n"
+    "  hangs       threads grouped by identical last stacks, the odd one out first\n"
+    "  gpu         GPU streams and devices: kernels, memcpy, memset, NCCL overlap\n"
+    "\n"
+    "Options:\n"
+    "      --section NAME    print only this section (repeatable, or NAME,NAME)\n"
+    "      --json            print JSON (schema tracestat/1, see README.md)\n"
+    "      --csv SECTION     print one table as CSV: lanes, ops, categories, io-ranks,\n"
+    "                        io-layers, io-files, io-sizes, hot, stragglers, hangs,\n"
+    "                        gpu-streams, gpu-devices\n"
+    "      --sort KEY        ops order: total (default), count, mean, max\n"
+    "      --top N           rows per table (default 20 in tables, all in JSON and\n"
+    "                        CSV; 0 = all)\n"
+    "      --gaps N          idle gaps listed per lane (default 3)\n"
+    "      --k K             straggler threshold: |x - median| > K * MAD (default 3)\n"
+    "      --step GLOB       names of step slices (default ProfilerStep*)\n"
+    "      --per-thread      hot: a table per thread besides the merged one\n"
+    "      --by-total        hot: order by total samples instead of self\n"
+    "      --ascii           plain ASCII tables and bars\n"
+    "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
+    "  -f, --from FORMAT     input format (default: probe the content)\n"
+    "      --rank FILE=N     the processes read from FILE are rank N "
+    "(repeatable)\n" TR_CLI_LOAD_HELP
+    "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
+    "      --strict          a bad record is an error, not a warning\n"
+    "  -q, --quiet           errors only\n"
+    "  -v, --verbose         show every warning\n"
+    "      --progress        always draw progress on stderr\n"
+    "      --no-progress     never draw progress\n"
+    "  -h, --help            show this help and exit\n"
+    "  -V, --version         show the version and exit\n"
+    "\n"
+    "Exit status: 0 success (warnings too), 1 bad input or I/O failure, 2 usage error.\n"
+    "Examples:\n"
+    "  tracestat run.log\n"
+    "  tracestat recorder-run/ --section io\n"
+    "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
+    "  tracestat dumps.txt --section hangs,hot --json\n";
+
+enum {
+    OPT_SECTION = 256,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_SORT,
+    OPT_TOP,
+    OPT_GAPS,
+    OPT_K,
+    OPT_STEP,
+    OPT_PER_THREAD,
+    OPT_BY_TOTAL,
+    OPT_ASCII,
+    OPT_WIDTH
+};
+
+static const tr_cli_opt options[] = {
+    {"ascii", no_argument, OPT_ASCII},
+    {"by-total", no_argument, OPT_BY_TOTAL},
+    {"csv", required_argument, OPT_CSV},
+    {"gaps", required_argument, OPT_GAPS},
+    {"json", no_argument, OPT_JSON},
+    {"k", required_argument, OPT_K},
+    {"per-thread", no_argument, OPT_PER_THREAD},
+    {"section", required_argument, OPT_SECTION},
+    {"sort", required_argument, OPT_SORT},
+    {"step", required_argument, OPT_STEP},
+    {"top", required_argument, OPT_TOP},
+    {"width", required_argument, OPT_WIDTH},
+    {NULL, 0, 0},
+};
+
+typedef struct args {
+    tr_report_opts ro;
+    int json;
+    const char *csv;
+} args;
+
+static int parse_sections(tr_cli *c, args *a, const char *list)
+{
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        int found = tr_report_section_find(p, n);
+        if (found < 0)
+            return tr_cli_usage_error(c,
+                                      "unknown section '%.*s' (overview, lanes, ops, io, hot, "
+                                      "stragglers, hangs, gpu)",
+                                      (int)n, p);
+        a->ro.sections |= 1u << found;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return TR_EXIT_OK;
+}
+
+static int parse_sort(tr_cli *c, args *a, const char *arg)
+{
+    static const char *const keys[] = {"total", "count", "mean", "max"};
+    static const int sorts[] = {TR_OP_SORT_TOTAL, TR_OP_SORT_COUNT, TR_OP_SORT_MEAN,
+                                TR_OP_SORT_MAX};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(arg, keys[i]) != 0) continue;
+        a->ro.sort = sorts[i];
+        return TR_EXIT_OK;
+    }
+    return tr_cli_usage_error(c, "--sort is total, count, mean or max");
+}
+
+/* The options that take a number. */
+static int number_option(tr_cli *c, args *a, int id, const char *arg)
+{
+    long v;
+    char *end;
+    switch (id) {
+    case OPT_TOP:
+        if (tr_cli_parse_long(arg, 0, 1000000000, &v) < 0)
+            return tr_cli_usage_error(c, "bad --top '%s' (a count, 0 = all)", arg);
+        a->ro.top = v;
+        return TR_EXIT_OK;
+    case OPT_GAPS:
+        if (tr_cli_parse_long(arg, 0, 1000, &v) < 0)
+            return tr_cli_usage_error(c, "bad --gaps '%s' (0 to 1000)", arg);
+        a->ro.stat.gaps = (size_t)v;
+        return TR_EXIT_OK;
+    case OPT_K: {
+        double k = strtod(arg, &end);
+        if (!*arg || *end || !(k > 0) || k > 1e6)
+            return tr_cli_usage_error(c, "bad --k '%s' (a positive number)", arg);
+        a->ro.stat.mad_k = k;
+        return TR_EXIT_OK;
+    }
+    default: /* OPT_WIDTH */
+        if (tr_cli_parse_long(arg, 40, 10000, &v) < 0)
+            return tr_cli_usage_error(c, "bad --width '%s' (40 to 10000)", arg);
+        a->ro.width = (int)v;
+        return TR_EXIT_OK;
+    }
+}
+
+static int option(tr_cli *c, void *user, int id, const char *arg)
+{
+    args *a = user;
+    switch (id) {
+    case OPT_SECTION:
+        return parse_sections(c, a, arg);
+    case OPT_JSON:
+        a->json = 1;
+        return TR_EXIT_OK;
+    case OPT_CSV: {
+        int sec = tr_report_csv_section(arg);
+        if (sec < 0) return tr_cli_usage_error(c, "unknown CSV table '%s' (see --help)", arg);
+        a->csv = arg;
+        a->ro.sections = 1u << sec;
+        return TR_EXIT_OK;
+    }
+    case OPT_SORT:
+        return parse_sort(c, a, arg);
+    case OPT_STEP:
+        a->ro.stat.step_glob = arg;
+        return TR_EXIT_OK;
+    case OPT_PER_THREAD:
+        a->ro.stat.hot_per_thread = 1;
+        return TR_EXIT_OK;
+    case OPT_BY_TOTAL:
+        a->ro.by_total = 1;
+        return TR_EXIT_OK;
+    case OPT_ASCII:
+        a->ro.ascii = 1;
+        return TR_EXIT_OK;
+    default:
+        return number_option(c, a, id, arg);
+    }
+}
+
+/* The terminal's width, else $COLUMNS, else 100. */
+static int terminal_width(void)
+{
+    struct winsize ws;
+    if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    const char *cols = getenv("COLUMNS");
+    if (cols) {
+        long v = strtol(cols, NULL, 10);
+        if (v > 0 && v < 10000) return (int)v;
+    }
+    return 100;
+}
+
+static int report(tr_cli *c, const args *a, const tr_trace *t)
+{
+    tr_report *r;
+    tr_error e = {0};
+    if (tr_report_new(t, &a->ro, &r, &e) < 0) {
+        tr_cli_error(c, &e);
+        return TR_EXIT_DATA;
+    }
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    if (a->csv)
+        tr_report_csv(r, a->csv, &b);
+    else if (a->json)
+        tr_report_json(r, &b);
+    else
+        tr_report_text(r, &b);
+    int rc = TR_EXIT_OK;
+    if (fwrite(b.p, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
+        tr_cli_errorf(c, "cannot write the output");
+        rc = TR_EXIT_DATA;
+    }
+    tr_buf_fini(&b);
+    tr_report_free(r);
+    return rc;
+}
+
+/* The mistakes only the whole command line shows. */
+static int check_args(tr_cli *c, const args *a, int argc)
+{
+    if (a->json && a->csv) return tr_cli_usage_error(c, "--json and --csv exclude each other");
+    int rc = tr_cli_check_from(c);
+    if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
+    return rc;
+}
+
+static int run(tr_cli *c, const args *a, char **inputs, int n)
+{
+    tr_trace *t = tr_trace_new();
+    if (!t) {
+        tr_cli_errorf(c, "out of memory");
+        return TR_EXIT_DATA;
+    }
+    int rc = tr_cli_load(c, t, inputs, (size_t)n, 0);
+    if (rc == TR_EXIT_OK) rc = report(c, a, t);
+    tr_trace_free(t);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const tr_cli_spec spec = {
+        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    tr_cli c;
+    tr_cli_init(&c, "tracestat");
+    args a = {0};
+    tr_report_opts_init(&a.ro);
+    a.ro.width = 0;
+    int done;
+    int rc = tr_cli_parse(&c, &spec, argc, argv, &a, &done);
+    if (rc == TR_EXIT_OK && !done) rc = check_args(&c, &a, argc);
+    if (rc == TR_EXIT_OK && !done) {
+        if (!a.ro.width) a.ro.width = terminal_width();
+        tr_cli_install_signals();
+        rc = run(&c, &a, argv + optind, argc - optind);
+        if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
+    }
+    tr_cli_fini(&c);
+    return rc;
+}

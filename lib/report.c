@@ -1,0 +1,110 @@
+/*
+** report.c: a report is the analyses of the sections asked, computed once;
+** report_text.c, report_json.c and report_csv.c format it, report_info.c
+** is tracecat info's overview.
+*/
+#include "report_impl.h"
+
+#include <string.h>
+
+static const char *const section_names[TR_REPORT_SECTION_COUNT] = {
+    "overview", "lanes", "ops", "io", "hot", "stragglers", "hangs", "gpu"};
+
+const char *tr_report_section_name(int sec)
+{
+    return sec >= 0 && sec < TR_REPORT_SECTION_COUNT ? section_names[sec] : NULL;
+}
+
+int tr_report_section_find(const char *name, size_t n)
+{
+    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
+        if (strlen(section_names[s]) == n && strncmp(name, section_names[s], n) == 0) return s;
+    return -1;
+}
+
+void tr_report_opts_init(tr_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sort = TR_OP_SORT_TOTAL;
+    o->top = -1;
+    o->width = 100;
+    tr_stat_opts_init(&o->stat);
+}
+
+size_t tr_rp_top(const tr_report *r, size_t n, int human)
+{
+    long top = r->o.top >= 0 ? r->o.top : human ? 20 : 0;
+    return top > 0 && (size_t)top < n ? (size_t)top : n;
+}
+
+/* The ops and hot tables come in the order the options ask. */
+static void sort_tables(tr_report *r)
+{
+    const tr_trace *t = r->t;
+    if (tr_rp_has(r, TR_REPORT_OPS)) {
+        tr_op_stats_sort(t, r->ops.by_name, r->ops.n_names, r->o.sort);
+        tr_op_stats_sort(t, r->ops.by_cat, r->ops.n_cats, r->o.sort);
+    }
+    if (tr_rp_has(r, TR_REPORT_HOT) && r->o.by_total) {
+        tr_hot_table_sort(t, &r->hot.merged, 1);
+        for (size_t i = 0; i < r->hot.n_threads; i++) tr_hot_table_sort(t, &r->hot.threads[i], 1);
+    }
+}
+
+static int compute(tr_report *r, tr_error *e)
+{
+    const tr_trace *t = r->t;
+    const tr_stat_opts *so = &r->o.stat;
+    r->have_span = tr_stat_span(t, &r->first, &r->last);
+    if (tr_rp_has(r, TR_REPORT_LANES) && tr_lane_stats_compute(t, so, &r->lanes, e) < 0)
+        return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_OPS) && tr_op_stats_compute(t, &r->ops, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_IO) && tr_io_stats_compute(t, &r->io, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_HOT) && tr_hot_stats_compute(t, so, &r->hot, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_STRAGGLERS) && tr_straggler_stats_compute(t, so, &r->strag, e) < 0)
+        return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_HANGS) && tr_hang_stats_compute(t, &r->hangs, e) < 0)
+        return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_GPU) && tr_gpu_stats_compute(t, &r->gpu, e) < 0) return TR_FATAL;
+    sort_tables(r);
+    return TR_OK;
+}
+
+int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e)
+{
+    *out = NULL;
+    tr_report *r = tr_calloc(1, sizeof *r);
+    if (!r) return tr_error_nomem(e);
+    r->t = t;
+    r->o = *o;
+    r->want = o->sections ? o->sections : (1u << TR_REPORT_SECTION_COUNT) - 1;
+    r->explicit_sections = o->sections != 0;
+    if (compute(r, e) != TR_OK) {
+        tr_report_free(r);
+        return TR_FATAL;
+    }
+    *out = r;
+    return TR_OK;
+}
+
+void tr_report_free(tr_report *r)
+{
+    if (!r) return;
+    tr_lane_stats_fini(&r->lanes);
+    tr_op_stats_fini(&r->ops);
+    tr_io_stats_fini(&r->io);
+    tr_hot_stats_fini(&r->hot);
+    tr_straggler_stats_fini(&r->strag);
+    tr_hang_stats_fini(&r->hangs);
+    tr_gpu_stats_fini(&r->gpu);
+    tr_free(r);
+}
+
+void tr_report_text(const tr_report *r, tr_buf *b)
+{
+    static void (*const section[TR_REPORT_SECTION_COUNT])(const tr_report *, tr_buf *) = {
+        tr_rp_text_overview, tr_rp_text_lanes,      tr_rp_text_ops,   tr_rp_text_io,
+        tr_rp_text_hot,      tr_rp_text_stragglers, tr_rp_text_hangs, tr_rp_text_gpu};
+    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
+        if (tr_rp_has(r, s)) section[s](r, b);
+}

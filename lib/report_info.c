@@ -1,0 +1,366 @@
+/*
+** report_info.c: what a trace holds, as tracecat info prints it: the
+** inputs with their clocks and placement, the span, the rows of every table,
+** the lanes with their events per kind, the most frequent names.
+*/
+#include "report_impl.h"
+#include "tr_align.h"
+#include "tr_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A sample is named by its innermost frame's function. */
+static tr_str leaf_function(const tr_trace *t, uint32_t stack)
+{
+    const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, stack));
+    return f ? f->function : 0;
+}
+
+typedef struct name_count {
+    tr_str name;
+    uint64_t count;
+} name_count;
+
+static int by_count_desc(const void *pa, const void *pb)
+{
+    const name_count *a = pa, *b = pb;
+    if (a->count != b->count) return a->count < b->count ? 1 : -1;
+    return a->name < b->name ? -1 : a->name > b->name;
+}
+
+typedef struct trace_summary {
+    int64_t first, last;
+    uint64_t *track_events; /* per track, by event kind */
+    name_count *names;      /* indexed by string id, then sorted */
+    size_t n_names;
+    name_count *instant_cats; /* instants per category (e.g. Chrome phases without a table) */
+    size_t n_instant_cats;
+} trace_summary;
+
+/* Counts per track and name, table by table (each table is in time order). */
+static int summarize(const tr_trace *t, trace_summary *s)
+{
+    size_t n_tracks = tr_track_count(t), n_strs = tr_str_count(t);
+    s->track_events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
+    uint64_t *by_name = tr_calloc(n_strs, sizeof *by_name);
+    if (!s->track_events || !by_name) {
+        tr_free(by_name);
+        return -1;
+    }
+    s->first = INT64_MAX;
+    s->last = INT64_MIN;
+    tr_slices sl;
+    tr_instants in;
+    tr_counters cn;
+    tr_samples sm;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &cn);
+    tr_trace_samples(t, &sm);
+#define TALLY(kind, tab, endexpr, nameexpr)                                                        \
+    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+        int64_t end = (endexpr);                                                                   \
+        if ((tab).ts[i] < s->first) s->first = (tab).ts[i];                                        \
+        if (end > s->last) s->last = end;                                                          \
+        if ((tab).track[i] < n_tracks)                                                             \
+            s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;                         \
+        tr_str name = (nameexpr);                                                                  \
+        if (name && name < n_strs) by_name[name]++;                                                \
+    }
+    TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], sl.dur[i]), sl.name[i])
+    TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
+    TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
+    TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
+#undef TALLY
+    size_t named = 0;
+    for (size_t i = 0; i < n_strs; i++) named += by_name[i] != 0;
+    s->names = tr_calloc(named ? named : 1, sizeof *s->names);
+    if (!s->names) {
+        tr_free(by_name);
+        return -1;
+    }
+    for (size_t i = 0; i < n_strs; i++)
+        if (by_name[i]) s->names[s->n_names++] = (name_count){(tr_str)i, by_name[i]};
+    qsort(s->names, s->n_names, sizeof *s->names, by_count_desc);
+    /* the same tally for instant categories, reusing the per-string counts */
+    memset(by_name, 0, n_strs * sizeof *by_name);
+    size_t cats = 0;
+    for (size_t i = 0; i < in.n; i++)
+        if (in.cat[i] && in.cat[i] < n_strs && by_name[in.cat[i]]++ == 0) cats++;
+    s->instant_cats = tr_calloc(cats ? cats : 1, sizeof *s->instant_cats);
+    if (!s->instant_cats) {
+        tr_free(by_name);
+        return -1;
+    }
+    for (size_t i = 0; i < n_strs; i++)
+        if (by_name[i]) s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
+    tr_free(by_name);
+    qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);
+    return 0;
+}
+
+static const char *const kind_names[TR_EV_KIND_COUNT] = {"slices", "instants", "counters",
+                                                         "samples"};
+
+/* Whether tr_align placed the inputs (several, or --align, --align-on): then info says where. */
+static int placed(const tr_trace *t)
+{
+    return tr_input_count(t) > 1 ||
+           (tr_input_count(t) == 1 && tr_input_get(t, 0)->placed != TR_PLACED_AS_IS);
+}
+
+/* Unix nanoseconds as UTC, with as many decimals as PRECISION_NS leaves meaningful. */
+static void print_unix(tr_buf *b, int64_t ns, int64_t precision_ns)
+{
+    int64_t secs = ns / 1000000000, frac = ns % 1000000000;
+    if (frac < 0) secs--, frac += 1000000000;
+    time_t tt = (time_t)secs;
+    struct tm tm;
+    char day[32];
+    if (!gmtime_r(&tt, &tm) || !strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm)) {
+        tr_buf_add_int(b, ns);
+        return;
+    }
+    tr_buf_adds(b, day);
+    int digits = 9;
+    for (int64_t p = precision_ns; p >= 10 && digits > 0; p /= 10) digits--;
+    if (precision_ns > 0 && digits > 0) {
+        tr_buf_addf(b, ".%09lld", (long long)frac);
+        b->len -= (size_t)(9 - digits);
+        b->p[b->len] = '\0';
+    }
+    tr_buf_adds(b, "Z");
+}
+
+/* The clock lines of input I: its wall-clock origin, and where a merge put it. */
+static void info_clock(const tr_trace *t, size_t i, int merged, tr_buf *b)
+{
+    const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+    if (in->origin_unix_ns != INT64_MIN) {
+        tr_buf_adds(b, "  wall clock: ");
+        print_unix(b, in->origin_unix_ns, in->origin_precision_ns);
+        if (in->origin_precision_ns > 0) {
+            tr_buf_adds(b, ", precision ");
+            tr_buf_add_duration(b, in->origin_precision_ns);
+        }
+        if (in->origin_from) tr_buf_addf(b, ", from %s", tr_str_get(t, in->origin_from, NULL));
+        tr_buf_adds(b, "\n");
+    } else if (in->origin_from) {
+        tr_buf_addf(b, "  wall clock: unread (%s; use --tz)\n",
+                    tr_str_get(t, in->origin_from, NULL));
+    }
+    if (!merged) return;
+    tr_buf_adds(b, "  placed: ");
+    tr_buf_add_duration(b, in->offset_ns);
+    tr_buf_addf(b, " (%s)\n", tr_align_how_name(in->placed));
+    for (size_t p = 0; p < tr_process_count(t); p++) {
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
+        if (pr->input != i || pr->offset_ns == in->offset_ns) continue;
+        tr_buf_addf(b, "    %s", tr_str_get(t, pr->name, NULL));
+        if (pr->rank >= 0) tr_buf_addf(b, " (rank %d)", pr->rank);
+        tr_buf_adds(b, " placed at ");
+        tr_buf_add_duration(b, pr->offset_ns);
+        tr_buf_adds(b, "\n");
+    }
+    if (in->placed == TR_PLACED_GUESS)
+        tr_buf_adds(b, "  warning: no wall clock: placed at the timeline's zero, a guess "
+                       "(use --align or --align-on)\n");
+    else if (in->placed == TR_PLACED_GUESS_ZONE)
+        tr_buf_adds(b, "  warning: local time read in this machine's zone, a guess (use --tz)\n");
+}
+
+/* The rows of every table, as "counts" names them. */
+enum { N_COUNTS = 9 };
+static const char *const count_names[N_COUNTS] = {"processes", "tracks",   "slices",
+                                                  "instants",  "counters", "samples",
+                                                  "flows",     "frames",   "stacks"};
+
+static void table_counts(const tr_trace *t, size_t *n)
+{
+    tr_slices sl;
+    tr_instants ins;
+    tr_counters cn;
+    tr_samples sm;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &ins);
+    tr_trace_counters(t, &cn);
+    tr_trace_samples(t, &sm);
+    size_t v[N_COUNTS] = {
+        tr_process_count(t), tr_track_count(t),    sl.n, ins.n, cn.n, sm.n, tr_flow_count(t),
+        tr_frame_count(t),   tr_stack_count(t) - 1};
+    memcpy(n, v, sizeof v);
+}
+
+static void text_inputs(const tr_trace *t, int merged, tr_buf *b)
+{
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        tr_buf_addf(b, "input %zu: %s\n  format: %s\n", i, tr_str_get(t, in->path, NULL),
+                    tr_str_get(t, in->format, NULL));
+        if (in->origin_wall) tr_buf_addf(b, "  origin: %s\n", tr_str_get(t, in->origin_wall, NULL));
+        if (in->clock) tr_buf_addf(b, "  clock: %s\n", tr_str_get(t, in->clock, NULL));
+        info_clock(t, i, merged, b);
+        tr_buf_addf(b, "  skipped: %llu non-record lines, %llu bad records\n",
+                    (unsigned long long)in->lines_skipped, (unsigned long long)in->warnings);
+    }
+    int64_t zero = tr_timeline_origin(t);
+    if (merged && zero != INT64_MIN) {
+        tr_buf_adds(b, "timeline zero: ");
+        print_unix(b, zero, 1);
+        tr_buf_adds(b, "\n");
+    }
+}
+
+static void text_lanes(const tr_trace *t, const trace_summary *s, tr_buf *b)
+{
+    tr_buf_adds(b, "lanes:\n");
+    for (size_t i = 0; i < tr_track_count(t); i++) {
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
+        tr_buf_addf(b, "  %s / %s (%s)", tr_str_get(t, p->name, NULL),
+                    tr_str_get(t, tk->name, NULL), tr_track_kind_name(tk->kind));
+        if (p->rank >= 0) tr_buf_addf(b, " rank %d", p->rank);
+        tr_buf_adds(b, ":");
+        for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+            uint64_t n = s->track_events[i * TR_EV_KIND_COUNT + (size_t)k];
+            if (n) tr_buf_addf(b, " %s %llu", kind_names[k], (unsigned long long)n);
+        }
+        tr_buf_adds(b, "\n");
+    }
+}
+
+static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
+{
+    text_inputs(t, placed(t), b);
+    tr_rp_span(b, s->first <= s->last, s->first, s->last);
+    size_t n[N_COUNTS];
+    table_counts(t, n);
+    for (size_t i = 0; i < N_COUNTS; i++)
+        tr_buf_addf(b, "%s%s %zu", i ? ", " : "counts: ", count_names[i], n[i]);
+    tr_buf_adds(b, "\n");
+    text_lanes(t, s, b);
+    tr_buf_adds(b, "top names:\n");
+    for (size_t i = 0; i < s->n_names && i < 10 && s->names[i].count; i++)
+        tr_buf_addf(b, "  %8llu  %s\n", (unsigned long long)s->names[i].count,
+                    tr_str_get(t, s->names[i].name, NULL));
+    if (s->n_instant_cats) tr_buf_adds(b, "instants by category:\n");
+    for (size_t i = 0; i < s->n_instant_cats && i < 20; i++)
+        tr_buf_addf(b, "  %8llu  %s\n", (unsigned long long)s->instant_cats[i].count,
+                    tr_str_get(t, s->instant_cats[i].name, NULL));
+}
+
+/* Where a merge put input IN (one input keeps its times: nothing to say). */
+static void json_placement(const tr_trace *t, const tr_input_info *in, tr_buf *b)
+{
+    tr_buf_adds(b, ",\"origin_unix_ns\":");
+    if (in->origin_unix_ns != INT64_MIN)
+        tr_buf_add_int(b, in->origin_unix_ns);
+    else
+        tr_buf_adds(b, "null");
+    tr_buf_addf(b, ",\"precision_ns\":%lld,\"origin_from\":", (long long)in->origin_precision_ns);
+    tr_buf_add_json_id(b, t, in->origin_from);
+    tr_buf_addf(b, ",\"placed\":\"%s\",\"guess\":%s,\"offset_ns\":%lld",
+                tr_align_how_name(in->placed), tr_align_is_guess(in->placed) ? "true" : "false",
+                (long long)in->offset_ns);
+}
+
+static void json_inputs(const tr_trace *t, int merged, tr_buf *b)
+{
+    tr_buf_adds(b, "{\"inputs\":[");
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        tr_buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
+        tr_buf_add_json_id(b, t, in->path);
+        tr_buf_adds(b, ",\"format\":");
+        tr_buf_add_json_id(b, t, in->format);
+        tr_buf_adds(b, ",\"origin\":");
+        if (in->origin_wall)
+            tr_buf_add_json_id(b, t, in->origin_wall);
+        else
+            tr_buf_adds(b, "null");
+        tr_buf_adds(b, ",\"clock\":");
+        tr_buf_add_json_id(b, t, in->clock);
+        tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu",
+                    (unsigned long long)in->lines_skipped, (unsigned long long)in->warnings);
+        if (merged) json_placement(t, in, b);
+        tr_buf_adds(b, "}");
+    }
+    tr_buf_adds(b, "]");
+    if (merged) {
+        tr_buf_adds(b, ",\"timeline_origin_unix_ns\":");
+        int64_t zero = tr_timeline_origin(t);
+        if (zero != INT64_MIN)
+            tr_buf_add_int(b, zero);
+        else
+            tr_buf_adds(b, "null");
+    }
+}
+
+static void json_lanes(const tr_trace *t, const trace_summary *s, int merged, tr_buf *b)
+{
+    tr_buf_adds(b, ",\"lanes\":[");
+    for (size_t i = 0; i < tr_track_count(t); i++) {
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
+        tr_buf_adds(b, i ? ",{\"process\":" : "{\"process\":");
+        tr_buf_add_json_id(b, t, p->name);
+        tr_buf_adds(b, ",\"track\":");
+        tr_buf_add_json_id(b, t, tk->name);
+        tr_buf_addf(b, ",\"kind\":\"%s\",\"rank\":%d", tr_track_kind_name(tk->kind), p->rank);
+        if (merged)
+            tr_buf_addf(b, ",\"input\":%u,\"offset_ns\":%lld", p->input, (long long)p->offset_ns);
+        for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+            tr_buf_addf(b, ",\"%s\":%llu", kind_names[k],
+                        (unsigned long long)s->track_events[i * TR_EV_KIND_COUNT + (size_t)k]);
+        tr_buf_adds(b, "}");
+    }
+    tr_buf_adds(b, "]");
+}
+
+static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
+{
+    int merged = placed(t);
+    json_inputs(t, merged, b);
+    tr_buf_adds(b, ",\"span_ns\":");
+    if (s->first <= s->last)
+        tr_buf_addf(b, "[%lld,%lld]", (long long)s->first, (long long)s->last);
+    else
+        tr_buf_adds(b, "null");
+    size_t n[N_COUNTS];
+    table_counts(t, n);
+    for (size_t i = 0; i < N_COUNTS; i++)
+        tr_buf_addf(b, "%s\"%s\":%zu", i ? "," : ",\"counts\":{", count_names[i], n[i]);
+    tr_buf_adds(b, "}");
+    json_lanes(t, s, merged, b);
+    tr_buf_adds(b, ",\"top_names\":[");
+    for (size_t i = 0; i < s->n_names && i < 10 && s->names[i].count; i++) {
+        tr_buf_adds(b, i ? ",{\"name\":" : "{\"name\":");
+        tr_buf_add_json_id(b, t, s->names[i].name);
+        tr_buf_addf(b, ",\"count\":%llu}", (unsigned long long)s->names[i].count);
+    }
+    tr_buf_adds(b, "],\"instant_categories\":[");
+    for (size_t i = 0; i < s->n_instant_cats && i < 20; i++) {
+        tr_buf_adds(b, i ? ",{\"category\":" : "{\"category\":");
+        tr_buf_add_json_id(b, t, s->instant_cats[i].name);
+        tr_buf_addf(b, ",\"count\":%llu}", (unsigned long long)s->instant_cats[i].count);
+    }
+    tr_buf_adds(b, "]}\n");
+}
+
+int tr_report_info(const tr_trace *t, int json, tr_buf *b, tr_error *e)
+{
+    trace_summary s = {0};
+    int rc = summarize(t, &s);
+    if (rc == 0) {
+        if (json)
+            info_json(t, &s, b);
+        else
+            info_text(t, &s, b);
+    }
+    tr_free(s.track_events);
+    tr_free(s.names);
+    tr_free(s.instant_cats);
+    return rc == 0 ? TR_OK : tr_error_nomem(e);
+}

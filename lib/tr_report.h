@@ -1,0 +1,110 @@
+/*
+** tr_report.h: the report people debug with, as text, JSON or CSV.
+**
+** A report holds the analyses of tr_analysis.h, computed once over a frozen
+** trace for the sections asked, and formats them three ways: aligned tables
+** with bars for people, JSON (schema "tracestat/1", documented in README.md)
+** and one CSV table at a time for scripts.  tracestat prints a whole report;
+** tracecat info prints the trace's overview (tr_report_info).  Nothing here
+** prints or reads the terminal: every formatter appends to a tr_buf, and the
+** caller passes the width of its output.  Times in the text are spelled by
+** tr_buf_add_duration; JSON and CSV keep nanoseconds.
+*/
+#ifndef TR_REPORT_H
+#define TR_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_analysis.h"
+#include "tr_error.h"
+#include "tr_mem.h"
+#include "tr_trace.h"
+
+/* The sections, in the order they are printed. */
+enum tr_report_section {
+    TR_REPORT_OVERVIEW = 0, /* inputs, time span, event counts, skipped lines */
+    TR_REPORT_LANES,        /* busy and idle time per lane */
+    TR_REPORT_OPS,          /* per slice name and per category */
+    TR_REPORT_IO,           /* per rank, per layer, request sizes, files */
+    TR_REPORT_HOT,          /* hottest functions of sampled stacks */
+    TR_REPORT_STRAGGLERS,   /* outlier ranks */
+    TR_REPORT_HANGS,        /* threads grouped by their last stack */
+    TR_REPORT_GPU,          /* GPU streams and devices */
+    TR_REPORT_SECTION_COUNT
+};
+
+/* ^The name of section SEC ("overview", "lanes", ...), or NULL when SEC is none. */
+const char *tr_report_section_name(int sec);
+/* ^The section named by the N bytes at NAME, or -1. */
+int tr_report_section_find(const char *name, size_t n);
+/*
+** ^The section that CSV table NAME comes from ("io-files": TR_REPORT_IO), or
+** -1 when there is no such table.  The tables: lanes, ops, categories,
+** io-ranks, io-layers, io-files, io-sizes, hot, stragglers, hangs,
+** gpu-streams, gpu-devices.
+*/
+int tr_report_csv_section(const char *name);
+
+typedef struct tr_report_opts {
+    unsigned sections; /* bits 1u << TR_REPORT_*; 0 = all */
+    int sort;          /* order of the ops tables: TR_OP_SORT_* */
+    long top;          /* rows per table: -1 = 20 in text and all in JSON and CSV; 0 = all */
+    int by_total;      /* hot: order by total samples instead of self */
+    int ascii;         /* plain ASCII tables and bars instead of box drawing */
+    int width;         /* columns the text may use */
+    tr_stat_opts stat; /* idle gaps, straggler k, step names, per-thread hot tables */
+} tr_report_opts;
+
+/* ^Defaults: every section, ops by total, top -1, width 100, tr_stat_opts_init's. */
+void tr_report_opts_init(tr_report_opts *o);
+
+typedef struct tr_report tr_report;
+
+/*
+** tr_report_new: compute a report
+** CONSTRUCTOR: tr_report
+**
+** ^Computes the sections O asks of the frozen trace T into *OUT and returns
+** TR_OK, or TR_FATAL with E filled when an allocation fails (*OUT is then
+** NULL).  ^The report borrows T and copies O; T must outlive it.
+*/
+int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e);
+/* ^Frees R; NULL is a no-op. */
+void tr_report_free(tr_report *r);
+
+/*
+** tr_report_text: the report as people read it
+** METHOD: tr_report
+**
+** ^Appends each section that has data, in enum order, as a "── title"
+** heading and aligned tables cut to the width (a section asked by name is
+** printed even when empty, saying so).  ^Tables list the top rows (20 by
+** default) and say how many more there are.  ^With ascii, headings, rules
+** and bars use ASCII only.
+*/
+void tr_report_text(const tr_report *r, tr_buf *b);
+/*
+** ^Appends the report as one JSON object of schema "tracestat/1": schema,
+** inputs and span_ns always, then an object or array per section computed.
+*/
+void tr_report_json(const tr_report *r, tr_buf *b);
+/*
+** ^Appends CSV table NAME (see tr_report_csv_section) with its header line
+** and returns TR_OK, or returns TR_FAIL without appending when NAME is no
+** table.  ^Fields holding a comma, quote or line break are quoted.
+*/
+int tr_report_csv(const tr_report *r, const char *name, tr_buf *b);
+
+/*
+** tr_report_info: what a trace holds, as tracecat info prints it
+**
+** ^Appends each input (path, format, origin, clock, wall clock, skipped
+** lines, and where a merge placed it), the span, the row count of every
+** table, each lane with its events per kind, the ten most frequent names
+** and the instants per category, as text or, when JSON, as one object.
+** ^Returns TR_OK, or TR_FATAL with E filled when an allocation fails.
+*/
+int tr_report_info(const tr_trace *t, int json, tr_buf *b, tr_error *e);
+
+#endif
