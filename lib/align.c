@@ -99,11 +99,11 @@ static int is_leap(int64_t y)
 /* The day (since 1970) of rule day D in year Y. */
 static int64_t tz_rule_day(const tz_day *d, int64_t y)
 {
-    int64_t jan1 = days_from_civil(y, 1, 1);
+    int64_t jan1 = tr_days_from_civil(y, 1, 1);
     if (d->kind == 'J') return jan1 + d->d - 1 + (is_leap(y) && d->d >= 60);
     if (d->kind == 'n') return jan1 + d->d;
-    int64_t first = days_from_civil(y, d->m, 1);
-    int64_t next = d->m == 12 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, d->m + 1, 1);
+    int64_t first = tr_days_from_civil(y, d->m, 1);
+    int64_t next = d->m == 12 ? tr_days_from_civil(y + 1, 1, 1) : tr_days_from_civil(y, d->m + 1, 1);
     int64_t weekday = ((first + 4) % 7 + 7) % 7; /* 1970-01-01 was a Thursday */
     int64_t day = first + (d->d - weekday + 7) % 7 + (d->w - 1) * 7;
     while (day >= next) day -= 7; /* week 5: the last such day of the month */
@@ -115,7 +115,7 @@ static int64_t tz_rule_offset(const tz_rule *r, int64_t utc)
     if (!r->has_dst) return r->std_off;
     int64_t days = floor_div(utc + r->std_off, 86400);
     int64_t y = 1970 + floor_div(days, 366);
-    while (days_from_civil(y + 1, 1, 1) <= days) y++;
+    while (tr_days_from_civil(y + 1, 1, 1) <= days) y++;
     int64_t start = tz_rule_day(&r->start, y) * 86400 + r->start.secs - r->std_off;
     int64_t end = tz_rule_day(&r->end, y) * 86400 + r->end.secs - r->dst_off;
     int dst = start < end ? utc >= start && utc < end : !(utc >= end && utc < start);

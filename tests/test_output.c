@@ -350,7 +350,8 @@ TR_TEST(cleanup_all)
 
 TR_TEST(alloc_failures)
 {
-    const char *dir = fresh_dir("nomem");
+    char dir[4096]; /* the join below runs more often than tr_test_join has buffers */
+    snprintf(dir, sizeof dir, "%s", fresh_dir("nomem"));
     static const char *const names[] = {"o.txt", "o.txt.gz", "o.txt.zst"};
     for (size_t i = 0; i < 3; i++) {
         for (uint64_t n = 1; n < 20; n++) {
