@@ -134,7 +134,11 @@ int tr_canvas_commit(tr_canvas *c, tr_error *e)
     if (st == CAIRO_STATUS_SUCCESS) {
         if (c->format == TR_RENDER_PNG) {
             cairo_surface_flush(c->surface);
-            st = cairo_surface_write_to_png_stream(c->surface, canvas_write, c);
+            int rc = tr_png_write(c->surface, c->out, e);
+            if (rc < 0) {
+                tr_canvas_abort(c);
+                return rc;
+            }
         } else {
             cairo_surface_finish(c->surface);
             st = cairo_surface_status(c->surface);

@@ -54,6 +54,8 @@ int tr_canvas_open(tr_canvas *c, int format, const char *path, int w, int h, dou
                    tr_error *e);
 /* ^Finishes the surface, writes it and renames the output into place; closes C. */
 int tr_canvas_commit(tr_canvas *c, tr_error *e);
+/* ^Writes the opaque image surface S as an 8-bit RGB PNG into OUT.  ^TR_OK, or < 0 with E. */
+int tr_png_write(cairo_surface_t *s, tr_output *out, tr_error *e);
 /* ^Drops everything, removing the temporary file.  ^Safe on a closed canvas. */
 void tr_canvas_abort(tr_canvas *c);
 
