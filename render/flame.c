@@ -19,11 +19,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define FRAME_IN       0.12 /* frame height at its tallest */
-#define FRAME_FLOOR_IN 0.03 /* thinner than this, deeper stacks are cut */
-#define TOP_IN         0.08
-#define GAP_IN         0.06 /* between the titles and the frames */
-#define BOTTOM_IN      0.06
+#define FRAME_IN       0.12 /* frame height, as flamegraph.pl's 16 px at 150 dpi */
+#define FRAME_MAX_IN   0.2  /* ... taller when few levels fill FRAMES_MIN_IN */
+#define FRAMES_MIN_IN  0.9
+#define FRAME_FLOOR_IN 0.04 /* thinner than this, deeper stacks are cut */
+#define TOP_IN         0.05
+#define GAP_IN         0.04 /* between the titles and the frames */
+#define BOTTOM_IN      0.04
 
 typedef struct fnode {
     uint32_t parent;
@@ -569,8 +571,8 @@ static int flame_geom(const flame *f, geom *g, int format)
     g->W = (int)lround(o->width_in * dpi);
     g->px_per_pt = dpi / 72.0;
     g->title_y = TOP_IN * dpi;
-    g->subtitle_y = g->title_y + 12 * g->px_per_pt * 1.3;
-    g->top = g->subtitle_y + 7 * g->px_per_pt * 1.45 + GAP_IN * dpi;
+    g->subtitle_y = g->title_y + 12 * g->px_per_pt * 1.25;
+    g->top = g->subtitle_y + 7 * g->px_per_pt * 1.3 + GAP_IN * dpi;
     g->details_h = format == TR_RENDER_SVG ? 7 * g->px_per_pt * 1.8 : 0;
     g->x0 = 0.12 * dpi;
     g->w = plot_width(o);
@@ -578,7 +580,7 @@ static int flame_geom(const flame *f, geom *g, int format)
     int rows = drawn_levels(f, g, NULL);
     double avail = fmax(1, o->height_in * dpi - g->top - g->details_h - BOTTOM_IN * dpi);
     double floor_h = fmax(2, FRAME_FLOOR_IN * dpi);
-    g->fh = fmin(FRAME_IN * dpi, avail / rows);
+    g->fh = fmin(fmin(fmax(FRAME_IN, FRAMES_MIN_IN / rows), FRAME_MAX_IN) * dpi, avail / rows);
     g->levels = rows;
     if (g->fh < floor_h) {
         g->fh = floor_h;

@@ -24,19 +24,19 @@
 #define ROW_COMFORT_IN    0.1   /* lanes show fewer rows before rows get thinner than this */
 #define ROW_NESTED_MIN_IN 0.035 /* below this, deep slices share their lane's last row */
 #define LANE_MIN_IN       0.007 /* below this, lanes over the cap are summarised */
-#define PLOT_MIN_IN       0.5   /* rows of a small timeline grow to fill this much */
+#define PLOT_MIN_IN       0.75  /* rows of a small timeline grow to fill this much */
 #define LANE_ROWS         6     /* rows a lane shows at most */
 #define THIN_ROWS         0.5   /* a lane with almost nothing is this many rows tall */
-#define THIN_EVENTS       3     /* ... almost nothing: this many events, no counter */
+#define THIN_EVENTS       3     /* ... almost nothing: this many events, busy 1 % of the time */
 #define STRIP_ROWS        0.6   /* the marker strip over a lane's slices, in rows */
 #define SUMMARY_ROWS      6     /* the summary lane is as tall as this many rows */
 #define HEADER_IN         0.17
 #define LABEL_MIN_IN      0.9
 #define LABEL_MAX_IN      2.4
 #define MARGIN_IN         0.12 /* left and right */
-#define TOP_IN            0.08
-#define BOTTOM_IN         0.06
-#define GAP_IN            0.06 /* between the titles and the plot, the axis and a legend under it */
+#define TOP_IN            0.05
+#define BOTTOM_IN         0.04
+#define GAP_IN            0.04 /* between the titles and the plot, the axis and a legend under it */
 #define FAR_APART         100 /* inputs further apart than this many times their spans are warned of */
 
 /* ---- names ---- */
@@ -146,6 +146,7 @@ void tr_timeline_layout_free(tr_timeline_layout *l)
 /* Per-track facts gathered in one pass over the tables. */
 typedef struct track_scan {
     uint64_t events; /* slices and instants in the window */
+    int64_t busy;    /* time its top-level slices take in the window */
     int any;         /* any event in the window */
     int instants;    /* instants in the window */
     int depth;       /* deepest slice + 1 */
@@ -179,10 +180,12 @@ static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
         if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
         seen_at(l, &ts[tk], s.ts[i], end);
         ts[tk].events++;
+        int64_t in_window = (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
+        if (s.depth[i] == 0) ts[tk].busy += in_window;
         if (s.depth[i] + 1 > ts[tk].depth) ts[tk].depth = s.depth[i] + 1;
         tl_name *ns = tl_names_add(&l->slice_names, s.name[i]);
         if (!ns) return tr_error_nomem(e);
-        ns->dur += (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
+        ns->dur += in_window;
         ns->count++;
         l->n_slices++;
     }
@@ -323,7 +326,7 @@ static size_t make_lanes(tr_timeline_layout *l, const track_scan *scan)
         ln->is_counter = k->counter && !k->depth;
         ln->has_counter = k->counter;
         ln->events = k->events;
-        ln->thin = !k->counter && k->events <= THIN_EVENTS;
+        ln->thin = !k->counter && k->events <= THIN_EVENTS && k->busy < (l->t1 - l->t0) / 100;
         ln->guess = lane_guessed(t, ln->process);
         ln->cmin = k->cmin < 0 ? k->cmin : 0;
         ln->cmax = k->cmax > ln->cmin ? k->cmax : ln->cmin + 1;
@@ -446,12 +449,12 @@ static double place_titles(tr_timeline_layout *l)
 {
     double y = TOP_IN * l->o.dpi;
     l->title_y = y;
-    y += l->title_pt * l->px_per_pt * 1.3;
+    y += l->title_pt * l->px_per_pt * 1.25;
     l->subtitle_y = y;
-    y += l->text_pt * l->px_per_pt * 1.45;
+    y += l->text_pt * l->px_per_pt * 1.3;
     if (l->warning.len) {
         l->warning_y = y;
-        y += l->text_pt * l->px_per_pt * 1.45;
+        y += l->text_pt * l->px_per_pt * 1.3;
     }
     return y + GAP_IN * l->o.dpi;
 }

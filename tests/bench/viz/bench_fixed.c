@@ -1,8 +1,9 @@
 /*
 ** bench_fixed [RUNS] [FORMAT]: the fixed cost of a picture.  A trace of one
 ** slice is drawn RUNS times (20) as a 16 x 10 in timeline at 150 dpi (2400 x
-** 1500 pixels) into a PNG (or .svg / .pdf); prints the best and the mean time
-** of a render, the first left out (it loads fonts).
+** 1500 pixels, the height given) into a PNG (or .svg / .pdf), then at the
+** height its content needs; prints the best and the mean time of a render,
+** the first left out (it loads fonts).
 */
 #include "tr_render.h"
 
@@ -36,20 +37,23 @@ int main(int argc, char **argv)
     if (tr_trace_freeze(t, &e) < 0) return 1;
     tr_render_opts o;
     tr_render_opts_init(&o);
-    double best = 1e9, sum = 0;
-    for (int i = 0; i < runs; i++) {
-        double a = now();
-        if (tr_render(t, &o, out, -1, NULL, &e) < 0) {
-            fprintf(stderr, "bench_fixed: %s\n", e.msg);
-            return 1;
+    for (o.height_given = 1; o.height_given >= 0; o.height_given--) {
+        double best = 1e9, sum = 0;
+        tr_render_stats st;
+        for (int i = 0; i < runs; i++) {
+            double a = now();
+            if (tr_render(t, &o, out, -1, &st, &e) < 0) {
+                fprintf(stderr, "bench_fixed: %s\n", e.msg);
+                return 1;
+            }
+            double d = now() - a;
+            if (i == 0) continue;
+            sum += d;
+            if (d < best) best = d;
         }
-        double d = now() - a;
-        if (i == 0) continue;
-        sum += d;
-        if (d < best) best = d;
+        printf("%s %d x %d: best %.1f ms, mean %.1f ms over %d renders\n", ext, st.width_px,
+               st.height_px, best * 1e3, sum / (runs - 1) * 1e3, runs - 1);
     }
-    printf("%s 2400 x 1500: best %.1f ms, mean %.1f ms over %d renders\n", ext, best * 1e3,
-           sum / (runs - 1) * 1e3, runs - 1);
     tr_trace_free(t);
     return 0;
 }
