@@ -7,13 +7,16 @@
 ** timeline lays out one lane per track, grouped by process; a flame graph
 ** merges the trace's stack samples.  The layout is computed once and shared
 ** by every surface, so a test can ask where something was drawn
-** (tr_timeline_x, tr_timeline_row) and probe that pixel of the PNG.
+** (tr_timeline_x, tr_timeline_row, the parts and label boxes) and probe that
+** pixel of the PNG.  A picture is as tall as its content needs (lanes sized
+** by their depth, a flame graph by its deepest stack), at most height_in,
+** unless the height was given.
 **
 ** Level of detail: a slice narrower than a pixel is not drawn on its own;
 ** it adds to a busy bar per pixel column and lane row whose height says how
 ** much of the column was busy.  Markers of one shape closer than a pixel (or
-** half their radius) on one lane are drawn once.  So the cost grows with events + pixels, not with
-*overdraw.
+** half their radius) on one lane are drawn once.  So the cost grows with
+** events + pixels, not with overdraw.
 */
 #ifndef TR_RENDER_H
 #define TR_RENDER_H
@@ -32,7 +35,8 @@ enum tr_flame_color { TR_FLAME_BY_NAME = 0, TR_FLAME_BY_MODULE };
 typedef struct tr_render_opts {
     int kind;                   /* enum tr_render_kind */
     double width_in, height_in; /* picture size in inches (16 x 10, as GT's visualize) */
-    int height_given;           /* 1: height_in exactly; 0: as tall as the content, at most that */
+    int height_given;           /* 1: height_in exactly; 0 (default): as tall as the content needs,
+                                   at most height_in */
     double dpi;                 /* pixels per inch of a PNG (150); vector outputs keep the inches */
     int64_t since, until;       /* time window from the origin, when has_since / has_until */
     int has_since, has_until;

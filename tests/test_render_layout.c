@@ -280,6 +280,10 @@ TR_TEST(samples_chrome)
     sample("testdata/chrome/catapult/flow.json", 0);
     sample("testdata/chrome/catapult/big_trace.json", 0);
     sample("testdata/chrome/hta/call_stack/backward_thread.json", 0);
+    sample("testdata/chrome/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", 0);
+    sample("testdata/chrome/hta/critical_path/alexnet/"
+           "benchmark_result_2869224_1695835535_trace.json.gz",
+           0);
     sample("testdata/chrome/perfetto/flow_events_json_v2.json", 0);
 }
 
@@ -570,45 +574,59 @@ TR_TEST(flame_deep_cut)
 
 /* ---- the PNG writer ---- */
 
-/* A PNG decoder of its own: chunks and CRCs, zlib, the five filters; prints RGB at points. */
+/*
+** A PNG decoder of its own: chunks and CRCs, zlib, the five filters.  Its
+** arguments are "@FILE" (decode FILE, print its width and height) and
+** "X,Y" (print the RGB of FILE's pixel there).
+*/
 static const char png_py[] =
     "import sys, struct, zlib\n"
-    "d = open(sys.argv[1], 'rb').read()\n"
-    "assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n', 'signature'\n"
-    "p, idat, seen = 8, b'', []\n"
-    "while p < len(d):\n"
-    "    n, = struct.unpack('>I', d[p:p + 4]); kind = d[p + 4:p + 8]; body = d[p + 8:p + 8 + n]\n"
-    "    crc, = struct.unpack('>I', d[p + 8 + n:p + 12 + n])\n"
-    "    assert zlib.crc32(kind + body) == crc, 'crc of ' + repr(kind)\n"
-    "    seen.append(kind); p += 12 + n\n"
-    "    if kind == b'IHDR': w, h, depth, ctype, comp, filt, inter = struct.unpack('>IIBBBBB', "
+    "def decode(path):\n"
+    "    d = open(path, 'rb').read()\n"
+    "    assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n', 'signature'\n"
+    "    p, idat, seen = 8, b'', []\n"
+    "    while p < len(d):\n"
+    "        n, = struct.unpack('>I', d[p:p + 4]); kind = d[p + 4:p + 8]\n"
+    "        body = d[p + 8:p + 8 + n]; crc, = struct.unpack('>I', d[p + 8 + n:p + 12 + n])\n"
+    "        assert zlib.crc32(kind + body) == crc, 'crc of ' + repr(kind)\n"
+    "        seen.append(kind); p += 12 + n\n"
+    "        if kind == b'IHDR': w, h, depth, ct, comp, filt, inter = struct.unpack('>IIBBBBB', "
     "body)\n"
-    "    if kind == b'IDAT': idat += body\n"
-    "assert seen[0] == b'IHDR' and seen[-1] == b'IEND' and p == len(d), seen\n"
-    "assert (depth, ctype, comp, filt, inter) == (8, 2, 0, 0, 0)\n"
-    "raw = zlib.decompress(idat); stride = 3 * w\n"
-    "assert len(raw) == h * (stride + 1), 'size'\n"
-    "rows, prev = [], bytearray(stride)\n"
-    "for y in range(h):\n"
-    "    f = raw[y * (stride + 1)]; r = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + "
-    "1)])\n"
-    "    for i in range(stride):\n"
-    "        a = r[i - 3] if i >= 3 else 0; b = prev[i]; c = prev[i - 3] if i >= 3 else 0\n"
-    "        if f == 1: r[i] = (r[i] + a) & 255\n"
-    "        elif f == 2: r[i] = (r[i] + b) & 255\n"
-    "        elif f == 3: r[i] = (r[i] + (a + b) // 2) & 255\n"
-    "        elif f == 4:\n"
-    "            q = a + b - c; pa, pb, pc = abs(q - a), abs(q - b), abs(q - c)\n"
-    "            r[i] = (r[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255\n"
-    "        else: assert f == 0, 'filter %d' % f\n"
-    "    rows.append(r); prev = r\n"
-    "print(w, h)\n"
-    "for q in sys.argv[2:]:\n"
+    "        if kind == b'IDAT': idat += body\n"
+    "    assert seen[0] == b'IHDR' and seen[-1] == b'IEND' and p == len(d), seen\n"
+    "    assert (depth, ct, comp, filt, inter) == (8, 2, 0, 0, 0)\n"
+    "    raw = zlib.decompress(idat); stride = 3 * w\n"
+    "    assert len(raw) == h * (stride + 1), 'size'\n"
+    "    rows, prev = [], bytearray(stride)\n"
+    "    for y in range(h):\n"
+    "        f = raw[y * (stride + 1)]\n"
+    "        r = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])\n"
+    "        if f == 2: r, f = bytearray((u + v) & 255 for u, v in zip(r, prev)), 0\n"
+    "        for i in range(stride if f else 0):\n"
+    "            a = r[i - 3] if i >= 3 else 0; b = prev[i]; c = prev[i - 3] if i >= 3 else 0\n"
+    "            if f == 1: r[i] = (r[i] + a) & 255\n"
+    "            elif f == 3: r[i] = (r[i] + (a + b) // 2) & 255\n"
+    "            elif f == 4:\n"
+    "                q = a + b - c; pa, pb, pc = abs(q - a), abs(q - b), abs(q - c)\n"
+    "                r[i] = (r[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255\n"
+    "            else: assert False, 'filter %d' % f\n"
+    "        rows.append(r); prev = r\n"
+    "    print(w, h)\n"
+    "    return rows\n"
+    "for q in sys.argv[1:]:\n"
+    "    if q[0] == '@': rows = decode(q[1:]); continue\n"
     "    x, y = map(int, q.split(',')); o = 3 * x\n"
     "    print('%02x%02x%02x' % (rows[y][o], rows[y][o + 1], rows[y][o + 2]))\n";
 
-/* Decodes PATH with python3 and compares the pixels at N points with cairo's (libpng's) reading. */
-static void check_png_decodes(const char *path, int (*pts)[2], size_t n)
+/* Pictures and the points of each to compare, decoded in one run of python3 (slow to start). */
+typedef struct decode_job {
+    char path[4096];
+    int pts[300][2];
+    size_t n;
+} decode_job;
+
+/* Decodes the pictures with python3 and compares their pixels with cairo's (libpng's) reading. */
+static void check_png_decodes(const decode_job *jobs, size_t n_jobs)
 {
     const char *script = tmp_path("png.py");
     FILE *f = fopen(script, "w");
@@ -616,26 +634,37 @@ static void check_png_decodes(const char *path, int (*pts)[2], size_t n)
     if (!f) return;
     fputs(png_py, f);
     fclose(f);
-    char cmd[16384];
-    int len = snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", script, path);
-    for (size_t i = 0; i < n; i++)
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d,%d", pts[i][0], pts[i][1]);
+    static char cmd[65536];
+    int len = snprintf(cmd, sizeof cmd, "python3 '%s'", script);
+    for (size_t j = 0; j < n_jobs; j++) {
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " '@%s'", jobs[j].path);
+        for (size_t i = 0; i < jobs[j].n; i++)
+            len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d,%d", jobs[j].pts[i][0],
+                            jobs[j].pts[i][1]);
+    }
     FILE *out = popen(cmd, "r");
     CHECK(out != NULL);
     if (!out) return;
-    png p;
-    CHECK(png_open(&p, path) == 0);
-    int w = 0, h = 0;
-    CHECK(fscanf(out, "%d %d", &w, &h) == 2);
-    CHECK_INT(w, p.w);
-    CHECK_INT(h, p.h);
-    for (size_t i = 0; i < n; i++) {
-        unsigned got = 0;
-        CHECK(fscanf(out, "%x", &got) == 1);
-        CHECK_INT(got, px(&p, pts[i][0], pts[i][1]));
+    for (size_t j = 0; j < n_jobs; j++) {
+        png p;
+        CHECK(png_open(&p, jobs[j].path) == 0);
+        int w = 0, h = 0;
+        CHECK(fscanf(out, "%d %d", &w, &h) == 2);
+        CHECK_INT(w, p.w);
+        CHECK_INT(h, p.h);
+        for (size_t i = 0; i < jobs[j].n; i++) {
+            unsigned got = 0;
+            CHECK(fscanf(out, "%x", &got) == 1);
+            CHECK_INT(got, px(&p, jobs[j].pts[i][0], jobs[j].pts[i][1]));
+        }
+        png_close(&p);
     }
     CHECK(pclose(out) == 0);
-    png_close(&p);
+}
+
+static void add_point(decode_job *j, int x, int y)
+{
+    if (j->n < sizeof j->pts / sizeof *j->pts) j->pts[j->n][0] = x, j->pts[j->n++][1] = y;
 }
 
 TR_TEST(png_writer)
@@ -648,51 +677,61 @@ TR_TEST(png_writer)
     tr_slice_add(t, tk, 600000, 400000, tr_str_internz(t, "add"), 0, -1, 0);
     tr_error e = {0};
     CHECK(tr_trace_freeze(t, &e) == TR_OK);
+    static decode_job jobs[4];
+    memset(jobs, 0, sizeof jobs);
     /* Small pictures of odd widths (a row whose bytes are not a multiple of anything). */
-    static const double widths[] = {7, 5.01, 3.37};
-    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+    static const double widths[] = {7, 3.37};
+    for (size_t k = 0; k < 2; k++) {
         tr_render_opts o;
         opts(&o, TR_RENDER_TIMELINE);
         o.width_in = widths[k];
         o.dpi = 60;
-        const char *out = tmp_path("w.png");
-        CHECK(tr_render(t, &o, out, -1, NULL, &e) == TR_OK);
+        decode_job *j = &jobs[k];
+        snprintf(j->path, sizeof j->path, "%s", tmp_path(k ? "w1.png" : "w0.png"));
+        CHECK(tr_render(t, &o, j->path, -1, NULL, &e) == TR_OK);
         tr_timeline_layout *l;
         CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
         double y0, y1;
         CHECK(tr_timeline_row(l, tk, 0, &y0, &y1, NULL));
         int w, h, ym = (int)((y0 + y1) / 2);
         tr_timeline_size(l, &w, &h);
-        int pts[][2] = {{0, 0},
-                        {w - 1, h - 1},
-                        {(int)tr_timeline_x(l, 380000), ym},
-                        {(int)tr_timeline_x(l, 980000), ym},
-                        {(int)tr_timeline_x(l, 500000), ym},
-                        {w / 2, 10},
-                        {w / 3, h / 2}};
-        check_png_decodes(out, pts, sizeof pts / sizeof *pts);
+        int xa = (int)tr_timeline_x(l, 380000), xb = (int)tr_timeline_x(l, 980000);
+        add_point(j, 0, 0);
+        add_point(j, w - 1, h - 1);
+        add_point(j, xa, ym);
+        add_point(j, xb, ym);
+        add_point(j, (int)tr_timeline_x(l, 500000), ym);
+        add_point(j, w / 2, 10);
+        add_point(j, w / 3, h / 2);
         png pic;
-        CHECK(png_open(&pic, out) == 0);
-        CHECK_INT(px(&pic, pts[2][0], ym), tr_timeline_color(l, "MatMul", 6));
-        CHECK_INT(px(&pic, pts[3][0], ym), tr_timeline_color(l, "add", 3));
+        CHECK(png_open(&pic, j->path) == 0);
+        CHECK_INT(px(&pic, xa, ym), tr_timeline_color(l, "MatMul", 6));
+        CHECK_INT(px(&pic, xb, ym), tr_timeline_color(l, "add", 3));
         CHECK_INT(px(&pic, 0, 0), 0xffffff);
         png_close(&pic);
         tr_timeline_layout_free(l);
     }
+    /* A given height far above the content: long runs of repeated rows, the last one at the end. */
+    tr_render_opts o;
+    opts(&o, TR_RENDER_TIMELINE);
+    o.dpi = 30;
+    o.height_given = 1;
+    snprintf(jobs[2].path, sizeof jobs[2].path, "%s", tmp_path("tall.png"));
+    CHECK(tr_render(t, &o, jobs[2].path, -1, NULL, &e) == TR_OK);
+    static const int edge[][2] = {{0, 0}, {479, 299}, {240, 150}, {100, 299}, {240, 40}};
+    for (size_t i = 0; i < 5; i++) add_point(&jobs[2], edge[i][0], edge[i][1]);
     tr_trace_free(t);
     /* A real picture: every pixel as libpng reads it, at a few hundred points. */
     tr_trace *gt = load(src_path("testdata/gt/gt-tiny-visualize_demo-1worker.log"));
     CHECK(gt != NULL);
     if (!gt) return;
-    tr_render_opts o;
     opts(&o, TR_RENDER_TIMELINE);
     o.dpi = 40;
-    const char *out = tmp_path("gt.png");
+    snprintf(jobs[3].path, sizeof jobs[3].path, "%s", tmp_path("gt.png"));
     tr_render_stats st;
-    CHECK(tr_render(gt, &o, out, -1, &st, &e) == TR_OK);
-    int pts[300][2];
+    CHECK(tr_render(gt, &o, jobs[3].path, -1, &st, &e) == TR_OK);
     for (int i = 0; i < 300; i++)
-        pts[i][0] = (i * 37) % st.width_px, pts[i][1] = (i * 53) % st.height_px;
-    check_png_decodes(out, pts, 300);
+        add_point(&jobs[3], (i * 37) % st.width_px, (i * 53) % st.height_px);
+    check_png_decodes(jobs, 4);
     tr_trace_free(gt);
 }
