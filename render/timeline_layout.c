@@ -497,6 +497,8 @@ static int place_parts(tr_timeline_layout *l, size_t n, tr_measure *m)
     size_t fit = (size_t)(avail / fmax(1, LANE_MIN_IN * dpi));
     size_t cap = l->o.max_lanes && l->o.max_lanes < fit ? l->o.max_lanes : fit;
     summarise(l, n, cap < 2 ? 2 : cap, fit);
+    /* Lane labels depend on whether process headers are drawn: decide that first. */
+    l->header_h = header_height(l, n_proc, avail);
     if (label_width(l, m) < 0) return TR_FATAL;
     l->px = round(margin + l->label_w);
     double p = size_lanes(l, n_proc, avail);
