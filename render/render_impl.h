@@ -1,7 +1,8 @@
 /*
 ** render_impl.h: what the files of render/ share (not public): the canvas
-** (a cairo surface writing into a tr_output, pango text), marker shapes,
-** time ticks and the track selection both pictures apply.
+** (a cairo surface writing into a tr_output, pango text), text measured
+** without a surface, the PNG writer, marker shapes and colours, time ticks
+** and the track selection both pictures apply.
 */
 #ifndef TR_RENDER_IMPL_H
 #define TR_RENDER_IMPL_H

@@ -13,13 +13,12 @@
 #include "tr_text.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #define BUSY_MIN_FRAC   0.3 /* a busy bar is at least this tall, so a lone instant-long op shows */
 #define MAX_FLOWS_DRAWN 200000
 
-/* ---- drawing ---- */
+/* ---- busy bars: slices narrower than a pixel ---- */
 
 typedef struct busy_row {
     float *busy;   /* ns busy per column */

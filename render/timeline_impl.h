@@ -75,10 +75,9 @@ typedef struct tl_lane {
     int depth;        /* rows its slices would need */
     int has_instants; /* a marker strip sits on top of the rows */
     int is_counter, has_counter;
-    int thin;   /* almost empty: drawn as a thin band */
-    int header; /* a process header band sits above it */
-    int guess;  /* its input was placed on the timeline by a guess */
-    uint64_t events;
+    int thin;     /* almost empty: drawn as a thin band */
+    int header;   /* a process header band sits above it */
+    int guess;    /* its input was placed on the timeline by a guess */
     double units; /* its height in rows */
     double y, h, row_h;
     double strip; /* height of the marker strip; rows start at y + strip */

@@ -325,7 +325,6 @@ static size_t make_lanes(tr_timeline_layout *l, const track_scan *scan)
         ln->has_instants = k->instants;
         ln->is_counter = k->counter && !k->depth;
         ln->has_counter = k->counter;
-        ln->events = k->events;
         ln->thin = !k->counter && k->events <= THIN_EVENTS && k->busy < (l->t1 - l->t0) / 100;
         ln->guess = lane_guessed(t, ln->process);
         ln->cmin = k->cmin < 0 ? k->cmin : 0;
