@@ -58,6 +58,15 @@ int tr_render(const tr_trace *t, const tr_render_opts *o, const char *path, int 
 
 /* ---- the canvas ---- */
 
+/* Unhinted metrics: text takes the same room in PNG, SVG and PDF. */
+static void unhinted(PangoContext *ctx)
+{
+    cairo_font_options_t *fo = cairo_font_options_create();
+    cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+    pango_cairo_context_set_font_options(ctx, fo);
+    cairo_font_options_destroy(fo);
+}
+
 static cairo_status_t canvas_write(void *closure, const unsigned char *data, unsigned int len)
 {
     tr_canvas *c = closure;
@@ -102,17 +111,13 @@ int tr_canvas_open(tr_canvas *c, int format, const char *path, int w, int h, dou
     c->cr = cairo_create(c->surface);
     if (format != TR_RENDER_PNG) cairo_scale(c->cr, 1.0 / c->px_per_pt, 1.0 / c->px_per_pt);
     c->layout = pango_cairo_create_layout(c->cr);
-    c->font = pango_font_description_from_string("DejaVu Sans");
+    c->font = pango_font_description_from_string(TR_RENDER_FONT);
     if (!c->layout || !c->font || cairo_status(c->cr) != CAIRO_STATUS_SUCCESS) {
         st = cairo_status(c->cr);
         tr_canvas_abort(c);
         return st != CAIRO_STATUS_SUCCESS ? cairo_failed(st, e) : tr_error_nomem(e);
     }
-    /* Unhinted metrics: text takes the same room in PNG, SVG and PDF. */
-    cairo_font_options_t *fo = cairo_font_options_create();
-    cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
-    pango_cairo_context_set_font_options(pango_layout_get_context(c->layout), fo);
-    cairo_font_options_destroy(fo);
+    unhinted(pango_layout_get_context(c->layout));
     pango_layout_context_changed(c->layout);
     tr_canvas_rect(c, 0, 0, w, h, TR_RENDER_WHITE);
     return TR_OK;
@@ -134,7 +139,11 @@ int tr_canvas_commit(tr_canvas *c, tr_error *e)
     if (st == CAIRO_STATUS_SUCCESS) {
         if (c->format == TR_RENDER_PNG) {
             cairo_surface_flush(c->surface);
-            st = cairo_surface_write_to_png_stream(c->surface, canvas_write, c);
+            int rc = tr_png_write(c->surface, c->out, e);
+            if (rc < 0) {
+                tr_canvas_abort(c);
+                return rc;
+            }
         } else {
             cairo_surface_finish(c->surface);
             st = cairo_surface_status(c->surface);
@@ -215,32 +224,32 @@ void tr_canvas_marker(tr_canvas *c, int shape, double x, double y, double r, uin
     cairo_stroke(cr);
 }
 
-static void canvas_font(tr_canvas *c, double size_pt, int bold)
+static void set_font(PangoLayout *layout, PangoFontDescription *font, double size_px, int bold)
 {
-    pango_font_description_set_weight(c->font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
-    pango_font_description_set_absolute_size(c->font, size_pt * c->px_per_pt * PANGO_SCALE);
-    pango_layout_set_font_description(c->layout, c->font);
+    pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+    pango_font_description_set_absolute_size(font, size_px * PANGO_SCALE);
+    pango_layout_set_font_description(layout, font);
 }
 
 /* Pango warns on stderr about bytes that are not UTF-8: trace names are mended first. */
-static void layout_set_text(tr_canvas *c, const char *s, size_t n)
+static void set_text(PangoLayout *layout, const char *s, size_t n)
 {
     if (g_utf8_validate_len(s, n, NULL)) {
-        pango_layout_set_text(c->layout, s, (int)n);
+        pango_layout_set_text(layout, s, (int)n);
         return;
     }
     gchar *ok = g_utf8_make_valid(s, (gssize)n);
-    pango_layout_set_text(c->layout, ok ? ok : "?", -1);
+    pango_layout_set_text(layout, ok ? ok : "?", -1);
     g_free(ok);
 }
 
 double tr_canvas_text(tr_canvas *c, const char *s, size_t n, double x, double y, double size_pt,
                       int bold, double max_w, int align, uint32_t rgb)
 {
-    canvas_font(c, size_pt, bold);
+    set_font(c->layout, c->font, size_pt * c->px_per_pt, bold);
     pango_layout_set_width(c->layout, max_w > 0 ? (int)(max_w * PANGO_SCALE) : -1);
     pango_layout_set_ellipsize(c->layout, max_w > 0 ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_NONE);
-    layout_set_text(c, s, n);
+    set_text(c->layout, s, n);
     PangoRectangle logical;
     pango_layout_get_extents(c->layout, NULL, &logical);
     double w = logical.width / (double)PANGO_SCALE;
@@ -253,6 +262,40 @@ double tr_canvas_text(tr_canvas *c, const char *s, size_t n, double x, double y,
     cairo_move_to(c->cr, x - lx, y);
     pango_cairo_show_layout(c->cr, c->layout);
     return w;
+}
+
+/* ---- text measured without a surface ---- */
+
+int tr_measure_open(tr_measure *m, double dpi)
+{
+    memset(m, 0, sizeof *m);
+    m->px_per_pt = dpi / 72.0;
+    m->ctx = pango_font_map_create_context(pango_cairo_font_map_get_default());
+    if (m->ctx) unhinted(m->ctx);
+    m->layout = m->ctx ? pango_layout_new(m->ctx) : NULL;
+    m->font = pango_font_description_from_string(TR_RENDER_FONT);
+    if (!m->layout || !m->font) {
+        tr_measure_close(m);
+        return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+double tr_measure_text(tr_measure *m, const char *s, size_t n, double size_pt, int bold)
+{
+    set_font(m->layout, m->font, size_pt * m->px_per_pt, bold);
+    set_text(m->layout, s, n);
+    PangoRectangle logical;
+    pango_layout_get_extents(m->layout, NULL, &logical);
+    return logical.width / (double)PANGO_SCALE;
+}
+
+void tr_measure_close(tr_measure *m)
+{
+    if (m->layout) g_object_unref(m->layout);
+    if (m->ctx) g_object_unref(m->ctx);
+    if (m->font) pango_font_description_free(m->font);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- time axis ---- */

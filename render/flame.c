@@ -20,8 +20,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define FRAME_IN     0.12 /* frame height at its tallest */
-#define FRAME_MIN_PX 2.0
+#define FRAME_IN       0.12 /* frame height, as flamegraph.pl's 16 px at 150 dpi */
+#define FRAME_MAX_IN   0.2  /* ... taller when few levels fill FRAMES_MIN_IN */
+#define FRAMES_MIN_IN  0.9
+#define FRAME_FLOOR_IN 0.04 /* thinner than this, deeper stacks are cut */
+#define TOP_IN         0.05
+#define GAP_IN         0.04 /* between the titles and the frames */
+#define BOTTOM_IN      0.04
 
 typedef struct fnode {
     uint32_t parent;
@@ -458,28 +463,74 @@ typedef struct geom {
     double fh;          /* frame height */
     double per_sample;  /* pixels per sample */
     double title_y, subtitle_y, label_pt;
+    double details_h; /* the SVG's details line under the frames */
     int icicle;
+    int levels;          /* stack levels drawn */
+    int cut;             /* stack levels deeper than fit, not drawn */
+    uint8_t *has_frames; /* per level drawn: 1 when a frame is drawn there */
 } geom;
 
-static void flame_geom(const flame *f, geom *g)
+struct tr_flame_layout {
+    tr_render_opts o;
+    int format;
+    flame f;
+    geom g;
+};
+
+/* The deepest level holding a frame wide enough to draw, and which levels hold one. */
+static int drawn_levels(const flame *f, const geom *g, uint8_t *has)
+{
+    int deepest = 0;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        const fnode *n = &f->nodes[i];
+        if (n->total == 0 || (double)n->total * g->per_sample < f->o->min_width_px) continue;
+        if ((int)n->depth > deepest) deepest = (int)n->depth;
+        if (has) has[n->depth] = 1;
+    }
+    return deepest + 1;
+}
+
+/*
+** Frames are FRAME_IN tall, thinner when the deepest stack would not fit in
+** the height, down to FRAME_FLOOR_IN; stacks deeper than that are cut.  The
+** picture is as tall as the frames need unless its height was given.
+*/
+static int flame_geom(const flame *f, geom *g, int format)
 {
     const tr_render_opts *o = f->o;
-    g->W = (int)lround(o->width_in * o->dpi);
-    g->H = (int)lround(o->height_in * o->dpi);
-    g->px_per_pt = o->dpi / 72.0;
-    double margin = 0.12 * o->dpi;
-    g->title_y = margin;
-    g->subtitle_y = g->title_y + 12 * g->px_per_pt * 1.5;
-    g->top = g->subtitle_y + 7 * g->px_per_pt * 2.2;
-    g->bottom = g->H - margin - 7 * g->px_per_pt * 1.8; /* room for the details line */
-    g->x0 = margin;
+    double dpi = o->dpi;
+    g->W = (int)lround(o->width_in * dpi);
+    g->px_per_pt = dpi / 72.0;
+    g->title_y = TOP_IN * dpi;
+    g->subtitle_y = g->title_y + 12 * g->px_per_pt * 1.25;
+    g->top = g->subtitle_y + 7 * g->px_per_pt * 1.3 + GAP_IN * dpi;
+    g->details_h = format == TR_RENDER_SVG ? 7 * g->px_per_pt * 1.8 : 0;
+    g->x0 = 0.12 * dpi;
     g->w = plot_width(o);
-    double rows = f->max_depth + 1;
-    g->fh = fmin(FRAME_IN * o->dpi, (g->bottom - g->top) / rows);
-    if (g->fh < FRAME_MIN_PX) g->fh = FRAME_MIN_PX;
     g->per_sample = f->nodes[0].total ? g->w / (double)f->nodes[0].total : 0;
-    g->label_pt = fmin(7, g->fh * 0.62 / g->px_per_pt);
+    int rows = drawn_levels(f, g, NULL);
+    double avail = fmax(1, o->height_in * dpi - g->top - g->details_h - BOTTOM_IN * dpi);
+    double floor_h = fmax(2, FRAME_FLOOR_IN * dpi);
+    g->fh = fmin(fmin(fmax(FRAME_IN, FRAMES_MIN_IN / rows), FRAME_MAX_IN) * dpi, avail / rows);
+    g->levels = rows;
+    if (g->fh < floor_h) {
+        g->fh = floor_h;
+        g->levels = (int)(avail / floor_h);
+    }
+    g->cut = rows - g->levels;
+    double frames = g->levels * g->fh;
+    g->H = o->height_given ? (int)lround(o->height_in * dpi)
+                           : (int)ceil(g->top + frames + g->details_h + BOTTOM_IN * dpi);
+    /* A flame grows up from the bottom of its area, an icicle down from the top. */
     g->icicle = o->kind == TR_RENDER_ICICLE;
+    g->bottom =
+        o->height_given && !g->icicle ? g->H - g->details_h - BOTTOM_IN * dpi : g->top + frames;
+    if (o->height_given && g->icicle) g->bottom = g->top + frames;
+    g->label_pt = fmin(7, g->fh * 0.62 / g->px_per_pt);
+    g->has_frames = tr_calloc((size_t)rows + 1, 1);
+    if (!g->has_frames) return TR_FATAL;
+    drawn_levels(f, g, g->has_frames);
+    return TR_OK;
 }
 
 /* ^0 when node I is not drawn (too narrow, or deeper than the picture). */
@@ -487,13 +538,33 @@ static int frame_box(const flame *f, const geom *g, uint32_t i, double *x, doubl
 {
     const fnode *n = &f->nodes[i];
     *w = (double)n->total * g->per_sample;
-    if (*w < f->o->min_width_px || n->total == 0) return 0;
+    if (*w < f->o->min_width_px || n->total == 0 || (int)n->depth >= g->levels) return 0;
     *x = g->x0 + n->x * g->per_sample;
     *y = g->icicle ? g->top + n->depth * g->fh : g->bottom - (n->depth + 1) * g->fh;
-    return *y >= g->top - 0.01 && *y + g->fh <= g->bottom + 0.01;
+    return 1;
 }
 
-static int titles(const flame *f, tr_buf *title, tr_buf *sub)
+/* ^1 when node I is drawn on the last level that fits and has frames cut above (below) it. */
+static int frame_cut(const flame *f, const geom *g, const uint8_t *cut_parent, uint32_t i)
+{
+    return g->cut > 0 && (int)f->nodes[i].depth == g->levels - 1 && cut_parent[i];
+}
+
+/* Per node: 1 when a child wide enough to draw is cut off. */
+static uint8_t *cut_parents(const flame *f, const geom *g)
+{
+    uint8_t *cut = tr_calloc(f->n_nodes + 1, 1);
+    if (!cut || g->cut == 0) return cut;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        const fnode *n = &f->nodes[i];
+        if ((int)n->depth == g->levels && n->parent != TR_NONE &&
+            (double)n->total * g->per_sample >= f->o->min_width_px)
+            cut[n->parent] = 1;
+    }
+    return cut;
+}
+
+static int titles(const flame *f, const geom *g, tr_buf *title, tr_buf *sub)
 {
     const tr_render_opts *o = f->o;
     int rc = 0;
@@ -507,6 +578,9 @@ static int titles(const flame *f, tr_buf *title, tr_buf *sub)
     rc |= tr_buf_adds(sub, o->per_thread ? " (a root frame each)" : " merged");
     rc |= tr_buf_adds(sub, o->color_by == TR_FLAME_BY_MODULE ? "; colour by module"
                                                              : "; colour by name");
+    if (g->cut > 0)
+        rc |= tr_buf_addf(sub, "; stacks cut at %d levels (%d more, frames marked with a bar)",
+                          g->levels, g->cut);
     return rc < 0 ? TR_FATAL : TR_OK;
 }
 
@@ -519,7 +593,7 @@ static int draw_cairo(const flame *f, const geom *g, const char *path, int forma
     tr_buf title, sub;
     tr_buf_init(&title, 0);
     tr_buf_init(&sub, 0);
-    if (titles(f, &title, &sub) < 0) {
+    if (titles(f, g, &title, &sub) < 0) {
         tr_buf_fini(&title);
         tr_buf_fini(&sub);
         tr_canvas_abort(&c);
@@ -531,8 +605,14 @@ static int draw_cairo(const flame *f, const geom *g, const char *path, int forma
                    TR_ALIGN_CENTER, TR_RENDER_FAINT_INK);
     tr_buf_fini(&title);
     tr_buf_fini(&sub);
+    uint8_t *cut = cut_parents(f, g);
+    if (!cut) {
+        tr_canvas_abort(&c);
+        return tr_error_nomem(e);
+    }
     double text_min = 3 * g->label_pt * g->px_per_pt * 0.6;
     double th = g->label_pt * g->px_per_pt * 1.17;
+    double bar = fmax(1.5, g->fh * 0.25);
     for (size_t i = 0; i < f->n_nodes; i++) {
         double x, y, w;
         if (!frame_box(f, g, (uint32_t)i, &x, &y, &w)) {
@@ -543,11 +623,16 @@ static int draw_cairo(const flame *f, const geom *g, const char *path, int forma
         double gap = w >= 3 ? 0.5 : 0, vgap = g->fh >= 5 ? 1 : 0;
         tr_canvas_rect(&c, x, y, w - gap, g->fh - vgap, l->rgb);
         st->frames_drawn++;
+        /* A frame whose callees are cut off: a dark bar on the edge they would grow from. */
+        if (frame_cut(f, g, cut, (uint32_t)i))
+            tr_canvas_rect(&c, x, g->icicle ? y + g->fh - vgap - bar : y, w - gap, bar,
+                           TR_RENDER_INK);
         if (w - 4 >= text_min && g->fh >= 6)
             tr_canvas_text(&c, f->text.p + l->off, l->len, x + 2, y + (g->fh - vgap - th) / 2,
                            g->label_pt, 0, w - 4, TR_ALIGN_LEFT,
                            tr_render_fill_is_dark(l->rgb) ? 0xffffff : 0x000000);
     }
+    tr_free(cut);
     return tr_canvas_commit(&c, e);
 }
 
@@ -666,7 +751,7 @@ static int svg_head(const flame *f, const geom *g, tr_buf *b)
     tr_buf_init(&sub, 0);
     double fs = g->label_pt * g->px_per_pt;
     double small = 7 * g->px_per_pt, big = 12 * g->px_per_pt;
-    int rc = titles(f, &title, &sub);
+    int rc = titles(f, g, &title, &sub);
     rc |= tr_buf_addf(b,
                       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
                       "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -693,6 +778,7 @@ static int svg_head(const flame *f, const geom *g, tr_buf *b)
                       g->W / 2.0, g->subtitle_y + small, small);
     rc |= add_xml(b, sub.p, sub.len);
     double by = g->title_y + big;
+    double details_y = g->H - BOTTOM_IN * f->o->dpi - small * 0.5;
     rc |= tr_buf_addf(b,
                       "</text>\n<text id=\"unzoom\" class=\"btn\" x=\"%.2f\" y=\"%.2f\" "
                       "onclick=\"unzoom()\">Reset Zoom</text>\n"
@@ -700,8 +786,7 @@ static int svg_head(const flame *f, const geom *g, tr_buf *b)
                       "onclick=\"search_prompt()\">Search</text>\n"
                       "<text id=\"matched\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\"> </text>\n"
                       "<text id=\"details\" x=\"%.2f\" y=\"%.2f\"> </text>\n<g id=\"frames\">\n",
-                      g->x0, by, g->x0 + g->w, by, g->x0 + g->w, g->H - small * 0.6, g->x0,
-                      g->H - small * 0.6);
+                      g->x0, by, g->x0 + g->w, by, g->x0 + g->w, details_y, g->x0, details_y);
     tr_buf_fini(&title);
     tr_buf_fini(&sub);
     return rc < 0 ? TR_FATAL : TR_OK;
@@ -709,7 +794,7 @@ static int svg_head(const flame *f, const geom *g, tr_buf *b)
 
 /* One frame: a group with its title, rectangle and label cut to fit. */
 static int svg_frame(const flame *f, const geom *g, uint32_t i, double x, double y, double w,
-                     tr_buf *b)
+                     int cut, tr_buf *b)
 {
     const fnode *n = &f->nodes[i];
     const label *l = &f->labels[n->label];
@@ -718,12 +803,15 @@ static int svg_frame(const flame *f, const geom *g, uint32_t i, double x, double
     double fs = g->label_pt * g->px_per_pt;
     int rc = tr_buf_addf(b, "<g data-n=\"%llu\"><title>", (unsigned long long)n->total);
     rc |= add_xml(b, name, l->len);
-    rc |= tr_buf_addf(b, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->total,
-                      n->total == 1 ? "" : "s", 100.0 * (double)n->total / (double)total);
+    rc |= tr_buf_addf(b, " (%llu sample%s, %.2f%%)%s</title>", (unsigned long long)n->total,
+                      n->total == 1 ? "" : "s", 100.0 * (double)n->total / (double)total,
+                      cut ? " [deeper frames cut]" : "");
+    /* A frame whose callees are cut off has a dark edge. */
     rc |= tr_buf_addf(b,
                       "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                      "fill=\"#%06x\" rx=\"1\"/>",
-                      x, y, fmax(0, w - 0.5), g->fh - (g->fh >= 5 ? 1 : 0), (unsigned)l->rgb);
+                      "fill=\"#%06x\" rx=\"1\"%s/>",
+                      x, y, fmax(0, w - 0.5), g->fh - (g->fh >= 5 ? 1 : 0), (unsigned)l->rgb,
+                      cut ? " stroke=\"#222222\" stroke-width=\"2\"" : "");
     /* The label is cut to the frame's width here; the script recuts it on zoom. */
     size_t fit = (size_t)fmax(0, (w - 6) / (fs * 0.6));
     rc |= tr_buf_addf(b, "<text x=\"%.2f\" y=\"%.2f\">", x + 3, y + g->fh * 0.5 + fs * 0.35);
@@ -746,7 +834,8 @@ static int write_svg(const flame *f, const geom *g, const char *path, tr_render_
     tr_buf b;
     tr_buf_init(&b, 0);
     tr_output *out = NULL;
-    int rc = tr_output_open(&out, path, e);
+    uint8_t *cut = cut_parents(f, g);
+    int rc = cut ? tr_output_open(&out, path, e) : tr_error_nomem(e);
     if (rc < 0) goto done;
     if (svg_head(f, g, &b) < 0) goto nomem;
     for (size_t i = 0; i < f->n_nodes; i++) {
@@ -755,7 +844,8 @@ static int write_svg(const flame *f, const geom *g, const char *path, tr_render_
             st->frames_hidden++;
             continue;
         }
-        if (svg_frame(f, g, (uint32_t)i, x, y, w, &b) < 0) goto nomem;
+        if (svg_frame(f, g, (uint32_t)i, x, y, w, frame_cut(f, g, cut, (uint32_t)i), &b) < 0)
+            goto nomem;
         st->frames_drawn++;
         /* Write in pieces: a profile's SVG can be large. */
         if (b.len > (1 << 20)) {
@@ -775,34 +865,107 @@ nomem:
 done:
     tr_output_abort(out);
     tr_buf_fini(&b);
+    tr_free(cut);
     return rc;
 }
 
-int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
-                    tr_render_stats *st, tr_error *e)
+/* ---- the layout ---- */
+
+void tr_flame_layout_free(tr_flame_layout *l)
 {
-    flame f;
-    memset(&f, 0, sizeof f);
-    f.t = t;
-    f.o = o;
-    int rc = flame_build(&f, e);
-    if (rc >= 0 && f.nodes[0].total == 0) {
+    if (!l) return;
+    flame_free(&l->f);
+    tr_free(l->g.has_frames);
+    tr_free(l);
+}
+
+int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
+                        tr_flame_layout **out, tr_error *e)
+{
+    *out = NULL;
+    tr_flame_layout *l = tr_calloc(1, sizeof *l);
+    if (!l) return tr_error_nomem(e);
+    l->o = *o;
+    l->format = format;
+    l->f.t = t;
+    l->f.o = &l->o;
+    int rc = flame_build(&l->f, e);
+    if (rc >= 0 && l->f.nodes[0].total == 0) {
         tr_samples sm;
         tr_trace_samples(t, &sm);
         rc = tr_errorf(e, TR_E_USAGE, NULL,
                        sm.n ? "no stack samples in the window and lanes selected"
                             : "the trace has no stack samples to draw a flame graph of");
     }
-    if (rc >= 0) {
-        geom g;
-        flame_geom(&f, &g);
-        st->width_px = g.W;
-        st->height_px = g.H;
-        st->samples = f.nodes[0].total;
-        st->frames_hidden = f.pruned;
-        rc = format == TR_RENDER_SVG ? write_svg(&f, &g, path, st, e)
-                                     : draw_cairo(&f, &g, path, format, st, e);
+    if (rc >= 0 && flame_geom(&l->f, &l->g, format) < 0) rc = tr_error_nomem(e);
+    if (rc < 0) {
+        tr_flame_layout_free(l);
+        return rc;
     }
-    flame_free(&f);
+    *out = l;
+    return TR_OK;
+}
+
+void tr_flame_size(const tr_flame_layout *l, int *w, int *h)
+{
+    *w = l->g.W;
+    *h = l->g.H;
+}
+
+int tr_flame_levels_cut(const tr_flame_layout *l)
+{
+    return l->g.cut;
+}
+
+/* Parts: the title, the subtitle, each level holding a frame, the SVG's details line. */
+size_t tr_flame_part_count(const tr_flame_layout *l)
+{
+    return 2 + (size_t)l->g.levels + (l->g.details_h > 0);
+}
+
+int tr_flame_part(const tr_flame_layout *l, size_t i, tr_render_box *box)
+{
+    const geom *g = &l->g;
+    double small = 7 * g->px_per_pt * 1.17;
+    *box = (tr_render_box){0, 0, g->W, 0, TR_PART_PLOT};
+    if (i == 0) {
+        box->kind = TR_PART_TITLE;
+        box->y0 = g->title_y;
+        box->y1 = g->title_y + 12 * g->px_per_pt * 1.17;
+    } else if (i == 1) {
+        box->kind = TR_PART_NOTE;
+        box->y0 = g->subtitle_y;
+        box->y1 = g->subtitle_y + small;
+    } else if (i < 2 + (size_t)g->levels) {
+        int depth = (int)i - 2;
+        /* A level of frames too narrow to draw holds nothing. */
+        if (!g->has_frames[depth]) return 1;
+        box->x0 = g->x0;
+        box->x1 = g->x0 + g->w;
+        box->y0 = g->icicle ? g->top + depth * g->fh : g->bottom - (depth + 1) * g->fh;
+        box->y1 = box->y0 + g->fh;
+    } else if (i == 2 + (size_t)g->levels && g->details_h > 0) {
+        box->kind = TR_PART_DETAILS;
+        box->y0 = g->H - BOTTOM_IN * l->o.dpi - g->details_h;
+        box->y1 = g->H - BOTTOM_IN * l->o.dpi;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
+                    tr_render_stats *st, tr_error *e)
+{
+    tr_flame_layout *l;
+    int rc = tr_flame_layout_new(t, o, format, &l, e);
+    if (rc < 0) return rc;
+    st->width_px = l->g.W;
+    st->height_px = l->g.H;
+    st->samples = l->f.nodes[0].total;
+    st->frames_hidden = l->f.pruned;
+    rc = format == TR_RENDER_SVG ? write_svg(&l->f, &l->g, path, st, e)
+                                 : draw_cairo(&l->f, &l->g, path, format, st, e);
+    tr_flame_layout_free(l);
     return rc;
 }

@@ -2,9 +2,10 @@
 #include "render_impl.h"
 #include "tr_map.h"
 
+#include <math.h>
 #include <strings.h>
 
-/* The tree's one hash: the same bytes give the same colour in every run. */
+/* The tree's one string hash: the same bytes give the same colour in every run. */
 static uint32_t name_hash(const char *s, size_t n)
 {
     return (uint32_t)tr_hash_bytes(s, n);
@@ -59,12 +60,20 @@ static const struct {
     {"ERROR", 0xd62728, TR_SHAPE_CROSS},
 };
 
-/* d3's category20: twenty colours that stay apart on white. */
+/*
+** d3's category20 (twenty colours that stay apart on white), then its
+** category20b: where two names of a picture would share a colour, the later
+** one moves on along this table.
+*/
 static const uint32_t palette[] = {
-    0x1f77b4, 0xaec7e8, 0xff7f0e, 0xffbb78, 0x2ca02c, 0x98df8a, 0xd62728,
-    0xff9896, 0x9467bd, 0xc5b0d5, 0x8c564b, 0xc49c94, 0xe377c2, 0xf7b6d2,
-    0x7f7f7f, 0xc7c7c7, 0xbcbd22, 0xdbdb8d, 0x17becf, 0x9edae5,
+    0x1f77b4, 0xaec7e8, 0xff7f0e, 0xffbb78, 0x2ca02c, 0x98df8a, 0xd62728, 0xff9896,
+    0x9467bd, 0xc5b0d5, 0x8c564b, 0xc49c94, 0xe377c2, 0xf7b6d2, 0x7f7f7f, 0xc7c7c7,
+    0xbcbd22, 0xdbdb8d, 0x17becf, 0x9edae5, 0x393b79, 0x5254a3, 0x6b6ecf, 0x9c9ede,
+    0x637939, 0x8ca252, 0xb5cf6b, 0xcedb9c, 0x8c6d31, 0xbd9e39, 0xe7ba52, 0xe7cb94,
+    0x843c39, 0xad494a, 0xd6616b, 0xe7969c, 0x7b4173, 0xa55194, 0xce6dbd, 0xde9ed6,
 };
+#define PALETTE_N  (sizeof palette / sizeof *palette)
+#define PALETTE_20 20 /* a name's own colour comes from the first twenty */
 
 static int event_index(const char *name, size_t n)
 {
@@ -74,7 +83,8 @@ static int event_index(const char *name, size_t n)
     return -1;
 }
 
-uint32_t tr_render_color(const char *name, size_t n)
+/* GT's fixed colour of NAME, or -1. */
+static int64_t fixed_color(const char *name, size_t n)
 {
     for (size_t i = 0; i < sizeof gt_ops / sizeof *gt_ops; i++)
         if (name_is(name, n, gt_ops[i].name)) return gt_ops[i].rgb;
@@ -85,7 +95,54 @@ uint32_t tr_render_color(const char *name, size_t n)
     if (n > 6 && strncmp(name, "Worker", 6) == 0) fam += 6, fn -= 6;
     for (size_t i = 0; i < sizeof gt_families / sizeof *gt_families; i++)
         if (name_is(fam, fn, gt_families[i].name)) return gt_families[i].rgb;
-    return palette[name_hash(name, n) % (sizeof palette / sizeof *palette)];
+    return -1;
+}
+
+uint32_t tr_render_color(const char *name, size_t n)
+{
+    int64_t fixed = fixed_color(name, n);
+    return fixed >= 0 ? (uint32_t)fixed : palette[name_hash(name, n) % PALETTE_20];
+}
+
+int tr_render_color_is_fixed(const char *name, size_t n)
+{
+    return fixed_color(name, n) >= 0;
+}
+
+/* RGB mixed with white (AMOUNT > 0) or black (< 0). */
+static uint32_t shade(uint32_t rgb, double amount)
+{
+    uint32_t out = 0;
+    for (int sh = 16; sh >= 0; sh -= 8) {
+        double v = (rgb >> sh) & 0xff;
+        v = amount > 0 ? v + (255 - v) * amount : v * (1 + amount);
+        out |= (uint32_t)lround(v) << sh;
+    }
+    return out;
+}
+
+/* The K-th of an endless run of hues (golden angle) at a few saturations and values. */
+static uint32_t generated(unsigned k)
+{
+    double h = fmod(k * 137.508, 360) / 60, s = 0.75 - 0.2 * (k % 3), v = 0.85 - 0.15 * (k / 3 % 3);
+    double c = v * s, x = c * (1 - fabs(fmod(h, 2) - 1)), m = v - c;
+    double rgb[3][6] = {{c, x, 0, 0, x, c}, {x, c, c, x, 0, 0}, {0, 0, x, c, c, x}};
+    int i = (int)h % 6;
+    uint32_t out = 0;
+    for (int j = 0; j < 3; j++) out = out << 8 | (uint32_t)lround((rgb[j][i] + m) * 255);
+    return out;
+}
+
+uint32_t tr_render_color_alt(const char *name, size_t n, unsigned k)
+{
+    if (k == 0) return tr_render_color(name, n);
+    int64_t fixed = fixed_color(name, n);
+    /* A fixed colour's family stays recognisable: shades of it first. */
+    static const double shades[] = {-0.3, 0.4, -0.5, 0.6};
+    if (fixed >= 0 && k <= 4) return shade((uint32_t)fixed, shades[k - 1]);
+    if (fixed >= 0) k -= 4;
+    if (k < PALETTE_N) return palette[(name_hash(name, n) % PALETTE_20 + k) % PALETTE_N];
+    return generated(k - PALETTE_N);
 }
 
 uint32_t tr_render_flame_color(const char *name, size_t n)

@@ -1,7 +1,8 @@
 /*
 ** render_impl.h: what the files of render/ share (not public): the canvas
-** (a cairo surface writing into a tr_output, pango text), marker shapes,
-** time ticks and the track selection both pictures apply.
+** (a cairo surface writing into a tr_output, pango text), text measured
+** without a surface, the PNG writer, marker shapes and colours, time ticks
+** and the track selection both pictures apply.
 */
 #ifndef TR_RENDER_IMPL_H
 #define TR_RENDER_IMPL_H
@@ -26,6 +27,15 @@ enum {
 };
 
 int tr_render_marker_shape(const char *name, size_t n);
+/* ^1 when NAME has one of GT's fixed colours. */
+int tr_render_color_is_fixed(const char *name, size_t n);
+/*
+** ^The K-th colour NAME may take in a picture: K 0 is tr_render_color; then
+** shades of a fixed colour, the next entries of the palette, and an endless
+** run of generated hues.  ^A picture gives each name the first one no name
+** before it took.
+*/
+uint32_t tr_render_color_alt(const char *name, size_t n, unsigned k);
 /* ^1 when text on a fill of RGB should be white. */
 int tr_render_fill_is_dark(uint32_t rgb);
 
@@ -35,6 +45,9 @@ int tr_render_fill_is_dark(uint32_t rgb);
 #define TR_RENDER_INK       0x222222
 #define TR_RENDER_GRID      0xb0b0b0
 #define TR_RENDER_FAINT_INK 0x666666
+#define TR_RENDER_WARN_INK  0xa04000 /* a line that says the picture may mislead */
+
+#define TR_RENDER_FONT "DejaVu Sans"
 
 typedef struct tr_canvas {
     int format;        /* enum tr_render_format */
@@ -54,6 +67,8 @@ int tr_canvas_open(tr_canvas *c, int format, const char *path, int w, int h, dou
                    tr_error *e);
 /* ^Finishes the surface, writes it and renames the output into place; closes C. */
 int tr_canvas_commit(tr_canvas *c, tr_error *e);
+/* ^Writes the opaque image surface S as an 8-bit RGB PNG into OUT.  ^TR_OK, or < 0 with E. */
+int tr_png_write(cairo_surface_t *s, tr_output *out, tr_error *e);
 /* ^Drops everything, removing the temporary file.  ^Safe on a closed canvas. */
 void tr_canvas_abort(tr_canvas *c);
 
@@ -70,6 +85,21 @@ enum { TR_ALIGN_LEFT = 0, TR_ALIGN_CENTER, TR_ALIGN_RIGHT };
 */
 double tr_canvas_text(tr_canvas *c, const char *s, size_t n, double x, double y, double size_pt,
                       int bold, double max_w, int align, uint32_t rgb);
+
+/* Text measured without a surface, as tr_canvas_text lays it out. */
+typedef struct tr_measure {
+    PangoContext *ctx;
+    PangoLayout *layout;
+    PangoFontDescription *font;
+    double px_per_pt;
+} tr_measure;
+
+/* ^TR_OK, or TR_FATAL when out of memory. */
+int tr_measure_open(tr_measure *m, double dpi);
+/* ^The width in pixels of the N bytes at S in SIZE_PT points. */
+double tr_measure_text(tr_measure *m, const char *s, size_t n, double size_pt, int bold);
+/* ^Safe on a closed or failed measure. */
+void tr_measure_close(tr_measure *m);
 
 /* ---- time axis ---- */
 

@@ -7,13 +7,16 @@
 ** timeline lays out one lane per track, grouped by process; a flame graph
 ** merges the trace's stack samples.  The layout is computed once and shared
 ** by every surface, so a test can ask where something was drawn
-** (tr_timeline_x, tr_timeline_row) and probe that pixel of the PNG.
+** (tr_timeline_x, tr_timeline_row, the parts and label boxes) and probe that
+** pixel of the PNG.  A picture is as tall as its content needs (lanes sized
+** by their depth, a flame graph by its deepest stack), at most height_in,
+** unless the height was given.
 **
 ** Level of detail: a slice narrower than a pixel is not drawn on its own;
 ** it adds to a busy bar per pixel column and lane row whose height says how
 ** much of the column was busy.  Markers of one shape closer than a pixel (or
-** half their radius) on one lane are drawn once.  So the cost grows with events + pixels, not with
-*overdraw.
+** half their radius) on one lane are drawn once.  So the cost grows with
+** events + pixels, not with overdraw.
 */
 #ifndef TR_RENDER_H
 #define TR_RENDER_H
@@ -32,6 +35,8 @@ enum tr_flame_color { TR_FLAME_BY_NAME = 0, TR_FLAME_BY_MODULE };
 typedef struct tr_render_opts {
     int kind;                   /* enum tr_render_kind */
     double width_in, height_in; /* picture size in inches (16 x 10, as GT's visualize) */
+    int height_given;           /* 1: height_in exactly; 0 (default): as tall as the content needs,
+                                   at most height_in */
     double dpi;                 /* pixels per inch of a PNG (150); vector outputs keep the inches */
     int64_t since, until;       /* time window from the origin, when has_since / has_until */
     int has_since, has_until;
@@ -48,7 +53,10 @@ typedef struct tr_render_opts {
     size_t max_lanes;    /* timeline: lane cap, 0 = as many as the height allows */
 } tr_render_opts;
 
-/* ^Fills O with the defaults: timeline, 16 x 10 in at 150 dpi, min width 0.1 px. */
+/*
+** ^Fills O with the defaults: timeline, 16 in wide and as tall as the content
+** needs up to 10 in, at 150 dpi, min width 0.1 px.
+*/
 void tr_render_opts_init(tr_render_opts *o);
 
 /* ^The format PATH's extension asks for (.png, .svg, .pdf, any case), or -1. */
@@ -94,6 +102,28 @@ uint32_t tr_render_color(const char *name, size_t n);
 /* ^The flame-graph colour (flamegraph.pl's warm "hot" range) of a name. */
 uint32_t tr_render_flame_color(const char *name, size_t n);
 
+/* ---- what a picture holds where ---- */
+
+/*
+** The parts of a picture: the band of rows each takes (titles and notes span
+** the width), and boxes of text placed in or beside the plot.  A row of the
+** picture no part takes is empty; tests keep that share small.
+*/
+enum tr_part_kind {
+    TR_PART_TITLE = 0, /* the title line */
+    TR_PART_NOTE,      /* the subtitle, or a warning line under it */
+    TR_PART_PLOT,      /* a lane (its process header included), or a row of flame frames */
+    TR_PART_AXIS,      /* the time axis: ticks, their labels and its caption */
+    TR_PART_LEGEND,
+    TR_PART_DETAILS, /* the flame SVG's line that names the frame under the pointer */
+    TR_PART_LABEL    /* a label's box */
+};
+
+typedef struct tr_render_box {
+    double x0, y0, x1, y1; /* pixels of the PNG, [x0, x1) x [y0, y1) */
+    int kind;              /* enum tr_part_kind */
+} tr_render_box;
+
 /* ---- the timeline layout, as drawn ---- */
 
 typedef struct tr_timeline_layout tr_timeline_layout;
@@ -119,9 +149,52 @@ int tr_timeline_row(const tr_timeline_layout *l, uint32_t track, int depth, doub
                     uint32_t *bg);
 /*
 ** ^The names the legend shows (slice names by time, then marker names by
-** count, as many as fit), and the I-th of them (NULL past the end).
+** count, as many as fit), and the I-th of them (NULL past the end) and its
+** colour (0 past the end).  ^No two entries share a colour: a name keeps
+** tr_render_color's colour unless an earlier one (GT's fixed colours first,
+** then legend order) took it, and moves on to a free one then.
 */
 size_t tr_timeline_legend_count(const tr_timeline_layout *l);
 const char *tr_timeline_legend_name(const tr_timeline_layout *l, size_t i);
+uint32_t tr_timeline_legend_color(const tr_timeline_layout *l, size_t i);
+/* ^The colour slices (else markers) named NAME are drawn in; tr_render_color's for unknown names.
+ */
+uint32_t tr_timeline_color(const tr_timeline_layout *l, const char *name, size_t n);
+/* ^The picture's size in pixels. */
+void tr_timeline_size(const tr_timeline_layout *l, int *w, int *h);
+/* ^The parts of the picture, and the I-th one; 0 past the end. */
+size_t tr_timeline_part_count(const tr_timeline_layout *l);
+int tr_timeline_part(const tr_timeline_layout *l, size_t i, tr_render_box *box);
+/*
+** ^The labels placed (lane names, process headers, slice names, counter
+** peaks, instruction ids), and the box of the I-th; 0 past the end.  ^No two
+** boxes overlap: a label that would overprint another is left out.
+*/
+size_t tr_timeline_label_count(const tr_timeline_layout *l);
+int tr_timeline_label_box(const tr_timeline_layout *l, size_t i, tr_render_box *box);
+/*
+** ^The warning line under the title, "" when none: inputs whose events lie
+** over 100 times their own spans apart, each then a sliver of the picture.
+*/
+const char *tr_timeline_warning(const tr_timeline_layout *l);
+
+/* ---- the flame graph layout, as drawn ---- */
+
+typedef struct tr_flame_layout tr_flame_layout;
+
+/*
+** ^Builds T's flame graph (or icicle) for O and lays it out for FORMAT (the
+** SVG keeps a line for details).  ^The height follows the deepest stack
+** drawn; ^stacks deeper than fit are cut, with a mark on the frames cut.
+** ^TR_E_USAGE without stack samples (in the window and lanes selected).
+*/
+int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
+                        tr_flame_layout **out, tr_error *e);
+void tr_flame_layout_free(tr_flame_layout *l);
+void tr_flame_size(const tr_flame_layout *l, int *w, int *h);
+size_t tr_flame_part_count(const tr_flame_layout *l);
+int tr_flame_part(const tr_flame_layout *l, size_t i, tr_render_box *box);
+/* ^How many stack levels are cut off (0 when all fit). */
+int tr_flame_levels_cut(const tr_flame_layout *l);
 
 #endif

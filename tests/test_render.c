@@ -187,7 +187,7 @@ static void probe(const tr_trace *t, const tr_render_opts *o, const char *png_pa
         if (near_global_instant(t, l, x)) continue;
         size_t n;
         const char *name = tr_str_get(t, s.name[i], &n);
-        uint32_t want = tr_render_color(name, n);
+        uint32_t want = tr_timeline_color(l, name, n); /* as the legend resolved it */
         uint32_t got = px(&p, x, (int)((y0 + y1) / 2));
         /* Where an arrow crosses the left edge, the right end's top shows the colour too. */
         if (got != want && tr_flow_count(t) && y1 - y0 >= 12 &&
@@ -222,6 +222,7 @@ static void check_timeline(const char *sample, tr_trace *t, const char *out)
 {
     tr_render_opts o;
     tr_render_opts_init(&o);
+    o.height_given = 1; /* 16 x 10 in, as asked; test_render_layout checks the automatic height */
     o.dpi = 60;
     tr_error e = {0};
     tr_render_stats st;
@@ -282,6 +283,7 @@ static void check_flame(tr_trace *t, const char *out)
 {
     tr_render_opts o;
     tr_render_opts_init(&o);
+    o.height_given = 1;
     o.kind = TR_RENDER_FLAME;
     o.min_width_px = 0;
     o.dpi = 60;
@@ -458,6 +460,7 @@ TR_TEST(timeline_gt_probes)
     if (!t) return;
     tr_render_opts o;
     tr_render_opts_init(&o);
+    o.height_given = 1;
     o.since = 200000000;
     o.until = 260000000;
     o.has_since = o.has_until = 1;
@@ -751,6 +754,7 @@ TR_TEST(flame_handmade)
     /* PNG: the root spans the width at the bottom (flame) or the top (icicle). */
     const char *pngp = tr_test_tmp("flame.png");
     uint32_t root = tr_render_flame_color("all", 3);
+    o.height_given = 1;
     for (int kind = TR_RENDER_FLAME; kind <= TR_RENDER_ICICLE; kind++) {
         o.kind = kind;
         CHECK(tr_render(t, &o, pngp, -1, &st, &e) == TR_OK);

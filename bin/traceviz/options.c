@@ -21,7 +21,8 @@ static const char usage_text[] =
     "      --format FMT      png, svg or pdf (default: from the output's extension)\n"
     "      --dpi N           pixels per inch of a PNG (default 150)\n"
     "      --width IN        width in inches (default 16)\n"
-    "      --height IN       height in inches (default 10)\n"
+    "      --height IN       height in inches (default: as tall as the picture needs,\n"
+    "                        at most 10)\n"
     "      --title TEXT      the title (default: made from the input)\n"
     "      --no-legend       leave out the legend of colours (timeline)\n"
     "      --annotate        instruction ids (GT seq) beside markers and in slices\n"
@@ -201,6 +202,7 @@ static int number_option(tr_cli *c, args *a, int id, const char *arg)
         if (parse_positive(arg, 200, id == OPT_WIDTH ? &a->ro.width_in : &a->ro.height_in) < 0)
             return tr_cli_usage_error(c, "bad --%s '%s' (inches, up to 200)",
                                       id == OPT_WIDTH ? "width" : "height", arg);
+        if (id == OPT_HEIGHT) a->ro.height_given = 1;
         return TR_EXIT_OK;
     case OPT_SINCE:
     case OPT_UNTIL:

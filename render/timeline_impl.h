@@ -1,0 +1,160 @@
+/*
+** timeline_impl.h: what the files of the timeline share (not public).  The
+** layout is made once (timeline_layout.c: lanes and sizes; legend.c: the
+** legend and its colours; labels.c: every text placed in or beside the plot)
+** and read by the drawing (timeline.c).
+*/
+#ifndef TR_TIMELINE_IMPL_H
+#define TR_TIMELINE_IMPL_H
+
+#include "render_impl.h"
+#include "tr_map.h"
+
+#define TL_ID_PT 5.5 /* instruction ids beside markers */
+
+/* ---- names and their totals: the legend's source and the colours drawn ---- */
+
+typedef struct tl_name {
+    tr_str name;
+    uint32_t rgb; /* as drawn: the legend's colour of its text */
+    int64_t dur;
+    uint64_t count;
+} tl_name;
+
+typedef struct tl_names {
+    tr_map index; /* string id -> row of items */
+    tr_vec items; /* tl_name */
+} tl_names;
+
+void tl_names_init(tl_names *m);
+void tl_names_fini(tl_names *m);
+/* ^The entry of NAME, added if absent; NULL when out of memory. */
+tl_name *tl_names_add(tl_names *m, tr_str name);
+/* ^The entry of NAME, or NULL. */
+const tl_name *tl_names_find(const tl_names *m, tr_str name);
+
+/* ---- the legend ---- */
+
+typedef struct tl_entry {
+    tr_str name; /* one of the ids of its text */
+    uint32_t rgb;
+    int64_t dur;
+    uint64_t count;
+} tl_entry;
+
+typedef struct tl_legend {
+    tl_entry *entries; /* slice names by time, then marker names by count */
+    size_t n_slices, n_markers;
+    size_t shown_slices, shown_markers;
+    uint32_t *by_text; /* entry indexes sorted by text */
+    int below;         /* under the axis in columns, else one column right of the plot */
+    double x, y, w, h; /* the box it fills */
+    double col_w, line;
+    int cols, rows;
+    size_t more; /* names left out */
+} tl_legend;
+
+/* ---- labels: text placed in or beside the plot ---- */
+
+enum { TL_LABEL_LANE = 0, TL_LABEL_HEADER, TL_LABEL_SLICE, TL_LABEL_ID, TL_LABEL_COUNTER };
+
+typedef struct tl_label {
+    double x0, y0, x1, y1; /* the box the text takes */
+    double x, max_w, pt;   /* where and how tr_canvas_text draws it */
+    size_t off, len;       /* text in the layout's label_text */
+    uint32_t rgb;
+    int kind, align, bold;
+} tl_label;
+
+/* ---- lanes ---- */
+
+typedef struct tl_lane {
+    uint32_t track; /* TR_NONE: the summary lane */
+    uint32_t process;
+    int rows;         /* slice rows the lane shows (0: markers only) */
+    int depth;        /* rows its slices would need */
+    int has_instants; /* a marker strip sits on top of the rows */
+    int is_counter, has_counter;
+    int thin;     /* almost empty: drawn as a thin band */
+    int header;   /* a process header band sits above it */
+    int guess;    /* its input was placed on the timeline by a guess */
+    double units; /* its height in rows */
+    double y, h, row_h;
+    double strip; /* height of the marker strip; rows start at y + strip */
+    uint32_t bg;
+    double cmin, cmax; /* counter range */
+    size_t first_row;  /* index of its first row among all rows (busy bars) */
+} tl_lane;
+
+struct tr_timeline_layout {
+    const tr_trace *t;
+    tr_render_opts o;
+    int W, H;
+    double px_per_pt;
+    int64_t t0, t1;      /* the window drawn */
+    int64_t first, last; /* the events' span */
+    double px, pw;       /* plot left and width */
+    double py0, py1;     /* plot top and bottom */
+    double scale;        /* pixels per ns */
+    double label_w;
+    double header_h; /* 0: process names go into lane labels */
+    double title_y, subtitle_y, warning_y, axis_h;
+    double title_pt, text_pt;
+    tl_lane *lanes;
+    size_t n_lanes;
+    size_t total_rows;
+    uint32_t *lane_of; /* per track: lane index or TR_NONE */
+    size_t summarised;
+    int64_t max_bytes;                                  /* largest instant size in the window */
+    size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
+    tl_names slice_names, instant_names;
+    tl_legend legend;
+    tr_vec labels;     /* tl_label */
+    tr_buf label_text; /* the labels' text */
+    tr_buf warning;    /* far-apart inputs, said under the title; empty when none */
+};
+
+/* ^1 when the lane's slices past its rows share its last row (no labels there). */
+static inline int tl_lane_collapsed(const tl_lane *ln)
+{
+    return ln->depth > ln->rows;
+}
+
+/* ---- legend.c ---- */
+
+/* ^Builds the legend from the name totals and gives every name its colour.  ^TR_OK or TR_FATAL. */
+int tl_legend_build(tr_timeline_layout *l, tr_error *e);
+/*
+** ^Decides where the legend goes for a plot P pixels tall (with the axis)
+** starting at LEFT: one column beside it when it fits (returns 0), else rows
+** under the axis (returns their height).
+*/
+double tl_legend_below_height(tr_timeline_layout *l, tr_measure *m, double p, double left);
+/* ^Width of the legend column right of the plot (0 when it goes below or is off). */
+double tl_legend_side_width(const tr_timeline_layout *l);
+/* ^Puts the legend's top left corner at X, Y. */
+void tl_legend_place(tr_timeline_layout *l, double x, double y);
+void tl_legend_free(tl_legend *g);
+int tl_legend_draw(tr_timeline_layout *l, tr_canvas *c);
+
+/* ---- labels.c ---- */
+
+/* A marker as drawn: instants of one shape closer than a pixel on a lane are one. */
+typedef struct tl_marker {
+    double x, y, r, top;
+    int shape;
+    uint32_t lane;
+    uint32_t rgb;
+    int64_t seq; /* GT instruction id of the first instant, -1 = none */
+} tl_marker;
+
+typedef int (*tl_marker_fn)(void *ctx, const tl_marker *m);
+/* ^Calls FN for every marker of the window, merged as drawn; FN's failure stops it. */
+int tl_markers(const tr_timeline_layout *l, tl_marker_fn fn, void *ctx, size_t *merged);
+/* ^Places lane names, process headers, slice names and (--annotate) instruction ids. */
+int tl_labels_place(tr_timeline_layout *l, tr_measure *m, tr_error *e);
+/* ^The lane's label text (process rank or header, name, guess note) appended to B. */
+int tl_lane_label(const tr_timeline_layout *l, const tl_lane *ln, tr_buf *b);
+void tl_labels_draw(const tr_timeline_layout *l, tr_canvas *c);
+
+#endif

@@ -1,0 +1,653 @@
+/*
+** timeline_layout.c: where everything of a timeline goes.
+**
+** One pass over the tables finds the tracks with events in the window, how
+** deep their slices nest, counter ranges and name totals for the legend.
+** Lanes are sized by their rows: a row is at most ROW_MAX_IN tall; a lane
+** shows at most LANE_ROWS rows (deeper slices share its last one), fewer
+** when rows would otherwise get thinner than ROW_COMFORT_IN, so a deeply
+** nested thread cannot take the height from the others; a lane with almost
+** nothing (a few markers: a GT client that only registered) is a thin band.
+** Unless the height was given, the picture is as tall as its parts need, at
+** most height_in; past what fits at the thinnest lane, lanes are summarised.
+*/
+#include "timeline_impl.h"
+
+#include "tr_align.h"
+#include "tr_text.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Sizes in inches, so that pictures look alike at any dpi. */
+#define ROW_MAX_IN        0.3   /* a lane row at its tallest */
+#define ROW_MAX_GIVEN_IN  0.4   /* ... when the height was given: rows fill more of it */
+#define ROW_COMFORT_IN    0.1   /* lanes show fewer rows before rows get thinner than this */
+#define ROW_NESTED_MIN_IN 0.035 /* below this, deep slices share their lane's last row */
+#define LANE_MIN_IN       0.007 /* below this, lanes over the cap are summarised */
+#define PLOT_MIN_IN       0.75  /* rows of a small timeline grow to fill this much */
+#define LANE_ROWS         6     /* rows a lane shows at most */
+#define THIN_ROWS         0.5   /* a lane with almost nothing is this many rows tall */
+#define THIN_EVENTS       3     /* ... almost nothing: this many events, busy 1 % of the time */
+#define STRIP_ROWS        0.6   /* the marker strip over a lane's slices, in rows */
+#define SUMMARY_ROWS      6     /* the summary lane is as tall as this many rows */
+#define HEADER_IN         0.17
+#define LABEL_MIN_IN      0.9
+#define LABEL_MAX_IN      2.4
+#define MARGIN_IN         0.12 /* left and right */
+#define TOP_IN            0.05
+#define BOTTOM_IN         0.04
+#define GAP_IN            0.04 /* between the titles and the plot, the axis and a legend under it */
+#define FAR_APART         100 /* inputs further apart than this many times their spans are warned of */
+
+/* ---- names ---- */
+
+void tl_names_init(tl_names *m)
+{
+    memset(m, 0, sizeof *m);
+    tr_vec_init(&m->items, sizeof(tl_name));
+}
+
+void tl_names_fini(tl_names *m)
+{
+    tr_map_fini(&m->index);
+    tr_vec_fini(&m->items);
+}
+
+tl_name *tl_names_add(tl_names *m, tr_str name)
+{
+    int is_new;
+    uint32_t *slot = tr_map_slot(&m->index, name, &is_new);
+    if (!slot) return NULL;
+    if (is_new) {
+        tl_name *n = tr_vec_push(&m->items);
+        if (!n) return NULL;
+        n->name = name;
+        *slot = (uint32_t)(m->items.len - 1);
+    }
+    return &TR_VEC_AT(&m->items, tl_name, *slot);
+}
+
+const tl_name *tl_names_find(const tl_names *m, tr_str name)
+{
+    uint32_t i = tr_map_find(&m->index, name);
+    return i == UINT32_MAX ? NULL : &TR_VEC_AT(&m->items, tl_name, i);
+}
+
+/* ---- lane order ---- */
+
+/* Natural order: "worker 2" before "worker 10". */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            while (*a == '0') a++;
+            while (*b == '0') b++;
+            size_t na = 0, nb = 0;
+            while (a[na] >= '0' && a[na] <= '9') na++;
+            while (b[nb] >= '0' && b[nb] <= '9') nb++;
+            if (na != nb) return na < nb ? -1 : 1;
+            int c = memcmp(a, b, na);
+            if (c) return c;
+            a += na, b += nb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++, b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static const tr_trace *sort_trace; /* qsort has no user pointer in C11 */
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int lane_cmp(const void *pa, const void *pb)
+{
+    const tr_trace *t = sort_trace;
+    const tl_lane *la = pa, *lb = pb;
+    const tr_track *a = tr_track_get(t, la->track), *b = tr_track_get(t, lb->track);
+    if (a->process != b->process) {
+        const tr_process *p = tr_process_get(t, a->process);
+        const tr_process *q = tr_process_get(t, b->process);
+        int c = cmp_i64(p->sort_index, q->sort_index);
+        /* Ranks in order, processes without a rank after them. */
+        if (!c) c = cmp_i64(p->rank < 0 ? INT64_MAX : p->rank, q->rank < 0 ? INT64_MAX : q->rank);
+        if (!c) c = cmp_i64(p->input, q->input);
+        if (!c) c = cmp_i64(p->pid, q->pid);
+        return c ? c : cmp_i64(a->process, b->process);
+    }
+    int c = cmp_i64(la->is_counter, lb->is_counter);
+    if (!c) c = cmp_i64(a->sort_index, b->sort_index);
+    if (!c) c = cmp_i64(a->kind, b->kind);
+    if (!c) c = natural_cmp(tr_str_get(t, a->name, NULL), tr_str_get(t, b->name, NULL));
+    if (!c) c = cmp_i64(a->tid, b->tid);
+    return c ? c : cmp_i64(la->track, lb->track);
+}
+
+void tr_timeline_layout_free(tr_timeline_layout *l)
+{
+    if (!l) return;
+    tr_free(l->lanes);
+    tr_free(l->lane_of);
+    tl_legend_free(&l->legend);
+    tl_names_fini(&l->slice_names);
+    tl_names_fini(&l->instant_names);
+    tr_vec_fini(&l->labels);
+    tr_buf_fini(&l->label_text);
+    tr_buf_fini(&l->warning);
+    tr_free(l);
+}
+
+/* ---- one pass over the tables ---- */
+
+/* Per-track facts gathered in one pass over the tables. */
+typedef struct track_scan {
+    uint64_t events; /* slices and instants in the window */
+    int64_t busy;    /* time its top-level slices take in the window */
+    int any;         /* any event in the window */
+    int instants;    /* instants in the window */
+    int depth;       /* deepest slice + 1 */
+    int counter;     /* has counter values */
+    double cmin, cmax;
+    int64_t first, last;
+} track_scan;
+
+static void seen_at(tr_timeline_layout *l, track_scan *k, int64_t a, int64_t b)
+{
+    if (!k->any) k->first = a, k->last = b;
+    if (a < k->first) k->first = a;
+    if (b > k->last) k->last = b;
+    k->any = 1;
+    if (a < l->first) l->first = a;
+    if (b > l->last) l->last = b;
+}
+
+static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts, tr_error *e)
+{
+    const tr_trace *t = l->t;
+    tr_slices s;
+    tr_instants in;
+    tr_trace_slices(t, &s);
+    tr_trace_instants(t, &in);
+    int64_t lo = l->o.has_since ? l->o.since : INT64_MIN;
+    int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
+    for (size_t i = 0; i < s.n; i++) {
+        uint32_t tk = s.track[i];
+        int64_t end = tr_time_add(s.ts[i], s.dur[i]);
+        if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
+        seen_at(l, &ts[tk], s.ts[i], end);
+        ts[tk].events++;
+        int64_t in_window = (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
+        if (s.depth[i] == 0) ts[tk].busy += in_window;
+        if (s.depth[i] + 1 > ts[tk].depth) ts[tk].depth = s.depth[i] + 1;
+        tl_name *ns = tl_names_add(&l->slice_names, s.name[i]);
+        if (!ns) return tr_error_nomem(e);
+        ns->dur += in_window;
+        ns->count++;
+        l->n_slices++;
+    }
+    for (size_t i = 0; i < in.n; i++) {
+        uint32_t tk = in.track[i];
+        if (!sel[tk] || in.ts[i] < lo || in.ts[i] > hi) continue;
+        seen_at(l, &ts[tk], in.ts[i], in.ts[i]);
+        ts[tk].events++;
+        ts[tk].instants = 1;
+        tl_name *ns = tl_names_add(&l->instant_names, in.name[i]);
+        if (!ns) return tr_error_nomem(e);
+        ns->count++;
+        if (in.bytes[i] > l->max_bytes) l->max_bytes = in.bytes[i];
+        l->n_instants++;
+    }
+    return TR_OK;
+}
+
+static void scan_values(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts)
+{
+    tr_counters cn;
+    tr_samples sm;
+    tr_trace_counters(l->t, &cn);
+    tr_trace_samples(l->t, &sm);
+    int64_t lo = l->o.has_since ? l->o.since : INT64_MIN;
+    int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
+    for (size_t i = 0; i < cn.n; i++) {
+        uint32_t tk = cn.track[i];
+        if (!sel[tk] || cn.ts[i] > hi) continue;
+        track_scan *k = &ts[tk];
+        double v = cn.value[i];
+        if (!isfinite(v)) continue;
+        /* A value set before the window is the level the window starts at. */
+        if (!k->counter) k->cmin = k->cmax = v;
+        if (v < k->cmin) k->cmin = v;
+        if (v > k->cmax) k->cmax = v;
+        k->counter = 1;
+        if (cn.ts[i] < lo) continue;
+        seen_at(l, k, cn.ts[i], cn.ts[i]);
+        l->n_counters++;
+    }
+    for (size_t i = 0; i < sm.n; i++) {
+        uint32_t tk = sm.track[i];
+        if (!sel[tk] || sm.ts[i] < lo || sm.ts[i] > hi) continue;
+        seen_at(l, &ts[tk], sm.ts[i], sm.ts[i]);
+        l->n_samples++;
+    }
+}
+
+/* ---- inputs far apart ---- */
+
+typedef struct span {
+    int64_t first, last;
+    uint32_t input;
+} span;
+
+static int span_cmp(const void *pa, const void *pb)
+{
+    const span *a = pa, *b = pb;
+    return a->first != b->first ? cmp_i64(a->first, b->first) : cmp_i64(a->input, b->input);
+}
+
+static const char *base_name(const tr_trace *t, uint32_t input)
+{
+    const char *p = tr_str_get(t, tr_input_get(t, input)->path, NULL);
+    const char *b = strrchr(p, '/');
+    return b && b[1] ? b + 1 : p;
+}
+
+/*
+** Inputs in clusters of time: the widest gap between neighbouring clusters
+** further apart than FAR_APART times the larger of their spans is said in
+** the picture, since each cluster is then a sliver of it.
+*/
+static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
+{
+    const tr_trace *t = l->t;
+    size_t ni = tr_input_count(t), n = 0;
+    if (ni < 2) return TR_OK;
+    span *sp = tr_calloc(ni, sizeof *sp);
+    if (!sp) return TR_FATAL;
+    for (size_t i = 0; i < ni; i++) sp[i] = (span){INT64_MAX, INT64_MIN, (uint32_t)i};
+    for (size_t k = 0; k < tr_track_count(t); k++) {
+        if (!ts[k].any) continue;
+        span *s = &sp[tr_process_get(t, tr_track_get(t, (uint32_t)k)->process)->input];
+        if (ts[k].first < s->first) s->first = ts[k].first;
+        if (ts[k].last > s->last) s->last = ts[k].last;
+    }
+    for (size_t i = 0; i < ni; i++)
+        if (sp[i].first <= sp[i].last) sp[n++] = sp[i];
+    qsort(sp, n, sizeof *sp, span_cmp);
+    /* Clusters: inputs that overlap or nearly touch; the widest far gap between two. */
+    span cur = n ? sp[0] : (span){0, 0, 0}, best_a = cur, best_b = cur;
+    int64_t best = 0;
+    for (size_t i = 1; i < n; i++) {
+        int64_t gap = sp[i].first - cur.last;
+        double wide =
+            fmax(fmax((double)(cur.last - cur.first), (double)(sp[i].last - sp[i].first)), 1000);
+        if (gap > FAR_APART * wide && gap > best) best = gap, best_a = cur, best_b = sp[i];
+        if (gap > FAR_APART * wide) cur = sp[i];
+        if (sp[i].last > cur.last) cur.last = sp[i].last;
+    }
+    int rc = TR_OK;
+    if (best > 0) {
+        rc |= tr_buf_addf(&l->warning, "\xe2\x9a\xa0 %s and %s are ", base_name(t, best_a.input),
+                          base_name(t, best_b.input));
+        rc |= tr_buf_add_duration(&l->warning, best);
+        rc |= tr_buf_addf(&l->warning,
+                          " apart, over %d times their own spans: each shows as a sliver "
+                          "(draw one with --since/--until or --tracks)",
+                          FAR_APART);
+    }
+    tr_free(sp);
+    return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+/* ---- lanes ---- */
+
+static int lane_guessed(const tr_trace *t, uint32_t process)
+{
+    return tr_align_is_guess(tr_input_get(t, tr_process_get(t, process)->input)->placed);
+}
+
+/* The lanes of the tracks with anything to show, sorted; returns how many. */
+static size_t make_lanes(tr_timeline_layout *l, const track_scan *scan)
+{
+    const tr_trace *t = l->t;
+    size_t n = 0;
+    for (size_t i = 0; i < tr_track_count(t); i++) {
+        const track_scan *k = &scan[i];
+        if (!k->any && !k->counter) continue;
+        tl_lane *ln = &l->lanes[n++];
+        memset(ln, 0, sizeof *ln);
+        ln->track = (uint32_t)i;
+        ln->process = tr_track_get(t, (uint32_t)i)->process;
+        ln->depth = k->depth;
+        ln->has_instants = k->instants;
+        ln->is_counter = k->counter && !k->depth;
+        ln->has_counter = k->counter;
+        ln->thin = !k->counter && k->events <= THIN_EVENTS && k->busy < (l->t1 - l->t0) / 100;
+        ln->guess = lane_guessed(t, ln->process);
+        ln->cmin = k->cmin < 0 ? k->cmin : 0;
+        ln->cmax = k->cmax > ln->cmin ? k->cmax : ln->cmin + 1;
+    }
+    sort_trace = t;
+    qsort(l->lanes, n, sizeof *l->lanes, lane_cmp);
+    return n;
+}
+
+/* Lanes past CAP fold into one summary lane at the end. */
+static void summarise(tr_timeline_layout *l, size_t n, size_t cap, size_t fit)
+{
+    if (n > cap) {
+        /* The summary lane takes the room of several. */
+        if (cap + SUMMARY_ROWS - 1 > fit) cap = fit > SUMMARY_ROWS + 1 ? fit - SUMMARY_ROWS + 1 : 2;
+        tl_lane *sum = &l->lanes[cap - 1];
+        l->summarised = n - (cap - 1);
+        for (size_t i = cap - 1; i < n; i++) l->lane_of[l->lanes[i].track] = (uint32_t)(cap - 1);
+        memset(sum, 0, sizeof *sum);
+        sum->track = TR_NONE;
+        sum->process = TR_NONE;
+        sum->depth = 1;
+        n = cap;
+    }
+    l->n_lanes = n;
+    for (size_t i = 0; i < n; i++)
+        if (l->lanes[i].track != TR_NONE) l->lane_of[l->lanes[i].track] = (uint32_t)i;
+}
+
+/* Rows and height of a lane in units of a row, showing at most CAP rows. */
+static double lane_units(tl_lane *ln, int cap)
+{
+    if (ln->track == TR_NONE) {
+        ln->rows = 1;
+        return SUMMARY_ROWS;
+    }
+    if (ln->thin) {
+        ln->rows = ln->depth > 0;
+        return THIN_ROWS;
+    }
+    int r = ln->depth < cap ? ln->depth : cap;
+    if (ln->is_counter) r = cap >= 2 ? 2 : 1;
+    /* A lane of markers only is one strip a row tall. */
+    ln->rows = r < 1 && !ln->has_instants ? 1 : r;
+    return ln->rows + (ln->has_instants ? (ln->rows ? STRIP_ROWS : 1) : 0);
+}
+
+/* Process headers only while they take little room, and some process has several lanes. */
+static double header_height(const tr_timeline_layout *l, size_t n_proc, double avail)
+{
+    double header = HEADER_IN * l->o.dpi;
+    double nested_min = fmax(3, ROW_NESTED_MIN_IN * l->o.dpi);
+    int shared = 0;
+    for (size_t i = 1; i < l->n_lanes; i++)
+        shared |= l->lanes[i].process == l->lanes[i - 1].process && l->lanes[i].track != TR_NONE;
+    if (!shared || n_proc * header > 0.25 * avail ||
+        (double)l->n_lanes * nested_min > avail - (double)n_proc * header)
+        return 0;
+    return header;
+}
+
+/*
+** Sizes the lanes for a plot of at most AVAIL pixels: the row height, rows
+** per lane, process headers.  ^Returns the height the lanes take.
+*/
+static double size_lanes(tr_timeline_layout *l, size_t n_proc, double avail)
+{
+    double dpi = l->o.dpi;
+    double row_max = (l->o.height_given ? ROW_MAX_GIVEN_IN : ROW_MAX_IN) * dpi;
+    double lane_min = fmax(1, LANE_MIN_IN * dpi);
+    size_t n = l->n_lanes;
+    l->header_h = header_height(l, n_proc, avail);
+    double rows_avail = avail - (l->header_h > 0 ? (double)n_proc * l->header_h : 0);
+    /* Fewer rows per lane before rows get uncomfortably thin, down to one. */
+    double units = 0, row_h = row_max;
+    for (int cap = LANE_ROWS; cap >= 1; cap--) {
+        units = 0;
+        for (size_t i = 0; i < n; i++) units += l->lanes[i].units = lane_units(&l->lanes[i], cap);
+        row_h = units > 0 ? rows_avail / units : row_max;
+        if (row_h >= ROW_COMFORT_IN * dpi) break;
+    }
+    row_h = fmax(fmin(row_h, row_max), lane_min);
+    double used = units * row_h + (l->header_h > 0 ? (double)n_proc * l->header_h : 0);
+    /* A timeline of a few rows: they grow (to twice their height) to fill a minimum plot. */
+    double min_plot = fmin(PLOT_MIN_IN * dpi, avail);
+    if (!l->o.height_given && used > 0 && used < min_plot && units > 0)
+        row_h = fmin(row_h * 2, row_h + (min_plot - used) / units);
+    double y = 0;
+    uint32_t proc = TR_NONE;
+    l->total_rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        tl_lane *ln = &l->lanes[i];
+        ln->header = l->header_h > 0 && ln->process != proc && ln->track != TR_NONE;
+        if (ln->header) y += l->header_h;
+        proc = ln->process;
+        ln->y = y;
+        ln->h = row_h * ln->units;
+        if (ln->track == TR_NONE) {
+            ln->row_h = ln->h;
+            ln->strip = 0;
+        } else if (ln->thin) {
+            ln->strip = ln->has_instants ? (ln->rows ? ln->h / 2 : ln->h) : 0;
+            ln->row_h = ln->rows ? ln->h - ln->strip : 0;
+        } else {
+            ln->row_h = row_h;
+            ln->strip = ln->has_instants ? row_h * (ln->rows ? STRIP_ROWS : 1) : 0;
+        }
+        ln->bg = ln->track == TR_NONE ? 0xfff4d6 : (i % 2 ? TR_RENDER_LANE_ODD : TR_RENDER_WHITE);
+        ln->first_row = l->total_rows;
+        l->total_rows += (size_t)ln->rows;
+        y += ln->h;
+    }
+    return y;
+}
+
+/* ---- the picture, top to bottom ---- */
+
+/* Title, subtitle and the warning line; returns the plot's top. */
+static double place_titles(tr_timeline_layout *l)
+{
+    double y = TOP_IN * l->o.dpi;
+    l->title_y = y;
+    y += l->title_pt * l->px_per_pt * 1.25;
+    l->subtitle_y = y;
+    y += l->text_pt * l->px_per_pt * 1.3;
+    if (l->warning.len) {
+        l->warning_y = y;
+        y += l->text_pt * l->px_per_pt * 1.3;
+    }
+    return y + GAP_IN * l->o.dpi;
+}
+
+/* The label column: as wide as the longest lane label, within bounds. */
+static int label_width(tr_timeline_layout *l, tr_measure *m)
+{
+    double widest = 0;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    for (size_t i = 0; i < l->n_lanes; i++) {
+        tr_buf_reset(&b);
+        if (tl_lane_label(l, &l->lanes[i], &b) < 0) {
+            tr_buf_fini(&b);
+            return TR_FATAL;
+        }
+        widest = fmax(widest, tr_measure_text(m, b.p, b.len, l->text_pt, 0));
+    }
+    tr_buf_fini(&b);
+    double dpi = l->o.dpi;
+    l->label_w = fmin(fmax(widest + 12, LABEL_MIN_IN * dpi), fmin(LABEL_MAX_IN * dpi, 0.2 * l->W));
+    return TR_OK;
+}
+
+/*
+** Lanes, legend and height: the lanes get what the height allows; a legend
+** that does not fit beside them goes under the axis and takes from it.
+*/
+static int place_parts(tr_timeline_layout *l, size_t n, tr_measure *m)
+{
+    double dpi = l->o.dpi, margin = MARGIN_IN * dpi;
+    l->py0 = place_titles(l);
+    l->axis_h = 0.05 * dpi + l->text_pt * l->px_per_pt * 2.7;
+    double bottom = BOTTOM_IN * dpi;
+    double avail = fmax(1, l->o.height_in * dpi - l->py0 - l->axis_h - bottom);
+    /* The lane cap: what fits at the thinnest lane, or what was asked. */
+    size_t n_proc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || l->lanes[i].process != l->lanes[i - 1].process) n_proc++;
+    size_t fit = (size_t)(avail / fmax(1, LANE_MIN_IN * dpi));
+    size_t cap = l->o.max_lanes && l->o.max_lanes < fit ? l->o.max_lanes : fit;
+    summarise(l, n, cap < 2 ? 2 : cap, fit);
+    /* Lane labels depend on whether process headers are drawn: decide that first. */
+    l->header_h = header_height(l, n_proc, avail);
+    if (label_width(l, m) < 0) return TR_FATAL;
+    l->px = round(margin + l->label_w);
+    double p = size_lanes(l, n_proc, avail);
+    double below = tl_legend_below_height(l, m, (l->o.height_given ? avail : p) + l->axis_h, l->px);
+    if (below > 0 && p > avail - below - GAP_IN * dpi)
+        p = size_lanes(l, n_proc, fmax(1, avail - below - GAP_IN * dpi));
+    for (size_t i = 0; i < l->n_lanes; i++) l->lanes[i].y += l->py0;
+    l->py1 = l->py0 + fmax(p, 1);
+    double end = l->py1 + l->axis_h + (below > 0 ? GAP_IN * dpi + below : 0) + bottom;
+    l->H = l->o.height_given ? (int)lround(l->o.height_in * dpi) : (int)ceil(end);
+    /* Whole pixels: a busy bar's column is then one pixel column of the picture. */
+    double side = tl_legend_side_width(l);
+    l->pw = floor(l->W - l->px - margin - (side > 0 ? side + margin : 0));
+    if (l->pw < 1) l->pw = 1;
+    if (below > 0)
+        tl_legend_place(l, l->px, l->py1 + l->axis_h + GAP_IN * dpi);
+    else
+        tl_legend_place(l, l->px + l->pw + margin, l->py0);
+    return TR_OK;
+}
+
+int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
+                           tr_error *e)
+{
+    *out = NULL;
+    tr_timeline_layout *l = tr_calloc(1, sizeof *l);
+    if (!l) return tr_error_nomem(e);
+    l->t = t;
+    l->o = *o;
+    l->W = (int)lround(o->width_in * o->dpi);
+    l->px_per_pt = o->dpi / 72.0;
+    l->title_pt = 12;
+    l->text_pt = 7;
+    l->first = INT64_MAX;
+    l->last = INT64_MIN;
+    tl_names_init(&l->slice_names);
+    tl_names_init(&l->instant_names);
+    tr_vec_init(&l->labels, sizeof(tl_label));
+    tr_buf_init(&l->label_text, 0);
+    tr_buf_init(&l->warning, 0);
+    size_t n_tracks = tr_track_count(t);
+    uint8_t *sel = tr_calloc(n_tracks + 1, 1);
+    track_scan *scan = tr_calloc(n_tracks + 1, sizeof *scan);
+    l->lane_of = tr_malloc((n_tracks + 1) * sizeof *l->lane_of);
+    l->lanes = tr_malloc((n_tracks + 1) * sizeof *l->lanes);
+    tr_measure m;
+    int rc = tr_measure_open(&m, o->dpi);
+    if (rc < 0 || !sel || !scan || !l->lane_of || !l->lanes) {
+        rc = tr_error_nomem(e);
+        goto done;
+    }
+    for (size_t i = 0; i < n_tracks; i++) {
+        sel[i] = (uint8_t)tr_render_track_selected(t, o, (uint32_t)i);
+        l->lane_of[i] = TR_NONE;
+    }
+    rc = scan_events(l, sel, scan, e);
+    if (rc < 0) goto done;
+    scan_values(l, sel, scan);
+    rc = warn_far_apart(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
+    if (rc < 0) goto done;
+    /* The window: what was asked, else the events' span padded by 1% as GT's visualize does. */
+    int64_t first = l->first <= l->last ? l->first : 0;
+    int64_t last = l->first <= l->last ? l->last : 1000000000;
+    if (last <= first) last = first + 1000;
+    int64_t pad = (last - first) / 100;
+    l->t0 = o->has_since ? o->since : first - pad;
+    l->t1 = o->has_until ? o->until : last + pad;
+    rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
+    l->scale = l->pw / (double)(l->t1 - l->t0);
+    if (rc >= 0) rc = tl_labels_place(l, &m, e);
+done:
+    tr_measure_close(&m);
+    tr_free(sel);
+    tr_free(scan);
+    if (rc < 0) {
+        tr_timeline_layout_free(l);
+        return rc;
+    }
+    *out = l;
+    return TR_OK;
+}
+
+/* ---- the public view ---- */
+
+double tr_timeline_x(const tr_timeline_layout *l, int64_t ts)
+{
+    return l->px + (double)(ts - l->t0) * l->scale;
+}
+
+void tr_timeline_plot(const tr_timeline_layout *l, double *x0, double *x1)
+{
+    *x0 = l->px;
+    *x1 = l->px + l->pw;
+}
+
+int tr_timeline_row(const tr_timeline_layout *l, uint32_t track, int depth, double *y0, double *y1,
+                    uint32_t *bg)
+{
+    if (track >= tr_track_count(l->t) || l->lane_of[track] == TR_NONE) return 0;
+    const tl_lane *ln = &l->lanes[l->lane_of[track]];
+    if (ln->track != track || ln->rows == 0) return 0;
+    int r = depth < ln->rows ? depth : ln->rows - 1;
+    if (r < 0) r = 0;
+    *y0 = ln->y + ln->strip + r * ln->row_h;
+    *y1 = *y0 + ln->row_h;
+    if (bg) *bg = ln->bg;
+    return 1;
+}
+
+void tr_timeline_size(const tr_timeline_layout *l, int *w, int *h)
+{
+    *w = l->W;
+    *h = l->H;
+}
+
+const char *tr_timeline_warning(const tr_timeline_layout *l)
+{
+    return l->warning.p;
+}
+
+/* Parts: title, subtitle, the warning line when any, the lanes, the axis, the legend when any. */
+size_t tr_timeline_part_count(const tr_timeline_layout *l)
+{
+    return 2 + (l->warning.len > 0) + l->n_lanes + 1 + (l->legend.cols > 0);
+}
+
+int tr_timeline_part(const tr_timeline_layout *l, size_t i, tr_render_box *box)
+{
+    double text = l->text_pt * l->px_per_pt * 1.17;
+    size_t notes = 1 + (l->warning.len > 0);
+    *box = (tr_render_box){0, 0, l->W, 0, TR_PART_NOTE};
+    if (i == 0) {
+        box->kind = TR_PART_TITLE;
+        box->y0 = l->title_y;
+        box->y1 = l->title_y + l->title_pt * l->px_per_pt * 1.17;
+    } else if (i <= notes) {
+        box->y0 = i == 1 ? l->subtitle_y : l->warning_y;
+        box->y1 = box->y0 + text;
+    } else if (i <= notes + l->n_lanes) {
+        const tl_lane *ln = &l->lanes[i - notes - 1];
+        *box = (tr_render_box){0.12 * l->o.dpi, ln->y - (ln->header ? l->header_h : 0),
+                               l->px + l->pw, ln->y + ln->h, TR_PART_PLOT};
+    } else if (i == notes + l->n_lanes + 1) {
+        *box = (tr_render_box){l->px, l->py1, l->px + l->pw, l->py1 + l->axis_h, TR_PART_AXIS};
+    } else if (i == notes + l->n_lanes + 2 && l->legend.cols > 0) {
+        const tl_legend *g = &l->legend;
+        *box = (tr_render_box){g->x, g->y, g->x + g->w, g->y + g->h, TR_PART_LEGEND};
+    } else {
+        return 0;
+    }
+    return 1;
+}
