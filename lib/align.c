@@ -103,7 +103,8 @@ static int64_t tz_rule_day(const tz_day *d, int64_t y)
     if (d->kind == 'J') return jan1 + d->d - 1 + (is_leap(y) && d->d >= 60);
     if (d->kind == 'n') return jan1 + d->d;
     int64_t first = tr_days_from_civil(y, d->m, 1);
-    int64_t next = d->m == 12 ? tr_days_from_civil(y + 1, 1, 1) : tr_days_from_civil(y, d->m + 1, 1);
+    int64_t next =
+        d->m == 12 ? tr_days_from_civil(y + 1, 1, 1) : tr_days_from_civil(y, d->m + 1, 1);
     int64_t weekday = ((first + 4) % 7 + 7) % 7; /* 1970-01-01 was a Thursday */
     int64_t day = first + (d->d - weekday + 7) % 7 + (d->w - 1) * 7;
     while (day >= next) day -= 7; /* week 5: the last such day of the month */

@@ -1,6 +1,5 @@
 /*
-** analysis_stacks.c: hot functions of sampled stacks, and hang groups (the
-** threads' last stacks grouped when identical).
+** analysis_stacks.c: hot functions of sampled stacks (hangs: stree.c).
 **
 ** Samples are first counted per distinct stack (per thread and stack for the
 ** per-thread tables), so each stack's path is walked once however often it
@@ -155,84 +154,6 @@ int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats 
     tr_vec_fini(&pairs);
     if (rc != TR_OK) {
         tr_hot_stats_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
-}
-
-/* ---- hangs ---- */
-
-static int hang_cmp(const void *pa, const void *pb)
-{
-    const tr_hang_group *a = pa, *b = pb;
-    if (a->n != b->n) return a->n < b->n ? -1 : 1;
-    return (a->members[0].track > b->members[0].track) -
-           (a->members[0].track < b->members[0].track);
-}
-
-void tr_hang_stats_fini(tr_hang_stats *s)
-{
-    for (size_t i = 0; i < s->n; i++) tr_free(s->groups[i].members);
-    tr_free(s->groups);
-    memset(s, 0, sizeof *s);
-}
-
-static int hang_compute(const tr_trace *t, tr_hang_stats *out, uint32_t *last, tr_map *map)
-{
-    size_t n_tracks = tr_track_count(t);
-    tr_samples sm;
-    tr_trace_samples(t, &sm);
-    for (size_t i = 0; i < n_tracks; i++) last[i] = TR_NONE;
-    for (size_t i = 0; i < sm.n; i++)
-        last[sm.track[i]] = (uint32_t)i; /* samples are in time order */
-    tr_vec groups;
-    tr_vec_init(&groups, sizeof(tr_hang_group));
-    /* Two passes: count each group's members, then fill them in track order. */
-    for (size_t tk = 0; tk < n_tracks; tk++) {
-        if (last[tk] == TR_NONE) continue;
-        int is_new;
-        uint32_t *slot = tr_map_slot(map, sm.stack[last[tk]], &is_new);
-        if (!slot) goto oom;
-        if (is_new) {
-            tr_hang_group *g = tr_vec_push(&groups);
-            if (!g) goto oom;
-            g->stack = sm.stack[last[tk]];
-            *slot = (uint32_t)(groups.len - 1);
-        }
-        TR_VEC_AT(&groups, tr_hang_group, *slot).n++;
-        out->threads++;
-    }
-    out->groups = groups.data;
-    out->n = groups.len;
-    for (size_t g = 0; g < out->n; g++) {
-        out->groups[g].members = tr_malloc(out->groups[g].n * sizeof(tr_hang_member));
-        if (!out->groups[g].members) return TR_FATAL;
-        out->groups[g].n = 0;
-    }
-    for (size_t tk = 0; tk < n_tracks; tk++) {
-        if (last[tk] == TR_NONE) continue;
-        tr_hang_group *g = &out->groups[tr_map_find(map, sm.stack[last[tk]])];
-        g->members[g->n++] = (tr_hang_member){.track = (uint32_t)tk, .ts = sm.ts[last[tk]]};
-    }
-    tr_an_qsort(out->groups, out->n, sizeof *out->groups, hang_cmp);
-    return TR_OK;
-oom:
-    tr_vec_fini(&groups);
-    return TR_FATAL;
-}
-
-int tr_hang_stats_compute(const tr_trace *t, tr_hang_stats *out, tr_error *e)
-{
-    memset(out, 0, sizeof *out);
-    size_t n_tracks = tr_track_count(t);
-    uint32_t *last = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *last);
-    tr_map map = {0};
-    int rc = TR_FATAL;
-    if (last && tr_map_init(&map, 64) == TR_OK) rc = hang_compute(t, out, last, &map);
-    tr_free(last);
-    tr_map_fini(&map);
-    if (rc != TR_OK) {
-        tr_hang_stats_fini(out);
         return tr_error_nomem(e);
     }
     return TR_OK;

@@ -71,7 +71,7 @@ static int hp_collective(const tr_hangs *h, const tr_hang_collective *c, tr_buf 
     return rc == TR_OK ? tr_buf_adds(b, "\n") : rc;
 }
 
-static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, tr_buf *b)
+static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, int all, tr_buf *b)
 {
     int rc = TR_OK, any = 0;
     for (size_t i = 0; i < h->n_collectives && rc == TR_OK; i++) {
@@ -79,6 +79,7 @@ static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, tr_buf *
         if (!any++) rc = tr_buf_adds(b, "collectives whose count differs between ranks:\n");
         if (rc == TR_OK) rc = hp_collective(h, &h->collectives[i], b);
     }
+    if (!all) return rc;
     if (rc == TR_OK && h->n_collectives && !any)
         rc = tr_buf_addf(
             b, "collectives: every rank made the same %zu kinds the same number of times\n",
@@ -116,16 +117,23 @@ static int hp_streams(const tr_trace *t, const tr_hangs *h, tr_buf *b)
     return rc;
 }
 
-int tr_hangs_text(const tr_trace *t, const tr_hangs *h, size_t limit, tr_buf *b)
+int tr_hangs_found(const tr_hangs *h)
+{
+    int odd = 0;
+    for (size_t i = 0; i < h->n_collectives; i++) odd |= h->collectives[i].odd > 0;
+    return h->n_requests || h->n_round_trips || odd;
+}
+
+int tr_hangs_text(const tr_trace *t, const tr_hangs *h, size_t limit, int all, tr_buf *b)
 {
     int rc =
         hp_waits(t, h->requests, h->n_requests, "client requests never answered", "request", b);
     if (rc == TR_OK)
         rc = hp_waits(t, h->round_trips, h->n_round_trips, "worker round trips never returned",
                       "round trip", b);
-    if (rc == TR_OK) rc = hp_ranks(t, h, limit, b);
-    if (rc == TR_OK) rc = hp_streams(t, h, b);
-    if (rc == TR_OK) rc = hp_lanes(t, h, limit, b);
+    if (rc == TR_OK) rc = hp_ranks(t, h, limit, all, b);
+    if (rc == TR_OK && all) rc = hp_streams(t, h, b);
+    if (rc == TR_OK && all) rc = hp_lanes(t, h, limit, b);
     return rc;
 }
 

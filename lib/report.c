@@ -63,7 +63,8 @@ static int compute(tr_report *r, tr_error *e)
     if (tr_rp_has(r, TR_REPORT_HOT) && tr_hot_stats_compute(t, so, &r->hot, e) < 0) return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_STRAGGLERS) && tr_straggler_stats_compute(t, so, &r->strag, e) < 0)
         return TR_FATAL;
-    if (tr_rp_has(r, TR_REPORT_HANGS) && tr_hang_stats_compute(t, &r->hangs, e) < 0)
+    if (tr_rp_has(r, TR_REPORT_HANGS) &&
+        (tr_stree_build(t, &r->o.tree, &r->tree, e) < 0 || tr_hangs_compute(t, &r->events, e) < 0))
         return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_GPU) && tr_gpu_stats_compute(t, &r->gpu, e) < 0) return TR_FATAL;
     sort_tables(r);
@@ -95,9 +96,15 @@ void tr_report_free(tr_report *r)
     tr_io_stats_fini(&r->io);
     tr_hot_stats_fini(&r->hot);
     tr_straggler_stats_fini(&r->strag);
-    tr_hang_stats_fini(&r->hangs);
+    tr_stree_fini(&r->tree);
+    tr_hangs_fini(&r->events);
     tr_gpu_stats_fini(&r->gpu);
     tr_free(r);
+}
+
+void tr_report_dot(const tr_report *r, tr_buf *b)
+{
+    tr_stree_dot(r->t, &r->tree, b);
 }
 
 void tr_report_text(const tr_report *r, tr_buf *b)

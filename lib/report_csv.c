@@ -198,21 +198,25 @@ static void csv_stragglers(const tr_report *r, tr_buf *b)
 static void csv_hangs(const tr_report *r, tr_buf *b)
 {
     const tr_trace *t = r->t;
-    tr_buf_adds(b, "group,group_size,process,pid,rank,track,tid,kind,ts_ns,frame\n");
-    for (size_t g = 0; g < tr_rp_top(r, r->hangs.n, 0); g++) {
-        const tr_hang_group *grp = &r->hangs.groups[g];
-        tr_buf frame;
-        tr_buf_init(&frame, 0);
-        if (grp->stack) tr_rp_frame_label(&frame, t, tr_stack_frame(t, grp->stack));
-        for (size_t m = 0; m < grp->n; m++) {
-            tr_buf_addf(b, "%zu,%zu,", g + 1, grp->n);
-            csv_track(b, t, grp->members[m].track);
-            tr_buf_addf(b, ",%lld,", (long long)grp->members[m].ts);
-            csv_field(b, frame.p);
-            tr_buf_addc(b, '\n');
-        }
-        tr_buf_fini(&frame);
+    const tr_stree *s = &r->tree;
+    tr_buf_adds(b, "process,pid,rank,track,tid,kind,ts_ns,samples,changes,frame,with\n");
+    tr_buf cell;
+    tr_buf_init(&cell, 0);
+    for (size_t m = 0; m < tr_rp_top(r, s->n_members, 0); m++) {
+        const tr_stree_member *mb = &s->members[m];
+        const tr_stree_node *leaf = &s->nodes[mb->leaf];
+        csv_track(b, t, mb->track);
+        tr_buf_addf(b, ",%lld,%u,%u,", (long long)mb->ts, mb->samples, mb->changes);
+        tr_buf_reset(&cell);
+        tr_stree_frame_text(t, s, mb->leaf, &cell);
+        csv_field(b, cell.p);
+        tr_buf_addc(b, ',');
+        tr_buf_reset(&cell);
+        tr_stree_members_text(t, s, leaf->lo, leaf->hi, &cell);
+        csv_field(b, cell.p);
+        tr_buf_addc(b, '\n');
     }
+    tr_buf_fini(&cell);
 }
 
 static void csv_gpu_streams(const tr_report *r, tr_buf *b)

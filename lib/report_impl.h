@@ -9,8 +9,10 @@
 #include <stdint.h>
 
 #include "tr_analysis.h"
+#include "tr_hangs.h"
 #include "tr_mem.h"
 #include "tr_report.h"
+#include "tr_stree.h"
 #include "tr_trace.h"
 
 struct tr_report {
@@ -25,7 +27,8 @@ struct tr_report {
     tr_io_stats io;
     tr_hot_stats hot;
     tr_straggler_stats strag;
-    tr_hang_stats hangs;
+    tr_stree tree;   /* hangs: where every member is */
+    tr_hangs events; /* hangs: what the events say */
     tr_gpu_stats gpu;
 };
 
@@ -49,8 +52,6 @@ static inline const char *tr_rp_str(const tr_trace *t, tr_str s)
 void tr_rp_process_label(tr_buf *b, const tr_trace *t, const tr_process *p);
 /* ^A lane's label: the track name, prefixed by its process when the trace has several. */
 void tr_rp_track_label(tr_buf *b, const tr_trace *t, uint32_t track);
-/* ^"rank 3 MainThread": a thread among others of a group. */
-void tr_rp_member_label(tr_buf *b, const tr_trace *t, uint32_t track);
 /* ^"function (file:line)" of a frame, as py-spy prints it. */
 void tr_rp_frame_label(tr_buf *b, const tr_trace *t, uint32_t frame);
 

@@ -4,6 +4,8 @@
 ** them, every row unless --top cuts the tables.
 */
 #include "report_impl.h"
+
+#include <stdlib.h>
 #include "tr_text.h"
 
 #include <string.h>
@@ -233,39 +235,67 @@ static void json_stragglers(const tr_report *r, tr_buf *b)
     tr_buf_adds(b, "]}");
 }
 
-static void json_frame(tr_buf *b, const tr_trace *t, uint32_t frame)
+/* Leaves of the stack tree: the groups of members whose last stacks are the same. */
+static const tr_stree *group_tree;
+
+static int group_cmp(const void *pa, const void *pb)
 {
-    const tr_frame *f = tr_frame_get(t, frame);
-    tr_buf_adds(b, "{\"function\":");
-    tr_buf_add_json_id(b, t, f ? f->function : 0);
-    tr_buf_adds(b, ",\"file\":");
-    tr_buf_add_json_id(b, t, f ? f->file : 0);
-    tr_buf_addf(b, ",\"line\":%d}", f ? f->line : 0);
+    const tr_stree_node *a = &group_tree->nodes[*(const uint32_t *)pa];
+    const tr_stree_node *b = &group_tree->nodes[*(const uint32_t *)pb];
+    if (a->ends != b->ends) return a->ends < b->ends ? -1 : 1;
+    uint32_t ta = group_tree->members[group_tree->order[a->lo]].track;
+    uint32_t tb = group_tree->members[group_tree->order[b->lo]].track;
+    return (ta > tb) - (ta < tb);
 }
 
-static void json_hangs(const tr_report *r, tr_buf *b)
+/* One group: its members' common stack, innermost frame first, and the members. */
+static void json_group(const tr_report *r, uint32_t n, tr_buf *b)
 {
-    const tr_trace *t = r->t;
-    const tr_hang_stats *h = &r->hangs;
-    tr_buf_addf(b, ",\"hangs\":{\"threads\":%zu,\"groups\":[", h->threads);
-    size_t n = tr_rp_top(r, h->n, 0);
-    for (size_t g = 0; g < n; g++) {
-        const tr_hang_group *grp = &h->groups[g];
-        tr_buf_addf(b, "%s{\"count\":%zu,\"stack\":[", g ? "," : "", grp->n);
-        /* Innermost frame first, as py-spy prints a stack. */
-        for (uint32_t st = grp->stack; st; st = tr_stack_parent(t, st)) {
-            if (st != grp->stack) tr_buf_addc(b, ',');
-            json_frame(b, t, tr_stack_frame(t, st));
-        }
-        tr_buf_adds(b, "],\"members\":[");
-        for (size_t m = 0; m < grp->n; m++) {
-            tr_buf_adds(b, m ? ",{" : "{");
-            js_track(b, t, grp->members[m].track);
-            tr_buf_addf(b, ",\"ts_ns\":%lld}", (long long)grp->members[m].ts);
-        }
-        tr_buf_adds(b, "]}");
+    const tr_stree *s = &r->tree;
+    const tr_stree_node *nd = &s->nodes[n];
+    tr_buf_addf(b, "{\"count\":%u,\"stack\":[", nd->ends);
+    for (uint32_t v = n; v && v != TR_NONE; v = s->nodes[v].parent) {
+        const tr_frame *f = tr_frame_get(r->t, s->nodes[v].frame);
+        tr_buf_adds(b, v == n ? "{\"function\":" : ",{\"function\":");
+        tr_buf_add_json_id(b, r->t, f->function);
+        tr_buf_adds(b, ",\"file\":");
+        tr_buf_add_json_id(b, r->t, f->file);
+        tr_buf_addf(b, ",\"line\":%d}", f->line);
+    }
+    tr_buf_adds(b, "],\"members\":[");
+    for (uint32_t k = nd->lo; k < nd->lo + nd->ends; k++) {
+        const tr_stree_member *m = &s->members[s->order[k]];
+        tr_buf_adds(b, k > nd->lo ? ",{" : "{");
+        js_track(b, r->t, m->track);
+        tr_buf_addf(b, ",\"ts_ns\":%lld}", (long long)m->ts);
     }
     tr_buf_adds(b, "]}");
+}
+
+/*
+** "threads" and "groups" (identical last stacks, the smallest group first)
+** as tracestat/1 had them, then the stack tree and the event checks.
+*/
+static void json_hangs(const tr_report *r, tr_buf *b)
+{
+    const tr_stree *s = &r->tree;
+    uint32_t *leaves = tr_malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *leaves);
+    size_t n = 0;
+    for (size_t v = 0; leaves && v < s->n_nodes; v++)
+        if (s->nodes[v].ends) leaves[n++] = (uint32_t)v;
+    group_tree = s;
+    if (n > 1) qsort(leaves, n, sizeof *leaves, group_cmp);
+    tr_buf_addf(b, ",\"hangs\":{\"threads\":%zu,\"groups\":[", s->n_members);
+    for (size_t g = 0; g < tr_rp_top(r, n, 0); g++) {
+        if (g) tr_buf_addc(b, ',');
+        json_group(r, leaves[g], b);
+    }
+    tr_free(leaves);
+    tr_buf_adds(b, "],\"tree\":");
+    tr_stree_json(r->t, s, b);
+    tr_buf_adds(b, ",\"events\":");
+    tr_hangs_json(r->t, &r->events, b);
+    tr_buf_adds(b, "}");
 }
 
 static void json_gpu(const tr_report *r, tr_buf *b)

@@ -50,16 +50,6 @@ void tr_rp_frame_label(tr_buf *b, const tr_trace *t, uint32_t frame)
     }
 }
 
-void tr_rp_member_label(tr_buf *b, const tr_trace *t, uint32_t track)
-{
-    const tr_track *tk = tr_track_get(t, track);
-    tr_rp_process_label(b, t, tr_process_get(t, tk->process));
-    if (*tr_rp_str(t, tk->name))
-        tr_buf_addf(b, " %s", tr_rp_str(t, tk->name));
-    else if (tk->tid >= 0)
-        tr_buf_addf(b, " thread %lld", (long long)tk->tid);
-}
-
 /* ---- units ---- */
 
 void tr_rp_size(tr_buf *b, int64_t bytes)

@@ -460,39 +460,12 @@ void tr_rp_text_stragglers(const tr_report *r, tr_buf *b)
 
 void tr_rp_text_hangs(const tr_report *r, tr_buf *b)
 {
-    const tr_trace *t = r->t;
-    const tr_hang_stats *h = &r->hangs;
-    if (h->threads < 2 && !r->explicit_sections) return;
-    tr_rp_heading(b, "hangs (threads by their last stack, the odd ones out first)", r->o.ascii);
-    if (h->threads < 2) {
-        tr_buf_adds(b, "fewer than two sampled threads\n");
-        return;
-    }
-    size_t n = tr_rp_top(r, h->n, 1);
-    for (size_t g = 0; g < n; g++) {
-        const tr_hang_group *grp = &h->groups[g];
-        tr_buf_addf(b, "%zu thread%s in ", grp->n, grp->n == 1 ? " " : "s");
-        if (grp->stack)
-            tr_rp_frame_label(b, t, tr_stack_frame(t, grp->stack));
-        else
-            tr_buf_adds(b, "(no frames)");
-        tr_buf_adds(b, ": ");
-        for (size_t m = 0; m < grp->n && m < 8; m++) {
-            if (m) tr_buf_adds(b, ", ");
-            tr_rp_member_label(b, t, grp->members[m].track);
-        }
-        if (grp->n > 8) tr_buf_addf(b, ", +%zu more", grp->n - 8);
-        tr_buf_addc(b, '\n');
-        /* The odd ones out get their whole stack, innermost first. */
-        if (g + 1 < h->n && grp->n < h->groups[h->n - 1].n && grp->stack) {
-            for (uint32_t st = grp->stack; st; st = tr_stack_parent(t, st)) {
-                tr_buf_adds(b, "    ");
-                tr_rp_frame_label(b, t, tr_stack_frame(t, st));
-                tr_buf_addc(b, '\n');
-            }
-        }
-    }
-    if (n < h->n) tr_buf_addf(b, "(%zu more groups; --top 0 shows all)\n", h->n - n);
+    int tree = r->tree.n_members > 1, found = tr_hangs_found(&r->events);
+    if (!tree && !found && !r->explicit_sections) return;
+    tr_rp_heading(b, "hangs (where members part and who is behind; what the events say)",
+                  r->o.ascii);
+    if (r->tree.n_members) tr_stree_text(r->t, &r->tree, b);
+    tr_hangs_text(r->t, &r->events, tr_rp_top(r, SIZE_MAX, 1), r->explicit_sections, b);
 }
 
 static void gpu_streams(const tr_report *r, tr_buf *b, tr_buf *cell)

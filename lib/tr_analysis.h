@@ -25,8 +25,8 @@
 **   stragglers  per rank: busy, I/O and step time; an outlier is a value
 **               with |x - median| > k * MAD (MAD = median |x - median|,
 **               unscaled; k = 3 by default) and > 1% of the median.
-**   hangs       the last sampled stack of every thread, grouped by identical
-**               stacks, smallest group (the odd one out) first.
+**   hangs       tr_stree.h (the stack prefix tree) and tr_hangs.h (the
+**               checks that read hangs from events).
 **   gpu         GPU streams: kernel, memcpy and memset time, communication
 **               kernels (names starting "nccl") and their overlap with compute.
 */
@@ -225,28 +225,6 @@ int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats 
 /* ^Sorts a table by total samples instead (BY_TOTAL 1) or back by self (0). */
 void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total);
 void tr_hot_stats_fini(tr_hot_stats *s);
-
-/* ---- hangs: threads grouped by their last stack ---- */
-
-typedef struct tr_hang_member {
-    uint32_t track;
-    int64_t ts; /* of its last sample */
-} tr_hang_member;
-
-typedef struct tr_hang_group {
-    uint32_t stack; /* 0: no frames */
-    tr_hang_member *members;
-    size_t n;
-} tr_hang_group;
-
-typedef struct tr_hang_stats {
-    tr_hang_group *groups; /* smallest first; ties by their first member's track */
-    size_t n;
-    size_t threads;
-} tr_hang_stats;
-
-int tr_hang_stats_compute(const tr_trace *t, tr_hang_stats *out, tr_error *e);
-void tr_hang_stats_fini(tr_hang_stats *s);
 
 /* ---- stragglers ---- */
 

@@ -96,8 +96,14 @@ const char *tr_hangs_collective(const char *name, char *buf, size_t size);
 /* ^The state's word: "idle", "in a collective", "in I/O", "computing". */
 const char *tr_rank_state_name(int state);
 
-/* ^Appends the checks that found something, as text (LIMIT rows per list, 0 = all). */
-int tr_hangs_text(const tr_trace *t, const tr_hangs *h, size_t limit, tr_buf *b);
+/*
+** ^Appends the checks as text, LIMIT rows per list (0 = all): with ALL every
+** list, else only what points at a hang (requests and round trips left
+** open, collectives whose counts differ).
+*/
+int tr_hangs_text(const tr_trace *t, const tr_hangs *h, size_t limit, int all, tr_buf *b);
+/* ^Whether H found anything that points at a hang (what tr_hangs_text prints without ALL). */
+int tr_hangs_found(const tr_hangs *h);
 /* ^Appends the checks as one JSON object. */
 int tr_hangs_json(const tr_trace *t, const tr_hangs *h, tr_buf *b);
 

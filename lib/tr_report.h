@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "tr_analysis.h"
+#include "tr_stree.h"
 #include "tr_error.h"
 #include "tr_mem.h"
 #include "tr_trace.h"
@@ -29,8 +30,8 @@ enum tr_report_section {
     TR_REPORT_IO,           /* per rank, per layer, request sizes, files */
     TR_REPORT_HOT,          /* hottest functions of sampled stacks */
     TR_REPORT_STRAGGLERS,   /* outlier ranks */
-    TR_REPORT_HANGS,        /* threads grouped by their last stack */
-    TR_REPORT_GPU,          /* GPU streams and devices */
+    TR_REPORT_HANGS, /* the stack prefix tree and the event checks (tr_stree.h, tr_hangs.h) */
+    TR_REPORT_GPU,   /* GPU streams and devices */
     TR_REPORT_SECTION_COUNT
 };
 
@@ -47,13 +48,14 @@ int tr_report_section_find(const char *name, size_t n);
 int tr_report_csv_section(const char *name);
 
 typedef struct tr_report_opts {
-    unsigned sections; /* bits 1u << TR_REPORT_*; 0 = all */
-    int sort;          /* order of the ops tables: TR_OP_SORT_* */
-    long top;          /* rows per table: -1 = 20 in text and all in JSON and CSV; 0 = all */
-    int by_total;      /* hot: order by total samples instead of self */
-    int ascii;         /* plain ASCII tables and bars instead of box drawing */
-    int width;         /* columns the text may use */
-    tr_stat_opts stat; /* idle gaps, straggler k, step names, per-thread hot tables */
+    unsigned sections;  /* bits 1u << TR_REPORT_*; 0 = all */
+    int sort;           /* order of the ops tables: TR_OP_SORT_* */
+    long top;           /* rows per table: -1 = 20 in text and all in JSON and CSV; 0 = all */
+    int by_total;       /* hot: order by total samples instead of self */
+    int ascii;          /* plain ASCII tables and bars instead of box drawing */
+    int width;          /* columns the text may use */
+    tr_stat_opts stat;  /* idle gaps, straggler k, step names, per-thread hot tables */
+    tr_stree_opts tree; /* hangs: how frames are told apart, members, cuts, the progress rule */
 } tr_report_opts;
 
 /* ^Defaults: every section, ops by total, top -1, width 100, tr_stat_opts_init's. */
@@ -89,6 +91,8 @@ void tr_report_text(const tr_report *r, tr_buf *b);
 ** inputs and span_ns always, then an object or array per section computed.
 */
 void tr_report_json(const tr_report *r, tr_buf *b);
+/* ^Appends the hangs section's stack tree as a Graphviz digraph (tr_stree_dot). */
+void tr_report_dot(const tr_report *r, tr_buf *b);
 /*
 ** ^Appends CSV table NAME (see tr_report_csv_section) with its header line
 ** and returns TR_OK, or returns TR_FAIL without appending when NAME is no

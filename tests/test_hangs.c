@@ -49,7 +49,7 @@ TR_TEST(gt_cut_in_a_round_trip)
     CHECK_INT(h.round_trips[0].first_ts, 5677000000);
     tr_buf b;
     tr_buf_init(&b, 0);
-    CHECK_INT(tr_hangs_text(t, &h, 10, &b), TR_OK);
+    CHECK_INT(tr_hangs_text(t, &h, 10, 1, &b), TR_OK);
     CHECK(strstr(b.p,
                  "1 round trip  GT dispatcher / worker worker_1; the oldest: WorkerGetData #40") !=
           NULL);

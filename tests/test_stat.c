@@ -7,6 +7,7 @@
 #include "tr_test.h"
 
 #include "tr_analysis.h"
+#include "tr_stree.h"
 #include "tr_load.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
@@ -354,19 +355,26 @@ TR_TEST(hangs_odd_rank_first)
         tr_sample_add(t, tk, 2 * MS, r == 3 ? st_d : st_a, 0);
     }
     freeze(t);
-    tr_hang_stats h;
+    tr_stree h;
     tr_error e = {0};
-    CHECK(tr_hang_stats_compute(t, &h, &e) == TR_OK);
-    CHECK_INT(h.threads, 8);
-    CHECK_INT(h.n, 2);
-    CHECK_INT(h.groups[0].n, 1);
-    CHECK_INT(h.groups[0].stack, st_d);
-    CHECK_INT(h.groups[0].members[0].ts, 2 * MS);
-    const tr_track *tk = tr_track_get(t, h.groups[0].members[0].track);
-    CHECK_INT(tr_process_get(t, tk->process)->rank, 3);
-    CHECK_INT(h.groups[1].n, 7);
-    CHECK_INT(h.groups[1].stack, st_a);
-    tr_hang_stats_fini(&h);
+    CHECK(tr_stree_build(t, NULL, &h, &e) == TR_OK);
+    CHECK_INT(h.n_members, 8);
+    uint32_t *splits;
+    CHECK_INT(tr_stree_splits(&h, &splits), 1);
+    uint32_t major = h.nodes[splits[0]].first_child, odd = h.nodes[major].next_sibling;
+    tr_free(splits);
+    CHECK_INT(tr_stree_count(&h, major), 7);
+    CHECK_INT(h.nodes[major].frame, fa);
+    CHECK_INT(tr_stree_count(&h, odd), 1);
+    CHECK_INT(h.nodes[odd].frame, fd);
+    const tr_stree_member *m = &h.members[h.order[h.nodes[odd].lo]];
+    CHECK_INT(m->ts, 2 * MS);
+    CHECK_INT(m->rank, 3);
+    CHECK_INT(m->samples, 2);
+    CHECK_INT(m->changes, 1);
+    const char *rule;
+    CHECK_INT(h.members[tr_stree_behind(t, &h, &rule)].rank, 3);
+    tr_stree_fini(&h);
     tr_trace_free(t);
 }
 
@@ -492,7 +500,7 @@ TR_TEST(empty_trace)
     tr_op_stats os;
     tr_io_stats io;
     tr_hot_stats h;
-    tr_hang_stats hg;
+    tr_stree hg;
     tr_gpu_stats g;
     int64_t a, b;
     CHECK(!tr_stat_span(t, &a, &b));
@@ -500,13 +508,13 @@ TR_TEST(empty_trace)
     CHECK(tr_op_stats_compute(t, &os, &e) == TR_OK && os.n_names == 0);
     CHECK(tr_io_stats_compute(t, &io, &e) == TR_OK && io.n_ranks == 0);
     CHECK(tr_hot_stats_compute(t, &o, &h, &e) == TR_OK && h.merged.samples == 0);
-    CHECK(tr_hang_stats_compute(t, &hg, &e) == TR_OK && hg.n == 0);
+    CHECK(tr_stree_build(t, NULL, &hg, &e) == TR_OK && hg.n_members == 0);
     CHECK(tr_gpu_stats_compute(t, &g, &e) == TR_OK && g.n_streams == 0);
     tr_lane_stats_fini(&ls);
     tr_op_stats_fini(&os);
     tr_io_stats_fini(&io);
     tr_hot_stats_fini(&h);
-    tr_hang_stats_fini(&hg);
+    tr_stree_fini(&hg);
     tr_gpu_stats_fini(&g);
     tr_trace_free(t);
 }
@@ -534,7 +542,7 @@ TR_TEST(out_of_memory)
         tr_op_stats os;
         tr_io_stats io;
         tr_hot_stats h;
-        tr_hang_stats hg;
+        tr_stree hg;
         tr_straggler_stats s;
         tr_gpu_stats g;
         int rc[7];
@@ -547,7 +555,7 @@ TR_TEST(out_of_memory)
         tr_alloc_fail_after(n);
         rc[3] = tr_hot_stats_compute(t, &o, &h, &e);
         tr_alloc_fail_after(n);
-        rc[4] = tr_hang_stats_compute(t, &hg, &e);
+        rc[4] = tr_stree_build(t, NULL, &hg, &e);
         tr_alloc_fail_after(n);
         rc[5] = tr_straggler_stats_compute(t, &o, &s, &e);
         tr_alloc_fail_after(n);
@@ -561,7 +569,7 @@ TR_TEST(out_of_memory)
         tr_op_stats_fini(&os);
         tr_io_stats_fini(&io);
         tr_hot_stats_fini(&h);
-        tr_hang_stats_fini(&hg);
+        tr_stree_fini(&hg);
         tr_straggler_stats_fini(&s);
         tr_gpu_stats_fini(&g);
     }

@@ -60,6 +60,7 @@ typedef struct tr_cli_opt {
 
 typedef struct tr_cli_spec {
     const char *usage;      /* the --help text */
+    const char *usage_more; /* its continuation, or NULL (C caps one string at 4095 bytes) */
     const tr_cli_opt *opts; /* the binary's own options, up to a row with a NULL name */
     int reads;              /* 1: it takes the options that read traces */
     int posix_order;        /* options end at the first operand ("--" not needed) */

@@ -197,6 +197,7 @@ static int take(tr_cli *c, const tr_cli_spec *s, void *user, int id, char **argv
     switch (id) {
     case 'h':
         fputs(s->usage, stdout);
+        if (s->usage_more) fputs(s->usage_more, stdout);
         return -1;
     case 'V':
         tr_cli_print_version(c->prog);

@@ -30,9 +30,14 @@ static const char usage_text[] =
     "              files with their access pattern (Darshan's conventions)\n"
     "  hot         hottest functions of sampled stacks, by self and total samples\n"
     "  stragglers  ranks whose busy, I/O or step time is an outlier (median +- k*MAD)\n"
-    "  hangs       threads grouped by identical last stacks, the odd one out first\n"
+    "  hangs       where every rank is: the stack prefix tree of the last stacks,\n"
+    "              where members part (the odd ones out first) and who is behind;\n"
+    "              GT requests and round trips never answered, collectives whose\n"
+    "              count differs between ranks, each rank's and lane's last record\n"
     "  gpu         GPU streams and devices: kernels, memcpy, memset, NCCL overlap\n"
-    "\n"
+    "\n";
+
+static const char usage_options[] =
     "Options:\n"
     "      --section NAME    print only this section (repeatable, or NAME,NAME)\n"
     "      --json            print JSON (schema tracestat/1, see README.md)\n"
@@ -47,6 +52,14 @@ static const char usage_text[] =
     "      --step GLOB       names of step slices (default ProfilerStep*)\n"
     "      --per-thread      hot: a table per thread besides the merged one\n"
     "      --by-total        hot: order by total samples instead of self\n"
+    "      --ignore-lines    hangs: frames told apart by function and file only\n"
+    "      --by-function     hangs: frames told apart by function only\n"
+    "      --depth N         hangs: keep the outermost N frames of each stack\n"
+    "      --main-thread     hangs: one member per process, its main thread\n"
+    "      --python-only     hangs: leave native frames out\n"
+    "      --progress-frame FUNCTION  hangs: over several dumps, the member that\n"
+    "                        entered FUNCTION least often is furthest behind\n"
+    "      --dot             hangs: print the stack tree as a Graphviz digraph\n"
     "      --ascii           plain ASCII tables and bars\n"
     "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
@@ -66,7 +79,8 @@ static const char usage_text[] =
     "  tracestat run.log\n"
     "  tracestat recorder-run/ --section io\n"
     "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
-    "  tracestat dumps.txt --section hangs,hot --json\n";
+    "  tracestat dumps.txt --section hangs,hot --json\n"
+    "  tracestat job-dumps/ --section hangs --ignore-lines --main-thread\n";
 
 enum {
     OPT_SECTION = 256,
@@ -80,17 +94,31 @@ enum {
     OPT_PER_THREAD,
     OPT_BY_TOTAL,
     OPT_ASCII,
-    OPT_WIDTH
+    OPT_WIDTH,
+    OPT_IGNORE_LINES,
+    OPT_BY_FUNCTION,
+    OPT_DEPTH,
+    OPT_MAIN_THREAD,
+    OPT_PYTHON_ONLY,
+    OPT_PROGRESS_FRAME,
+    OPT_DOT
 };
 
 static const tr_cli_opt options[] = {
     {"ascii", no_argument, OPT_ASCII},
+    {"by-function", no_argument, OPT_BY_FUNCTION},
     {"by-total", no_argument, OPT_BY_TOTAL},
     {"csv", required_argument, OPT_CSV},
+    {"depth", required_argument, OPT_DEPTH},
+    {"dot", no_argument, OPT_DOT},
     {"gaps", required_argument, OPT_GAPS},
+    {"ignore-lines", no_argument, OPT_IGNORE_LINES},
     {"json", no_argument, OPT_JSON},
     {"k", required_argument, OPT_K},
+    {"main-thread", no_argument, OPT_MAIN_THREAD},
     {"per-thread", no_argument, OPT_PER_THREAD},
+    {"progress-frame", required_argument, OPT_PROGRESS_FRAME},
+    {"python-only", no_argument, OPT_PYTHON_ONLY},
     {"section", required_argument, OPT_SECTION},
     {"sort", required_argument, OPT_SORT},
     {"step", required_argument, OPT_STEP},
@@ -101,9 +129,43 @@ static const tr_cli_opt options[] = {
 
 typedef struct args {
     tr_report_opts ro;
-    int json;
+    int json, dot;
     const char *csv;
 } args;
+
+/* The options of the hangs section's stack tree. */
+static int tree_option(tr_cli *c, args *a, int id, const char *arg)
+{
+    tr_stree_opts *o = &a->ro.tree;
+    long v;
+    switch (id) {
+    case OPT_IGNORE_LINES:
+        o->frames = TR_STREE_BY_FILE;
+        break;
+    case OPT_BY_FUNCTION:
+        o->frames = TR_STREE_BY_FUNCTION;
+        break;
+    case OPT_DEPTH:
+        if (tr_cli_parse_long(arg, 1, 100000, &v) < 0)
+            return tr_cli_usage_error(c, "bad --depth '%s' (frames, 1 or more)", arg);
+        o->max_depth = (uint32_t)v;
+        break;
+    case OPT_MAIN_THREAD:
+        o->main_thread = 1;
+        break;
+    case OPT_PYTHON_ONLY:
+        o->python_only = 1;
+        break;
+    case OPT_PROGRESS_FRAME:
+        o->counted = arg;
+        break;
+    default: /* OPT_DOT */
+        a->dot = 1;
+        a->ro.sections |= 1u << TR_REPORT_HANGS;
+        break;
+    }
+    return TR_EXIT_OK;
+}
 
 static int parse_sections(tr_cli *c, args *a, const char *list)
 {
@@ -197,6 +259,14 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_ASCII:
         a->ro.ascii = 1;
         return TR_EXIT_OK;
+    case OPT_IGNORE_LINES:
+    case OPT_BY_FUNCTION:
+    case OPT_DEPTH:
+    case OPT_MAIN_THREAD:
+    case OPT_PYTHON_ONLY:
+    case OPT_PROGRESS_FRAME:
+    case OPT_DOT:
+        return tree_option(c, a, id, arg);
     default:
         return number_option(c, a, id, arg);
     }
@@ -225,7 +295,9 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
     }
     tr_buf b;
     tr_buf_init(&b, 0);
-    if (a->csv)
+    if (a->dot)
+        tr_report_dot(r, &b);
+    else if (a->csv)
         tr_report_csv(r, a->csv, &b);
     else if (a->json)
         tr_report_json(r, &b);
@@ -244,7 +316,8 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
 /* The mistakes only the whole command line shows. */
 static int check_args(tr_cli *c, const args *a, int argc)
 {
-    if (a->json && a->csv) return tr_cli_usage_error(c, "--json and --csv exclude each other");
+    if (a->json + (a->csv != NULL) + a->dot > 1)
+        return tr_cli_usage_error(c, "--json, --csv and --dot exclude each other");
     int rc = tr_cli_check_from(c);
     if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
     return rc;
@@ -265,8 +338,11 @@ static int run(tr_cli *c, const args *a, char **inputs, int n)
 
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    static const tr_cli_spec spec = {.usage = usage_text,
+                                     .usage_more = usage_options,
+                                     .opts = options,
+                                     .reads = 1,
+                                     .option = option};
     tr_cli c;
     tr_cli_init(&c, "tracestat");
     args a = {0};
