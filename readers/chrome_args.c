@@ -70,11 +70,6 @@ int cj_fail_at(cj_rd *r, uint64_t off, int code, const char *what)
     return tr_errorf(r->e, code, &loc, "%s", what);
 }
 
-uint64_t cj_off_of(const cj_rd *r, const char *p)
-{
-    return r->base + (uint64_t)(p - r->buf);
-}
-
 /* ---- strings ---- */
 
 /* The cache slot of the N (> 0) bytes at S: a hash of both ends, the middle and the length. */
@@ -87,7 +82,7 @@ static size_t cache_slot(const char *s, size_t n)
         if (n > 16) {
             uint64_t m;
             memcpy(&m, s + n / 2 - 4, 8);
-            b ^= tr_hash_mix(m);
+            b ^= m << 29 | m >> 35; /* rotated: it must not cancel the ends */
         }
     } else if (n >= 4) {
         uint32_t x, y;
@@ -100,7 +95,7 @@ static size_t cache_slot(const char *s, size_t n)
             (uint64_t)(unsigned char)s[n - 1] << 16;
         b = 0;
     }
-    return (size_t)(tr_hash_mix(a + tr_hash_mix(b + n)) >> (64 - CACHE_BITS));
+    return (size_t)(tr_hash_mix(a + 0x9E3779B97F4A7C15ULL * (b ^ n)) >> (64 - CACHE_BITS));
 }
 
 /* 1 when the N (> 0) bytes at A and B are equal; short ones (nearly all) inline. */

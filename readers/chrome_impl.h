@@ -283,13 +283,40 @@ static inline int cj_is_digit(char c)
     return (unsigned)(c - '0') < 10;
 }
 
+/* The stream offset of P, a pointer into the window. */
+static inline uint64_t cj_off_of(const cj_rd *r, const char *p)
+{
+    return r->base + (uint64_t)(p - r->buf);
+}
+
+/* Whether T is the string S, as written (no escapes). */
+static inline int cj_tok_eq(const jtok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->type == J_STR && t->n == n && memcmp(t->p, s, n) == 0;
+}
+
+/* The slow path of cj_str_text: escapes or bytes >= 0x80 (chrome_json.c). */
+const char *cj_str_unescape(const jtok *t, tr_buf *out, size_t *n, int *bad);
+
+/*
+** The text of string token T, unescaped and valid UTF-8 (bad bytes become
+** U+FFFD, *BAD is set), in OUT; or T's own bytes when it needs neither.
+*/
+static inline const char *cj_str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
+{
+    if (t->type == J_STR && !(t->flags & (JF_ESC | JF_HIGH))) {
+        *n = t->n;
+        return t->p;
+    }
+    return cj_str_unescape(t, out, n, bad);
+}
+
 /* ---- the functions the files share ---- */
 
 /* chrome_json.c */
 int cj_scan_str(jscan *j, const char **pp, jtok *t);
 int cj_scan_scalar(jscan *j, const char **pp, jtok *t);
-const char *cj_str_text(const jtok *t, tr_buf *out, size_t *n, int *bad);
-int cj_tok_eq(const jtok *t, const char *s);
 double cj_tok_double(const jtok *t);
 int cj_tok_us(const jtok *t, int64_t *ns);
 int cj_tok_int(const jtok *t, int64_t *v);
@@ -314,7 +341,6 @@ void cj_map_fini(pair_map *m);
 tr_loc cj_loc_at(const cj_rd *r, uint64_t off);
 int cj_warn_at(cj_rd *r, uint64_t off, const char *fmt, const char *arg);
 int cj_fail_at(cj_rd *r, uint64_t off, int code, const char *what);
-uint64_t cj_off_of(const cj_rd *r, const char *p);
 tr_str cj_intern(cj_rd *r, const char *s, size_t n);
 tr_str cj_tok_intern(cj_rd *r, const jtok *t, int *bad);
 int cj_arg_num(cj_rd *r, tr_str key, const jtok *t, int64_t *iv);

@@ -110,7 +110,7 @@ static inline int str_body(jscan *j, const char **pp, int *flags)
 }
 
 /* A string token at *PP (its opening quote); *PP ends after the closing quote. */
-int cj_scan_str(jscan *j, const char **pp, jtok *t)
+static inline int scan_str(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp + 1;
     int flags = 0, rc = str_body(j, &p, &flags);
@@ -177,7 +177,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
 }
 
 /* A scalar (string, number, literal) at *PP. */
-int cj_scan_scalar(jscan *j, const char **pp, jtok *t)
+static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp;
     static const struct {
@@ -188,7 +188,7 @@ int cj_scan_scalar(jscan *j, const char **pp, jtok *t)
                 {'f', "false", J_FALSE, 0},
                 {'n', "null", J_NULL, 0},
                 {'N', "NaN", J_NUM, JF_ODD}};
-    if (*p == '"') return cj_scan_str(j, pp, t);
+    if (*p == '"') return scan_str(j, pp, t);
     if (*p == '-' || cj_is_digit(*p) || *p == 'I') return scan_num(j, pp, t);
     for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
         if (*p != lits[i].c) continue;
@@ -202,6 +202,17 @@ int cj_scan_scalar(jscan *j, const char **pp, jtok *t)
         return S_OK;
     }
     return *p ? jerr(j, p, "expected a JSON value") : jstop(j, p, "expected a JSON value");
+}
+
+/* The scanners for the other files; the event and args scans here inline them. */
+int cj_scan_str(jscan *j, const char **pp, jtok *t)
+{
+    return scan_str(j, pp, t);
+}
+
+int cj_scan_scalar(jscan *j, const char **pp, jtok *t)
+{
+    return scan_scalar(j, pp, t);
 }
 
 static void skip_reset(jskip *k)
@@ -245,7 +256,7 @@ static inline int skip_value(jscan *j, jskip *k, const char **pp, char c, int st
         return SKIP_GO;
     }
     jtok t;
-    int rc = cj_scan_scalar(j, pp, &t);
+    int rc = scan_scalar(j, pp, &t);
     if (rc != S_OK) return rc;
     return skip_after_value(k) ? S_OK : SKIP_GO;
 }
@@ -262,7 +273,7 @@ static inline int skip_key(jscan *j, jskip *k, const char **pp, char c, int stre
         return SKIP_GO;
     }
     jtok t;
-    int rc = cj_scan_str(j, pp, &t);
+    int rc = scan_str(j, pp, &t);
     if (rc == S_OK) k->want = W_COLON;
     return rc == S_OK ? SKIP_GO : rc;
 }
@@ -343,19 +354,12 @@ static uint32_t hex4(const char *p)
     return v;
 }
 
-/*
-** The text of string token T, unescaped and valid UTF-8 (bad bytes become
-** U+FFFD, *BAD is set), in OUT; or T's own bytes when it needs neither.
-*/
-const char *cj_str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
+/* What cj_str_text (chrome_impl.h) cannot hand out as it is: escapes and bytes >= 0x80. */
+const char *cj_str_unescape(const jtok *t, tr_buf *out, size_t *n, int *bad)
 {
     if (t->type != J_STR) {
         *n = 0;
         return "";
-    }
-    if (!(t->flags & (JF_ESC | JF_HIGH))) {
-        *n = t->n;
-        return t->p;
     }
     tr_buf_reset(out);
     const char *p = t->p, *end = t->p + t->n;
@@ -399,12 +403,6 @@ const char *cj_str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
     }
     *n = out->len;
     return out->p;
-}
-
-int cj_tok_eq(const jtok *t, const char *s)
-{
-    size_t n = strlen(s);
-    return t->type == J_STR && t->n == n && memcmp(t->p, s, n) == 0;
 }
 
 /*
@@ -604,14 +602,14 @@ int cj_win_unit(cj_rd *r, unit_fn fn, void *arg, size_t limit, int *st)
 
 int cj_unit_str(cj_rd *r, const char **pp, void *arg)
 {
-    return cj_scan_str(&r->js, pp, arg);
+    return scan_str(&r->js, pp, arg);
 }
 
 int cj_unit_value(cj_rd *r, const char **pp, void *arg)
 {
     jtok *t = arg;
     const char *s = *pp;
-    if (*s != '{' && *s != '[') return cj_scan_scalar(&r->js, pp, t);
+    if (*s != '{' && *s != '[') return scan_scalar(&r->js, pp, t);
     skip_reset(&r->skip);
     int rc = skip_run(&r->js, &r->skip, pp, 0);
     if (rc != S_OK) return rc;
@@ -717,7 +715,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
     while (*p != '}') {
         arg_rec a = {{NULL, 0, J_NONE, 0}, {NULL, 0, J_NONE, 0}, depth, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
-        if ((rc = cj_scan_str(j, &p, &a.key)) != S_OK) return rc;
+        if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
         p = cj_jws(p);
         if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
         p = cj_jws(p + 1);
@@ -739,7 +737,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
             if (rc == S_OK) arg_put(r, &a, emit, bad);
         } else if (!*p) {
             return jstop(j, p, "NUL byte");
-        } else if ((rc = cj_scan_scalar(j, &p, &a.val)) == S_OK) {
+        } else if ((rc = scan_scalar(j, &p, &a.val)) == S_OK) {
             arg_put(r, &a, emit, bad);
         }
         if (rc != S_OK) return rc;
@@ -769,7 +767,7 @@ static int each_member(cj_rd *r, const jtok *t, member_fn fn, void *arg)
     while (*p == '"') {
         /* the text is valid: the scans cannot fail */
         jtok k = {NULL, 0, J_NONE, 0}, v = k;
-        cj_scan_str(&r->js, &p, &k);
+        scan_str(&r->js, &p, &k);
         p = cj_jws(cj_jws(p) + 1);
         if (*p == '{' || *p == '[') {
             v.p = p;
@@ -778,7 +776,7 @@ static int each_member(cj_rd *r, const jtok *t, member_fn fn, void *arg)
             v.type = *v.p == '{' ? J_OBJ : J_ARR;
             v.flags = 0;
         } else {
-            cj_scan_scalar(&r->js, &p, &v);
+            scan_scalar(&r->js, &p, &v);
         }
         int rc = fn(r, &k, &v, arg);
         if (rc != TR_OK) return rc;
@@ -867,7 +865,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             return jerr(j, p, "expected a string key");
         }
         jtok k, dummy;
-        int rc = cj_scan_str(j, &p, &k);
+        int rc = scan_str(j, &p, &k);
         ev->keys++;
         if (rc != S_OK) return rc;
         p = cj_jws(p);
@@ -896,7 +894,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             slot->n = (size_t)(p - s);
             slot->type = *s == '{' ? J_OBJ : J_ARR;
             slot->flags = 0;
-        } else if ((rc = cj_scan_scalar(j, &p, slot)) != S_OK) {
+        } else if ((rc = scan_scalar(j, &p, slot)) != S_OK) {
             return rc;
         }
         p = cj_jws(p);
@@ -928,7 +926,7 @@ int cj_next_elem(cj_rd *r, const char **pp, jtok *v)
         v->type = *v->p == '{' ? J_OBJ : J_ARR;
         v->flags = 0;
     } else {
-        cj_scan_scalar(&r->js, &p, v); /* the text is valid: the scan cannot fail */
+        scan_scalar(&r->js, &p, v); /* the text is valid: the scan cannot fail */
     }
     *pp = p;
     return 1;
