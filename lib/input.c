@@ -44,6 +44,7 @@ struct tr_input {
     tr_buf fix; /* a line with its bad bytes replaced by U+FFFD */
     tr_progress_state *prog;
     tr_source *owner; /* closed with the stream (tr_input_close), or NULL */
+    void *own;        /* freed with the stream: the bytes of a memory stream it was handed */
 };
 
 tr_input *tr_input_new(tr_progress_state *prog)
@@ -95,6 +96,11 @@ void tr_input_set_owner(tr_input *in, tr_source *owner)
     in->owner = owner;
 }
 
+void tr_input_own(tr_input *in, void *p)
+{
+    in->own = p;
+}
+
 void tr_input_close(tr_input *in)
 {
     if (in && in->owner)
@@ -106,6 +112,7 @@ void tr_input_close(tr_input *in)
 void tr_input_free(tr_input *in)
 {
     if (!in) return;
+    tr_free(in->own);
     tr_free(in->buf);
     tr_buf_fini(&in->name);
     tr_buf_fini(&in->fix);

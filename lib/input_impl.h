@@ -34,6 +34,8 @@ void tr_input_free(tr_input *in);
 int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *name, tr_error *e);
 /* tr_input_close(IN) closes OWNER, the source IN belongs to. */
 void tr_input_set_owner(tr_input *in, tr_source *owner);
+/* IN frees P (tr_malloc'd) when freed: the bytes of a memory stream handed over. */
+void tr_input_own(tr_input *in, void *p);
 
 /* Like tr_source_open, but a file is one stream: an archive in it is not unpacked. */
 int tr_source_open_flat(tr_source **out, const char *path, tr_error *e);

@@ -101,7 +101,9 @@ const char *tr_dir_label(const tr_dir *d);
 ** tr_dir_open_member: member I as a stream
 ** ^Sets *IN to a stream of member I, decompressed by content (an archive in
 ** it is not unpacked), named LABEL + NAME; close it with tr_input_close.
-** ^Several threads may open members of one D at once.
+** ^Several threads may open members of one D at once.  ^An archive's kept
+** member is handed to its stream and freed with it: opened again, it is
+** read again from the archive.
 */
 int tr_dir_open_member(tr_dir *d, size_t i, tr_input **in, tr_error *e);
 /* ^Closes a stream from tr_dir_open_member.  ^NULL is a no-op. */

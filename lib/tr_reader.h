@@ -24,11 +24,12 @@
 #define TR_READER_ABI 2
 
 /*
-** The most records (lines, events, array elements, samples) one call of
-** next handles.  A record may yield a few events; what a reader holds open
-** (pending slices, samples waiting for their stack frames) comes out at the
-** end in calls of the same size; only one indivisible record (a V8 profile
-** chunk's samples) may yield more in one call.
+** The most records (lines, events, array elements, samples, Recorder
+** records) one call of next handles.  A record yields a few events, but for
+** one that is indivisible (a V8 profile chunk: its samples).  At the end a
+** reader adds what it held open (unanswered requests, unended slices), and
+** Chrome the samples that waited for their stack frames, in calls of this
+** size.  The Recorder reader first decodes a few ranks per thread a call.
 */
 #define TR_READ_BATCH 4096
 

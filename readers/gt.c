@@ -292,7 +292,7 @@ static inline void gt_words(const char *s, size_t n, uint64_t *head, uint64_t *t
 */
 static uint32_t gt_hash_words(uint64_t head, uint64_t tail, size_t n)
 {
-    return (uint32_t)tr_hash_mix((head + n) * 0x9E3779B97F4A7C15ULL ^ tail);
+    return (uint32_t)tr_hash_mix((head + n) ^ (tail << 32 | tail >> 32));
 }
 
 static uint32_t gt_hash(const char *s, size_t n)

@@ -1,7 +1,8 @@
 /*
 ** pyspy_impl.h: what the files of the py-spy reader family share (not public):
-** readers/pyspy.c (probe, dump text, dump sequences), pyspy_folded.c (folded
-** stacks) and pyspy_json.c (dump --json, speedscope).
+** readers/pyspy.c (probe, dump text, dump sequences), pyspy_frames.c (frame
+** text and its cache), pyspy_folded.c (folded stacks) and pyspy_json.c (dump
+** --json, speedscope).
 */
 #ifndef TR_PYSPY_IMPL_H
 #define TR_PYSPY_IMPL_H

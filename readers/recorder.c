@@ -341,6 +341,29 @@ static int check_rank_files(rec_run *run, tr_error *e)
     return TR_OK;
 }
 
+/* Inter-process mode: which grammar each rank uses, and the one call-signature table. */
+static int read_shared(rec_run *run, tr_error *e)
+{
+    const tr_dir *fs = run->dir;
+    char path[1024];
+    rec_bytes raw = {0};
+    int rc = read_ug(run, e);
+    if (rc < 0) return rc;
+    if (run->gen == REC_G3) {
+        rec_bytes z;
+        rec_path(fs, "recorder.cst", path, sizeof path);
+        if ((rc = load_all(fs, "recorder.cst", UINT64_MAX, &z, e)) < 0) return rc;
+        rc = rec_zblock(&z, 0, path, 0, &raw, NULL, e);
+        rec_bytes_free(&z);
+        if (rc < 0) return rc;
+        if ((rc = rec_cst_parse(&run->shared, &raw, 16, run->n_names, path, e)) < 0) return rc;
+        return index_ugcfg(run, e);
+    }
+    rec_path(fs, "0.cst", path, sizeof path);
+    if ((rc = load_all(fs, "0.cst", UINT64_MAX, &raw, e)) < 0) return rc;
+    return rec_cst_parse(&run->shared, &raw, 16, run->n_names, path, e);
+}
+
 static int read_meta(rec_run *run, tr_error *e)
 {
     const tr_dir *fs = run->dir;
@@ -402,27 +425,7 @@ static int read_meta(rec_run *run, tr_error *e)
     if ((rc = read_names(run, names_at, mt_name, e)) < 0) return rc;
     if ((rc = check_rank_files(run, e)) < 0) return rc;
     if (run->gen == REC_G3 && (rc = index_ts(run, e)) < 0) return rc;
-    if (run->ipc) {
-        if ((rc = read_ug(run, e)) < 0) return rc;
-        rec_bytes raw = {0};
-        if (run->gen == REC_G3) {
-            rec_bytes z;
-            char path[1024];
-            rec_path(fs, "recorder.cst", path, sizeof path);
-            if ((rc = load_all(fs, "recorder.cst", UINT64_MAX, &z, e)) < 0) return rc;
-            rc = rec_zblock(&z, 0, path, 0, &raw, NULL, e);
-            rec_bytes_free(&z);
-            if (rc < 0) return rc;
-            if ((rc = rec_cst_parse(&run->shared, &raw, 16, run->n_names, path, e)) < 0) return rc;
-            if ((rc = index_ugcfg(run, e)) < 0) return rc;
-        } else {
-            char path[1024];
-            rec_path(fs, "0.cst", path, sizeof path);
-            if ((rc = load_all(fs, "0.cst", UINT64_MAX, &raw, e)) < 0) return rc;
-            if ((rc = rec_cst_parse(&run->shared, &raw, 16, run->n_names, path, e)) < 0) return rc;
-        }
-    }
-    return TR_OK;
+    return run->ipc ? read_shared(run, e) : TR_OK;
 }
 
 /* ---- decoding one rank (on a worker thread) ---- */

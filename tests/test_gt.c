@@ -269,7 +269,12 @@ TR_TEST(tiny_fields)
     CHECK_STR(track_name(t, in.track[i]), "worker auto_worker");
     CHECK_INT(tr_track_get(t, in.track[i])->kind, TR_TRACK_WORKER);
     CHECK_STR(arg_str(t, in.args[i], "details"), "[1 cmds: WorkerUnaryOp]");
+    tr_trace_free(t);
+}
 
+TR_TEST(tiny_slices)
+{
+    tr_trace *t = load("gt-tiny-visualize_demo-1worker.log", TR_GT_PAIR_BATCH);
     /* the client request #0003 RECV (174B, 0.207s) .. #0007 SEND (91B, 0.210s) */
     tr_slices s;
     tr_trace_slices(t, &s);

@@ -232,6 +232,7 @@ TR_TEST(dir_archive)
         CHECK_STR(tr_dir_label(sub), label);
         CHECK_INT(tr_dir_size(sub, tr_dir_find(sub, "recorder.mt")), 3077);
         check_members(sub, label);
+        check_members(sub, label); /* opened again: read again from the archive */
         tr_dir_close(sub);
         tr_dir_close(d);
     }

@@ -1,0 +1,375 @@
+/*
+** chrome_flow.c: what only the end of a Chrome input settles: flow points
+** bound to slices (the slices of the whole input are known then), the B
+** and async slices never closed, names for what the trace left unnamed,
+** and the input's info.
+*/
+#include "chrome_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- flow points ---- */
+
+/* A flow id for the model: the number, a hex string's value, else a hash of the text. */
+uint64_t cj_flow_id_num(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
+        for (i = 2; i < n && i < 18 && cj_is_hex(s[i]); i++)
+            v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+        if (i == n) return v;
+    } else {
+        for (i = 0; i < n && cj_is_digit(s[i]) && v <= (UINT64_MAX - 9) / 10; i++)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+        if (i == n && n) return v;
+    }
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (i = 0; i < n; i++) h = tr_hash_mix(h ^ (unsigned char)s[i]);
+    return h;
+}
+
+int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
+                  uint32_t row, int64_t ts, char ph, int enclose)
+{
+    flow_pt *f = tr_vec_push(&r->flows);
+    if (!f) return tr_error_nomem(r->e);
+    f->key = key;
+    f->id = id;
+    f->name = name;
+    f->cat = cat;
+    f->track = track;
+    f->row = row;
+    f->ts = ts;
+    f->seq = (uint32_t)(r->flows.len - 1);
+    f->ph = ph;
+    f->enclose = (uint8_t)enclose;
+    return TR_OK;
+}
+
+/* Flow v2: a slice that carries bind_id with flow_in/flow_out. */
+int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
+{
+    if (!o->bind || (!o->flow_in && !o->flow_out)) return TR_OK;
+    size_t n;
+    const char *s = tr_str_get(r->t, o->bind, &n);
+    uint64_t id = cj_flow_id_num(s, n);
+    int rc = TR_OK;
+    if (o->flow_in) rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 'f', 1);
+    if (rc == TR_OK && o->flow_out)
+        rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 's', 1);
+    return rc;
+}
+
+/* The bind_id key of flow v2 (namespaced apart from v1 keys), 0 when none. */
+tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
+{
+    if (ev->bind_id.type != J_STR && ev->bind_id.type != J_NUM) return 0;
+    tr_buf_reset(&r->raw);
+    tr_buf_add(&r->raw, "v2\x1f", 3);
+    if (ev->bind_id.type == J_NUM) {
+        tr_buf_add(&r->raw, ev->bind_id.p, ev->bind_id.n);
+    } else {
+        size_t n;
+        const char *s = cj_str_text(&ev->bind_id, &r->scratch, &n, bad);
+        tr_buf_add(&r->raw, s, n);
+    }
+    return cj_intern(r, r->raw.p, r->raw.len);
+}
+
+/* Closes open slice O at END_TS on TRACK (END_TS < 0 relative: still open). */
+int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args)
+{
+    uint32_t row =
+        tr_slice_add(r->t, track, o->ts, dur, o->name, o->cat, cj_bytes_of(r, args), args);
+    if (row == TR_NONE) return tr_error_nomem(r->e);
+    return cj_flow_v2(r, o, track, row);
+}
+
+/* ---- binding flow ends to slices ---- */
+
+/* A slice of this input for binding flow ends: by time, the enclosing one first. */
+typedef struct slice_key {
+    uint32_t row;
+    int64_t ts, end;
+} slice_key;
+
+static slice_key slice_key_of(const tr_slices *sl, uint32_t row)
+{
+    int64_t dur = sl->dur[row];
+    return (slice_key){row, sl->ts[row], dur < 0 ? INT64_MAX : sl->ts[row] + dur};
+}
+
+static int slice_key_cmp(const void *a, const void *b)
+{
+    const slice_key *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1; /* the enclosing one first */
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Points of one flow in time order (files put an f before its s): s, then t, then f. */
+static int flow_cmp(const void *a, const void *b)
+{
+    const flow_pt *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int rx = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, ry = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
+    if (rx != ry) return rx - ry;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+** Puts the N slice rows at ROWS (one track's, in input order) in slice_key
+** order.  Files list a thread's slices by start time nearly always, so the
+** rows are usually in order already and nothing is sorted.
+*/
+static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
+{
+    size_t i = 1;
+    for (; i < n; i++) {
+        slice_key a = slice_key_of(sl, rows[i - 1]), b = slice_key_of(sl, rows[i]);
+        if (slice_key_cmp(&a, &b) > 0) break;
+    }
+    if (i >= n) return TR_OK;
+    slice_key *k = tr_malloc(n * sizeof *k);
+    if (!k) return TR_FATAL;
+    for (i = 0; i < n; i++) k[i] = slice_key_of(sl, rows[i]);
+    qsort(k, n, sizeof *k, slice_key_cmp);
+    for (i = 0; i < n; i++) rows[i] = k[i].row;
+    tr_free(k);
+    return TR_OK;
+}
+
+/* The slice a flow end binds to (enclosing, or the next one) among its track's ROWS, or TR_NONE. */
+static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f)
+{
+    size_t lo = 0, hi = n;
+    /* the first slice at or after ts */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (sl->ts[rows[mid]] < f->ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
+    /* the deepest slice holding ts: among those starting at ts the last (shortest) */
+    size_t i = lo;
+    while (i < n && sl->ts[rows[i]] == f->ts) i++;
+    for (size_t steps = 0; i > 0 && steps < 256; steps++) {
+        slice_key s = slice_key_of(sl, rows[--i]);
+        if (s.ts <= f->ts && f->ts <= s.end) return s.row;
+    }
+    return TR_NONE;
+}
+
+/*
+** Binds the flow ends that name no slice: the slices of this input on the
+** tracks of such ends, grouped by track (first[k] .. first[k + 1] in ROWS)
+** and ordered by time on each, then a binary search per end.
+*/
+static int bind_flow_ends(cj_rd *r)
+{
+    tr_slices sl;
+    tr_trace_slices(r->t, &sl);
+    size_t ntk = tr_track_count(r->t), n = 0;
+    flow_pt *f = r->flows.data;
+    size_t *first = tr_calloc(ntk + 1, sizeof *first);
+    unsigned char *need = tr_calloc(ntk ? ntk : 1, 1);
+    uint32_t *rows = NULL;
+    int rc = TR_FATAL;
+    if (!first || !need) goto out;
+    for (size_t i = 0; i < r->flows.len; i++)
+        if (f[i].row == TR_NONE && f[i].track < ntk) need[f[i].track] = 1;
+    for (size_t row = r->first_slice; row < sl.n; row++) {
+        if (sl.track[row] < ntk && need[sl.track[row]]) {
+            first[sl.track[row] + 1]++;
+            n++;
+        }
+    }
+    for (size_t k = 0; k < ntk; k++) first[k + 1] += first[k];
+    if (!(rows = tr_malloc((n ? n : 1) * sizeof *rows))) goto out;
+    /* first[k] counts up as track k is filled, then is put back */
+    for (size_t row = r->first_slice; row < sl.n; row++)
+        if (sl.track[row] < ntk && need[sl.track[row]])
+            rows[first[sl.track[row]]++] = (uint32_t)row;
+    for (size_t k = ntk; k > 0; k--) first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t k = 0; k < ntk; k++)
+        if (need[k] && sort_track_rows(&sl, rows + first[k], first[k + 1] - first[k]) != TR_OK)
+            goto out;
+    for (size_t i = 0; i < r->flows.len; i++)
+        if (f[i].row == TR_NONE && f[i].track < ntk)
+            f[i].row = bind_point(&sl, rows + first[f[i].track],
+                                  first[f[i].track + 1] - first[f[i].track], &f[i]);
+    rc = TR_OK;
+out:
+    tr_free(first);
+    tr_free(need);
+    tr_free(rows);
+    return rc == TR_OK ? TR_OK : tr_error_nomem(r->e);
+}
+
+static int finish_flows(cj_rd *r)
+{
+    if (!r->flows.len) return TR_OK;
+    if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
+    flow_pt *f = r->flows.data;
+    qsort(f, r->flows.len, sizeof *f, flow_cmp);
+    /* chains s (t...) f of one identity */
+    uint64_t unbound = 0;
+    for (size_t i = 0; i < r->flows.len;) {
+        size_t j = i;
+        while (j < r->flows.len && f[j].key == f[i].key) j++;
+        const flow_pt *from = NULL;
+        for (size_t q = i; q < j; q++) {
+            const flow_pt *p = &f[q];
+            if (p->row == TR_NONE) {
+                unbound++;
+                if (p->ph == 'f') from = NULL;
+                continue;
+            }
+            if (p->ph == 's') {
+                if (from) unbound++;
+                from = p;
+                continue;
+            }
+            if (!from) {
+                unbound++;
+                if (p->ph == 't') from = p;
+                continue;
+            }
+            tr_flow fl = {TR_REF(TR_EV_SLICE, from->row), TR_REF(TR_EV_SLICE, p->row),
+                          from->name ? from->name : p->name, from->cat ? from->cat : p->cat,
+                          from->id};
+            if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
+            from = p->ph == 't' ? p : NULL;
+        }
+        if (from && from->ph == 's') unbound++;
+        i = j;
+    }
+    if (unbound) return cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
+    return TR_OK;
+}
+
+/* ---- the end of the input ---- */
+
+int cj_finish_opens(cj_rd *r)
+{
+    int bad = 0, rc = TR_OK;
+    for (size_t i = 0; i < r->threads.len && rc == TR_OK; i++) {
+        thread_st *th = cj_thread_at(r, (uint32_t)i);
+        for (size_t k = 0; k < th->opens.len && rc == TR_OK; k++) {
+            open_slice *o = &TR_VEC_AT(&th->opens, open_slice, k);
+            rc = cj_warn_at(r, o->off, "B event never ended (\"%s\"): kept open to the end",
+                            tr_str_get(r->t, o->name, NULL));
+            if (rc == TR_OK)
+                rc = cj_close_open(r, o, cj_track_of(r, (uint32_t)i, o->cat), -1,
+                                   cj_args_merge(r, o->args, NULL, 1, &bad));
+        }
+    }
+    for (size_t i = 0; i < r->asyncs.len && rc == TR_OK; i++) {
+        async_st *a = &TR_VEC_AT(&r->asyncs, async_st, i);
+        for (size_t k = 0; k < a->opens.len && rc == TR_OK; k++) {
+            open_slice *o = &TR_VEC_AT(&a->opens, open_slice, k);
+            rc = cj_warn_at(r, o->off, "async slice never ended (\"%s\"): kept open to the end",
+                            tr_str_get(r->t, o->name, NULL));
+            if (rc == TR_OK)
+                rc = cj_close_open(r, o, a->track, -1, cj_args_merge(r, o->args, NULL, 1, &bad));
+        }
+    }
+    return rc;
+}
+
+/* Names for what the trace left unnamed, as the chrome writer would print them. */
+static void finish_names(cj_rd *r)
+{
+    tr_trace *t = r->t;
+    char tmp[64];
+    for (size_t i = 0; i < r->threads.len; i++) {
+        thread_st *th = cj_thread_at(r, (uint32_t)i);
+        /* a named thread without events still shows */
+        if (th->track == TR_NONE && th->name) cj_track_of(r, (uint32_t)i, 0);
+    }
+    for (size_t i = 0; i < tr_process_count(t); i++) {
+        tr_process *p = tr_process_at(t, (uint32_t)i);
+        if (p->input != r->input) continue;
+        if (r->rank >= 0 && p->rank < 0) p->rank = r->rank;
+        if (p->name) continue;
+        if (p->pid == -1) {
+            p->name = tr_str_internz(t, "(no pid)");
+        } else {
+            snprintf(tmp, sizeof tmp, "pid %lld", (long long)p->pid);
+            p->name = tr_str_internz(t, tmp);
+        }
+    }
+    for (size_t i = 0; i < tr_track_count(t); i++) {
+        tr_track *tk = tr_track_at(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
+        if (p->input != r->input || tk->name) continue;
+        snprintf(tmp, sizeof tmp, "%s %lld", tr_track_kind_name(tk->kind), (long long)tk->tid);
+        tk->name = tr_str_internz(t, tmp);
+    }
+    /* async tracks: named by their earliest slice, whatever the file order */
+    tr_slices sl;
+    tr_trace_slices(t, &sl);
+    for (size_t i = 0; i < r->asyncs.len; i++) {
+        async_st *a = &TR_VEC_AT(&r->asyncs, async_st, i);
+        int64_t best = INT64_MAX;
+        tr_str name = 0;
+        for (size_t row = r->first_slice; row < sl.n; row++)
+            if (sl.track[row] == a->track &&
+                (sl.ts[row] < best || (sl.ts[row] == best && sl.name[row] < name)))
+                best = sl.ts[row], name = sl.name[row];
+        tr_track *tk = tr_track_at(t, a->track);
+        if (tk && name) tk->name = name;
+    }
+}
+
+/* The input's info: origin, clock, warnings and the metadata collected. */
+static void finish_info(cj_rd *r)
+{
+    tr_input_info *info = tr_input_at(r->t, r->input);
+    if (!info) return;
+    info->clock = r->c[K_CLOCK];
+    info->warnings += r->warnings;
+    if (r->base_ns != INT64_MIN)
+        info->origin_unix_ns = r->base_ns; /* newer Kineto: ts from baseTimeNanoseconds */
+    else if (r->have_origin && r->origin > 946684800000000000LL &&
+             r->origin < 4102444800000000000LL)
+        info->origin_unix_ns = 0; /* epoch microseconds (older Kineto, Chrome on Linux) */
+    tr_args_begin(r->t);
+    for (size_t i = 0; i < r->meta.len; i++) {
+        meta_kv *m = &TR_VEC_AT(&r->meta, meta_kv, i);
+        if (m->type == TR_ARG_STR)
+            tr_args_str(r->t, m->key, (tr_str)m->bits);
+        else if (m->type == TR_ARG_UINT)
+            tr_args_uint(r->t, m->key, m->bits);
+        else if (m->type == TR_ARG_REAL) {
+            double d;
+            memcpy(&d, &m->bits, sizeof d);
+            tr_args_real(r->t, m->key, d);
+        } else if (m->type == TR_ARG_BOOL)
+            tr_args_bool(r->t, m->key, m->bits != 0);
+        else
+            tr_args_int(r->t, m->key, (int64_t)m->bits);
+    }
+    info->meta = tr_args_end(r->t);
+}
+
+/* What needed the whole input, after the samples: flows, names, the input's info. */
+int cj_finish_end(cj_rd *r)
+{
+    int rc = finish_flows(r);
+    if (rc != TR_OK) return rc;
+    if (r->bad_unit &&
+        (rc = cj_warn_at(r, 0, "displayTimeUnit is %s: timestamps read as microseconds",
+                         "neither \"ms\" nor \"ns\"")) != TR_OK)
+        return rc;
+    finish_names(r);
+    finish_info(r);
+    r->state = ST_DONE;
+    return tr_trace_status(r->t, r->e);
+}

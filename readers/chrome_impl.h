@@ -1,0 +1,384 @@
+/*
+** chrome_impl.h: what the files of the Chrome reader share (not public;
+** shared/formats/chrome.md).
+**
+**   chrome.c       the events: threads, phases, the document's structure, the reader
+**   chrome_json.c  the JSON scanner, the input window, the scan of an event and of its args
+**   chrome_args.c  strings, args and metadata into the model
+**   chrome_v8.c    samples, stackFrames and V8 CPU profiles
+**   chrome_flow.c  flows, and what only the end of the input settles
+*/
+#ifndef TR_CHROME_IMPL_H
+#define TR_CHROME_IMPL_H
+
+#include "tr_map.h"
+#include "tr_reader.h"
+#include "tr_text.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define WINDOW_INIT ((size_t)1 << 20)   /* the first window */
+#define READ_MIN    ((size_t)256 << 10) /* a refill reads at least this */
+#define WINDOW_PAD  16                  /* zero bytes after the data: scans stop there */
+#define EVENT_MAX   ((size_t)64 << 20)  /* an event (or a kept value) larger is an error */
+#define META_KEEP   ((size_t)1 << 20)   /* top-level values kept as metadata up to this */
+#define DEPTH_MAX   ((size_t)1 << 20)   /* JSON nesting the scanner follows */
+#define ARGS_DEPTH  32                  /* deeper args are kept as JSON text */
+#define NUM_MAX     512                 /* longer number literals are errors */
+#define STR_INTERN  64                  /* longer arg strings are stored, not interned */
+#define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
+#define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
+
+/* ---- JSON tokens ---- */
+
+enum { J_NONE = 0, J_STR, J_NUM, J_TRUE, J_FALSE, J_NULL, J_OBJ, J_ARR };
+
+#define JF_ESC  1 /* string with escapes */
+#define JF_HIGH 2 /* string with bytes >= 0x80 */
+#define JF_INT  4 /* integer literal */
+#define JF_ODD  8 /* NaN or Infinity */
+
+/* A value: strings are their content without quotes, containers their text. */
+typedef struct jtok {
+    const char *p;
+    size_t n;
+    int type, flags;
+} jtok;
+
+enum { S_OK = 0, S_MORE = 1, S_ERR = -1 };
+
+/* What a scan sees: the bytes up to END (followed by zeros), and whether more may follow. */
+typedef struct jscan {
+    const char *end;
+    int eof;
+    const char *err_at;
+    const char *err;
+} jscan;
+
+/*
+** A validating skipper for whole values, resumable: with STREAM set, S_MORE
+** leaves *PP at a point from which the same state goes on once more bytes
+** come (long strings included), so a value of any size passes in constant
+** memory.  Trailing commas before '}' and ']' are accepted.
+*/
+enum { W_VALUE, W_VALUE_OR_CLOSE, W_KEY_OR_CLOSE, W_COLON, W_COMMA_OR_CLOSE, W_DONE };
+
+typedef struct jskip {
+    tr_buf stack; /* '{' and '[' of the open containers */
+    size_t outer; /* containers open around the value, for the nesting limit */
+    int want;
+    int in_str; /* streaming: inside a string whose start was consumed */
+    int str_is_key;
+} jskip;
+
+/* ---- the reader's state ---- */
+
+/* An open B (or async begin) waiting for its end. */
+typedef struct open_slice {
+    int64_t ts;
+    tr_str name, cat;
+    uint32_t args;
+    uint64_t off;
+    tr_str bind; /* flow v2 id, 0 = none */
+    uint8_t flow_in, flow_out;
+} open_slice;
+
+/* A (pid, tid) of the input. */
+typedef struct thread_st {
+    uint32_t process;
+    uint32_t track; /* TR_NONE until an event needs it */
+    int64_t tid;    /* -1 for a string tid */
+    tr_str tid_str; /* the string tid, 0 when numeric */
+    tr_str name;
+    int32_t sort_index;
+    int gpu;      /* named a GPU stream by our writer's thread_name */
+    tr_vec opens; /* open_slice */
+} thread_st;
+
+/* An async track: (cat, id, scope[, process]). */
+typedef struct async_st {
+    uint32_t track;
+    tr_vec opens;
+} async_st;
+
+/* A flow end, bound to a slice when the input ends. */
+typedef struct flow_pt {
+    tr_str key; /* identity: cat, name and id */
+    uint64_t id;
+    tr_str name, cat;
+    uint32_t track;
+    uint32_t row; /* the slice, when known (flow v2) */
+    int64_t ts;
+    uint32_t seq;
+    char ph;         /* 's', 't', 'f' */
+    uint8_t enclose; /* bind to the enclosing slice, not the next one */
+} flow_pt;
+
+/* A sample whose stack frame id is resolved at the end. */
+typedef struct pend_sample {
+    uint32_t track;
+    int64_t ts;
+    tr_str sf;      /* stackFrames id, 0 = none */
+    uint32_t stack; /* resolved stack when sf is 0 */
+    uint32_t args;
+    uint64_t off;
+} pend_sample;
+
+/* A stackFrames entry. */
+typedef struct sframe {
+    tr_str id, parent;
+    tr_frame f;
+    uint32_t stack; /* TR_NONE until resolved */
+    int busy;       /* resolving: a parent cycle */
+} sframe;
+
+/* A V8 CPU profile ("Profile" and its "ProfileChunk"s, by pid and id). */
+typedef struct v8_prof {
+    uint32_t track; /* the Profile event's thread */
+    int64_t ts;     /* time of the last sample: startTime plus the deltas so far */
+} v8_prof;
+
+/* A metadata value kept for the input's arg set (built once, at the end). */
+typedef struct meta_kv {
+    tr_str key;
+    int type;
+    uint64_t bits;
+} meta_kv;
+
+/* An open-addressing map from a (a, b) pair to a row; slots hold row + 1. */
+typedef struct pair_map {
+    uint64_t *ka, *kb;
+    uint32_t *val;
+    size_t cap, n;
+} pair_map;
+
+/* A string the reader interned lately: the trace's copy of its text and its id. */
+typedef struct cache_ent {
+    const char *p;
+    size_t n;
+    tr_str id;
+} cache_ent;
+
+/*
+** A member of an event's args object, recorded as the event is scanned so
+** that its text is read once: a scalar, a container kept as JSON text, or
+** (OPEN) a nested object whose members follow one level deeper.
+*/
+typedef struct arg_rec {
+    jtok key, val;
+    int depth, open;
+} arg_rec;
+
+enum cj_const {
+    K_NAME,
+    K_SORT_INDEX,
+    K_LABELS,
+    K_RANK,
+    K_BYTES,
+    K_PH,
+    K_CAT,
+    K_ID,
+    K_UNFINISHED,
+    K_STEP,
+    K_THREAD_STATE,
+    K_CLOCK,
+    K_UNBOUND_FLOWS,
+    K_COUNT
+};
+
+/* The event fields the reader looks at. */
+typedef struct cev {
+    jtok ph, name, cat, ts, dur, pid, tid, id, id2, s, bp, args, sf, stack, bind_id, flow_in,
+        flow_out, scope, tts, tdur;
+    uint64_t off;
+    int dup;
+    size_t keys;
+} cev;
+
+/* Where the reader is in the document, from one call of next to the next. */
+enum cj_state {
+    ST_START,     /* nothing read yet */
+    ST_EVENTS,    /* in the events array (form_array: the document is it) */
+    ST_KEYS,      /* at a member of the top-level object */
+    ST_AFTER_KEY, /* after a member's value: ',' or '}' */
+    ST_CONTAINER, /* in "samples" (open '[') or "stackFrames" (open '{') */
+    ST_TAIL,      /* after the document */
+    ST_OPENS,     /* the end: slices never closed, */
+    ST_SAMPLES,   /* samples waiting for their stack frames, */
+    ST_END,       /* flows, names and the input's info */
+    ST_DONE
+};
+
+typedef struct cj_rd {
+    int state; /* enum cj_state */
+    int form_array;
+    char open;
+    size_t next_sample; /* ST_SAMPLES: the pending sample to add next */
+    tr_trace *t;
+    tr_input *in;
+    tr_diag *diag;
+    tr_error *e;
+    uint32_t input;
+    tr_str c[K_COUNT];
+
+    /* the window: unread data is buf[pos, end), followed by WINDOW_PAD zeros */
+    char *buf;
+    size_t cap, pos, end;
+    uint64_t base; /* stream offset of buf[0] */
+    int eof;
+    jskip skip;
+    jscan js;
+
+    tr_buf scratch, key, raw;
+    size_t prefix[ARGS_DEPTH]; /* flattening: key's length at each depth of nesting */
+    tr_vec recs;               /* arg_rec: the members of the event's args */
+    int recs_over;             /* more than ARG_RECS: the args are scanned again */
+    int bytes_seen;            /* cj_event_args: the first "bytes" arg was met */
+    int64_t bytes;             /* ... and its value, -1 when not a size */
+    cache_ent cache[1 << CACHE_BITS];
+    int64_t origin; /* the first timestamp, in ns */
+    int have_origin;
+    uint64_t warnings;
+
+    tr_vec threads; /* thread_st */
+    pair_map thread_map;
+    uint32_t last_thread;
+    jtok last_pid, last_tid;
+    tr_vec asyncs; /* async_st */
+    pair_map async_map;
+    tr_vec flows;   /* flow_pt */
+    tr_vec samples; /* pend_sample */
+    tr_vec frames;  /* sframe */
+    pair_map frame_map;
+    tr_vec profs;      /* v8_prof */
+    pair_map prof_map; /* (process, id) -> profs row */
+    pair_map node_map; /* (profs row, node id) -> stack */
+    tr_vec meta;       /* meta_kv */
+    uint32_t first_slice;
+    int32_t rank;    /* distributedInfo.rank, -1 = none */
+    int64_t base_ns; /* baseTimeNanoseconds, INT64_MIN = none */
+    int bad_unit;    /* displayTimeUnit was not ms/ns */
+} cj_rd;
+
+/* A scanner of one unit at *PP (cj_win_unit): S_OK, S_MORE or S_ERR. */
+typedef int (*unit_fn)(cj_rd *r, const char **pp, void *arg);
+
+/* ---- small scanners, inline: they run on every token ---- */
+
+static inline const char *cj_jws(const char *p)
+{
+    /* ' ' is the greatest of the four: one test passes any other byte */
+    while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    return p;
+}
+
+static inline int cj_is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+static inline int cj_is_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+/* The stream offset of P, a pointer into the window. */
+static inline uint64_t cj_off_of(const cj_rd *r, const char *p)
+{
+    return r->base + (uint64_t)(p - r->buf);
+}
+
+/* Whether T is the string S, as written (no escapes). */
+static inline int cj_tok_eq(const jtok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->type == J_STR && t->n == n && memcmp(t->p, s, n) == 0;
+}
+
+/* The slow path of cj_str_text: escapes or bytes >= 0x80 (chrome_json.c). */
+const char *cj_str_unescape(const jtok *t, tr_buf *out, size_t *n, int *bad);
+
+/*
+** The text of string token T, unescaped and valid UTF-8 (bad bytes become
+** U+FFFD, *BAD is set), in OUT; or T's own bytes when it needs neither.
+*/
+static inline const char *cj_str_text(const jtok *t, tr_buf *out, size_t *n, int *bad)
+{
+    if (t->type == J_STR && !(t->flags & (JF_ESC | JF_HIGH))) {
+        *n = t->n;
+        return t->p;
+    }
+    return cj_str_unescape(t, out, n, bad);
+}
+
+/* ---- the functions the files share ---- */
+
+/* chrome_json.c */
+int cj_scan_str(jscan *j, const char **pp, jtok *t);
+int cj_scan_scalar(jscan *j, const char **pp, jtok *t);
+double cj_tok_double(const jtok *t);
+int cj_tok_us(const jtok *t, int64_t *ns);
+int cj_tok_int(const jtok *t, int64_t *v);
+int cj_win_fill(cj_rd *r, size_t keep);
+int cj_win_ws(cj_rd *r, char *c);
+int cj_win_unit(cj_rd *r, unit_fn fn, void *arg, size_t limit, int *st);
+int cj_unit_str(cj_rd *r, const char **pp, void *arg);
+int cj_unit_value(cj_rd *r, const char **pp, void *arg);
+int cj_win_skip_stream(cj_rd *r);
+const char *cj_value_end(const char *p);
+void cj_compact_json(tr_buf *b, const char *p, const char *end);
+int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad);
+jtok cj_member(cj_rd *r, const jtok *t, const char *name);
+int cj_unit_event(cj_rd *r, const char **pp, void *arg);
+int cj_next_elem(cj_rd *r, const char **pp, jtok *v);
+const char *cj_elems(const jtok *t);
+
+/* chrome_args.c */
+uint32_t cj_map_get(const pair_map *m, uint64_t a, uint64_t b);
+int cj_map_put(pair_map *m, uint64_t a, uint64_t b, uint32_t v);
+void cj_map_fini(pair_map *m);
+tr_loc cj_loc_at(const cj_rd *r, uint64_t off);
+int cj_warn_at(cj_rd *r, uint64_t off, const char *fmt, const char *arg);
+int cj_fail_at(cj_rd *r, uint64_t off, int code, const char *what);
+tr_str cj_intern(cj_rd *r, const char *s, size_t n);
+tr_str cj_tok_intern(cj_rd *r, const jtok *t, int *bad);
+int cj_arg_num(cj_rd *r, tr_str key, const jtok *t, int64_t *iv);
+tr_str cj_intern_key(cj_rd *r);
+void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad);
+void cj_emit_recs(cj_rd *r, int *bad);
+void cj_add_args(cj_rd *r, const jtok *t, int recorded, int *bad);
+uint32_t cj_event_args(cj_rd *r, const cev *ev, int64_t *bytes, int *bad);
+int cj_meta_push(cj_rd *r, tr_str key, int type, uint64_t bits);
+int cj_meta_event(cj_rd *r, const cev *ev, int *bad);
+int cj_id_text(cj_rd *r, const cev *ev, tr_buf *out, int *local, int *bad);
+uint32_t cj_args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfinished, int *bad);
+int64_t cj_bytes_of(cj_rd *r, uint32_t set);
+int cj_read_meta_value(cj_rd *r, tr_str key);
+
+/* chrome_v8.c */
+int cj_add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *sf, const jtok *stack,
+                          uint32_t args, uint64_t off, int *bad);
+int cj_v8_profile(cj_rd *r, const cev *ev, int chunk, int64_t ts, tr_str cat, uint32_t th,
+                  int *bad);
+int cj_handle_sample(cj_rd *r, const jtok *obj);
+int cj_handle_frame(cj_rd *r, const jtok *id, const jtok *obj);
+int cj_finish_samples(cj_rd *r, int *budget);
+
+/* chrome_flow.c */
+uint64_t cj_flow_id_num(const char *s, size_t n);
+int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
+                  uint32_t row, int64_t ts, char ph, int enclose);
+int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
+tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
+int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
+int cj_finish_opens(cj_rd *r);
+int cj_finish_end(cj_rd *r);
+
+/* chrome.c */
+uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad);
+thread_st *cj_thread_at(cj_rd *r, uint32_t id);
+uint32_t cj_track_of(cj_rd *r, uint32_t thread, tr_str cat);
+int64_t cj_rel_ts(cj_rd *r, int64_t ns);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+** pyspy_frames.c: the frames of py-spy's text outputs (dump text and folded
+** stacks): "name (file:line)" split and interned, and a cache from a
+** frame's text to its id, because a dump sequence repeats a few thousand
+** frame lines millions of times.
+*/
+#include "pyspy_impl.h"
+
+#include "tr_map.h"
+
+#include <string.h>
+
+/* ---- frames ---- */
+
+static int pf_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+void tr_pyspy_frame_split(const char *p, size_t n, tr_pyspy_frame_text *f)
+{
+    f->fn = p;
+    f->fn_n = n;
+    f->file = p + n;
+    f->file_n = 0;
+    f->line = 0;
+    if (n < 3 || p[n - 1] != ')') return;
+    size_t open = n - 1;
+    while (open > 0 && !(p[open] == '(' && p[open - 1] == ' ')) open--;
+    if (open == 0) return;
+    const char *loc = p + open + 1;
+    size_t loc_n = n - 1 - (open + 1);
+    f->fn_n = open - 1;
+    f->file = loc;
+    f->file_n = loc_n;
+    const char *colon = NULL;
+    for (size_t i = loc_n; i > 0; i--)
+        if (loc[i - 1] == ':') {
+            colon = loc + i - 1;
+            break;
+        }
+    if (!colon || colon + 1 == loc + loc_n) return;
+    int64_t line = 0;
+    for (const char *d = colon + 1; d < loc + loc_n; d++) {
+        if (!pf_digit(*d) || line > INT32_MAX / 10) return;
+        line = line * 10 + (*d - '0');
+    }
+    if (line > INT32_MAX) return;
+    f->line = (int32_t)line;
+    f->file_n = (size_t)(colon - loc);
+}
+
+static int pf_ends_with(const char *p, size_t n, const char *suffix)
+{
+    size_t m = strlen(suffix);
+    return n >= m && memcmp(p + n - m, suffix, m) == 0;
+}
+
+/* Native: a symbol in a shared object or a C source, not Python code. */
+static int pf_is_native(const tr_pyspy_frame_text *f)
+{
+    if (f->fn_n > 2 && f->fn[0] == '0' && f->fn[1] == 'x') return 1;
+    if (f->file_n == 0) return 0;
+    if (f->file[0] == '<') return 0;
+    return !(pf_ends_with(f->file, f->file_n, ".py") || pf_ends_with(f->file, f->file_n, ".pyw") ||
+             pf_ends_with(f->file, f->file_n, ".pyx"));
+}
+
+/* A shared object: the file of a native frame without line information. */
+static int pf_is_module(const tr_pyspy_frame_text *f)
+{
+    if (f->line != 0 || f->file_n == 0) return 0;
+    if (f->file_n == 1 && f->file[0] == '?') return 1;
+    for (size_t i = 0; i + 3 <= f->file_n; i++)
+        if (f->file[i] == '.' && f->file[i + 1] == 's' && f->file[i + 2] == 'o') return 1;
+    return pf_ends_with(f->file, f->file_n, ".dll") || pf_ends_with(f->file, f->file_n, ".dylib");
+}
+
+uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)
+{
+    tr_pyspy_frame_text ft;
+    tr_pyspy_frame_split(p, n, &ft);
+    tr_frame f;
+    memset(&f, 0, sizeof f);
+    f.function = tr_str_intern(t, ft.fn, ft.fn_n);
+    f.file = tr_str_intern(t, ft.file, ft.file_n);
+    f.line = ft.line;
+    f.is_native = pf_is_native(&ft);
+    f.module = pf_is_module(&ft) ? f.file : 0;
+    return tr_frame_intern(t, &f);
+}
+
+/* ---- the frame cache ---- */
+
+struct tr_pyspy_fslot {
+    uint64_t hash;
+    const char *text;
+    uint32_t len;
+    uint32_t frame; /* TR_NONE: empty */
+};
+
+void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
+{
+    memset(c, 0, sizeof *c);
+    tr_arena_init(&c->text);
+}
+
+void tr_pyspy_fcache_fini(tr_pyspy_fcache *c)
+{
+    tr_free(c->slots);
+    tr_arena_fini(&c->text);
+}
+
+static int ps_fcache_grow(tr_pyspy_fcache *c)
+{
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    struct tr_pyspy_fslot *s = tr_malloc(cap * sizeof *s);
+    if (!s) return TR_FATAL;
+    for (size_t i = 0; i < cap; i++) s[i].frame = TR_NONE;
+    for (size_t i = 0; i < c->cap; i++) {
+        if (c->slots[i].frame == TR_NONE) continue;
+        size_t k = c->slots[i].hash & (cap - 1);
+        while (s[k].frame != TR_NONE) k = (k + 1) & (cap - 1);
+        s[k] = c->slots[i];
+    }
+    tr_free(c->slots);
+    c->slots = s;
+    c->cap = cap;
+    return TR_OK;
+}
+
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
+{
+    if (n > UINT32_MAX) return tr_pyspy_frame_intern(t, p, n);
+    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    uint64_t h = tr_hash_bytes(p, n);
+    size_t k = h & (c->cap - 1);
+    for (;;) {
+        struct tr_pyspy_fslot *s = &c->slots[k];
+        if (s->frame == TR_NONE) break;
+        if (s->hash == h && s->len == n && memcmp(s->text, p, n) == 0) return s->frame;
+        k = (k + 1) & (c->cap - 1);
+    }
+    uint32_t frame = tr_pyspy_frame_intern(t, p, n);
+    char *copy = tr_arena_strndup(&c->text, p, n);
+    if (frame == TR_NONE || !copy) return TR_NONE;
+    c->slots[k] = (struct tr_pyspy_fslot){h, copy, (uint32_t)n, frame};
+    c->n++;
+    return frame;
+}
