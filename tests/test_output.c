@@ -19,8 +19,11 @@
 /* A fresh directory NAME in the scratch directory; its path. */
 static const char *fresh_dir(const char *name)
 {
-    const char *p = tr_test_tmp(name);
+    static char bufs[4][4096];
+    static int next;
+    char *p = bufs[next++ % 4];
     char cmd[8192];
+    snprintf(p, sizeof bufs[0], "%s/%s", tr_test_tmpdir(), name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
     CHECK_INT(system(cmd), 0);
     return p;

@@ -13,6 +13,7 @@
 #define RR_LIB_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RR_VISIBLE __attribute__((visibility("default")))
