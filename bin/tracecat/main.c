@@ -141,7 +141,8 @@ static int parse_count(tr_cli *c, args *a, int id, const char *arg)
     unsigned long long v = strtoull(arg, &end, 10);
     if (*end || v == 0 || arg[0] == '-')
         return tr_cli_usage_error(c, "--%s takes a positive number",
-                                  id == OPT_ROW_GROUP_ROWS ? "row-group-rows" : "assume-free-bytes");
+                                  id == OPT_ROW_GROUP_ROWS ? "row-group-rows"
+                                                           : "assume-free-bytes");
     *(id == OPT_ROW_GROUP_ROWS ? &a->row_group_rows : &a->free_bytes) = v;
     return TR_EXIT_OK;
 }
