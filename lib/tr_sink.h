@@ -16,9 +16,9 @@
 ** What a reader may still touch after a batch was handed out, so that a
 ** consumer that forgets events (a streaming writer) knows what to hold:
 **   - open slices: a slice appended with dur -1 stays open until a later
-**     tr_slice_end or, failing that, freeze (GT's unanswered requests); the
-**     Recorder reader also shortens slices of earlier batches with
-**     tr_slice_end to nest them by level;
+**     tr_slice_end or, failing that, freeze (GT's unanswered requests);
+**   - stated parents: on a TR_NEST_GIVEN track, tr_slice_set_parent names a
+**     slice of an earlier batch as the parent (Recorder's call levels);
 **   - flows: tr_flow_add may name events of any earlier batch of the same
 **     input (Chrome binds flow points to slices when its input ends);
 **   - reading back: a reader may read the rows it appended for its input

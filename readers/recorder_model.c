@@ -176,7 +176,6 @@ typedef struct cursor {
 typedef struct open_rec {
     uint32_t row;
     uint32_t level;
-    int64_t end;
 } open_rec;
 
 typedef struct tid_track {
@@ -364,10 +363,9 @@ static int64_t ticks_ns(const rec_run *run, uint64_t ticks)
 }
 
 /*
-** Loads the record at c->pos; returns 0 at the end of the rank.  A record
-** that does not descend from the previous one (level not deeper) but got
-** the same truncated start is moved 1 ns later, so that time order keeps
-** the sequence order and time nesting keeps the levels.
+** Loads the record at c->pos; returns 0 at the end of the rank.  Times stay
+** the exact ticks Recorder's tools print; the levels, not the times, say
+** which record is whose child (nest_by_level).
 */
 static int cursor_load(const rec_run *run, const rec_rank *rk, cursor *c, uint64_t limit)
 {
@@ -375,15 +373,9 @@ static int cursor_load(const rec_run *run, const rec_rank *rk, cursor *c, uint64
     const unsigned char *p = rk->ts.p + c->pos * 8;
     uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
     if (en > limit) return -1;
-    int64_t last = c->start;
-    uint32_t last_level = c->level;
     c->start = ticks_ns(run, s);
     c->end = ticks_ns(run, en);
     c->level = c->sm[rk->seq[c->pos]].level;
-    if (c->pos > 0 && c->level <= last_level && c->start <= last) {
-        c->start = last + 1;
-        if (c->end < c->start) c->end = c->start;
-    }
     c->prev = s;
     return 1;
 }
@@ -427,30 +419,28 @@ static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t ti
     if (!tt || track == TR_NONE) return NULL;
     tt->tid = tid;
     tt->track = track;
+    tr_track_at(m->t, track)->nesting = TR_NEST_GIVEN;
     tr_vec_init(&tt->open, sizeof(open_rec));
     return ro->last = tt;
 }
 
 /*
 ** Nesting follows the records' levels: the sequence is in start order and a
-** record of level L closes every open record of level >= L.  Timestamps are
-** truncated deltas, so such a sibling can end a tick after this one starts;
-** its end is pulled back to this start so that time nesting (freeze) agrees
-** with the levels.
+** record of level L closes every open record of level >= L; the innermost
+** one left is its parent.  Timestamps are truncated deltas, so a child can
+** start at its parent's end tick and a sibling end a tick after the next one
+** starts: time containment would get both wrong (the tracks are
+** TR_NEST_GIVEN).
 */
-static int nest_by_level(rec_model *m, tid_track *tt, uint32_t row, uint32_t level, int64_t start,
-                         int64_t end)
+static int nest_by_level(rec_model *m, tid_track *tt, uint32_t row, uint32_t level)
 {
     tr_vec *open = &tt->open;
-    while (open->len) {
-        open_rec *top = &TR_VEC_AT(open, open_rec, open->len - 1);
-        if (top->end > start && top->level < level) break;
-        if (top->end > start) tr_slice_end(m->t, top->row, start);
-        open->len--;
-    }
+    while (open->len && TR_VEC_AT(open, open_rec, open->len - 1).level >= level) open->len--;
+    tr_slice_set_parent(m->t, row,
+                        open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE);
     open_rec *o = tr_vec_push(open);
     if (!o) return TR_FATAL;
-    *o = (open_rec){row, level, end};
+    *o = (open_rec){row, level};
     return TR_OK;
 }
 
@@ -502,8 +492,7 @@ static int merge_one(rec_model *m, tr_error *e)
     }
     uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, cu->start, dur, s->name, s->cat,
                                 s->bytes, s->args);
-    if (!tt || row == TR_NONE ||
-        nest_by_level(m, tt, row, s->level, cu->start, cu->start + dur) != TR_OK)
+    if (!tt || row == TR_NONE || nest_by_level(m, tt, row, s->level) != TR_OK)
         return tr_error_nomem(e);
     cu->pos++;
     int got = cursor_load(m->run, k, cu, m->limit);

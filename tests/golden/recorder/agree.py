@@ -8,8 +8,9 @@ For every rank, the slices tracecat prints for process "rank N" must equal,
 in order, the lines of TRACE_DIR/_text/<N>.txt (or _text_corrected/ when the
 sample has one: recorder2text 2.5.0 prints rank 0's timestamps for every rank
 in inter-process mode, see testdata/recorder/SOURCES.md): same function name,
-same layer, same arguments, start and end within one tick of the printed
-resolution.  INPUT (default TRACE_DIR) is what tracecat reads: the directory,
+same layer, same arguments, and the same start and end to the digit
+(exact: recorder2text prints whole ticks, and so must tracecat).  INPUT
+(default TRACE_DIR) is what tracecat reads: the directory,
 a tarball of it, or its recorder.mt.
 
 Order is compared exactly: a reference lists a rank's records in sequence
@@ -43,16 +44,15 @@ def ours(tracecat, path):
 
 
 def reference(path):
-    recs, tick = [], None
+    recs = []
     with open(path) as f:
         for no, line in enumerate(f, 1):
             tok = line.rstrip("\n").split(" ")
             if len(tok) < 7 or tok[5] != "(" or tok[-1] != ")":
                 raise SystemExit(f"{path}:{no}: not a recorder2text line")
-            tick = Decimal(1).scaleb(-len(tok[0].split(".")[1]))
             recs.append((tok[2], Decimal(tok[0]), Decimal(tok[1]), int(tok[4]), tok[6:-1],
                          f"{path}:{no}: {line.rstrip()}"))
-    return recs, tick
+    return recs
 
 
 def main():
@@ -69,7 +69,7 @@ def main():
     for rank, fname in enumerate(files):
         if int(os.path.splitext(fname)[0]) != rank:
             raise SystemExit(f"unexpected reference file {fname}")
-        want, tick = reference(os.path.join(textdir, fname))
+        want = reference(os.path.join(textdir, fname))
         have = got[rank]
         for i in range(max(len(want), len(have))):
             if i >= len(have) or i >= len(want):
@@ -80,7 +80,7 @@ def main():
             bad = []
             if h[0] != w[0]:
                 bad.append("function")
-            if abs(h[1] - w[1]) > tick or abs(h[2] - w[2]) > tick:
+            if h[1] != w[1] or h[2] != w[2]:
                 bad.append("time")
             if h[3] != w[3]:
                 bad.append("layer")
