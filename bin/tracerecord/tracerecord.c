@@ -201,39 +201,49 @@ static int complete_dir(const char *dir, int64_t start_ns, int *ranks)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* The command line: -o, --layers, --exclude, -q; returns -1 to go on, else the exit status. */
+typedef struct opts {
+    const char *out, *layers, *exclude;
+    int quiet;
+} opts;
+
+static int check_layers(const char *list)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"layers", required_argument, NULL, 'L'},
-                                         {"exclude", required_argument, NULL, 'x'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"version", no_argument, NULL, 'V'},
-                                         {NULL, 0, NULL, 0}};
-    const char *out = NULL, *layers = NULL, *exclude = NULL;
-    int quiet = 0, c;
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (!(k == 5 &&
+              (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) || !strncmp(p, "mpiio", 5))))
+            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio)", list);
+        p += k + (p[k] != '\0');
+    }
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, opts *o)
+{
+    static const struct option table[] = {{"output", required_argument, NULL, 'o'},
+                                          {"layers", required_argument, NULL, 'L'},
+                                          {"exclude", required_argument, NULL, 'x'},
+                                          {"quiet", no_argument, NULL, 'q'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
+    int c, rc = -1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "+o:qh", table, NULL)) != -1) {
         switch (c) {
         case 'o':
-            out = optarg;
+            o->out = optarg;
             break;
         case 'L':
-            layers = optarg;
-            for (const char *p = optarg; *p;) {
-                size_t k = strcspn(p, ",");
-                if (!(k == 5 && (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) ||
-                                 !strncmp(p, "mpiio", 5))))
-                    return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio)",
-                                       optarg);
-                p += k + (p[k] != '\0');
-            }
+            o->layers = optarg;
+            rc = check_layers(optarg);
             break;
         case 'x':
-            exclude = optarg;
+            o->exclude = optarg;
             break;
         case 'q':
-            quiet = 1;
+            o->quiet = 1;
             break;
         case 'h':
             usage(stdout);
@@ -245,21 +255,13 @@ int main(int argc, char **argv)
             return usage_error("unknown option or missing argument: '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) return usage_error("%s", "no PROGRAM to run");
+    if (rc < 0 && optind >= argc) return usage_error("%s", "no PROGRAM to run");
+    return rc;
+}
 
-    char dir[PATH_MAX], lib[PATH_MAX], name[64];
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    int64_t start_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
-    if (!out) {
-        struct tm tm;
-        localtime_r(&now.tv_sec, &tm);
-        strftime(name, sizeof name, "recorder-%Y%m%d-%H%M%S", &tm);
-        out = name;
-    }
-    if (find_library(lib, sizeof lib) != 0 || prepare_dir(out, dir, sizeof dir) != 0) return 1;
-
-    /* The library comes first so that it wraps what the program and its libraries call. */
+/* What the preload library reads: itself first in LD_PRELOAD, the directory, the options. */
+static int set_environment(const opts *o, const char *lib, const char *dir, int64_t start_ns)
+{
     const char *old = getenv("LD_PRELOAD");
     size_t need = strlen(lib) + (old ? strlen(old) + 2 : 1);
     char *preload = malloc(need);
@@ -270,16 +272,22 @@ int main(int argc, char **argv)
     snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
     char start[24];
     rr_fmt_i64(start, start_ns);
-    if (setenv("LD_PRELOAD", preload, 1) || setenv("TRACERECORD_DIR", dir, 1) ||
-        setenv("TRACERECORD_START_NS", start, 1) ||
-        (layers && setenv("TRACERECORD_LAYERS", layers, 1)) ||
-        (exclude && setenv("TRACERECORD_EXCLUDE", exclude, 1))) {
-        fprintf(stderr, PROG ": cannot set the environment: %s\n", strerror(errno));
-        return 1;
-    }
+    int failed = setenv("LD_PRELOAD", preload, 1) || setenv("TRACERECORD_DIR", dir, 1) ||
+                 setenv("TRACERECORD_START_NS", start, 1) ||
+                 (o->layers && setenv("TRACERECORD_LAYERS", o->layers, 1)) ||
+                 (o->exclude && setenv("TRACERECORD_EXCLUDE", o->exclude, 1));
     free(preload);
+    if (failed) fprintf(stderr, PROG ": cannot set the environment: %s\n", strerror(errno));
+    return failed;
+}
 
-    /* The child reports a failed exec through a close-on-exec pipe. */
+/*
+** Runs ARGV with the signals forwarded to it; *STATUS is its wait status.
+** Returns 0, 1 on a failure of ours, or 127 when ARGV[0] could not run (the
+** child reports a failed exec through a close-on-exec pipe).
+*/
+static int run_program(char **argv, int *status)
+{
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
         fprintf(stderr, PROG ": %s\n", strerror(errno));
@@ -302,7 +310,7 @@ int main(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = SIG_DFL;
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
-        execvp(argv[optind], argv + optind);
+        execvp(argv[0], argv);
         int err = errno;
         ssize_t w = write(pfd[1], &err, sizeof err);
         (void)w;
@@ -314,14 +322,37 @@ int main(int argc, char **argv)
     while ((got = read(pfd[0], &err, sizeof err)) < 0 && errno == EINTR) {
     }
     close(pfd[0]);
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(child, status, 0) < 0 && errno == EINTR) {
     }
     if (got == (ssize_t)sizeof err) {
-        fprintf(stderr, PROG ": cannot run %s: %s\n", argv[optind], strerror(err));
-        rmdir(dir);
+        fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0], strerror(err));
         return 127;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+
+    char dir[PATH_MAX], lib[PATH_MAX], name[64];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t start_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    if (!o.out) {
+        struct tm tm;
+        localtime_r(&now.tv_sec, &tm);
+        strftime(name, sizeof name, "recorder-%Y%m%d-%H%M%S", &tm);
+        o.out = name;
+    }
+    if (find_library(lib, sizeof lib) != 0 || prepare_dir(o.out, dir, sizeof dir) != 0) return 1;
+    if (set_environment(&o, lib, dir, start_ns) != 0) return 1;
+    int status = 0;
+    rc = run_program(argv + optind, &status);
+    if (rc == 127) rmdir(dir);
+    if (rc != 0) return rc;
 
     int ranks = 0;
     if (complete_dir(dir, start_ns, &ranks) != 0) return 1;
@@ -330,7 +361,7 @@ int main(int argc, char **argv)
                 PROG ": warning: %s was killed by signal %d (%s); its calls after the last "
                      "checkpoint are missing\n",
                 argv[optind], WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (!quiet)
+    if (!o.quiet)
         fprintf(stderr, PROG ": trace in %s (%d rank%s)\n", dir, ranks, ranks == 1 ? "" : "s");
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

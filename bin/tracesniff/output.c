@@ -295,38 +295,43 @@ static tr_str copy_str(builder *bd, tr_str s)
     return tr_str_intern(bd->t, txt, len);
 }
 
-static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error *e)
+/* The earliest sample or counter time: the input's origin (0 when there is none). */
+static int64_t origin_of(const ts_out *o)
 {
-    builder bd = {.o = o, .t = t};
-    bd.n_stacks = tr_stack_count(o->st);
-    bd.stacks = tr_malloc((bd.n_stacks + 1) * sizeof *bd.stacks);
-    if (!bd.stacks) return tr_error_nomem(e);
-    for (size_t i = 0; i <= bd.n_stacks; i++) bd.stacks[i] = TR_NONE;
-    uint32_t input = tr_input_add(t, path, "tracesniff");
-    tr_input_info *info = input == TR_NONE ? NULL : tr_input_at(t, input);
     int64_t origin = INT64_MAX;
     for (size_t i = 0; i < o->dumps.len; i++)
         if (TR_VEC_AT(&o->dumps, dump, i).ts < origin) origin = TR_VEC_AT(&o->dumps, dump, i).ts;
     for (size_t i = 0; i < o->counters.len; i++)
         if (TR_VEC_AT(&o->counters, counter, i).ts < origin)
             origin = TR_VEC_AT(&o->counters, counter, i).ts;
-    if (origin == INT64_MAX) origin = 0;
-    if (info) {
-        tr_buf b;
-        tr_buf_init(&b, 0);
-        add_ts(&b, origin);
-        info->origin_unix_ns = origin;
-        info->origin_wall = tr_str_intern(t, b.p, b.len);
-        info->clock = tr_str_internz(t, "wall clock (CLOCK_REALTIME) at each sample");
-        tr_buf_fini(&b);
-    }
+    return origin == INT64_MAX ? 0 : origin;
+}
+
+static void add_input_info(tr_trace *t, uint32_t input, int64_t origin)
+{
+    tr_input_info *info = input == TR_NONE ? NULL : tr_input_at(t, input);
+    if (!info) return;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    add_ts(&b, origin);
+    info->origin_unix_ns = origin;
+    info->origin_wall = tr_str_intern(t, b.p, b.len);
+    info->clock = tr_str_internz(t, "wall clock (CLOCK_REALTIME) at each sample");
+    tr_buf_fini(&b);
+}
+
+/* Each sampled process: its command line, host and Python version. */
+static void add_processes(builder *bd, uint32_t input)
+{
+    ts_out *o = bd->o;
+    tr_trace *t = bd->t;
     tr_str host = o->host[0] ? tr_str_internz(t, o->host) : 0;
     for (size_t i = 0; i < o->procs.len; i++) {
         const proc *p = &TR_VEC_AT(&o->procs, proc, i);
         uint32_t id = tr_process_intern(t, input, p->pid);
         tr_process *tp = id == TR_NONE ? NULL : tr_process_at(t, id);
         if (!tp) continue;
-        tp->name = copy_str(&bd, p->cmdline);
+        tp->name = copy_str(bd, p->cmdline);
         tp->host = host;
         if (p->version) {
             tr_buf b;
@@ -336,6 +341,33 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
             tr_buf_fini(&b);
         }
     }
+}
+
+/* The track of thread R of process PROC_ID, named from the record (or "Thread N"). */
+static uint32_t thread_track(builder *bd, uint32_t proc_id, const rec *r)
+{
+    tr_trace *t = bd->t;
+    uint32_t track = tr_track_intern(t, proc_id, TR_TRACK_THREAD, r->tid, 0);
+    tr_track *tk = track == TR_NONE ? NULL : tr_track_at(t, track);
+    if (!tk) return TR_NONE;
+    if (r->name) {
+        tk->name = copy_str(bd, r->name);
+    } else if (!tk->name) {
+        tr_buf b;
+        tr_buf_init(&b, 0);
+        tr_buf_addf(&b, "Thread %lld", (long long)r->tid);
+        tk->name = tr_str_intern(t, b.p, b.len);
+        tr_buf_fini(&b);
+    }
+    return track;
+}
+
+/* Every dump's threads as samples (and, with SL, the slices their stacks make). */
+static int add_samples(builder *bd, uint32_t input, int64_t origin, tr_stack_slicer *sl,
+                       tr_error *e)
+{
+    ts_out *o = bd->o;
+    tr_trace *t = bd->t;
     tr_str key_state = tr_str_internz(t, "state");
     uint32_t state_args[3];
     static const char *const states[3] = {"idle", "active", "active+gil"};
@@ -344,27 +376,15 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
         tr_args_str(t, key_state, tr_str_internz(t, states[i]));
         state_args[i] = tr_args_end(t);
     }
-    tr_stack_slicer *sl = slices ? tr_stack_slicer_new(t) : NULL;
-    int rc = slices && !sl ? tr_error_nomem(e) : TR_OK;
+    int rc = TR_OK;
     for (size_t i = 0; i < o->dumps.len && rc == TR_OK; i++) {
         const dump *d = &TR_VEC_AT(&o->dumps, dump, i);
         uint32_t proc_id = tr_process_intern(t, input, d->pid);
         int64_t ts = d->ts - origin;
         for (size_t k = 0; k < d->n && proc_id != TR_NONE; k++) {
             const rec *r = &TR_VEC_AT(&o->recs, rec, d->first + k);
-            uint32_t track = tr_track_intern(t, proc_id, TR_TRACK_THREAD, r->tid, 0);
-            tr_track *tk = track == TR_NONE ? NULL : tr_track_at(t, track);
-            if (!tk) break;
-            if (r->name) {
-                tk->name = copy_str(&bd, r->name);
-            } else if (!tk->name) {
-                tr_buf b;
-                tr_buf_init(&b, 0);
-                tr_buf_addf(&b, "Thread %lld", (long long)r->tid);
-                tk->name = tr_str_intern(t, b.p, b.len);
-                tr_buf_fini(&b);
-            }
-            uint32_t stack = copy_stack(&bd, r->stack);
+            uint32_t track = thread_track(bd, proc_id, r);
+            uint32_t stack = track == TR_NONE ? TR_NONE : copy_stack(bd, r->stack);
             if (stack == TR_NONE) break;
             tr_sample_add(t, track, ts, stack, state_args[r->state]);
             if (sl && tr_stack_slicer_sample(sl, track, ts, stack) != TR_OK) rc = tr_error_nomem(e);
@@ -374,9 +394,15 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
             rc = tr_error_nomem(e);
     }
     if (sl && rc == TR_OK && tr_stack_slicer_finish(sl) != TR_OK) rc = tr_error_nomem(e);
-    tr_stack_slicer_free(sl);
+    return rc;
+}
+
+static void add_counters(builder *bd, uint32_t input, int64_t origin)
+{
+    ts_out *o = bd->o;
+    tr_trace *t = bd->t;
     tr_str names[2] = {tr_str_internz(t, "cpu_percent"), tr_str_internz(t, "rss_bytes")};
-    for (size_t i = 0; i < o->counters.len && rc == TR_OK; i++) {
+    for (size_t i = 0; i < o->counters.len; i++) {
         const counter *c = &TR_VEC_AT(&o->counters, counter, i);
         uint32_t proc_id = tr_process_intern(t, input, c->pid);
         if (proc_id == TR_NONE) break;
@@ -385,6 +411,23 @@ static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error 
         tr_counter_add(t, tr_track_intern(t, proc_id, TR_TRACK_COUNTER, -1, names[1]),
                        c->ts - origin, (double)c->rss);
     }
+}
+
+static int build(ts_out *o, tr_trace *t, const char *path, int slices, tr_error *e)
+{
+    builder bd = {.o = o, .t = t};
+    bd.n_stacks = tr_stack_count(o->st);
+    bd.stacks = tr_malloc((bd.n_stacks + 1) * sizeof *bd.stacks);
+    if (!bd.stacks) return tr_error_nomem(e);
+    for (size_t i = 0; i <= bd.n_stacks; i++) bd.stacks[i] = TR_NONE;
+    uint32_t input = tr_input_add(t, path, "tracesniff");
+    int64_t origin = origin_of(o);
+    add_input_info(t, input, origin);
+    add_processes(&bd, input);
+    tr_stack_slicer *sl = slices ? tr_stack_slicer_new(t) : NULL;
+    int rc = slices && !sl ? tr_error_nomem(e) : add_samples(&bd, input, origin, sl, e);
+    tr_stack_slicer_free(sl);
+    if (rc == TR_OK) add_counters(&bd, input, origin);
     tr_free(bd.stacks);
     if (rc == TR_OK) rc = tr_trace_status(t, e);
     if (rc == TR_OK) rc = tr_trace_freeze(t, e);
