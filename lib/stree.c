@@ -454,6 +454,19 @@ static uint32_t st_smallest_way(const tr_stree *s, uint32_t n)
     return best == TR_NONE ? s->order[nd->lo] : s->order[s->nodes[best].lo];
 }
 
+/* A member that never moved over several samples while another did, or UINT32_MAX. */
+static uint32_t st_stuck(const tr_stree *s)
+{
+    uint32_t stuck = UINT32_MAX;
+    int moved = 0;
+    for (size_t m = 0; m < s->n_members; m++) {
+        const tr_stree_member *mb = &s->members[m];
+        moved |= mb->changes > 0;
+        if (mb->samples > 1 && !mb->changes && stuck == UINT32_MAX) stuck = (uint32_t)m;
+    }
+    return moved ? stuck : UINT32_MAX;
+}
+
 uint32_t tr_stree_behind(const tr_trace *t, const tr_stree *s, const char **rule)
 {
     if (s->opts.counted) {
@@ -476,6 +489,8 @@ uint32_t tr_stree_behind(const tr_trace *t, const tr_stree *s, const char **rule
     } else if (n) {
         *rule = "the smallest group off the majority's path at the most telling split";
         member = st_smallest_way(s, splits[0]);
+    } else if ((member = st_stuck(s)) != UINT32_MAX) {
+        *rule = "the first member whose stack did not change over the dumps while others moved";
     } else {
         *rule = "all members are on one path";
     }

@@ -115,7 +115,9 @@ int tr_stree_frame_text(const tr_trace *t, const tr_stree *s, uint32_t n, tr_buf
 ** function (ties: the earliest last change).  ^Otherwise, at the deepest
 ** split where members are in one function at different lines, the first
 ** member at the lowest line (an earlier place in the loop); else the first
-** member of the smallest way off the majority's path.
+** member of the smallest way off the majority's path; with no split, the
+** first member whose stack never changed over several dumps while another's
+** did.
 ** ^Returns the member's index, or UINT32_MAX when all members are together;
 ** *RULE is set to a static sentence saying which rule decided.
 */

@@ -232,12 +232,10 @@ static int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
 static uint32_t ps_process(ps_rd *r)
 {
     if (r->process != TR_NONE) return r->process;
-    r->process = tr_process_intern(r->t, r->input, r->pending_pid);
+    /* A marker's host tells apart the same pid on two nodes of one file. */
+    r->process = tr_process_intern_on(r->t, r->input, r->pending_host, r->pending_pid);
     tr_process *p = tr_process_at(r->t, r->process);
-    if (p) {
-        if (r->pending_host) p->host = r->pending_host;
-        if (r->pending_rank >= 0) p->rank = r->pending_rank;
-    }
+    if (p && r->pending_rank >= 0) p->rank = r->pending_rank;
     return r->process;
 }
 
@@ -566,6 +564,7 @@ static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
     const char *p = ln->p + 18, *end = ln->p + ln->len;
     ps_field f;
     int64_t ts = r->ts, pid = -1;
+    tr_str host = 0;
     int rc;
     /* ts and pid come first by convention, but are looked for everywhere. */
     for (const char *q = p; ps_next_field(&q, end, &f);) {
@@ -578,9 +577,11 @@ static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
                 return rc;
         } else if (ps_key(&f, "pid") && ps_pid(f.v, f.v_n, &pid) != f.v_n) {
             pid = -1;
+        } else if (ps_key(&f, "host")) {
+            host = tr_str_intern(r->t, f.v, f.v_n);
         }
     }
-    uint32_t proc = tr_process_intern(r->t, r->input, pid);
+    uint32_t proc = tr_process_intern_on(r->t, r->input, host, pid);
     if (proc == TR_NONE) return tr_error_nomem(e);
     while (ps_next_field(&p, end, &f)) {
         if (ps_key(&f, "ts") || ps_key(&f, "pid") || ps_key(&f, "host") || ps_key(&f, "rank") ||

@@ -164,3 +164,45 @@ TR_TEST(sglang_stack_tree)
     tr_stree_fini(&s);
     tr_trace_free(t);
 }
+
+/* Two nodes, the same pid, stacks one line number apart (engine core.py:345 vs :305). */
+TR_TEST(two_nodes_one_line_apart)
+{
+    tr_trace *t = load("testdata/hang/vllm-two-nodes-line.txt", NULL);
+    tr_stree s;
+    CHECK_INT(tr_stree_build(t, NULL, &s, NULL), TR_OK);
+    CHECK_INT(s.n_members, 2); /* node-a and node-b: two processes though both are pid 2403 */
+    uint32_t *splits;
+    CHECK_INT(tr_stree_splits(&s, &splits), 1);
+    const tr_frame *f = tr_frame_get(t, s.nodes[splits[0]].frame);
+    CHECK_STR(tr_str_get(t, f->function, NULL), "sync_wrapper");
+    tr_free(splits);
+    const char *rule;
+    uint32_t m = tr_stree_behind(t, &s, &rule);
+    CHECK_INT(s.members[m].rank, 1); /* at line 305, before 345 */
+    CHECK_INT(s.members[m].pid, 2403);
+    tr_stree_fini(&s);
+    tr_stree_opts o = {.frames = TR_STREE_BY_FILE}; /* --ignore-lines: one path */
+    CHECK_INT(tr_stree_build(t, &o, &s, NULL), TR_OK);
+    CHECK_INT(tr_stree_splits(&s, &splits), 0);
+    tr_free(splits);
+    tr_stree_fini(&s);
+    tr_trace_free(t);
+}
+
+/* Three dumps: rank 0's innermost line moves, rank 1 never does. */
+TR_TEST(progress_names_the_stuck_rank)
+{
+    tr_trace *t = load("testdata/hang/vllm-progress.txt", NULL);
+    tr_stree s;
+    CHECK_INT(tr_stree_build(t, NULL, &s, NULL), TR_OK);
+    CHECK_INT(s.n_members, 2);
+    const char *rule;
+    uint32_t m = tr_stree_behind(t, &s, &rule);
+    CHECK_INT(s.members[m].rank, 1);
+    CHECK_INT(s.members[m].samples, 3);
+    CHECK_INT(s.members[m].changes, 0);
+    CHECK(strstr(rule, "did not change") != NULL);
+    tr_stree_fini(&s);
+    tr_trace_free(t);
+}
