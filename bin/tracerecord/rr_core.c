@@ -33,6 +33,7 @@
 */
 #include "rr.h"
 #include "rr_lib.h"
+#include "tr_map.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -193,19 +194,17 @@ static uint32_t *slots_new(size_t cap)
     return rr_map(cap * sizeof(uint32_t));
 }
 
+/* The tree's one hash (lib/tr_map.h, inline: nothing of trcore is linked). */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
+    return tr_hash_mix(h ^ v);
 }
 
 /* ---- strings ---- */
 
 static uint64_t str_hash(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
+    return tr_hash_bytes(s, n);
 }
 
 static const char *str_get(uint32_t id)
