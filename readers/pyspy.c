@@ -100,6 +100,7 @@ typedef struct ps_rd {
     uint32_t process;    /* TR_NONE: none named yet in this section */
     int64_t pending_pid; /* from a banner or marker, -1 = none */
     tr_str pending_host;
+    tr_str marker_host; /* the host the last marker naming one named */
     int32_t pending_rank;
 
     /* the thread block being read */
@@ -553,7 +554,9 @@ static int ps_on_marker(ps_rd *r, const tr_line *ln, tr_error *e)
     r->markers = 1;
     if ((rc = ps_moment_start(r, 1, ts, e)) != TR_OK) return rc;
     r->pending_pid = pid;
-    r->pending_host = host;
+    /* A marker that names no host keeps the last one named: one node's sequence. */
+    if (host) r->marker_host = host;
+    r->pending_host = r->marker_host;
     r->pending_rank = (int32_t)rank;
     return TR_OK;
 }
@@ -581,7 +584,7 @@ static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
             host = tr_str_intern(r->t, f.v, f.v_n);
         }
     }
-    uint32_t proc = tr_process_intern_on(r->t, r->input, host, pid);
+    uint32_t proc = tr_process_intern_on(r->t, r->input, host ? host : r->marker_host, pid);
     if (proc == TR_NONE) return tr_error_nomem(e);
     while (ps_next_field(&p, end, &f)) {
         if (ps_key(&f, "ts") || ps_key(&f, "pid") || ps_key(&f, "host") || ps_key(&f, "rank") ||
