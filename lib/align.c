@@ -1,5 +1,5 @@
 /* align.c: every input's clock, and one timeline for the inputs of a job. */
-#include "model.h"
+#include "model_impl.h"
 #include "tr_mem.h"
 #include "tr_align.h"
 #include "tr_text.h"

@@ -1,5 +1,5 @@
 /* freeze.c: sorting the tables by time, nesting slices, and reading them back. */
-#include "model.h"
+#include "model_impl.h"
 
 #include <string.h>
 

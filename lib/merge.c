@@ -8,7 +8,7 @@
 ** never look at what other inputs added, so the ids come out as a read in
 ** sequence gives them, and the written trace is the same byte for byte.
 */
-#include "model.h"
+#include "model_impl.h"
 #include "tr_align.h"
 #include "tr_load.h"
 #include "tr_merge.h"

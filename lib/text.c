@@ -1,6 +1,6 @@
 /* text.c: number and duration parsing, fixed-point formatting, JSON text. */
 #include "tr_text.h"
-#include "model.h"
+#include "model_impl.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* trace.c: the model while it is being filled: strings, tables, args, stacks. */
-#include "model.h"
+#include "model_impl.h"
 #include "tr_map.h"
 
 #include <string.h>

@@ -31,8 +31,8 @@
 ** rank), the lowest free number from the job's size upward.  Launchers
 ** (mpirun, mpiexec, hydra_pmi_proxy, srun, torchrun, ...) are not traced.
 */
-#include "rr.h"
-#include "rr_lib.h"
+#include "rr_impl.h"
+#include "rr_lib_impl.h"
 #include "tr_map.h"
 
 #include <dlfcn.h>

@@ -3,7 +3,7 @@
 ** recorder.mt, empty ranks: their bytes are tr_recorder_layout.h's) and
 ** raw-syscall file helpers, shared by the preload library and the launcher.
 */
-#include "rr.h"
+#include "rr_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,8 +15,8 @@
 ** "<this rank>-<n>" for the rank's n-th MPI_File_open, whereas Recorder
 ** agrees one name across the opening communicator by a broadcast.
 */
-#include "rr.h"
-#include "rr_lib.h"
+#include "rr_impl.h"
+#include "rr_lib_impl.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -215,7 +215,7 @@ RR_VISIBLE int MPI_File_close(mpi_file *fh)
     return ret;
 }
 
-/* The calls on an open file: one shape each (rr_lib.h), generated. */
+/* The calls on an open file: one shape each (rr_lib_impl.h), generated. */
 #define FH_CALL(name, func, spec, params, args, fill)                                              \
     static int(*real_##name) params;                                                               \
     RR_VISIBLE int name params                                                                     \

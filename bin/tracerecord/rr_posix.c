@@ -19,8 +19,8 @@
 ** path table); stdin, stdout, stderr, pipes and sockets are not, nor are
 ** paths under the excluded prefixes (default /proc, /sys, /dev).
 */
-#include "rr.h"
-#include "rr_lib.h"
+#include "rr_impl.h"
+#include "rr_lib_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>

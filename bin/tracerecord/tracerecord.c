@@ -13,7 +13,7 @@
 ** TRACERECORD_LIBDIR relative to it (the installed tree); TRACERECORD_LIB
 ** overrides both.
 */
-#include "rr.h"
+#include "rr_impl.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* elfsym.c: ELF64 symbol tables read with pread, no libelf. */
-#include "elfsym.h"
+#include "elfsym_impl.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* map.c: ts_map64 over tr_map: the keys' rows, and the values in a vector. */
-#include "map.h"
+#include "map_impl.h"
 
 #include <string.h>
 

@@ -1,14 +1,14 @@
 /* native.c: libunwind-ptrace unwinding and cached ELF symbolization. */
-#include "native.h"
+#include "native_impl.h"
 
 #include <libunwind-ptrace.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "elfsym.h"
-#include "map.h"
-#include "proc.h"
-#include "python.h"
+#include "elfsym_impl.h"
+#include "map_impl.h"
+#include "proc_impl.h"
+#include "python_impl.h"
 
 /* Deeper native stacks are cut (py-spy keeps fewer). */
 #define NATIVE_MAX_FRAMES 2048

@@ -6,7 +6,7 @@
 ** (frames and stacks interned in a store trace, one record per thread
 ** sample) and every save builds a fresh trace from them.
 */
-#include "output.h"
+#include "output_impl.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* proc.c: process memory, /proc files and the ptrace stop of one thread. */
-#include "proc.h"
+#include "proc_impl.h"
 
 #include <dirent.h>
 #include <errno.h>

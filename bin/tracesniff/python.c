@@ -9,16 +9,16 @@
 ** thread names by ident (refreshed when an unknown ident shows up, and every
 ** few seconds for renamed threads).
 */
-#include "python.h"
+#include "python_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "elfsym.h"
-#include "map.h"
-#include "sniff.h"
+#include "elfsym_impl.h"
+#include "map_impl.h"
+#include "sniff_impl.h"
 
 #define PY_MAX_THREADS     4096
 #define PY_MAX_FRAMES      4096

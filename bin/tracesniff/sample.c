@@ -7,7 +7,7 @@
 ** are read, then detached at once, so no thread stays stopped longer than
 ** its own reads and none is left stopped on any path.
 */
-#include "sample.h"
+#include "sample_impl.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "output_impl.h"
 #include "session_impl.h"
 
 /* How often --subprocesses looks for new descendants. */

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
-#include "sample.h"
+#include "sample_impl.h"
 
 #define PROG "tracesniff"
 

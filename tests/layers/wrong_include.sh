@@ -25,5 +25,5 @@ lib/x.h ../writers/tr_writers.h writers
 readers/x.c tr_writers.h writers
 writers/x.c ../render/tr_render.h render
 render/x.c tr_readers.h readers
-bin/tracesniff/x.c ../tracerecord/rr.h bin/tracerecord
+bin/tracesniff/x.c ../tracerecord/rr_impl.h bin/tracerecord
 CASES

@@ -1,5 +1,5 @@
 /*
-** output.h: what tracesniff writes.  Dumps become py-spy dump text in the
+** output_impl.h: what tracesniff writes.  Dumps become py-spy dump text in the
 ** "#tracecat-dump" container (shared/formats/pyspy.md §8, with
 ** "#tracecat-counter" lines for --cpu-mem), and, for any other tracecat
 ** writer, a model built from the same samples: per thread a track of stack
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sniff.h"
+#include "sniff_impl.h"
 #include "tr_error.h"
 #include "tr_load.h"
 #include "tr_readers.h"

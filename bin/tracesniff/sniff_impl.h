@@ -1,5 +1,5 @@
 /*
-** sniff.h: what one sample of a process is, as the samplers (python.c,
+** sniff_impl.h: what one sample of a process is, as the samplers (python.c,
 ** native.c) produce it and the outputs (output.c) write it.
 */
 #ifndef TS_SNIFF_H

@@ -1,5 +1,5 @@
 /*
-** map.h: a map from non-zero 64-bit keys (addresses, thread ids, hashes of
+** map_impl.h: a map from non-zero 64-bit keys (addresses, thread ids, hashes of
 ** names) to 64-bit values (pointers, rows), for the caches that keep a
 ** sample cheap: the tree's one map (tr_map.h) from the key to a row of the
 ** values.

@@ -1,5 +1,5 @@
 /*
-** rr.h: the internals of libtracerecord.so (the preload library) and the
+** rr_impl.h: the internals of libtracerecord.so (the preload library) and the
 ** small part of them the tracerecord launcher shares (rr_files.c).
 **
 ** The library cannot use trcore: it runs inside arbitrary programs, so it

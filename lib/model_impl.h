@@ -1,5 +1,5 @@
 /*
-** model.h: the inside of a tr_trace, shared by trace.c (appending) and
+** model_impl.h: the inside of a tr_trace, shared by trace.c (appending) and
 ** freeze.c (sorting, nesting, iteration).  Not part of the public API.
 */
 #ifndef TR_MODEL_H

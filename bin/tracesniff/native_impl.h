@@ -1,5 +1,5 @@
 /*
-** native.h: native stacks of stopped threads through libunwind-ptrace, and
+** native_impl.h: native stacks of stopped threads through libunwind-ptrace, and
 ** their symbols from the ELF tables of the mapped files (capture.md A.7):
 ** instruction pointers are named once each and cached, never with
 ** unw_get_proc_name in the sampling loop.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sniff.h"
+#include "sniff_impl.h"
 #include "tr_error.h"
 #include "tr_mem.h"
 

@@ -1,5 +1,5 @@
 /*
-** proc.h: what tracesniff reads of a live process: its memory, /proc files
+** proc_impl.h: what tracesniff reads of a live process: its memory, /proc files
 ** (maps, tasks, thread states, command line, CPU and memory) and the ptrace
 ** stop of one thread (shared/formats/capture.md A.6-A.9).
 */

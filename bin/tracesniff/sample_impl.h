@@ -1,5 +1,5 @@
 /*
-** sample.h: one sampled process and the taking of one sample of it.
+** sample_impl.h: one sampled process and the taking of one sample of it.
 */
 #ifndef TS_SAMPLE_H
 #define TS_SAMPLE_H
@@ -7,11 +7,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "map.h"
-#include "native.h"
-#include "output.h"
-#include "proc.h"
-#include "python.h"
+#include "map_impl.h"
+#include "native_impl.h"
+#include "output_impl.h"
+#include "proc_impl.h"
+#include "python_impl.h"
 
 typedef struct ts_opts {
     int native;      /* --native: merge native frames (pauses each thread while read) */

@@ -1,5 +1,5 @@
 /*
-** python.h: reading CPython 3.11, 3.12 and 3.13 from outside the process
+** python_impl.h: reading CPython 3.11, 3.12 and 3.13 from outside the process
 ** (shared/formats/capture.md A.1-A.5): the runtime, thread states, frames,
 ** thread names and the GIL holder, every read through process_vm_readv and
 ** checked, with caches of what does not change between samples.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proc.h"
+#include "proc_impl.h"
 #include "tr_error.h"
 #include "tr_mem.h"
 

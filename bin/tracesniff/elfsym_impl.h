@@ -1,5 +1,5 @@
 /*
-** elfsym.h: the symbol tables of an ELF64 file, for finding CPython's runtime
+** elfsym_impl.h: the symbol tables of an ELF64 file, for finding CPython's runtime
 ** symbols and naming native instruction pointers.
 */
 #ifndef TS_ELFSYM_H

@@ -1,5 +1,5 @@
 /*
-** rr_lib.h: what the wrappers (rr_posix.c, rr_mpi.c) use of the recording
+** rr_lib_impl.h: what the wrappers (rr_posix.c, rr_mpi.c) use of the recording
 ** core (rr_core.c) inside libtracerecord.so.
 **
 ** A wrapper asks rr_enter() whether to trace, reserves its record with
