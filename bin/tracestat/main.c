@@ -5,8 +5,7 @@
 ** file takes the options, reads the inputs and prints the report as text,
 ** JSON or one CSV table.
 */
-#include "cli.h"
-#include "tr_report.h"
+#include "tracestat_impl.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -14,73 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-static const char usage_text[] =
-    "Usage: tracestat [OPTION]... INPUT...\n"
-    "Summarise a trace: busy and idle time per lane, the op breakdown, per-rank I/O,\n"
-    "hot stacks, stragglers and hangs across ranks, GPU streams.  INPUT is anything\n"
-    "tracecat reads (a file, a run folder, an archive, - for standard input); several\n"
-    "inputs are merged into one trace.\n"
-    "\n"
-    "Sections (all that have data are printed, in this order):\n"
-    "  overview    inputs, time span, event counts, skipped lines\n"
-    "  lanes       per lane: busy time, utilization, idle time, longest idle gaps, ops\n"
-    "  ops         per slice name and per category: count, total, mean, p50, p95, max, bytes\n"
-    "  io          per rank: bytes, ops by kind, I/O time, bandwidth; request sizes;\n"
-    "              files with their access pattern (Darshan's conventions)\n"
-    "  hot         hottest functions of sampled stacks, by self and total samples\n"
-    "  stragglers  ranks whose busy, I/O or step time is an outlier (median +- k*MAD)\n"
-    "  hangs       where every rank is: the stack prefix tree of the last stacks,\n"
-    "              where members part (the odd ones out first) and who is behind;\n"
-    "              GT requests and round trips never answered, collectives whose\n"
-    "              count differs between ranks, each rank's and lane's last record\n"
-    "  gpu         GPU streams and devices: kernels, memcpy, memset, NCCL overlap\n"
-    "\n";
-
-static const char usage_options[] =
-    "Options:\n"
-    "      --section NAME    print only this section (repeatable, or NAME,NAME)\n"
-    "      --json            print JSON (schema tracestat/1, see README.md)\n"
-    "      --csv SECTION     print one table as CSV: lanes, ops, categories, io-ranks,\n"
-    "                        io-layers, io-files, io-sizes, hot, stragglers, hangs,\n"
-    "                        gpu-streams, gpu-devices\n"
-    "      --sort KEY        ops order: total (default), count, mean, max\n"
-    "      --top N           rows per table (default 20 in tables, all in JSON and\n"
-    "                        CSV; 0 = all)\n"
-    "      --gaps N          idle gaps listed per lane (default 3)\n"
-    "      --k K             straggler threshold: |x - median| > K * MAD (default 3)\n"
-    "      --step GLOB       names of step slices (default ProfilerStep*)\n"
-    "      --per-thread      hot: a table per thread besides the merged one\n"
-    "      --by-total        hot: order by total samples instead of self\n"
-    "      --ignore-lines    hangs: frames told apart by function and file only\n"
-    "      --by-function     hangs: frames told apart by function only\n"
-    "      --depth N         hangs: keep the outermost N frames of each stack\n"
-    "      --main-thread     hangs: one member per process, its main thread\n"
-    "      --python-only     hangs: leave native frames out\n"
-    "      --progress-frame FUNCTION  hangs: over several dumps, the member that\n"
-    "                        entered FUNCTION least often is furthest behind\n"
-    "      --dot             hangs: print the stack tree as a Graphviz digraph\n"
-    "      --ascii           plain ASCII tables and bars\n"
-    "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
-    "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "      --rank FILE=N     the processes read from FILE are rank N "
-    "(repeatable)\n" TR_CLI_LOAD_HELP
-    "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
-    "      --strict          a bad record is an error, not a warning\n"
-    "  -q, --quiet           errors only\n"
-    "  -v, --verbose         show every warning\n"
-    "      --progress        always draw progress on stderr\n"
-    "      --no-progress     never draw progress\n"
-    "  -h, --help            show this help and exit\n"
-    "  -V, --version         show the version and exit\n"
-    "\n"
-    "Exit status: 0 success (warnings too), 1 bad input or I/O failure, 2 usage error.\n"
-    "Examples:\n"
-    "  tracestat run.log\n"
-    "  tracestat recorder-run/ --section io\n"
-    "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
-    "  tracestat dumps.txt --section hangs,hot --json\n"
-    "  tracestat job-dumps/ --section hangs --ignore-lines --main-thread\n";
 
 enum {
     OPT_SECTION = 256,
@@ -338,8 +270,8 @@ static int run(tr_cli *c, const args *a, char **inputs, int n)
 
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {.usage = usage_text,
-                                     .usage_more = usage_options,
+    static const tr_cli_spec spec = {.usage = tracestat_usage,
+                                     .usage_more = tracestat_usage_options,
                                      .opts = options,
                                      .reads = 1,
                                      .option = option};
