@@ -109,6 +109,15 @@ void tr_cli_print_version(const char *prog);
 
 /* The help lines of --align, --align-on, --tz and --threads, alike in every binary. */
 /* clang-format off */
+/* The --help lines every binary shares: progress, help, version; and the exit codes. */
+#define TR_CLI_STD_HELP                                                                       \
+    "      --progress        always draw progress on stderr\n"                                \
+    "      --no-progress     never draw progress\n"                                           \
+    "  -h, --help            show this help and exit\n"                                       \
+    "  -V, --version         show the version and exit\n"
+#define TR_CLI_EXIT_HELP                                                                      \
+    "\n"                                                                                       \
+    "Exit status: 0 success (warnings too), 1 bad input or I/O failure, 2 usage error.\n"
 #define TR_CLI_LOAD_HELP                                                                      \
     "      --align FILE=OFFSET  put FILE's time zero at OFFSET on the merged timeline\n"      \
     "                        (repeatable; 1.5s, -200ms, 30us)\n"                             \

@@ -62,14 +62,8 @@ static const char usage_text[] =
     "                        --subprocesses and --threads write them; 'none' (default)\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
-    "  -v, --verbose         show every warning (repeat for more)\n"
-    "      --progress        always draw progress on stderr\n"
-    "      --no-progress     never draw progress\n"
-    "  -h, --help            show this help and exit\n"
-    "  -V, --version         show the version and exit\n"
-    "\n"
-    "Exit status: 0 success (warnings too), 1 bad input or I/O failure, 2 usage error.\n"
-    "Examples:\n"
+    "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP
+        TR_CLI_EXIT_HELP "Examples:\n"
     "  tracecat convert run.log -o run.json\n"
     "  tracecat cat run.log | awk -F'\\t' '$6 == \"gt.worker\" {busy += $3} END {print busy}'\n"
     "  tracecat info run.log --json\n";
