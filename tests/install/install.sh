@@ -44,9 +44,13 @@ man)
 pkgconfig)
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     pkg-config --exists libtrace || fail "pkg-config does not find libtrace"
+    # A sanitized build's libraries need the same compiler and runtime in the program.
+    cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+    san=$(sed -n 's/^TR_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt")
     # shellcheck disable=SC2046
-    cc -std=c11 -Wall -Wextra -Werror -o "$tmp/example" "$prefix/share/doc/tracecat/example.c" \
-        $(pkg-config --cflags --libs libtrace) || fail "example does not build"
+    "${cc:-cc}" -std=c11 -Wall -Wextra -Werror ${san:+-fsanitize=$san} -o "$tmp/example" \
+        "$prefix/share/doc/tracecat/example.c" $(pkg-config --cflags --libs libtrace) ||
+        fail "example does not build"
     out=$("$tmp/example" "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log")
     grep -qP '^dispatcher\t' <<<"$out" || grep -qP '\t[0-9]+\t[0-9]+$' <<<"$out" || fail "example printed: $out"
     [ "$(wc -l <<<"$out")" -ge 2 ] || fail "example printed too little: $out"
