@@ -785,7 +785,7 @@ void tr_process_groups(const tr_trace *t, uint32_t *group)
         const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->rank >= 0) r[k++] = (ranked){pr->rank, (uint32_t)p};
     }
-    qsort(r, k, sizeof *r, by_rank);
+    tr_qsort(r, k, sizeof *r, by_rank);
     for (size_t i = 0; i < k;) {
         size_t j = i + 1;
         int mixed = 0;

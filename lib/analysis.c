@@ -54,7 +54,7 @@ static int an_cmp_i64(const void *a, const void *b)
 int tr_an_sort_i64(int64_t *v, size_t n)
 {
     if (n < 256) {
-        tr_an_qsort(v, n, sizeof *v, an_cmp_i64);
+        tr_qsort(v, n, sizeof *v, an_cmp_i64);
         return TR_OK;
     }
     uint64_t *a = (uint64_t *)v, *b = tr_malloc(n * sizeof *b);
@@ -141,7 +141,7 @@ void tr_lane_stats_fini(tr_lane_stats *s)
 static int lane_names(const tr_trace *t, tr_lane_stats *out, lane_name *v, size_t n)
 {
     lane_sort_trace = t;
-    tr_an_qsort(v, n, sizeof *v, lane_name_cmp);
+    tr_qsort(v, n, sizeof *v, lane_name_cmp);
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && v[j].lane == v[i].lane) j++;
@@ -289,7 +289,7 @@ void tr_op_stats_sort(const tr_trace *t, tr_op_stat *v, size_t n, int key)
 {
     op_sort_trace = t;
     op_sort_key = key;
-    tr_an_qsort(v, n, sizeof *v, op_cmp);
+    tr_qsort(v, n, sizeof *v, op_cmp);
 }
 
 /*

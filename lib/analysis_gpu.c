@@ -187,7 +187,7 @@ static void gpu_overlap(gpu_ctx *c)
 {
     kern_iv *v = c->kern.data;
     size_t n = c->kern.len;
-    tr_an_qsort(v, n, sizeof *v, kern_cmp);
+    tr_qsort(v, n, sizeof *v, kern_cmp);
     for (size_t i = 0; i < n;) {
         size_t j = i, k;
         while (j < n && v[j].dev == v[i].dev && v[j].comm == 0) j++;

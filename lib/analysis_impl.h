@@ -16,12 +16,6 @@
 int tr_an_sort_i64(int64_t *v, size_t n);
 /* ^The nearest-rank P-th percentile of N sorted values (N > 0). */
 int64_t tr_an_percentile(const int64_t *sorted, size_t n, int p);
-/* ^qsort that accepts an empty (NULL) array, which qsort itself must not be given. */
-static inline void tr_an_qsort(void *v, size_t n, size_t size,
-                               int (*cmp)(const void *, const void *))
-{
-    if (n > 1) qsort(v, n, size, cmp);
-}
 /* ^strcmp of the texts of two string ids. */
 int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b);
 /* ^The end of slice I (ts + dur, a still-open slice ending at ts). */

@@ -509,9 +509,9 @@ static void io_finish(io_ctx *c)
     }
     out->n_ranks = n;
     io_sort_trace = c->t;
-    tr_an_qsort(out->ranks, out->n_ranks, sizeof *out->ranks, io_rank_cmp);
-    tr_an_qsort(out->layers, out->n_layers, sizeof *out->layers, io_layer_cmp);
-    tr_an_qsort(out->files, out->n_files, sizeof *out->files, io_file_cmp);
+    tr_qsort(out->ranks, out->n_ranks, sizeof *out->ranks, io_rank_cmp);
+    tr_qsort(out->layers, out->n_layers, sizeof *out->layers, io_layer_cmp);
+    tr_qsort(out->files, out->n_files, sizeof *out->files, io_file_cmp);
     for (size_t i = 0; i < out->n_files; i++) out->shared_files += out->files[i].ranks > 1;
     out->slowest = out->n_ranks;
     for (size_t i = 0; i < out->n_ranks; i++)

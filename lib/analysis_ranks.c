@@ -35,7 +35,7 @@ static int cmp_i64(const void *pa, const void *pb)
 /* The median of N values, sorting them; the mean of the middle two for even N. */
 static int64_t median_of(int64_t *v, size_t n)
 {
-    tr_an_qsort(v, n, sizeof *v, cmp_i64);
+    tr_qsort(v, n, sizeof *v, cmp_i64);
     return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
@@ -200,7 +200,7 @@ int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_stra
     tmp = tr_malloc(out->n * sizeof *tmp);
     if (!tmp) goto done;
     for (int m = 0; m < TR_METRIC_COUNT; m++) rank_verdict(out, m, tmp);
-    tr_an_qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    tr_qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
     rc = TR_OK;
 done:
     tr_free(tmp);

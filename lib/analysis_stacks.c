@@ -33,7 +33,7 @@ void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total)
 {
     hot_sort_trace = t;
     hot_by_total = by_total;
-    tr_an_qsort(h->fns, h->n, sizeof *h->fns, hot_cmp);
+    tr_qsort(h->fns, h->n, sizeof *h->fns, hot_cmp);
 }
 
 /*
@@ -121,7 +121,7 @@ static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *o
     }
     stack_count *v = pairs->data;
     size_t n = pairs->len;
-    tr_an_qsort(v, n, sizeof *v, sc_cmp);
+    tr_qsort(v, n, sizeof *v, sc_cmp);
     out->merged.track = TR_NONE;
     if (hot_table(t, v, n, &out->merged) != TR_OK) return TR_FATAL;
     if (!o->hot_per_thread) return TR_OK;

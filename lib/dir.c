@@ -75,7 +75,7 @@ static int dir_add(tr_dir *d, const char *rel, uint64_t size, size_t ordinal, tr
 /* Sorts the members and makes the list of names probes see. */
 static int dir_index(tr_dir *d, tr_error *e)
 {
-    qsort(d->members.data, d->members.len, sizeof(dir_member), member_cmp);
+    tr_qsort(d->members.data, d->members.len, sizeof(dir_member), member_cmp);
     d->names = tr_malloc((d->members.len ? d->members.len : 1) * sizeof *d->names);
     if (!d->names) return tr_error_nomem(e);
     for (size_t i = 0; i < d->members.len; i++)

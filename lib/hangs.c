@@ -125,7 +125,7 @@ static int hg_lanes(const tr_trace *t, tr_hangs *h)
         h->lanes[k++] = h->lanes[i];
     }
     h->n_lanes = k;
-    if (k > 1) qsort(h->lanes, k, sizeof *h->lanes, hg_lane_cmp);
+    if (k > 1) tr_qsort(h->lanes, k, sizeof *h->lanes, hg_lane_cmp);
     return TR_OK;
 }
 
@@ -247,7 +247,7 @@ static int hg_ranks(const tr_trace *t, tr_hangs *h, tr_map *map)
     }
     h->ranks = v.data;
     h->n_ranks = v.len;
-    if (h->n_ranks > 1) qsort(h->ranks, h->n_ranks, sizeof *h->ranks, hg_rank_cmp);
+    if (h->n_ranks > 1) tr_qsort(h->ranks, h->n_ranks, sizeof *h->ranks, hg_rank_cmp);
     for (size_t i = 0; i < h->n_ranks; i++)
         *tr_map_slot(map, (uint64_t)(uint32_t)h->ranks[i].rank, &(int){0}) = (uint32_t)i;
     return TR_OK;
@@ -340,7 +340,7 @@ static int hg_collectives(const tr_trace *t, tr_hangs *h)
     for (size_t i = 0; rc == TR_OK && i < h->n_collectives; i++)
         hg_mode(&h->collectives[i], h->n_ranks);
     if (h->n_collectives > 1)
-        qsort(h->collectives, h->n_collectives, sizeof *h->collectives, hg_coll_cmp);
+        tr_qsort(h->collectives, h->n_collectives, sizeof *h->collectives, hg_coll_cmp);
     for (size_t i = 0; rc == TR_OK && i < h->n_ranks; i++)
         h->ranks[i].state = hg_state(t, h, &h->ranks[i]);
     return rc;

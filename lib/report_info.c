@@ -83,7 +83,7 @@ static int summarize(const tr_trace *t, trace_summary *s)
     }
     for (size_t i = 0; i < n_strs; i++)
         if (by_name[i]) s->names[s->n_names++] = (name_count){(tr_str)i, by_name[i]};
-    qsort(s->names, s->n_names, sizeof *s->names, by_count_desc);
+    tr_qsort(s->names, s->n_names, sizeof *s->names, by_count_desc);
     /* the same tally for instant categories, reusing the per-string counts */
     memset(by_name, 0, n_strs * sizeof *by_name);
     size_t cats = 0;
@@ -97,7 +97,7 @@ static int summarize(const tr_trace *t, trace_summary *s)
     for (size_t i = 0; i < n_strs; i++)
         if (by_name[i]) s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
     tr_free(by_name);
-    qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);
+    tr_qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);
     return 0;
 }
 

@@ -284,7 +284,7 @@ static void json_hangs(const tr_report *r, tr_buf *b)
     for (size_t v = 0; leaves && v < s->n_nodes; v++)
         if (s->nodes[v].ends) leaves[n++] = (uint32_t)v;
     group_tree = s;
-    if (n > 1) qsort(leaves, n, sizeof *leaves, group_cmp);
+    if (n > 1) tr_qsort(leaves, n, sizeof *leaves, group_cmp);
     tr_buf_addf(b, ",\"hangs\":{\"threads\":%zu,\"groups\":[", s->n_members);
     for (size_t g = 0; g < tr_rp_top(r, n, 0); g++) {
         if (g) tr_buf_addc(b, ',');

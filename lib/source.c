@@ -276,7 +276,7 @@ static int source_open_dir(tr_source *s, tr_error *e)
     if (rc != TR_OK) return rc;
     s->root_len = n;
 
-    qsort(s->files.data, s->files.len, sizeof(source_file), source_cmp);
+    tr_qsort(s->files.data, s->files.len, sizeof(source_file), source_cmp);
     s->listing = tr_malloc((s->files.len ? s->files.len : 1) * sizeof *s->listing);
     if (!s->listing) return tr_error_nomem(e);
     for (size_t i = 0; i < s->files.len; i++) {

@@ -248,7 +248,7 @@ static int st_link_children(const tr_trace *t, tr_stree *s, const uint32_t *coun
     st_sort_trace = t;
     st_sort_nodes = s->nodes;
     st_sort_count = count;
-    if (n > 2) qsort(kids, n - 1, sizeof *kids, st_child_cmp);
+    if (n > 2) tr_qsort(kids, n - 1, sizeof *kids, st_child_cmp);
     for (size_t i = n - 1; i-- > 0;) {
         tr_stree_node *c = &s->nodes[kids[i]], *p = &s->nodes[c->parent];
         c->next_sibling = p->first_child;
@@ -400,7 +400,7 @@ size_t tr_stree_splits(const tr_stree *s, uint32_t **out)
         if (two || nd->ends) (*out)[n++] = (uint32_t)v;
     }
     st_split_tree = s;
-    if (n > 1) qsort(*out, n, sizeof **out, st_split_cmp);
+    if (n > 1) tr_qsort(*out, n, sizeof **out, st_split_cmp);
     return n;
 }
 

@@ -29,7 +29,7 @@ static size_t st_ids(const tr_stree *s, uint32_t lo, uint32_t hi, int64_t *ids, 
         ids[i - lo] = *by_rank ? m->rank : m->pid;
     }
     size_t n = hi - lo, k = 0;
-    if (n > 1) qsort(ids, n, sizeof *ids, st_cmp_i64);
+    if (n > 1) tr_qsort(ids, n, sizeof *ids, st_cmp_i64);
     for (size_t i = 0; i < n; i++)
         if (k == 0 || ids[i] != ids[k - 1]) ids[k++] = ids[i];
     return k;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -16,6 +17,11 @@ void *tr_malloc(size_t n);
 void *tr_calloc(size_t count, size_t size);
 void *tr_realloc(void *p, size_t n);
 void tr_free(void *p);
+/* ^qsort that accepts an empty (even NULL) array, which qsort itself must not be given. */
+static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(v, n, size, cmp);
+}
 
 /*
 ** tr_alloc_fail_after: make allocation number N (counting from the call,

@@ -136,7 +136,7 @@ static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
     slice_key *k = tr_malloc(n * sizeof *k);
     if (!k) return TR_FATAL;
     for (i = 0; i < n; i++) k[i] = slice_key_of(sl, rows[i]);
-    qsort(k, n, sizeof *k, slice_key_cmp);
+    tr_qsort(k, n, sizeof *k, slice_key_cmp);
     for (i = 0; i < n; i++) rows[i] = k[i].row;
     tr_free(k);
     return TR_OK;
@@ -217,7 +217,7 @@ static int finish_flows(cj_rd *r)
     if (!r->flows.len) return TR_OK;
     if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
     flow_pt *f = r->flows.data;
-    qsort(f, r->flows.len, sizeof *f, flow_cmp);
+    tr_qsort(f, r->flows.len, sizeof *f, flow_cmp);
     /* chains s (t...) f of one identity */
     uint64_t unbound = 0;
     for (size_t i = 0; i < r->flows.len;) {

@@ -429,7 +429,7 @@ static int flame_build(flame *f, tr_error *e)
     if (!f->order) goto nomem;
     for (size_t i = 0; i < f->n_nodes; i++) f->order[i] = (uint32_t)i;
     sort_flame = f;
-    qsort(f->order + 1, f->n_nodes - 1, sizeof *f->order, order_cmp);
+    tr_qsort(f->order + 1, f->n_nodes - 1, sizeof *f->order, order_cmp);
     /* Siblings side by side in alphabetical order; a parent is placed before its children. */
     uint32_t parent = TR_NONE;
     double x = 0;

@@ -286,7 +286,7 @@ static int place_ids(placer *p)
     tr_timeline_layout *l = p->l;
     if (!l->o.annotate) return TR_OK;
     if (tl_markers(l, id_candidate, p, NULL) < 0) return TR_FATAL;
-    qsort(p->ids.data, p->ids.len, sizeof(tl_label), id_cmp);
+    tr_qsort(p->ids.data, p->ids.len, sizeof(tl_label), id_cmp);
     double end = -1e300, top = -1e300;
     for (size_t i = 0; i < p->ids.len; i++) {
         const tl_label *c = &TR_VEC_AT(&p->ids, tl_label, i);

@@ -57,7 +57,7 @@ static size_t legend_part(const tr_trace *t, const tl_names *m, tl_entry *out)
         out[i] = (tl_entry){s->name, 0, s->dur, s->count};
     }
     sort_trace = t;
-    qsort(out, k, sizeof *out, text_cmp);
+    tr_qsort(out, k, sizeof *out, text_cmp);
     size_t n = 0;
     for (size_t i = 0; i < k; i++) {
         if (n && text_cmp(&out[n - 1], &out[i]) == 0) {
@@ -67,7 +67,7 @@ static size_t legend_part(const tr_trace *t, const tl_names *m, tl_entry *out)
         }
         out[n++] = out[i];
     }
-    qsort(out, n, sizeof *out, stat_cmp);
+    tr_qsort(out, n, sizeof *out, stat_cmp);
     return n;
 }
 
@@ -156,8 +156,8 @@ int tl_legend_build(tr_timeline_layout *l, tr_error *e)
     for (size_t i = 0; i < n; i++) g->by_text[i] = (uint32_t)i;
     sort_trace = l->t;
     sort_entries = g->entries;
-    qsort(g->by_text, g->n_slices, sizeof *g->by_text, index_cmp);
-    qsort(g->by_text + g->n_slices, g->n_markers, sizeof *g->by_text, index_cmp);
+    tr_qsort(g->by_text, g->n_slices, sizeof *g->by_text, index_cmp);
+    tr_qsort(g->by_text + g->n_slices, g->n_markers, sizeof *g->by_text, index_cmp);
     paint_names(&l->slice_names, g, 0, g->n_slices, l->t);
     paint_names(&l->instant_names, g, g->n_slices, n, l->t);
     g->line = l->text_pt * l->px_per_pt * 1.45;

@@ -277,7 +277,7 @@ static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
     }
     for (size_t i = 0; i < ni; i++)
         if (sp[i].first <= sp[i].last) sp[n++] = sp[i];
-    qsort(sp, n, sizeof *sp, span_cmp);
+    tr_qsort(sp, n, sizeof *sp, span_cmp);
     /* Clusters: inputs that overlap or nearly touch; the widest far gap between two. */
     span cur = n ? sp[0] : (span){0, 0, 0}, best_a = cur, best_b = cur;
     int64_t best = 0;
@@ -332,7 +332,7 @@ static size_t make_lanes(tr_timeline_layout *l, const track_scan *scan)
         ln->cmax = k->cmax > ln->cmin ? k->cmax : ln->cmin + 1;
     }
     sort_trace = t;
-    qsort(l->lanes, n, sizeof *l->lanes, lane_cmp);
+    tr_qsort(l->lanes, n, sizeof *l->lanes, lane_cmp);
     return n;
 }
 

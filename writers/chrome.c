@@ -357,7 +357,8 @@ static int flows_prepare(chrome_w *w, const tr_filter *filter)
         }
     }
     for (int k = 0; k < TR_EV_KIND_COUNT; k++)
-        if (w->ends[k].len > 1) qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
+        if (w->ends[k].len > 1)
+            tr_qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
     return TR_OK;
 }
 

@@ -214,7 +214,7 @@ static int part_sets(pq_w *w, uint32_t p)
     }
     uint32_t meta = tr_input_get(w->sc.t, w->parts[p].input)->meta;
     if (!rc && meta && meta <= w->sc.n_sets) rc = take(w, meta, p);
-    if (!rc) qsort(w->keys.data, w->keys.len, sizeof(uint64_t), cmp_u64);
+    if (!rc) tr_qsort(w->keys.data, w->keys.len, sizeof(uint64_t), cmp_u64);
     return rc;
 }
 
@@ -249,7 +249,7 @@ static int part_stacks(pq_w *w, uint32_t p)
         for (uint32_t s = w->sc.sa.stack[b->rows[i]]; s && w->stamp[s] != p;
              s = tr_stack_parent(w->sc.t, s))
             if (take(w, s, p)) return TR_FATAL;
-    qsort(w->keys.data, w->keys.len, sizeof(uint64_t), cmp_u64);
+    tr_qsort(w->keys.data, w->keys.len, sizeof(uint64_t), cmp_u64);
     return TR_OK;
 }
 
@@ -268,7 +268,7 @@ static int derive_frames(pq_w *w, uint32_t p, pq_rows *out, tr_error *e)
     size_t n = w->keys.len;
     uint64_t *k = w->keys.data;
     for (size_t i = 0; i < n; i++) k[i] = tr_stack_frame(w->sc.t, (uint32_t)k[i]);
-    qsort(k, n, sizeof *k, cmp_u64);
+    tr_qsort(k, n, sizeof *k, cmp_u64);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (m == 0 || k[m - 1] != k[i]) k[m++] = k[i];
@@ -553,7 +553,7 @@ static int make_parts(pq_w *w, tr_error *e)
                              .rank = w->ds->o->partition_rank ? p->rank : -1};
         w->proc_part[i] = NO_PART;
     }
-    if (!rc) qsort(keys, n_proc, sizeof *keys, by_input_rank);
+    if (!rc) tr_qsort(keys, n_proc, sizeof *keys, by_input_rank);
     for (size_t i = 0; i < n_proc && !rc; i++) {
         const proc_key *k = &keys[i];
         if (k->input >= n_in) continue;

@@ -296,7 +296,7 @@ static int by_rank(const tr_trace *t, const tr_slices *sl, rank_rows *rr)
         uint64_t key = r >= 0 ? (uint64_t)r : (uint64_t)1 << 31;
         order[p] = key << 32 | p;
     }
-    qsort(order, np, sizeof *order, cmp_u64);
+    tr_qsort(order, np, sizeof *order, cmp_u64);
     for (size_t i = 0; i < np; i++) rr->rank_of[(uint32_t)order[i]] = (uint32_t)i;
     tr_free(order);
     for (size_t i = 0; i < sl->n; i++) {

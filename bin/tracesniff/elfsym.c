@@ -131,7 +131,7 @@ int ts_elf_load(ts_elf *elf, const char *path, tr_error *e)
             goto out;
         }
     }
-    if (elf->n_funcs) qsort(elf->funcs, elf->n_funcs, sizeof *elf->funcs, by_addr);
+    if (elf->n_funcs) tr_qsort(elf->funcs, elf->n_funcs, sizeof *elf->funcs, by_addr);
 out:
     tr_free(ph);
     tr_free(sh);

@@ -125,7 +125,7 @@ static void print_stats(tr_vec *costs)
         return;
     }
     int64_t *v = costs->data;
-    qsort(v, n, sizeof *v, by_value);
+    tr_qsort(v, n, sizeof *v, by_value);
     size_t p99 = (n * 99 + 99) / 100;
     fprintf(stderr,
             "%s: %zu samples; one sample of a process: median %.1f us, p99 %.1f us, max %.1f us\n",
