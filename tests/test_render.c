@@ -5,6 +5,7 @@
 ** labels and the legend; SVGs must parse as XML (python3).
 */
 #include "tr_test.h"
+#include "tr_test_png.h"
 
 #include "tr_load.h"
 #include "tr_readers.h"
@@ -37,40 +38,6 @@ static tr_trace *load(const char *path)
         return NULL;
     }
     return t;
-}
-
-typedef struct png {
-    cairo_surface_t *s;
-    int w, h, stride;
-    const unsigned char *data;
-} png;
-
-static int png_open(png *p, const char *path)
-{
-    *p = (png){0};
-    p->s = cairo_image_surface_create_from_png(path);
-    if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS) {
-        cairo_surface_destroy(p->s);
-        p->s = NULL;
-        return -1;
-    }
-    cairo_surface_flush(p->s);
-    p->w = cairo_image_surface_get_width(p->s);
-    p->h = cairo_image_surface_get_height(p->s);
-    p->stride = cairo_image_surface_get_stride(p->s);
-    p->data = cairo_image_surface_get_data(p->s);
-    return 0;
-}
-
-static uint32_t px(const png *p, int x, int y)
-{
-    if (!p->s || x < 0 || y < 0 || x >= p->w || y >= p->h) return 0xff000000u;
-    return *(const uint32_t *)(p->data + (size_t)y * (size_t)p->stride + (size_t)x * 4) & 0xffffff;
-}
-
-static void png_close(png *p)
-{
-    if (p->s) cairo_surface_destroy(p->s);
 }
 
 /* Whitespace-free copy of at most MAX bytes: pdftotext breaks and spaces text as it likes. */

@@ -14,6 +14,7 @@
 ** cannot claim rows it leaves blank.
 */
 #include "tr_test.h"
+#include "tr_test_png.h"
 
 #include "tr_align.h"
 #include "tr_load.h"
@@ -59,42 +60,6 @@ static tr_trace *load(const char *path)
         return NULL;
     }
     return t;
-}
-
-typedef struct png {
-    cairo_surface_t *s;
-    int w, h, stride;
-    const unsigned char *data;
-} png;
-
-static int png_open(png *p, const char *path)
-{
-    *p = (png){0};
-    p->s = cairo_image_surface_create_from_png(path);
-    if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS) {
-        cairo_surface_destroy(p->s);
-        p->s = NULL;
-        return -1;
-    }
-    cairo_surface_flush(p->s);
-    p->w = cairo_image_surface_get_width(p->s);
-    p->h = cairo_image_surface_get_height(p->s);
-    p->stride = cairo_image_surface_get_stride(p->s);
-    p->data = cairo_image_surface_get_data(p->s);
-    return 0;
-}
-
-static uint32_t px(const png *p, int x, int y)
-{
-    if (!p->s || x < 0 || y < 0 || x >= p->w || y >= p->h) return 0xff000000u;
-    return *(const uint32_t *)(const void *)(p->data + (size_t)y * (size_t)p->stride +
-                                             (size_t)x * 4) &
-           0xffffff;
-}
-
-static void png_close(png *p)
-{
-    if (p->s) cairo_surface_destroy(p->s);
 }
 
 /* ^1 when some pixel of rows [Y0, Y1) and columns [X0, X1) is not white. */
