@@ -12,6 +12,7 @@ void tr_stat_opts_init(tr_stat_opts *o)
     memset(o, 0, sizeof *o);
     o->gaps = 3;
     o->mad_k = 3.0;
+    o->kernel_wait = 30000;
 }
 
 int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last)

@@ -8,7 +8,8 @@
 #include <string.h>
 
 static const char *const section_names[TR_REPORT_SECTION_COUNT] = {
-    "overview", "lanes", "ops", "io", "hot", "stragglers", "hangs", "gpu"};
+    "overview", "lanes", "ops",           "io",         "hot", "stragglers",
+    "hangs",    "gpu",   "gpu-breakdown", "gpu-kernels"};
 
 const char *tr_report_section_name(int sec)
 {
@@ -67,6 +68,10 @@ static int compute(tr_report *r, tr_error *e)
         (tr_stree_build(t, &r->o.tree, &r->tree, e) < 0 || tr_hangs_compute(t, &r->events, e) < 0))
         return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_GPU) && tr_gpu_stats_compute(t, &r->gpu, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_GPU_BREAKDOWN) && tr_gpu_breakdown_compute(t, so, &r->gpu_bd, e) < 0)
+        return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_GPU_KERNELS) && tr_gpu_kernels_compute(t, so, &r->gpu_k, e) < 0)
+        return TR_FATAL;
     sort_tables(r);
     return TR_OK;
 }
@@ -78,7 +83,8 @@ int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, t
     if (!r) return tr_error_nomem(e);
     r->t = t;
     r->o = *o;
-    r->want = o->sections ? o->sections : (1u << TR_REPORT_SECTION_COUNT) - 1;
+    /* The HTA breakdowns are printed when asked by name: the default report stays as it was. */
+    r->want = o->sections ? o->sections : (1u << (TR_REPORT_GPU + 1)) - 1;
     r->explicit_sections = o->sections != 0;
     if (compute(r, e) != TR_OK) {
         tr_report_free(r);
@@ -99,6 +105,8 @@ void tr_report_free(tr_report *r)
     tr_stree_fini(&r->tree);
     tr_hangs_fini(&r->events);
     tr_gpu_stats_fini(&r->gpu);
+    tr_gpu_breakdown_fini(&r->gpu_bd);
+    tr_gpu_kernels_fini(&r->gpu_k);
     tr_free(r);
 }
 
@@ -110,8 +118,9 @@ void tr_report_dot(const tr_report *r, tr_buf *b)
 void tr_report_text(const tr_report *r, tr_buf *b)
 {
     static void (*const section[TR_REPORT_SECTION_COUNT])(const tr_report *, tr_buf *) = {
-        tr_rp_text_overview, tr_rp_text_lanes,      tr_rp_text_ops,   tr_rp_text_io,
-        tr_rp_text_hot,      tr_rp_text_stragglers, tr_rp_text_hangs, tr_rp_text_gpu};
+        tr_rp_text_overview,      tr_rp_text_lanes,      tr_rp_text_ops,   tr_rp_text_io,
+        tr_rp_text_hot,           tr_rp_text_stragglers, tr_rp_text_hangs, tr_rp_text_gpu,
+        tr_rp_text_gpu_breakdown, tr_rp_text_gpu_kernels};
     for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
         if (tr_rp_has(r, s)) section[s](r, b);
 }

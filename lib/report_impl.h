@@ -30,6 +30,8 @@ struct tr_report {
     tr_stree tree;   /* hangs: where every member is */
     tr_hangs events; /* hangs: what the events say */
     tr_gpu_stats gpu;
+    tr_gpu_breakdown gpu_bd; /* gpu-breakdown */
+    tr_gpu_kernels gpu_k;    /* gpu-kernels */
 };
 
 /* ^Whether R holds section SEC. */
@@ -114,5 +116,15 @@ void tr_rp_text_hot(const tr_report *r, tr_buf *b);
 void tr_rp_text_stragglers(const tr_report *r, tr_buf *b);
 void tr_rp_text_hangs(const tr_report *r, tr_buf *b);
 void tr_rp_text_gpu(const tr_report *r, tr_buf *b);
+
+/* ---- the HTA breakdowns (report_gpu.c) ---- */
+
+/* ^The JSON fields naming a track (process, pid, rank, track, tid, kind) or a process. */
+void tr_rp_json_track(tr_buf *b, const tr_trace *t, uint32_t track);
+void tr_rp_json_process(tr_buf *b, const tr_trace *t, uint32_t process);
+void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b);
+void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b);
+void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b);
+void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b);
 
 #endif

@@ -35,6 +35,16 @@ static void js_process(tr_buf *b, const tr_trace *t, uint32_t process)
     tr_buf_add_json_id(b, t, p->name);
 }
 
+void tr_rp_json_track(tr_buf *b, const tr_trace *t, uint32_t track)
+{
+    js_track(b, t, track);
+}
+
+void tr_rp_json_process(tr_buf *b, const tr_trace *t, uint32_t process)
+{
+    js_process(b, t, process);
+}
+
 static void json_lanes(const tr_report *r, tr_buf *b)
 {
     tr_buf_adds(b, ",\"lanes\":[");
@@ -357,5 +367,7 @@ void tr_report_json(const tr_report *r, tr_buf *b)
     if (tr_rp_has(r, TR_REPORT_STRAGGLERS)) json_stragglers(r, b);
     if (tr_rp_has(r, TR_REPORT_HANGS)) json_hangs(r, b);
     if (tr_rp_has(r, TR_REPORT_GPU)) json_gpu(r, b);
+    if (tr_rp_has(r, TR_REPORT_GPU_BREAKDOWN)) tr_rp_json_gpu_breakdown(r, b);
+    if (tr_rp_has(r, TR_REPORT_GPU_KERNELS)) tr_rp_json_gpu_kernels(r, b);
     tr_buf_adds(b, "}\n");
 }

@@ -29,6 +29,9 @@
 **               checks that read hangs from events).
 **   gpu         GPU streams: kernel, memcpy and memset time, communication
 **               kernels (names starting "nccl") and their overlap with compute.
+**   gpu-breakdown  HTA's temporal breakdown per device and idle-time classes
+**               per stream (tr_gpu_breakdown).
+**   gpu-kernels HTA's kernel breakdown by type and name (tr_gpu_kernels).
 */
 #ifndef TR_ANALYSIS_H
 #define TR_ANALYSIS_H
@@ -37,6 +40,7 @@
 #include <stdint.h>
 
 #include "tr_error.h"
+#include "tr_mem.h"
 #include "tr_trace.h"
 
 typedef struct tr_stat_opts {
@@ -44,9 +48,14 @@ typedef struct tr_stat_opts {
     double mad_k;          /* the straggler threshold's k */
     const char *step_glob; /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
     int hot_per_thread;    /* hot: one table per thread besides the merged one */
+    int64_t kernel_wait;   /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
+    int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
 } tr_stat_opts;
 
-/* ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only. */
+/*
+** ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only,
+** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times.
+*/
 void tr_stat_opts_init(tr_stat_opts *o);
 
 /*
@@ -290,5 +299,107 @@ typedef struct tr_gpu_stats {
 */
 int tr_gpu_stats_compute(const tr_trace *t, tr_gpu_stats *out, tr_error *e);
 void tr_gpu_stats_fini(tr_gpu_stats *s);
+
+/* ---- GPU breakdowns (Holistic Trace Analysis's definitions) ---- */
+
+/*
+** A GPU event, for the breakdowns: a slice of Kineto's device categories
+** "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync" or "mtia_ccp_events"
+** that names its "stream" in its args (the rows HTA keeps: stream != -1),
+** or, in a trace without such categories, any slice on a TR_TRACK_GPU
+** track.  ^With hta_rounding its start is rounded up and its end down to
+** whole microseconds, as HTA's parser does (PyTorch PR 122425); otherwise
+** times are exact nanoseconds.
+*/
+enum tr_kernel_type {
+    TR_KTYPE_COMM = 0, /* names matching ^nccl, ^hip, ^hccl or ncclKernel */
+    TR_KTYPE_MEMORY,   /* ^Memcpy, ^Memset, ^hipMemcpy, ^hipMemset, ^dma */
+    TR_KTYPE_COMPUTE,  /* none of HTA's non-compute patterns (Sync, Memcpy, ...) */
+    TR_KTYPE_OTHER,    /* the rest: "Event Sync", "Stream Wait Event", ... */
+    TR_KTYPE_COUNT
+};
+
+/* ^The type HTA gives a GPU event named NAME (get_kernel_type, in that order). */
+int tr_kernel_type_of(const char *name);
+/* ^"communication", "memory", "computation" or "other". */
+const char *tr_kernel_type_name(int type);
+
+enum tr_idle_class { TR_IDLE_HOST = 0, TR_IDLE_KERNEL, TR_IDLE_OTHER, TR_IDLE_COUNT };
+/* ^"host wait", "kernel wait" or "other". */
+const char *tr_idle_class_name(int cls);
+
+/*
+** HTA's temporal breakdown of one device (a process holding GPU events):
+** span = first GPU event start .. last GPU event end, busy = the union of
+** its GPU events, idle = span - busy, compute = the union of its
+** computation kernels, non-compute = busy - compute.
+*/
+typedef struct tr_gpu_time {
+    uint32_t process;
+    int32_t rank; /* -1 when unknown */
+    uint64_t events;
+    int64_t first, last;
+    int64_t busy, idle, compute, non_compute;
+} tr_gpu_time;
+
+/*
+** HTA's idle-time classes of one stream (a track), over its GPU events but
+** cuda_sync ones, in start order: the gap before an event is its start
+** minus the previous event's end; a positive gap is host wait when the
+** event's launch (the other slice with its "correlation" arg: the CUDA
+** runtime call) started
+** after the previous event ended, else kernel wait when it is shorter than
+** kernel_wait, else other.  ^HTA also adds negative gaps (overlapping
+** events) to kernel wait; here they are no idle time.
+*/
+typedef struct tr_gpu_idle {
+    uint32_t track;
+    uint32_t process;
+    int64_t time[TR_IDLE_COUNT];
+    uint64_t gaps[TR_IDLE_COUNT];
+    int64_t idle; /* the sum of the three */
+} tr_gpu_idle;
+
+typedef struct tr_gpu_breakdown {
+    tr_gpu_time *devices; /* by process */
+    size_t n_devices;
+    tr_gpu_idle *streams; /* by track */
+    size_t n_streams;
+    int64_t kernel_wait; /* the threshold used */
+} tr_gpu_breakdown;
+
+int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_breakdown *out,
+                             tr_error *e);
+void tr_gpu_breakdown_fini(tr_gpu_breakdown *s);
+
+/* HTA's kernel breakdown: every GPU event but cuda_sync ones, by type and name. */
+typedef struct tr_kernel_stat {
+    tr_str name;
+    int type; /* enum tr_kernel_type */
+    uint64_t count;
+    int64_t total, min, max;
+    double mean;
+} tr_kernel_stat;
+
+typedef struct tr_gpu_kernels {
+    int64_t type_total[TR_KTYPE_COUNT];
+    uint64_t type_count[TR_KTYPE_COUNT];
+    int64_t total;           /* all types */
+    tr_kernel_stat *kernels; /* by type, then total descending, then name */
+    size_t n;
+} tr_gpu_kernels;
+
+int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kernels *out,
+                           tr_error *e);
+void tr_gpu_kernels_fini(tr_gpu_kernels *s);
+
+/*
+** ^A short kernel name as HTA's shorten_name reads it: template and
+** argument lists dropped, then the last space-separated word
+** ("void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" gives
+** "at::native::vectorized_elementwise_kernel"); memory and plain names
+** unchanged.  ^Appends to B.
+*/
+void tr_kernel_short_name(tr_buf *b, const char *name);
 
 #endif

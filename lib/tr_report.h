@@ -32,6 +32,8 @@ enum tr_report_section {
     TR_REPORT_STRAGGLERS,   /* outlier ranks */
     TR_REPORT_HANGS, /* the stack prefix tree and the event checks (tr_stree.h, tr_hangs.h) */
     TR_REPORT_GPU,   /* GPU streams and devices */
+    TR_REPORT_GPU_BREAKDOWN, /* HTA's temporal breakdown and idle-time classes (asked by name) */
+    TR_REPORT_GPU_KERNELS,   /* HTA's kernel breakdown (asked by name) */
     TR_REPORT_SECTION_COUNT
 };
 
@@ -48,7 +50,7 @@ int tr_report_section_find(const char *name, size_t n);
 int tr_report_csv_section(const char *name);
 
 typedef struct tr_report_opts {
-    unsigned sections;  /* bits 1u << TR_REPORT_*; 0 = all */
+    unsigned sections;  /* bits 1u << TR_REPORT_*; 0 = all up to TR_REPORT_GPU */
     int sort;           /* order of the ops tables: TR_OP_SORT_* */
     long top;           /* rows per table: -1 = 20 in text and all in JSON and CSV; 0 = all */
     int by_total;       /* hot: order by total samples instead of self */

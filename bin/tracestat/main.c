@@ -33,7 +33,9 @@ enum {
     OPT_MAIN_THREAD,
     OPT_PYTHON_ONLY,
     OPT_PROGRESS_FRAME,
-    OPT_DOT
+    OPT_DOT,
+    OPT_KERNEL_WAIT,
+    OPT_HTA_ROUNDING
 };
 
 static const tr_cli_opt options[] = {
@@ -44,9 +46,11 @@ static const tr_cli_opt options[] = {
     {"depth", required_argument, OPT_DEPTH},
     {"dot", no_argument, OPT_DOT},
     {"gaps", required_argument, OPT_GAPS},
+    {"hta-rounding", no_argument, OPT_HTA_ROUNDING},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
     {"json", no_argument, OPT_JSON},
     {"k", required_argument, OPT_K},
+    {"kernel-wait", required_argument, OPT_KERNEL_WAIT},
     {"main-thread", no_argument, OPT_MAIN_THREAD},
     {"per-thread", no_argument, OPT_PER_THREAD},
     {"progress-frame", required_argument, OPT_PROGRESS_FRAME},
@@ -108,7 +112,7 @@ static int parse_sections(tr_cli *c, args *a, const char *list)
         if (found < 0)
             return tr_cli_usage_error(c,
                                       "unknown section '%.*s' (overview, lanes, ops, io, hot, "
-                                      "stragglers, hangs, gpu)",
+                                      "stragglers, hangs, gpu, gpu-breakdown, gpu-kernels)",
                                       (int)n, p);
         a->ro.sections |= 1u << found;
         p += n;
@@ -145,6 +149,11 @@ static int number_option(tr_cli *c, args *a, int id, const char *arg)
         if (tr_cli_parse_long(arg, 0, 1000, &v) < 0)
             return tr_cli_usage_error(c, "bad --gaps '%s' (0 to 1000)", arg);
         a->ro.stat.gaps = (size_t)v;
+        return TR_EXIT_OK;
+    case OPT_KERNEL_WAIT:
+        if (tr_cli_parse_long(arg, 0, 1000000000000L, &v) < 0)
+            return tr_cli_usage_error(c, "bad --kernel-wait '%s' (nanoseconds)", arg);
+        a->ro.stat.kernel_wait = v;
         return TR_EXIT_OK;
     case OPT_K: {
         double k = strtod(arg, &end);
@@ -187,6 +196,9 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
         return TR_EXIT_OK;
     case OPT_BY_TOTAL:
         a->ro.by_total = 1;
+        return TR_EXIT_OK;
+    case OPT_HTA_ROUNDING:
+        a->ro.stat.hta_rounding = 1;
         return TR_EXIT_OK;
     case OPT_ASCII:
         a->ro.ascii = 1;

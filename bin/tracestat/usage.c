@@ -21,6 +21,11 @@ const char tracestat_usage[] =
     "              GT requests and round trips never answered, collectives whose\n"
     "              count differs between ranks, each rank's and lane's last record\n"
     "  gpu         GPU streams and devices: kernels, memcpy, memset, NCCL overlap\n"
+    "Printed only when asked by name (Holistic Trace Analysis's definitions):\n"
+    "  gpu-breakdown  per device: idle, compute and non-compute time of the span of\n"
+    "              its GPU events; per stream: idle time as host wait, kernel wait, other\n"
+    "  gpu-kernels per kernel type (communication, memory, computation, other) and\n"
+    "              per kernel: count, total, mean, min, max, share of the type\n"
     "\n";
 
 const char tracestat_usage_options[] =
@@ -36,6 +41,10 @@ const char tracestat_usage_options[] =
     "      --gaps N          idle gaps listed per lane (default 3)\n"
     "      --k K             straggler threshold: |x - median| > K * MAD (default 3)\n"
     "      --step GLOB       names of step slices (default ProfilerStep*)\n"
+    "      --kernel-wait NS  gpu-breakdown: gaps under NS nanoseconds between a\n"
+    "                        stream's events are kernel wait (default 30000)\n"
+    "      --hta-rounding    gpu-breakdown, gpu-kernels: round starts up and ends down\n"
+    "                        to whole microseconds, as HTA does\n"
     "      --per-thread      hot: a table per thread besides the merged one\n"
     "      --by-total        hot: order by total samples instead of self\n"
     "      --ignore-lines    hangs: frames told apart by function and file only\n"

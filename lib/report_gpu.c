@@ -1,0 +1,226 @@
+/*
+** report_gpu.c: the HTA breakdowns (gpu-breakdown, gpu-kernels) as text
+** tables and JSON.  The text shortens kernel names the way HTA prints them
+** (tr_kernel_short_name); JSON keeps the full name beside the short one.
+*/
+#include "report_impl.h"
+
+#include "tr_text.h"
+
+#include <string.h>
+
+/* ---- text ---- */
+
+/* "12.3ms  45.6%" cells: a duration and its share of WHOLE. */
+static void rg_cell_share(tr_rp_table *tb, tr_buf *cell, int64_t ns, int64_t whole)
+{
+    tr_rp_cell_duration(tb, ns);
+    tr_buf_reset(cell);
+    tr_rp_pct(cell, (double)ns, (double)whole);
+    tr_rp_cell(tb, "%s", cell->p);
+}
+
+static void rg_devices(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"device",  "events", "span",        "idle", "",
+                                        "compute", "",       "non-compute", ""};
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrrrrrrr", 0);
+    tr_rp_cells(&tb, heads, 9);
+    for (size_t i = 0; i < g->n_devices; i++) {
+        const tr_gpu_time *d = &g->devices[i];
+        tr_buf_reset(cell);
+        tr_rp_process_label(cell, r->t, tr_process_get(r->t, d->process));
+        tr_rp_cell(&tb, "%s", cell->p);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)d->events);
+        int64_t span = d->last - d->first;
+        tr_rp_cell_duration(&tb, span);
+        rg_cell_share(&tb, cell, d->idle, span);
+        rg_cell_share(&tb, cell, d->compute, span);
+        rg_cell_share(&tb, cell, d->non_compute, span);
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_fini(&tb);
+}
+
+static void rg_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"stream",      "idle", "host wait", "",
+                                        "kernel wait", "",     "other",     ""};
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    tr_buf_reset(cell);
+    tr_buf_adds(cell, "GPU idle time per stream (host wait: launched after the previous "
+                      "event ended; kernel wait: a shorter gap than ");
+    tr_buf_add_duration(cell, g->kernel_wait);
+    tr_buf_adds(cell, ")");
+    tr_rp_heading(b, cell->p, r->o.ascii);
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrrrrrr", 0);
+    tr_rp_cells(&tb, heads, 8);
+    size_t n = tr_rp_top(r, g->n_streams, 1);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_idle *s = &g->streams[i];
+        tr_buf_reset(cell);
+        tr_rp_track_label(cell, r->t, s->track);
+        tr_rp_cell(&tb, "%s", cell->p);
+        tr_rp_cell_duration(&tb, s->idle);
+        for (int c = 0; c < TR_IDLE_COUNT; c++) rg_cell_share(&tb, cell, s->time[c], s->idle);
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    if (n < g->n_streams) tr_buf_addf(b, "... %zu more streams\n", g->n_streams - n);
+    tr_rp_table_fini(&tb);
+}
+
+void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
+{
+    tr_rp_heading(b, "GPU temporal breakdown (HTA: shares of first .. last GPU event per device)",
+                  r->o.ascii);
+    if (!r->gpu_bd.n_devices) {
+        tr_buf_adds(b, "no GPU events\n");
+        return;
+    }
+    tr_buf cell;
+    tr_buf_init(&cell, 0);
+    rg_devices(r, b, &cell);
+    rg_streams(r, b, &cell);
+    tr_buf_fini(&cell);
+}
+
+static void rg_types(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"type", "count", "time", "share"};
+    const tr_gpu_kernels *k = &r->gpu_k;
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrr", -1);
+    tr_rp_cells(&tb, heads, 4);
+    for (int ty = 0; ty < TR_KTYPE_COUNT; ty++) {
+        if (!k->type_count[ty]) continue;
+        tr_rp_cell(&tb, "%s", tr_kernel_type_name(ty));
+        tr_rp_cell(&tb, "%llu", (unsigned long long)k->type_count[ty]);
+        rg_cell_share(&tb, cell, k->type_total[ty], k->total);
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_fini(&tb);
+}
+
+/* The top kernels of each type, the type's share of each. */
+static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"type", "kernel", "count", "total",
+                                        "mean", "min",    "max",   "share"};
+    const tr_gpu_kernels *k = &r->gpu_k;
+    tr_rp_heading(b, "GPU kernels (top by time per type; share = of the type's time)", r->o.ascii);
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "llrrrrrr", 1);
+    tr_rp_cells(&tb, heads, 8);
+    for (size_t i = 0; i < k->n;) {
+        size_t j = i;
+        while (j < k->n && k->kernels[j].type == k->kernels[i].type) j++;
+        size_t top = i + tr_rp_top(r, j - i, 1);
+        for (size_t x = i; x < top; x++) {
+            const tr_kernel_stat *s = &k->kernels[x];
+            tr_rp_cell(&tb, "%s", tr_kernel_type_name(s->type));
+            tr_buf_reset(cell);
+            tr_kernel_short_name(cell, tr_rp_str(r->t, s->name));
+            tr_rp_cell(&tb, "%s", cell->p);
+            tr_rp_cell(&tb, "%llu", (unsigned long long)s->count);
+            tr_rp_cell_duration(&tb, s->total);
+            tr_rp_cell_duration(&tb, (int64_t)(s->mean + 0.5));
+            tr_rp_cell_duration(&tb, s->min);
+            tr_rp_cell_duration(&tb, s->max);
+            tr_buf_reset(cell);
+            tr_rp_pct(cell, (double)s->total, (double)k->type_total[s->type]);
+            tr_rp_cell(&tb, "%s", cell->p);
+        }
+        i = j;
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_fini(&tb);
+}
+
+void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
+{
+    tr_rp_heading(b, "GPU kernel types (HTA: communication, memory, computation, other)",
+                  r->o.ascii);
+    if (!r->gpu_k.n) {
+        tr_buf_adds(b, "no GPU events\n");
+        return;
+    }
+    tr_buf cell;
+    tr_buf_init(&cell, 0);
+    rg_types(r, b, &cell);
+    rg_kernels(r, b, &cell);
+    tr_buf_fini(&cell);
+}
+
+/* ---- JSON ---- */
+
+void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b)
+{
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    tr_buf_addf(b, ",\"gpu_breakdown\":{\"kernel_wait_ns\":%lld,\"devices\":[",
+                (long long)g->kernel_wait);
+    for (size_t i = 0; i < g->n_devices; i++) {
+        const tr_gpu_time *d = &g->devices[i];
+        tr_buf_adds(b, i ? ",{" : "{");
+        tr_rp_json_process(b, r->t, d->process);
+        tr_buf_addf(b,
+                    ",\"events\":%llu,\"first_ns\":%lld,\"last_ns\":%lld,\"busy_ns\":%lld,"
+                    "\"idle_ns\":%lld,\"compute_ns\":%lld,\"non_compute_ns\":%lld}",
+                    (unsigned long long)d->events, (long long)d->first, (long long)d->last,
+                    (long long)d->busy, (long long)d->idle, (long long)d->compute,
+                    (long long)d->non_compute);
+    }
+    tr_buf_adds(b, "],\"streams\":[");
+    size_t n = tr_rp_top(r, g->n_streams, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_idle *s = &g->streams[i];
+        tr_buf_adds(b, i ? ",{" : "{");
+        tr_rp_json_track(b, r->t, s->track);
+        tr_buf_addf(b,
+                    ",\"idle_ns\":%lld,\"host_wait_ns\":%lld,\"host_wait_gaps\":%llu,"
+                    "\"kernel_wait_ns\":%lld,\"kernel_wait_gaps\":%llu,\"other_ns\":%lld,"
+                    "\"other_gaps\":%llu}",
+                    (long long)s->idle, (long long)s->time[TR_IDLE_HOST],
+                    (unsigned long long)s->gaps[TR_IDLE_HOST], (long long)s->time[TR_IDLE_KERNEL],
+                    (unsigned long long)s->gaps[TR_IDLE_KERNEL], (long long)s->time[TR_IDLE_OTHER],
+                    (unsigned long long)s->gaps[TR_IDLE_OTHER]);
+    }
+    tr_buf_adds(b, "]}");
+}
+
+void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
+{
+    const tr_gpu_kernels *k = &r->gpu_k;
+    tr_buf_adds(b, ",\"gpu_kernels\":{\"types\":[");
+    int first = 1;
+    for (int ty = 0; ty < TR_KTYPE_COUNT; ty++) {
+        if (!k->type_count[ty]) continue;
+        tr_buf_addf(b, "%s{\"type\":\"%s\",\"count\":%llu,\"total_ns\":%lld}", first ? "" : ",",
+                    tr_kernel_type_name(ty), (unsigned long long)k->type_count[ty],
+                    (long long)k->type_total[ty]);
+        first = 0;
+    }
+    tr_buf_adds(b, "],\"kernels\":[");
+    tr_buf short_name;
+    tr_buf_init(&short_name, 0);
+    size_t n = tr_rp_top(r, k->n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_kernel_stat *s = &k->kernels[i];
+        const char *name = tr_rp_str(r->t, s->name);
+        tr_buf_addf(b, "%s{\"type\":\"%s\",\"name\":", i ? "," : "", tr_kernel_type_name(s->type));
+        tr_buf_add_json_id(b, r->t, s->name);
+        tr_buf_reset(&short_name);
+        tr_kernel_short_name(&short_name, name);
+        tr_buf_adds(b, ",\"short_name\":");
+        tr_buf_add_json_str(b, short_name.p, short_name.len);
+        tr_buf_addf(b,
+                    ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
+                    (long long)s->total);
+        tr_buf_add_real(b, s->mean);
+        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
+    }
+    tr_buf_fini(&short_name);
+    tr_buf_adds(b, "]}");
+}

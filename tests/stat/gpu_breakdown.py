@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Independent check of tracestat's gpu-breakdown and gpu-kernels sections.
+
+Reads a Kineto trace's JSON itself (times as exact decimals, in ns) and
+computes Holistic Trace Analysis's definitions from the events:
+
+  GPU events   ph X of cat kernel, gpu_memcpy, gpu_memset, cuda_sync or
+               mtia_ccp_events with a "stream" arg; with --hta-rounding the
+               start is rounded up and the end down to whole microseconds
+  kernel type  HTA's regular expressions (hta/common/types.py), in HTA's order
+  temporal     per pid: span first..last, busy = union, compute = union of
+               computation events, idle = span - busy
+  idle classes per (pid, tid), cuda_sync left out, in start order: the gap
+               to the previous event's end; host wait when the launching
+               runtime event (same "correlation" arg, not on a GPU stream)
+               started after that end, kernel wait when gap < 30 us, other
+  kernels      per name (cuda_sync left out): count, total, min, max
+
+Compares everything with `tracestat --section gpu-breakdown,gpu-kernels --json`.
+
+usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding]
+"""
+import decimal
+import gzip
+import json
+import re
+import subprocess
+import sys
+
+COMM = re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)")
+MEMORY = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
+NOT_COMPUTE = re.compile(
+    r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)"
+    r"|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)"
+    r"|(^collective_subgraph_execution)")
+DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "mtia_ccp_events"}
+
+
+def ktype(name):
+    if COMM.match(name):
+        return "communication"
+    if MEMORY.match(name):
+        return "memory"
+    return "other" if NOT_COMPUTE.match(name) else "computation"
+
+
+def ns(v):
+    return int((decimal.Decimal(v) * 1000).to_integral_value())
+
+
+def union(iv):
+    total, cur = 0, None
+    for s, e in sorted(iv):
+        if cur and s <= cur[1]:
+            cur[1] = max(cur[1], e)
+        else:
+            if cur:
+                total += cur[1] - cur[0]
+            cur = [s, e]
+    return total + (cur[1] - cur[0] if cur else 0)
+
+
+def load(path, hta):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    gpu, launch = [], {}
+    for e in evs:
+        if e.get("ph") != "X":
+            continue
+        args = e.get("args") or {}
+        if e.get("cat") in DEVICE and "stream" in args:
+            s, end = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+            if hta:
+                s, end = -((-s) // 1000) * 1000, end // 1000 * 1000
+            gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
+                            sync=e["cat"] == "cuda_sync", corr=args.get("correlation")))
+        elif "correlation" in args:
+            launch[args["correlation"]] = ns(e["ts"])
+    return gpu, launch
+
+
+def expected(gpu, launch):
+    devices, streams, kernels = {}, {}, {}
+    for pid in sorted({g["pid"] for g in gpu}, key=str):
+        ev = [g for g in gpu if g["pid"] == pid]
+        first, last = min(g["s"] for g in ev), max(g["e"] for g in ev)
+        busy = union([(g["s"], g["e"]) for g in ev])
+        comp = union([(g["s"], g["e"]) for g in ev if ktype(g["name"]) == "computation"])
+        devices[str(pid)] = dict(events=len(ev), first_ns=first, last_ns=last, busy_ns=busy,
+                                 idle_ns=last - first - busy, compute_ns=comp,
+                                 non_compute_ns=busy - comp)
+    for key in {(g["pid"], g["tid"]) for g in gpu if not g["sync"]}:
+        ev = sorted((g for g in gpu if (g["pid"], g["tid"]) == key and not g["sync"]),
+                    key=lambda g: (g["s"], g["e"]))
+        t = {"host_wait": [0, 0], "kernel_wait": [0, 0], "other": [0, 0]}
+        for prev, g in zip(ev, ev[1:]):
+            gap = g["s"] - prev["e"]
+            if gap <= 0:
+                continue
+            lt = launch.get(g["corr"])
+            c = "host_wait" if lt is not None and lt > prev["e"] else \
+                "kernel_wait" if gap < 30000 else "other"
+            t[c][0] += gap
+            t[c][1] += 1
+        row = {"idle_ns": sum(v[0] for v in t.values())}
+        for c, (time, n) in t.items():
+            row[c + "_ns"], row[c + "_gaps"] = time, n
+        streams[(str(key[0]), str(key[1]))] = row
+    for g in gpu:
+        if g["sync"]:
+            continue
+        d = g["e"] - g["s"]
+        k = kernels.setdefault(g["name"], dict(type=ktype(g["name"]), count=0, total_ns=0,
+                                               min_ns=d, max_ns=d))
+        k["count"] += 1
+        k["total_ns"] += d
+        k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
+    return devices, streams, kernels
+
+
+def main():
+    tracestat, path = sys.argv[1], sys.argv[2]
+    hta = "--hta-rounding" in sys.argv[3:]
+    cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
+    got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
+                                    capture_output=True, text=True).stdout)
+    devices, streams, kernels = expected(*load(path, hta))
+    bad = 0
+
+    def check(what, want, have):
+        nonlocal bad
+        if want != have:
+            print(f"{path}: {what}: expected {want}, tracestat says {have}")
+            bad += 1
+
+    gd = {str(d["pid"]): {k: d[k] for k in devices.get(str(d["pid"]), {})}
+          for d in got["gpu_breakdown"]["devices"]}
+    check("devices", devices, gd)
+    gs = {}
+    for s in got["gpu_breakdown"]["streams"]:
+        gs[(str(s["pid"]), str(s["tid"]))] = {k: v for k, v in s.items() if k.endswith(("_ns", "_gaps"))}
+    check("streams", streams, gs)
+    gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
+          for k in got["gpu_kernels"]["kernels"]}
+    check("kernels", kernels, gk)
+    print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels; "
+          f"{'ok' if not bad else str(bad) + ' mismatches'}")
+    return 1 if bad or not devices else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""HTA's own expected numbers on HTA's 87 MB MTIA test trace, from tracestat.
+
+HTA's tests/test_trace_analysis.py (test_get_mtia_kernel_breakdown) states the
+kernel-type sums of tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz:
+computation 7305597 us, memory 400892 us (HTA rounds to whole microseconds,
+hence --hta-rounding).  The trace (2.9 MB gzip) is not copied into testdata/:
+set TR_HTA_DATA to a checkout's tests/data to run this; skipped (77) otherwise.
+
+usage: gpu_hta.py TRACESTAT
+"""
+import json
+import os
+import subprocess
+import sys
+
+HTA_KERNEL_TYPES_US = {"computation": 7305597, "memory": 400892}
+
+
+def main():
+    data = os.environ.get("TR_HTA_DATA")
+    path = os.path.join(data or "", "mtia_trace_single_rank", "mtia_rank_0.json.gz")
+    if not data or not os.path.exists(path):
+        print("TR_HTA_DATA unset or without mtia_trace_single_rank: skipped")
+        return 77
+    out = subprocess.run([sys.argv[1], "--section", "gpu-kernels", "--hta-rounding", "--json", path],
+                         check=True, capture_output=True, text=True).stdout
+    got = {t["type"]: t["total_ns"] for t in json.loads(out)["gpu_kernels"]["types"]}
+    want = {k: v * 1000 for k, v in HTA_KERNEL_TYPES_US.items()}
+    if got != want:
+        print(f"kernel types: HTA says {want} ns, tracestat {got}")
+        return 1
+    print("kernel type sums equal HTA's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
