@@ -877,6 +877,40 @@ static void get_sample_stack(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
     }
 }
 
+/* ---- GPU views (issue 25: HTA's definitions, as tracestat's gpu-kernels) ---- */
+
+/*
+** Kineto's device events with a stream, their stream, correlation id and
+** HTA's kernel type (hta/common/types.py's patterns, in HTA's order).
+*/
+static const char gpu_kernel_sql[] =
+    "SELECT s.id AS slice_id, s.ts AS ts, s.dur AS dur, s.name AS name, s.category AS category,"
+    " s.track_id AS track_id, t.upid AS upid, st.int_value AS stream,"
+    " co.int_value AS correlation,"
+    " CASE WHEN s.name GLOB 'nccl*' OR s.name GLOB 'hip*' OR s.name GLOB 'hccl*'"
+    " OR s.name GLOB '*ncclKernel*' THEN 'communication'"
+    " WHEN s.name GLOB 'Memcpy*' OR s.name GLOB 'Memset*' OR s.name GLOB 'dma*' THEN 'memory'"
+    " WHEN s.name GLOB '*Memcpy*' OR s.name GLOB '*Memset*' OR s.name GLOB '*dma*'"
+    " OR s.name GLOB '*Sync*' OR s.name GLOB 'Stream Wait Event*'"
+    " OR s.name GLOB 'cuda*LaunchKernel*' OR s.name GLOB 'runFunction*'"
+    " OR s.name GLOB 'job_exe*' OR s.name GLOB 'packet*' OR s.name GLOB 'pe_exe*'"
+    " OR s.name GLOB 'cpum_exe_subgraph*' OR s.name GLOB 'collective_subgraph_execution*'"
+    " THEN 'other' ELSE 'computation' END AS kernel_type"
+    " FROM slice s JOIN track t ON t.id = s.track_id"
+    " JOIN args st ON st.arg_set_id = s.arg_set_id AND st.key = 'stream'"
+    " LEFT JOIN args co ON co.arg_set_id = s.arg_set_id AND co.key = 'correlation'"
+    " WHERE s.category IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_sync', 'mtia_ccp_events')";
+
+/* Each GPU event with the runtime call of the same correlation id, as HTA's launch stats. */
+static const char kernel_launch_sql[] =
+    "SELECT k.slice_id AS kernel_id, r.id AS launch_id, r.name AS launch, k.name AS kernel,"
+    " k.kernel_type AS kernel_type, k.upid AS upid, k.stream AS stream,"
+    " k.correlation AS correlation, r.dur AS cpu_dur, k.dur AS gpu_dur,"
+    " MAX(k.ts - r.ts - r.dur, 0) AS launch_delay"
+    " FROM gpu_kernel k JOIN args ra ON ra.key = 'correlation' AND ra.int_value = k.correlation"
+    " JOIN slice r ON r.arg_set_id = ra.arg_set_id"
+    " WHERE r.category IN ('cuda_runtime', 'mtia_runtime', 'cuda_driver')";
+
 /* ---- the tables ---- */
 
 #define TABLE(n, c, r, g)                                                                          \
@@ -906,6 +940,9 @@ const tr_sc_table tr_sc_tables[] = {
     {VIEW("gt_op", gt_op_sql)},
     {TABLE("sample_stack", sample_stack_cols, TR_SC_ROWS_SAMPLE, get_sample_stack),
      .view_sql = sample_stack_sql},
+    /* issue 25's GPU views */
+    {VIEW("gpu_kernel", gpu_kernel_sql)},
+    {VIEW("kernel_launch", kernel_launch_sql)},
 };
 
 const size_t tr_sc_n_tables = sizeof tr_sc_tables / sizeof *tr_sc_tables;

@@ -16,9 +16,12 @@ computes Holistic Trace Analysis's definitions from the events:
                started after that end, kernel wait when gap < 30 us, other
   kernels      per name (cuda_sync left out): count, total, min, max
 
-Compares everything with `tracestat --section gpu-breakdown,gpu-kernels --json`.
+Compares everything with `tracestat --section gpu-breakdown,gpu-kernels --json`;
+with --tracesql, also the per-type counts and times of tracesql's gpu_kernel view
+(exact times) and the row count of its kernel_launch view (GPU events whose
+correlation a CUDA runtime slice shares).
 
-usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding]
+usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding | --tracesql TRACESQL]
 """
 import decimal
 import gzip
@@ -145,6 +148,19 @@ def main():
     gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
           for k in got["gpu_kernels"]["kernels"]}
     check("kernels", kernels, gk)
+    if "--tracesql" in sys.argv:
+        sql = sys.argv[sys.argv.index("--tracesql") + 1]
+        q = ("SELECT kernel_type, count(*), sum(dur) FROM gpu_kernel WHERE category <> 'cuda_sync'"
+             " GROUP BY 1 ORDER BY 1; SELECT 'launches', count(*), 0 FROM kernel_launch")
+        rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+        have = {r.split("\t")[0]: tuple(map(int, r.split("\t")[1:])) for r in rows.splitlines()}
+        want = {}
+        for k in kernels.values():
+            c, t = want.get(k["type"], (0, 0))
+            want[k["type"]] = (c + k["count"], t + k["total_ns"])
+        gpu, launch = load(path, False)
+        want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
+        check("gpu_kernel/kernel_launch views", want, have)
     print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels; "
           f"{'ok' if not bad else str(bad) + ' mismatches'}")
     return 1 if bad or not devices else 0
