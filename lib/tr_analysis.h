@@ -402,4 +402,52 @@ void tr_gpu_kernels_fini(tr_gpu_kernels *s);
 */
 void tr_kernel_short_name(tr_buf *b, const char *name);
 
+/* ---- the diff of two runs ---- */
+
+/*
+** What two traces (a control and a test run) differ in, matched by text:
+** ops per slice name (count, total time), GPU kernels per name (count,
+** total time, tr_gpu_kernels's events), stack functions (self and total
+** samples; the share is total samples / all samples of the run), I/O per
+** file (calls, bytes read + written) and per rank (calls, bytes, I/O time).
+** ^Only rows that differ in count or value are kept.
+*/
+enum tr_diff_kind {
+    TR_DIFF_OP = 0,
+    TR_DIFF_KERNEL,
+    TR_DIFF_FRAME,
+    TR_DIFF_IO_FILE,
+    TR_DIFF_IO_RANK,
+    TR_DIFF_KIND_COUNT
+};
+/* ^"ops", "kernels", "frames", "io_files", "io_ranks". */
+const char *tr_diff_kind_name(int kind);
+
+typedef struct tr_diff_row {
+    int kind;          /* enum tr_diff_kind */
+    const char *name;  /* the op, kernel, function or path; a rank row's is NULL */
+    int32_t rank;      /* io_ranks: the rank (-1: the process of pid in NAME-less rows) */
+    uint64_t count[2]; /* [0] control, [1] test: calls, kernels, self samples */
+    int64_t value[2];  /* total ns (ops, kernels, io_ranks' time), total samples, bytes */
+    int64_t bytes[2];  /* io_ranks: bytes read + written */
+    double share[2];   /* frames: total samples / samples of the run */
+    double effect;     /* value[1] - value[0]; frames: share[1] - share[0] */
+} tr_diff_row;
+
+typedef struct tr_diff {
+    tr_diff_row *rows; /* by kind, then |effect| descending, then name */
+    size_t n;
+    uint64_t samples[2]; /* all stack samples of each run */
+    int64_t span[2];     /* each run's span, ns */
+} tr_diff;
+
+/*
+** ^Compares the frozen traces CONTROL and TEST; the rows' names point into
+** their string tables, so both must outlive OUT.  ^TR_OK, or TR_FATAL with
+** E filled when an allocation fails (OUT is then empty).
+*/
+int tr_diff_compute(const tr_trace *control, const tr_trace *test, const tr_stat_opts *o,
+                    tr_diff *out, tr_error *e);
+void tr_diff_fini(tr_diff *d);
+
 #endif

@@ -113,4 +113,21 @@ int tr_report_csv(const tr_report *r, const char *name, tr_buf *b);
 */
 int tr_report_info(const tr_trace *t, int json, tr_buf *b, tr_error *e);
 
+/*
+** tr_diff_text: the diff of two runs as people read it
+**
+** ^Appends D (tr_analysis.h) as one table per kind of row that has any
+** (ops, GPU kernels, stack functions, I/O per file, I/O per rank), the
+** largest effect first, A the control run and B the test run; TOP rows per
+** table (-1: 20, 0: all), cut to WIDTH, ASCII-only rules when ASCII.
+*/
+void tr_diff_text(const tr_diff *d, long top, int width, int ascii, tr_buf *b);
+/*
+** ^Appends D as one JSON object of schema "tracestat-diff/1": span_ns and
+** samples of [control, test], then an array per kind (ops, kernels,
+** frames, io_files, io_ranks) of rows {name or rank, status, count, value,
+** [bytes,] [share,] effect}, TOP rows each (0 or -1: all).
+*/
+void tr_diff_json(const tr_diff *d, long top, tr_buf *b);
+
 #endif

@@ -35,7 +35,8 @@ enum {
     OPT_PROGRESS_FRAME,
     OPT_DOT,
     OPT_KERNEL_WAIT,
-    OPT_HTA_ROUNDING
+    OPT_HTA_ROUNDING,
+    OPT_DIFF
 };
 
 static const tr_cli_opt options[] = {
@@ -44,6 +45,7 @@ static const tr_cli_opt options[] = {
     {"by-total", no_argument, OPT_BY_TOTAL},
     {"csv", required_argument, OPT_CSV},
     {"depth", required_argument, OPT_DEPTH},
+    {"diff", required_argument, OPT_DIFF},
     {"dot", no_argument, OPT_DOT},
     {"gaps", required_argument, OPT_GAPS},
     {"hta-rounding", no_argument, OPT_HTA_ROUNDING},
@@ -67,6 +69,7 @@ typedef struct args {
     tr_report_opts ro;
     int json, dot;
     const char *csv;
+    tr_vec control; /* char *: the --diff inputs (the control run) */
 } args;
 
 /* The options of the hangs section's stack tree. */
@@ -200,6 +203,12 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_HTA_ROUNDING:
         a->ro.stat.hta_rounding = 1;
         return TR_EXIT_OK;
+    case OPT_DIFF: {
+        char **in = tr_vec_push(&a->control);
+        if (!in) return tr_cli_usage_error(c, "out of memory");
+        *in = (char *)arg;
+        return TR_EXIT_OK;
+    }
     case OPT_ASCII:
         a->ro.ascii = 1;
         return TR_EXIT_OK;
@@ -262,13 +271,63 @@ static int check_args(tr_cli *c, const args *a, int argc)
 {
     if (a->json + (a->csv != NULL) + a->dot > 1)
         return tr_cli_usage_error(c, "--json, --csv and --dot exclude each other");
+    if (a->control.len && (a->csv || a->dot))
+        return tr_cli_usage_error(c, "--diff prints text or --json, not --csv or --dot");
     int rc = tr_cli_check_from(c);
     if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
     return rc;
 }
 
+/* Loads a run's inputs into a new trace (*OUT NULL when that fails). */
+static int load_run(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
+{
+    *out = tr_trace_new();
+    if (!*out) {
+        tr_cli_errorf(c, "out of memory");
+        return TR_EXIT_DATA;
+    }
+    int rc = tr_cli_load(c, *out, inputs, n, 0);
+    if (rc != TR_EXIT_OK) {
+        tr_trace_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* --diff: the control run from the --diff inputs, the test run from the others. */
+static int run_diff(tr_cli *c, const args *a, char **inputs, int n)
+{
+    tr_trace *ctl = NULL, *test = NULL;
+    int rc = load_run(c, a->control.data, a->control.len, &ctl);
+    if (rc == TR_EXIT_OK) rc = load_run(c, inputs, (size_t)n, &test);
+    tr_diff d = {0};
+    tr_error e = {0};
+    if (rc == TR_EXIT_OK && tr_diff_compute(ctl, test, &a->ro.stat, &d, &e) != TR_OK) {
+        tr_cli_error(c, &e);
+        rc = TR_EXIT_DATA;
+    }
+    if (rc == TR_EXIT_OK) {
+        tr_buf b;
+        tr_buf_init(&b, 0);
+        if (a->json)
+            tr_diff_json(&d, a->ro.top, &b);
+        else
+            tr_diff_text(&d, a->ro.top, a->ro.width, a->ro.ascii, &b);
+        if (fwrite(b.p, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
+            tr_cli_errorf(c, "cannot write the output");
+            rc = TR_EXIT_DATA;
+        }
+        tr_buf_fini(&b);
+    }
+    tr_diff_fini(&d);
+    tr_trace_free(ctl);
+    tr_trace_free(test);
+    return rc;
+}
+
 static int run(tr_cli *c, const args *a, char **inputs, int n)
 {
+    if (a->control.len) return run_diff(c, a, inputs, n);
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");
@@ -290,6 +349,7 @@ int main(int argc, char **argv)
     tr_cli c;
     tr_cli_init(&c, "tracestat");
     args a = {0};
+    tr_vec_init(&a.control, sizeof(char *));
     tr_report_opts_init(&a.ro);
     a.ro.width = 0;
     int done;
@@ -301,6 +361,7 @@ int main(int argc, char **argv)
         rc = run(&c, &a, argv + optind, argc - optind);
         if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
     }
+    tr_vec_fini(&a.control);
     tr_cli_fini(&c);
     return rc;
 }

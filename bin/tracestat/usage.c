@@ -3,6 +3,7 @@
 
 const char tracestat_usage[] =
     "Usage: tracestat [OPTION]... INPUT...\n"
+    "  or:  tracestat --diff CONTROL [--diff CONTROL]... [OPTION]... TEST...\n"
     "Summarise a trace: busy and idle time per lane, the op breakdown, per-rank I/O,\n"
     "hot stacks, stragglers and hangs across ranks, GPU streams.  INPUT is anything\n"
     "tracecat reads (a file, a run folder, an archive, - for standard input); several\n"
@@ -43,6 +44,9 @@ const char tracestat_usage_options[] =
     "      --step GLOB       names of step slices (default ProfilerStep*)\n"
     "      --kernel-wait NS  gpu-breakdown: gaps under NS nanoseconds between a\n"
     "                        stream's events are kernel wait (default 30000)\n"
+    "      --diff INPUT      compare two runs: the --diff inputs (repeatable) are the\n"
+    "                        control run, the others the test run; prints the ops,\n"
+    "                        GPU kernels, stack functions and I/O that changed\n"
     "      --hta-rounding    gpu-breakdown, gpu-kernels: round starts up and ends down\n"
     "                        to whole microseconds, as HTA does\n"
     "      --per-thread      hot: a table per thread besides the merged one\n"
@@ -67,5 +71,6 @@ const char tracestat_usage_options[] =
     "  tracestat run.log\n"
     "  tracestat recorder-run/ --section io\n"
     "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
+    "  tracestat --diff before.json.gz after.json.gz --top 10\n"
     "  tracestat dumps.txt --section hangs,hot --json\n"
     "  tracestat job-dumps/ --section hangs --ignore-lines --main-thread\n";
