@@ -1,274 +1,21 @@
 /*
 ** analysis_gpu_breakdown.c: Holistic Trace Analysis's GPU breakdowns.
 **
-** The GPU events of tr_analysis.h (Kineto's device slices with a stream)
-** are collected once into a flat array with their kernel type and, through
-** their correlation ids, the start of the CUDA runtime call that launched them.
-** Sorted by device and start, they give the temporal breakdown (unions of
-** intervals); by stream and start, the idle-time classes; grouped by name,
+** Over the GPU events of analysis_gpu_events.c: sorted by device and
+** start, they give the temporal breakdown (unions of intervals); by stream
+** and start, the idle-time classes and the launch queue; grouped by name,
 ** the kernel breakdown.  The definitions are HTA's (breakdown_analysis.py,
-** utils.py, types.py); where this differs from HTA, tr_analysis.h says so.
+** trace_counters.py); where this differs from HTA, tr_analysis.h says so.
 */
-#include "analysis_impl.h"
+#include "analysis_gpu_impl.h"
 
 #include <string.h>
-
-/* ---- kernel types and names ---- */
-
-static int gb_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
-
-/* HTA's ComputeKernelGroupingPattern, whose matches are not computation. */
-static int gb_not_compute(const char *n)
-{
-    static const char *const pre[] = {"nccl",        "Stream Wait Event",
-                                      "runFunction", "hip",
-                                      "job_exe",     "packet",
-                                      "pe_exe",      "cpum_exe_subgraph",
-                                      "hccl",        "collective_subgraph_execution"};
-    static const char *const sub[] = {"Memcpy", "Memset", "dma", "Sync"};
-    for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
-        if (gb_prefix(n, pre[i])) return 1;
-    for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
-        if (strstr(n, sub[i])) return 1;
-    /* cuda.*LaunchKernel, anchored at the start as re.match is */
-    return gb_prefix(n, "cuda") && strstr(n + 4, "LaunchKernel") != NULL;
-}
-
-int tr_kernel_type_of(const char *n)
-{
-    if (gb_prefix(n, "nccl") || gb_prefix(n, "hip") || gb_prefix(n, "hccl") ||
-        strstr(n, "ncclKernel"))
-        return TR_KTYPE_COMM;
-    if (gb_prefix(n, "Memcpy") || gb_prefix(n, "Memset") || gb_prefix(n, "dma"))
-        return TR_KTYPE_MEMORY;
-    return gb_not_compute(n) ? TR_KTYPE_OTHER : TR_KTYPE_COMPUTE;
-}
-
-const char *tr_kernel_type_name(int type)
-{
-    static const char *const names[TR_KTYPE_COUNT] = {"communication", "memory", "computation",
-                                                      "other"};
-    return type >= 0 && type < TR_KTYPE_COUNT ? names[type] : "?";
-}
-
-const char *tr_idle_class_name(int cls)
-{
-    static const char *const names[TR_IDLE_COUNT] = {"host wait", "kernel wait", "other"};
-    return cls >= 0 && cls < TR_IDLE_COUNT ? names[cls] : "?";
-}
-
-void tr_kernel_short_name(tr_buf *b, const char *name)
-{
-    if (tr_kernel_type_of(name) == TR_KTYPE_MEMORY || !strpbrk(name, "<(")) {
-        tr_buf_adds(b, name);
-        return;
-    }
-    /* HTA's bracket stack over the name without "->": a closer pops back to its opener. */
-    size_t start = b->len;
-    for (const char *p = name; *p; p++) {
-        if (p[0] == '-' && p[1] == '>') {
-            p++;
-            continue;
-        }
-        char open = *p == '>' ? '<' : *p == ')' ? '(' : 0;
-        if (!open) {
-            tr_buf_addc(b, *p);
-            continue;
-        }
-        while (b->len > start && b->p[b->len - 1] != open) b->len--;
-        if (b->len > start) b->len--;
-        b->p[b->len] = '\0';
-    }
-    const char *sp = strrchr(b->p + start, ' ');
-    if (sp) {
-        size_t n = strlen(sp + 1);
-        memmove(b->p + start, sp + 1, n + 1);
-        b->len = start + n;
-    }
-}
-
-/* ---- the GPU events ---- */
-
-enum { GB_NONE = 0, GB_DEVICE, GB_SYNC, GB_TRACK };
-
-typedef struct gb_ev {
-    uint32_t track, dev, name;
-    uint8_t type, sync;
-    int64_t s, e, launch; /* launch INT64_MIN: none */
-} gb_ev;
-
-typedef struct gb_set {
-    tr_vec ev;        /* gb_ev */
-    uint32_t *dev_of; /* by process: device index */
-    uint32_t n_dev;
-    uint32_t *dev_proc; /* by device: process */
-} gb_set;
-
-/* Floor division by 1000 for the rounding to whole microseconds. */
-static int64_t gb_floor_us(int64_t ns)
-{
-    int64_t q = ns / 1000;
-    return (ns % 1000 < 0 ? q - 1 : q) * 1000;
-}
-
-static int gb_cat_kind(const char *c)
-{
-    static const char *const dev[] = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"};
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (strcmp(c, dev[i]) == 0) return GB_DEVICE;
-    if (strcmp(c, "cuda_sync") == 0) return GB_SYNC;
-    return strcmp(c, "gpu_user_annotation") == 0 ? GB_NONE : GB_TRACK;
-}
-
-/* Category kinds by string id; *KINETO set when some slice has a device category. */
-static int8_t *gb_cat_kinds(const tr_trace *t, const tr_slices *s, int *kineto)
-{
-    size_t n_str = tr_str_count(t);
-    int8_t *k = tr_malloc(n_str ? n_str : 1);
-    if (!k) return NULL;
-    memset(k, -1, n_str);
-    *kineto = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        int8_t *c = &k[s->cat[i]];
-        if (*c < 0) *c = (int8_t)gb_cat_kind(tr_str_get(t, s->cat[i], NULL));
-        if (*c == GB_DEVICE || *c == GB_SYNC) *kineto = 1;
-    }
-    return k;
-}
-
-static int gb_is_event(const tr_trace *t, const tr_slices *s, size_t i, int kind, int kineto)
-{
-    tr_arg a;
-    if (kineto)
-        return (kind == GB_DEVICE || kind == GB_SYNC) && tr_args_find(t, s->args[i], "stream", &a);
-    return kind != GB_NONE && tr_track_get(t, s->track[i])->kind == TR_TRACK_GPU;
-}
-
-static uint32_t gb_device(gb_set *g, uint32_t process)
-{
-    if (g->dev_of[process] == UINT32_MAX) {
-        g->dev_proc[g->n_dev] = process;
-        g->dev_of[process] = g->n_dev++;
-    }
-    return g->dev_of[process];
-}
-
-/* An int arg KEY of args SET, or -1. */
-static int64_t gb_int_arg(const tr_trace *t, uint32_t set, const char *key)
-{
-    tr_arg a;
-    if (!set || !tr_args_find(t, set, key, &a)) return -1;
-    if (a.type == TR_ARG_INT) return a.v.i;
-    return a.type == TR_ARG_UINT && a.v.u <= INT64_MAX ? (int64_t)a.v.u : -1;
-}
-
-/*
-** The launch start of every event: the start of the other slice with the
-** same "correlation" arg (the CUDA runtime call), as HTA joins them.
-*/
-static int gb_launches(const tr_trace *t, const tr_slices *s, gb_set *g, const int64_t *corr,
-                       const uint8_t *is_gpu)
-{
-    tr_map by_corr = {0};
-    tr_vec ts;
-    tr_vec_init(&ts, sizeof(int64_t));
-    int rc = TR_OK;
-    for (size_t i = 0; i < s->n && rc == TR_OK; i++) {
-        if (is_gpu[i] || !s->args[i]) continue;
-        int64_t c = gb_int_arg(t, s->args[i], "correlation");
-        if (c < 0) continue;
-        int is_new;
-        uint32_t *slot = tr_map_slot(&by_corr, (uint64_t)c, &is_new);
-        int64_t *v = slot && is_new ? tr_vec_push(&ts) : NULL;
-        if (!slot || (is_new && !v))
-            rc = TR_FATAL;
-        else if (is_new)
-            *slot = (uint32_t)(ts.len - 1), *v = s->ts[i];
-    }
-    for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
-        uint32_t k = corr[i] < 0 ? UINT32_MAX : tr_map_find(&by_corr, (uint64_t)corr[i]);
-        if (k != UINT32_MAX) TR_VEC_AT(&g->ev, gb_ev, i).launch = TR_VEC_AT(&ts, int64_t, k);
-    }
-    tr_map_fini(&by_corr);
-    tr_vec_fini(&ts);
-    return rc;
-}
-
-static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, gb_set *g,
-                             const int8_t *kinds, int kineto, tr_vec *corr)
-{
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    int8_t *types = tr_malloc(tr_str_count(t) ? tr_str_count(t) : 1);
-    uint8_t *is_gpu = tr_calloc(s.n ? s.n : 1, 1);
-    int rc = types && is_gpu ? TR_OK : TR_FATAL;
-    if (types) memset(types, -1, tr_str_count(t));
-    for (size_t i = 0; i < s.n && rc == TR_OK; i++) {
-        if (!gb_is_event(t, &s, i, kinds[s.cat[i]], kineto)) continue;
-        gb_ev *ev = tr_vec_push(&g->ev);
-        int64_t *c = tr_vec_push(corr);
-        if (!ev || !c) {
-            rc = TR_FATAL;
-            break;
-        }
-        is_gpu[i] = 1;
-        *c = gb_int_arg(t, s.args[i], "correlation");
-        int8_t *ty = &types[s.name[i]];
-        if (*ty < 0) *ty = (int8_t)tr_kernel_type_of(tr_str_get(t, s.name[i], NULL));
-        int64_t b = s.ts[i], e = tr_an_end(&s, i);
-        if (o->hta_rounding) b = -gb_floor_us(-b), e = gb_floor_us(e);
-        *ev = (gb_ev){.track = s.track[i],
-                      .dev = gb_device(g, tr_track_get(t, s.track[i])->process),
-                      .name = s.name[i],
-                      .type = (uint8_t)*ty,
-                      .sync = kinds[s.cat[i]] == GB_SYNC,
-                      .s = b,
-                      .e = e < b ? b : e,
-                      .launch = INT64_MIN};
-    }
-    if (rc == TR_OK) rc = gb_launches(t, &s, g, corr->data, is_gpu);
-    tr_free(types);
-    tr_free(is_gpu);
-    return rc;
-}
-
-static void gb_fini(gb_set *g)
-{
-    tr_vec_fini(&g->ev);
-    tr_free(g->dev_of);
-    tr_free(g->dev_proc);
-}
-
-/* Collects the GPU events of T into G; TR_OK or TR_FATAL (out of memory). */
-static int gb_collect(const tr_trace *t, const tr_stat_opts *o, gb_set *g)
-{
-    memset(g, 0, sizeof *g);
-    tr_vec_init(&g->ev, sizeof(gb_ev));
-    size_t np = tr_process_count(t);
-    g->dev_of = tr_malloc((np ? np : 1) * sizeof *g->dev_of);
-    g->dev_proc = tr_malloc((np ? np : 1) * sizeof *g->dev_proc);
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    int kineto;
-    int8_t *kinds = g->dev_of && g->dev_proc ? gb_cat_kinds(t, &s, &kineto) : NULL;
-    if (!kinds) return TR_FATAL;
-    memset(g->dev_of, 0xff, (np ? np : 1) * sizeof *g->dev_of);
-    tr_vec corr;
-    tr_vec_init(&corr, sizeof(int64_t));
-    int rc = gb_collect_events(t, o, g, kinds, kineto, &corr);
-    tr_vec_fini(&corr);
-    tr_free(kinds);
-    return rc;
-}
 
 /* ---- temporal breakdown ---- */
 
 static int gb_by_dev(const void *pa, const void *pb)
 {
-    const gb_ev *a = pa, *b = pb;
+    const tr_gx_ev *a = pa, *b = pb;
     if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
     if (a->s != b->s) return a->s < b->s ? -1 : 1;
     return (a->e > b->e) - (a->e < b->e);
@@ -276,7 +23,7 @@ static int gb_by_dev(const void *pa, const void *pb)
 
 static int gb_by_track(const void *pa, const void *pb)
 {
-    const gb_ev *a = pa, *b = pb;
+    const tr_gx_ev *a = pa, *b = pb;
     if (a->track != b->track) return a->track < b->track ? -1 : 1;
     if (a->s != b->s) return a->s < b->s ? -1 : 1;
     return (a->e > b->e) - (a->e < b->e);
@@ -303,9 +50,9 @@ static int64_t gb_union_total(const gb_union *u)
     return u->sum + (u->open ? u->e - u->s : 0);
 }
 
-static void gb_temporal(const tr_trace *t, gb_set *g, tr_gpu_time *rows)
+static void gb_temporal(const tr_trace *t, tr_gx_set *g, tr_gpu_time *rows)
 {
-    gb_ev *v = g->ev.data;
+    tr_gx_ev *v = g->ev.data;
     size_t n = g->ev.len;
     tr_qsort(v, n, sizeof *v, gb_by_dev);
     for (size_t i = 0; i < n;) {
@@ -332,9 +79,9 @@ static void gb_temporal(const tr_trace *t, gb_set *g, tr_gpu_time *rows)
 
 /* ---- idle-time classes ---- */
 
-static int gb_idle(const tr_trace *t, gb_set *g, int64_t threshold, tr_vec *out)
+static int gb_idle(const tr_trace *t, tr_gx_set *g, int64_t threshold, tr_vec *out)
 {
-    gb_ev *v = g->ev.data;
+    tr_gx_ev *v = g->ev.data;
     size_t n = g->ev.len;
     tr_qsort(v, n, sizeof *v, gb_by_track);
     tr_gpu_idle *cur = NULL;
@@ -373,10 +120,10 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
 {
     memset(out, 0, sizeof *out);
     out->kernel_wait = o->kernel_wait;
-    gb_set g;
+    tr_gx_set g;
     tr_vec idle;
     tr_vec_init(&idle, sizeof(tr_gpu_idle));
-    int rc = gb_collect(t, o, &g);
+    int rc = tr_gx_collect(t, o, &g);
     if (rc == TR_OK && g.n_dev) {
         out->devices = tr_calloc(g.n_dev, sizeof *out->devices);
         rc = out->devices ? TR_OK : TR_FATAL;
@@ -388,7 +135,7 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
     }
     out->streams = idle.data;
     out->n_streams = idle.len;
-    gb_fini(&g);
+    tr_gx_fini(&g);
     if (rc != TR_OK) {
         tr_gpu_breakdown_fini(out);
         return tr_error_nomem(e);
@@ -408,10 +155,10 @@ static int gb_kernel_cmp(const void *pa, const void *pb)
     return tr_an_strcmp(gb_sort_trace, a->name, b->name);
 }
 
-static int gb_kernels(const gb_set *g, tr_gpu_kernels *out, tr_vec *rows)
+static int gb_kernels(const tr_gx_set *g, tr_gpu_kernels *out, tr_vec *rows)
 {
     tr_map by_name = {0};
-    const gb_ev *v = g->ev.data;
+    const tr_gx_ev *v = g->ev.data;
     int rc = TR_OK;
     for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
         if (v[i].sync) continue;
@@ -450,12 +197,12 @@ int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kern
                            tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    gb_set g;
+    tr_gx_set g;
     tr_vec rows;
     tr_vec_init(&rows, sizeof(tr_kernel_stat));
-    int rc = gb_collect(t, o, &g);
+    int rc = tr_gx_collect(t, o, &g);
     if (rc == TR_OK) rc = gb_kernels(&g, out, &rows);
-    gb_fini(&g);
+    tr_gx_fini(&g);
     out->kernels = rows.data;
     out->n = rows.len;
     if (rc != TR_OK) {

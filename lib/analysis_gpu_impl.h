@@ -1,0 +1,27 @@
+/*
+** analysis_gpu_impl.h: the GPU events the HTA breakdowns share (not public):
+** analysis_gpu_events.c collects them, analysis_gpu_breakdown.c sums them.
+*/
+#ifndef TR_ANALYSIS_GPU_IMPL_H
+#define TR_ANALYSIS_GPU_IMPL_H
+
+#include "analysis_impl.h"
+
+typedef struct tr_gx_ev {
+    uint32_t track, dev, name; /* dev: index into the set's devices */
+    uint8_t type, sync;        /* tr_kernel_type; a cuda_sync event */
+    int64_t s, e, launch;      /* start, end (rounded with hta_rounding); launch INT64_MIN: none */
+} tr_gx_ev;
+
+typedef struct tr_gx_set {
+    tr_vec ev;        /* tr_gx_ev, in slice order */
+    uint32_t *dev_of; /* by process: device index, UINT32_MAX none */
+    uint32_t n_dev;
+    uint32_t *dev_proc; /* by device: process */
+} tr_gx_set;
+
+/* ^Collects the GPU events of T into G; TR_OK or TR_FATAL (out of memory; G is then finishable). */
+int tr_gx_collect(const tr_trace *t, const tr_stat_opts *o, tr_gx_set *g);
+void tr_gx_fini(tr_gx_set *g);
+
+#endif
