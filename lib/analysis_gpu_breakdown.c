@@ -108,10 +108,80 @@ static int gb_idle(const tr_trace *t, tr_gx_set *g, int64_t threshold, tr_vec *o
     return TR_OK;
 }
 
+/* ---- launch queue ---- */
+
+typedef struct gb_step {
+    int64_t ts;
+    int delta; /* +1 launch, -1 start on the GPU */
+} gb_step;
+
+static int gb_step_cmp(const void *pa, const void *pb)
+{
+    const gb_step *a = pa, *b = pb;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return (a->delta < b->delta) - (a->delta > b->delta);
+}
+
+/* One stream's queue from its steps (sorted here). */
+static void gb_queue_of(gb_step *v, size_t n, tr_gpu_queue *q)
+{
+    tr_qsort(v, n, sizeof *v, gb_step_cmp);
+    int64_t len = 0, sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        len += v[i].delta;
+        sum += len;
+        if (!i || len > q->max) q->max = len;
+    }
+    len = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        len += v[i].delta;
+        if (len == q->max) q->at_max += v[i + 1].ts - v[i].ts;
+    }
+    q->points = n;
+    q->mean = n ? (double)sum / (double)n : 0;
+}
+
+/* Expects the events sorted by stream (gb_idle's order). */
+static int gb_queues(const tr_gx_set *g, tr_vec *out)
+{
+    const tr_gx_ev *v = g->ev.data;
+    tr_vec steps;
+    tr_vec_init(&steps, sizeof(gb_step));
+    int rc = TR_OK;
+    for (size_t i = 0; i < g->ev.len && rc == TR_OK;) {
+        size_t j = i;
+        steps.len = 0;
+        for (; j < g->ev.len && v[j].track == v[i].track && rc == TR_OK; j++) {
+            if (v[j].sync || v[j].launch == INT64_MIN) continue;
+            gb_step *a = tr_vec_push(&steps), *b = a ? tr_vec_push(&steps) : NULL;
+            if (!b) {
+                rc = TR_FATAL;
+                break;
+            }
+            TR_VEC_AT(&steps, gb_step, steps.len - 2) = (gb_step){v[j].launch, 1};
+            TR_VEC_AT(&steps, gb_step, steps.len - 1) = (gb_step){v[j].s, -1};
+        }
+        if (rc == TR_OK && steps.len) {
+            tr_gpu_queue *q = tr_vec_push(out);
+            if (!q) {
+                rc = TR_FATAL;
+                break;
+            }
+            memset(q, 0, sizeof *q);
+            q->track = v[i].track;
+            gb_queue_of(steps.data, steps.len, q);
+        }
+        i = j;
+    }
+    tr_vec_fini(&steps);
+    return rc;
+}
+
 void tr_gpu_breakdown_fini(tr_gpu_breakdown *s)
 {
     tr_free(s->devices);
     tr_free(s->streams);
+    tr_free(s->queues);
     memset(s, 0, sizeof *s);
 }
 
@@ -121,8 +191,9 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
     memset(out, 0, sizeof *out);
     out->kernel_wait = o->kernel_wait;
     tr_gx_set g;
-    tr_vec idle;
+    tr_vec idle, queues;
     tr_vec_init(&idle, sizeof(tr_gpu_idle));
+    tr_vec_init(&queues, sizeof(tr_gpu_queue));
     int rc = tr_gx_collect(t, o, &g);
     if (rc == TR_OK && g.n_dev) {
         out->devices = tr_calloc(g.n_dev, sizeof *out->devices);
@@ -133,8 +204,11 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
         gb_temporal(t, &g, out->devices);
         rc = gb_idle(t, &g, o->kernel_wait, &idle);
     }
+    if (rc == TR_OK) rc = gb_queues(&g, &queues);
     out->streams = idle.data;
     out->n_streams = idle.len;
+    out->queues = queues.data;
+    out->n_queues = queues.len;
     tr_gx_fini(&g);
     if (rc != TR_OK) {
         tr_gpu_breakdown_fini(out);

@@ -152,10 +152,11 @@ static int64_t gb_int_arg(const tr_trace *t, uint32_t set, const char *key)
 
 /*
 ** The launch start of every event: the start of the other slice with the
-** same "correlation" arg (the CUDA runtime call), as HTA joins them.
+** same "correlation" arg (the CUDA runtime call), as HTA joins them;
+** rounded up to a whole microsecond with HTA's rounding (ROUND).
 */
 static int gb_launches(const tr_trace *t, const tr_slices *s, tr_gx_set *g, const int64_t *corr,
-                       const uint8_t *is_gpu)
+                       const uint8_t *is_gpu, int round)
 {
     tr_map by_corr = {0};
     tr_vec ts;
@@ -171,7 +172,7 @@ static int gb_launches(const tr_trace *t, const tr_slices *s, tr_gx_set *g, cons
         if (!slot || (is_new && !v))
             rc = TR_FATAL;
         else if (is_new)
-            *slot = (uint32_t)(ts.len - 1), *v = s->ts[i];
+            *slot = (uint32_t)(ts.len - 1), *v = round ? -gb_floor_us(-s->ts[i]) : s->ts[i];
     }
     for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
         uint32_t k = corr[i] < 0 ? UINT32_MAX : tr_map_find(&by_corr, (uint64_t)corr[i]);
@@ -214,7 +215,7 @@ static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, tr_gx_set
                          .e = e < b ? b : e,
                          .launch = INT64_MIN};
     }
-    if (rc == TR_OK) rc = gb_launches(t, &s, g, corr->data, is_gpu);
+    if (rc == TR_OK) rc = gb_launches(t, &s, g, corr->data, is_gpu, o->hta_rounding);
     tr_free(types);
     tr_free(is_gpu);
     return rc;

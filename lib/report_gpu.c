@@ -72,6 +72,32 @@ static void rg_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+static void rg_queues(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"stream", "points", "max", "time at max", "mean"};
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    if (!g->n_queues) return;
+    tr_rp_heading(b, "GPU launch queue per stream (launched, not yet started; HTA's queue length)",
+                  r->o.ascii);
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrrr", 0);
+    tr_rp_cells(&tb, heads, 5);
+    size_t n = tr_rp_top(r, g->n_queues, 1);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_queue *q = &g->queues[i];
+        tr_buf_reset(cell);
+        tr_rp_track_label(cell, r->t, q->track);
+        tr_rp_cell(&tb, "%s", cell->p);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)q->points);
+        tr_rp_cell(&tb, "%lld", (long long)q->max);
+        tr_rp_cell_duration(&tb, q->at_max);
+        tr_rp_cell(&tb, "%.2f", q->mean);
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    if (n < g->n_queues) tr_buf_addf(b, "... %zu more streams\n", g->n_queues - n);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(b, "GPU temporal breakdown (HTA: shares of first .. last GPU event per device)",
@@ -84,6 +110,7 @@ void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
     tr_buf_init(&cell, 0);
     rg_devices(r, b, &cell);
     rg_streams(r, b, &cell);
+    rg_queues(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -186,6 +213,17 @@ void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b)
                     (unsigned long long)s->gaps[TR_IDLE_HOST], (long long)s->time[TR_IDLE_KERNEL],
                     (unsigned long long)s->gaps[TR_IDLE_KERNEL], (long long)s->time[TR_IDLE_OTHER],
                     (unsigned long long)s->gaps[TR_IDLE_OTHER]);
+    }
+    tr_buf_adds(b, "],\"queues\":[");
+    n = tr_rp_top(r, g->n_queues, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_queue *q = &g->queues[i];
+        tr_buf_adds(b, i ? ",{" : "{");
+        tr_rp_json_track(b, r->t, q->track);
+        tr_buf_addf(b, ",\"points\":%llu,\"max\":%lld,\"at_max_ns\":%lld,\"mean\":",
+                    (unsigned long long)q->points, (long long)q->max, (long long)q->at_max);
+        tr_buf_add_real(b, q->mean);
+        tr_buf_adds(b, "}");
     }
     tr_buf_adds(b, "]}");
 }

@@ -360,11 +360,29 @@ typedef struct tr_gpu_idle {
     int64_t idle; /* the sum of the three */
 } tr_gpu_idle;
 
+/*
+** HTA's queue length of one stream (trace_counters.py): the GPU events but
+** cuda_sync ones with a launch, +1 at the launch's start and -1 at the event's start, in time
+** order (+1 first at equal times); the length after each step is a point.
+** ^at_max is the time the length stayed at its maximum (each point at the
+** maximum lasts until the next point; the last lasts no time), as HTA's
+** get_time_spent_blocked_on_full_queue with max_queue_length = the max.
+*/
+typedef struct tr_gpu_queue {
+    uint32_t track;
+    uint64_t points; /* 2 per event with a launch */
+    int64_t max;     /* the longest queue */
+    int64_t at_max;  /* ns spent at max */
+    double mean;     /* the mean of the points' lengths (HTA's describe()) */
+} tr_gpu_queue;
+
 typedef struct tr_gpu_breakdown {
     tr_gpu_time *devices; /* by process */
     size_t n_devices;
     tr_gpu_idle *streams; /* by track */
     size_t n_streams;
+    tr_gpu_queue *queues; /* by track: streams with launched events */
+    size_t n_queues;
     int64_t kernel_wait; /* the threshold used */
 } tr_gpu_breakdown;
 

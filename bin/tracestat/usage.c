@@ -24,7 +24,8 @@ const char tracestat_usage[] =
     "  gpu         GPU streams and devices: kernels, memcpy, memset, NCCL overlap\n"
     "Printed only when asked by name (Holistic Trace Analysis's definitions):\n"
     "  gpu-breakdown  per device: idle, compute and non-compute time of the span of\n"
-    "              its GPU events; per stream: idle time as host wait, kernel wait, other\n"
+    "              its GPU events; per stream: idle time as host wait, kernel wait, other,\n"
+    "              and the launch queue (launched, not started): max, time at max\n"
     "  gpu-kernels per kernel type (communication, memory, computation, other) and\n"
     "              per kernel: count, total, mean, min, max, share of the type\n"
     "\n";

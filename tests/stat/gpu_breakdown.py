@@ -14,6 +14,9 @@ computes Holistic Trace Analysis's definitions from the events:
                to the previous event's end; host wait when the launching
                runtime event (same "correlation" arg, not on a GPU stream)
                started after that end, kernel wait when gap < 30 us, other
+  queues       per (pid, tid), cuda_sync left out, events with a launch: +1 at
+               the launch, -1 at the event's start, +1 first at equal times;
+               points, max, mean of the lengths, time at the max
   kernels      per name (cuda_sync left out): count, total, min, max
 
 Compares everything with `tracestat --section gpu-breakdown,gpu-kernels --json`;
@@ -80,7 +83,8 @@ def load(path, hta):
             gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
                             sync=e["cat"] == "cuda_sync", corr=args.get("correlation")))
         elif "correlation" in args:
-            launch[args["correlation"]] = ns(e["ts"])
+            lt = ns(e["ts"])
+            launch.setdefault(args["correlation"], -((-lt) // 1000) * 1000 if hta else lt)
     return gpu, launch
 
 
@@ -111,6 +115,23 @@ def expected(gpu, launch):
         for c, (time, n) in t.items():
             row[c + "_ns"], row[c + "_gaps"] = time, n
         streams[(str(key[0]), str(key[1]))] = row
+    queues = {}
+    for key in {(g["pid"], g["tid"]) for g in gpu if not g["sync"]}:
+        steps = []
+        for g in gpu:
+            if (g["pid"], g["tid"]) == key and not g["sync"] and g["corr"] in launch:
+                steps += [(launch[g["corr"]], -1), (g["s"], 1)]  # sorts +1 (-1 here) first
+        if not steps:
+            continue
+        steps.sort()
+        lens, n = [], 0
+        for _, d in steps:
+            n -= d
+            lens.append(n)
+        top = max(lens)
+        at = sum(steps[i + 1][0] - steps[i][0] for i in range(len(steps) - 1) if lens[i] == top)
+        queues[(str(key[0]), str(key[1]))] = dict(points=len(steps), max=top, at_max_ns=at,
+                                                  mean=sum(lens) / len(lens))
     for g in gpu:
         if g["sync"]:
             continue
@@ -120,7 +141,7 @@ def expected(gpu, launch):
         k["count"] += 1
         k["total_ns"] += d
         k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
-    return devices, streams, kernels
+    return devices, streams, queues, kernels
 
 
 def main():
@@ -129,7 +150,7 @@ def main():
     cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
     got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
                                     capture_output=True, text=True).stdout)
-    devices, streams, kernels = expected(*load(path, hta))
+    devices, streams, queues, kernels = expected(*load(path, hta))
     bad = 0
 
     def check(what, want, have):
@@ -145,6 +166,12 @@ def main():
     for s in got["gpu_breakdown"]["streams"]:
         gs[(str(s["pid"]), str(s["tid"]))] = {k: v for k, v in s.items() if k.endswith(("_ns", "_gaps"))}
     check("streams", streams, gs)
+    gq = {}
+    for q in got["gpu_breakdown"]["queues"]:
+        gq[(str(q["pid"]), str(q["tid"]))] = {k: q[k] for k in ("points", "max", "at_max_ns", "mean")}
+    for q in list(gq.values()) + list(queues.values()):
+        q["mean"] = round(q["mean"], 9)
+    check("queues", queues, gq)
     gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
           for k in got["gpu_kernels"]["kernels"]}
     check("kernels", kernels, gk)

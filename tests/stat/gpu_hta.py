@@ -4,7 +4,8 @@
 HTA's tests/test_trace_analysis.py (test_get_mtia_kernel_breakdown) states the
 kernel-type sums of tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz:
 computation 7305597 us, memory 400892 us (HTA rounds to whole microseconds,
-hence --hta-rounding).  The trace (2.9 MB gzip) is not copied into testdata/:
+hence --hta-rounding); test_get_mtia_queue_length_stats states stream 102's
+queue length: 6 points, mean 0.5, max 1, 1060 us at the max.  The trace (2.9 MB gzip) is not copied into testdata/:
 set TR_HTA_DATA to a checkout's tests/data to run this; skipped (77) otherwise.
 
 usage: gpu_hta.py TRACESTAT
@@ -30,7 +31,14 @@ def main():
     if got != want:
         print(f"kernel types: HTA says {want} ns, tracestat {got}")
         return 1
-    print("kernel type sums equal HTA's")
+    out = subprocess.run([sys.argv[1], "--section", "gpu-breakdown", "--hta-rounding", "--json", path],
+                         check=True, capture_output=True, text=True).stdout
+    q = {q["tid"]: q for q in json.loads(out)["gpu_breakdown"]["queues"]}[408]  # Stream 102 FW
+    have = (q["points"], q["mean"], q["max"], q["at_max_ns"])
+    if have != (6, 0.5, 1, 1060000):
+        print(f"stream 102 queue: HTA says (6, 0.5, 1, 1060000), tracestat {have}")
+        return 1
+    print("kernel type sums and stream 102's queue length equal HTA's")
     return 0
 
 
