@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tr_analysis.h"
 #include "tr_error.h"
 #include "tr_trace.h"
 
@@ -87,6 +88,17 @@ typedef struct tr_render_stats {
 */
 int tr_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
               tr_render_stats *stats, tr_error *e);
+
+/*
+** tr_render_diff: the diff of two runs as bars
+** ^Draws D (tr_analysis.h) into PATH: per kind of row (ops, GPU kernels,
+** stack functions, I/O per file and per rank) its largest changes, each a
+** grey bar for the control run over a bar in the name's colour for the
+** test run, on the kind's scale, with the change beside.  ^O gives the
+** width, dpi, title and legend; FORMAT and STATS as tr_render's.
+*/
+int tr_render_diff(const tr_diff *d, const tr_render_opts *o, const char *path, int format,
+                   tr_render_stats *stats, tr_error *e);
 
 /* ---- colours: stable across pictures ---- */
 

@@ -34,7 +34,10 @@ static void say_drawn(const args *a, const tr_render_stats *st)
 /* The picture's format, by --format or the output's name: an exit code. */
 static int pick_format(tr_cli *c, args *a)
 {
-    if (!a->output) a->output = a->ro.kind == TR_RENDER_TIMELINE ? "timeline.png" : "flame.svg";
+    if (!a->output)
+        a->output = a->control.len                     ? "diff.png"
+                    : a->ro.kind == TR_RENDER_TIMELINE ? "timeline.png"
+                                                       : "flame.svg";
     if (a->format < 0) a->format = tr_render_format_for_path(a->output);
     if (a->format < 0 && strcmp(a->output, "-") == 0)
         return tr_cli_usage_error(c, "--output - needs --format png, svg or pdf");
@@ -51,10 +54,52 @@ static int pick_format(tr_cli *c, args *a)
     return TR_EXIT_OK;
 }
 
+/* Loads a run's inputs into a new trace (*OUT NULL when that fails). */
+static int load_run(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
+{
+    *out = tr_trace_new();
+    if (!*out) {
+        tr_cli_errorf(c, "out of memory");
+        return TR_EXIT_DATA;
+    }
+    int rc = tr_cli_load(c, *out, inputs, n, 0);
+    if (rc != TR_EXIT_OK) {
+        tr_trace_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* --diff: the bars of tracestat --diff. */
+static int run_diff(tr_cli *c, args *a, char **inputs, int n)
+{
+    tr_trace *ctl = NULL, *test = NULL;
+    int rc = load_run(c, a->control.data, a->control.len, &ctl);
+    if (rc == TR_EXIT_OK) rc = load_run(c, inputs, (size_t)n, &test);
+    tr_stat_opts so;
+    tr_stat_opts_init(&so);
+    tr_diff d = {0};
+    tr_error e = {0};
+    tr_render_stats st;
+    if (rc == TR_EXIT_OK && (tr_diff_compute(ctl, test, &so, &d, &e) != TR_OK ||
+                             tr_render_diff(&d, &a->ro, a->output, a->format, &st, &e) < 0)) {
+        tr_cli_error(c, &e);
+        rc = e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+    } else if (rc == TR_EXIT_OK && c->verbosity >= 2) {
+        fprintf(stderr, "traceviz: %s: %dx%d px, %zu rows drawn of %zu that differ\n", a->output,
+                st.width_px, st.height_px, st.slices_drawn, d.n);
+    }
+    tr_diff_fini(&d);
+    tr_trace_free(ctl);
+    tr_trace_free(test);
+    return rc;
+}
+
 static int run(tr_cli *c, args *a, char **inputs, int n)
 {
     int rc = pick_format(c, a);
     if (rc != TR_EXIT_OK) return rc;
+    if (a->control.len) return run_diff(c, a, inputs, n);
     a->ro.ranks = a->ranks;
     a->ro.n_ranks = a->n_ranks;
     tr_trace *t = tr_trace_new();
@@ -85,6 +130,7 @@ int main(int argc, char **argv)
     args a;
     memset(&a, 0, sizeof a);
     tr_render_opts_init(&a.ro);
+    tr_vec_init(&a.control, sizeof(char *));
     a.format = -1;
     int done;
     int rc = tv_parse(&c, argc, argv, &a, &done);
@@ -96,6 +142,7 @@ int main(int argc, char **argv)
         if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
     }
     free(a.ranks);
+    tr_vec_fini(&a.control);
     tr_cli_fini(&c);
     return rc;
 }

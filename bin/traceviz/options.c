@@ -9,6 +9,7 @@
 
 static const char usage_text[] =
     "Usage: traceviz [OPTION]... INPUT...\n"
+    "  or:  traceviz --diff CONTROL [--diff CONTROL]... [OPTION]... TEST...\n"
     "Draw a timeline (one lane per track, grouped by process or rank) or a flame graph\n"
     "of the stack samples of traces.  INPUT is anything tracecat reads: a file, a run\n"
     "directory, an archive, a compressed file, or - for standard input.  The picture's\n"
@@ -26,6 +27,9 @@ static const char usage_text[] =
     "      --title TEXT      the title (default: made from the input)\n"
     "      --no-legend       leave out the legend of colours (timeline)\n"
     "      --annotate        instruction ids (GT seq) beside markers and in slices\n"
+    "      --diff INPUT      draw the diff of two runs as bars (default diff.png): the\n"
+    "                        --diff inputs (repeatable) are the control run, the others\n"
+    "                        the test run (as tracestat --diff)\n"
     "\n"
     "Selection:\n"
     "      --since TIME      start of the window, from the origin (1.5s, 200ms, 30us,\n"
@@ -51,7 +55,8 @@ static const char usage_text[] =
     "Examples:\n"
     "  traceviz /tmp/debug.log --output timeline.png --dpi 200\n"
     "  traceviz run/ --ranks 0-3 --since 2s --until 2.5s -o window.pdf\n"
-    "  traceviz dumps.txt --kind flame -o flame.svg\n";
+    "  traceviz dumps.txt --kind flame -o flame.svg\n"
+    "  traceviz --diff before.json.gz after.json.gz -o diff.png\n";
 
 enum {
     OPT_KIND = 256,
@@ -70,13 +75,15 @@ enum {
     OPT_REVERSE,
     OPT_PER_THREAD,
     OPT_COLOR_BY,
-    OPT_MIN_WIDTH
+    OPT_MIN_WIDTH,
+    OPT_DIFF
 };
 
 static const tr_cli_opt options[] = {
     {"annotate", no_argument, OPT_ANNOTATE},
     {"color-by", required_argument, OPT_COLOR_BY},
     {"colour-by", required_argument, OPT_COLOR_BY},
+    {"diff", required_argument, OPT_DIFF},
     {"dpi", required_argument, OPT_DPI},
     {"format", required_argument, OPT_FORMAT},
     {"height", required_argument, OPT_HEIGHT},
@@ -257,6 +264,12 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_PER_THREAD:
         a->ro.per_thread = 1;
         break;
+    case OPT_DIFF: {
+        char **in = tr_vec_push(&a->control);
+        if (!in) return tr_cli_usage_error(c, "out of memory");
+        *in = (char *)arg;
+        break;
+    }
     default:
         return number_option(c, a, id, arg);
     }

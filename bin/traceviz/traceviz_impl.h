@@ -14,6 +14,7 @@ typedef struct args {
     int format;
     int32_t *ranks;
     size_t n_ranks, cap_ranks;
+    tr_vec control; /* char *: the --diff inputs (the control run) */
 } args;
 
 /* Parses the command line into C and A: an exit code, *DONE 1 after --help or --version. */

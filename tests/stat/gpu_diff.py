@@ -8,13 +8,19 @@ with a "stream" arg): the kernels rows.  Names whose count or total differ
 must be exactly the rows tracestat lists, with the same numbers, ordered by
 |test total - control total| descending (ties by name).
 
-usage: gpu_diff.py TRACESTAT CONTROL TEST
+With --traceviz, also draws `traceviz --diff -v` and checks that it is a PNG of
+16 in x 150 dpi whose bands hold the 12 largest rows of each kind, of all the
+rows that differ.
+
+usage: gpu_diff.py TRACESTAT CONTROL TEST [--traceviz TRACEVIZ]
 """
 import decimal
 import gzip
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"}
 
@@ -64,6 +70,22 @@ def main():
             bad += 1
         else:
             print(f"{kind}: {len(want)} rows differ, as expected")
+    if "--traceviz" in sys.argv:
+        viz = sys.argv[sys.argv.index("--traceviz") + 1]
+        out = tempfile.NamedTemporaryFile(suffix=".png", delete=False).name
+        err = subprocess.run([viz, "-v", "--diff", control, test, "-o", out], check=True,
+                             capture_output=True, text=True).stderr
+        n = [len(got[k]) for k in ("ops", "kernels", "frames", "io_files", "io_ranks")]
+        want = f"{sum(min(k, 12) for k in n)} rows drawn of {sum(n)} that differ"
+        with open(out, "rb") as f:
+            head = f.read(24)
+        os.unlink(out)
+        if want not in err or head[:8] != b"\x89PNG\r\n\x1a\n" or \
+                int.from_bytes(head[16:20], "big") != 2400:
+            print(f"traceviz --diff: expected a 2400 px wide PNG and '{want}', got {err!r}")
+            bad += 1
+        else:
+            print(f"traceviz --diff: {want}")
     return 1 if bad else 0
 
 
