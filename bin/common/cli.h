@@ -88,6 +88,11 @@ int tr_cli_parse_long(const char *s, long lo, long hi, long *out);
 ** returns the exit code.
 */
 int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices);
+/*
+** tr_cli_load as a new trace in *OUT, for binaries that read two runs
+** (--diff); *OUT is NULL unless TR_EXIT_OK is returned.
+*/
+int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out);
 
 /* ---- messages ---- */
 

@@ -54,3 +54,18 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
     }
     return TR_EXIT_OK;
 }
+
+int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
+{
+    *out = tr_trace_new();
+    if (!*out) {
+        tr_cli_errorf(c, "out of memory");
+        return TR_EXIT_DATA;
+    }
+    int rc = tr_cli_load(c, *out, inputs, n, 0);
+    if (rc != TR_EXIT_OK) {
+        tr_trace_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}

@@ -278,28 +278,12 @@ static int check_args(tr_cli *c, const args *a, int argc)
     return rc;
 }
 
-/* Loads a run's inputs into a new trace (*OUT NULL when that fails). */
-static int load_run(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
-{
-    *out = tr_trace_new();
-    if (!*out) {
-        tr_cli_errorf(c, "out of memory");
-        return TR_EXIT_DATA;
-    }
-    int rc = tr_cli_load(c, *out, inputs, n, 0);
-    if (rc != TR_EXIT_OK) {
-        tr_trace_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
 /* --diff: the control run from the --diff inputs, the test run from the others. */
 static int run_diff(tr_cli *c, const args *a, char **inputs, int n)
 {
     tr_trace *ctl = NULL, *test = NULL;
-    int rc = load_run(c, a->control.data, a->control.len, &ctl);
-    if (rc == TR_EXIT_OK) rc = load_run(c, inputs, (size_t)n, &test);
+    int rc = tr_cli_load_new(c, a->control.data, a->control.len, &ctl);
+    if (rc == TR_EXIT_OK) rc = tr_cli_load_new(c, inputs, (size_t)n, &test);
     tr_diff d = {0};
     tr_error e = {0};
     if (rc == TR_EXIT_OK && tr_diff_compute(ctl, test, &a->ro.stat, &d, &e) != TR_OK) {

@@ -54,28 +54,12 @@ static int pick_format(tr_cli *c, args *a)
     return TR_EXIT_OK;
 }
 
-/* Loads a run's inputs into a new trace (*OUT NULL when that fails). */
-static int load_run(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
-{
-    *out = tr_trace_new();
-    if (!*out) {
-        tr_cli_errorf(c, "out of memory");
-        return TR_EXIT_DATA;
-    }
-    int rc = tr_cli_load(c, *out, inputs, n, 0);
-    if (rc != TR_EXIT_OK) {
-        tr_trace_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
 /* --diff: the bars of tracestat --diff. */
 static int run_diff(tr_cli *c, args *a, char **inputs, int n)
 {
     tr_trace *ctl = NULL, *test = NULL;
-    int rc = load_run(c, a->control.data, a->control.len, &ctl);
-    if (rc == TR_EXIT_OK) rc = load_run(c, inputs, (size_t)n, &test);
+    int rc = tr_cli_load_new(c, a->control.data, a->control.len, &ctl);
+    if (rc == TR_EXIT_OK) rc = tr_cli_load_new(c, inputs, (size_t)n, &test);
     tr_stat_opts so;
     tr_stat_opts_init(&so);
     tr_diff d = {0};
