@@ -865,7 +865,6 @@ static rr_thread *thread_new(void)
         t->tid = (uint32_t)syscall(SYS_gettid);
         t->next = rr_threads;
         rr_threads = t;
-        if (rr.flusher_pid != rr.pid) start_flusher();
     }
     rr_unlock(was);
     if (t) {
@@ -1195,8 +1194,9 @@ __attribute__((constructor)) static void init(void)
     install_handler(SIGABRT);
     install_handler(SIGSEGV);
     install_handler(SIGBUS);
-    atomic_store(&rr_next_ckpt, rr.start_ns > rr_now() - RR_CKPT_NS ? rr.start_ns + RR_CKPT_NS
-                                                                    : rr_now() + RR_CKPT_NS);
+    /* The first traced call flushes (nothing) and starts the flusher: a process that traces
+     * nothing stays single-threaded. */
+    atomic_store(&rr_next_ckpt, 0);
     rr.ready = 1;
     atomic_store(&rr_layers, rr_parse_layers(getenv("TRACERECORD_LAYERS")));
 }
