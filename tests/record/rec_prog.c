@@ -91,10 +91,12 @@ static int basic(void)
     int fd4 = creat("f.dat", 0640);
     check(fd4 >= 0, "creat");
     close(fd4);
-    /* Not traced: stdout, and excluded /dev. */
+    /* Not traced: stdout, and Darshan's excluded prefixes (/dev, /etc, ...). */
     int dn = open("/dev/null", O_WRONLY);
     check(dn >= 0 && write(dn, buf, 5) == 5, "/dev/null");
     close(dn);
+    int etc = open("/etc/passwd", O_RDONLY);
+    if (etc >= 0) close(etc);
     printf("done\n");
     return 0;
 }
@@ -222,6 +224,13 @@ int main(int argc, char **argv)
         write_file("term.dat", 4, 25);
         raise(SIGTERM);
         return 1;
+    }
+    if (!strcmp(mode, "append")) {
+        /* Darshan counts an O_APPEND descriptor from offset 0: 299 consecutive of 300. */
+        int fd = open("append.dat", O_CREAT | O_WRONLY | O_APPEND, 0644);
+        for (int i = 0; i < 300; i++) check(write(fd, buf, 10) == 10, "write");
+        close(fd);
+        return 0;
     }
     if (!strcmp(mode, "steady")) return steady();
     if (!strcmp(mode, "quiet")) return quiet();

@@ -277,6 +277,19 @@ def case_hang():
             fail("rank %d: %r says wrongly whether it returned" % (r, row[0]))
 
 
+def case_append():
+    """Darshan's counters of 300 appending write()s (darshan-posix.c: every open starts at
+    offset 0, O_APPEND too; the first access is neither consecutive nor sequential)."""
+    d, _ = trace([PROG, "append"])
+    p = subprocess.run([TRACESTAT, "--section", "io", "--json", d], capture_output=True,
+                       text=True)
+    files = json.loads(p.stdout)["io"]["files"] if p.returncode == 0 else []
+    got = [{k: f[k] for k in ("writes", "bytes_written", "consecutive", "sequential")}
+           for f in files if f["path"] == w("append.dat")]
+    eq(got, [{"writes": 300, "bytes_written": 3000, "consecutive": 299, "sequential": 299}],
+       "Darshan's POSIX_WRITES, BYTES_WRITTEN, CONSEC_WRITES, SEQ_WRITES of append.dat")
+
+
 def case_term():
     d, _ = trace([PROG, "term"], expect_rc=128 + 15)
     check_sequence(cat(d), file_calls(w("term.dat"), 4, 25), "SIGTERM")
@@ -297,8 +310,9 @@ def case_layers():
     check_sequence(cat(d), want, "--layers posix")
     d, _ = trace([PROG, "basic"], out="all", opts=["--exclude", ""])
     names = [r["args"].get("path") for r in cat(d)]
-    if "/dev/null" not in names:
-        fail("--exclude '' does not trace /dev/null")
+    for path in ("/dev/null", "/etc/passwd"):
+        if path not in names:
+            fail("--exclude '' does not trace %s" % path)
 
 
 def case_usage():
@@ -377,7 +391,8 @@ CASES = {"basic": case_basic, "fortify": case_fortify, "threads": case_threads,
          "fork": case_fork, "exec": case_exec, "kill": case_kill, "term": case_term,
          "exit": case_exit, "layers": case_layers, "usage": case_usage, "meta": case_meta,
          "mpi2": lambda: case_mpi(2), "mpi4": lambda: case_mpi(4), "quiet": case_quiet,
-         "steady": case_steady, "signals": case_signals, "hang": case_hang}
+         "steady": case_steady, "signals": case_signals, "hang": case_hang,
+         "append": case_append}
 
 try:
     CASES[CASE]()
