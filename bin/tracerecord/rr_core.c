@@ -485,22 +485,6 @@ static void rank_file(char *buf, const char *ext)
     memcpy(buf + n, ext, strlen(ext) + 1);
 }
 
-static int mkdirs(const char *dir)
-{
-    char path[PATH_MAX];
-    size_t n = strlen(dir);
-    if (n >= sizeof path) return -1;
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0') continue;
-        char c = path[i];
-        path[i] = '\0';
-        if (syscall(SYS_mkdirat, AT_FDCWD, path, 0755) != 0 && errno != EEXIST) return -1;
-        path[i] = c;
-    }
-    return 0;
-}
-
 static void update_meta(void)
 {
     syscall(SYS_flock, rr.dirfd, LOCK_EX);
@@ -512,7 +496,7 @@ static void update_meta(void)
 static int claim(void)
 {
     if (rr.dirfd < 0) {
-        if (mkdirs(rr.dir) != 0) return -1;
+        if (rr_mkdirs(rr.dir) != 0) return -1;
         rr.dirfd = rr_sys_open(AT_FDCWD, rr.dir, O_RDONLY | O_DIRECTORY, 0);
         if (rr.dirfd < 0) return -1;
     }
