@@ -181,8 +181,6 @@ static const char *const k_path[] = {"path", "pathname", "filename", "file", NUL
 static const char *const k_offset[] = {"offset", NULL};
 static const char *const k_whence[] = {"whence", NULL};
 static const char *const k_fh[] = {"fh", NULL};
-static const char *const k_flags[] = {"flags", NULL};
-static const char *const k_mode[] = {"mode", NULL};
 
 /* ---- the pass ---- */
 
@@ -388,15 +386,12 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
     int64_t bytes = c->s.bytes[row], off = -1, v;
     int has_off = io_arg_int(c->t, args, k_offset, &off);
     switch (kind) {
-    case TR_IO_OPEN: {
+    case TR_IO_OPEN:
+        /* Darshan's convention (darshan-posix.c, _POSIX_RECORD_OPEN): every open starts at
+         * offset 0, O_APPEND and fopen's "a" included, and forgets the last bytes touched. */
         ps->pos = 0;
-        tr_str mode = io_arg_str(c->t, args, k_mode);
-        int64_t flags;
-        if (io_arg_int(c->t, args, k_flags, &flags) && (flags & 02000))
-            ps->pos = -1; /* O_APPEND: the position is the file's size, unknown here */
-        if (mode && strchr(tr_str_get(c->t, mode, NULL), 'a')) ps->pos = -1;
+        ps->last_read = ps->last_write = 0;
         break;
-    }
     case TR_IO_SEEK:
         if (strcmp(fn, "rewind") == 0) {
             ps->pos = 0;

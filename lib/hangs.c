@@ -256,7 +256,7 @@ static int hg_ranks(const tr_trace *t, tr_hangs *h, tr_map *map)
 static int hg_state(const tr_trace *t, const tr_hangs *h, const tr_hang_rank *r)
 {
     int64_t span = h->end - h->start, slack = span / 100;
-    if (!r->last_call || h->end - r->last_end > slack) return TR_RANK_IDLE;
+    if (!r->last_call || (!r->in_flight && h->end - r->last_end > slack)) return TR_RANK_IDLE;
     char buf[96];
     const char *name = tr_str_get(t, r->last_call, NULL);
     if (tr_hangs_collective(name, buf, sizeof buf)) return TR_RANK_COLLECTIVE;
@@ -294,7 +294,13 @@ static int hg_walk_ranks(const tr_trace *t, tr_hangs *h, const tr_map *ranks, tr
         if (k == UINT32_MAX) continue;
         tr_hang_rank *hr = &h->ranks[k];
         int64_t end = tr_time_add(s.ts[i], s.dur[i] > 0 ? s.dur[i] : 0);
-        if (s.depth[i] == 0 && end >= hr->last_end) hr->last_end = end, hr->last_call = s.name[i];
+        /* A call that never returned is where the rank is, whatever ended later. */
+        int open = s.depth[i] == 0 && hg_arg_int(t, s.args[i], "unfinished") == 1;
+        if (s.depth[i] == 0 && (open || (!hr->in_flight && end >= hr->last_end))) {
+            hr->last_end = open ? s.ts[i] : end;
+            hr->last_call = s.name[i];
+            hr->in_flight = open;
+        }
         const char *coll = tr_hangs_collective(tr_str_get(t, s.name[i], NULL), buf, sizeof buf);
         if (!coll) continue;
         tr_hang_collective *c = hg_collective(h, colls, coll);

@@ -71,9 +71,39 @@ static int hp_collective(const tr_hangs *h, const tr_hang_collective *c, tr_buf 
     return rc == TR_OK ? tr_buf_adds(b, "\n") : rc;
 }
 
-static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, int all, tr_buf *b)
+/* The ranks inside a call that never returned, grouped by the call: "MPI_Barrier: ranks 0 2 3". */
+static int hp_in_flight(const tr_trace *t, const tr_hangs *h, tr_buf *b)
 {
     int rc = TR_OK, any = 0;
+    for (size_t i = 0; i < h->n_ranks && rc == TR_OK; i++) {
+        const tr_hang_rank *r = &h->ranks[i];
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++)
+            first = !(h->ranks[k].in_flight && h->ranks[k].last_call == r->last_call);
+        if (!r->in_flight || !first) continue;
+        if (!any++) rc = tr_buf_adds(b, "ranks inside a call that never returned:\n");
+        if (rc == TR_OK) rc = tr_buf_addf(b, "    %s:", tr_str_get(t, r->last_call, NULL));
+        for (size_t k = i; k < h->n_ranks && rc == TR_OK; k++)
+            if (h->ranks[k].in_flight && h->ranks[k].last_call == r->last_call)
+                rc = tr_buf_addf(b, " %s%d", k == i ? "rank " : "", (int)h->ranks[k].rank);
+        if (rc == TR_OK) rc = tr_buf_adds(b, "\n");
+    }
+    if (rc == TR_OK && any) {
+        int first = 1;
+        for (size_t i = 0; i < h->n_ranks && rc == TR_OK; i++) {
+            if (h->ranks[i].in_flight) continue;
+            rc = tr_buf_addf(b, "%s%d", first ? "    not in one: rank " : " ",
+                             (int)h->ranks[i].rank);
+            first = 0;
+        }
+        if (rc == TR_OK && !first) rc = tr_buf_adds(b, "\n");
+    }
+    return rc;
+}
+
+static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, int all, tr_buf *b)
+{
+    int rc = hp_in_flight(t, h, b), any = 0;
     for (size_t i = 0; i < h->n_collectives && rc == TR_OK; i++) {
         if (!h->collectives[i].odd) continue;
         if (!any++) rc = tr_buf_adds(b, "collectives whose count differs between ranks:\n");
@@ -90,9 +120,12 @@ static int hp_ranks(const tr_trace *t, const tr_hangs *h, size_t limit, int all,
         const tr_hang_rank *r = &h->ranks[i];
         rc = tr_buf_addf(b, "    rank %d %s", (int)r->rank, tr_rank_state_name(r->state));
         if (rc == TR_OK && r->last_call) {
-            rc = tr_buf_addf(b, "; last call %s ended ", tr_str_get(t, r->last_call, NULL));
+            rc = tr_buf_addf(b, "; last call %s %s ", tr_str_get(t, r->last_call, NULL),
+                             r->in_flight ? "entered" : "ended");
             if (rc == TR_OK) rc = hp_time(b, h->end - r->last_end);
-            if (rc == TR_OK) rc = tr_buf_adds(b, " before the end");
+            if (rc == TR_OK)
+                rc = tr_buf_adds(b, r->in_flight ? " before the end, never returned"
+                                                 : " before the end");
         }
         if (rc == TR_OK && r->last_collective)
             rc = tr_buf_addf(b, "; last collective %s", r->last_collective);
@@ -121,6 +154,7 @@ int tr_hangs_found(const tr_hangs *h)
 {
     int odd = 0;
     for (size_t i = 0; i < h->n_collectives; i++) odd |= h->collectives[i].odd > 0;
+    for (size_t i = 0; i < h->n_ranks; i++) odd |= h->ranks[i].in_flight;
     return h->n_requests || h->n_round_trips || odd;
 }
 
@@ -168,8 +202,9 @@ static int hp_json_ranks(const tr_trace *t, const tr_hangs *h, tr_buf *b)
                          (int)r->rank, tr_rank_state_name(r->state));
         if (rc == TR_OK) rc = tr_buf_add_json_id(b, t, r->last_call);
         if (rc == TR_OK)
-            rc = tr_buf_addf(b, ",\"last_end_ns\":%lld,\"last_collective\":",
-                             (long long)(r->last_call ? r->last_end : 0));
+            rc = tr_buf_addf(b, ",\"last_end_ns\":%lld,\"returned\":%s,\"last_collective\":",
+                             (long long)(r->last_call ? r->last_end : 0),
+                             r->in_flight ? "false" : "true");
         if (rc == TR_OK)
             rc = r->last_collective
                      ? tr_buf_add_json_str(b, r->last_collective, strlen(r->last_collective))

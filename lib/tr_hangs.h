@@ -56,6 +56,7 @@ typedef struct tr_hang_rank {
     int state;                   /* enum tr_rank_state at the end of the trace */
     const char *last_collective; /* NULL: none */
     int64_t last_collective_ts;
+    int in_flight; /* its last call was entered and never returned (arg "unfinished": 1) */
 } tr_hang_rank;
 
 /* One collective: how many times each rank made it. */

@@ -445,6 +445,36 @@ static int load_named(rec_run *run, const char *name, int zipped, rec_bytes *out
     return rc;
 }
 
+/*
+** <r>.inflight (tracerecord, local mode): the calls the rank had entered and
+** not returned at its last flush: uint32 n, n int64 start ticks, then a
+** call-signature table of n entries (bin/tracerecord/rr_core.c).
+*/
+static int read_inflight(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
+{
+    char name[64], path[1024];
+    snprintf(name, sizeof name, "%d.inflight", (int)r);
+    if (run->ipc || run->gen == REC_G3 || fs_exists(run->dir, name, NULL) != TR_OK) return TR_OK;
+    int rc = load_all(run->dir, name, UINT64_MAX, &rk->fly_raw, e);
+    if (rc < 0) return rc;
+    const rec_bytes *b = &rk->fly_raw;
+    uint32_t n = b->n >= 4 ? rec_le32(b->p) : 0;
+    rec_path(run->dir, name, path, sizeof path);
+    if (b->n < 4 || n > (b->n - 4) / 8) {
+        tr_loc loc = {path, 0, 0, 0};
+        return tr_errorf(e, TR_E_FORMAT, &loc, "%zu bytes cannot hold %u start times", b->n, n);
+    }
+    rk->fly_at = b->p + 4;
+    rec_bytes table = {b->p + 4 + 8 * (size_t)n, b->n - 4 - 8 * (size_t)n, NULL};
+    rc = rec_cst_parse(&rk->fly, &table, 16, run->n_names, path, e);
+    if (rc == TR_OK && rk->fly.n != n) {
+        tr_loc loc = {path, 0, 0, 5 + 8 * (uint64_t)n};
+        return tr_errorf(e, TR_E_FORMAT, &loc, "%u call signatures for %u start times", rk->fly.n,
+                         n);
+    }
+    return rc;
+}
+
 static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
 {
     char name[64], path[1024], ts_path[1024];
@@ -511,14 +541,23 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
         return rc;
     }
     rk->n = g.rule[g.start].len;
-    if (rk->n < pairs)
+    /* tracerecord's spare zero pair: the rank had not finished (bin/tracerecord/rr_core.c). */
+    rk->cut = rk->n + 1 == pairs && rec_le32(rk->ts.p + rk->n * 8) == 0 &&
+              rec_le32(rk->ts.p + rk->n * 8 + 4) == 0;
+    if (rk->cut)
+        warn_keep(rk, ts_path, ts_base + rk->n * 8,
+                  "rank %d's trace is cut: it ends without its closing checkpoint (the program "
+                  "was killed or is still running); its %llu records are those written up to "
+                  "the last flush, calls after it are missing",
+                  (int)r, (unsigned long long)rk->n);
+    else if (rk->n < pairs)
         warn_keep(rk, ts_path, ts_base + rk->n * 8,
                   "%llu timestamp pairs beyond rank %d's %llu records ignored",
                   (unsigned long long)(pairs - rk->n), (int)r, (unsigned long long)rk->n);
     rk->seq = tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
     rc = rk->seq ? rec_cfg_expand(&g, rk->seq, e) : tr_error_nomem(e);
     rec_cfg_free(&g);
-    return rc;
+    return rc < 0 ? rc : read_inflight(run, r, rk, e);
 }
 
 /* The ranks decoded by one call of next, on the pool's threads. */
@@ -646,6 +685,8 @@ static void recorder_close(void *rd)
     rec_model_free(r->model);
     for (int32_t k = 0; r->rk && k < r->run.ranks; k++) {
         rec_cst_free(&r->rk[k].cst);
+        rec_cst_free(&r->rk[k].fly);
+        rec_bytes_free(&r->rk[k].fly_raw);
         rec_bytes_free(&r->rk[k].ts);
         tr_free(r->rk[k].seq);
     }

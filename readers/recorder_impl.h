@@ -139,6 +139,10 @@ typedef struct rec_rank {
     rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
     uint32_t *seq; /* terminal ids in record order */
     uint64_t n;
+    rec_bytes fly_raw;           /* <r>.inflight (tracerecord): calls not returned */
+    rec_cst fly;                 /* their signatures */
+    const unsigned char *fly_at; /* their int64 start ticks, fly.n of them */
+    int cut;                     /* the rank's trace ends without its closing checkpoint */
     int rc;
     tr_error err;
     tr_error warn[REC_WARN_KEEP]; /* workers cannot call the diag, which is not thread-safe */

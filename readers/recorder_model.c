@@ -280,8 +280,9 @@ static int mpi_type_size(const char *s, size_t n)
 }
 
 /* One table entry into a name, a category, an arg set and bytes moved. */
-static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, sig_model *out,
-                       tr_error *e)
+/* UNFINISHED: a call in flight (<r>.inflight), marked by the arg "unfinished": 1. */
+static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int unfinished,
+                       sig_model *out, tr_error *e)
 {
     func_info *f = func_resolve(m, s->func);
     out->tid = s->tid;
@@ -333,6 +334,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, sig
             if (strcmp(ks, "datatype") == 0) tsize = mpi_type_size(field[i], flen[i]);
         }
     }
+    if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
     out->args = tr_args_end(m->t);
     if (f->io == IO_COUNT && count >= 0) out->bytes = count;
     if (f->io == IO_SIZE_NMEMB && size >= 0 && nmemb >= 0 && (!size || nmemb <= INT64_MAX / size))
@@ -350,7 +352,7 @@ static int convert_table(rec_model *m, const rec_cst *c, const char *cst_name, s
     for (uint32_t i = 0; i < c->n; i++) {
         /* Terminals the table lacks: no grammar may use them (checked at parse). */
         if (!c->sig[i].present) continue;
-        int rc = sig_convert(m, &c->sig[i], cst_name, &(*out)[i], e);
+        int rc = sig_convert(m, &c->sig[i], cst_name, 0, &(*out)[i], e);
         if (rc < 0) return rc;
     }
     return TR_OK;
@@ -633,12 +635,50 @@ int rec_model_open(rec_model **out, tr_trace *t, rec_run *run, rec_rank *rk, uin
     return rc == TR_OK ? merge_start(m, e) : rc;
 }
 
+/*
+** The calls rank R had not returned at its last flush: slices left open (the
+** trace's end closes them) under the open calls of lower level, with the
+** arg "unfinished": 1, and a warning naming them.
+*/
+static int add_inflight(rec_model *m, int32_t r, tr_error *e)
+{
+    const rec_rank *k = &m->rk[r];
+    rank_out *o = &m->ro[r];
+    char name[32], path[1024];
+    snprintf(name, sizeof name, "%d.inflight", (int)r);
+    rec_path(m->run->dir, name, path, sizeof path);
+    for (uint32_t i = 0; i < k->fly.n; i++) {
+        sig_model s;
+        int rc = sig_convert(m, &k->fly.sig[i], path, 1, &s, e);
+        if (rc < 0) return rc;
+        uint64_t ticks = rec_le64(k->fly_at + 8 * (size_t)i);
+        if (ticks > m->limit) return merge_overflow(m, r, e);
+        tid_track *tt = track_for(m, o, r, s.tid);
+        uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, ticks_ns(m->run, ticks), -1,
+                                    s.name, s.cat, s.bytes, s.args);
+        if (!tt || row == TR_NONE || nest_by_level(m, tt, row, s.level) != TR_OK)
+            return tr_error_nomem(e);
+    }
+    if (!k->fly.n) return TR_OK;
+    const char *first = tr_str_get(m->t, func_resolve(m, k->fly.sig[0].func)->name, NULL);
+    tr_loc loc = {path, 0, 0, 0};
+    m->warnings++;
+    return tr_warnf(m->diag, e, &loc,
+                    "rank %d had %u call%s in flight at its last flush (outermost: %s): "
+                    "entered, not returned",
+                    (int)r, k->fly.n, k->fly.n == 1 ? "" : "s", first ? first : "?") == TR_FAIL
+               ? TR_FAIL
+               : TR_OK;
+}
+
 /* The end: ranks with records out of order, and the input's info. */
 static int model_end(rec_model *m, tr_error *e)
 {
     rec_run *run = m->run;
     char name[32], path[1024];
     for (int32_t r = 0; r < run->ranks; r++) {
+        int rc = add_inflight(m, r, e);
+        if (rc != TR_OK) return rc;
         if (!m->ro[r].bad_order) continue;
         m->warnings++;
         snprintf(name, sizeof name, run->gen == REC_G3 ? "recorder.ts" : "%d.ts", (int)r);

@@ -67,7 +67,7 @@ typedef struct rr_vec {
 
 struct rr_thread {
     rr_rec *ring;
-    uint64_t head; /* next slot: written by the owner only */
+    _Atomic uint64_t head; /* next slot: written by the owner only */
     _Atomic uint64_t pub, cons;
     uint64_t lo, hi; /* the flusher's window */
     uint32_t tid, depth;
@@ -147,8 +147,12 @@ static struct {
     rr_vec str_off; /* uint32 per id; id 0 is "" (not traced) */
     uint32_t *str_slot;
     size_t str_cap;
-    rr_vec excl;    /* excluded prefixes, each NUL-ended */
-    rr_vec scratch; /* paths, files being built */
+    rr_vec excl;      /* excluded prefixes, each NUL-ended */
+    rr_vec fly;       /* rr_rec: the calls in flight being written */
+    uint64_t fly_key; /* of the in-flight set last written (1: none) */
+    int flusher_pid;  /* the process whose flusher thread runs */
+    int final_done;   /* the final checkpoint is written */
+    rr_vec scratch;   /* paths, files being built */
 } rr;
 
 /* ---- memory ---- */
@@ -481,22 +485,6 @@ static void rank_file(char *buf, const char *ext)
     memcpy(buf + n, ext, strlen(ext) + 1);
 }
 
-static int mkdirs(const char *dir)
-{
-    char path[PATH_MAX];
-    size_t n = strlen(dir);
-    if (n >= sizeof path) return -1;
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0') continue;
-        char c = path[i];
-        path[i] = '\0';
-        if (syscall(SYS_mkdirat, AT_FDCWD, path, 0755) != 0 && errno != EEXIST) return -1;
-        path[i] = c;
-    }
-    return 0;
-}
-
 static void update_meta(void)
 {
     syscall(SYS_flock, rr.dirfd, LOCK_EX);
@@ -508,7 +496,7 @@ static void update_meta(void)
 static int claim(void)
 {
     if (rr.dirfd < 0) {
-        if (mkdirs(rr.dir) != 0) return -1;
+        if (rr_mkdirs(rr.dir) != 0) return -1;
         rr.dirfd = rr_sys_open(AT_FDCWD, rr.dir, O_RDONLY | O_DIRECTORY, 0);
         if (rr.dirfd < 0) return -1;
     }
@@ -672,6 +660,75 @@ static void checkpoint(int final)
         return;
     }
     if (final) update_meta();
+    rr.final_done = final;
+}
+
+/* ---- calls in flight ---- */
+
+/*
+** <r>.inflight holds the calls entered and not returned at the last timed
+** or final flush (a rank waiting in MPI_Barrier when the job was killed):
+** uint32 n, n int64 start ticks (counted from the job's start as <r>.ts's
+** are), then their call signatures as a <r>.cst table of n entries (count
+** 0).  A call is in flight from rr_begin (t1 = 0) to rr_end; the slots
+** from a thread's pub to its head are its outermost call and those inside.
+** Rewritten only when the set changes; removed when it empties.  Recorder's
+** tools ignore the file.
+*/
+static int fly_collect(uint64_t *key)
+{
+    rr.fly.len = 0;
+    *key = 1;
+    for (rr_thread *t = rr_threads; t; t = t->next) {
+        uint64_t hi = atomic_load_explicit(&t->head, memory_order_acquire);
+        for (uint64_t i = atomic_load_explicit(&t->pub, memory_order_acquire); i < hi; i++) {
+            rr_rec r = t->ring[i & (RR_RING - 1)];
+            if (r.t1 != 0 || r.func == RR_DROPPED || r.spec >= RR_S_COUNT) continue;
+            if (vec_add(&rr.fly, &r, sizeof r)) return -1;
+            *key = mix(mix(*key, (uint64_t)r.t0), r.tid);
+        }
+    }
+    return 0;
+}
+
+static void write_inflight(void)
+{
+    uint64_t key;
+    if (rr.rank < 0 || rr.broken || fly_collect(&key) || key == rr.fly_key) return;
+    char name[40];
+    rank_file(name, ".inflight");
+    uint32_t n = (uint32_t)(rr.fly.len / sizeof(rr_rec));
+    if (n == 0) {
+        syscall(SYS_unlinkat, rr.dirfd, name, 0);
+        rr.fly_key = key;
+        return;
+    }
+    rr_vec *b = &rr.scratch;
+    b->len = 0;
+    unsigned char num[8];
+    tr_rec_put32(num, n);
+    int rc = vec_add(b, num, 4);
+    const rr_rec *fly = (const rr_rec *)rr.fly.p;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        uint64_t ticks = (uint64_t)((fly[i].t0 - rr.start_ns) / RR_RES_NS);
+        tr_rec_put32(num, (uint32_t)ticks);
+        tr_rec_put32(num + 4, (uint32_t)(ticks >> 32));
+        rc = vec_add(b, num, 8);
+    }
+    tr_rec_put32(num, n);
+    rc = rc || vec_add(b, num, 4);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        rr_sig s;
+        memset(&s, 0, sizeof s);
+        memcpy(s.a, fly[i].a, sizeof s.a);
+        s.tid = fly[i].tid;
+        s.func = fly[i].func;
+        s.level = fly[i].level;
+        s.spec = fly[i].spec;
+        size_t count_at;
+        rc = cst_entry(b, i, &s, &count_at);
+    }
+    if (!rc && rr_write_file(rr.dirfd, name, b->p, b->len) == 0) rr.fly_key = key;
 }
 
 static int64_t rr_now(void)
@@ -681,6 +738,9 @@ static int64_t rr_now(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void start_flusher(void);
+
+/* FORCE: a timed flush (checkpoint whatever is pending, the calls in flight). */
 static void rr_flush_locked(int final, int force)
 {
     if (!rr.ready || rr.pid != (int)syscall(SYS_getpid)) return;
@@ -693,8 +753,55 @@ static void rr_flush_locked(int final, int force)
     if (has && (final || (force && (pending || rr.rank < 0)) ||
                 (pending >= RR_CKPT_MIN && pending * 8 * 4 >= grammar)))
         checkpoint(final);
-    atomic_store_explicit(&rr_next_ckpt, rr_now() + RR_CKPT_NS, memory_order_relaxed);
+    if (final || force) {
+        write_inflight();
+        atomic_store_explicit(&rr_next_ckpt, rr_now() + RR_CKPT_NS, memory_order_relaxed);
+    }
+    if (force && !final && rr.flusher_pid != rr.pid) start_flusher();
     errno = err;
+}
+
+/*
+** The flusher thread makes the time bound hold when the program makes no
+** calls (it computes, sleeps or waits in a collective): it checkpoints
+** once a second what the calls' own timed flushes did not.  It blocks every
+** signal, so that the program's threads take them, and makes no traced call.
+*/
+static void *flusher(void *arg)
+{
+    (void)arg;
+    rr_inside = 1;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    int pid = rr.pid;
+    while (atomic_load(&rr_layers) && pid == (int)syscall(SYS_getpid)) {
+        int64_t wait = atomic_load_explicit(&rr_next_ckpt, memory_order_relaxed) - rr_now();
+        if (wait > 0) {
+            struct timespec ts = {(time_t)(wait / 1000000000LL), (long)(wait % 1000000000LL)};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        int was = rr_lock();
+        if (!rr.final_done)
+            rr_flush_locked(0, 1);
+        else
+            atomic_store(&rr_next_ckpt, rr_now() + RR_CKPT_NS);
+        rr_unlock(was);
+    }
+    return NULL;
+}
+
+/* Under rr_mu, outside signal handlers. */
+static void start_flusher(void)
+{
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) != 0) return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    if (pthread_create(&th, &attr, flusher, NULL) == 0) rr.flusher_pid = rr.pid;
+    pthread_attr_destroy(&attr);
 }
 
 void rr_flush_all(int final)
@@ -735,7 +842,7 @@ static rr_thread *thread_new(void)
         t = NULL;
     }
     if (t) {
-        t->head = 0;
+        atomic_store(&t->head, 0);
         atomic_store(&t->pub, 0);
         atomic_store(&t->cons, 0);
         t->depth = 0;
@@ -762,30 +869,34 @@ rr_thread *rr_enter(unsigned layer)
 rr_rec *rr_begin(rr_thread *t, int func, int spec)
 {
     int64_t now = rr_now();
-    if (t->head - atomic_load_explicit(&t->cons, memory_order_acquire) >= RR_RING ||
-        now >= atomic_load_explicit(&rr_next_ckpt, memory_order_relaxed)) {
-        int full = t->head - atomic_load_explicit(&t->cons, memory_order_acquire) >= RR_RING;
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
+    int full = head - atomic_load_explicit(&t->cons, memory_order_acquire) >= RR_RING;
+    if (full || now >= atomic_load_explicit(&rr_next_ckpt, memory_order_relaxed)) {
         int was = rr_lock();
         rr_flush_locked(0, !full);
         rr_unlock(was);
         now = rr_now();
+        full = head - atomic_load_explicit(&t->cons, memory_order_acquire) >= RR_RING;
     }
-    rr_rec *r = &t->spare;
-    if (t->head - atomic_load_explicit(&t->cons, memory_order_acquire) < RR_RING)
-        r = &t->ring[t->head++ & (RR_RING - 1)];
+    rr_rec *r = full ? &t->spare : &t->ring[head & (RR_RING - 1)];
     r->func = (uint8_t)func;
     r->spec = (uint8_t)spec;
     r->level = (uint8_t)(t->depth < 255 ? t->depth : 255);
     r->tid = t->tid;
     r->t0 = now;
+    r->t1 = 0; /* in flight until rr_end */
     t->depth++;
+    /* The flusher reads the slots below head for the calls in flight. */
+    if (!full) atomic_store_explicit(&t->head, head + 1, memory_order_release);
     return r;
 }
 
 void rr_end(rr_thread *t, rr_rec *r)
 {
     r->t1 = rr_now();
-    if (--t->depth == 0) atomic_store_explicit(&t->pub, t->head, memory_order_release);
+    if (--t->depth == 0)
+        atomic_store_explicit(&t->pub, atomic_load_explicit(&t->head, memory_order_relaxed),
+                              memory_order_release);
 }
 
 void rr_drop(rr_thread *t, rr_rec *r)
@@ -914,6 +1025,8 @@ static void on_signal(int sig)
         pthread_mutex_unlock(&rr_mu);
         rr_die(sig);
     }
+    /* A fault or abort would come back at once: die without the records in hand. */
+    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT) rr_die(sig);
     /* The holder of the lock finishes, flushes and dies of it (rr_unlock). */
     atomic_store(&rr_pending_sig, sig);
     errno = err;
@@ -942,6 +1055,10 @@ static void after_fork_child(void)
     pthread_mutex_init(&rr_mu, NULL);
     rr.pid = (int)syscall(SYS_getpid);
     rr.forked = 1;
+    rr.fly_key = 1;
+    rr.final_done = 0;
+    /* Its first traced call starts its own flusher (threads do not survive fork). */
+    atomic_store(&rr_next_ckpt, 0);
     rr_thread *keep = rr_self;
     for (rr_thread *t = rr_threads, *next; t; t = next) {
         next = t->next;
@@ -985,70 +1102,6 @@ __attribute__((destructor)) static void fini(void)
 
 /* ---- start ---- */
 
-static int env_int(const char *name, int *out)
-{
-    const char *s = getenv(name);
-    if (!s || !*s) return 0;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 0 || v > INT_MAX) return 0;
-    *out = (int)v;
-    return 1;
-}
-
-static const char *base_name(const char *s)
-{
-    const char *slash = strrchr(s, '/');
-    return slash ? slash + 1 : s;
-}
-
-static int in_list(const char *name, const char *list)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        size_t k = strcspn(p, ",:");
-        if (k == n && strncmp(p, name, n) == 0) return 1;
-        p += k + (p[k] != '\0');
-    }
-    return 0;
-}
-
-/* Job launchers start the ranks; tracing them would take a rank's place. */
-static int is_launcher(void)
-{
-    static const char launchers[] =
-        "mpirun,mpiexec,mpiexec.hydra,mpiexec.mpich,mpirun.mpich,mpiexec.openmpi,"
-        "mpirun.openmpi,orterun,prterun,prte,prted,orted,hydra_pmi_proxy,srun,torchrun";
-    char cmd[4096];
-    int fd = rr_sys_open(AT_FDCWD, "/proc/self/cmdline", O_RDONLY, 0);
-    if (fd < 0) return 0;
-    long n = syscall(SYS_read, fd, cmd, sizeof cmd - 1);
-    rr_sys_close(fd);
-    if (n <= 0) return 0;
-    cmd[n] = '\0';
-    const char *argv0 = base_name(cmd), *extra = getenv("TRACERECORD_SKIP");
-    if (in_list(argv0, launchers) || in_list(argv0, extra)) return 1;
-    if (strncmp(argv0, "python", 6) != 0) return 0;
-    /* python torchrun / python -m torch.distributed.run */
-    const char *a1 = cmd + strlen(cmd) + 1;
-    if (a1 >= cmd + n) return 0;
-    if (in_list(base_name(a1), launchers) || in_list(base_name(a1), extra)) return 1;
-    const char *a2 = a1 + strlen(a1) + 1;
-    return strcmp(a1, "-m") == 0 && a2 < cmd + n &&
-           (strcmp(a2, "torch.distributed.run") == 0 ||
-            strcmp(a2, "torch.distributed.launch") == 0);
-}
-
-static unsigned parse_layers(const char *s)
-{
-    if (!s) return RR_L_POSIX | RR_L_STDIO | RR_L_MPIIO;
-    unsigned l = 0;
-    l |= in_list("posix", s) ? RR_L_POSIX : 0;
-    l |= in_list("stdio", s) ? RR_L_STDIO : 0;
-    l |= in_list("mpiio", s) ? RR_L_MPIIO : 0;
-    return l;
-}
-
 static void install_handler(int sig)
 {
     struct sigaction old, sa;
@@ -1066,7 +1119,8 @@ __attribute__((constructor)) static void init(void)
     rr.pid = (int)syscall(SYS_getpid);
     rr.dirfd = rr.rank = rr.mpi_rank = rr.env_rank = -1;
     rr.ts_fd = rr.cst_fd = -1;
-    if (is_launcher()) return;
+    rr.fly_key = 1;
+    if (rr_is_launcher()) return;
     for (int s = 0; s < RR_S_COUNT; s++) {
         uint8_t k = 0;
         for (const char *c = rr_spec_text[s]; *c; c++) k += *c == 'p' || *c == 'd' || *c == 'm';
@@ -1078,7 +1132,7 @@ __attribute__((constructor)) static void init(void)
                                                {"PMIX_RANK", "PMI_SIZE"},
                                                {"SLURM_PROCID", "SLURM_NTASKS"}};
     for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars && rr.env_rank < 0; i++)
-        if (env_int(rank_vars[i][0], &rr.env_rank)) env_int(rank_vars[i][1], &rr.env_size);
+        if (rr_env_int(rank_vars[i][0], &rr.env_rank)) rr_env_int(rank_vars[i][1], &rr.env_size);
     /* One job, one directory: the first traced process fixes it for its children. */
     const char *start = getenv("TRACERECORD_START_NS");
     rr.start_ns = start ? strtoll(start, NULL, 10) : 0;
@@ -1102,7 +1156,8 @@ __attribute__((constructor)) static void init(void)
         if (!rr.dir) return;
     }
     const char *ex = getenv("TRACERECORD_EXCLUDE");
-    if (!ex) ex = "/proc,/sys,/dev";
+    /* Darshan's default exclusions (darshan-core.c): system files are not the job's I/O. */
+    if (!ex) ex = "/etc,/dev,/usr,/bin,/boot,/lib,/opt,/sbin,/sys,/proc,/var";
     for (const char *p = ex; *p;) {
         size_t k = strcspn(p, ",:");
         if (k && (vec_add(&rr.excl, p, k) || vec_add(&rr.excl, "", 1))) return;
@@ -1120,8 +1175,12 @@ __attribute__((constructor)) static void init(void)
     atexit(at_exit);
     install_handler(SIGTERM);
     install_handler(SIGINT);
-    atomic_store(&rr_next_ckpt, rr.start_ns > rr_now() - RR_CKPT_NS ? rr.start_ns + RR_CKPT_NS
-                                                                    : rr_now() + RR_CKPT_NS);
+    install_handler(SIGABRT);
+    install_handler(SIGSEGV);
+    install_handler(SIGBUS);
+    /* The first traced call flushes (nothing) and starts the flusher: a process that traces
+     * nothing stays single-threaded. */
+    atomic_store(&rr_next_ckpt, 0);
     rr.ready = 1;
-    atomic_store(&rr_layers, parse_layers(getenv("TRACERECORD_LAYERS")));
+    atomic_store(&rr_layers, rr_parse_layers(getenv("TRACERECORD_LAYERS")));
 }

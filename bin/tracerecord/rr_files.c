@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,4 +119,20 @@ int rr_count_ranks(int dirfd)
             if (!rr_sys_exists(dirfd, name)) return r;
         }
     }
+}
+
+int rr_mkdirs(const char *dir)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    if (n >= sizeof path) return -1;
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0') continue;
+        char c = path[i];
+        path[i] = '\0';
+        if (syscall(SYS_mkdirat, AT_FDCWD, path, 0755) != 0 && errno != EEXIST) return -1;
+        path[i] = c;
+    }
+    return 0;
 }

@@ -28,6 +28,8 @@ int rr_sys_pwrite_all(int fd, const void *p, size_t n, int64_t off);
 int rr_sys_rename(int dirfd, const char *from, const char *to);
 int rr_sys_exists(int dirfd, const char *path);
 
+/* DIR and its missing parents (mode 0755); 0 or -1. */
+int rr_mkdirs(const char *dir);
 /* Writes FILE in DIRFD through FILE.tmp-PID and a rename; 0 or -1. */
 int rr_write_file(int dirfd, const char *file, const void *p, size_t n);
 /* VERSION and recorder.mt (40-byte header + names) for TOTAL ranks; 0 or -1. */

@@ -20,7 +20,7 @@
 #define RR_ARGS    5
 
 /* Layers, as --layers names them. */
-enum { RR_L_POSIX = 1, RR_L_STDIO = 2, RR_L_MPIIO = 4 };
+enum { RR_L_POSIX = 1, RR_L_STDIO = 2, RR_L_MPIIO = 4, RR_L_MPI = 8 };
 
 /* Function ids: positions in Recorder's list (recorder.md §8). */
 enum {
@@ -98,6 +98,7 @@ enum {
     RR_MPI_FILE_WRITE_ORDERED_BEGIN = 98,
     RR_MPI_FILE_WRITE_ORDERED = 99,
     RR_MPI_FILE_WRITE_SHARED = 100,
+    RR_MPI_BARRIER = 111,
     RR_MPI_FILE_SEEK = 154,
     RR_MPI_FILE_SEEK_SHARED = 155,
     RR_MPI_FILE_GET_SIZE = 156,
@@ -172,6 +173,11 @@ void rr_flush_all(int final);
 void rr_set_mpi_rank(int rank, int size);
 /* Whether H is the library's SIGTERM/SIGINT handler (hidden from the program). */
 int rr_is_own_handler(void (*h)(int));
+/* Start-up (rr_start.c): a launcher is not traced; the layers of TRACERECORD_LAYERS. */
+int rr_is_launcher(void);
+unsigned rr_parse_layers(const char *s);
+/* The non-negative integer in environment variable NAME into *OUT; 1 when there is one. */
+int rr_env_int(const char *name, int *out);
 /* Resolve NAME in the next object (optionally at glibc version VER) into *SLOT. */
 void rr_resolve(void *slot, const char *name, const char *ver);
 

@@ -299,3 +299,20 @@ FH_CALL(MPI_File_set_view, RR_MPI_FILE_SET_VIEW, RR_S_MPI_SET_VIEW,
         (fh, disp, etype, ftype, rep, info),
         (r->a[1] = disp, r->a[2] = type_name(etype), r->a[3] = type_name(ftype),
          r->a[4] = rr_intern(rep ? rep : "???", rep ? strlen(rep) : 3)))
+
+/* ---- collectives ---- */
+
+static int (*real_MPI_Barrier)(mpi_h);
+
+/* The call a hung job waits in: its record is in flight until it returns (rr_core.c). */
+RR_VISIBLE int MPI_Barrier(mpi_h comm)
+{
+    MPI_REAL(MPI_Barrier);
+    rr_thread *t = rr_enter(RR_L_MPI);
+    if (!t) return real_MPI_Barrier(comm);
+    rr_rec *r = rr_begin(t, RR_MPI_BARRIER, RR_S_P);
+    r->a[0] = comm_name(comm);
+    int ret = real_MPI_Barrier(comm);
+    rr_end(t, r);
+    return ret;
+}

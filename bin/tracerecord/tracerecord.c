@@ -48,8 +48,9 @@ static void usage(FILE *f)
                "Options:\n"
                "  -o, --output DIR     the trace directory (default ./recorder-YYYYMMDD-HHMMSS);\n"
                "                       it must not exist or be empty\n"
-               "      --layers LIST    what to trace: posix, stdio, mpiio (default all three)\n"
-               "      --exclude LIST   path prefixes not traced (default /proc,/sys,/dev;\n"
+               "      --layers LIST    what to trace: posix, stdio, mpiio, mpi (default all)\n"
+               "      --exclude LIST   path prefixes not traced (default Darshan's: /etc,/dev,\n"
+               "                       /usr,/bin,/boot,/lib,/opt,/sbin,/sys,/proc,/var;\n"
                "                       '' traces every path)\n"
                "  -q, --quiet          no summary line\n"
                "  -h, --help           show this help and exit\n"
@@ -61,11 +62,17 @@ static void usage(FILE *f)
                "rename(at), access, truncate, ftruncate, mmap of files, dup, dup2, dup3;\n"
                "fopen(64), fdopen, fclose, fread, fwrite, fseek(o), ftell(o), fflush, remove;\n"
                "MPI_File_* (open, close, read/write in every form, seek, sync, set_view,\n"
-               "set_size, get_size).  Not traced: statx, preadv/pwritev, sendfile,\n"
+               "set_size, get_size); MPI_Barrier.  Not traced: statx, preadv/pwritev, sendfile,\n"
                "copy_file_range, fprintf/fputs/fgets/getc, fcntl, aio, io_uring, static\n"
                "programs, descriptors opened before the program started (stdin, stdout,\n"
                "stderr), pipes and sockets.  Recorder stores no return values: a failed call\n"
                "is recorded too, and byte counts are the counts asked for.\n"
+               "\n"
+               "Records are written at least once a second and when SIGTERM, SIGINT,\n"
+               "SIGABRT or SIGSEGV ends the program, so SIGKILL loses at most the last\n"
+               "second; calls entered and not yet returned (a rank waiting in MPI_Barrier)\n"
+               "are written beside each rank as <rank>.inflight, which tracecat reads as\n"
+               "calls that had not returned when the trace ends.\n"
                "\n"
                "Exit status: the program's (128+N when signal N killed it); 1 when the\n"
                "trace cannot be set up or completed, 2 on usage errors, 127 when PROGRAM\n"
@@ -212,8 +219,9 @@ static int check_layers(const char *list)
     for (const char *p = list; *p;) {
         size_t k = strcspn(p, ",");
         if (!(k == 5 &&
-              (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) || !strncmp(p, "mpiio", 5))))
-            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio)", list);
+              (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) || !strncmp(p, "mpiio", 5))) &&
+            !(k == 3 && !strncmp(p, "mpi", 3)))
+            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio, mpi)", list);
         p += k + (p[k] != '\0');
     }
     return -1;

@@ -6,6 +6,7 @@
 ** -D_FILE_OFFSET_BITS=64 (open64, __open64_2, fopen64, pread64 ...).
 */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -90,10 +91,12 @@ static int basic(void)
     int fd4 = creat("f.dat", 0640);
     check(fd4 >= 0, "creat");
     close(fd4);
-    /* Not traced: stdout, and excluded /dev. */
+    /* Not traced: stdout, and Darshan's excluded prefixes (/dev, /etc, ...). */
     int dn = open("/dev/null", O_WRONLY);
     check(dn >= 0 && write(dn, buf, 5) == 5, "/dev/null");
     close(dn);
+    int etc = open("/etc/passwd", O_RDONLY);
+    if (etc >= 0) close(etc);
     printf("done\n");
     return 0;
 }
@@ -167,6 +170,44 @@ static int killed(void)
     return 1;
 }
 
+static int64_t ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+** Writes whose byte count is the milliseconds since the loop began, every
+** 0.2 ms for 2.5 s, then SIGKILL: the largest count in the trace says how
+** much of the end was lost.  The last count goes to stderr (not traced).
+*/
+static int steady(void)
+{
+    int fd = open("steady.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    check(fd >= 0, "open");
+    struct timespec t0, gap = {0, 200000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t ms;
+    while ((ms = ms_since(&t0)) < 2500) {
+        check(write(fd, buf, (size_t)ms + 1) == ms + 1, "write");
+        nanosleep(&gap, NULL);
+    }
+    fprintf(stderr, "last count %lld\n", (long long)ms_since(&t0));
+    raise(SIGKILL);
+    return 1;
+}
+
+/* A few calls, then silence until SIGKILL: fewer records than one buffer, none lost. */
+static int quiet(void)
+{
+    write_file("quiet.dat", 10, 10);
+    struct timespec ts = {1, 500000000};
+    nanosleep(&ts, NULL);
+    raise(SIGKILL);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -182,6 +223,21 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "term")) {
         write_file("term.dat", 4, 25);
         raise(SIGTERM);
+        return 1;
+    }
+    if (!strcmp(mode, "append")) {
+        /* Darshan counts an O_APPEND descriptor from offset 0: 299 consecutive of 300. */
+        int fd = open("append.dat", O_CREAT | O_WRONLY | O_APPEND, 0644);
+        for (int i = 0; i < 300; i++) check(write(fd, buf, 10) == 10, "write");
+        close(fd);
+        return 0;
+    }
+    if (!strcmp(mode, "steady")) return steady();
+    if (!strcmp(mode, "quiet")) return quiet();
+    if (!strcmp(mode, "abort") || !strcmp(mode, "segv")) {
+        write_file("fault.dat", 3, 30);
+        if (!strcmp(mode, "abort")) abort();
+        raise(SIGSEGV);
         return 1;
     }
     if (!strcmp(mode, "_exit")) {

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 TRACERECORD, TRACECAT, PROG, FORTIFY, MPI, SRCDIR, CASE = sys.argv[1:8]
+TRACESTAT = os.path.join(os.path.dirname(TRACECAT), "tracestat")
 WORK = os.path.realpath(tempfile.mkdtemp(prefix="record-"))
 failures = []
 
@@ -202,11 +203,91 @@ def case_kill():
     d, err = trace([PROG, "kill"], expect_rc=128 + 9)
     if "killed by signal 9" not in err:
         fail("no launcher warning about the signal: %r" % err)
-    recs = cat(d, expect_warning="1 timestamp pairs beyond rank 0's 11 records")
+    recs = cat(d, expect_warning="rank 0's trace is cut: it ends without its closing checkpoint")
     k = w("k.dat")
     want = ([("open", {"path": k, "flags": 577, "mode": 420})] +
             [("write", {"path": k, "buf": "%p", "count": 10})] * 10)
     check_sequence(recs, want, "before the kill")
+
+
+CUT = "rank 0's trace is cut"
+
+
+def case_quiet():
+    """Fewer calls than one buffer, then silence and SIGKILL: the flusher wrote them."""
+    d, _ = trace([PROG, "quiet"], expect_rc=128 + 9)
+    check_sequence(cat(d, expect_warning=CUT), file_calls(w("quiet.dat"), 10, 10), "quiet")
+
+
+def case_steady():
+    """SIGKILL loses at most a second: a write's count is its millisecond in the loop."""
+    d, err = trace([PROG, "steady"], expect_rc=128 + 9)
+    last = [int(x.split()[2]) for x in err.splitlines() if x.startswith("last count ")]
+    counts = [r["bytes"] for r in cat(d, expect_warning=CUT) if r["name"] == "write"]
+    if not last or not counts:
+        fail("no last count (%r) or no writes (%d)" % (err, len(counts)))
+        return
+    lost = last[0] - max(counts)
+    print("lost to SIGKILL: %d ms of %d (%d writes kept)" % (lost, last[0], len(counts)))
+    if lost > 1000:
+        fail("%d ms of calls lost to SIGKILL, want <= 1000" % lost)
+    eq(counts, sorted(counts), "write counts in order")
+
+
+def case_signals():
+    """SIGABRT and SIGSEGV end the program after the records are written."""
+    for mode, sig in (("abort", 6), ("segv", 11)):
+        d, _ = trace([PROG, mode], out=mode, expect_rc=128 + sig)
+        check_sequence(cat(d), file_calls(w("fault.dat"), 3, 30), mode)
+
+
+def case_hang():
+    """A job cut inside MPI_Barrier: the calls in flight and each rank's last call."""
+    if MPI == "-" or not shutil.which("mpiexec"):
+        print("skip: no mpicc/mpiexec")
+        sys.exit(77)
+    d, _ = trace(["mpiexec", "-n", "4", MPI, "hang"], expect_rc=9)
+    eq(sorted(os.listdir(d)),
+       sorted(["VERSION", "recorder.mt"] + ["%d.%s" % (r, x) for r in range(4)
+                                            for x in ("cst", "cfg", "ts")] +
+              ["%d.inflight" % r for r in (0, 2, 3)]), "files")
+    ranks = by_rank(cat(d, expect_warning="had 1 call in flight at its last flush"))
+    for r in range(4):
+        own = w("hang_rank%d.dat" % r)
+        mine = [x for x in ranks.get("rank %d" % r, []) if x["args"].get("path") == own]
+        check_sequence(mine, file_calls(own, 5, 64), "rank %d's own file" % r)
+        barrier = [x for x in ranks.get("rank %d" % r, []) if x["name"] == "MPI_Barrier"]
+        want = [] if r == 1 else [{"comm": "MPI_COMM_WORLD", "unfinished": 1}]
+        eq([x["args"] for x in barrier], want, "rank %d's MPI_Barrier" % r)
+    p = subprocess.run([TRACESTAT, "--section", "hangs", d], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    for want in ("ranks inside a call that never returned:", "    MPI_Barrier: rank 0 2 3",
+                 "    not in one: rank 1"):
+        if want not in lines:
+            fail("tracestat --section hangs: no line %r in %r" % (want, p.stdout))
+    for r in range(4):
+        head = "    rank %d " % r
+        row = [x for x in lines if x.startswith(head)]
+        # Rank 1's state (idle or in I/O) depends on how long before the end its close was.
+        want = ("in a collective; last call MPI_Barrier entered " if r != 1
+                else "; last call close ended ")
+        if len(row) != 1 or (r != 1 and not row[0].startswith(head + want)) or want not in row[0]:
+            fail("rank %d: %r, want %r" % (r, row, want))
+        elif (r != 1) != ("never returned" in row[0]):
+            fail("rank %d: %r says wrongly whether it returned" % (r, row[0]))
+
+
+def case_append():
+    """Darshan's counters of 300 appending write()s (darshan-posix.c: every open starts at
+    offset 0, O_APPEND too; the first access is neither consecutive nor sequential)."""
+    d, _ = trace([PROG, "append"])
+    p = subprocess.run([TRACESTAT, "--section", "io", "--json", d], capture_output=True,
+                       text=True)
+    files = json.loads(p.stdout)["io"]["files"] if p.returncode == 0 else []
+    got = [{k: f[k] for k in ("writes", "bytes_written", "consecutive", "sequential")}
+           for f in files if f["path"] == w("append.dat")]
+    eq(got, [{"writes": 300, "bytes_written": 3000, "consecutive": 299, "sequential": 299}],
+       "Darshan's POSIX_WRITES, BYTES_WRITTEN, CONSEC_WRITES, SEQ_WRITES of append.dat")
 
 
 def case_term():
@@ -229,8 +310,9 @@ def case_layers():
     check_sequence(cat(d), want, "--layers posix")
     d, _ = trace([PROG, "basic"], out="all", opts=["--exclude", ""])
     names = [r["args"].get("path") for r in cat(d)]
-    if "/dev/null" not in names:
-        fail("--exclude '' does not trace /dev/null")
+    for path in ("/dev/null", "/etc/passwd"):
+        if path not in names:
+            fail("--exclude '' does not trace %s" % path)
 
 
 def case_usage():
@@ -308,7 +390,9 @@ def case_mpi(n):
 CASES = {"basic": case_basic, "fortify": case_fortify, "threads": case_threads,
          "fork": case_fork, "exec": case_exec, "kill": case_kill, "term": case_term,
          "exit": case_exit, "layers": case_layers, "usage": case_usage, "meta": case_meta,
-         "mpi2": lambda: case_mpi(2), "mpi4": lambda: case_mpi(4)}
+         "mpi2": lambda: case_mpi(2), "mpi4": lambda: case_mpi(4), "quiet": case_quiet,
+         "steady": case_steady, "signals": case_signals, "hang": case_hang,
+         "append": case_append}
 
 try:
     CASES[CASE]()
