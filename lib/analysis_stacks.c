@@ -107,6 +107,11 @@ static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *o
     tr_samples sm;
     tr_trace_samples(t, &sm);
     for (size_t i = 0; i < sm.n; i++) {
+        /* No frames, no function: left out of the table as from the flame graph, but counted. */
+        if (sm.stack[i] == 0) {
+            out->merged.frameless++;
+            continue;
+        }
         int is_new;
         uint32_t *slot = tr_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
         if (!slot) return TR_FATAL;

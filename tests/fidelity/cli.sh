@@ -1,0 +1,33 @@
+#!/bin/bash
+# cli.sh BINDIR ROOT CASE: numbers a user can trust (issue 19), from the command line.
+set -u
+bin=$1 root=$2 case=$3
+. "$(dirname "$0")/../lib.sh"
+cd "$root"
+run() { run_cmd "$1" "$bin/tracecat" "${@:2}"; } # run WANT_EXIT ARGS...
+
+case $case in
+frameless)
+    # Item 12: a thread with no frames is a sample without a stack; the flame
+    # graph, the hot functions and the folded output count the same samples.
+    for d in 02_uwsgi_thread_no_frames_pyspy221 05_deepspeed6524_unnamed_threads_truncated; do
+        f=testdata/pyspy/$d.txt
+        run 0 convert "$f" --to folded -o -
+        folded=$(awk '{s += $NF} END {print s + 0}' "$tmp/out")
+        run_cmd 0 "$bin/tracestat" --section hot "$f"
+        hot=$(sed -n 's/.*hot functions (\([0-9]*\) samples.*/\1/p' "$tmp/out")
+        [ "$hot" = "$folded" ] || fail "$d: hot functions count $hot samples, folded $folded"
+        if [ "$folded" -gt 0 ]; then
+            run_cmd 0 "$bin/traceviz" --kind flame -o "$tmp/f.svg" "$f"
+            flame=$(grep -o '[0-9]* samples, [0-9]* thread' "$tmp/f.svg" | head -n 1 | cut -d' ' -f1)
+            [ "$flame" = "$folded" ] || fail "$d: the flame graph counts $flame samples, folded $folded"
+            grep -q "2 without frames left out" "$tmp/f.svg" || fail "$d: the flame graph does not say what it left out"
+        fi
+    done
+    run_cmd 0 "$bin/tracestat" --section hot testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt
+    expect_out "hot functions (3 samples, all threads; 2 without frames left out)"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
