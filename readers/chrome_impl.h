@@ -113,6 +113,8 @@ typedef struct flow_pt {
     uint32_t seq;
     char ph;         /* 's', 't', 'f' */
     uint8_t enclose; /* bind to the enclosing slice, not the next one */
+    uint8_t drop;    /* why it made no flow (enum in chrome_flow.c), 0 = it did */
+    uint64_t off;    /* the event's byte offset, for the warning when dropped */
 } flow_pt;
 
 /* A sample whose stack frame id is resolved at the end. */
@@ -368,7 +370,7 @@ int cj_finish_samples(cj_rd *r, int *budget);
 /* chrome_flow.c */
 uint64_t cj_flow_id_num(const char *s, size_t n);
 int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose);
+                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);

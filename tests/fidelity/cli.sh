@@ -27,6 +27,16 @@ frameless)
     run_cmd 0 "$bin/tracestat" --section hot testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt
     expect_out "hot functions (3 samples, all threads; 2 without frames left out)"
     ;;
+flows)
+    # Item 6: flow ends without a start are warned at their byte offset and counted.
+    f=testdata/chrome/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz
+    run 0 info -v -v "$f"
+    expect_err 'event_sync_trace.json.gz: byte 11356: flow end of "ac2g" without a start'
+    [ "$(grep -c 'flow end of "ac2g" without a start' "$tmp/err")" = 7 ] || fail "want 7 orphan flow ends warned"
+    expect_out "skipped: 0 non-record lines, 7 bad records"
+    run 0 info --json "$f"
+    expect_out '"lines_skipped":0,"warnings":7'
+    ;;
 *)
     fail "unknown case"
     ;;
