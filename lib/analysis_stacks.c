@@ -49,6 +49,11 @@ static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_t
     if (tr_map_init(&fns, 256) != TR_OK) return TR_FATAL;
     int rc = TR_FATAL;
     for (size_t i = 0; i < n; i++) {
+        /* No frames, no function: left out as from the flame graph, but counted. */
+        if (v[i].stack == 0) {
+            h->frameless += v[i].n;
+            continue;
+        }
         h->samples += v[i].n;
         int leaf = 1;
         for (uint32_t st = v[i].stack; st != 0; st = tr_stack_parent(t, st), leaf = 0) {
@@ -107,11 +112,6 @@ static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *o
     tr_samples sm;
     tr_trace_samples(t, &sm);
     for (size_t i = 0; i < sm.n; i++) {
-        /* No frames, no function: left out of the table as from the flame graph, but counted. */
-        if (sm.stack[i] == 0) {
-            out->merged.frameless++;
-            continue;
-        }
         int is_new;
         uint32_t *slot = tr_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
         if (!slot) return TR_FATAL;

@@ -46,8 +46,11 @@ static const char *const cj_const_text[K_COUNT] = {
 
 /* ---- processes and threads ---- */
 
-/* The model's pid for a pid token: the number, or below -1 for a string. */
-static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, int *bad)
+/*
+** The model's pid for a pid token: the number, or below -1 for a string.
+** Kineto's "" (its trace-wide events) is named EMPTY: a lane reading "" says nothing.
+*/
+static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, const char *empty, int *bad)
 {
     *s = 0;
     if (t->type == J_NONE) {
@@ -55,8 +58,7 @@ static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, int *bad)
         return 0;
     }
     if (t->type == J_STR) {
-        /* Kineto's "" rows: the empty string needs an id of its own */
-        *s = t->n ? cj_tok_intern(r, t, bad) : tr_str_internz(r->t, "\"\"");
+        *s = t->n ? cj_tok_intern(r, t, bad) : tr_str_internz(r->t, empty);
         *pid = -2 - (int64_t)*s;
         return 0;
     }
@@ -86,11 +88,11 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         return r->last_thread;
     int64_t pid, tid;
     tr_str ps, ts;
-    if (pid_of(r, pidt, &pid, &ps, bad) != 0) return TR_NONE;
+    if (pid_of(r, pidt, &pid, &ps, "trace-wide (pid \"\")", bad) != 0) return TR_NONE;
     if (tidt->type == J_NONE) {
         tid = pid;
         ts = ps;
-    } else if (pid_of(r, tidt, &tid, &ts, bad) != 0) {
+    } else if (pid_of(r, tidt, &tid, &ts, "trace-wide (tid \"\")", bad) != 0) {
         return TR_NONE;
     }
     uint64_t a = (uint64_t)pid, b = (uint64_t)tid;

@@ -326,6 +326,31 @@ int cj_finish_opens(cj_rd *r)
     return rc;
 }
 
+/*
+** Processes of the input that share a name are told apart by their labels:
+** Kineto names its CPU process and every GPU "python3.10" and says "CPU",
+** "GPU 0" in process_labels, so the GPU lanes say which device.
+*/
+static void name_by_labels(cj_rd *r)
+{
+    tr_trace *t = r->t;
+    size_t n = tr_process_count(t);
+    for (size_t i = 0; i < n; i++) {
+        tr_process *p = tr_process_at(t, (uint32_t)i);
+        if (p->input != r->input || !p->labels || !p->name) continue;
+        int shared = 0;
+        for (size_t j = 0; j < n && !shared; j++) {
+            const tr_process *q = tr_process_get(t, (uint32_t)j);
+            shared = j != i && q->input == r->input && q->name == p->name;
+        }
+        if (!shared) continue;
+        tr_buf_reset(&r->raw);
+        tr_buf_addf(&r->raw, "%s (%s)", tr_str_get(t, p->name, NULL),
+                    tr_str_get(t, p->labels, NULL));
+        p->name = tr_str_intern(t, r->raw.p, r->raw.len);
+    }
+}
+
 /* Names for what the trace left unnamed, as the chrome writer would print them. */
 static void finish_names(cj_rd *r)
 {
@@ -336,6 +361,7 @@ static void finish_names(cj_rd *r)
         /* a named thread without events still shows */
         if (th->track == TR_NONE && th->name) cj_track_of(r, (uint32_t)i, 0);
     }
+    name_by_labels(r);
     for (size_t i = 0; i < tr_process_count(t); i++) {
         tr_process *p = tr_process_at(t, (uint32_t)i);
         if (p->input != r->input) continue;

@@ -37,6 +37,14 @@ flows)
     run 0 info --json "$f"
     expect_out '"lines_skipped":0,"warnings":7'
     ;;
+kineto-lanes)
+    # Item 8: Kineto's pid/tid "" lane says what it is; a GPU process says its device.
+    run 0 info testdata/chrome/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz
+    expect_out '^  trace-wide (pid "") / trace-wide (tid "") (thread) rank 0: instants 1$'
+    expect_out '^  python3.10 (GPU 0) / stream 7  (gpu) rank 0: slices 6$'
+    expect_out '^  python3.10 (CPU) / thread 948300 (python3.10) (thread) rank 0: slices 23$'
+    grep -q '^  "" ' "$tmp/out" && fail 'a lane still reads ""'
+    ;;
 *)
     fail "unknown case"
     ;;
