@@ -45,6 +45,21 @@ kineto-lanes)
     expect_out '^  python3.10 (CPU) / thread 948300 (python3.10) (thread) rank 0: slices 23$'
     if grep -q '^  "" ' "$tmp/out"; then fail 'a lane still reads ""'; fi
     ;;
+far-apart)
+    # Item 13: inputs whose first events are more than a day apart are warned
+    # with the gap and the --align that puts them side by side, which works.
+    gt=testdata/gt/gt-tiny-visualize_demo-1worker.log
+    k=testdata/chrome/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz
+    run 0 info --tz UTC "$gt" "$k"
+    expect_err "warning: $gt: its first event is 1018.0 days after $k's: inputs that ran together are misplaced (--align $gt=-0.107000000s puts them side by side)"
+    expect_out '^span: 0ns .. 87952771.731s'
+    run 0 info --tz UTC --align "$gt=-0.107000000s" "$gt" "$k"
+    expect_out '^span: 0ns .. 133.0ms (133.0ms)$'
+    if grep -q "days after" "$tmp/err"; then fail "warned after --align"; fi
+    # inputs of one day: no warning
+    run 0 info --tz UTC "$gt" testdata/recorder/g3-iomix-2r
+    if grep -q "days after" "$tmp/err"; then fail "warned of inputs 12 minutes apart"; fi
+    ;;
 *)
     fail "unknown case"
     ;;
