@@ -60,6 +60,26 @@ far-apart)
     run 0 info --tz UTC "$gt" testdata/recorder/g3-iomix-2r
     if grep -q "days after" "$tmp/err"; then fail "warned of inputs 12 minutes apart"; fi
     ;;
+own-outputs)
+    # Item 5: a Parquet directory and a database tracecat wrote are refused by
+    # name, with the tool that reads them (they were an empty trace, exit 0,
+    # and "unrecognized format").
+    gt=testdata/gt/gt-tiny-visualize_demo-1worker.log
+    run 0 convert "$gt" -o "$tmp/pq/" --to parquet
+    run 0 convert "$gt" -o "$tmp/run.db"
+    for p in "$tmp/pq" "$tmp/pq/"; do
+        run 1 info "$p"
+        expect_err "a Parquet directory tracecat wrote: query it with an engine that reads Parquet"
+    done
+    run 1 info "$tmp/run.db"
+    expect_err "run.db: a SQLite database: read it with tracesql"
+    run_cmd 1 "$bin/tracestat" "$tmp/run.db"
+    expect_err "read it with tracesql"
+    run_cmd 1 "$bin/traceviz" "$tmp/run.db" -o "$tmp/x.png"
+    expect_err "read it with tracesql"
+    run_cmd 0 "$bin/tracesql" "$tmp/run.db" "select count(*) from slice"
+    expect_out '^43$'
+    ;;
 *)
     fail "unknown case"
     ;;
