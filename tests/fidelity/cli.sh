@@ -80,6 +80,23 @@ own-outputs)
     run_cmd 0 "$bin/tracesql" "$tmp/run.db" "select count(*) from slice"
     expect_out '^43$'
     ;;
+run-folder)
+    # Item 4: a run folder reads each trace once, under one name, however it is
+    # written: "run", "run/", "run//", "run/." (the Recorder directory whole,
+    # its recorder.mt and Recorder's own _chrome/_text files not again).
+    mkdir -p "$tmp/run/job"
+    cp -r testdata/recorder/iomix-2r "$tmp/run/job/"
+    cp testdata/gt/gt-tiny-visualize_demo-1worker.log "$tmp/run/"
+    for p in "$tmp/run" "$tmp/run/" "$tmp/run//" "$tmp/run/." "$tmp/run/./"; do
+        run 0 info --tz UTC "$p"
+        expect_out "^input 0: $tmp/run/job\$"
+        expect_out "^input 1: $tmp/run/gt-tiny-visualize_demo-1worker.log\$"
+        [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "$p: want 2 inputs"
+        [ "$(grep -c '^  rank 0 / ' "$tmp/out")" = 1 ] || fail "$p: rank 0 read more than once"
+    done
+    run 0 info "$tmp/run//job/"
+    expect_out "^input 0: $tmp/run/job\$"
+    ;;
 *)
     fail "unknown case"
     ;;
