@@ -726,6 +726,8 @@ static int keys_step(cj_rd *r)
         r->pos++;
         r->open = c;
         r->state = ST_CONTAINER;
+    } else if (strcmp(k, "systemTraceEvents") == 0 && c == '{') {
+        rc = cj_read_system_object(r);
     } else if (strcmp(k, "systemTraceEvents") == 0) {
         /* ftrace text: not read here, only skipped (Catapult also writes []) */
         if (c != '"' && c != '[')

@@ -357,6 +357,7 @@ int cj_id_text(cj_rd *r, const cev *ev, tr_buf *out, int *local, int *bad);
 uint32_t cj_args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfinished, int *bad);
 int64_t cj_bytes_of(cj_rd *r, uint32_t set);
 int cj_read_meta_value(cj_rd *r, tr_str key);
+int cj_read_system_object(cj_rd *r);
 
 /* chrome_v8.c */
 int cj_add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *sf, const jtok *stack,

@@ -97,6 +97,25 @@ run-folder)
     run 0 info "$tmp/run//job/"
     expect_out "^input 0: $tmp/run/job\$"
     ;;
+fuchsia)
+    # Item 7: Fuchsia's systemTraceEvents object (trace2json) names processes
+    # and threads.  Hand-made in the shape of Catapult's fuchsia_importer: no
+    # public trace2json output was found; the object comes first here, the
+    # second file has it after the events.
+    sys='"systemTraceEvents":{"type":"fuchsia","events":[{"ph":"p","pid":18670,"name":"scenic.cmx"},
+{"ph":"t","pid":18670,"tid":18685,"name":"input-thread"},{"ph":"t","pid":18670,"tid":18690,"name":"render-thread"},
+{"ph":"k","ts":1001.0,"cpu":1,"out":{"pid":18670,"tid":18685,"state":3,"prio":20},"in":{"pid":0,"tid":6444931392,"prio":0}}]}'
+    evs='"traceEvents":[{"cat":"input","name":"DispatchEvent","ts":1000.5,"pid":18670,"tid":18685,"ph":"X","dur":20.25},
+{"cat":"gfx","name":"Present","ts":1030,"pid":18670,"tid":18690,"ph":"B"},{"cat":"gfx","name":"Present","ts":1050,"pid":18670,"tid":18690,"ph":"E"}]'
+    echo "{$sys,$evs}" >"$tmp/before.json"
+    echo "{$evs,$sys}" >"$tmp/after.json"
+    for f in before after; do
+        run 0 info "$tmp/$f.json"
+        expect_out '^  scenic.cmx / input-thread (thread): slices 1$'
+        expect_out '^  scenic.cmx / render-thread (thread): slices 1$'
+        expect_err "$f.json: byte [0-9]*: systemTraceEvents: 1 records other than process and thread names (context switches) not read"
+    done
+    ;;
 *)
     fail "unknown case"
     ;;
