@@ -573,6 +573,51 @@ static void place_by_wall(aligner *a, const unsigned char *zone_guess)
     }
 }
 
+#define ALIGN_DAY_NS (86400LL * 1000000000LL)
+
+/*
+** Inputs whose first events land more than a day apart once placed (a GT
+** log's local time beside a Kineto trace's epoch microseconds) make a
+** picture with everything crushed to its edges: each is warned with the
+** gap and the --align that puts its first event at the earliest input's.
+** Inputs placed by hand or by --align-on are the user's choice.
+*/
+static int warn_far_apart(aligner *a, const tr_align_opts *o, tr_error *e)
+{
+    tr_trace *t = a->t;
+    size_t ref = a->n_in;
+    for (size_t i = 0; i < a->n_in; i++) {
+        const tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        if (a->first_ts[i] == INT64_MAX) continue;
+        int64_t at = add_sat(a->first_ts[i], in->offset_ns);
+        if (ref == a->n_in ||
+            at < add_sat(a->first_ts[ref], TR_VEC_AT(&t->inputs, tr_input_info, ref).offset_ns))
+            ref = i;
+    }
+    if (ref == a->n_in || o->align_on) return TR_OK;
+    const tr_input_info *r = &TR_VEC_AT(&t->inputs, tr_input_info, ref);
+    int64_t start = add_sat(a->first_ts[ref], r->offset_ns);
+    for (size_t i = 0; i < a->n_in; i++) {
+        const tr_input_info *in = &TR_VEC_AT(&t->inputs, tr_input_info, i);
+        if (a->first_ts[i] == INT64_MAX || in->placed == TR_PLACED_MANUAL) continue;
+        int64_t gap = add_sat(add_sat(a->first_ts[i], in->offset_ns), -start);
+        if (gap <= ALIGN_DAY_NS) continue;
+        /* the offset that puts this input's first event at the reference's */
+        int64_t fix = add_sat(start, -a->first_ts[i]);
+        uint64_t mag = fix < 0 ? 0 - (uint64_t)fix : (uint64_t)fix;
+        const char *name = tr_str_get(t, in->path, NULL);
+        tr_loc loc = {name, 0, 0, 0};
+        if (tr_warnf(o->diag, e, &loc,
+                     "its first event is %.1f days after %s's: inputs that ran together are "
+                     "misplaced (--align %s=%s%llu.%09llus puts them side by side)",
+                     (double)gap / (double)ALIGN_DAY_NS, tr_str_get(t, r->path, NULL), name,
+                     fix < 0 ? "-" : "", (unsigned long long)(mag / 1000000000u),
+                     (unsigned long long)(mag % 1000000000u)) == TR_FAIL)
+            return TR_FAIL;
+    }
+    return TR_OK;
+}
+
 static int place_by_hand(aligner *a, const tr_align_opts *o, tr_error *e)
 {
     tr_trace *t = a->t;
@@ -735,6 +780,7 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
         rc = place_by_hand(&a, o, e);
     }
     if (rc == TR_OK) place_by_wall(&a, zone_guess);
+    if (rc == TR_OK) rc = warn_far_apart(&a, o, e);
     if (rc == TR_OK) {
         for (size_t p = 0; p < a.n_proc; p++) {
             const tr_process *pr = &TR_VEC_AT(&t->processes, tr_process, p);

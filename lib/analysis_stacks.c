@@ -49,6 +49,11 @@ static int hot_table(const tr_trace *t, const stack_count *v, size_t n, tr_hot_t
     if (tr_map_init(&fns, 256) != TR_OK) return TR_FATAL;
     int rc = TR_FATAL;
     for (size_t i = 0; i < n; i++) {
+        /* No frames, no function: left out as from the flame graph, but counted. */
+        if (v[i].stack == 0) {
+            h->frameless += v[i].n;
+            continue;
+        }
         h->samples += v[i].n;
         int leaf = 1;
         for (uint32_t st = v[i].stack; st != 0; st = tr_stack_parent(t, st), leaf = 0) {

@@ -286,13 +286,41 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
     return TR_OK;
 }
 
+/*
+** PATH with "//" and "/./" collapsed and trailing slashes and "/." dropped,
+** into the arena: "run/", "run//" and "run/." name the same inputs, as
+** "run" does (".." is kept: through a symlink it is not the parent).
+*/
+static const char *normal_path(tr_arena *a, const char *path)
+{
+    size_t n = strlen(path);
+    char *out = tr_arena_alloc(a, n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (path[i] == '/' && k > 0 && out[k - 1] == '/') continue;
+        if (path[i] == '.' && k > 0 && out[k - 1] == '/' && (path[i + 1] == '/' || !path[i + 1]))
+            continue;
+        out[k++] = path[i];
+    }
+    while (k > 1 && out[k - 1] == '/') k--;
+    out[k] = '\0';
+    return out;
+}
+
 int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
 {
     if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
+    tr_arena names;
+    tr_arena_init(&names);
+    path = strcmp(path, "-") == 0 ? path : normal_path(&names, path);
     tr_source *src;
-    int rc = tr_source_open(&src, path, e);
-    if (rc < 0) return rc;
+    int rc = path ? tr_source_open(&src, path, e) : tr_error_nomem(e);
+    if (rc < 0) {
+        tr_arena_fini(&names);
+        return rc;
+    }
     tr_source_set_progress(src, o->progress, o->progress_user);
     int kind = tr_source_kind(src);
     load_run lr = {.o = o, .read = o->read};
@@ -313,5 +341,6 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     tr_vec_fini(&claimed.claimed);
     tr_vec_fini(&claimed.sub);
     tr_arena_fini(&claimed.names);
+    tr_arena_fini(&names);
     return rc;
 }

@@ -178,7 +178,8 @@ static void json_io(const tr_report *r, tr_buf *b)
 
 static void json_hot_table(const tr_report *r, tr_buf *b, const tr_hot_table *h)
 {
-    tr_buf_addf(b, "\"samples\":%llu,\"functions\":[", (unsigned long long)h->samples);
+    tr_buf_addf(b, "\"samples\":%llu,\"frameless\":%llu,\"functions\":[",
+                (unsigned long long)h->samples, (unsigned long long)h->frameless);
     size_t n = tr_rp_top(r, h->n, 0);
     for (size_t i = 0; i < n; i++) {
         tr_buf_adds(b, i ? ",{\"function\":" : "{\"function\":");

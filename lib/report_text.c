@@ -360,8 +360,12 @@ void tr_rp_text_hot(const tr_report *r, tr_buf *b)
     if (!h->merged.samples && !r->explicit_sections) return;
     tr_buf title;
     tr_buf_init(&title, 0);
-    tr_buf_addf(&title, "hot functions (%llu samples, all threads)",
+    tr_buf_addf(&title, "hot functions (%llu samples, all threads",
                 (unsigned long long)h->merged.samples);
+    if (h->merged.frameless)
+        tr_buf_addf(&title, "; %llu without frames left out",
+                    (unsigned long long)h->merged.frameless);
+    tr_buf_addc(&title, ')');
     tr_rp_heading(b, title.p, r->o.ascii);
     if (!h->merged.samples)
         tr_buf_adds(b, "no samples\n");

@@ -219,9 +219,10 @@ typedef struct tr_hot_fn {
 
 typedef struct tr_hot_table {
     uint32_t track;   /* TR_NONE for the merged table */
-    uint64_t samples; /* all samples of the table, empty stacks included */
+    uint64_t samples; /* samples with frames: as the flame graph and folded output count */
     tr_hot_fn *fns;   /* by self, then total, descending */
     size_t n;
+    uint64_t frameless; /* samples with no frames (a thread seen idle in C): left out above */
 } tr_hot_table;
 
 typedef struct tr_hot_stats {

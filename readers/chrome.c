@@ -46,8 +46,11 @@ static const char *const cj_const_text[K_COUNT] = {
 
 /* ---- processes and threads ---- */
 
-/* The model's pid for a pid token: the number, or below -1 for a string. */
-static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, int *bad)
+/*
+** The model's pid for a pid token: the number, or below -1 for a string.
+** Kineto's "" (its trace-wide events) is named EMPTY: a lane reading "" says nothing.
+*/
+static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, const char *empty, int *bad)
 {
     *s = 0;
     if (t->type == J_NONE) {
@@ -55,8 +58,7 @@ static int pid_of(cj_rd *r, const jtok *t, int64_t *pid, tr_str *s, int *bad)
         return 0;
     }
     if (t->type == J_STR) {
-        /* Kineto's "" rows: the empty string needs an id of its own */
-        *s = t->n ? cj_tok_intern(r, t, bad) : tr_str_internz(r->t, "\"\"");
+        *s = t->n ? cj_tok_intern(r, t, bad) : tr_str_internz(r->t, empty);
         *pid = -2 - (int64_t)*s;
         return 0;
     }
@@ -86,11 +88,11 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         return r->last_thread;
     int64_t pid, tid;
     tr_str ps, ts;
-    if (pid_of(r, pidt, &pid, &ps, bad) != 0) return TR_NONE;
+    if (pid_of(r, pidt, &pid, &ps, "trace-wide (pid \"\")", bad) != 0) return TR_NONE;
     if (tidt->type == J_NONE) {
         tid = pid;
         ts = ps;
-    } else if (pid_of(r, tidt, &tid, &ts, bad) != 0) {
+    } else if (pid_of(r, tidt, &tid, &ts, "trace-wide (tid \"\")", bad) != 0) {
         return TR_NONE;
     }
     uint64_t a = (uint64_t)pid, b = (uint64_t)tid;
@@ -343,7 +345,8 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
     uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
     tr_str key = cj_intern_key(r);
     int enclose = ph == 's' || cj_tok_eq(&ev->bp, "e");
-    return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose);
+    return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
+                         ev->off);
 }
 
 /* The category that names a phase without a table of its own. */
@@ -723,6 +726,8 @@ static int keys_step(cj_rd *r)
         r->pos++;
         r->open = c;
         r->state = ST_CONTAINER;
+    } else if (strcmp(k, "systemTraceEvents") == 0 && c == '{') {
+        rc = cj_read_system_object(r);
     } else if (strcmp(k, "systemTraceEvents") == 0) {
         /* ftrace text: not read here, only skipped (Catapult also writes []) */
         if (c != '"' && c != '[')

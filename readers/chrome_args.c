@@ -481,6 +481,69 @@ int64_t cj_bytes_of(cj_rd *r, uint32_t set)
 }
 
 /* A top-level key's value: kept as metadata when small, else streamed past. */
+/* One process ('p') or thread ('t') record of a Fuchsia systemTraceEvents object. */
+static int fuchsia_name(cj_rd *r, const jtok *ev, int proc, uint64_t off, int *bad)
+{
+    jtok pid = cj_member(r, ev, "pid"), tid = cj_member(r, ev, "tid"),
+         name = cj_member(r, ev, "name");
+    jtok none = {NULL, 0, J_NONE, 0};
+    uint32_t th = cj_thread_of(r, &pid, proc ? &none : &tid, bad);
+    tr_str s = name.type == J_STR ? cj_tok_intern(r, &name, bad) : 0;
+    if (th == TR_NONE || !s)
+        return cj_warn_at(r, off, "systemTraceEvents %s record without a pid, tid or name: skipped",
+                          proc ? "process" : "thread");
+    thread_st *t = cj_thread_at(r, th);
+    if (proc) {
+        tr_process_at(r->t, t->process)->name = s;
+    } else {
+        t->name = s;
+        if (t->track != TR_NONE) tr_track_at(r->t, t->track)->name = s;
+    }
+    return TR_OK;
+}
+
+/*
+** Fuchsia's systemTraceEvents object, {"type":"fuchsia","events":[...]} as
+** trace2json writes it: its process and thread records name the lanes, as
+** Catapult's importer does.  Its context switches ('k') are per-CPU
+** scheduling, which the model has no lanes for: counted in one warning.
+*/
+int cj_read_system_object(cj_rd *r)
+{
+    jtok val;
+    int st, rc, bad = 0;
+    uint64_t at = cj_off_of(r, r->buf + r->pos), other = 0;
+    if ((rc = cj_win_unit(r, cj_unit_value, &val, META_KEEP, &st)) != TR_OK) return rc;
+    if (st == S_MORE) return cj_fail_at(r, at, TR_E_FORMAT, "trace ends inside a top-level value");
+    if (st == S_ERR) {
+        rc = cj_win_skip_stream(r);
+        return rc == TR_OK ? cj_warn_at(r, at, "%s over 1 MiB: not read", "systemTraceEvents") : rc;
+    }
+    jtok type = cj_member(r, &val, "type"), evs = cj_member(r, &val, "events");
+    if (!cj_tok_eq(&type, "fuchsia") || evs.type != J_ARR)
+        return cj_warn_at(r, at, "%s is neither text nor a Fuchsia object: ignored",
+                          "systemTraceEvents");
+    const char *p = cj_elems(&evs);
+    jtok ev;
+    while (rc == TR_OK && cj_next_elem(r, &p, &ev)) {
+        jtok ph = cj_member(r, &ev, "ph");
+        if (cj_tok_eq(&ph, "p") || cj_tok_eq(&ph, "t"))
+            rc = fuchsia_name(r, &ev, ph.p[0] == 'p', at + (uint64_t)(ev.p - val.p), &bad);
+        else
+            other++;
+    }
+    if (rc == TR_OK && other) {
+        char num[32];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)other);
+        rc = cj_warn_at(r, at,
+                        "systemTraceEvents: %s records other than process and thread names "
+                        "(context switches) not read",
+                        num);
+    }
+    if (rc == TR_OK && bad) rc = cj_warn_at(r, at, "%s replaced by U+FFFD", "invalid UTF-8");
+    return rc;
+}
+
 int cj_read_meta_value(cj_rd *r, tr_str key)
 {
     jtok val;

@@ -31,7 +31,7 @@ uint64_t cj_flow_id_num(const char *s, size_t n)
 }
 
 int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose)
+                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off)
 {
     flow_pt *f = tr_vec_push(&r->flows);
     if (!f) return tr_error_nomem(r->e);
@@ -45,6 +45,8 @@ int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, ui
     f->seq = (uint32_t)(r->flows.len - 1);
     f->ph = ph;
     f->enclose = (uint8_t)enclose;
+    f->drop = 0;
+    f->off = off;
     return TR_OK;
 }
 
@@ -56,9 +58,9 @@ int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
     const char *s = tr_str_get(r->t, o->bind, &n);
     uint64_t id = cj_flow_id_num(s, n);
     int rc = TR_OK;
-    if (o->flow_in) rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 'f', 1);
+    if (o->flow_in) rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 'f', 1, o->off);
     if (rc == TR_OK && o->flow_out)
-        rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 's', 1);
+        rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 's', 1, o->off);
     return rc;
 }
 
@@ -212,6 +214,37 @@ out:
     return rc == TR_OK ? TR_OK : tr_error_nomem(r->e);
 }
 
+/* Why a flow point made no flow: each is warned at the event's offset. */
+enum { DROP_NONE, DROP_NO_SLICE, DROP_NO_START, DROP_LOST_START, DROP_NO_END };
+
+static const char *const drop_text[] = {
+    [DROP_NO_SLICE] = "flow event of \"%s\" has no slice on its thread to bind to: dropped",
+    [DROP_NO_START] = "flow end of \"%s\" without a start (no 's' with its id): dropped",
+    [DROP_LOST_START] = "flow end of \"%s\" whose start was dropped: dropped",
+    [DROP_NO_END] = "flow start of \"%s\" never ended (no 'f' with its id): dropped",
+};
+
+static int flow_seq_cmp(const void *a, const void *b)
+{
+    const flow_pt *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Warns of the dropped points in input order; their count is the meta unbound_flows. */
+static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
+{
+    flow_pt *f = r->flows.data;
+    tr_qsort(f, r->flows.len, sizeof *f, flow_seq_cmp);
+    int rc = TR_OK;
+    for (size_t i = 0; i < r->flows.len && rc == TR_OK; i++) {
+        if (!f[i].drop) continue;
+        const char *name = tr_str_get(r->t, f[i].name ? f[i].name : f[i].key, NULL);
+        rc = cj_warn_at(r, f[i].off, drop_text[f[i].drop], name);
+    }
+    if (rc == TR_OK) rc = cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
+    return rc;
+}
+
 static int finish_flows(cj_rd *r)
 {
     if (!r->flows.len) return TR_OK;
@@ -223,21 +256,29 @@ static int finish_flows(cj_rd *r)
     for (size_t i = 0; i < r->flows.len;) {
         size_t j = i;
         while (j < r->flows.len && f[j].key == f[i].key) j++;
-        const flow_pt *from = NULL;
+        flow_pt *from = NULL;
+        int lost = 0; /* the last start had no slice */
         for (size_t q = i; q < j; q++) {
-            const flow_pt *p = &f[q];
+            flow_pt *p = &f[q];
             if (p->row == TR_NONE) {
                 unbound++;
+                p->drop = DROP_NO_SLICE;
                 if (p->ph == 'f') from = NULL;
+                lost = p->ph == 's';
                 continue;
             }
             if (p->ph == 's') {
-                if (from) unbound++;
+                lost = 0;
+                if (from && from->ph == 's') {
+                    unbound++;
+                    from->drop = DROP_NO_END;
+                }
                 from = p;
                 continue;
             }
             if (!from) {
                 unbound++;
+                p->drop = lost ? DROP_LOST_START : DROP_NO_START;
                 if (p->ph == 't') from = p;
                 continue;
             }
@@ -247,11 +288,13 @@ static int finish_flows(cj_rd *r)
             if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
             from = p->ph == 't' ? p : NULL;
         }
-        if (from && from->ph == 's') unbound++;
+        if (from && from->ph == 's') {
+            unbound++;
+            from->drop = DROP_NO_END;
+        }
         i = j;
     }
-    if (unbound) return cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
-    return TR_OK;
+    return unbound ? warn_dropped_flows(r, unbound) : TR_OK;
 }
 
 /* ---- the end of the input ---- */
@@ -283,6 +326,31 @@ int cj_finish_opens(cj_rd *r)
     return rc;
 }
 
+/*
+** Processes of the input that share a name are told apart by their labels:
+** Kineto names its CPU process and every GPU "python3.10" and says "CPU",
+** "GPU 0" in process_labels, so the GPU lanes say which device.
+*/
+static void name_by_labels(cj_rd *r)
+{
+    tr_trace *t = r->t;
+    size_t n = tr_process_count(t);
+    for (size_t i = 0; i < n; i++) {
+        tr_process *p = tr_process_at(t, (uint32_t)i);
+        if (p->input != r->input || !p->labels || !p->name) continue;
+        int shared = 0;
+        for (size_t j = 0; j < n && !shared; j++) {
+            const tr_process *q = tr_process_get(t, (uint32_t)j);
+            shared = j != i && q->input == r->input && q->name == p->name;
+        }
+        if (!shared) continue;
+        tr_buf_reset(&r->raw);
+        tr_buf_addf(&r->raw, "%s (%s)", tr_str_get(t, p->name, NULL),
+                    tr_str_get(t, p->labels, NULL));
+        p->name = tr_str_intern(t, r->raw.p, r->raw.len);
+    }
+}
+
 /* Names for what the trace left unnamed, as the chrome writer would print them. */
 static void finish_names(cj_rd *r)
 {
@@ -293,6 +361,7 @@ static void finish_names(cj_rd *r)
         /* a named thread without events still shows */
         if (th->track == TR_NONE && th->name) cj_track_of(r, (uint32_t)i, 0);
     }
+    name_by_labels(r);
     for (size_t i = 0; i < tr_process_count(t); i++) {
         tr_process *p = tr_process_at(t, (uint32_t)i);
         if (p->input != r->input) continue;

@@ -113,6 +113,8 @@ typedef struct flow_pt {
     uint32_t seq;
     char ph;         /* 's', 't', 'f' */
     uint8_t enclose; /* bind to the enclosing slice, not the next one */
+    uint8_t drop;    /* why it made no flow (enum in chrome_flow.c), 0 = it did */
+    uint64_t off;    /* the event's byte offset, for the warning when dropped */
 } flow_pt;
 
 /* A sample whose stack frame id is resolved at the end. */
@@ -355,6 +357,7 @@ int cj_id_text(cj_rd *r, const cev *ev, tr_buf *out, int *local, int *bad);
 uint32_t cj_args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfinished, int *bad);
 int64_t cj_bytes_of(cj_rd *r, uint32_t set);
 int cj_read_meta_value(cj_rd *r, tr_str key);
+int cj_read_system_object(cj_rd *r);
 
 /* chrome_v8.c */
 int cj_add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *sf, const jtok *stack,
@@ -368,7 +371,7 @@ int cj_finish_samples(cj_rd *r, int *budget);
 /* chrome_flow.c */
 uint64_t cj_flow_id_num(const char *s, size_t n);
 int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose);
+                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);

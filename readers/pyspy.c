@@ -47,13 +47,14 @@ enum ps_const {
     C_CAT_ERROR,
     C_PYSPY,
     C_MESSAGE,
+    C_ELIDED,
     C_COUNT
 };
 
 static const char *const ps_const_text[C_COUNT] = {
     [C_STATE] = "state",           [C_IDLE] = "idle",       [C_ACTIVE] = "active",
     [C_ACTIVE_GIL] = "active+gil", [C_GIL] = "gil",         [C_CAT_ERROR] = "pyspy.error",
-    [C_PYSPY] = "py-spy",          [C_MESSAGE] = "message",
+    [C_PYSPY] = "py-spy",          [C_MESSAGE] = "message", [C_ELIDED] = "elided",
 };
 
 /* What the previous line was, for telling where a dump starts. */
@@ -100,7 +101,7 @@ typedef struct ps_rd {
     uint32_t process;    /* TR_NONE: none named yet in this section */
     int64_t pending_pid; /* from a banner or marker, -1 = none */
     tr_str pending_host;
-    tr_str marker_host; /* the host the last marker naming one named */
+    tr_str marker_host; /* the host the last marker or shell prompt naming one named */
     int32_t pending_rank;
 
     /* the thread block being read */
@@ -110,6 +111,7 @@ typedef struct ps_rd {
     tr_vec frames;      /* uint32_t, innermost first */
     tr_vec locals;      /* ps_local */
     int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
+    uint32_t elided;    /* "..." lines: frames cut out by hand, the arg "elided" */
     int orphan_warned;  /* frames outside a thread: one warning per run */
 
     tr_vec prev; /* ps_prev by track id */
@@ -158,10 +160,10 @@ static uint32_t ps_stack(ps_rd *r, ps_prev *pv)
     return stack;
 }
 
-/* The args of the sample: its state, and its --locals when it has some. */
+/* The args of the sample: its state, its gaps, and its --locals when it has some. */
 static uint32_t ps_sample_args(ps_rd *r)
 {
-    if (r->locals.len == 0) return r->state_args;
+    if (r->locals.len == 0 && r->elided == 0) return r->state_args;
     tr_trace *t = r->t;
     tr_args_begin(t);
     if (r->state_args) {
@@ -169,6 +171,7 @@ static uint32_t ps_sample_args(ps_rd *r)
         tr_args_at(t, r->state_args, 0, &a);
         tr_args_str(t, a.key, a.v.s);
     }
+    if (r->elided) tr_args_uint(t, r->c[C_ELIDED], r->elided);
     for (size_t i = 0; i < r->locals.len; i++) {
         const ps_local *l = &TR_VEC_AT(&r->locals, ps_local, i);
         size_t n;
@@ -195,6 +198,7 @@ static int ps_thread_end(ps_rd *r, tr_error *e)
         return tr_error_nomem(e);
     r->frames.len = 0;
     r->locals.len = 0;
+    r->elided = 0;
     return tr_trace_status(r->t, e);
 }
 
@@ -223,7 +227,7 @@ static int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
     r->moment++;
     r->process = TR_NONE;
     r->pending_pid = -1;
-    r->pending_host = 0;
+    r->pending_host = r->marker_host;
     r->pending_rank = -1;
     r->moment_fresh = 1;
     return TR_OK;
@@ -668,6 +672,47 @@ static int ps_banner(const char *p, size_t n, int64_t *pid, const char **name, s
     return 0;
 }
 
+/* A host name's or user name's bytes. */
+static int ps_name_char(char c)
+{
+    return ps_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '-' || c == '_' ||
+           c == '.';
+}
+
+/*
+** A shell prompt before a command: "user@host:~/dir$ py-spy dump ...",
+** "root@host:/# ...", "[user@host dir]$ ...", each maybe after "(venv) ".
+** Returns 1 with the host in *HOST.
+*/
+static int ps_prompt_host(const char *p, size_t n, const char **host, size_t *host_n)
+{
+    size_t i = 0;
+    if (n && p[0] == '(') {
+        while (i < n && p[i] != ')') i++;
+        if (i + 1 >= n || p[i + 1] != ' ') return 0;
+        i += 2;
+    }
+    int bracket = i < n && p[i] == '[';
+    i += (size_t)bracket;
+    size_t user = i;
+    while (i < n && ps_name_char(p[i])) i++;
+    if (i == user || i >= n || p[i] != '@') return 0;
+    size_t h = ++i;
+    while (i < n && ps_name_char(p[i])) i++;
+    if (i == h || i >= n) return 0;
+    *host = p + h;
+    *host_n = i - h;
+    if (p[i] == ':' && !bracket) {
+        while (i < n && p[i] != ' ' && p[i] != '$' && p[i] != '#') i++;
+    } else if (bracket && (p[i] == ' ' || p[i] == ']')) {
+        while (i < n && p[i] != ']') i++;
+        i++;
+    } else {
+        return 0;
+    }
+    return i < n && (p[i] == '$' || p[i] == '#') && (i + 1 == n || p[i + 1] == ' ');
+}
+
 /* ---- lines ---- */
 
 /* Drops ANSI colour sequences (ESC [ ... letter) pasted from terminals. */
@@ -689,6 +734,12 @@ static int ps_strip_ansi(ps_rd *r, tr_line *ln)
 
 static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_error *e)
 {
+    if (tr_pyspy_is_elision(p, n)) {
+        /* A gap: the frames around it stay, the sample says frames are missing. */
+        r->skipped++;
+        r->elided += r->in_thread;
+        return TR_OK;
+    }
     if (!r->in_thread) {
         if (r->orphan_warned) return TR_OK;
         r->orphan_warned = 1;
@@ -864,6 +915,14 @@ static int ps_line(ps_rd *r, tr_line *ln, tr_error *e)
     } else if (ps_is_sep(p, n)) {
         if ((rc = ps_thread_end(r, e)) == TR_OK) r->skipped++;
         kind = K_SEP;
+    } else if (r->in_thread && tr_pyspy_is_elision(p, n)) {
+        rc = ps_on_frame(r, ln, p, n, e);
+        kind = K_FRAME;
+    } else if (ps_prompt_host(p, n, &name, &name_n)) {
+        /* The shell the dumps were run in names the host of what follows. */
+        if ((rc = ps_thread_end(r, e)) == TR_OK) r->skipped++;
+        r->marker_host = r->pending_host = tr_str_intern(r->t, name, name_n);
+        r->process = TR_NONE;
     } else if (ps_banner(p, n, &pid, &name, &name_n)) {
         if ((rc = ps_on_banner(r, pid, name, name_n, e)) != TR_OK) return rc;
         kind = K_BANNER;

@@ -56,10 +56,15 @@ static int pf_ends_with(const char *p, size_t n, const char *suffix)
     return n >= m && memcmp(p + n - m, suffix, m) == 0;
 }
 
-/* Native: a symbol in a shared object or a C source, not Python code. */
+/*
+** Native: a symbol in a shared object or a C source, not Python code.  py-spy
+** prints every Python frame with a location (if only "()"), so a bare name
+** (pthread_cond_timedwait) is a native symbol.
+*/
 static int pf_is_native(const tr_pyspy_frame_text *f)
 {
     if (f->fn_n > 2 && f->fn[0] == '0' && f->fn[1] == 'x') return 1;
+    if (f->file == f->fn + f->fn_n) return f->fn_n > 0;
     if (f->file_n == 0) return 0;
     if (f->file[0] == '<') return 0;
     return !(pf_ends_with(f->file, f->file_n, ".py") || pf_ends_with(f->file, f->file_n, ".pyw") ||
@@ -74,6 +79,14 @@ static int pf_is_module(const tr_pyspy_frame_text *f)
     for (size_t i = 0; i + 3 <= f->file_n; i++)
         if (f->file[i] == '.' && f->file[i + 1] == 's' && f->file[i + 2] == 'o') return 1;
     return pf_ends_with(f->file, f->file_n, ".dll") || pf_ends_with(f->file, f->file_n, ".dylib");
+}
+
+int tr_pyspy_is_elision(const char *p, size_t n)
+{
+    while (n && (*p == ' ' || *p == '\t')) p++, n--;
+    return (n >= 3 && memcmp(p, "...", 3) == 0) || (n >= 3 && memcmp(p, "\xE2\x80\xA6", 3) == 0) ||
+           (n >= 5 && (p[0] == '[' || p[0] == '(') && memcmp(p + 1, "...", 3) == 0 &&
+            p[n - 1] == (p[0] == '[' ? ']' : ')'));
 }
 
 uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)

@@ -25,6 +25,11 @@ typedef struct tr_pyspy_frame_text {
 ** after its last ':'.
 */
 void tr_pyspy_frame_split(const char *p, size_t n, tr_pyspy_frame_text *f);
+/*
+** Whether the N bytes at P are a hand edit standing for frames cut out ("...",
+** "\u2026", "[...more user code...]", "(...)"): a gap in the stack, not a frame.
+*/
+int tr_pyspy_is_elision(const char *p, size_t n);
 /* Interns the frame the N bytes at P describe; TR_NONE when out of memory. */
 uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n);
 

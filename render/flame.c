@@ -59,7 +59,8 @@ typedef struct flame {
     uint32_t *order;       /* nodes sorted by (parent, label text) */
     uint32_t max_depth;
     size_t threads;
-    size_t pruned; /* stacks with samples left out as too narrow */
+    size_t pruned;      /* stacks with samples left out as too narrow */
+    uint64_t frameless; /* samples with no frames: nothing to draw, said in the subtitle */
 } flame;
 
 /*
@@ -294,6 +295,10 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
         if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
             (o->has_until && sm.ts[i] > o->until))
             continue;
+        if (sm.stack[i] == 0) {
+            f->frameless += sample_weight(t, sm.args[i], &cache);
+            continue;
+        }
         if (roots[tk] == TR_NONE) {
             roots[tk] = o->per_thread ? thread_root(f, tk, many_processes) : 0;
             if (roots[tk] == TR_NONE) {
@@ -351,6 +356,10 @@ static int build_from_trie(flame *f, const uint8_t *sel)
         if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
             (o->has_until && sm.ts[i] > o->until) || sm.stack[i] >= ns)
             continue;
+        if (sm.stack[i] == 0) {
+            f->frameless += sample_weight(t, sm.args[i], &cache);
+            continue;
+        }
         if (!seen[tk]) f->threads++;
         seen[tk] = 1;
         tot[sm.stack[i]] += sample_weight(t, sm.args[i], &cache);
@@ -576,6 +585,8 @@ static int titles(const flame *f, const geom *g, tr_buf *title, tr_buf *sub)
     rc |= tr_buf_addf(sub, "%llu samples, %zu %s", (unsigned long long)f->nodes[0].total,
                       f->threads, f->threads == 1 ? "thread" : "threads");
     rc |= tr_buf_adds(sub, o->per_thread ? " (a root frame each)" : " merged");
+    if (f->frameless)
+        rc |= tr_buf_addf(sub, "; %llu without frames left out", (unsigned long long)f->frameless);
     rc |= tr_buf_adds(sub, o->color_by == TR_FLAME_BY_MODULE ? "; colour by module"
                                                              : "; colour by name");
     if (g->cut > 0)

@@ -120,7 +120,7 @@ TR_TEST(frame_split)
         {"poll (libc.so.6)", "poll", "libc.so.6", 0, 1},
         {"0x7caaa50b1a9b (?)", "0x7caaa50b1a9b", "?", 0, 1},
         {"backward ()", "backward", "", 0, 0},
-        {"pthread_cond_timedwait", "pthread_cond_timedwait", "", 0, 0},
+        {"pthread_cond_timedwait", "pthread_cond_timedwait", "", 0, 1}, /* issue 19 item 10 */
         {"std::f(int) (libx.so)", "std::f(int)", "libx.so", 0, 1},
         {"_run_code (<frozen runpy>:88)", "_run_code", "<frozen runpy>", 88, 0},
         {"pollForEvents (glfw/backend_utils.c:321)", "pollForEvents", "glfw/backend_utils.c", 321,
@@ -639,6 +639,71 @@ TR_TEST(bad_input_warns)
     tr_trace_freeze(t, &e);
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 2);
+    tr_trace_free(t);
+}
+
+/*
+** Hand edits and pastes (issue 19, items 9-11; hand-made, no real sample has
+** them): a "..." line is a gap in the stack, not a frame that becomes the
+** root; a frame with no location is a native symbol; a shell prompt's
+** user@host names the host of the dumps after it.
+*/
+TR_TEST(hand_edits)
+{
+    static const char cut[] = "Process 4242: python train.py\n"
+                              "Python v3.10.12 (/usr/bin/python3.10)\n\n"
+                              "Thread 4242 (active+gil): \"MainThread\"\n"
+                              "    forward (model.py:88)\n"
+                              "    ...\n"
+                              "    main (train.py:210)\n"
+                              "Thread 4250 (idle): \"Thread-1\"\n"
+                              "    wait (threading.py:324)\n"
+                              "...\n"
+                              "Thread 4251 (idle): \"pin_memory\"\n"
+                              "    pthread_cond_timedwait\n"
+                              "    _loop (torch/utils/data/_utils/pin_memory.py:51)\n";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(cut, &log);
+    CHECK_INT(log.n, 0);
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 3);
+    CHECK_STR(stack_text(t, s.stack[0]), "main;forward");
+    CHECK_STR(stack_text(t, s.stack[1]), "wait");
+    CHECK_STR(stack_text(t, s.stack[2]), "_loop;pthread_cond_timedwait");
+    tr_arg a;
+    CHECK(tr_args_find(t, s.args[0], "elided", &a));
+    CHECK_INT(a.v.u, 1);
+    CHECK(tr_args_find(t, s.args[1], "elided", &a));
+    CHECK(!tr_args_find(t, s.args[2], "elided", &a));
+    CHECK_STR(arg_str(t, s.args[0], "state"), "active+gil");
+    CHECK_INT(tr_input_get(t, 0)->lines_skipped, 3);
+    const tr_frame *f = tr_frame_get(t, tr_stack_frame(t, s.stack[2]));
+    CHECK_STR(tr_str_get(t, f->function, NULL), "pthread_cond_timedwait");
+    CHECK_INT(f->is_native, 1);
+    f = tr_frame_get(t, tr_stack_frame(t, s.stack[1]));
+    CHECK_INT(f->is_native, 0);
+    tr_trace_free(t);
+
+    static const char prompts[] = "alice@gpu-node-07:~/proj$ py-spy dump --pid 42\n"
+                                  "Process 42: python train.py\n\n"
+                                  "Thread 42 (active): \"MainThread\"\n"
+                                  "    main (train.py:210)\n\n"
+                                  "[bob@gpu-node-08 proj]$ py-spy dump --pid 42\n"
+                                  "Process 42: python train.py\n\n"
+                                  "Thread 42 (idle): \"MainThread\"\n"
+                                  "    main (train.py:211)\n"
+                                  "(venv) root@gpu-node-08:/# echo done\n"
+                                  "mail alice@gpu-node-07: not a prompt\n";
+    memset(&log, 0, sizeof log);
+    t = read_text(prompts, &log);
+    CHECK_INT(tr_process_count(t), 2);
+    CHECK_INT(tr_process_get(t, 0)->pid, 42);
+    CHECK_STR(tr_str_get(t, tr_process_get(t, 0)->host, NULL), "gpu-node-07");
+    CHECK_STR(tr_str_get(t, tr_process_get(t, 1)->host, NULL), "gpu-node-08");
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 2);
+    CHECK_INT(s.ts[1], 1000000000LL);
     tr_trace_free(t);
 }
 

@@ -3,7 +3,8 @@
 
 Each "Thread ..." header starts a stack; the indented "function (file:line)"
 lines below it are its frames, innermost first (py-spy's order).  A thread's
-stack is one sample: its innermost function gets a self sample, and every
+stack is one sample (a thread with no frames is none: issue 19, item 12): its
+innermost function gets a self sample, and every
 distinct (function, file) on it a total sample.  Compares the counts and the
 number of samples with `tracestat --csv hot --top 0`.
 
@@ -37,7 +38,7 @@ def expected(path):
             self_[st[0]] = self_.get(st[0], 0) + 1
         for fn in set(st):
             total[fn] = total.get(fn, 0) + 1
-    return len(stacks), self_, total
+    return sum(1 for st in stacks if st), self_, total
 
 
 def main():
