@@ -151,16 +151,16 @@ static int64_t gb_int_arg(const tr_trace *t, uint32_t set, const char *key)
 }
 
 /*
-** The launch start of every event: the start of the other slice with the
-** same "correlation" arg (the CUDA runtime call), as HTA joins them;
-** rounded up to a whole microsecond with HTA's rounding (ROUND).
+** The launch of every event: the other slice with the same "correlation"
+** arg (the CUDA runtime call), as HTA joins them; its times rounded as the
+** events' with HTA's rounding (ROUND).
 */
 static int gb_launches(const tr_trace *t, const tr_slices *s, tr_gx_set *g, const int64_t *corr,
                        const uint8_t *is_gpu, int round)
 {
     tr_map by_corr = {0};
-    tr_vec ts;
-    tr_vec_init(&ts, sizeof(int64_t));
+    tr_vec rows;
+    tr_vec_init(&rows, sizeof(uint32_t));
     int rc = TR_OK;
     for (size_t i = 0; i < s->n && rc == TR_OK; i++) {
         if (is_gpu[i] || !s->args[i]) continue;
@@ -168,18 +168,25 @@ static int gb_launches(const tr_trace *t, const tr_slices *s, tr_gx_set *g, cons
         if (c < 0) continue;
         int is_new;
         uint32_t *slot = tr_map_slot(&by_corr, (uint64_t)c, &is_new);
-        int64_t *v = slot && is_new ? tr_vec_push(&ts) : NULL;
+        uint32_t *v = slot && is_new ? tr_vec_push(&rows) : NULL;
         if (!slot || (is_new && !v))
             rc = TR_FATAL;
         else if (is_new)
-            *slot = (uint32_t)(ts.len - 1), *v = round ? -gb_floor_us(-s->ts[i]) : s->ts[i];
+            *slot = (uint32_t)(rows.len - 1), *v = (uint32_t)i;
     }
     for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
         uint32_t k = corr[i] < 0 ? UINT32_MAX : tr_map_find(&by_corr, (uint64_t)corr[i]);
-        if (k != UINT32_MAX) TR_VEC_AT(&g->ev, tr_gx_ev, i).launch = TR_VEC_AT(&ts, int64_t, k);
+        if (k == UINT32_MAX) continue;
+        tr_gx_ev *ev = &TR_VEC_AT(&g->ev, tr_gx_ev, i);
+        uint32_t row = TR_VEC_AT(&rows, uint32_t, k);
+        int64_t b = s->ts[row], e = tr_an_end(s, row);
+        if (round) b = -gb_floor_us(-b), e = gb_floor_us(e);
+        ev->launch_row = row;
+        ev->launch = b;
+        ev->launch_end = e < b ? b : e;
     }
     tr_map_fini(&by_corr);
-    tr_vec_fini(&ts);
+    tr_vec_fini(&rows);
     return rc;
 }
 
@@ -206,14 +213,16 @@ static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, tr_gx_set
         if (*ty < 0) *ty = (int8_t)tr_kernel_type_of(tr_str_get(t, s.name[i], NULL));
         int64_t b = s.ts[i], e = tr_an_end(&s, i);
         if (o->hta_rounding) b = -gb_floor_us(-b), e = gb_floor_us(e);
-        *ev = (tr_gx_ev){.track = s.track[i],
+        *ev = (tr_gx_ev){.row = (uint32_t)i,
+                         .track = s.track[i],
                          .dev = gb_device(g, tr_track_get(t, s.track[i])->process),
                          .name = s.name[i],
                          .type = (uint8_t)*ty,
                          .sync = kinds[s.cat[i]] == GB_SYNC,
                          .s = b,
                          .e = e < b ? b : e,
-                         .launch = INT64_MIN};
+                         .launch = INT64_MIN,
+                         .launch_row = TR_NONE};
     }
     if (rc == TR_OK) rc = gb_launches(t, &s, g, corr->data, is_gpu, o->hta_rounding);
     tr_free(types);

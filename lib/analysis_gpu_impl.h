@@ -8,9 +8,12 @@
 #include "analysis_impl.h"
 
 typedef struct tr_gx_ev {
+    uint32_t row;              /* its slice */
     uint32_t track, dev, name; /* dev: index into the set's devices */
     uint8_t type, sync;        /* tr_kernel_type; a cuda_sync event */
     int64_t s, e, launch;      /* start, end (rounded with hta_rounding); launch INT64_MIN: none */
+    int64_t launch_end;        /* the launching call's end (rounded likewise) */
+    uint32_t launch_row;       /* the launching call's slice, TR_NONE none */
 } tr_gx_ev;
 
 typedef struct tr_gx_set {

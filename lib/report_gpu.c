@@ -166,6 +166,54 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+/* HTA's launch statistics: the sums, then the launch-delay outliers. */
+static void rg_launches(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"kernel", "launch", "at", "cpu", "gpu", "delay"};
+    const tr_gpu_launches *l = &r->gpu_l;
+    tr_rp_heading(b, "GPU launches (HTA: delay = kernel start - launch end; outliers > 100us)",
+                  r->o.ascii);
+    if (!l->launches) {
+        tr_buf_adds(b, "no launches (no correlation ids)\n");
+        return;
+    }
+    double n = (double)l->launches;
+    tr_buf_addf(b, "%llu launches: cpu mean ", (unsigned long long)l->launches);
+    tr_buf_add_duration(b, (int64_t)((double)l->cpu_total / n + 0.5));
+    tr_buf_adds(b, ", gpu mean ");
+    tr_buf_add_duration(b, (int64_t)((double)l->gpu_total / n + 0.5));
+    tr_buf_adds(b, ", delay mean ");
+    tr_buf_add_duration(b, (int64_t)((double)l->delay_total / n + 0.5));
+    tr_buf_adds(b, ", max ");
+    tr_buf_add_duration(b, l->delay_max);
+    tr_buf_addf(b,
+                "\n%llu short kernels (cpu <= 50us, gpu < cpu), %llu runtime outliers (cpu > "
+                "50us), %llu launch-delay outliers\n",
+                (unsigned long long)l->short_kernels, (unsigned long long)l->runtime_outliers,
+                (unsigned long long)l->delay_outliers);
+    if (!l->n_outliers) return;
+    tr_slices s;
+    tr_trace_slices(r->t, &s);
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "llrrrr", 0);
+    tr_rp_cells(&tb, heads, 6);
+    size_t top = tr_rp_top(r, l->n_outliers, 1);
+    for (size_t i = 0; i < top; i++) {
+        const tr_gpu_launch *o = &l->outliers[i];
+        tr_buf_reset(cell);
+        tr_kernel_short_name(cell, tr_rp_str(r->t, s.name[o->kernel]));
+        tr_rp_cell(&tb, "%s", cell->p);
+        tr_rp_cell(&tb, "%s", tr_rp_str(r->t, s.name[o->launch]));
+        tr_rp_cell_duration(&tb, s.ts[o->launch] - r->first);
+        tr_rp_cell_duration(&tb, o->cpu_dur);
+        tr_rp_cell_duration(&tb, o->gpu_dur);
+        tr_rp_cell_duration(&tb, o->delay);
+    }
+    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    if (top < l->n_outliers) tr_buf_addf(b, "... %zu more\n", l->n_outliers - top);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(b, "GPU kernel types (HTA: communication, memory, computation, other)",
@@ -178,6 +226,7 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     tr_buf_init(&cell, 0);
     rg_types(r, b, &cell);
     rg_kernels(r, b, &cell);
+    rg_launches(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -260,5 +309,26 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
         tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
     }
     tr_buf_fini(&short_name);
-    tr_buf_adds(b, "]}");
+    const tr_gpu_launches *l = &r->gpu_l;
+    tr_buf_addf(b,
+                "],\"launches\":{\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"delay_ns\":%lld,"
+                "\"delay_max_ns\":%lld,\"short_kernels\":%llu,\"runtime_outliers\":%llu,"
+                "\"delay_outliers\":[",
+                (unsigned long long)l->launches, (long long)l->cpu_total, (long long)l->gpu_total,
+                (long long)l->delay_total, (long long)l->delay_max,
+                (unsigned long long)l->short_kernels, (unsigned long long)l->runtime_outliers);
+    tr_slices s;
+    tr_trace_slices(r->t, &s);
+    n = tr_rp_top(r, l->n_outliers, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_launch *o = &l->outliers[i];
+        tr_buf_adds(b, i ? ",{\"kernel\":" : "{\"kernel\":");
+        tr_buf_add_json_id(b, r->t, s.name[o->kernel]);
+        tr_buf_adds(b, ",\"launch\":");
+        tr_buf_add_json_id(b, r->t, s.name[o->launch]);
+        tr_buf_addf(b, ",\"kernel_ts_ns\":%lld,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"delay_ns\":%lld}",
+                    (long long)s.ts[o->kernel], (long long)o->cpu_dur, (long long)o->gpu_dur,
+                    (long long)o->delay);
+    }
+    tr_buf_adds(b, "]}}");
 }

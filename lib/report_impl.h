@@ -32,6 +32,7 @@ struct tr_report {
     tr_gpu_stats gpu;
     tr_gpu_breakdown gpu_bd; /* gpu-breakdown */
     tr_gpu_kernels gpu_k;    /* gpu-kernels */
+    tr_gpu_launches gpu_l;   /* gpu-kernels */
 };
 
 /* ^Whether R holds section SEC. */

@@ -31,7 +31,8 @@
 **               kernels (names starting "nccl") and their overlap with compute.
 **   gpu-breakdown  HTA's temporal breakdown per device and idle-time classes
 **               per stream (tr_gpu_breakdown).
-**   gpu-kernels HTA's kernel breakdown by type and name (tr_gpu_kernels).
+**   gpu-kernels HTA's kernel breakdown by type and name (tr_gpu_kernels) and
+**               launch statistics (tr_gpu_launches).
 */
 #ifndef TR_ANALYSIS_H
 #define TR_ANALYSIS_H
@@ -411,6 +412,35 @@ typedef struct tr_gpu_kernels {
 int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kernels *out,
                            tr_error *e);
 void tr_gpu_kernels_fini(tr_gpu_kernels *s);
+
+/*
+** HTA's launch statistics (cuda_kernel_analysis.py): every GPU event but
+** cuda_sync ones with a launch (the slice of the same correlation id):
+** CPU duration = the call's, GPU duration = the event's, launch delay =
+** event start - call end, 0 when negative.  ^With HTA's cutoffs: a short
+** kernel has CPU duration <= 50 us and a GPU duration below its CPU
+** duration; a runtime outlier a CPU duration > 50 us; a launch-delay
+** outlier a delay > 100 us.
+*/
+typedef struct tr_gpu_launch {
+    uint32_t kernel, launch; /* slice rows */
+    int64_t cpu_dur, gpu_dur, delay;
+} tr_gpu_launch;
+
+#define TR_GPU_RUNTIME_CUTOFF 50000 /* ns */
+#define TR_GPU_DELAY_CUTOFF   100000
+
+typedef struct tr_gpu_launches {
+    uint64_t launches;
+    int64_t cpu_total, gpu_total, delay_total, delay_max;
+    uint64_t short_kernels, runtime_outliers, delay_outliers;
+    tr_gpu_launch *outliers; /* the launch-delay outliers, longest delay first (ties: kernel row) */
+    size_t n_outliers;
+} tr_gpu_launches;
+
+int tr_gpu_launches_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_launches *out,
+                            tr_error *e);
+void tr_gpu_launches_fini(tr_gpu_launches *s);
 
 /*
 ** ^A short kernel name as HTA's shorten_name reads it: template and

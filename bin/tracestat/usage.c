@@ -27,7 +27,8 @@ const char tracestat_usage[] =
     "              its GPU events; per stream: idle time as host wait, kernel wait, other,\n"
     "              and the launch queue (launched, not started): max, time at max\n"
     "  gpu-kernels per kernel type (communication, memory, computation, other) and\n"
-    "              per kernel: count, total, mean, min, max, share of the type\n"
+    "              per kernel: count, total, mean, min, max, share of the type; launch\n"
+    "              statistics: CPU and GPU time, launch delay, short kernels, outliers\n"
     "\n";
 
 const char tracestat_usage_options[] =

@@ -18,6 +18,10 @@ computes Holistic Trace Analysis's definitions from the events:
                the launch, -1 at the event's start, +1 first at equal times;
                points, max, mean of the lengths, time at the max
   kernels      per name (cuda_sync left out): count, total, min, max
+  launches     per event with a launch (cuda_sync left out): cpu = the call's
+               duration, gpu = the event's, delay = start - call end (>= 0);
+               short (cpu <= 50 us, gpu < cpu), runtime outliers (cpu > 50 us),
+               delay outliers (> 100 us, longest first)
 
 Compares everything with `tracestat --section gpu-breakdown,gpu-kernels --json`;
 with --tracesql, also the per-type counts and times of tracesql's gpu_kernel view
@@ -83,8 +87,10 @@ def load(path, hta):
             gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
                             sync=e["cat"] == "cuda_sync", corr=args.get("correlation")))
         elif "correlation" in args:
-            lt = ns(e["ts"])
-            launch.setdefault(args["correlation"], -((-lt) // 1000) * 1000 if hta else lt)
+            lt, le = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+            if hta:
+                lt, le = -((-lt) // 1000) * 1000, le // 1000 * 1000
+            launch.setdefault(args["correlation"], (lt, max(lt, le)))
     return gpu, launch
 
 
@@ -106,7 +112,7 @@ def expected(gpu, launch):
             gap = g["s"] - prev["e"]
             if gap <= 0:
                 continue
-            lt = launch.get(g["corr"])
+            lt = launch.get(g["corr"], (None,))[0]
             c = "host_wait" if lt is not None and lt > prev["e"] else \
                 "kernel_wait" if gap < 30000 else "other"
             t[c][0] += gap
@@ -120,7 +126,7 @@ def expected(gpu, launch):
         steps = []
         for g in gpu:
             if (g["pid"], g["tid"]) == key and not g["sync"] and g["corr"] in launch:
-                steps += [(launch[g["corr"]], -1), (g["s"], 1)]  # sorts +1 (-1 here) first
+                steps += [(launch[g["corr"]][0], -1), (g["s"], 1)]  # sorts +1 (-1 here) first
         if not steps:
             continue
         steps.sort()
@@ -141,7 +147,24 @@ def expected(gpu, launch):
         k["count"] += 1
         k["total_ns"] += d
         k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
-    return devices, streams, queues, kernels
+    la = dict(count=0, cpu_ns=0, gpu_ns=0, delay_ns=0, delay_max_ns=0, short_kernels=0,
+              runtime_outliers=0, delay_outliers=[])
+    for g in gpu:
+        if g["sync"] or g["corr"] not in launch:
+            continue
+        lt, le = launch[g["corr"]]
+        cpu, gd, delay = le - lt, g["e"] - g["s"], max(g["s"] - le, 0)
+        la["count"] += 1
+        la["cpu_ns"] += cpu
+        la["gpu_ns"] += gd
+        la["delay_ns"] += delay
+        la["delay_max_ns"] = max(la["delay_max_ns"], delay)
+        la["short_kernels"] += cpu <= 50000 and gd < cpu
+        la["runtime_outliers"] += cpu > 50000
+        if delay > 100000:
+            la["delay_outliers"].append(delay)
+    la["delay_outliers"].sort(reverse=True)
+    return devices, streams, queues, kernels, la
 
 
 def main():
@@ -150,7 +173,7 @@ def main():
     cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
     got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
                                     capture_output=True, text=True).stdout)
-    devices, streams, queues, kernels = expected(*load(path, hta))
+    devices, streams, queues, kernels, launches = expected(*load(path, hta))
     bad = 0
 
     def check(what, want, have):
@@ -175,6 +198,9 @@ def main():
     gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
           for k in got["gpu_kernels"]["kernels"]}
     check("kernels", kernels, gk)
+    gl = dict(got["gpu_kernels"]["launches"])
+    gl["delay_outliers"] = [o["delay_ns"] for o in gl["delay_outliers"]]
+    check("launches", launches, gl)
     if "--tracesql" in sys.argv:
         sql = sys.argv[sys.argv.index("--tracesql") + 1]
         q = ("SELECT kernel_type, count(*), sum(dur) FROM gpu_kernel WHERE category <> 'cuda_sync'"
