@@ -454,25 +454,33 @@ static int read_inflight(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
 {
     char name[64], path[1024];
     snprintf(name, sizeof name, "%d.inflight", (int)r);
-    if (run->ipc || run->gen == REC_G3 || fs_exists(run->dir, name, NULL) != TR_OK) return TR_OK;
+    if (run->ipc || run->gen != REC_G2B || fs_exists(run->dir, name, NULL) != TR_OK) return TR_OK;
     int rc = load_all(run->dir, name, UINT64_MAX, &rk->fly_raw, e);
     if (rc < 0) return rc;
     const rec_bytes *b = &rk->fly_raw;
     uint32_t n = b->n >= 4 ? rec_le32(b->p) : 0;
     rec_path(run->dir, name, path, sizeof path);
+    /* An auxiliary file: a bad one is warned about and left out, the trace stays readable. */
     if (b->n < 4 || n > (b->n - 4) / 8) {
-        tr_loc loc = {path, 0, 0, 0};
-        return tr_errorf(e, TR_E_FORMAT, &loc, "%zu bytes cannot hold %u start times", b->n, n);
+        warn_keep(rk, path, 0, "%zu bytes cannot hold %u start times; calls in flight ignored",
+                  b->n, n);
+        return TR_OK;
     }
     rk->fly_at = b->p + 4;
     rec_bytes table = {b->p + 4 + 8 * (size_t)n, b->n - 4 - 8 * (size_t)n, NULL};
-    rc = rec_cst_parse(&rk->fly, &table, 16, run->n_names, path, e);
-    if (rc == TR_OK && rk->fly.n != n) {
-        tr_loc loc = {path, 0, 0, 5 + 8 * (uint64_t)n};
-        return tr_errorf(e, TR_E_FORMAT, &loc, "%u call signatures for %u start times", rk->fly.n,
-                         n);
+    tr_error bad = {0};
+    rc = rec_cst_parse(&rk->fly, &table, 16, run->n_names, path, &bad);
+    if (rc == TR_FATAL) {
+        *e = bad;
+        return rc;
     }
-    return rc;
+    if (rc < 0 || rk->fly.n != n) {
+        warn_keep(rk, path, 4 + 8 * (uint64_t)n, "%s; calls in flight ignored",
+                  rc < 0 ? bad.msg : "call signatures do not match the start times");
+        rec_cst_free(&rk->fly);
+        memset(&rk->fly, 0, sizeof rk->fly);
+    }
+    return TR_OK;
 }
 
 static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)

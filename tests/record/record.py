@@ -217,6 +217,13 @@ def case_quiet():
     """Fewer calls than one buffer, then silence and SIGKILL: the flusher wrote them."""
     d, _ = trace([PROG, "quiet"], expect_rc=128 + 9)
     check_sequence(cat(d, expect_warning=CUT), file_calls(w("quiet.dat"), 10, 10), "quiet")
+    # A damaged <r>.inflight is warned about at its byte offset and left out.
+    for name, data in (("short", b"\x01\x00"), ("claims", b"\xff\xff\xff\x7f" + b"\x00" * 20),
+                       ("table", b"\x01\x00\x00\x00" + b"\x00" * 8 + b"\x05\x00\x00\x00")):
+        with open(os.path.join(d, "0.inflight"), "wb") as f:
+            f.write(data)
+        check_sequence(cat(d, expect_warning="calls in flight ignored"),
+                       file_calls(w("quiet.dat"), 10, 10), "quiet with a %s .inflight" % name)
 
 
 def case_steady():
