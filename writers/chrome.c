@@ -229,11 +229,9 @@ static int write_sample(chrome_w *w, uint32_t r, int first)
     int rc = first ? LIT(&w->b, "\n{\"ts\":") : LIT(&w->b, ",\n{\"ts\":");
     rc |= add_ts(&w->b, w->sa.ts[r]);
     rc |= add_pid_tid(w, w->sa.track[r]);
-    if (w->sa.stack[r]) {
-        rc |= LIT(&w->b, ",\"sf\":\"");
-        rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
-        rc |= tr_buf_addc(&w->b, '"');
-    }
+    rc |= LIT(&w->b, ",\"sf\":\"");
+    rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
+    rc |= tr_buf_addc(&w->b, '"');
     if (w->sa.args[r]) {
         rc |= LIT(&w->b, ",\"args\":");
         rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
@@ -271,12 +269,18 @@ static int write_stack_frame(chrome_w *w, uint32_t stack, int first)
     return rc | tr_buf_addc(&w->b, '}');
 }
 
-/* The "samples" and "stackFrames" keys, when there are samples to write. */
+/*
+** The "samples" and "stackFrames" keys, when there are samples to write.  A
+** sample with an empty stack (an idle thread in a py-spy sequence) is left out:
+** Catapult's importer rejects the whole file for a sample without "sf", and the
+** folded writer and the flame graph leave it out too, so all totals agree.
+*/
 static int write_samples(chrome_w *w, const tr_filter *filter, tr_error *e)
 {
     int rc = TR_OK, first = 1;
     for (size_t i = 0; i < w->sa.n && !rc; i++) {
         tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, w->sa.ts[i]};
+        if (w->sa.stack[i] == 0) continue;
         if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
         if (first) rc = LIT(&w->b, "\n\"samples\":[");
         rc |= write_sample(w, (uint32_t)i, first);
