@@ -33,6 +33,11 @@ int load_traces(tr_cli *c, const args *a, sqlite3 **db);
 /* Writes DB to PATH atomically (--save): an exit code, said. */
 int save_db(tr_cli *c, sqlite3 *db, const char *path);
 
+/* ---- perfetto.c ---- */
+
+/* Adds Perfetto's functions, table functions and views to DB: an exit code, said. */
+int tsql_perfetto(tr_cli *c, sqlite3 *db);
+
 /* ---- session.c ---- */
 
 /* Ctrl-C interrupts a statement, drops the prompt's input, else ends tracesql. */
