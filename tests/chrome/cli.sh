@@ -56,6 +56,13 @@ speedscope)
     run 0 convert -q "$tiny" -o "$tmp/t.speedscope"
     [ "$(grep -o '"type":"evented"' "$tmp/t.speedscope" | wc -l)" -gt 0 ] || fail "want evented profiles"
     ;;
+kineto)
+    k=$src/testdata/chrome/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz
+    run 2 convert -q "$k" "$k" --to kineto -o "$tmp/k.json"; expect_err "one input's trace"
+    run 0 convert -q "$k" --to kineto -o "$tmp/k.json"
+    grep -q '^"baseTimeNanoseconds":1735632360000000000,$' "$tmp/k.json" || fail "no top-level baseTimeNanoseconds"
+    grep -q '"pid":597913,"tid":598009' "$tmp/k.json" || fail "the source's pid and tid are not kept"
+    ;;
 *)
     fail "unknown case $case"
     ;;
