@@ -44,6 +44,9 @@ no-samples)
     [ "$(grep -c '^{"ts":.*"sf":' "$tmp/a.json")" = 9 ] || fail "a sample without sf"
     run 0 convert -q "$tmp/seq.txt" -o "$tmp/a.folded"
     [ "$(awk '{n += $NF} END {print n}' "$tmp/a.folded")" = 9 ] || fail "folded total is not 9"
+    # the sequence alone and merged with a GT log, as a job's outputs are: Catapult's rules hold
+    run_cmd 0 python3 "$(dirname "$0")/catapult_rules.py" "$tracecat" "$tmp/seq.txt" "$tiny"
+    expect_out "^(all merged): .*: ok$"
     run 0 convert -q "$tmp/seq.txt" --no-samples -o "$tmp/b.json"
     ! grep -q '"samples"\|"stackFrames"' "$tmp/b.json" || fail "--no-samples wrote samples"
     [ "$(grep -c '"ph":"X"' "$tmp/b.json")" -gt 0 ] || fail "--no-samples lost the stack slices"
