@@ -219,6 +219,13 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
                         int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);
 uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, uint32_t args);
+/*
+** tr_sample_weight: how many samples one sample stands for
+** ^A folded input's line is one sample with its count in the "count" arg:
+** returns that count for the sample args ARGS, 0 for a negative one, and 1
+** when there is none.
+*/
+uint64_t tr_sample_weight(const tr_trace *t, uint32_t args);
 
 /* ---- stacks: frames interned, stacks a trie of (parent, frame) ---- */
 

@@ -35,7 +35,7 @@ typedef struct tr_write_opts {
     int header;              /* lines: a '#'-prefixed column line first */
     unsigned folded_prefix;  /* folded: root frames naming them, TR_FOLDED_* bits */
     int partition_rank;      /* datasets: DIR/<table>/rank=N/, rows split by their process's rank */
-    uint64_t row_group_rows; /* datasets: rows per Parquet row group, 0 = 1 Mi */
+    uint64_t row_group_rows; /* datasets: rows per Parquet row group, 0 = 128 Ki */
     uint64_t free_bytes;     /* datasets: free space to assume (tests), 0 = ask the file system */
 } tr_write_opts;
 

@@ -701,6 +701,14 @@ uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, 
     return (uint32_t)i;
 }
 
+uint64_t tr_sample_weight(const tr_trace *t, uint32_t args)
+{
+    tr_arg a;
+    if (!args || !tr_args_find(t, args, "count", &a)) return 1;
+    if (a.type == TR_ARG_UINT) return a.v.u;
+    return a.type == TR_ARG_INT && a.v.i > 0 ? (uint64_t)a.v.i : 0;
+}
+
 /* ---- frames and stacks ---- */
 
 static uint32_t frame_hash(const tr_frame *f)

@@ -241,14 +241,7 @@ typedef struct weight_cache {
 static uint64_t sample_weight(const tr_trace *t, uint32_t set, weight_cache *c)
 {
     if (set == c->set) return c->weight;
-    tr_arg a;
-    uint64_t w = 1;
-    if (tr_args_find(t, set, "count", &a)) {
-        if (a.type == TR_ARG_UINT)
-            w = a.v.u;
-        else if (a.type == TR_ARG_INT && a.v.i > 0)
-            w = (uint64_t)a.v.i;
-    }
+    uint64_t w = tr_sample_weight(t, set);
     c->set = set;
     c->weight = w;
     return w;
@@ -292,7 +285,8 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
     int rc = TR_OK;
     for (size_t i = 0; i < sm.n && rc == TR_OK; i++) {
         uint32_t tk = sm.track[i];
-        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
+        /* a sample with no frame has nothing to draw: folded output leaves it out too */
+        if (!sel[tk] || sm.stack[i] == 0 || (o->has_since && sm.ts[i] < o->since) ||
             (o->has_until && sm.ts[i] > o->until))
             continue;
         if (sm.stack[i] == 0) {
@@ -354,7 +348,7 @@ static int build_from_trie(flame *f, const uint8_t *sel)
     for (size_t i = 0; i < sm.n; i++) {
         uint32_t tk = sm.track[i];
         if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
-            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] >= ns)
+            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] == 0 || sm.stack[i] >= ns)
             continue;
         if (sm.stack[i] == 0) {
             f->frameless += sample_weight(t, sm.args[i], &cache);

@@ -442,7 +442,10 @@ static char *model_text(const tr_trace *t)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &co);
     tr_trace_samples(t, &sa);
-    tr_buf_addf(&b, "counts %zu %zu %zu %zu flows %zu\n", sl.n, in.n, co.n, sa.n, tr_flow_count(t));
+    /* The writer leaves out samples with no frame (Catapult rejects them): so does the count. */
+    size_t n_sa = 0;
+    for (size_t i = 0; i < sa.n; i++) n_sa += sa.stack[i] != 0;
+    tr_buf_addf(&b, "counts %zu %zu %zu %zu flows %zu\n", sl.n, in.n, co.n, n_sa, tr_flow_count(t));
     tr_iter_init(&it, t);
     while (tr_iter_next(&it, &ev)) {
         uint32_t r = ev.row, track;
@@ -464,6 +467,7 @@ static char *model_text(const tr_trace *t)
             tr_buf_addf(&b, "C %lld %.17g", (long long)co.ts[r], co.value[r]);
             break;
         default:
+            if (!sa.stack[r]) continue;
             track = sa.track[r];
             tr_buf_addf(&b, "P %lld", (long long)sa.ts[r]);
             for (uint32_t s = sa.stack[r]; s && s != TR_NONE; s = tr_stack_parent(t, s)) {

@@ -85,6 +85,27 @@ TR_TEST(args_sets)
     tr_trace_free(t);
 }
 
+TR_TEST(sample_weight_from_count)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t set[4];
+    int64_t counts[3] = {7, -3, 0};
+    for (int i = 0; i < 3; i++) {
+        tr_args_begin(t);
+        tr_args_int(t, tr_str_internz(t, "count"), counts[i]);
+        set[i] = tr_args_end(t);
+    }
+    tr_args_begin(t);
+    tr_args_uint(t, tr_str_internz(t, "count"), UINT64_MAX);
+    set[3] = tr_args_end(t);
+    CHECK_INT(tr_sample_weight(t, set[0]), 7);
+    CHECK_INT(tr_sample_weight(t, set[1]), 0);
+    CHECK_INT(tr_sample_weight(t, set[2]), 0);
+    CHECK(tr_sample_weight(t, set[3]) == UINT64_MAX);
+    CHECK_INT(tr_sample_weight(t, 0), 1);
+    tr_trace_free(t);
+}
+
 TR_TEST(stacks_trie)
 {
     tr_trace *t = tr_trace_new();

@@ -14,15 +14,13 @@ extern const tr_writer tr_writer_sqlite;
 extern const tr_writer tr_writer_folded;
 extern const tr_writer tr_writer_recorder;
 extern const tr_writer tr_writer_parquet;
+extern const tr_writer tr_writer_speedscope;
+extern const tr_writer tr_writer_kineto;
 
 const tr_writer *const tr_writers[] = {
-    &tr_writer_chrome,
-    &tr_writer_lines,
-    &tr_writer_sqlite,
-    &tr_writer_folded,
-    &tr_writer_recorder,
-    &tr_writer_parquet,
-    NULL,
+    &tr_writer_chrome,     &tr_writer_lines,    &tr_writer_sqlite,
+    &tr_writer_folded,     &tr_writer_recorder, &tr_writer_parquet,
+    &tr_writer_speedscope, &tr_writer_kineto,   NULL,
 };
 
 const tr_writer *tr_writer_find(const char *name)

@@ -13,6 +13,7 @@
 ** events, and 64-bit integer args exactly.
 */
 #include "tr_align.h"
+#include "tr_map.h"
 #include "tr_writer.h"
 #include "tr_text.h"
 
@@ -47,6 +48,7 @@ typedef struct chrome_w {
     /* One rank read from several inputs is one Chrome process (tr_process_groups). */
     uint32_t *group;        /* process -> the first process of its group */
     unsigned char *grouped; /* process -> 1 when in a group of several */
+    int kineto;             /* the kineto writer: the source's ids and top-level keys */
 } chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
@@ -67,14 +69,34 @@ static int flush(chrome_w *w, tr_error *e)
     return rc;
 }
 
-/* ,"pid":P,"tid":T of track TRACK, into B. */
-static int pid_tid_text(tr_buf *b, const tr_trace *t, const uint32_t *group, uint32_t track)
+/*
+** The pid of PROCESS: its group's row + 1, or (kineto) the source's: a
+** number, or the name when the source gave a string ("pid":"Spans").
+*/
+static int add_pid(tr_buf *b, const chrome_w *w, uint32_t process)
 {
-    const tr_track *tk = tr_track_get(t, track);
+    const tr_process *p = tr_process_get(w->t, process);
+    if (!w->kineto) return tr_buf_add_int(b, (int64_t)w->group[process] + 1);
+    return p->pid >= 0 ? tr_buf_add_int(b, p->pid) : tr_buf_add_json_id(b, w->t, p->name);
+}
+
+/* The tid of TRACK: its row + 1, or (kineto) the source's number, else its name. */
+static int add_tid(tr_buf *b, const chrome_w *w, uint32_t track)
+{
+    const tr_track *tk = tr_track_get(w->t, track);
+    if (!w->kineto) return tr_buf_add_int(b, (int64_t)track + 1);
+    if (tk->tid >= 0) return tr_buf_add_int(b, tk->tid);
+    if (tk->kind == TR_TRACK_THREAD) return tr_buf_add_json_id(b, w->t, tk->name);
+    return tr_buf_add_int(b, 0); /* counter series and async tracks are named by their events */
+}
+
+/* ,"pid":P,"tid":T of track TRACK, into B. */
+static int pid_tid_text(tr_buf *b, const chrome_w *w, uint32_t track)
+{
     int rc = LIT(b, ",\"pid\":");
-    rc |= tr_buf_add_int(b, (int64_t)group[tk->process] + 1);
+    rc |= add_pid(b, w, tr_track_get(w->t, track)->process);
     rc |= LIT(b, ",\"tid\":");
-    rc |= tr_buf_add_int(b, (int64_t)track + 1);
+    rc |= add_tid(b, w, track);
     return rc;
 }
 
@@ -85,7 +107,7 @@ static int ids_prepare(chrome_w *w)
     w->id_end = tr_malloc((n ? n : 1) * sizeof *w->id_end);
     if (!w->id_end) return TR_FATAL;
     for (size_t i = 0; i < n; i++) {
-        if (pid_tid_text(&w->ids, w->t, w->group, (uint32_t)i) != TR_OK) return TR_FATAL;
+        if (pid_tid_text(&w->ids, w, (uint32_t)i) != TR_OK) return TR_FATAL;
         w->id_end[i] = w->ids.len;
     }
     return TR_OK;
@@ -229,11 +251,9 @@ static int write_sample(chrome_w *w, uint32_t r, int first)
     int rc = first ? LIT(&w->b, "\n{\"ts\":") : LIT(&w->b, ",\n{\"ts\":");
     rc |= add_ts(&w->b, w->sa.ts[r]);
     rc |= add_pid_tid(w, w->sa.track[r]);
-    if (w->sa.stack[r]) {
-        rc |= LIT(&w->b, ",\"sf\":\"");
-        rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
-        rc |= tr_buf_addc(&w->b, '"');
-    }
+    rc |= LIT(&w->b, ",\"sf\":\"");
+    rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
+    rc |= tr_buf_addc(&w->b, '"');
     if (w->sa.args[r]) {
         rc |= LIT(&w->b, ",\"args\":");
         rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
@@ -271,12 +291,18 @@ static int write_stack_frame(chrome_w *w, uint32_t stack, int first)
     return rc | tr_buf_addc(&w->b, '}');
 }
 
-/* The "samples" and "stackFrames" keys, when there are samples to write. */
+/*
+** The "samples" and "stackFrames" keys, when there are samples to write.  A
+** sample with an empty stack (an idle thread in a py-spy sequence) is left out:
+** Catapult's importer rejects the whole file for a sample without "sf", and the
+** folded writer and the flame graph leave it out too, so all totals agree.
+*/
 static int write_samples(chrome_w *w, const tr_filter *filter, tr_error *e)
 {
     int rc = TR_OK, first = 1;
     for (size_t i = 0; i < w->sa.n && !rc; i++) {
         tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, w->sa.ts[i]};
+        if (w->sa.stack[i] == 0) continue;
         if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
         if (first) rc = LIT(&w->b, "\n\"samples\":[");
         rc |= write_sample(w, (uint32_t)i, first);
@@ -392,16 +418,19 @@ static int write_flow_ends(chrome_w *w, const tr_event *ev)
 
 /* ---- metadata ---- */
 
-/* One "M" event: {"name":WHAT,"ph":"M","pid":P,"tid":T,"args":{ -- the caller closes it. */
-static int meta_open(chrome_w *w, const char *what, uint32_t pid, uint32_t tid)
+/*
+** One "M" event: {"name":WHAT,"ph":"M","pid":P,"tid":T,"args":{ -- the
+** caller closes it; P of PROCESS, T of TRACK or 0 when TRACK is TR_NONE.
+*/
+static int meta_open(chrome_w *w, const char *what, uint32_t process, uint32_t track)
 {
     int rc = event_open(w);
     rc |= LIT(&w->b, "\"name\":\"");
     rc |= tr_buf_adds(&w->b, what);
     rc |= LIT(&w->b, "\",\"ph\":\"M\",\"pid\":");
-    rc |= tr_buf_add_int(&w->b, pid);
+    rc |= add_pid(&w->b, w, process);
     rc |= LIT(&w->b, ",\"tid\":");
-    rc |= tr_buf_add_int(&w->b, tid);
+    rc |= track == TR_NONE ? tr_buf_addc(&w->b, '0') : add_tid(&w->b, w, track);
     return rc | LIT(&w->b, ",\"args\":{");
 }
 
@@ -421,14 +450,14 @@ static int write_process_meta(chrome_w *w, uint32_t id)
     uint32_t pid = id + 1;
     if (w->group[id] != id) return TR_OK; /* the group's first process speaks for it */
     if (w->grouped[id]) {
-        int rc = meta_open(w, "process_name", pid, 0);
+        int rc = meta_open(w, "process_name", id, TR_NONE);
         rc |= LIT(&w->b, "\"name\":\"rank ");
         rc |= tr_buf_add_int(&w->b, p->rank);
         rc |= LIT(&w->b, "\",\"rank\":");
         rc |= tr_buf_add_int(&w->b, p->rank);
         return rc | LIT(&w->b, "}}");
     }
-    int rc = meta_open(w, "process_name", pid, 0);
+    int rc = meta_open(w, "process_name", id, TR_NONE);
     rc |= LIT(&w->b, "\"name\":");
     rc |= add_process_name(w, p, pid);
     if (p->pid >= 0) {
@@ -445,13 +474,13 @@ static int write_process_meta(chrome_w *w, uint32_t id)
     }
     rc |= LIT(&w->b, "}}");
     if (p->sort_index != 0) {
-        rc |= meta_open(w, "process_sort_index", pid, 0);
+        rc |= meta_open(w, "process_sort_index", id, TR_NONE);
         rc |= LIT(&w->b, "\"sort_index\":");
         rc |= tr_buf_add_int(&w->b, p->sort_index);
         rc |= LIT(&w->b, "}}");
     }
     if (p->labels) {
-        rc |= meta_open(w, "process_labels", pid, 0);
+        rc |= meta_open(w, "process_labels", id, TR_NONE);
         rc |= LIT(&w->b, "\"labels\":");
         rc |= add_str(&w->b, w->t, p->labels);
         rc |= LIT(&w->b, "}}");
@@ -464,8 +493,7 @@ static int write_track_meta(chrome_w *w, uint32_t id)
     const tr_track *tk = tr_track_get(w->t, id);
     /* counter series and async tracks are named by their events */
     if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC) return TR_OK;
-    uint32_t pid = w->group[tk->process] + 1;
-    int rc = meta_open(w, "thread_name", pid, id + 1);
+    int rc = meta_open(w, "thread_name", tk->process, id);
     rc |= LIT(&w->b, "\"name\":");
     if (w->grouped[tk->process]) {
         /* In a rank's group the lane says which of its processes it is: "proc / lane". */
@@ -505,11 +533,122 @@ static int write_track_meta(chrome_w *w, uint32_t id)
     if (tk->kind == TR_TRACK_GPU) rc |= LIT(&w->b, ",\"kind\":\"gpu\"");
     rc |= LIT(&w->b, "}}");
     if (tk->sort_index != 0) {
-        rc |= meta_open(w, "thread_sort_index", pid, id + 1);
+        rc |= meta_open(w, "thread_sort_index", tk->process, id);
         rc |= LIT(&w->b, "\"sort_index\":");
         rc |= tr_buf_add_int(&w->b, tk->sort_index);
         rc |= LIT(&w->b, "}}");
     }
+    return rc;
+}
+
+/* ---- kineto: the source's top-level keys and ids ---- */
+
+/* One meta value as JSON: an array was kept as its compact JSON text, so it goes back as it is. */
+static int top_value(chrome_w *w, const tr_arg *a)
+{
+    size_t n;
+    const char *s;
+    switch (a->type) {
+    case TR_ARG_STR:
+        s = tr_str_get(w->t, a->v.s, &n);
+        if (n >= 2 && s[0] == '[' && s[n - 1] == ']') return tr_buf_add(&w->b, s, n);
+        return tr_buf_add_json_str(&w->b, s, n);
+    case TR_ARG_BOOL:
+        return a->v.i ? LIT(&w->b, "true") : LIT(&w->b, "false");
+    case TR_ARG_UINT:
+        return tr_buf_addf(&w->b, "%llu", (unsigned long long)a->v.u);
+    case TR_ARG_REAL:
+        return a->v.d == a->v.d ? tr_buf_add_real(&w->b, a->v.d) : LIT(&w->b, "null");
+    default:
+        return tr_buf_add_int(&w->b, a->v.i);
+    }
+}
+
+/* Keys the writer writes itself: the source's are not repeated. */
+static int own_key(const char *k, size_t n)
+{
+    static const char *const own[] = {"traceEvents", "displayTimeUnit", "otherData",
+                                      "samples",     "stackFrames",     "systemTraceEvents"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (strlen(own[i]) == n && memcmp(own[i], k, n) == 0) return 1;
+    return 0;
+}
+
+/*
+** The members of one object from the meta args [FROM, TO) of SET, whose keys
+** share their first SKIP bytes: the reader flattened nested objects into
+** dotted keys ("distributedInfo.rank"), which nest again here.
+*/
+static int top_members(chrome_w *w, uint32_t set, size_t from, size_t to, size_t skip, int top)
+{
+    int rc = TR_OK, first = 1;
+    for (size_t i = from; i < to && rc == TR_OK;) {
+        tr_arg a;
+        tr_args_at(w->t, set, i, &a);
+        size_t n;
+        const char *k = tr_str_get(w->t, a.key, &n) + skip;
+        n -= skip;
+        const char *dot = memchr(k, '.', n);
+        size_t seg = dot ? (size_t)(dot - k) : n, j = i + 1;
+        while (dot && j < to) {
+            tr_arg b;
+            tr_args_at(w->t, set, j, &b);
+            size_t bn;
+            const char *bk = tr_str_get(w->t, b.key, &bn) + skip;
+            if (bn - skip <= seg || memcmp(bk, k, seg + 1) != 0) break;
+            j++;
+        }
+        if (top && own_key(k, seg)) {
+            i = j;
+            continue;
+        }
+        rc |= first ? LIT(&w->b, "\n") : LIT(&w->b, ",\n");
+        first = 0;
+        rc |= tr_buf_add_json_str(&w->b, k, seg);
+        rc |= tr_buf_addc(&w->b, ':');
+        if (dot) {
+            rc |= tr_buf_addc(&w->b, '{');
+            rc |= top_members(w, set, i, j, skip + seg + 1, 0);
+            rc |= tr_buf_addc(&w->b, '}');
+        } else {
+            rc |= top_value(w, &a);
+        }
+        i = j;
+    }
+    return rc | (top && !first ? tr_buf_addc(&w->b, ',') : TR_OK);
+}
+
+/*
+** Kineto keeps ids: the lanes with numeric ids must differ in (pid, tid).
+** Lanes the source named by strings ("pid":"Spans") keep their names.
+*/
+static int kineto_check(const chrome_w *w, tr_error *e)
+{
+    const tr_trace *t = w->t;
+    if (tr_input_count(t) != 1)
+        return tr_errorf(e, TR_E_USAGE, NULL,
+                         "kineto output is one input's trace (use --to chrome)");
+    tr_map seen = {0};
+    int rc = TR_OK;
+    for (size_t i = 0; i < tr_track_count(t) && rc == TR_OK; i++) {
+        const tr_track *tk = tr_track_get(t, (uint32_t)i);
+        const tr_process *p = tr_process_get(t, tk->process);
+        if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC || p->pid < 0 || tk->tid < 0)
+            continue;
+        int is_new;
+        uint32_t *slot =
+            tr_map_slot(&seen, tr_hash_mix((uint64_t)p->pid) ^ (uint64_t)tk->tid, &is_new);
+        if (!slot)
+            rc = tr_error_nomem(e);
+        else if (!is_new)
+            rc = tr_errorf(e, TR_E_USAGE, NULL,
+                           "kineto output keeps the source's pids and tids, but two lanes share "
+                           "pid %lld tid %lld (use --to chrome)",
+                           (long long)p->pid, (long long)tk->tid);
+        else
+            *slot = (uint32_t)i;
+    }
+    tr_map_fini(&seen);
     return rc;
 }
 
@@ -518,8 +657,13 @@ static int write_tail(chrome_w *w)
 {
     const tr_trace *t = w->t;
     size_t n_in = tr_input_count(t);
-    int rc = LIT(&w->b, "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
-                        "\"tracecat " TRACECAT_VERSION "\"");
+    int rc = TR_OK;
+    if (w->kineto && n_in > 0 && tr_input_get(t, 0)->meta) {
+        uint32_t set = tr_input_get(t, 0)->meta;
+        rc |= top_members(w, set, 0, tr_args_count(t, set), 0, 1);
+    }
+    rc |= LIT(&w->b, "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
+                     "\"tracecat " TRACECAT_VERSION "\"");
     if (n_in > 0 && tr_input_get(t, 0)->origin_wall) {
         rc |= LIT(&w->b, ",\"origin_wall\":");
         rc |= add_str(&w->b, t, tr_input_get(t, 0)->origin_wall);
@@ -609,11 +753,12 @@ static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
     return flush(w, e);
 }
 
-static int chrome_add(tr_write *run, const tr_trace *t, tr_error *e)
+static int chrome_write(tr_write *run, const tr_trace *t, int kineto, tr_error *e)
 {
     chrome_w w;
     memset(&w, 0, sizeof w);
     w.t = t;
+    w.kineto = kineto;
     w.out = run->out;
     tr_buf_init(&w.b, 0);
     tr_buf_init(&w.ids, 0);
@@ -635,6 +780,7 @@ static int chrome_add(tr_write *run, const tr_trace *t, tr_error *e)
     if (!w.group || !w.grouped || tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK ||
         flows_prepare(&w, filter) != TR_OK || ids_prepare(&w) != TR_OK)
         rc = tr_error_nomem(e);
+    if (rc == TR_OK && kineto) rc = kineto_check(&w, e);
     if (rc == TR_OK) rc = write_events(&w, filter, e);
     tr_buf_fini(&w.b);
     tr_buf_fini(&w.ids);
@@ -645,6 +791,16 @@ static int chrome_add(tr_write *run, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+static int chrome_add(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    return chrome_write(run, t, 0, e);
+}
+
+static int kineto_add(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    return chrome_write(run, t, 1, e);
+}
+
 const tr_writer tr_writer_chrome = {
     .abi = TR_WRITER_ABI,
     .name = "chrome",
@@ -652,4 +808,14 @@ const tr_writer tr_writer_chrome = {
     .extensions = "json",
     .binary = 0,
     .add = chrome_add,
+};
+
+const tr_writer tr_writer_kineto = {
+    .abi = TR_WRITER_ABI,
+    .name = "kineto",
+    .description = "Chrome JSON as PyTorch's profiler writes it: the source's pids, tids and "
+                   "top-level keys (distributedInfo, deviceProperties, ...)",
+    .extensions = "",
+    .binary = 0,
+    .add = kineto_add,
 };

@@ -161,10 +161,7 @@ static int fw_collect(folded_w *w, const tr_write_opts *o)
             tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, s.ts[i]};
             if (!filter->keep(filter->user, t, &ev)) continue;
         }
-        uint64_t weight = 1;
-        tr_arg a;
-        if (s.args[i] && tr_args_find(t, s.args[i], "count", &a))
-            weight = a.type == TR_ARG_UINT ? a.v.u : a.v.i > 0 ? (uint64_t)a.v.i : 0;
+        uint64_t weight = tr_sample_weight(t, s.args[i]);
         uint32_t owner = 0;
         if (prefix & TR_FOLDED_THREAD)
             owner = s.track[i] + 1;

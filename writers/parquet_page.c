@@ -75,7 +75,8 @@ struct tr_pq_file {
 
 void tr_pq_limits_default(tr_pq_limits *l)
 {
-    l->row_group_rows = 1u << 20;
+    l->row_group_rows = 1u << 17; /* 128 Ki: a per-rank file of a few million rows still spans many
+                                     groups a ts filter can skip */
     l->page_bytes = 1u << 20;
     l->dict_bytes = 1u << 20;
     l->zstd_level = 1;

@@ -64,7 +64,6 @@ typedef struct tr_cli_spec {
     const tr_cli_opt *opts; /* the binary's own options, up to a row with a NULL name */
     int reads;              /* 1: it takes the options that read traces */
     int posix_order;        /* options end at the first operand ("--" not needed) */
-    int own_errors;         /* getopt stays quiet and the message names the bad option */
     void (*version)(void);  /* lines after --version's first, or NULL */
     /* Takes option ID with ARG (NULL for flags); TR_EXIT_OK or an exit code, said already. */
     int (*option)(tr_cli *c, void *user, int id, const char *arg);

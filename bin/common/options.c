@@ -163,7 +163,7 @@ int tr_cli_check_from(tr_cli *c)
 typedef struct optset {
     struct option longs[MAX_OPTS + 1];
     size_t n;
-    char shorts[2 * MAX_OPTS + 2];
+    char shorts[2 * MAX_OPTS + 3]; /* "+:" first, a NUL last */
     size_t n_shorts;
 } optset;
 
@@ -184,11 +184,18 @@ static int is_read_option(int id)
     return 0;
 }
 
-static int unknown_option(tr_cli *c, const tr_cli_spec *s, char **argv)
+/*
+** getopt stays quiet (its own message names the binary by its full path), so
+** this one line says what was wrong: ID is '?' (unknown) or ':' (no argument).
+*/
+static int bad_option(tr_cli *c, int id, char **argv)
 {
-    if (!s->own_errors) return tr_cli_usage_error(c, "unknown or incomplete option");
-    if (optopt && optopt < 256) return tr_cli_usage_error(c, "unknown option '-%c'", optopt);
-    return tr_cli_usage_error(c, "unknown or incomplete option '%s'", argv[optind - 1]);
+    const char *word = argv[optind - 1];
+    char letter[3] = {'-', (char)optopt, '\0'};
+    if (optopt && optopt < 256) word = letter;
+    int n = (int)strcspn(word, "="); /* --bogus=1 names --bogus */
+    if (id == ':') return tr_cli_usage_error(c, "option '%.*s' needs an argument", n, word);
+    return tr_cli_usage_error(c, "unknown option '%.*s'", n, word);
 }
 
 /* Takes the option ID: TR_EXIT_OK, an exit code, or -1 when it ends the run (--help, --version). */
@@ -211,7 +218,7 @@ static int take(tr_cli *c, const tr_cli_spec *s, void *user, int id, char **argv
         return TR_EXIT_OK;
     case '?':
     case ':':
-        return unknown_option(c, s, argv);
+        return bad_option(c, id, argv);
     default:
         if (s->reads && is_read_option(id)) return read_option(c, id, optarg);
         return s->option(c, user, id, optarg);
@@ -223,10 +230,11 @@ int tr_cli_parse(tr_cli *c, const tr_cli_spec *s, int argc, char **argv, void *u
     optset o;
     memset(&o, 0, sizeof o);
     if (s->posix_order) o.shorts[o.n_shorts++] = '+';
+    o.shorts[o.n_shorts++] = ':'; /* a missing argument is ':', not '?' */
     optset_add(&o, s->opts);
     optset_add(&o, base_opts);
     if (s->reads) optset_add(&o, read_opts);
-    opterr = !s->own_errors;
+    opterr = 0;
     *done = 0;
     int id;
     while ((id = getopt_long(argc, argv, o.shorts, o.longs, NULL)) != -1) {

@@ -70,6 +70,7 @@ static uint32_t event_track(const tr_trace *t, const tr_event *ev)
 static int keep_event(void *user, const tr_trace *t, const tr_event *ev)
 {
     const args *a = user;
+    if (a->no_samples && ev->kind == TR_EV_SAMPLE) return 0;
     if (a->has_since && ev->ts < a->since) return 0;
     if (a->has_until && ev->ts > a->until) return 0;
     if (a->name_glob) {
@@ -86,7 +87,7 @@ static int keep_event(void *user, const tr_trace *t, const tr_event *ev)
 
 static int has_filter(const args *a)
 {
-    return a->name_glob || a->track_glob || a->has_since || a->has_until;
+    return a->name_glob || a->track_glob || a->has_since || a->has_until || a->no_samples;
 }
 
 /* ---- loading ---- */
@@ -148,7 +149,8 @@ int cmd_convert(tr_cli *c, const args *a)
     if (!a->output) return tr_cli_usage_error(c, "convert needs -o OUTPUT");
     const tr_writer *w = a->to ? tr_writer_find(a->to) : tr_writer_for_path(a->output);
     if (!w && a->to) return tr_cli_usage_error(c, "unknown output format '%s'", a->to);
-    if (!w && strcmp(a->output, "-") == 0) return tr_cli_usage_error(c, "-o - needs --to FORMAT");
+    /* a pipe gets Chrome JSON, as a pipe user expects */
+    if (!w && strcmp(a->output, "-") == 0) w = tr_writer_find("chrome");
     if (!w)
         return tr_cli_usage_error(c, "cannot tell the format of '%s' from its extension (use --to)",
                                   a->output);

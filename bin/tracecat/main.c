@@ -19,8 +19,8 @@
 
 static const char usage_text[] =
     "Usage: tracecat COMMAND [OPTION]... INPUT...\n"
-    "Read traces (GT instruction logs, and more formats as their readers land) into one\n"
-    "model and convert, print or describe them.  INPUT is a file, a directory (a run\n"
+    "Read traces (the formats are listed below) into one model and convert, print or\n"
+    "describe them.  INPUT is a file, a directory (a run\n"
     "folder: every trace inside is read), an archive (.tar*, .zip), a compressed file\n"
     "(gzip, zstd, xz, bzip2: detected by content), or - for standard input.\n"
     "\n"
@@ -40,16 +40,19 @@ static const char usage_text[] =
     "Options:\n"
     "  -o, --output FILE     output of convert (required; - for standard output)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "  -t, --to FORMAT       output format (default: from the output's extension)\n"
+    "  -t, --to FORMAT       output format (default: from the output's extension;\n"
+    "                        Chrome JSON for -o -)\n"
     "      --name GLOB       keep events whose name matches GLOB (convert, cat)\n"
     "      --track GLOB      keep events whose track name matches GLOB (convert, cat)\n"
     "      --since TIME      keep events at or after TIME from the origin (convert, cat)\n"
     "      --until TIME      keep events at or before TIME (convert, cat); TIME has a\n"
     "                        unit: 1.5s, 200ms, 30us, 10ns (seconds when none)\n"
+    "      --no-samples      leave the stack samples out (convert, cat): speedscope\n"
+    "                        ignores traceEvents in a Chrome file with samples\n"
     "      --header          cat: print a '#'-prefixed column line first\n"
     "      --json            info: print JSON\n"
     "      --partition rank  parquet: DIR/TABLE/rank=N/ directories (Hive-style)\n"
-    "      --row-group-rows N  parquet: rows per row group (default 1048576); smaller\n"
+    "      --row-group-rows N  parquet: rows per row group (default 131072); smaller\n"
     "                        groups let engines skip more, larger ones compress better\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
     "                        without it a 'rank3' in a file's name gives its "
@@ -63,7 +66,10 @@ static const char usage_text[] =
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
     "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP
-        TR_CLI_EXIT_HELP "Examples:\n"
+        TR_CLI_EXIT_HELP;
+
+static const char examples_text[] =
+    "Examples:\n"
     "  tracecat convert run.log -o run.json\n"
     "  tracecat cat run.log | awk -F'\\t' '$6 == \"gt.worker\" {busy += $3} END {print busy}'\n"
     "  tracecat info run.log --json\n";
@@ -78,7 +84,8 @@ enum {
     OPT_FOLDED_PREFIX,
     OPT_PARTITION,
     OPT_ROW_GROUP_ROWS,
-    OPT_ASSUME_FREE_BYTES
+    OPT_ASSUME_FREE_BYTES,
+    OPT_NO_SAMPLES
 };
 
 static const tr_cli_opt options[] = {
@@ -88,6 +95,7 @@ static const tr_cli_opt options[] = {
     {"header", no_argument, OPT_HEADER},
     {"json", no_argument, OPT_JSON},
     {"name", required_argument, OPT_NAME},
+    {"no-samples", no_argument, OPT_NO_SAMPLES},
     {"output", required_argument, 'o'},
     {"partition", required_argument, OPT_PARTITION},
     {"row-group-rows", required_argument, OPT_ROW_GROUP_ROWS},
@@ -165,6 +173,9 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
         break;
     case OPT_JSON:
         a->json = 1;
+        break;
+    case OPT_NO_SAMPLES:
+        a->no_samples = 1;
         break;
     case OPT_FOLDED_PREFIX:
         return parse_folded_prefix(c, a, arg);
@@ -244,10 +255,42 @@ static int run(tr_cli *c, args *a, int argc, char **argv)
     return rc;
 }
 
+/* NAMES of a reader or writer table, comma-separated, wrapped under a heading. */
+static void help_names(tr_buf *b, const char *heading, const char *const *names, size_t n)
+{
+    size_t line = b->len;
+    tr_buf_addf(b, "  %-8s", heading);
+    for (size_t i = 0; i < n; i++) {
+        if (b->len - line + strlen(names[i]) + 2 > 79) {
+            line = b->len + 1;
+            tr_buf_addf(b, "\n%10s", "");
+        }
+        tr_buf_addf(b, " %s%s", names[i], i + 1 < n ? "," : "");
+    }
+    tr_buf_addc(b, '\n');
+}
+
+/* The part of --help after the options: the formats, read from the tables, then examples. */
+static void help_formats(tr_buf *b)
+{
+    const char *names[64];
+    size_t n = 0;
+    tr_buf_adds(b, "\nFormats (tracecat formats tells more):\n");
+    for (; tr_readers[n] && n < 64; n++) names[n] = tr_readers[n]->name;
+    help_names(b, "read:", names, n);
+    for (n = 0; tr_writers[n] && n < 64; n++) names[n] = tr_writers[n]->name;
+    help_names(b, "write:", names, n);
+    tr_buf_adds(b, "\n");
+    tr_buf_adds(b, examples_text);
+}
+
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    tr_buf more;
+    tr_buf_init(&more, 0);
+    help_formats(&more);
+    const tr_cli_spec spec = {
+        .usage = usage_text, .usage_more = more.p, .opts = options, .reads = 1, .option = option};
     tr_cli c;
     tr_cli_init(&c, "tracecat");
     args a = {0};
@@ -256,5 +299,6 @@ int main(int argc, char **argv)
     int rc = tr_cli_parse(&c, &spec, argc, argv, &a, &done);
     if (rc == TR_EXIT_OK && !done) rc = run(&c, &a, argc, argv);
     tr_cli_fini(&c);
+    tr_buf_fini(&more);
     return rc;
 }

@@ -14,6 +14,7 @@ typedef struct args {
     int64_t since, until;
     int has_since, has_until;
     int header, json;
+    int no_samples;          /* --no-samples */
     unsigned folded_prefix;  /* TR_FOLDED_* */
     int no_stack_slices;     /* the writer needs only samples (folded) */
     int partition_rank;      /* parquet: --partition rank */

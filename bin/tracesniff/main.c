@@ -232,7 +232,7 @@ static int choose_writer(tr_cli *c, const args *a, const tr_writer **w)
 int main(int argc, char **argv)
 {
     static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .posix_order = 1, .own_errors = 1, .option = option};
+        .usage = usage_text, .opts = options, .posix_order = 1, .option = option};
     tr_cli cli;
     tr_cli_init(&cli, PROG);
     args a;

@@ -42,6 +42,11 @@ static const char usage_text[] =
     "  -v, --verbose         show every warning\n" TR_CLI_STD_HELP "\n"
     "At the prompt: .tables, .schema [TABLE], .mode MODE, .headers on|off, .timer on|off,\n"
     ".help, .quit.  A statement ends with ';'.  Ctrl-C stops the running statement.\n"
+    "On a terminal the prompt edits lines (Up/Down, Ctrl-R) and keeps a history in\n"
+    "$TRACESQL_HISTORY, else ~/.tracesql_history (TRACESQL_HISTORY= keeps none).\n"
+    "Perfetto's EXTRACT_ARG, trace_start(), trace_end(), trace_bounds, metadata,\n"
+    "ancestor_slice, descendant_slice, directly_connected_flow, following_flow and\n"
+    "preceding_flow work as in Perfetto's trace processor.\n"
     "\n"
     "Exit status: 0 success, 1 bad input, SQL error or I/O failure, 2 usage error.\n"
     "Examples:\n"
@@ -152,6 +157,7 @@ static int run(tr_cli *c, args *a)
     if (rc != TR_EXIT_OK) return rc;
     rc = is_db ? open_db(c, a->inputs[0], &db) : load_traces(c, a, &db);
     if (rc == TR_EXIT_OK && a->save) rc = save_db(c, db, a->save);
+    if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db);
     if (rc == TR_EXIT_OK) rc = tsql_session(c, db, a);
     if (db) sqlite3_close(db);
     return rc;

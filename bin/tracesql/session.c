@@ -234,15 +234,15 @@ static int run_input(session *s)
     } else {
         s->where = "<stdin>";
     }
+    tsql_edit_begin(s->interactive);
     for (;;) {
+        const char *prompt = NULL;
         if (s->interactive) {
-            fputs(stmt.len ? "     ...> " : "tracesql> ", stdout);
-            fflush(stdout);
+            prompt = stmt.len ? "     ...> " : "tracesql> ";
             sig_seen = 0;
             sig_at_prompt = 1;
         }
-        errno = 0;
-        ssize_t n = getline(&line, &cap, stdin);
+        ssize_t n = tsql_edit_read(prompt, &line, &cap);
         sig_at_prompt = 0;
         if (n < 0) {
             if (s->interactive && (errno == EINTR || sig_seen)) {
@@ -294,6 +294,7 @@ static int run_input(session *s)
     if (status == TR_EXIT_OK && !blank(stmt.p) && run_sql(s, stmt.p) < 0 && !s->interactive)
         status = TR_EXIT_DATA;
     if (s->interactive) fputc('\n', stdout);
+    tsql_edit_end();
     free(line);
     tr_buf_fini(&stmt);
     return status;

@@ -7,6 +7,7 @@
 #define TSQL_TRACESQL_H
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "cli.h"
 #include "out_impl.h"
@@ -32,6 +33,20 @@ int open_db(tr_cli *c, const char *path, sqlite3 **db);
 int load_traces(tr_cli *c, const args *a, sqlite3 **db);
 /* Writes DB to PATH atomically (--save): an exit code, said. */
 int save_db(tr_cli *c, sqlite3 *db, const char *path);
+
+/* ---- perfetto.c ---- */
+
+/* Adds Perfetto's functions, table functions and views to DB: an exit code, said. */
+int tsql_perfetto(tr_cli *c, sqlite3 *db);
+
+/* ---- edit.c ---- */
+
+/* Line editing and history for the prompt when INTERACTIVE on a terminal. */
+void tsql_edit_begin(int interactive);
+/* Saves the history. */
+void tsql_edit_end(void);
+/* A line into *LINE as getline reads it, after PROMPT (NULL: none); -1 at the end or on EINTR. */
+ssize_t tsql_edit_read(const char *prompt, char **line, size_t *cap);
 
 /* ---- session.c ---- */
 
