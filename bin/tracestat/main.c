@@ -3,7 +3,7 @@
 **
 ** The report is a library (lib/tr_report.h over lib/tr_analysis.h): this
 ** file takes the options, reads the inputs and prints the report as text,
-** JSON or one CSV table.
+** JSON or one CSV table; html.c writes it as a page with pictures.
 */
 #include "tracestat_impl.h"
 
@@ -33,7 +33,8 @@ enum {
     OPT_MAIN_THREAD,
     OPT_PYTHON_ONLY,
     OPT_PROGRESS_FRAME,
-    OPT_DOT
+    OPT_DOT,
+    OPT_HTML
 };
 
 static const tr_cli_opt options[] = {
@@ -44,6 +45,7 @@ static const tr_cli_opt options[] = {
     {"depth", required_argument, OPT_DEPTH},
     {"dot", no_argument, OPT_DOT},
     {"gaps", required_argument, OPT_GAPS},
+    {"html", required_argument, OPT_HTML},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
     {"json", no_argument, OPT_JSON},
     {"k", required_argument, OPT_K},
@@ -63,6 +65,7 @@ typedef struct args {
     tr_report_opts ro;
     int json, dot;
     const char *csv;
+    const char *html; /* --html FILE */
 } args;
 
 /* The options of the hangs section's stack tree. */
@@ -170,6 +173,9 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_JSON:
         a->json = 1;
         return TR_EXIT_OK;
+    case OPT_HTML:
+        a->html = arg;
+        return TR_EXIT_OK;
     case OPT_CSV: {
         int sec = tr_report_csv_section(arg);
         if (sec < 0) return tr_cli_usage_error(c, "unknown CSV table '%s' (see --help)", arg);
@@ -225,6 +231,11 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
         tr_cli_error(c, &e);
         return TR_EXIT_DATA;
     }
+    if (a->html) {
+        int rc = ts_write_html(c, t, r, a->html);
+        tr_report_free(r);
+        return rc;
+    }
     tr_buf b;
     tr_buf_init(&b, 0);
     if (a->dot)
@@ -248,8 +259,8 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
 /* The mistakes only the whole command line shows. */
 static int check_args(tr_cli *c, const args *a, int argc)
 {
-    if (a->json + (a->csv != NULL) + a->dot > 1)
-        return tr_cli_usage_error(c, "--json, --csv and --dot exclude each other");
+    if (a->json + (a->csv != NULL) + a->dot + (a->html != NULL) > 1)
+        return tr_cli_usage_error(c, "--json, --csv, --dot and --html exclude each other");
     int rc = tr_cli_check_from(c);
     if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
     return rc;

@@ -1,5 +1,5 @@
 /*
-** tracestat_impl.h: what tracestat's files share: the --help text.
+** tracestat_impl.h: what tracestat's files share: the --help text and the HTML page.
 */
 #ifndef TS_TRACESTAT_H
 #define TS_TRACESTAT_H
@@ -9,5 +9,11 @@
 
 extern const char tracestat_usage[];
 extern const char tracestat_usage_options[];
+
+/*
+** ^Writes R (computed over T) to PATH as one self-contained HTML page with
+** its pictures (html.c); an exit code, errors said through C.
+*/
+int ts_write_html(tr_cli *c, const tr_trace *t, tr_report *r, const char *path);
 
 #endif

@@ -46,6 +46,8 @@ const char tracestat_usage_options[] =
     "      --progress-frame FUNCTION  hangs: over several dumps, the member that\n"
     "                        entered FUNCTION least often is furthest behind\n"
     "      --dot             hangs: print the stack tree as a Graphviz digraph\n"
+    "      --html FILE       write the report as one self-contained HTML page with\n"
+    "                        the timeline and the flame graph, sortable tables\n"
     "      --ascii           plain ASCII tables and bars\n"
     "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
@@ -59,4 +61,5 @@ const char tracestat_usage_options[] =
     "  tracestat recorder-run/ --section io\n"
     "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
     "  tracestat dumps.txt --section hangs,hot --json\n"
+    "  tracestat recorder-run/ --html report.html\n"
     "  tracestat job-dumps/ --section hangs --ignore-lines --main-thread\n";
