@@ -54,15 +54,7 @@ void tr_rp_frame_label(tr_buf *b, const tr_trace *t, uint32_t frame)
 
 void tr_rp_size(tr_buf *b, int64_t bytes)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024) {
-        tr_buf_addf(b, "%lld B", (long long)bytes);
-        return;
-    }
-    double v = (double)bytes / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) v /= 1024, u++;
-    tr_buf_addf(b, "%.1f %s", v, units[u]);
+    tr_buf_add_size(b, bytes);
 }
 
 void tr_rp_rate(tr_buf *b, double bytes_per_s)

@@ -33,8 +33,12 @@ typedef struct figure_spec {
 
 static const figure_spec figure_specs[] = {
     {"timeline", "Timeline", TR_RENDER_TIMELINE, TR_RENDER_PNG, 0, TR_REPORT_OPS, 110},
+    {"opmix", "Op mix per lane", TR_RENDER_OPS, TR_RENDER_PNG, 0, TR_REPORT_OPS, 110},
     {"flame", "Flame graph (click a frame to zoom, Ctrl-F to search)", TR_RENDER_FLAME,
      TR_RENDER_SVG, 1, TR_REPORT_OPS, 96},
+    {"access", "File access (offset against time)", TR_RENDER_ACCESS, TR_RENDER_PNG, 0,
+     TR_REPORT_IO, 110},
+    {"heatmap", "Heat map", TR_RENDER_HEATMAP, TR_RENDER_PNG, 0, TR_REPORT_IO, 110},
 };
 #define N_FIGURES (sizeof figure_specs / sizeof figure_specs[0])
 

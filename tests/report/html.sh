@@ -2,6 +2,8 @@
 # tests/report/html.sh TRACESTAT SRCDIR CASE: tracestat --html (issue 23, items 8-9).
 #   content  the page of each sample kind: its sections, figures, sortable tables, nothing
 #            fetched from elsewhere, trace text escaped (a py-spy dump whose names are markup)
+#   kinds    traceviz --kind heatmap, access and ops: sizes, what each drew, and the usage error
+#            of a plot whose data the trace lacks
 #   browser  the pages opened offline in headless Chromium (tests/report/browser.mjs, driven by
 #            playwright-core from $TR_PLAYWRIGHT_DIR, default build/pw): no console error, tables
 #            sort, the flame graph zooms; a screenshot of every section in $TR_SHOTS_DIR when set.
@@ -35,9 +37,9 @@ DUMP
 case $case in
 content)
     page gt testdata/gt/gt-mlp-4workers-autoshard.log
-    [ "$(sections gt)" = "overview lanes ops timeline " ] || fail "gt sections: $(sections gt)"
+    [ "$(sections gt)" = "overview lanes ops timeline opmix heatmap " ] || fail "gt sections: $(sections gt)"
     page rec testdata/recorder/iomix-4r
-    [ "$(sections rec)" = "overview lanes ops timeline io stragglers " ] ||
+    [ "$(sections rec)" = "overview lanes ops timeline opmix io access heatmap stragglers " ] ||
         fail "recorder sections: $(sections rec)"
     [ "$(grep -c '<table class="sortable">' "$tmp/rec.html")" = 9 ] || fail "recorder: not 9 tables"
     grep -q '<td>/tmp/tracecat/iomix-4r/shared.mpiio</td><td class="r">4 shared</td>' "$tmp/rec.html" ||
@@ -61,6 +63,24 @@ content)
     expect_err 'exclude each other'
     run_cmd 1 "$ts" --html "$tmp/no/such/dir/x.html" testdata/gt/gt-tiny-visualize_demo-1worker.log
     [ ! -e "$tmp/no" ] || fail "a failed run left a file"
+    ;;
+kinds)
+    tv=$(dirname "$ts")/traceviz
+    rec=testdata/recorder/iomix-4r gt=testdata/gt/gt-mlp-4workers-autoshard.log
+    run_cmd 0 "$tv" -v --kind heatmap "$rec" -o "$tmp/h.png"
+    expect_err "h.png: 2400x296 px, 4 rows"
+    run_cmd 0 "$tv" -v --kind heatmap "$gt" -o "$tmp/h.svg"
+    expect_err "h.svg: 2400x427 px, 9 rows"
+    run_cmd 0 "$tv" -v --kind access "$rec" -o "$tmp/a.png"
+    # 4 files: shared.mpiio (8 writes) and posix_rank0-2.dat (2 reads, 4 writes each).
+    expect_err "a.png: 2400x1021 px, 4 rows, 26 marks drawn, 0 merged"
+    run_cmd 0 "$tv" -v --kind ops "$gt" -o "$tmp/o.pdf"
+    expect_err "o.pdf: 2400x[0-9]* px, 9 rows"
+    run_cmd 2 "$tv" --kind access "$gt" -o "$tmp/x.png"
+    expect_err "an access plot needs reads or writes at known offsets of named files"
+    run_cmd 2 "$tv" --kind pie "$gt" -o "$tmp/x.png"
+    expect_err "heatmap, access or ops"
+    [ ! -e "$tmp/x.png" ] || fail "a failed plot left a file"
     ;;
 browser)
     chromium=$(command -v chromium || command -v chromium-browser) || exit 77
