@@ -147,6 +147,22 @@ typedef struct heat {
     int by_process; /* a unit is a process (else a lane) */
 } heat;
 
+static const tr_trace *heat_sort_trace;
+
+/* Rows in rank order (processes without one after), then pid, then as read. */
+static int heat_track_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const tr_process *x =
+        tr_process_get(heat_sort_trace, tr_track_get(heat_sort_trace, a)->process);
+    const tr_process *y =
+        tr_process_get(heat_sort_trace, tr_track_get(heat_sort_trace, b)->process);
+    uint32_t rx = (uint32_t)x->rank, ry = (uint32_t)y->rank; /* -1 sorts last */
+    if (rx != ry) return rx < ry ? -1 : 1;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
 /* Units: processes when the lanes drawn span several, else the lanes. */
 static int heat_units(const tr_trace *t, const tr_render_opts *o, heat *h)
 {
@@ -176,8 +192,18 @@ static int heat_units(const tr_trace *t, const tr_render_opts *o, heat *h)
             procs++, last_proc = tr_track_get(t, (uint32_t)k)->process;
     }
     for (size_t p = 0; p < np; p++) unit_of_proc[p] = UINT32_MAX;
-    for (size_t k = 0; k < nt; k++) {
-        h->unit_of_track[k] = UINT32_MAX;
+    for (size_t k = 0; k < nt; k++) h->unit_of_track[k] = UINT32_MAX;
+    uint32_t *order = tr_malloc((nt + 1) * sizeof *order);
+    if (!order) {
+        tr_free(has);
+        tr_free(unit_of_proc);
+        return TR_FATAL;
+    }
+    for (size_t k = 0; k < nt; k++) order[k] = (uint32_t)k;
+    heat_sort_trace = t;
+    tr_qsort(order, nt, sizeof *order, heat_track_cmp);
+    for (size_t j = 0; j < nt; j++) {
+        size_t k = order[j];
         if (!has[k]) continue;
         uint32_t proc = tr_track_get(t, (uint32_t)k)->process;
         uint32_t u = procs > 1 ? unit_of_proc[proc] : UINT32_MAX;
@@ -190,6 +216,7 @@ static int heat_units(const tr_trace *t, const tr_render_opts *o, heat *h)
         h->tracks_in[u]++;
     }
     h->by_process = procs > 1;
+    tr_free(order);
     tr_free(has);
     tr_free(unit_of_proc);
     return TR_OK;
@@ -251,7 +278,7 @@ static int heat_fill(heat *h, const plot *p)
 /* The colour bar at the right of the title band: 0 .. MAX with its unit. */
 static void heat_scale(plot *p, const heat *h, double max, double y)
 {
-    double w = 0.16 * p->W, x = p->x1 - w, bh = 8;
+    double w = 0.16 * p->W, bh = 8, lw = 0.09 * p->W, x = p->x1 - lw - 8 - w;
     for (int i = 0; i < 64; i++)
         tr_canvas_rect(&p->c, x + w * i / 64, y, w / 64 + 0.5, bh, heat_color((i + 0.5) / 64));
     tr_buf b;
@@ -262,9 +289,9 @@ static void heat_scale(plot *p, const heat *h, double max, double y)
     } else {
         tr_buf_addf(&b, "%.0f%% busy", 100 * max);
     }
-    tr_canvas_text(&p->c, "0", 1, x - 4, y - 2, SMALL_PT, 0, 0, TR_ALIGN_RIGHT, TR_RENDER_INK);
-    tr_canvas_text(&p->c, b.p, b.len, p->x1, y + bh + 1, SMALL_PT, 0, 0, TR_ALIGN_RIGHT,
-                   TR_RENDER_INK);
+    /* "0 [bar] max" on one line, the bar's ends labelled. */
+    tr_canvas_text(&p->c, b.p, b.len, p->x1, y - 3, SMALL_PT, 0, lw, TR_ALIGN_RIGHT, TR_RENDER_INK);
+    tr_canvas_text(&p->c, "0", 1, x - 4, y - 3, SMALL_PT, 0, 0, TR_ALIGN_RIGHT, TR_RENDER_INK);
     tr_buf_fini(&b);
 }
 
