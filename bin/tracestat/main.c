@@ -3,7 +3,8 @@
 **
 ** The report is a library (lib/tr_report.h over lib/tr_analysis.h): this
 ** file takes the options, reads the inputs and prints the report as text,
-** JSON or one CSV table; html.c writes it as a page with pictures.
+** JSON or one CSV table; html.c writes it as a page with pictures, follow.c
+** redraws it as a log grows.
 */
 #include "tracestat_impl.h"
 
@@ -34,7 +35,8 @@ enum {
     OPT_PYTHON_ONLY,
     OPT_PROGRESS_FRAME,
     OPT_DOT,
-    OPT_HTML
+    OPT_HTML,
+    OPT_FOLLOW
 };
 
 static const tr_cli_opt options[] = {
@@ -44,6 +46,7 @@ static const tr_cli_opt options[] = {
     {"csv", required_argument, OPT_CSV},
     {"depth", required_argument, OPT_DEPTH},
     {"dot", no_argument, OPT_DOT},
+    {"follow", no_argument, OPT_FOLLOW},
     {"gaps", required_argument, OPT_GAPS},
     {"html", required_argument, OPT_HTML},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
@@ -66,6 +69,7 @@ typedef struct args {
     int json, dot;
     const char *csv;
     const char *html; /* --html FILE */
+    int follow;
 } args;
 
 /* The options of the hangs section's stack tree. */
@@ -176,6 +180,9 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_HTML:
         a->html = arg;
         return TR_EXIT_OK;
+    case OPT_FOLLOW:
+        a->follow = 1;
+        return TR_EXIT_OK;
     case OPT_CSV: {
         int sec = tr_report_csv_section(arg);
         if (sec < 0) return tr_cli_usage_error(c, "unknown CSV table '%s' (see --help)", arg);
@@ -259,8 +266,10 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
 /* The mistakes only the whole command line shows. */
 static int check_args(tr_cli *c, const args *a, int argc)
 {
-    if (a->json + (a->csv != NULL) + a->dot + (a->html != NULL) > 1)
-        return tr_cli_usage_error(c, "--json, --csv, --dot and --html exclude each other");
+    if (a->json + (a->csv != NULL) + a->dot + (a->html != NULL) + a->follow > 1)
+        return tr_cli_usage_error(c,
+                                  "--json, --csv, --dot, --html and --follow exclude each other");
+    if (a->follow && argc - optind != 1) return tr_cli_usage_error(c, "--follow takes one LOG");
     int rc = tr_cli_check_from(c);
     if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
     return rc;
@@ -296,8 +305,13 @@ int main(int argc, char **argv)
     if (rc == TR_EXIT_OK && !done) rc = check_args(&c, &a, argc);
     if (rc == TR_EXIT_OK && !done) {
         if (!a.ro.width) a.ro.width = terminal_width();
-        tr_cli_install_signals();
-        rc = run(&c, &a, argv + optind, argc - optind);
+        if (a.follow) {
+            c.progress = 0;
+            rc = ts_follow(&c, &a.ro, argv[optind]);
+        } else {
+            tr_cli_install_signals();
+            rc = run(&c, &a, argv + optind, argc - optind);
+        }
         if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
     }
     tr_cli_fini(&c);
