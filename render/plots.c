@@ -111,11 +111,15 @@ static int plot_open(plot *p, const tr_trace *t, const tr_render_opts *o, const 
     return tr_canvas_open(&p->c, format, path, p->W, p->H, o->dpi, e);
 }
 
-/* The height the content asks, at most --height (all of it when given). */
-static int plot_height(const tr_render_opts *o, double want)
+/*
+** The height the content asks (WANT), at most --height (all of it when given),
+** and never under MIN: the fixed parts and a few pixels of plot, so that a
+** tiny --height gives a cramped picture rather than none.
+*/
+static int plot_height(const tr_render_opts *o, double want, double min)
 {
-    double max = o->height_in * o->dpi;
-    return (int)lround(o->height_given || want > max ? max : want);
+    double max = o->height_in * o->dpi, h = o->height_given || want > max ? max : want;
+    return (int)lround(h < min ? min : h);
 }
 
 /* ---- heat map ---- */
@@ -349,14 +353,15 @@ static int heatmap_render(const tr_trace *t, const tr_render_opts *o, const char
     }
     double px = o->dpi / 72.0, top = 0.12 * o->dpi + (TITLE_PT * 1.5 + SMALL_PT * 2.2) * px + 30;
     double want_rh = h.n_units > 40 ? 6 : 14 * px * 0.9;
-    int H = plot_height(o, top + want_rh * (double)h.n_units + 8 + SMALL_PT * 3.4 * px + 10);
-    double avail = H - top - 8 - SMALL_PT * 3.4 * px - 10;
+    double fixed = top + 8 + SMALL_PT * 3.4 * px + 10;
+    int H = plot_height(o, fixed + want_rh * (double)h.n_units, fixed + 20);
+    double avail = H - fixed;
     size_t rows = h.n_units;
     if (avail / (double)rows < 2) rows = (size_t)(avail / 2);
     double rh = avail / (double)rows;
     if (plot_open(&p, t, o, path, format, H, e) != TR_OK) goto done;
     p.t0 = t0, p.t1 = t1;
-    h.cols = (size_t)((p.x1 - p.x0) / 4);
+    h.cols = p.x1 - p.x0 >= 8 ? (size_t)((p.x1 - p.x0) / 4) : 1;
     if (heat_fill(&h, &p) != TR_OK) {
         tr_canvas_abort(&p.c);
         goto done;
@@ -490,8 +495,9 @@ static int access_render(const tr_trace *t, const tr_render_opts *o, const char 
     }
     double px = o->dpi / 72.0, top = 0.12 * o->dpi + (TITLE_PT * 1.5 + SMALL_PT * 2.2) * px + 8;
     double gap = 0.12 * o->dpi, want = 1.3 * o->dpi;
-    int H = plot_height(o, top + (want + gap) * (double)n + 8 + SMALL_PT * 3.4 * px + 10);
-    double ph = (H - top - 8 - SMALL_PT * 3.4 * px - 10) / (double)n - gap;
+    double fixed = top + 8 + SMALL_PT * 3.4 * px + 10;
+    int H = plot_height(o, fixed + (want + gap) * (double)n, fixed + (gap + 10) * (double)n);
+    double ph = (H - fixed) / (double)n - gap;
     if (plot_open(&p, t, o, path, format, H, e) != TR_OK) goto done;
     p.t0 = t0, p.t1 = t1;
     tr_buf sub;
@@ -715,7 +721,7 @@ static int ops_render(const tr_trace *t, const tr_render_opts *o, const char *pa
     p.t = t;
     double leg = ops_legend(&p, &d, 0, 0);
     double fixed = top + leg + 8 + SMALL_PT * 3.4 * px + 10;
-    int H = plot_height(o, fixed + (rh + gap) * (double)d.n_lanes);
+    int H = plot_height(o, fixed + (rh + gap) * (double)d.n_lanes, fixed + 20);
     size_t rows = d.n_lanes;
     if ((rh + gap) * (double)rows > H - fixed) {
         rh = (H - fixed) / (double)rows - gap;
