@@ -22,6 +22,7 @@
 #include "tr_text.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 /* ---- the frame every plot shares: title, plot area, time axis ---- */
@@ -56,8 +57,11 @@ static double plot_xof(const plot *p, int64_t ts)
     return p->x0 + (p->x1 - p->x0) * (double)(ts - p->t0) / (double)(p->t1 - p->t0);
 }
 
-/* Top band: the title (O's, else WHAT and the first input's name) and SUB in grey; its height. */
-static double plot_title(plot *p, const char *what, const char *sub)
+/* Top band: the title (O's, else WHAT and the first input's name), then the subtitle in grey. */
+static void plot_title(plot *p, const char *what, const char *sub_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void plot_title(plot *p, const char *what, const char *sub_fmt, ...)
 {
     tr_buf b;
     tr_buf_init(&b, 0);
@@ -71,10 +75,15 @@ static double plot_title(plot *p, const char *what, const char *sub)
     tr_canvas_text(&p->c, b.p, b.len, p->W / 2.0, y, TITLE_PT, 1, p->W * 0.9, TR_ALIGN_CENTER,
                    TR_RENDER_INK);
     y += TITLE_PT * 1.5 * p->px;
-    tr_canvas_text(&p->c, sub, strlen(sub), p->W / 2.0, y, SMALL_PT, 0, p->W * 0.9, TR_ALIGN_CENTER,
+    char sub[512];
+    va_list ap;
+    va_start(ap, sub_fmt);
+    int n = vsnprintf(sub, sizeof sub, sub_fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof sub ? (size_t)n : sizeof sub - 1;
+    tr_canvas_text(&p->c, sub, len, p->W / 2.0, y, SMALL_PT, 0, p->W * 0.9, TR_ALIGN_CENTER,
                    TR_RENDER_FAINT_INK);
     tr_buf_fini(&b);
-    return y + SMALL_PT * 2.2 * p->px;
 }
 
 /* Ticks and their labels under the plot at Y, counted from the window's start. */
@@ -98,8 +107,10 @@ static void plot_time_axis(plot *p, double y)
 }
 
 static int plot_open(plot *p, const tr_trace *t, const tr_render_opts *o, const char *path,
-                     int format, int h, tr_error *e)
+                     int format, int h, const int64_t *window, tr_error *e)
 {
+    p->t0 = window[0];
+    p->t1 = window[1];
     p->t = t;
     p->o = o;
     p->px = o->dpi / 72.0;
@@ -344,8 +355,9 @@ static int heatmap_render(const tr_trace *t, const tr_render_opts *o, const char
     heat h = {0};
     plot p = {0};
     int rc = TR_FATAL;
-    int64_t t0, t1;
-    if (!plot_window(t, o, &t0, &t1)) return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
+    int64_t w[2];
+    if (!plot_window(t, o, &w[0], &w[1]))
+        return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
     if (heat_units(t, o, &h) != TR_OK) goto done;
     if (!h.n_units) {
         rc = tr_errorf(e, TR_E_USAGE, NULL, "a heat map needs slices (in the lanes selected)");
@@ -359,21 +371,16 @@ static int heatmap_render(const tr_trace *t, const tr_render_opts *o, const char
     size_t rows = h.n_units;
     if (avail / (double)rows < 2) rows = (size_t)(avail / 2);
     double rh = avail / (double)rows;
-    if (plot_open(&p, t, o, path, format, H, e) != TR_OK) goto done;
-    p.t0 = t0, p.t1 = t1;
+    if (plot_open(&p, t, o, path, format, H, w, e) != TR_OK) goto done;
     h.cols = p.x1 - p.x0 >= 8 ? (size_t)((p.x1 - p.x0) / 4) : 1;
     if (heat_fill(&h, &p) != TR_OK) {
         tr_canvas_abort(&p.c);
         goto done;
     }
-    tr_buf sub;
-    tr_buf_init(&sub, 0);
-    tr_buf_addf(&sub, "%s per %s and time cell; %zu rows",
-                h.io ? "bytes read and written" : "busy share",
-                h.by_process ? "process or rank" : "lane", h.n_units);
-    if (rows < h.n_units) tr_buf_addf(&sub, " in %zu pixel rows", rows);
-    plot_title(&p, "Heat map", sub.p);
-    tr_buf_fini(&sub);
+    plot_title(&p, "Heat map", "%s per %s and time cell; %zu rows%s",
+               h.io ? "bytes read and written" : "busy share",
+               h.by_process ? "process or rank" : "lane", h.n_units,
+               rows < h.n_units ? ", merged into the pixel rows" : "");
     heat_draw(&p, &h, top, rh, rows);
     plot_time_axis(&p, top + rh * (double)rows + 2);
     st->width_px = p.W, st->height_px = p.H, st->lanes = h.n_units;
@@ -481,8 +488,9 @@ static int access_render(const tr_trace *t, const tr_render_opts *o, const char 
 {
     tr_io_stats io;
     tr_vec acc;
-    int64_t t0, t1;
-    if (!plot_window(t, o, &t0, &t1)) return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
+    int64_t w[2];
+    if (!plot_window(t, o, &w[0], &w[1]))
+        return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
     if (tr_io_accesses(t, &io, &acc, e) != TR_OK) return TR_FATAL;
     access_panel pan[ACCESS_FILES];
     size_t n = access_panels(&io, &acc, pan);
@@ -498,16 +506,11 @@ static int access_render(const tr_trace *t, const tr_render_opts *o, const char 
     double fixed = top + 8 + SMALL_PT * 3.4 * px + 10;
     int H = plot_height(o, fixed + (want + gap) * (double)n, fixed + (gap + 10) * (double)n);
     double ph = (H - fixed) / (double)n - gap;
-    if (plot_open(&p, t, o, path, format, H, e) != TR_OK) goto done;
-    p.t0 = t0, p.t1 = t1;
-    tr_buf sub;
-    tr_buf_init(&sub, 0);
-    tr_buf_addf(&sub,
-                "offset against time of each read and write, the %zu file%s with the most "
-                "bytes (of %zu)",
-                n, n > 1 ? "s" : "", io.n_files);
-    plot_title(&p, "File access", sub.p);
-    tr_buf_fini(&sub);
+    if (plot_open(&p, t, o, path, format, H, w, e) != TR_OK) goto done;
+    plot_title(&p, "File access",
+               "offset against time of each read and write, the %zu file%s with the most "
+               "bytes (of %zu)",
+               n, n > 1 ? "s" : "", io.n_files);
     access_key(&p, top - 14);
     rc = TR_OK;
     for (size_t i = 0; i < n && rc == TR_OK; i++)
@@ -704,9 +707,10 @@ static int ops_render(const tr_trace *t, const tr_render_opts *o, const char *pa
 {
     ops_data d = {0};
     plot p = {0};
-    int64_t t0, t1;
+    int64_t w[2];
     int rc = TR_FATAL;
-    if (!plot_window(t, o, &t0, &t1)) return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
+    if (!plot_window(t, o, &w[0], &w[1]))
+        return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
     if (ops_collect(t, o, &d) != TR_OK) {
         rc = tr_error_nomem(e);
         goto done;
@@ -728,20 +732,15 @@ static int ops_render(const tr_trace *t, const tr_render_opts *o, const char *pa
         if (rh < 2) gap = 0, rh = (H - fixed) / (double)rows;
         if (rh < 1) rows = (size_t)(H - fixed), rh = 1;
     }
-    if (plot_open(&p, t, o, path, format, H, e) != TR_OK) goto done;
-    p.t0 = t0, p.t1 = t1;
-    tr_buf sub;
-    tr_buf_init(&sub, 0);
-    tr_buf_addf(&sub,
-                "time of each lane's top-level slices by name, as a share of the span; %zu "
-                "lanes",
-                d.n_lanes);
-    if (rows < d.n_lanes) tr_buf_addf(&sub, " (the first %zu drawn)", rows);
-    plot_title(&p, "Op mix", sub.p);
-    tr_buf_fini(&sub);
+    if (plot_open(&p, t, o, path, format, H, w, e) != TR_OK) goto done;
+    plot_title(&p, "Op mix",
+               "time of each lane's top-level slices by name, as a share of the span; %zu "
+               "lanes%s",
+               d.n_lanes, rows < d.n_lanes ? ", the first that fit drawn" : "");
     ops_legend(&p, &d, top, 1);
     double y = top + leg;
-    for (size_t l = 0; l < rows; l++) ops_bar(&p, &d, l, y + (rh + gap) * (double)l, rh, t1 - t0);
+    for (size_t l = 0; l < rows; l++)
+        ops_bar(&p, &d, l, y + (rh + gap) * (double)l, rh, w[1] - w[0]);
     ops_axis(&p, y + (rh + gap) * (double)rows + 2);
     st->width_px = p.W, st->height_px = p.H, st->lanes = rows;
     rc = tr_canvas_commit(&p.c, e);
