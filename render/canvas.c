@@ -55,6 +55,7 @@ int tr_render(const tr_trace *t, const tr_render_opts *o, const char *path, int 
     if (o->kind == TR_RENDER_TIMELINE) return tr_timeline_render(t, o, path, format, stats, e);
     if (o->kind == TR_RENDER_FLAME || o->kind == TR_RENDER_ICICLE)
         return tr_flame_render(t, o, path, format, stats, e);
+    if (o->kind == TR_RENDER_STREE) return tr_stree_render(t, o, path, format, stats, e);
     return tr_plot_render(t, o, path, format, stats, e);
 }
 

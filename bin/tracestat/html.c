@@ -39,6 +39,8 @@ static const figure_spec figure_specs[] = {
     {"access", "File access (offset against time)", TR_RENDER_ACCESS, TR_RENDER_PNG, 0,
      TR_REPORT_IO, 110},
     {"heatmap", "Heat map", TR_RENDER_HEATMAP, TR_RENDER_PNG, 0, TR_REPORT_IO, 110},
+    {"stree", "Where every member is (the stack prefix tree)", TR_RENDER_STREE, TR_RENDER_PNG, 0,
+     TR_REPORT_HANGS, 110},
 };
 #define N_FIGURES (sizeof figure_specs / sizeof figure_specs[0])
 

@@ -38,8 +38,8 @@ static void say_drawn(const args *a, const tr_render_stats *st)
 /* The picture's format, by --format or the output's name: an exit code. */
 static int pick_format(tr_cli *c, args *a)
 {
-    static const char *const outputs[] = {"timeline.png", "flame.svg",  "flame.svg",
-                                          "heatmap.png",  "access.png", "ops.png"};
+    static const char *const outputs[] = {"timeline.png", "flame.svg", "flame.svg", "heatmap.png",
+                                          "access.png",   "ops.png",   "stree.png"};
     if (!a->output) a->output = outputs[a->ro.kind];
     if (a->format < 0) a->format = tr_render_format_for_path(a->output);
     if (a->format < 0 && strcmp(a->output, "-") == 0)

@@ -2,7 +2,7 @@
 # tests/report/html.sh TRACESTAT SRCDIR CASE: tracestat --html (issue 23, items 8-9).
 #   content  the page of each sample kind: its sections, figures, sortable tables, nothing
 #            fetched from elsewhere, trace text escaped (a py-spy dump whose names are markup)
-#   kinds    traceviz --kind heatmap, access and ops: sizes, what each drew, and the usage error
+#   kinds    traceviz --kind heatmap, access, ops and stree: sizes, what each drew, and the usage error
 #            of a plot whose data the trace lacks
 #   browser  the pages opened offline in headless Chromium (tests/report/browser.mjs, driven by
 #            playwright-core from $TR_PLAYWRIGHT_DIR, default build/pw): no console error, tables
@@ -45,7 +45,7 @@ content)
     grep -q '<td>/tmp/tracecat/iomix-4r/shared.mpiio</td><td class="r">4 shared</td>' "$tmp/rec.html" ||
         fail "recorder: no shared file row"
     page dumps testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt
-    [ "$(sections dumps)" = "overview timeline flame hot stragglers hangs " ] ||
+    [ "$(sections dumps)" = "overview timeline flame hot stragglers hangs stree " ] ||
         fail "py-spy sections: $(sections dumps)"
     grep -q '<iframe width="[0-9]*" height="[0-9]*" title="flame" src="data:image/svg+xml;base64,' \
         "$tmp/dumps.html" || fail "py-spy: no flame graph iframe"
@@ -76,10 +76,14 @@ kinds)
     expect_err "a.png: 2400x1021 px, 4 rows, 26 marks drawn, 0 merged"
     run_cmd 0 "$tv" -v --kind ops "$gt" -o "$tmp/o.pdf"
     expect_err "o.pdf: 2400x[0-9]* px, 9 rows"
+    run_cmd 0 "$tv" -v --kind stree testdata/hang/vllm-two-nodes-line.txt -o "$tmp/s.png"
+    expect_err "s.png: 2400x796 px, 2 rows"
+    run_cmd 2 "$tv" --kind stree "$gt" -o "$tmp/x.png"
+    expect_err "a stack tree needs stack samples"
     run_cmd 2 "$tv" --kind access "$gt" -o "$tmp/x.png"
     expect_err "an access plot needs reads or writes at known offsets of named files"
     run_cmd 2 "$tv" --kind pie "$gt" -o "$tmp/x.png"
-    expect_err "heatmap, access or ops"
+    expect_err "heatmap, access, ops or stree"
     [ ! -e "$tmp/x.png" ] || fail "a failed plot left a file"
     ;;
 browser)
