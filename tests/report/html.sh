@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/report/html.sh TRACESTAT SRCDIR CASE: tracestat --html (issue 23, items 8-9).
 #   content  the page of each sample kind: its sections, figures, sortable tables, nothing
-#            fetched from elsewhere, trace text escaped (a py-spy dump whose names are markup)
+#            fetched from elsewhere, trace text escaped (a py-spy dump whose names are markup);
+#            --html and --follow against the other outputs, --follow without one LOG
 #   kinds    traceviz --kind heatmap, access, ops and stree: sizes, what each drew, and the usage error
 #            of a plot whose data the trace lacks
 #   browser  the pages opened offline in headless Chromium (tests/report/browser.mjs, driven by
@@ -34,6 +35,7 @@ Thread 7 (active): "<script>alert(1)</script>"
 DUMP
 }
 
+gt_mlp=testdata/gt/gt-mlp-4workers-autoshard.log
 case $case in
 content)
     page gt testdata/gt/gt-mlp-4workers-autoshard.log
@@ -61,6 +63,12 @@ content)
         fail "the escaped frame is missing"
     run_cmd 2 "$ts" --html "$tmp/x.html" --json testdata/gt/gt-tiny-visualize_demo-1worker.log
     expect_err 'exclude each other'
+    run_cmd 2 "$ts" --follow --json testdata/gt/gt-tiny-visualize_demo-1worker.log
+    expect_err 'exclude each other'
+    run_cmd 2 "$ts" --follow testdata/gt/gt-tiny-visualize_demo-1worker.log "$gt_mlp"
+    expect_err '--follow takes one LOG'
+    run_cmd 1 "$ts" --follow "$tmp/no-such.log"
+    expect_err 'no-such.log: No such file or directory'
     run_cmd 1 "$ts" --html "$tmp/no/such/dir/x.html" testdata/gt/gt-tiny-visualize_demo-1worker.log
     [ ! -e "$tmp/no" ] || fail "a failed run left a file"
     ;;
