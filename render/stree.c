@@ -73,9 +73,10 @@ int tr_stree_render(const tr_trace *t, const tr_render_opts *o, const char *path
     memset(&so, 0, sizeof so);
     if (tr_stree_build(t, &so, &s, e) != TR_OK) return TR_FATAL;
     int rc;
-    if (s.n_members < 1 || s.n_nodes < 2) {
+    if (s.n_members < 2 || s.n_nodes < 2) {
         tr_stree_fini(&s);
-        return tr_errorf(e, TR_E_USAGE, NULL, "a stack tree needs stack samples");
+        return tr_errorf(e, TR_E_USAGE, NULL,
+                         "a stack tree needs the stack samples of two or more threads");
     }
     uint32_t depth = 0;
     for (size_t n = 0; n < s.n_nodes; n++)

@@ -95,7 +95,7 @@ typedef struct tr_render_stats {
 ** window, the twelve names with the most time coloured, the rest grey).
 ** ^The stack tree (STAT's 2D view, tr_stree_build with default options) is
 ** an icicle whose boxes span their members' share of the width, grey where
-** every member passes and warmer where fewer do.  ^A plot whose data the
+** every member passes and warmer where fewer do; it needs two members.  ^A plot whose data the
 ** trace lacks is TR_E_USAGE.
 ** ^FORMAT is an enum tr_render_format; -1 takes it from PATH's extension
 ** (TR_E_USAGE when that is none of .png, .svg, .pdf).  ^The picture is

@@ -87,7 +87,7 @@ kinds)
     run_cmd 0 "$tv" -v --kind stree testdata/hang/vllm-two-nodes-line.txt -o "$tmp/s.png"
     expect_err "s.png: 2400x796 px, 2 rows"
     run_cmd 2 "$tv" --kind stree "$gt" -o "$tmp/x.png"
-    expect_err "a stack tree needs stack samples"
+    expect_err "a stack tree needs the stack samples of two or more threads"
     run_cmd 2 "$tv" --kind access "$gt" -o "$tmp/x.png"
     expect_err "an access plot needs reads or writes at known offsets of named files"
     run_cmd 2 "$tv" --kind pie "$gt" -o "$tmp/x.png"
