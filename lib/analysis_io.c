@@ -204,6 +204,7 @@ typedef struct io_ctx {
     tr_map units, layers, files, pos_map, fh_map;
     tr_vec pos; /* io_pos, by (unit, file) through pos_map */
     int64_t *run_first, *run_last;
+    tr_vec *access; /* tr_io_access rows, when asked (tr_io_accesses) */
 } io_ctx;
 
 static int io_kind(io_ctx *c, tr_str name)
@@ -411,8 +412,12 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
             f->writes++;
             if (bytes > 0) f->bytes_written += bytes;
         }
-        if (at >= 0 && bytes >= 0)
+        if (at >= 0 && bytes >= 0) {
             io_pattern(f, kind == TR_IO_READ ? &ps->last_read : &ps->last_write, at, bytes);
+            tr_io_access *a = c->access ? tr_vec_push(c->access) : NULL;
+            if (c->access && !a) return TR_FATAL;
+            if (a) *a = (tr_io_access){(uint32_t)row, f->path, at, bytes, kind};
+        }
         if (!has_off) ps->pos = at >= 0 && bytes >= 0 ? at + bytes : -1;
         break;
     }
@@ -525,10 +530,10 @@ void tr_io_stats_fini(tr_io_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
+static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    io_ctx c = {.t = t, .out = out};
+    io_ctx c = {.t = t, .out = out, .access = access};
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
     int rc = TR_FATAL;
@@ -557,4 +562,17 @@ int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
         return tr_error_nomem(e);
     }
     return TR_OK;
+}
+
+int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
+{
+    return io_compute(t, out, NULL, e);
+}
+
+int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e)
+{
+    tr_vec_init(access, sizeof(tr_io_access));
+    int rc = io_compute(t, out, access, e);
+    if (rc != TR_OK) tr_vec_fini(access);
+    return rc;
 }

@@ -33,6 +33,7 @@ struct tr_report {
     tr_gpu_breakdown gpu_bd; /* gpu-breakdown */
     tr_gpu_kernels gpu_k;    /* gpu-kernels */
     tr_gpu_launches gpu_l;   /* gpu-kernels */
+    tr_buf *html; /* set while tr_report_html runs: tables and headings go there as HTML */
 };
 
 /* ^Whether R holds section SEC. */
@@ -98,14 +99,26 @@ void tr_rp_cell_size(tr_rp_table *tb, int64_t bytes);
 void tr_rp_cells(tr_rp_table *tb, const char *const *v, size_t n);
 /* ^The cell at ROW, COL ("" past the end). */
 const char *tr_rp_table_at(const tr_rp_table *tb, size_t row, size_t col);
+/* ^The rows of TB, its header row included. */
+size_t tr_rp_table_rows(const tr_rp_table *tb);
 /* ^The widths of the columns, in display columns, into W[ncol]. */
 void tr_rp_table_widths(const tr_rp_table *tb, size_t *w);
-/* ^Appends the table aligned, a rule under its header row, cut to WIDTH. */
-void tr_rp_table_print(const tr_rp_table *tb, tr_buf *b, int width, int ascii);
+/*
+** ^Appends the table aligned, a rule under its header row, cut to R's width;
+** ^while R writes HTML, B's text so far and then the table go to R's HTML.
+*/
+void tr_rp_table_print(const tr_report *r, const tr_rp_table *tb, tr_buf *b);
 /* ^A bar of WIDTH columns filled to FRAC (0..1), in eighths of a block. */
 void tr_rp_bar(tr_buf *b, double frac, int width, int ascii);
-/* ^A section's "── title" line, after a blank line unless B is empty. */
-void tr_rp_heading(tr_buf *b, const char *title, int ascii);
+/* ^A section's "── title" line, after a blank line unless B is empty (a heading in HTML). */
+void tr_rp_heading(const tr_report *r, tr_buf *b, const char *title);
+
+/* ---- the HTML forms of a table and a heading (report_html.c) ---- */
+
+/* ^Moves B's text (in a <pre>) and then TB as a sortable <table> to R's HTML. */
+void tr_rp_html_table(const tr_report *r, const tr_rp_table *tb, tr_buf *b);
+/* ^Moves B's text (in a <pre>) and then TITLE as a heading to R's HTML. */
+void tr_rp_html_heading(const tr_report *r, tr_buf *b, const char *title);
 
 /* ---- the sections as text, JSON and CSV (report_text.c, report_json.c, report_csv.c) ---- */
 

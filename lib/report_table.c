@@ -54,15 +54,7 @@ void tr_rp_frame_label(tr_buf *b, const tr_trace *t, uint32_t frame)
 
 void tr_rp_size(tr_buf *b, int64_t bytes)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024) {
-        tr_buf_addf(b, "%lld B", (long long)bytes);
-        return;
-    }
-    double v = (double)bytes / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) v /= 1024, u++;
-    tr_buf_addf(b, "%.1f %s", v, units[u]);
+    tr_buf_add_size(b, bytes);
 }
 
 void tr_rp_rate(tr_buf *b, double bytes_per_s)
@@ -174,7 +166,7 @@ const char *tr_rp_table_at(const tr_rp_table *tb, size_t row, size_t col)
     return i < tb->offs.len ? tb->cells.p + TR_VEC_AT(&tb->offs, size_t, i) : "";
 }
 
-static size_t table_rows(const tr_rp_table *tb)
+size_t tr_rp_table_rows(const tr_rp_table *tb)
 {
     return tb->offs.len / tb->ncol;
 }
@@ -184,7 +176,7 @@ void tr_rp_table_widths(const tr_rp_table *tb, size_t *w)
 {
     for (size_t c = 0; c < tb->ncol; c++) {
         w[c] = 0;
-        for (size_t r = 0; r < table_rows(tb); r++) {
+        for (size_t r = 0; r < tr_rp_table_rows(tb); r++) {
             size_t x = text_width(tr_rp_table_at(tb, r, c));
             if (x > w[c]) w[c] = x;
         }
@@ -209,7 +201,7 @@ static void add_cut(tr_buf *b, const char *s, size_t max, int ascii)
     if (max > 0) tr_buf_adds(b, ascii ? "~" : "…");
 }
 
-void tr_rp_table_print(const tr_rp_table *tb, tr_buf *b, int width, int ascii)
+static void table_text(const tr_rp_table *tb, tr_buf *b, int width, int ascii)
 {
     size_t w[TR_RP_MAX_COLS];
     tr_rp_table_widths(tb, w);
@@ -220,7 +212,7 @@ void tr_rp_table_print(const tr_rp_table *tb, tr_buf *b, int width, int ascii)
         size_t over = total - (size_t)width, f = (size_t)tb->flex;
         w[f] = w[f] > over + 8 ? w[f] - over : (w[f] < 8 ? w[f] : 8);
     }
-    for (size_t r = 0; r < table_rows(tb); r++) {
+    for (size_t r = 0; r < tr_rp_table_rows(tb); r++) {
         tr_buf line;
         tr_buf_init(&line, 0);
         for (size_t c = 0; c < tb->ncol; c++) {
@@ -264,8 +256,20 @@ void tr_rp_bar(tr_buf *b, double frac, int width, int ascii)
     for (; used < width; used++) tr_buf_adds(b, "░");
 }
 
-void tr_rp_heading(tr_buf *b, const char *title, int ascii)
+void tr_rp_table_print(const tr_report *r, const tr_rp_table *tb, tr_buf *b)
 {
+    if (r->html)
+        tr_rp_html_table(r, tb, b);
+    else
+        table_text(tb, b, r->o.width, r->o.ascii);
+}
+
+void tr_rp_heading(const tr_report *r, tr_buf *b, const char *title)
+{
+    if (r->html) {
+        tr_rp_html_heading(r, b, title);
+        return;
+    }
     if (b->len) tr_buf_addc(b, '\n');
-    tr_buf_addf(b, "%s %s\n", ascii ? "==" : "──", title);
+    tr_buf_addf(b, "%s %s\n", r->o.ascii ? "==" : "──", title);
 }

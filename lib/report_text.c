@@ -11,7 +11,7 @@
 void tr_rp_text_overview(const tr_report *r, tr_buf *b)
 {
     const tr_trace *t = r->t;
-    tr_rp_heading(b, "overview", r->o.ascii);
+    tr_rp_heading(r, b, "overview");
     for (size_t i = 0; i < tr_input_count(t); i++) {
         const tr_input_info *in = tr_input_get(t, (uint32_t)i);
         tr_buf_addf(b, "input: %s (%s)\n", tr_rp_str(t, in->path), tr_rp_str(t, in->format));
@@ -87,7 +87,7 @@ static void lanes_print(const tr_report *r, const tr_rp_table *tb, size_t n, tr_
             }
         }
     }
-    tr_rp_table_print(&tb2, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb2, b);
     tr_rp_table_fini(&tb2);
 }
 
@@ -114,7 +114,7 @@ static void lanes_gaps(const tr_report *r, size_t n, tr_buf *b, tr_buf *cell)
         tr_rp_cell(&tb, "%s", cell->p);
     }
     tr_buf_addc(b, '\n');
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -122,7 +122,7 @@ void tr_rp_text_lanes(const tr_report *r, tr_buf *b)
 {
     const tr_lane_stats *ls = &r->lanes;
     if (!ls->n && !r->explicit_sections) return;
-    tr_rp_heading(b, "lanes (busy = union of slices; ops = top-level slices)", r->o.ascii);
+    tr_rp_heading(r, b, "lanes (busy = union of slices; ops = top-level slices)");
     if (!ls->n) {
         tr_buf_adds(b, "no slices\n");
         return;
@@ -161,7 +161,7 @@ static void ops_table(const tr_report *r, tr_buf *b, const tr_op_stat *v, size_t
         else
             tr_rp_cell(&tb, "-");
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < nv) tr_buf_addf(b, "(%zu more; --top 0 shows all)\n", nv - n);
 }
@@ -173,14 +173,14 @@ void tr_rp_text_ops(const tr_report *r, tr_buf *b)
     tr_buf title;
     tr_buf_init(&title, 0);
     tr_buf_addf(&title, "ops by name (sorted by %s; p50/p95 nearest rank)", keys[r->o.sort]);
-    tr_rp_heading(b, title.p, r->o.ascii);
+    tr_rp_heading(r, b, title.p);
     tr_buf_fini(&title);
     if (!r->ops.n_names) {
         tr_buf_adds(b, "no slices\n");
         return;
     }
     ops_table(r, b, r->ops.by_name, r->ops.n_names, "name");
-    tr_rp_heading(b, "ops by category", r->o.ascii);
+    tr_rp_heading(r, b, "ops by category");
     ops_table(r, b, r->ops.by_cat, r->ops.n_cats, "category");
 }
 
@@ -223,7 +223,7 @@ static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_cell(&tb, "%u", rk->files);
         tr_rp_cell(&tb, "%s", i == io->slowest ? "slowest" : "");
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < io->n_ranks) tr_buf_addf(b, "(%zu more ranks; --top 0 shows all)\n", io->n_ranks - n);
     tr_buf_adds(b, "total: read ");
@@ -245,7 +245,7 @@ static void io_layers(const tr_report *r, tr_buf *b)
     static const char *const heads[] = {"layer", "read",  "written", "reads", "writes", "opens",
                                         "stats", "seeks", "syncs",   "meta",  "time"};
     const tr_io_stats *io = &r->io;
-    tr_rp_heading(b, "I/O per layer (every call of the layer)", r->o.ascii);
+    tr_rp_heading(r, b, "I/O per layer (every call of the layer)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrrrrrrrrrr", -1);
     tr_rp_cells(&tb, heads, 11);
@@ -256,14 +256,14 @@ static void io_layers(const tr_report *r, tr_buf *b)
         io_count_cells(&tb, &l->c);
         tr_rp_cell_duration(&tb, l->c.time);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
 static void io_sizes(const tr_report *r, tr_buf *b)
 {
     static const char *const heads[] = {"size", "reads", "writes"};
-    tr_rp_heading(b, "request sizes (outermost reads and writes, Darshan's buckets)", r->o.ascii);
+    tr_rp_heading(r, b, "request sizes (outermost reads and writes, Darshan's buckets)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrr", -1);
     tr_rp_cells(&tb, heads, 3);
@@ -272,7 +272,7 @@ static void io_sizes(const tr_report *r, tr_buf *b)
         tr_rp_cell(&tb, "%llu", (unsigned long long)r->io.total.hist_read[k]);
         tr_rp_cell(&tb, "%llu", (unsigned long long)r->io.total.hist_write[k]);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -281,7 +281,7 @@ static void io_files(const tr_report *r, tr_buf *b)
     static const char *const heads[] = {"path",   "ranks",       "read",       "written", "reads",
                                         "writes", "consecutive", "sequential", "random"};
     const tr_io_stats *io = &r->io;
-    tr_rp_heading(b, "files (innermost calls; sequential includes consecutive)", r->o.ascii);
+    tr_rp_heading(r, b, "files (innermost calls; sequential includes consecutive)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrrrrrrrr", 0);
     tr_rp_cells(&tb, heads, 9);
@@ -298,7 +298,7 @@ static void io_files(const tr_report *r, tr_buf *b)
         tr_rp_cell(&tb, "%llu", (unsigned long long)f->sequential);
         tr_rp_cell(&tb, "%llu", (unsigned long long)(f->accesses - f->sequential));
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < io->n_files) tr_buf_addf(b, "(%zu more files; --top 0 shows all)\n", io->n_files - n);
 }
@@ -306,8 +306,7 @@ static void io_files(const tr_report *r, tr_buf *b)
 void tr_rp_text_io(const tr_report *r, tr_buf *b)
 {
     if (!r->io.n_ranks && !r->explicit_sections) return;
-    tr_rp_heading(b, "I/O per rank (outermost calls: an MPI-IO call, not its POSIX calls)",
-                  r->o.ascii);
+    tr_rp_heading(r, b, "I/O per rank (outermost calls: an MPI-IO call, not its POSIX calls)");
     if (!r->io.n_ranks) {
         tr_buf_adds(b, "no I/O calls\n");
         return;
@@ -349,7 +348,7 @@ static void hot_table_print(const tr_report *r, tr_buf *b, const tr_hot_table *h
             tr_rp_cell(&tb, "%s", tr_rp_str(r->t, f->function));
     }
     tr_buf_fini(&cell);
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < h->n) tr_buf_addf(b, "(%zu more functions; --top 0 shows all)\n", h->n - n);
 }
@@ -366,7 +365,7 @@ void tr_rp_text_hot(const tr_report *r, tr_buf *b)
         tr_buf_addf(&title, "; %llu without frames left out",
                     (unsigned long long)h->merged.frameless);
     tr_buf_addc(&title, ')');
-    tr_rp_heading(b, title.p, r->o.ascii);
+    tr_rp_heading(r, b, title.p);
     if (!h->merged.samples)
         tr_buf_adds(b, "no samples\n");
     else
@@ -376,7 +375,7 @@ void tr_rp_text_hot(const tr_report *r, tr_buf *b)
         tr_buf_adds(&title, "hot functions of ");
         tr_rp_track_label(&title, r->t, h->threads[i].track);
         tr_buf_addf(&title, " (%llu samples)", (unsigned long long)h->threads[i].samples);
-        tr_rp_heading(b, title.p, r->o.ascii);
+        tr_rp_heading(r, b, title.p);
         hot_table_print(r, b, &h->threads[i]);
     }
     tr_buf_fini(&title);
@@ -439,7 +438,7 @@ static void stragglers_table(const tr_report *r, tr_buf *b, tr_buf *cell)
         }
         tr_rp_cell(&tb, "%llu", (unsigned long long)row->steps);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < s->n) tr_buf_addf(b, "(%zu more ranks; --top 0 shows all)\n", s->n - n);
 }
@@ -452,7 +451,7 @@ void tr_rp_text_stragglers(const tr_report *r, tr_buf *b)
     tr_buf_init(&cell, 0);
     tr_buf_addf(&cell, "stragglers (outlier: |x - median| > %g * MAD and > 1%% of the median)",
                 s->k);
-    tr_rp_heading(b, cell.p, r->o.ascii);
+    tr_rp_heading(r, b, cell.p);
     if (!s->n) {
         tr_buf_adds(b, "fewer than two ranks\n");
     } else {
@@ -466,8 +465,7 @@ void tr_rp_text_hangs(const tr_report *r, tr_buf *b)
 {
     int tree = r->tree.n_members > 1, found = tr_hangs_found(&r->events);
     if (!tree && !found && !r->explicit_sections) return;
-    tr_rp_heading(b, "hangs (where members part and who is behind; what the events say)",
-                  r->o.ascii);
+    tr_rp_heading(r, b, "hangs (where members part and who is behind; what the events say)");
     if (r->tree.n_members) tr_stree_text(r->t, &r->tree, b);
     tr_hangs_text(r->t, &r->events, tr_rp_top(r, SIZE_MAX, 1), r->explicit_sections, b);
 }
@@ -493,7 +491,7 @@ static void gpu_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
                        s->comm};
         for (size_t j = 0; j < 4; j++) tr_rp_cell_duration(&tb, w[j]);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -503,8 +501,7 @@ static void gpu_devices(const tr_report *r, tr_buf *b, tr_buf *cell)
                                         "comm",   "comm share", "overlapped"};
     const tr_trace *t = r->t;
     const tr_gpu_stats *g = &r->gpu;
-    tr_rp_heading(b, "GPU devices (comm = NCCL/RCCL kernels; overlap = comm while compute ran)",
-                  r->o.ascii);
+    tr_rp_heading(r, b, "GPU devices (comm = NCCL/RCCL kernels; overlap = comm while compute ran)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrrrrrr", -1);
     tr_rp_cells(&tb, heads, 7);
@@ -530,14 +527,14 @@ static void gpu_devices(const tr_report *r, tr_buf *b, tr_buf *cell)
             tr_buf_adds(cell, "-");
         tr_rp_cell(&tb, "%s", cell->p);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
 void tr_rp_text_gpu(const tr_report *r, tr_buf *b)
 {
     if (!r->gpu.n_streams && !r->explicit_sections) return;
-    tr_rp_heading(b, "GPU streams", r->o.ascii);
+    tr_rp_heading(r, b, "GPU streams");
     if (!r->gpu.n_streams) {
         tr_buf_adds(b, "no GPU kernels, memcpy or memset\n");
         return;

@@ -303,6 +303,16 @@ int tr_buf_add_duration(tr_buf *b, int64_t ns)
     return tr_buf_addf(b, "%lldns", (long long)ns);
 }
 
+int tr_buf_add_size(tr_buf *b, int64_t bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) return tr_buf_addf(b, "%lld B", (long long)bytes);
+    double v = (double)bytes / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 3) v /= 1024, u++;
+    return tr_buf_addf(b, "%.1f %s", v, units[u]);
+}
+
 /* ---- JSON ---- */
 
 /* Bytes a JSON string cannot hold as they are: controls, '"' and '\\'. */

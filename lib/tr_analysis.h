@@ -211,6 +211,22 @@ typedef struct tr_io_stats {
 int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e);
 void tr_io_stats_fini(tr_io_stats *s);
 
+/* One read or write at a known offset: a point of a file's access plot. */
+typedef struct tr_io_access {
+    uint32_t row; /* the innermost I/O call's slice (its time, length and lane) */
+    tr_str path;
+    int64_t offset, bytes;
+    int kind; /* TR_IO_READ or TR_IO_WRITE */
+} tr_io_access;
+
+/*
+** ^tr_io_stats_compute that also keeps, in ACCESS (initialised here, of
+** tr_io_access), every innermost read and write whose offset is known (from
+** its offset arg, else the position its file's earlier calls left), in slice
+** order.  ^On failure ACCESS is freed and empty.
+*/
+int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e);
+
 /* ---- hot stacks ---- */
 
 typedef struct tr_hot_fn {

@@ -103,6 +103,35 @@ void tr_report_dot(const tr_report *r, tr_buf *b);
 int tr_report_csv(const tr_report *r, const char *name, tr_buf *b);
 
 /*
+** A picture shown in the HTML report: its own section with a heading and an
+** entry in the contents, placed after the report's section AFTER (whether or
+** not that one had data).  HTML is the picture as HTML, self-contained: an
+** <img> or <iframe> whose source is a data: URL.
+*/
+typedef struct tr_report_figure {
+    int after;         /* enum tr_report_section; -1 = before every section */
+    const char *id;    /* the anchor, [a-z0-9-] */
+    const char *title; /* the heading */
+    const char *html;
+    size_t len;
+} tr_report_figure;
+
+/*
+** tr_report_html: the report as one self-contained HTML page
+** METHOD: tr_report
+**
+** ^Appends a page with inline CSS and a little inline script and nothing
+** fetched from elsewhere: a contents list, then each section that has data
+** as tr_report_text words it, its tables as HTML tables that sort by a
+** column when its heading is clicked, its other lines as preformatted text;
+** the overview section adds the inputs as tr_report_info lists them (clock,
+** wall clock, where a merge placed each).  ^The N figures FIGS are placed
+** after the sections they name.  ^Returns TR_OK, or TR_FATAL with E filled
+** when an allocation fails.
+*/
+int tr_report_html(tr_report *r, const tr_report_figure *figs, size_t n, tr_buf *b, tr_error *e);
+
+/*
 ** tr_report_info: what a trace holds, as tracecat info prints it
 **
 ** ^Appends each input (path, format, origin, clock, wall clock, skipped

@@ -52,6 +52,8 @@ int tr_buf_add_real(tr_buf *b, double v);
 ** a '-'.  ^The text has no space, so a table cell is one field.
 */
 int tr_buf_add_duration(tr_buf *b, int64_t ns);
+/* ^Appends BYTES as "512 B", "1.5 KiB", ... "2.0 TiB" (powers of 1024, one decimal). */
+int tr_buf_add_size(tr_buf *b, int64_t bytes);
 
 /* ^Appends the N bytes at S as a JSON string with its quotes. */
 int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n);

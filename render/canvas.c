@@ -53,7 +53,10 @@ int tr_render(const tr_trace *t, const tr_render_opts *o, const char *path, int 
     if (o->has_since && o->has_until && o->until <= o->since)
         return tr_errorf(e, TR_E_USAGE, NULL, "--until must be after --since");
     if (o->kind == TR_RENDER_TIMELINE) return tr_timeline_render(t, o, path, format, stats, e);
-    return tr_flame_render(t, o, path, format, stats, e);
+    if (o->kind == TR_RENDER_FLAME || o->kind == TR_RENDER_ICICLE)
+        return tr_flame_render(t, o, path, format, stats, e);
+    if (o->kind == TR_RENDER_STREE) return tr_stree_render(t, o, path, format, stats, e);
+    return tr_plot_render(t, o, path, format, stats, e);
 }
 
 /* ---- the canvas ---- */

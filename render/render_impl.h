@@ -121,5 +121,11 @@ int tr_timeline_render(const tr_trace *t, const tr_render_opts *o, const char *p
                        tr_render_stats *st, tr_error *e);
 int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
                     tr_render_stats *st, tr_error *e);
+/* The stack tree (stree.c). */
+int tr_stree_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
+                    tr_render_stats *st, tr_error *e);
+/* The heat map, access plot and op mix (plots.c). */
+int tr_plot_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
+                   tr_render_stats *st, tr_error *e);
 
 #endif

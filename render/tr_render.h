@@ -28,7 +28,15 @@
 #include "tr_error.h"
 #include "tr_trace.h"
 
-enum tr_render_kind { TR_RENDER_TIMELINE = 0, TR_RENDER_FLAME, TR_RENDER_ICICLE };
+enum tr_render_kind {
+    TR_RENDER_TIMELINE = 0,
+    TR_RENDER_FLAME,
+    TR_RENDER_ICICLE,
+    TR_RENDER_HEATMAP, /* units x time: I/O bytes, else busy share */
+    TR_RENDER_ACCESS,  /* per file: offset against time of reads and writes */
+    TR_RENDER_OPS,     /* per lane: top-level time by name as a stacked bar */
+    TR_RENDER_STREE    /* the hang prefix tree of the members' last stacks (tr_stree.h) */
+};
 enum tr_render_format { TR_RENDER_PNG = 0, TR_RENDER_SVG, TR_RENDER_PDF };
 /* What a flame frame's colour is a hash of. */
 enum tr_flame_color { TR_FLAME_BY_NAME = 0, TR_FLAME_BY_MODULE };
@@ -78,6 +86,18 @@ typedef struct tr_render_stats {
 
 /*
 ** tr_render: draw T as O asks into PATH
+** ^A timeline, a flame graph or icicle, or one of the plots: a heat map of
+** units (processes when the lanes drawn span several, else lanes) against
+** time, whose cells hold the bytes of top-level reads and writes or, in a
+** trace without them, the share of the unit's lanes that was busy; the
+** access plot of the four files that moved the most bytes (offset against
+** time, reads blue, writes red, from tr_io_accesses); the op mix (per lane,
+** its top-level slices' time by name as one bar whose full width is the
+** window, the twelve names with the most time coloured, the rest grey).
+** ^The stack tree (STAT's 2D view, tr_stree_build with default options) is
+** an icicle whose boxes span their members' share of the width, grey where
+** every member passes and warmer where fewer do; it needs two members.  ^A plot whose data the
+** trace lacks is TR_E_USAGE.
 ** ^FORMAT is an enum tr_render_format; -1 takes it from PATH's extension
 ** (TR_E_USAGE when that is none of .png, .svg, .pdf).  ^The picture is
 ** written to a temporary file and renamed over PATH only on success.  ^A

@@ -3,7 +3,8 @@
 **
 ** The report is a library (lib/tr_report.h over lib/tr_analysis.h): this
 ** file takes the options, reads the inputs and prints the report as text,
-** JSON or one CSV table.
+** JSON or one CSV table; html.c writes it as a page with pictures, follow.c
+** redraws it as a log grows.
 */
 #include "tracestat_impl.h"
 
@@ -36,7 +37,9 @@ enum {
     OPT_DOT,
     OPT_KERNEL_WAIT,
     OPT_HTA_ROUNDING,
-    OPT_DIFF
+    OPT_DIFF,
+    OPT_HTML,
+    OPT_FOLLOW
 };
 
 static const tr_cli_opt options[] = {
@@ -47,8 +50,10 @@ static const tr_cli_opt options[] = {
     {"depth", required_argument, OPT_DEPTH},
     {"diff", required_argument, OPT_DIFF},
     {"dot", no_argument, OPT_DOT},
+    {"follow", no_argument, OPT_FOLLOW},
     {"gaps", required_argument, OPT_GAPS},
     {"hta-rounding", no_argument, OPT_HTA_ROUNDING},
+    {"html", required_argument, OPT_HTML},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
     {"json", no_argument, OPT_JSON},
     {"k", required_argument, OPT_K},
@@ -69,7 +74,9 @@ typedef struct args {
     tr_report_opts ro;
     int json, dot;
     const char *csv;
-    tr_vec control; /* char *: the --diff inputs (the control run) */
+    tr_vec control;   /* char *: the --diff inputs (the control run) */
+    const char *html; /* --html FILE */
+    int follow;
 } args;
 
 /* The options of the hangs section's stack tree. */
@@ -182,6 +189,12 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_JSON:
         a->json = 1;
         return TR_EXIT_OK;
+    case OPT_HTML:
+        a->html = arg;
+        return TR_EXIT_OK;
+    case OPT_FOLLOW:
+        a->follow = 1;
+        return TR_EXIT_OK;
     case OPT_CSV: {
         int sec = tr_report_csv_section(arg);
         if (sec < 0) return tr_cli_usage_error(c, "unknown CSV table '%s' (see --help)", arg);
@@ -246,6 +259,11 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
         tr_cli_error(c, &e);
         return TR_EXIT_DATA;
     }
+    if (a->html) {
+        int rc = ts_write_html(c, t, r, a->html);
+        tr_report_free(r);
+        return rc;
+    }
     tr_buf b;
     tr_buf_init(&b, 0);
     if (a->dot)
@@ -269,10 +287,13 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
 /* The mistakes only the whole command line shows. */
 static int check_args(tr_cli *c, const args *a, int argc)
 {
-    if (a->json + (a->csv != NULL) + a->dot > 1)
-        return tr_cli_usage_error(c, "--json, --csv and --dot exclude each other");
-    if (a->control.len && (a->csv || a->dot))
-        return tr_cli_usage_error(c, "--diff prints text or --json, not --csv or --dot");
+    if (a->json + (a->csv != NULL) + a->dot + (a->html != NULL) + a->follow > 1)
+        return tr_cli_usage_error(c,
+                                  "--json, --csv, --dot, --html and --follow exclude each other");
+    if (a->control.len && (a->csv || a->dot || a->html || a->follow))
+        return tr_cli_usage_error(
+            c, "--diff prints text or --json, not --csv, --dot, --html or --follow");
+    if (a->follow && argc - optind != 1) return tr_cli_usage_error(c, "--follow takes one LOG");
     int rc = tr_cli_check_from(c);
     if (rc == TR_EXIT_OK && optind >= argc) rc = tr_cli_usage_error(c, "no INPUT given");
     return rc;
@@ -341,8 +362,13 @@ int main(int argc, char **argv)
     if (rc == TR_EXIT_OK && !done) rc = check_args(&c, &a, argc);
     if (rc == TR_EXIT_OK && !done) {
         if (!a.ro.width) a.ro.width = terminal_width();
-        tr_cli_install_signals();
-        rc = run(&c, &a, argv + optind, argc - optind);
+        if (a.follow) {
+            c.progress = 0;
+            rc = ts_follow(&c, &a.ro, argv[optind]);
+        } else {
+            tr_cli_install_signals();
+            rc = run(&c, &a, argv + optind, argc - optind);
+        }
         if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
     }
     tr_vec_fini(&a.control);

@@ -61,6 +61,10 @@ const char tracestat_usage_options[] =
     "      --progress-frame FUNCTION  hangs: over several dumps, the member that\n"
     "                        entered FUNCTION least often is furthest behind\n"
     "      --dot             hangs: print the stack tree as a Graphviz digraph\n"
+    "      --html FILE       write the report as one self-contained HTML page with\n"
+    "                        the timeline and the flame graph, sortable tables\n"
+    "      --follow          redraw the lanes and ops of one growing LOG every second\n"
+    "                        (GT's top without its socket); Ctrl-C ends\n"
     "      --ascii           plain ASCII tables and bars\n"
     "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
@@ -75,4 +79,6 @@ const char tracestat_usage_options[] =
     "  tracestat trace.json.gz --csv ops --sort count --top 10\n"
     "  tracestat --diff before.json.gz after.json.gz --top 10\n"
     "  tracestat dumps.txt --section hangs,hot --json\n"
+    "  tracestat recorder-run/ --html report.html\n"
+    "  tracestat --follow /tmp/gt-debug.log\n"
     "  tracestat job-dumps/ --section hangs --ignore-lines --main-thread\n";

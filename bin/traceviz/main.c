@@ -25,6 +25,10 @@ static void say_drawn(const args *a, const tr_render_stats *st)
                 "%zu merged into busy bars, %zu markers, %zu flows\n",
                 a->output, st->width_px, st->height_px, st->lanes, st->lanes_summarised,
                 st->slices_drawn, st->slices_merged, st->markers_drawn, st->flows_drawn);
+    else if (a->ro.kind >= TR_RENDER_HEATMAP)
+        fprintf(stderr, "traceviz: %s: %dx%d px, %zu rows, %zu marks drawn, %zu merged\n",
+                a->output, st->width_px, st->height_px, st->lanes, st->markers_drawn,
+                st->markers_merged);
     else
         fprintf(stderr, "traceviz: %s: %dx%d px, %llu samples, %zu frames drawn, %zu too narrow\n",
                 a->output, st->width_px, st->height_px, (unsigned long long)st->samples,
@@ -34,10 +38,9 @@ static void say_drawn(const args *a, const tr_render_stats *st)
 /* The picture's format, by --format or the output's name: an exit code. */
 static int pick_format(tr_cli *c, args *a)
 {
-    if (!a->output)
-        a->output = a->control.len                     ? "diff.png"
-                    : a->ro.kind == TR_RENDER_TIMELINE ? "timeline.png"
-                                                       : "flame.svg";
+    static const char *const outputs[] = {"timeline.png", "flame.svg", "flame.svg", "heatmap.png",
+                                          "access.png",   "ops.png",   "stree.png"};
+    if (!a->output) a->output = a->control.len ? "diff.png" : outputs[a->ro.kind];
     if (a->format < 0) a->format = tr_render_format_for_path(a->output);
     if (a->format < 0 && strcmp(a->output, "-") == 0)
         return tr_cli_usage_error(c, "--output - needs --format png, svg or pdf");
@@ -92,7 +95,8 @@ static int run(tr_cli *c, args *a, char **inputs, int n)
         return TR_EXIT_DATA;
     }
     /* A flame graph needs only the samples, not slices derived from them. */
-    rc = tr_cli_load(c, t, inputs, (size_t)n, a->ro.kind != TR_RENDER_TIMELINE);
+    int flame = a->ro.kind == TR_RENDER_FLAME || a->ro.kind == TR_RENDER_ICICLE;
+    rc = tr_cli_load(c, t, inputs, (size_t)n, flame);
     if (rc == TR_EXIT_OK) {
         tr_error e = {0};
         tr_render_stats st;

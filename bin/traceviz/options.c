@@ -16,9 +16,13 @@ static const char usage_text[] =
     "format follows the output's extension: .png, .svg or .pdf.\n"
     "\n"
     "Picture:\n"
-    "  -o, --output FILE     where to write (default timeline.png, or flame.svg for\n"
-    "                        --kind flame/icicle); - is standard output (needs --format)\n"
-    "      --kind KIND       timeline (default), flame or icicle\n"
+    "  -o, --output FILE     where to write (default timeline.png, flame.svg for\n"
+    "                        --kind flame/icicle, else KIND.png); - is standard output\n"
+    "                        (needs --format)\n"
+    "      --kind KIND       timeline (default), flame or icicle; heatmap (ranks x time:\n"
+    "                        I/O bytes, else busy share), access (offset against time\n"
+    "                        per file), ops (op mix per lane as bars), stree (the\n"
+    "                        hang prefix tree of the last stacks, STAT's 2D view)\n"
     "      --format FMT      png, svg or pdf (default: from the output's extension)\n"
     "      --dpi N           pixels per inch of a PNG (default 150)\n"
     "      --width IN        width in inches (default 16)\n"
@@ -165,16 +169,20 @@ static int word_index(const char *arg, const char *const *words, int n)
 /* The options that name one of a few words. */
 static int word_option(tr_cli *c, args *a, int id, const char *arg)
 {
-    static const char *const kinds[] = {"timeline", "flame", "icicle"};
-    static const int kind_ids[] = {TR_RENDER_TIMELINE, TR_RENDER_FLAME, TR_RENDER_ICICLE};
+    static const char *const kinds[] = {"timeline", "flame", "icicle", "heatmap",
+                                        "access",   "ops",   "stree"};
+    static const int kind_ids[] = {TR_RENDER_TIMELINE, TR_RENDER_FLAME,  TR_RENDER_ICICLE,
+                                   TR_RENDER_HEATMAP,  TR_RENDER_ACCESS, TR_RENDER_OPS,
+                                   TR_RENDER_STREE};
     static const char *const formats[] = {"png", "svg", "pdf"};
     static const int format_ids[] = {TR_RENDER_PNG, TR_RENDER_SVG, TR_RENDER_PDF};
     static const char *const colors[] = {"name", "module"};
     static const int color_ids[] = {TR_FLAME_BY_NAME, TR_FLAME_BY_MODULE};
     int i;
     if (id == OPT_KIND) {
-        if ((i = word_index(arg, kinds, 3)) < 0)
-            return tr_cli_usage_error(c, "--kind is timeline, flame or icicle");
+        if ((i = word_index(arg, kinds, 7)) < 0)
+            return tr_cli_usage_error(
+                c, "--kind is timeline, flame, icicle, heatmap, access, ops or stree");
         a->ro.kind = kind_ids[i];
     } else if (id == OPT_FORMAT) {
         if ((i = word_index(arg, formats, 3)) < 0)

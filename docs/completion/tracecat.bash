@@ -24,7 +24,7 @@ _tracecat()
     case $prev in
     --from) COMPREPLY=($(compgen -W "$(_tracecat_formats "$prog" read)" -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -W "$(_tracecat_formats "$prog" writ)" -- "$cur")); return ;;
-    --kind) COMPREPLY=($(compgen -W "timeline flame icicle" -- "$cur")); return ;;
+    --kind) COMPREPLY=($(compgen -W "timeline flame icicle heatmap access ops stree" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -26,7 +26,7 @@ help)
     run 0 --version; grep -q "traceviz 0" "$tmp/out" || fail "no version"
     run 2 --no-such-option "$mlp"; expect_err "Try 'traceviz --help'"
     run 2; expect_err "no INPUT"
-    run 2 --kind pie "$mlp"; expect_err "timeline, flame or icicle"
+    run 2 --kind pie "$mlp"; expect_err "timeline, flame, icicle, heatmap, access, ops or stree"
     run 2 --dpi 0 "$mlp"; expect_err "bad --dpi"
     run 2 --ranks 3-1 "$mlp"; expect_err "bad --ranks"
     run 2 --since 5parsecs "$mlp"; expect_err "bad time"
