@@ -113,9 +113,13 @@ static const rd_layout rd_layouts[TR_DIFF_KIND_COUNT] = {
 
 void tr_diff_text(const tr_diff *d, long top, int width, int ascii, tr_buf *b)
 {
+    /* The shared table and heading printers take their width and style from a report. */
+    tr_report rp = {0};
+    rp.o.width = width;
+    rp.o.ascii = ascii;
     tr_buf cell;
     tr_buf_init(&cell, 0);
-    tr_rp_heading(b, "diff of two runs", ascii);
+    tr_rp_heading(&rp, b, "diff of two runs");
     tr_buf_adds(b, "span A ");
     tr_buf_add_duration(b, d->span[0]);
     tr_buf_adds(b, ", span B ");
@@ -127,7 +131,7 @@ void tr_diff_text(const tr_diff *d, long top, int width, int ascii, tr_buf *b)
         const rd_layout *l = &rd_layouts[d->rows[i].kind];
         size_t shown = top < 0 ? 20 : (size_t)top;
         if (!shown || shown > j - i) shown = j - i;
-        tr_rp_heading(b, l->title, ascii);
+        tr_rp_heading(&rp, b, l->title);
         tr_rp_table tb;
         tr_rp_table_init(&tb, l->align, 0);
         tr_rp_cells(&tb, l->heads, l->ncol);
@@ -137,7 +141,7 @@ void tr_diff_text(const tr_diff *d, long top, int width, int ascii, tr_buf *b)
             tr_rp_cell(&tb, "%s", rd_status(&d->rows[k]));
             l->cells(&tb, &cell, &d->rows[k]);
         }
-        tr_rp_table_print(&tb, b, width, ascii);
+        tr_rp_table_print(&rp, &tb, b);
         tr_rp_table_fini(&tb);
         if (shown < j - i) tr_buf_addf(b, "... %zu more\n", j - i - shown);
         i = j;

@@ -40,7 +40,7 @@ static void rg_devices(const tr_report *r, tr_buf *b, tr_buf *cell)
         rg_cell_share(&tb, cell, d->compute, span);
         rg_cell_share(&tb, cell, d->non_compute, span);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -54,7 +54,7 @@ static void rg_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
                       "event ended; kernel wait: a shorter gap than ");
     tr_buf_add_duration(cell, g->kernel_wait);
     tr_buf_adds(cell, ")");
-    tr_rp_heading(b, cell->p, r->o.ascii);
+    tr_rp_heading(r, b, cell->p);
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrrrrrrr", 0);
     tr_rp_cells(&tb, heads, 8);
@@ -67,7 +67,7 @@ static void rg_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_cell_duration(&tb, s->idle);
         for (int c = 0; c < TR_IDLE_COUNT; c++) rg_cell_share(&tb, cell, s->time[c], s->idle);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     if (n < g->n_streams) tr_buf_addf(b, "... %zu more streams\n", g->n_streams - n);
     tr_rp_table_fini(&tb);
 }
@@ -77,8 +77,8 @@ static void rg_queues(const tr_report *r, tr_buf *b, tr_buf *cell)
     static const char *const heads[] = {"stream", "points", "max", "time at max", "mean"};
     const tr_gpu_breakdown *g = &r->gpu_bd;
     if (!g->n_queues) return;
-    tr_rp_heading(b, "GPU launch queue per stream (launched, not yet started; HTA's queue length)",
-                  r->o.ascii);
+    tr_rp_heading(r, b,
+                  "GPU launch queue per stream (launched, not yet started; HTA's queue length)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lrrrr", 0);
     tr_rp_cells(&tb, heads, 5);
@@ -93,15 +93,15 @@ static void rg_queues(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_cell_duration(&tb, q->at_max);
         tr_rp_cell(&tb, "%.2f", q->mean);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     if (n < g->n_queues) tr_buf_addf(b, "... %zu more streams\n", g->n_queues - n);
     tr_rp_table_fini(&tb);
 }
 
 void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
 {
-    tr_rp_heading(b, "GPU temporal breakdown (HTA: shares of first .. last GPU event per device)",
-                  r->o.ascii);
+    tr_rp_heading(r, b,
+                  "GPU temporal breakdown (HTA: shares of first .. last GPU event per device)");
     if (!r->gpu_bd.n_devices) {
         tr_buf_adds(b, "no GPU events\n");
         return;
@@ -127,7 +127,7 @@ static void rg_types(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_cell(&tb, "%llu", (unsigned long long)k->type_count[ty]);
         rg_cell_share(&tb, cell, k->type_total[ty], k->total);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -137,7 +137,7 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
     static const char *const heads[] = {"type", "kernel", "count", "total",
                                         "mean", "min",    "max",   "share"};
     const tr_gpu_kernels *k = &r->gpu_k;
-    tr_rp_heading(b, "GPU kernels (top by time per type; share = of the type's time)", r->o.ascii);
+    tr_rp_heading(r, b, "GPU kernels (top by time per type; share = of the type's time)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "llrrrrrr", 1);
     tr_rp_cells(&tb, heads, 8);
@@ -162,7 +162,7 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
         }
         i = j;
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
 }
 
@@ -171,8 +171,7 @@ static void rg_launches(const tr_report *r, tr_buf *b, tr_buf *cell)
 {
     static const char *const heads[] = {"kernel", "launch", "at", "cpu", "gpu", "delay"};
     const tr_gpu_launches *l = &r->gpu_l;
-    tr_rp_heading(b, "GPU launches (HTA: delay = kernel start - launch end; outliers > 100us)",
-                  r->o.ascii);
+    tr_rp_heading(r, b, "GPU launches (HTA: delay = kernel start - launch end; outliers > 100us)");
     if (!l->launches) {
         tr_buf_adds(b, "no launches (no correlation ids)\n");
         return;
@@ -209,15 +208,14 @@ static void rg_launches(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_cell_duration(&tb, o->gpu_dur);
         tr_rp_cell_duration(&tb, o->delay);
     }
-    tr_rp_table_print(&tb, b, r->o.width, r->o.ascii);
+    tr_rp_table_print(r, &tb, b);
     if (top < l->n_outliers) tr_buf_addf(b, "... %zu more\n", l->n_outliers - top);
     tr_rp_table_fini(&tb);
 }
 
 void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
 {
-    tr_rp_heading(b, "GPU kernel types (HTA: communication, memory, computation, other)",
-                  r->o.ascii);
+    tr_rp_heading(r, b, "GPU kernel types (HTA: communication, memory, computation, other)");
     if (!r->gpu_k.n) {
         tr_buf_adds(b, "no GPU events\n");
         return;
