@@ -62,8 +62,11 @@ static const char usage_text[] =
     "                        --subprocesses and --threads write them; 'none' (default)\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
-    "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP
-        TR_CLI_EXIT_HELP "Examples:\n"
+    "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP;
+
+/* The rest of --help (C caps one string at 4095 bytes). */
+static const char usage_more[] = TR_CLI_EXIT_HELP
+    "Examples:\n"
     "  tracecat convert run.log -o run.json\n"
     "  tracecat cat run.log | awk -F'\\t' '$6 == \"gt.worker\" {busy += $3} END {print busy}'\n"
     "  tracecat info run.log --json\n";
@@ -246,8 +249,11 @@ static int run(tr_cli *c, args *a, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    static const tr_cli_spec spec = {.usage = usage_text,
+                                     .usage_more = usage_more,
+                                     .opts = options,
+                                     .reads = 1,
+                                     .option = option};
     tr_cli c;
     tr_cli_init(&c, "tracecat");
     args a = {0};
