@@ -98,6 +98,12 @@ uint64_t tr_dir_size(const tr_dir *d, size_t i);
 /* ^How member names are prefixed in stream names and errors: "dir/" or "archive.tgz:dir/". */
 const char *tr_dir_label(const tr_dir *d);
 /*
+** ^Whether the archive member that tr_source_next yields as stream ORDINAL
+** (from 0) is replaced by a later member of the same name: an archive with
+** a name twice has the last one only, as tar extracts it.
+*/
+int tr_dir_shadowed(const tr_dir *d, size_t ordinal);
+/*
 ** tr_dir_open_member: member I as a stream
 ** ^Sets *IN to a stream of member I, decompressed by content (an archive in
 ** it is not unpacked), named LABEL + NAME; close it with tr_input_close.

@@ -11,14 +11,16 @@ GBs), the rest are small but would hide what they are in a binary blob.
   zeros.zst       a zstd stream of 8 MiB of NUL bytes
   nokeys.json     a JSON object without traceEvents
   empty.json      a Chrome trace with no events
-  bomb.gz         gzip of 2 GiB of zeros (about 2 MB)
-  bomb.tar        a tar whose member rec/0.log is a gzip bomb of 2 GiB
+  bomb.gz         gzip members of 1 GiB of folded-stack lines in all (about 1 MB)
+  bomb.zst        zstd frames of 32 GiB of folded-stack lines in all (about 1 MB)
+  bomb.tar        a tar whose member rec/0.ts is bomb.zst
   dup.tar         a tar with the member a.json twice: an empty trace, then one event
 """
 import gzip
 import io
 import json
 import os
+import subprocess
 import sys
 import tarfile
 
@@ -44,18 +46,13 @@ write("nokeys.json", b'{"foo": 1}\n')
 write("empty.json", b'{"traceEvents": []}\n')
 
 
-def gzip_zeros(total):
-    """gzip of TOTAL zero bytes, made a MiB at a time."""
-    buf = io.BytesIO()
-    chunk = bytes(1 << 20)
-    with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=9, mtime=0) as z:
-        for _ in range(total >> 20):
-            z.write(chunk)
-    return buf.getvalue()
-
-
-bomb = gzip_zeros(2 << 30)
-write("bomb.gz", bomb)
+# Bombs: one compressed block of 8 MiB repeated; gzip members and zstd frames concatenate.
+LINES = b"a;b;c 1\n" * (1 << 20)
+write("bomb.gz", gzip.compress(LINES, 9, mtime=0) * 128)
+frame = subprocess.run(["zstd", "-q", "-19", "-c"], input=LINES, stdout=subprocess.PIPE,
+                       check=True).stdout
+bomb = frame * 4096
+write("bomb.zst", bomb)
 
 
 def tar_of(members):
@@ -69,7 +66,7 @@ def tar_of(members):
     return buf.getvalue()
 
 
-write("bomb.tar", tar_of([("rec/0.log", bomb)]))
+write("bomb.tar", tar_of([("rec/0.ts", bomb)]))
 one = json.dumps({"traceEvents": [{"name": "last", "ph": "X", "ts": 1, "dur": 1, "pid": 1,
                                    "tid": 1}]}).encode()
 write("dup.tar", tar_of([("a.json", b'{"traceEvents": []}'), ("a.json", one)]))
