@@ -8,6 +8,8 @@
 #            fail; a real trace with no events says so
 #   bombs    decompression stops at --max-ratio and --max-expand, naming the member
 #   dup      a tar with a member twice: the last one wins
+#   fulldisk writers on a full file system (a 200 KiB tmpfs: root only, else
+#            skipped with 77) say "No space left on device" and leave nothing
 set -u
 build=$1 src=$2 python=$3 case=$4
 . "$(dirname "$0")/../lib.sh"
@@ -125,6 +127,19 @@ dup)
     run_cmd 0 "$tracecat" info "$h/dup.tar"
     expect_out "input 0: .*dup.tar:a.json"
     ! grep -q "input 1" "$tmp/out" || fail "a replaced member was read: $(grep input "$tmp/out")"
+    ;;
+fulldisk)
+    mkdir "$tmp/full"
+    mount -t tmpfs -o size=200k tmpfs "$tmp/full" 2>/dev/null || { echo "skipped: cannot mount a tmpfs"; exit 77; }
+    trap 'umount "$tmp/full"; rm -rf "$tmp"' EXIT
+    log=$src/testdata/gt/gt-mlp-4workers-autoshard.log
+    for out in a.db a.json a.txt; do
+        run_cmd 1 "$tracecat" convert -q "$log" -o "$tmp/full/$out"
+        expect_err "full/$out: .*No space left on device"
+    done
+    run_cmd 1 "$tracesql" "$log" --save "$tmp/full/s.db" -c 'SELECT 1'
+    expect_err "full/s.db: cannot write: No space left on device"
+    [ -z "$(ls -A "$tmp/full")" ] || fail "left behind: $(ls -A "$tmp/full")"
     ;;
 *)
     fail "unknown case $case"
