@@ -25,15 +25,10 @@ static void warn_guesses(tr_cli *c, const tr_trace *t)
 /* A real trace with no events is read, and said to be empty: a warning (an error with --strict). */
 static int warn_empty(tr_cli *c, const tr_trace *t, char *const *inputs, size_t n)
 {
-    tr_slices sl;
-    tr_instants in;
-    tr_counters co;
-    tr_samples sa;
-    tr_trace_slices(t, &sl);
-    tr_trace_instants(t, &in);
-    tr_trace_counters(t, &co);
-    tr_trace_samples(t, &sa);
-    if (sl.n || in.n || co.n || sa.n) return TR_EXIT_OK;
+    size_t rows[TR_EV_KIND_COUNT];
+    tr_trace_event_counts(t, rows);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (rows[k]) return TR_EXIT_OK;
     tr_error e = {0};
     tr_loc loc = {n == 1 ? inputs[0] : NULL, 0, 0, 0};
     const char *msg = n == 1 ? "a trace with no events" : "no input holds an event";

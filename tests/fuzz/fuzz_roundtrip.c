@@ -91,25 +91,12 @@ static rt_name *rt_names(const tr_trace *t, size_t *n)
     return v;
 }
 
-static void rt_counts(const tr_trace *t, size_t c[4])
-{
-    tr_slices sl;
-    tr_instants in;
-    tr_counters co;
-    tr_samples sa;
-    tr_trace_slices(t, &sl);
-    tr_trace_instants(t, &in);
-    tr_trace_counters(t, &co);
-    tr_trace_samples(t, &sa);
-    c[0] = sl.n, c[1] = in.n, c[2] = co.n, c[3] = sa.n;
-}
-
 static void rt_compare(const tr_reader *r, const tr_trace *a, const tr_trace *b)
 {
-    size_t ca[4], cb[4];
-    rt_counts(a, ca);
-    rt_counts(b, cb);
-    for (int k = 0; k < 4; k++)
+    size_t ca[TR_EV_KIND_COUNT], cb[TR_EV_KIND_COUNT];
+    tr_trace_event_counts(a, ca);
+    tr_trace_event_counts(b, cb);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
         if (ca[k] != cb[k]) {
             fprintf(stderr, "%s: table %d has %zu rows, %zu after the round trip\n", r->name, k,
                     ca[k], cb[k]);

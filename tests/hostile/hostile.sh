@@ -25,20 +25,15 @@ escapes)
     ! grep -q "$ctl" "$tmp/out" || fail "control bytes in cat's output"
     [ "$(tr -cd '\000' <"$tmp/out" | wc -c)" = 0 ] || fail "a NUL in cat's output"
     expect_out "	c d	 ]0;pwned  \[2J	"
-    # tracecat info, tracestat: shown as \xHH
-    for cmd in "$tracecat info" "$tracestat"; do
-        run_cmd 0 $cmd "$h/evil.json"
-        ! grep -q "$ctl" "$tmp/out" || fail "control bytes in $cmd's output"
-        expect_out '\\x1b\]0;pwned\\x07\\x1b\[2J'
+    # tracecat info, tracestat: shown as \xHH; their JSON outputs escape them
+    for check in "$tracecat info|\\\\x1b\\]0;pwned\\\\x07\\\\x1b\\[2J" "$tracestat|\\\\x1b\\]0;pwned\\\\x07" \
+        "$tracecat info --json|u001b\\]0;pwned" "$tracestat --json|u001b\\]0;pwned"; do
+        run_cmd 0 ${check%%|*} "$h/evil.json"
+        ! grep -q "$ctl" "$tmp/out" || fail "control bytes in ${check%%|*}'s output"
+        expect_out "${check#*|}"
     done
     run_cmd 0 "$tracestat" --section ops "$h/evil.json"
     expect_out '\\xc2\\x9b2J'
-    # JSON outputs escape them
-    for cmd in "$tracecat info --json" "$tracestat --json"; do
-        run_cmd 0 $cmd "$h/evil.json"
-        ! grep -q "$ctl" "$tmp/out" || fail "control bytes in $cmd's output"
-        expect_out 'u001b\]0;pwned'
-    done
     # tracesql: table and lines show them, TSV makes them spaces
     run_cmd 0 "$tracesql" -m table "$h/evil.json" -c 'SELECT name, category FROM slice ORDER BY ts'
     expect_out '| \\x1b\]0;pwned\\x07\\x1b\[2J | c\\x00d '
