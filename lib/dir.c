@@ -48,6 +48,7 @@ typedef struct dir_root {
     tr_error load_err;
     void **data; /* by ordinal: the member's bytes, or NULL when not kept */
     size_t *data_n;
+    tr_vec shadowed; /* size_t ordinals of members a later one of the same name replaces */
 } dir_root;
 
 struct tr_dir {
@@ -58,9 +59,12 @@ struct tr_dir {
     char *label;
 };
 
+/* By name, then archive order: of one name's members the last comes last. */
 static int member_cmp(const void *a, const void *b)
 {
-    return strcmp(((const dir_member *)a)->name, ((const dir_member *)b)->name);
+    const dir_member *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
 }
 
 static int dir_add(tr_dir *d, const char *rel, uint64_t size, size_t ordinal, tr_error *e)
@@ -72,10 +76,22 @@ static int dir_add(tr_dir *d, const char *rel, uint64_t size, size_t ordinal, tr
     return TR_OK;
 }
 
-/* Sorts the members and makes the list of names probes see. */
+/* Sorts the members, keeps the last of each name (tar's rule), makes the list of names. */
 static int dir_index(tr_dir *d, tr_error *e)
 {
     tr_qsort(d->members.data, d->members.len, sizeof(dir_member), member_cmp);
+    dir_member *m = d->members.data;
+    size_t kept = 0;
+    for (size_t i = 0; i < d->members.len; i++) {
+        if (i + 1 < d->members.len && strcmp(m[i].name, m[i + 1].name) == 0) {
+            size_t *slot = tr_vec_push(&d->root->shadowed);
+            if (!slot) return tr_error_nomem(e);
+            *slot = m[i].ordinal;
+            continue;
+        }
+        m[kept++] = m[i];
+    }
+    d->members.len = kept;
     d->names = tr_malloc((d->members.len ? d->members.len : 1) * sizeof *d->names);
     if (!d->names) return tr_error_nomem(e);
     for (size_t i = 0; i < d->members.len; i++)
@@ -151,6 +167,7 @@ static dir_root *dir_root_new(const char *path)
     root->path = copy;
     root->keep = TR_DIR_KEEP;
     tr_arena_init(&root->names);
+    tr_vec_init(&root->shadowed, sizeof(size_t));
     pthread_mutex_init(&root->lock, NULL);
     return root;
 }
@@ -161,6 +178,7 @@ static void dir_root_free(dir_root *root)
     for (size_t i = 0; root->data && i < root->n_streams; i++) tr_free(root->data[i]);
     tr_free(root->data);
     tr_free(root->data_n);
+    tr_vec_fini(&root->shadowed);
     pthread_mutex_destroy(&root->lock);
     tr_arena_fini(&root->names);
     tr_free(root->path);
@@ -445,4 +463,12 @@ void tr_dir_close(tr_dir *d)
     tr_free(d->names);
     tr_free(d->label);
     tr_free(d);
+}
+
+int tr_dir_shadowed(const tr_dir *d, size_t ordinal)
+{
+    const tr_vec *v = &d->root->shadowed;
+    for (size_t i = 0; i < v->len; i++)
+        if (TR_VEC_AT(v, size_t, i) == ordinal) return 1;
+    return 0;
 }

@@ -353,6 +353,14 @@ void tr_trace_samples(const tr_trace *t, tr_samples *out)
     *out = (tr_samples){s->n, s->ts, s->track, s->stack, s->args};
 }
 
+void tr_trace_event_counts(const tr_trace *t, size_t n[TR_EV_KIND_COUNT])
+{
+    n[TR_EV_SLICE] = t->slices.n;
+    n[TR_EV_INSTANT] = t->instants.n;
+    n[TR_EV_COUNTER] = t->counters.n;
+    n[TR_EV_SAMPLE] = t->samples.n;
+}
+
 /* ---- iteration in one time order ---- */
 
 void tr_iter_init(tr_iter *it, const tr_trace *t)

@@ -6,7 +6,8 @@
 ** out NUL-terminated in place and libarchive's blocks are read-only (for a
 ** memory source they are the caller's bytes).  The buffer holds at most one
 ** partial line plus one fill, so memory is bounded by the line cap, never by
-** the stream's size.
+** the stream's size.  What decompression may expand to is bounded too
+** (tr_input_set_expand_limits): a few KB of zstd can hold terabytes of zeros.
 */
 #include "input_impl.h"
 #include "tr_mem.h"
@@ -14,6 +15,7 @@
 
 #include <archive.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define INPUT_BUF_INIT (256 * 1024) /* the first buffer; grows only for long lines */
@@ -21,6 +23,9 @@
 #define PROGRESS_STEP  (4u << 20)   /* report progress every 4 MiB of raw input */
 #define WORD_ONES      0x0101010101010101ull
 #define WORD_HIGHS     0x8080808080808080ull
+
+static uint64_t expand_max = TR_EXPAND_MAX_DEFAULT;
+static uint64_t expand_ratio = TR_EXPAND_RATIO_DEFAULT;
 
 struct tr_input {
     char *buf; /* unread bytes are [pos, end); end < cap leaves room for a NUL */
@@ -139,6 +144,12 @@ void tr_input_set_diag(tr_input *in, tr_diag *d)
     in->diag = d;
 }
 
+void tr_input_set_expand_limits(uint64_t max_bytes, uint64_t ratio)
+{
+    if (max_bytes) expand_max = max_bytes;
+    if (ratio) expand_ratio = ratio;
+}
+
 void tr_input_set_line_max(tr_input *in, size_t max)
 {
     /* Capped so that max + 1 and the buffer sizes derived from it cannot overflow. */
@@ -182,6 +193,42 @@ static void input_progress(tr_input *in, int force)
     }
 }
 
+/* Sizes as people read them in the bounds' messages: "64 GiB", "1.5 MiB". */
+static void input_size_text(char *out, size_t n, uint64_t v)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double d = (double)v;
+    int u = 0;
+    while (d >= 1024 && u < 6) d /= 1024, u++;
+    snprintf(out, n, u && d < 10 && d != (double)(uint64_t)d ? "%.1f %s" : "%.0f %s", d, unit[u]);
+}
+
+/* Fail when decompression has passed its bounds (tr_input_set_expand_limits). */
+static int input_check_expand(tr_input *in, tr_error *e)
+{
+    struct archive *file = in->prog && in->prog->file ? in->prog->file : in->a;
+    /* Filter 0 is the decompressed end; a reader with one filter reads bytes as they are. */
+    if (archive_filter_count(file) < 2 && archive_filter_count(in->a) < 2) return TR_OK;
+    uint64_t raw = (uint64_t)archive_filter_bytes(file, -1);
+    uint64_t out = (uint64_t)archive_filter_bytes(file, 0);
+    if (in->fetched > out) out = in->fetched;
+    int too_big = out > expand_max;
+    if (!too_big && (out <= TR_EXPAND_FLOOR || out / expand_ratio <= raw)) return TR_OK;
+    char got[32], lim[32];
+    input_size_text(got, sizeof got, out);
+    input_size_text(lim, sizeof lim, too_big ? expand_max : raw);
+    tr_loc loc = {in->name.p, 0, 0, in->fetched};
+    int rc = too_big ? tr_errorf(&in->err, TR_E_LIMIT, &loc,
+                                 "decompressed past %s, the bound on what compressed input may "
+                                 "become (raise it with --max-expand)",
+                                 lim)
+                     : tr_errorf(&in->err, TR_E_LIMIT, &loc,
+                                 "decompressed %s from %s read, more than %llu times as much "
+                                 "(a decompression bomb? raise the bound with --max-ratio)",
+                                 got, lim, (unsigned long long)expand_ratio);
+    return input_fail(in, rc, e);
+}
+
 /* Get libarchive's next block into blk (or set eof). */
 static int input_next_block(tr_input *in, tr_error *e)
 {
@@ -202,7 +249,7 @@ static int input_next_block(tr_input *in, tr_error *e)
     in->blk_left = n;
     in->fetched += n;
     input_progress(in, 0);
-    return TR_OK;
+    return input_check_expand(in, e);
 }
 
 /* Copy up to MAX pending bytes of the block to DST; 0 when none are pending. */

@@ -165,7 +165,8 @@ typedef struct claimed_dirs {
     tr_vec prefixes; /* char *: relative paths of claimed or tested subdirectories */
     tr_vec claimed;  /* char *: stream names the claimed ones' files start with, "/" excluded */
     tr_arena names;
-    tr_vec sub; /* const char *: the listing of the subdirectory being probed */
+    tr_vec sub;      /* const char *: the listing of the subdirectory being probed */
+    tr_dir *listing; /* the archive's, kept for the streaming walk: which members are replaced */
 } claimed_dirs;
 
 static int prefix_seen(const tr_vec *v, const char *p, size_t n)
@@ -261,8 +262,12 @@ static int load_dir(load_run *lr, const char *path, int kind, claimed_dirs *c, t
         rc = read_input(lr, path, r, NULL, d, e);
     else if (!lr->o->from)
         rc = load_claimed_subdirs(lr, d, c, e);
-    tr_dir_close(d);
-    return r || rc != TR_OK ? rc : TR_END;
+    if (r || rc != TR_OK) {
+        tr_dir_close(d);
+        return rc;
+    }
+    c->listing = d;
+    return TR_END;
 }
 
 static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_dirs *c, tr_error *e)
@@ -271,18 +276,24 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
     tr_input *in;
     int rc, n_streams = 0;
     uint64_t ignored = o->streams_ignored;
-    while ((rc = tr_source_next(src, &in, e)) == TR_OK) {
+    for (size_t k = 0; (rc = tr_source_next(src, &in, e)) == TR_OK; k++) {
         if (under_claimed(c, tr_input_name(in))) continue;
+        if (kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) continue;
         n_streams++;
         rc = load_stream(lr, in, kind == TR_SOURCE_STREAM, e);
         if (rc < 0) return rc;
     }
     if (rc < 0) return rc;
+    tr_loc loc = {tr_source_path(src), 0, 0, 0};
     if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams > 0 &&
-        (uint64_t)n_streams == o->streams_ignored - ignored) {
-        tr_loc loc = {tr_source_path(src), 0, 0, 0};
+        (uint64_t)n_streams == o->streams_ignored - ignored)
         return tr_errorf(e, TR_E_FORMAT, &loc, "no file inside is a trace tracecat knows");
-    }
+    /* Nothing is not an empty trace: NUL bytes (or /dev/zero) read as a tar with no members. */
+    if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams == 0)
+        return tr_errorf(e, TR_E_FORMAT, &loc,
+                         kind == TR_SOURCE_DIR
+                             ? "an empty directory: no file inside is a trace tracecat knows"
+                             : "an archive with no files (or only NUL bytes): no trace inside");
     return TR_OK;
 }
 
@@ -331,12 +342,14 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     tr_vec_init(&claimed.claimed, sizeof(char *));
     tr_vec_init(&claimed.sub, sizeof(const char *));
     tr_arena_init(&claimed.names);
+    claimed.listing = NULL;
     /* Standard input cannot be read twice: an archive there is only a run folder. */
     rc = kind == TR_SOURCE_STREAM || strcmp(path, "-") == 0
              ? TR_END
              : load_dir(&lr, path, kind, &claimed, e);
     if (rc == TR_END) rc = load_streams(&lr, src, kind, &claimed, e);
     tr_source_close(src);
+    tr_dir_close(claimed.listing);
     tr_vec_fini(&claimed.prefixes);
     tr_vec_fini(&claimed.claimed);
     tr_vec_fini(&claimed.sub);

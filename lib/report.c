@@ -4,6 +4,7 @@
 ** is tracecat info's overview.
 */
 #include "report_impl.h"
+#include "tr_text.h"
 
 #include <string.h>
 
@@ -123,6 +124,8 @@ void tr_report_text(const tr_report *r, tr_buf *b)
         tr_rp_text_overview,      tr_rp_text_lanes,      tr_rp_text_ops,   tr_rp_text_io,
         tr_rp_text_hot,           tr_rp_text_stragglers, tr_rp_text_hangs, tr_rp_text_gpu,
         tr_rp_text_gpu_breakdown, tr_rp_text_gpu_kernels};
+    size_t start = b->len;
     for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
         if (tr_rp_has(r, s)) section[s](r, b);
+    tr_buf_text_from(b, start, TR_TEXT_SHOW | TR_TEXT_KEEP_NL);
 }

@@ -353,11 +353,11 @@ int tr_report_info(const tr_trace *t, int json, tr_buf *b, tr_error *e)
 {
     trace_summary s = {0};
     int rc = summarize(t, &s);
-    if (rc == 0) {
-        if (json)
-            info_json(t, &s, b);
-        else
-            info_text(t, &s, b);
+    size_t start = b->len;
+    if (rc == 0 && json) info_json(t, &s, b);
+    if (rc == 0 && !json) {
+        info_text(t, &s, b);
+        rc = tr_buf_text_from(b, start, TR_TEXT_SHOW | TR_TEXT_KEEP_NL);
     }
     tr_free(s.track_events);
     tr_free(s.names);

@@ -121,6 +121,7 @@ static int cell_begin(tr_rp_table *tb)
 void tr_rp_cell(tr_rp_table *tb, const char *fmt, ...)
 {
     if (!cell_begin(tb)) return;
+    size_t start = tb->cells.len;
     va_list ap;
     va_start(ap, fmt);
     char small[256];
@@ -138,6 +139,8 @@ void tr_rp_cell(tr_rp_table *tb, const char *fmt, ...)
             tr_free(big);
         }
     }
+    /* A name's control characters shown escaped, line breaks too: a cell is one line. */
+    tr_buf_text_from(&tb->cells, start, TR_TEXT_SHOW);
     tr_buf_addc(&tb->cells, '\0');
 }
 

@@ -6,18 +6,7 @@
 /* The rows each event table and the flow table hold now. */
 static void sink_counts(const tr_trace *t, size_t n[TR_EV_KIND_COUNT], size_t *flows)
 {
-    tr_slices sl;
-    tr_instants in;
-    tr_counters co;
-    tr_samples sa;
-    tr_trace_slices(t, &sl);
-    tr_trace_instants(t, &in);
-    tr_trace_counters(t, &co);
-    tr_trace_samples(t, &sa);
-    n[TR_EV_SLICE] = sl.n;
-    n[TR_EV_INSTANT] = in.n;
-    n[TR_EV_COUNTER] = co.n;
-    n[TR_EV_SAMPLE] = sa.n;
+    tr_trace_event_counts(t, n);
     *flows = tr_flow_count(t);
 }
 

@@ -509,3 +509,49 @@ int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
         rc = add_json_arg(b, t, args[i], i == first);
     return rc == TR_OK ? tr_buf_addc(b, '}') : rc;
 }
+
+/* ---- control characters ---- */
+
+/* The length of the control character at P (N > 0 bytes left), or 0. */
+static size_t text_control(const unsigned char *p, size_t n, unsigned how)
+{
+    if (p[0] < 0x20) return (how & TR_TEXT_KEEP_NL) && p[0] == '\n' ? 0 : 1;
+    if (p[0] == 0x7f) return 1;
+    return p[0] == 0xc2 && n > 1 && p[1] >= 0x80 && p[1] <= 0x9f ? 2 : 0;
+}
+
+int tr_buf_add_text(tr_buf *b, const char *s, size_t n, unsigned how)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, done = 0;
+    int rc = TR_OK;
+    while (i < n && rc == TR_OK) {
+        size_t c = text_control(p + i, n - i, how);
+        if (c == 0) {
+            i++;
+            continue;
+        }
+        rc = tr_buf_add(b, s + done, i - done);
+        if (how & TR_TEXT_FIELD) rc |= tr_buf_addc(b, ' ');
+        for (size_t k = 0; k < c && !(how & TR_TEXT_FIELD); k++)
+            rc |= tr_buf_addf(b, "\\x%02x", p[i + k]);
+        i += c;
+        done = i;
+    }
+    return rc == TR_OK ? tr_buf_add(b, s + done, n - done) : rc;
+}
+
+int tr_buf_text_from(tr_buf *b, size_t from, unsigned how)
+{
+    const unsigned char *p = (const unsigned char *)b->p + from;
+    size_t n = b->len - from, i = 0;
+    while (i < n && text_control(p + i, n - i, how) == 0) i++;
+    if (i == n) return TR_OK;
+    tr_buf tail;
+    tr_buf_init(&tail, 0);
+    int rc = tr_buf_add_text(&tail, b->p + from + i, n - i, how);
+    b->len = from + i;
+    if (rc == TR_OK) rc = tr_buf_add(b, tail.p, tail.len);
+    tr_buf_fini(&tail);
+    return rc;
+}

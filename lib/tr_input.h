@@ -98,6 +98,12 @@ uint64_t tr_dir_size(const tr_dir *d, size_t i);
 /* ^How member names are prefixed in stream names and errors: "dir/" or "archive.tgz:dir/". */
 const char *tr_dir_label(const tr_dir *d);
 /*
+** ^Whether the archive member that tr_source_next yields as stream ORDINAL
+** (from 0) is replaced by a later member of the same name: an archive with
+** a name twice has the last one only, as tar extracts it.
+*/
+int tr_dir_shadowed(const tr_dir *d, size_t ordinal);
+/*
 ** tr_dir_open_member: member I as a stream
 ** ^Sets *IN to a stream of member I, decompressed by content (an archive in
 ** it is not unpacked), named LABEL + NAME; close it with tr_input_close.
@@ -126,6 +132,19 @@ const char *tr_input_name(const tr_input *in);
 void tr_input_set_diag(tr_input *in, tr_diag *d);
 /* ^Lines longer than MAX bytes are TR_E_LIMIT errors.  ^Default TR_LINE_MAX_DEFAULT. */
 void tr_input_set_line_max(tr_input *in, size_t max);
+
+#define TR_EXPAND_MAX_DEFAULT   ((uint64_t)64 << 30) /* 64 GiB */
+#define TR_EXPAND_RATIO_DEFAULT 1000u                /* real traces: 15 to 25 */
+#define TR_EXPAND_FLOOR         ((uint64_t)64 << 20) /* below 64 MiB no ratio is a bomb */
+/*
+** tr_input_set_expand_limits: bounds on what compressed input may become
+** ^A stream that is decompressed (the file, or its archive member) fails
+** with TR_E_LIMIT once its decompressed bytes, or its file's, pass MAX_BYTES,
+** or pass both TR_EXPAND_FLOOR and RATIO times the file's bytes read so far.
+** ^Defaults TR_EXPAND_MAX_DEFAULT and TR_EXPAND_RATIO_DEFAULT; ^0 keeps a
+** bound as it is.  ^Process-wide: set it before any source is read.
+*/
+void tr_input_set_expand_limits(uint64_t max_bytes, uint64_t ratio);
 /*
 ** tr_input_peek: look at the start of the stream without consuming it
 ** ^Makes at least WANT bytes available (fewer only at the end of the stream)

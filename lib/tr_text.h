@@ -1,7 +1,8 @@
 /*
 ** tr_text.h: small text helpers shared by readers, writers and binaries:
 ** number and duration parsing, fixed-point time formatting, the one duration
-** format people read, JSON escaping.
+** format people read, JSON escaping, and the one way control characters
+** from a trace are kept off a terminal.
 */
 #ifndef TR_TEXT_H
 #define TR_TEXT_H
@@ -64,5 +65,27 @@ int tr_buf_add_json_str(tr_buf *b, const char *s, size_t n);
 int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s);
 /* ^Appends arg set SET of T as a compact JSON object ("{}" when empty). */
 int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set);
+
+/*
+** Control characters in names (an ESC that retitles a terminal, a NUL that
+** makes grep call a file binary) are never printed as they are.
+*/
+enum {
+    TR_TEXT_SHOW = 0,   /* for people: shown as \xHH, as git and ls do */
+    TR_TEXT_FIELD = 1,  /* for tab-separated columns: each becomes a space */
+    TR_TEXT_KEEP_NL = 2 /* with TR_TEXT_SHOW: a line break stays (whole reports) */
+};
+
+/*
+** tr_buf_add_text: append the N bytes at S with control characters made safe
+** ^The control characters are the C0 bytes (below 0x20), DEL and the C1
+** code points U+0080 to U+009F (the bytes C2 80 to C2 9F).  ^HOW is a
+** TR_TEXT_* value: with TR_TEXT_SHOW each byte of them is appended as
+** "\xHH"; with TR_TEXT_FIELD each of them is one space.  ^Everything else is
+** appended unchanged.
+*/
+int tr_buf_add_text(tr_buf *b, const char *s, size_t n, unsigned how);
+/* ^Rewrites B's bytes from offset FROM on as tr_buf_add_text would append them. */
+int tr_buf_text_from(tr_buf *b, size_t from, unsigned how);
 
 #endif

@@ -322,6 +322,8 @@ void tr_trace_slices(const tr_trace *t, tr_slices *out);
 void tr_trace_instants(const tr_trace *t, tr_instants *out);
 void tr_trace_counters(const tr_trace *t, tr_counters *out);
 void tr_trace_samples(const tr_trace *t, tr_samples *out);
+/* ^The rows of each event table, by enum tr_event_kind, into N. */
+void tr_trace_event_counts(const tr_trace *t, size_t n[TR_EV_KIND_COUNT]);
 
 /*
 ** tr_iter: every event of a frozen trace in one time order: by ts, then

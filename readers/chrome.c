@@ -701,6 +701,10 @@ static int keys_step(cj_rd *r)
     int rc;
     if ((rc = cj_win_ws(r, &c)) != TR_OK) return rc;
     if (c == '}') {
+        /* {"foo": 1} is JSON, not a trace: nothing to read is not an empty trace. */
+        if (!r->has_events)
+            return cj_fail_at(r, cj_off_of(r, r->buf + r->pos), TR_E_FORMAT,
+                              "not a Chrome trace: a JSON object without traceEvents");
         r->pos++;
         r->state = ST_TAIL;
         return TR_OK;
@@ -720,11 +724,13 @@ static int keys_step(cj_rd *r)
         if (c != '[') return cj_fail_at(r, at, TR_E_FORMAT, "traceEvents is not an array");
         r->pos++;
         r->form_array = 0;
+        r->has_events = 1;
         r->state = ST_EVENTS;
     } else if ((strcmp(k, "samples") == 0 && c == '[') ||
                (strcmp(k, "stackFrames") == 0 && c == '{')) {
         r->pos++;
         r->open = c;
+        r->has_events = 1;
         r->state = ST_CONTAINER;
     } else if (strcmp(k, "systemTraceEvents") == 0 && c == '{') {
         rc = cj_read_system_object(r);

@@ -215,6 +215,7 @@ enum cj_state {
 typedef struct cj_rd {
     int state; /* enum cj_state */
     int form_array;
+    int has_events; /* the object form had traceEvents, samples or stackFrames */
     char open;
     size_t next_sample; /* ST_SAMPLES: the pending sample to add next */
     tr_trace *t;

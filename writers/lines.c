@@ -3,7 +3,8 @@
 **
 ** Columns: kind, ts, dur, process, track, category, name, value, args.
 ** Times are seconds from the origin with 9 decimals; text columns have their
-** tabs and line breaks turned into spaces so a row stays one row.
+** tabs, line breaks and other control characters turned into spaces
+** (tr_buf_add_text) so a row stays one row and stays text.
 */
 #include "tr_writer.h"
 #include "tr_text.h"
@@ -24,15 +25,10 @@ typedef struct lines_w {
     tr_samples sa;
 } lines_w;
 
-/* Appends N bytes of text with tabs and line breaks made spaces. */
+/* Appends N bytes of text with tabs, line breaks and other control characters made spaces. */
 static int add_field(tr_buf *b, const char *s, size_t n)
 {
-    size_t start = b->len;
-    int rc = tr_buf_add(b, s, n);
-    if (rc) return rc;
-    for (char *p = b->p + start, *end = p + n; p < end; p++)
-        if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-    return TR_OK;
+    return tr_buf_add_text(b, s, n, TR_TEXT_FIELD);
 }
 
 static int add_str_field(tr_buf *b, const tr_trace *t, tr_str s)

@@ -17,6 +17,7 @@
 #include "tr_mem.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 typedef struct sq_w {
@@ -38,10 +39,21 @@ static const char index_sql[] =
 
 /* ---- statements ---- */
 
+/* The OS's word for SQLite's failure CODE on DB when there is one (a full disk: ENOSPC), else 0. */
+static int sq_errno(sqlite3 *db, int code)
+{
+    if ((code & 0xff) == SQLITE_FULL) return ENOSPC;
+    return (code & 0xff) == SQLITE_IOERR || (code & 0xff) == SQLITE_CANTOPEN
+               ? sqlite3_system_errno(db)
+               : 0;
+}
+
 static int sq_fail(sq_w *w, const char *what)
 {
-    int code = sqlite3_errcode(w->db);
+    int code = sqlite3_extended_errcode(w->db);
     if (code == SQLITE_NOMEM) return tr_error_nomem(w->e);
+    int err = sq_errno(w->db, code);
+    if (err) return tr_error_errno(w->e, err, NULL, "%s", what);
     return tr_errorf(w->e, TR_E_IO, NULL, "%s: %s", what, sqlite3_errmsg(w->db));
 }
 
@@ -434,7 +446,11 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
         if (!rc) rc = sq_fill(&w);
         if (!rc) rc = sq_exec(&w, "COMMIT", "cannot commit");
         if (rc && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        /* After a failure restoring is tidying up: its error must not hide the first. */
+        tr_error ignored;
+        w.e = rc ? &ignored : e;
         int rrc = pragmas_restore(&w, &saved);
+        w.e = e;
         if (!rc) rc = rrc;
     }
     tr_sc_close(&w.sc);
@@ -495,19 +511,24 @@ int tr_sqlite_save(sqlite3 *src, tr_output *out, tr_error *e)
     }
     sqlite3 *dst;
     int rc = sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL);
+    /* The file is a temporary one until renamed: no journal to leave behind when it fails. */
+    if (rc == SQLITE_OK) rc = sqlite3_exec(dst, "PRAGMA journal_mode=OFF", NULL, NULL, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
         if (b) {
             sqlite3_backup_step(b, -1);
             sqlite3_backup_finish(b);
         }
-        rc = sqlite3_errcode(dst);
+        rc = sqlite3_extended_errcode(dst);
     }
-    int result = TR_OK;
-    if (rc != SQLITE_OK)
-        result = rc == SQLITE_NOMEM ? tr_error_nomem(e)
-                                    : tr_errorf(e, TR_E_IO, NULL, "%s: cannot write: %s",
-                                                tr_output_path(out), sqlite3_errmsg(dst));
+    int result = TR_OK, err = rc == SQLITE_OK ? 0 : sq_errno(dst, rc);
+    if (rc == SQLITE_NOMEM)
+        result = tr_error_nomem(e);
+    else if (err)
+        result = tr_error_errno(e, err, NULL, "%s: cannot write", tr_output_path(out));
+    else if (rc != SQLITE_OK)
+        result = tr_errorf(e, TR_E_IO, NULL, "%s: cannot write: %s", tr_output_path(out),
+                           sqlite3_errmsg(dst));
     if (sqlite3_close(dst) != SQLITE_OK && result == TR_OK)
         result = tr_errorf(e, TR_E_IO, NULL, "%s: cannot close", tr_output_path(out));
     return result;

@@ -130,7 +130,11 @@ void tr_cli_print_version(const char *prog);
     "      --tz ZONE         zone of local times that state none (GT's Started:): UTC,\n"    \
     "                        +02:00, local or a zoneinfo name (default: this machine's,\n"  \
     "                        flagged as a guess)\n"                                          \
-    "      --threads N       read N inputs at once (default: the CPUs)\n"
+    "      --threads N       read N inputs at once (default: the CPUs)\n"                   \
+    "      --max-expand SIZE stop reading compressed input that decompresses past SIZE\n"    \
+    "                        (default 64G; K, M, G, T)\n"                                    \
+    "      --max-ratio N     stop when it passes 64 MiB and N times the bytes read\n"        \
+    "                        (default 1000; real traces compress 15 to 25 times)\n"
 /* clang-format on */
 
 #endif

@@ -22,6 +22,21 @@ static void warn_guesses(tr_cli *c, const tr_trace *t)
     }
 }
 
+/* A real trace with no events is read, and said to be empty: a warning (an error with --strict). */
+static int warn_empty(tr_cli *c, const tr_trace *t, char *const *inputs, size_t n)
+{
+    size_t rows[TR_EV_KIND_COUNT];
+    tr_trace_event_counts(t, rows);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (rows[k]) return TR_EXIT_OK;
+    tr_error e = {0};
+    tr_loc loc = {n == 1 ? inputs[0] : NULL, 0, 0, 0};
+    const char *msg = n == 1 ? "a trace with no events" : "no input holds an event";
+    if (tr_warnf(&c->diag, &e, &loc, "%s", msg) != TR_FAIL) return TR_EXIT_OK;
+    tr_cli_error(c, &e);
+    return TR_EXIT_DATA;
+}
+
 int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices)
 {
     const tr_cli_read *r = &c->read;
@@ -52,7 +67,7 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
         tr_cli_error(c, &e);
         return TR_EXIT_DATA;
     }
-    return TR_EXIT_OK;
+    return warn_empty(c, t, inputs, n);
 }
 
 int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)

@@ -4,9 +4,12 @@
 ** are read.
 */
 #include "cli.h"
+#include "tr_input.h"
 #include "tr_text.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,9 @@ enum {
     OPT_ALIGN,
     OPT_ALIGN_ON,
     OPT_TZ,
-    OPT_THREADS
+    OPT_THREADS,
+    OPT_MAX_EXPAND,
+    OPT_MAX_RATIO
 };
 
 /* Every binary's. */
@@ -44,6 +49,8 @@ static const tr_cli_opt read_opts[] = {
     {"strict", no_argument, OPT_STRICT},
     {"threads", required_argument, OPT_THREADS},
     {"tz", required_argument, OPT_TZ},
+    {"max-expand", required_argument, OPT_MAX_EXPAND},
+    {"max-ratio", required_argument, OPT_MAX_RATIO},
     {NULL, 0, 0},
 };
 
@@ -108,6 +115,22 @@ static int set_tz(tr_cli *c, const char *arg)
     return TR_EXIT_OK;
 }
 
+/* SIZE of --max-expand: bytes, or with K, M, G, T (powers of 1024; "GiB" too). */
+static int set_max_expand(tr_cli *c, const char *arg)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    int shift = 0;
+    const char *units = "KMGT", *u = *end ? strchr(units, *end) : NULL;
+    if (u) shift = 10 * (int)(u - units + 1), end++;
+    if (u && strcmp(end, "iB") == 0) end += 2;
+    if (errno || end == arg || *end || arg[0] == '-' || v == 0 || v > (UINT64_MAX >> shift))
+        return tr_cli_usage_error(c, "bad --max-expand '%s' (a size: 64G, 500M, bytes)", arg);
+    tr_input_set_expand_limits((uint64_t)v << shift, 0);
+    return TR_EXIT_OK;
+}
+
 static int read_option(tr_cli *c, int id, const char *arg)
 {
     long v;
@@ -140,6 +163,13 @@ static int read_option(tr_cli *c, int id, const char *arg)
         return TR_EXIT_OK;
     case OPT_TZ:
         return set_tz(c, arg);
+    case OPT_MAX_EXPAND:
+        return set_max_expand(c, arg);
+    case OPT_MAX_RATIO:
+        if (tr_cli_parse_long(arg, 1, LONG_MAX, &v) < 0)
+            return tr_cli_usage_error(c, "bad --max-ratio '%s' (a whole number from 1)", arg);
+        tr_input_set_expand_limits(0, (uint64_t)v);
+        return TR_EXIT_OK;
     default: /* OPT_THREADS */
         if (tr_cli_parse_long(arg, 1, 64, &v) < 0)
             return tr_cli_usage_error(c, "bad --threads '%s' (1 to 64)", arg);

@@ -65,10 +65,10 @@ static const char usage_text[] =
     "                        --subprocesses and --threads write them; 'none' (default)\n"
     "      --strict          a bad record is an error, not a warning\n"
     "  -q, --quiet           errors only\n"
-    "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP
-        TR_CLI_EXIT_HELP;
+    "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP;
 
-static const char examples_text[] =
+/* The end of --help, after the formats (C caps one string at 4095 bytes). */
+static const char examples_text[] = TR_CLI_EXIT_HELP
     "Examples:\n"
     "  tracecat convert run.log -o run.json\n"
     "  tracecat cat run.log | awk -F'\\t' '$6 == \"gt.worker\" {busy += $3} END {print busy}'\n"

@@ -33,6 +33,9 @@ static const char usage_text[] =
     "      --no-header       do not print column names in table mode\n"
     "  -s, --save FILE       keep the loaded database in FILE (written atomically)\n"
     "  -i, --interactive     prompt even when standard input is not a terminal\n"
+    "  -w, --write           allow changes to the database file (default: read-only;\n"
+    "                        ATTACH takes existing files, read-only; no VACUUM INTO)\n"
+    "  -t, --timeout SECONDS stop a statement that runs longer (default: no limit)\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N "
     "(repeatable)\n" TR_CLI_LOAD_HELP
@@ -63,6 +66,8 @@ static const tr_cli_opt options[] = {
     {"mode", required_argument, 'm'},
     {"no-header", no_argument, OPT_NO_HEADER},
     {"save", required_argument, 's'},
+    {"timeout", required_argument, 't'},
+    {"write", no_argument, 'w'},
     {NULL, 0, 0},
 };
 
@@ -100,6 +105,17 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case 'i':
         a->interactive = 1;
         break;
+    case 'w':
+        a->write = 1;
+        break;
+    case 't': {
+        char *end;
+        errno = 0;
+        a->timeout = strtod(arg, &end);
+        if (errno || end == arg || *end || !(a->timeout > 0) || a->timeout > 1e9)
+            return tr_cli_usage_error(c, "--timeout takes a number of seconds above 0");
+        break;
+    }
     default: /* OPT_HEADER, OPT_NO_HEADER */
         a->header = id == OPT_HEADER;
         break;
@@ -155,7 +171,7 @@ static int run(tr_cli *c, args *a)
     int is_db;
     int rc = check_inputs(c, a, &is_db);
     if (rc != TR_EXIT_OK) return rc;
-    rc = is_db ? open_db(c, a->inputs[0], &db) : load_traces(c, a, &db);
+    rc = is_db ? open_db(c, a, &db) : load_traces(c, a, &db);
     if (rc == TR_EXIT_OK && a->save) rc = save_db(c, db, a->save);
     if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db);
     if (rc == TR_EXIT_OK) rc = tsql_session(c, db, a);

@@ -4,8 +4,10 @@
 **
 ** Table mode has to see every row before it can size the columns, so it keeps
 ** the cells' text; the other modes print each row as it comes.  NULL is empty
-** text (null in JSON); a blob is shown as X'hex'.  In table and TSV output,
-** tabs and line breaks inside values become spaces so a row stays one line.
+** text (null in JSON); a blob is shown as X'hex'.  Control characters in
+** values (tr_buf_add_text) become spaces in TSV, so a row stays one line, and
+** are shown as \xHH in table and lines output, for people; CSV and JSON
+** quote them.
 */
 #include "out_impl.h"
 
@@ -52,7 +54,9 @@ static void put_repeat(tsql_out *o, char c, size_t n)
 }
 
 /* Appends column I of the current row as text; FLAT turns tabs and breaks into spaces. */
-static int cell_text(tr_buf *b, sqlite3_stmt *st, int i, int flat)
+/* Cell I's text; HOW a TR_TEXT_* value, or CELL_RAW. */
+enum { CELL_RAW = -1 };
+static int cell_text(tr_buf *b, sqlite3_stmt *st, int i, int how)
 {
     int type = sqlite3_column_type(st, i);
     if (type == SQLITE_NULL) return TR_OK;
@@ -66,12 +70,7 @@ static int cell_text(tr_buf *b, sqlite3_stmt *st, int i, int flat)
     const char *p = (const char *)sqlite3_column_text(st, i);
     if (!p) return sqlite3_errcode(sqlite3_db_handle(st)) == SQLITE_NOMEM ? TR_FATAL : TR_OK;
     size_t n = (size_t)sqlite3_column_bytes(st, i);
-    size_t start = b->len;
-    int rc = tr_buf_add(b, p, n);
-    if (!rc && flat)
-        for (char *q = b->p + start; q < b->p + b->len; q++)
-            if (*q == '\t' || *q == '\n' || *q == '\r') *q = ' ';
-    return rc;
+    return how == CELL_RAW ? tr_buf_add(b, p, n) : tr_buf_add_text(b, p, n, (unsigned)how);
 }
 
 static int csv_field(tr_buf *b, const char *p, size_t n)
@@ -98,7 +97,7 @@ static int json_value(tr_buf *b, sqlite3_stmt *st, int i)
     case SQLITE_BLOB: {
         tr_buf hex;
         tr_buf_init(&hex, 0);
-        int rc = cell_text(&hex, st, i, 0);
+        int rc = cell_text(&hex, st, i, CELL_RAW);
         if (!rc) rc = tr_buf_add_json_str(b, hex.p, hex.len);
         tr_buf_fini(&hex);
         return rc;
@@ -124,7 +123,9 @@ static int names_line(tsql_out *o, sqlite3_stmt *st, int ncol)
         const char *name = sqlite3_column_name(st, i);
         if (!name) return TR_FATAL;
         if (i) rc = tr_buf_addc(b, o->mode == TSQL_CSV ? ',' : '\t');
-        if (!rc) rc = o->mode == TSQL_CSV ? csv_field(b, name, strlen(name)) : tr_buf_adds(b, name);
+        if (!rc)
+            rc = o->mode == TSQL_CSV ? csv_field(b, name, strlen(name))
+                                     : tr_buf_add_text(b, name, strlen(name), TR_TEXT_FIELD);
     }
     return rc ? rc : tr_buf_addc(b, '\n');
 }
@@ -138,14 +139,14 @@ static int stream_row(tsql_out *o, sqlite3_stmt *st, int ncol, size_t row)
     case TSQL_TSV:
         for (int i = 0; i < ncol && !rc; i++) {
             if (i) rc = tr_buf_addc(b, '\t');
-            if (!rc) rc = cell_text(b, st, i, 1);
+            if (!rc) rc = cell_text(b, st, i, TR_TEXT_FIELD);
         }
         return rc ? rc : tr_buf_addc(b, '\n');
     case TSQL_CSV:
         for (int i = 0; i < ncol && !rc; i++) {
             if (i) rc = tr_buf_addc(b, ',');
             size_t start = b->len;
-            if (!rc) rc = cell_text(b, st, i, 0);
+            if (!rc) rc = cell_text(b, st, i, CELL_RAW);
             if (!rc) {
                 /* Quote in place: take the raw text out, put it back escaped. */
                 tr_buf raw;
@@ -179,8 +180,10 @@ static int stream_row(tsql_out *o, sqlite3_stmt *st, int ncol, size_t row)
         for (int i = 0; i < ncol && !rc; i++) {
             const char *name = sqlite3_column_name(st, i);
             if (!name) return TR_FATAL;
-            rc = tr_buf_addf(b, "%*s = ", (int)wname, name);
-            if (!rc) rc = cell_text(b, st, i, 0);
+            rc = tr_buf_addf(b, "%*s", (int)(wname - strlen(name)), "");
+            if (!rc) rc = tr_buf_add_text(b, name, strlen(name), TR_TEXT_SHOW);
+            if (!rc) rc = tr_buf_add(b, " = ", 3);
+            if (!rc) rc = cell_text(b, st, i, TR_TEXT_SHOW);
             if (!rc) rc = tr_buf_addc(b, '\n');
         }
         return rc;
@@ -204,7 +207,7 @@ static int table_add(tsql_out *o, const char *p, size_t n)
     size_t *slot = tr_vec_push(&o->at);
     if (!slot) return TR_FATAL;
     *slot = o->cells.len;
-    int rc = tr_buf_add(&o->cells, p, n);
+    int rc = tr_buf_add_text(&o->cells, p, n, TR_TEXT_SHOW);
     return rc ? rc : tr_buf_add(&o->cells, "", 1);
 }
 
@@ -215,7 +218,7 @@ static int table_add_row(tsql_out *o, sqlite3_stmt *st, int ncol, int *numeric)
         int type = sqlite3_column_type(st, i);
         if (type == SQLITE_TEXT || type == SQLITE_BLOB) numeric[i] = 0;
         tr_buf_reset(&o->line);
-        rc = cell_text(&o->line, st, i, 1);
+        rc = cell_text(&o->line, st, i, CELL_RAW);
         if (!rc) rc = table_add(o, o->line.p, o->line.len);
     }
     return rc;

@@ -81,8 +81,9 @@ static int run_sql(session *s, const char *sql)
     while (*tail) {
         sqlite3_stmt *st = NULL;
         const char *next;
-        if (sqlite3_prepare_v2(s->db, tail, -1, &st, &next) != SQLITE_OK) {
-            session_error(s, sqlite3_errmsg(s->db));
+        int prc = sqlite3_prepare_v2(s->db, tail, -1, &st, &next);
+        if (prc != SQLITE_OK) {
+            session_error(s, tsql_statement_error(s->db, prc));
             return -1;
         }
         tail = next;
@@ -92,7 +93,7 @@ static int run_sql(session *s, const char *sql)
         sig_in_query = 1;
         int rc = tsql_out_statement(&s->out, st);
         sig_in_query = 0;
-        const char *msg = rc == SQLITE_INTERRUPT ? "interrupted" : sqlite3_errmsg(s->db);
+        const char *msg = tsql_statement_error(s->db, rc);
         sqlite3_finalize(st);
         if (s->timer) fprintf(stderr, "Run Time: real %.3f s\n", now_s() - t0);
         if (rc != SQLITE_DONE) {

@@ -21,14 +21,21 @@ typedef struct args {
     int mode;   /* -1 = by the terminal */
     int header; /* -1 = by the mode */
     int interactive;
+    int write;      /* --write: the database may be changed */
+    double timeout; /* --timeout: seconds a statement may run, 0 = no limit */
 } args;
 
 /* ---- db.c ---- */
 
 /* Is PATH a SQLite database (by its header)?  *NAMED_DB: is it named like one? */
 int looks_like_db(const char *path, int *named_db);
-/* Opens the tracecat database at PATH into *DB: an exit code, said. */
-int open_db(tr_cli *c, const char *path, sqlite3 **db);
+/* Opens the tracecat database A->inputs[0] into *DB, guarded (tsql_guard): an exit code, said. */
+int open_db(tr_cli *c, const args *a, sqlite3 **db);
+/* Sets --timeout on DB and, unless --write, makes it read-only: an exit code, said. */
+int tsql_guard(tr_cli *c, sqlite3 *db, const args *a);
+/* The message for a statement that failed with RC: why it was interrupted, what read-only refused.
+ */
+const char *tsql_statement_error(sqlite3 *db, int rc);
 /* Reads A's inputs into an in-memory database *DB: an exit code, said. */
 int load_traces(tr_cli *c, const args *a, sqlite3 **db);
 /* Writes DB to PATH atomically (--save): an exit code, said. */

@@ -338,7 +338,7 @@ def case_usage():
     run(["-o", "full", "--", "true"], 1, "not empty")
     # A program without traced I/O still leaves a readable rank.
     run(["-o", "quiet", "--", "true"], 0, "trace in %s (1 rank)" % w("quiet"))
-    eq(cat(w("quiet")), [], "records of true")
+    eq(cat(w("quiet"), "a trace with no events"), [], "records of true")
 
 
 def case_meta():
