@@ -55,8 +55,10 @@ static const char usage_text[] =
     "      --row-group-rows N  parquet: rows per row group (default 131072); smaller\n"
     "                        groups let engines skip more, larger ones compress better\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
-    "                        without it a 'rank3' in a file's name gives its "
-    "rank\n" TR_CLI_LOAD_HELP
+    "                        without it a 'rank3' in a file's name gives its rank\n";
+
+/* The reading options, the formats and the examples follow (C caps one string at 4095 bytes). */
+static const char reading_text[] = TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default: a batch from the line\n"
     "                        before its reply to the reply) or 'visualize' (as GT's\n"
     "                        gt.scripts.visualize pairs them)\n"
@@ -67,7 +69,7 @@ static const char usage_text[] =
     "  -q, --quiet           errors only\n"
     "  -v, --verbose         show every warning (repeat for more)\n" TR_CLI_STD_HELP;
 
-/* The end of --help, after the formats (C caps one string at 4095 bytes). */
+/* The end of --help, after the formats. */
 static const char examples_text[] = TR_CLI_EXIT_HELP
     "Examples:\n"
     "  tracecat convert run.log -o run.json\n"
@@ -270,9 +272,11 @@ static void help_names(tr_buf *b, const char *heading, const char *const *names,
     tr_buf_addc(b, '\n');
 }
 
-/* The part of --help after the options: the formats, read from the tables, then examples. */
+/* The part of --help after usage_text: the reading options, the formats read from the tables,
+ * then the examples. */
 static void help_formats(tr_buf *b)
 {
+    tr_buf_adds(b, reading_text);
     const char *names[64];
     size_t n = 0;
     tr_buf_adds(b, "\nFormats (tracecat formats tells more):\n");

@@ -346,11 +346,15 @@ static int run(tr_cli *c, const args *a, char **inputs, int n)
 
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {.usage = tracestat_usage,
-                                     .usage_more = tracestat_usage_options,
-                                     .opts = options,
-                                     .reads = 1,
-                                     .option = option};
+    tr_buf more;
+    tr_buf_init(&more, 0);
+    tr_buf_adds(&more, tracestat_usage_options);
+    tr_buf_adds(&more, tracestat_usage_reading);
+    const tr_cli_spec spec = {.usage = tracestat_usage,
+                              .usage_more = more.p,
+                              .opts = options,
+                              .reads = 1,
+                              .option = option};
     tr_cli c;
     tr_cli_init(&c, "tracestat");
     args a = {0};
@@ -372,6 +376,7 @@ int main(int argc, char **argv)
         if (rc == TR_EXIT_OK || rc == TR_EXIT_DATA) tr_cli_warning_summary(&c);
     }
     tr_vec_fini(&a.control);
+    tr_buf_fini(&more);
     tr_cli_fini(&c);
     return rc;
 }

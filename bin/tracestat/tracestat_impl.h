@@ -10,6 +10,7 @@
 
 extern const char tracestat_usage[];
 extern const char tracestat_usage_options[];
+extern const char tracestat_usage_reading[];
 
 /*
 ** ^Writes R (computed over T) to PATH as one self-contained HTML page with

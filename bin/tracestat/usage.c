@@ -1,4 +1,4 @@
-/* usage.c: tracestat's --help, in two strings (C caps one at 4095 bytes). */
+/* usage.c: tracestat's --help, in three strings (C caps one at 4095 bytes). */
 #include "tracestat_impl.h"
 
 const char tracestat_usage[] =
@@ -66,7 +66,9 @@ const char tracestat_usage_options[] =
     "      --follow          redraw the lanes and ops of one growing LOG every second\n"
     "                        (GT's top without its socket); Ctrl-C ends\n"
     "      --ascii           plain ASCII tables and bars\n"
-    "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n"
+    "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n";
+
+const char tracestat_usage_reading[] =
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N "
     "(repeatable)\n" TR_CLI_LOAD_HELP

@@ -47,7 +47,10 @@ static const char usage_text[] =
     "      --per-thread      a root frame per thread instead of one merged graph\n"
     "      --color-by WHAT   name (default: hash of the function) or module\n"
     "      --min-width PX    leave out frames narrower than PX pixels (default 0.1)\n"
-    "\n"
+    "\n";
+
+/* The rest of --help (C caps one string at 4095 bytes). */
+static const char usage_more[] =
     "Reading:\n"
     "  -f, --from FORMAT     input format (default: probe the content)\n"
     "      --rank FILE=N     the processes read from FILE are rank N "
@@ -286,7 +289,10 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
 
 int tv_parse(tr_cli *c, int argc, char **argv, args *a, int *done)
 {
-    static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    static const tr_cli_spec spec = {.usage = usage_text,
+                                     .usage_more = usage_more,
+                                     .opts = options,
+                                     .reads = 1,
+                                     .option = option};
     return tr_cli_parse(c, &spec, argc, argv, a, done);
 }
