@@ -88,6 +88,8 @@ int tr_cli_parse_long(const char *s, long lo, long hi, long *out);
 ** returns the exit code.
 */
 int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices);
+/* --threads, else $TRACECAT_THREADS, else 0 (the CPUs). */
+int tr_cli_threads(const tr_cli *c);
 
 /* ---- messages ---- */
 
@@ -126,7 +128,8 @@ void tr_cli_print_version(const char *prog);
     "      --tz ZONE         zone of local times that state none (GT's Started:): UTC,\n"    \
     "                        +02:00, local or a zoneinfo name (default: this machine's,\n"  \
     "                        flagged as a guess)\n"                                          \
-    "      --threads N       read N inputs at once (default: the CPUs)\n"
+    "      --threads N       read N inputs at once; convert to Parquet reads the next\n"     \
+    "                        input while it writes one (default: the CPUs)\n"
 /* clang-format on */
 
 #endif
