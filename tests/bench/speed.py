@@ -220,6 +220,8 @@ def rank_files(kin_steps):
     files = []
     for i in range(8):
         p = os.path.join(OUT, "speed-rank%d.json" % i)
+        if os.path.islink(p) and os.readlink(p) != os.path.basename(kin):
+            os.remove(p)
         if not os.path.islink(p):
             os.symlink(os.path.basename(kin), p)
         files.append(p)
