@@ -129,12 +129,16 @@ typedef struct pipeline {
     tr_error err; /* the failed part's error */
 } pipeline;
 
-/* Waits until *AT == I; 0 when a part failed meanwhile. */
+/*
+** Waits until *AT == I; 0 when a part before I failed (a sequential run would
+** not have gone on to part I; a later part's failure does not stop part I).
+*/
 static int pipe_wait(pipeline *pl, const size_t *at, size_t i)
 {
     pthread_mutex_lock(&pl->lock);
-    while (*at != i && !pl->failed) pthread_cond_wait(&pl->turn, &pl->lock);
-    int ok = !pl->failed;
+    while (*at != i && !(pl->failed && pl->failed_part < i))
+        pthread_cond_wait(&pl->turn, &pl->lock);
+    int ok = !(pl->failed && pl->failed_part < i);
     pthread_mutex_unlock(&pl->lock);
     return ok;
 }
