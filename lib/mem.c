@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static uint64_t alloc_fail_at; /* 0 = never */
 static uint64_t alloc_count;
@@ -39,6 +41,23 @@ void *tr_realloc(void *p, size_t n)
 void tr_free(void *p)
 {
     free(p);
+}
+
+void tr_mem_prefault(void *p, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    static uintptr_t page;
+    if (to < from || to - from < TR_MEM_PREFAULT) return;
+    if (!page) page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    /* Whole pages only: the partial ones at the ends may hold other live data. */
+    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1);
+    uintptr_t b = ((uintptr_t)p + to) & ~(page - 1);
+    if (b > a) (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)from;
+    (void)to;
+#endif
 }
 
 /* ---- arena ---- */
@@ -128,6 +147,7 @@ int tr_vec_reserve(tr_vec *v, size_t n)
     }
     void *p = tr_realloc(v->data, cap * v->elem);
     if (!p) return TR_FATAL;
+    tr_mem_prefault(p, v->cap * v->elem, cap * v->elem);
     v->data = p;
     v->cap = cap;
     return TR_OK;

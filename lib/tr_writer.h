@@ -37,6 +37,8 @@ typedef struct tr_write_opts {
     int partition_rank;      /* datasets: DIR/<table>/rank=N/, rows split by their process's rank */
     uint64_t row_group_rows; /* datasets: rows per Parquet row group, 0 = 128 Ki */
     uint64_t free_bytes;     /* datasets: free space to assume (tests), 0 = ask the file system */
+    int threads;             /* per-input writers: > 1 loads the next input while one is added;
+                                0 = the CPUs (tr_pool_threads) */
 } tr_write_opts;
 
 /* Root frames the folded writer adds, as py-spy's --threads / --subprocesses do. */

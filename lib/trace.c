@@ -85,6 +85,8 @@ int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t
         if (cap > SIZE_MAX / sizes[i]) return TR_FATAL;
         void *p = tr_realloc(*cols[i], cap * sizes[i]);
         if (!p) return TR_FATAL;
+        /* Columns at least double: the top half is new (a bigger jump leaves the rest to fault). */
+        tr_mem_prefault(p, cap / 2 * sizes[i], cap * sizes[i]);
         *cols[i] = p;
     }
     return TR_OK;

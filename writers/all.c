@@ -4,6 +4,9 @@
 */
 #include "tr_writers.h"
 
+#include "tr_pool.h"
+
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -104,11 +107,90 @@ typedef struct parts {
     void *user;
 } parts;
 
+/*
+** Per-input parts on two threads: job I loads part I, then adds it.  Loads
+** run one at a time in job order, and so do adds, so the output and the load
+** callback's view are those of a sequential run; the load of part I + 1
+** overlaps the add of part I.  A job waits only for lower-numbered jobs,
+** which were started before it, so a pool that starts fewer threads still
+** finishes.  At most one part per thread is in memory.
+*/
+typedef struct pipeline {
+    const tr_writer *w;
+    tr_write *run;
+    const parts *p;
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    size_t loaded, added; /* the next part to load, to add */
+    int failed;           /* a part failed: later jobs stop */
+    size_t failed_part;
+    tr_error err; /* the failed part's error */
+} pipeline;
+
+/*
+** Waits until *AT == I; 0 when a part before I failed (a sequential run would
+** not have gone on to part I; a later part's failure does not stop part I).
+*/
+static int pipe_wait(pipeline *pl, const size_t *at, size_t i)
+{
+    pthread_mutex_lock(&pl->lock);
+    while (*at != i && !(pl->failed && pl->failed_part < i))
+        pthread_cond_wait(&pl->turn, &pl->lock);
+    int ok = !(pl->failed && pl->failed_part < i);
+    pthread_mutex_unlock(&pl->lock);
+    return ok;
+}
+
+/* Ends part I's step: moves *AT on, or records the failure RC with E. */
+static void pipe_done(pipeline *pl, size_t *at, size_t i, int rc, const tr_error *e)
+{
+    pthread_mutex_lock(&pl->lock);
+    /* The lowest failed part's error is the one a sequential run would have met. */
+    if (rc != TR_OK && (!pl->failed || i < pl->failed_part)) {
+        pl->failed = rc;
+        pl->failed_part = i;
+        pl->err = *e;
+    }
+    *at = i + 1;
+    pthread_cond_broadcast(&pl->turn);
+    pthread_mutex_unlock(&pl->lock);
+}
+
+static int pipe_job(void *user, size_t i)
+{
+    pipeline *pl = user;
+    tr_error e = {0};
+    if (!pipe_wait(pl, &pl->loaded, i)) return TR_FAIL;
+    tr_trace *t = tr_trace_new();
+    int rc = t ? pl->p->load(pl->p->user, t, i, 1, &e) : tr_error_nomem(&e);
+    pipe_done(pl, &pl->loaded, i, rc, &e);
+    if (rc == TR_OK && pipe_wait(pl, &pl->added, i)) {
+        rc = pl->w->add(pl->run, t, &e);
+        pipe_done(pl, &pl->added, i, rc, &e);
+    }
+    tr_trace_free(t);
+    return rc == TR_OK ? TR_OK : TR_FAIL;
+}
+
+static int add_pipelined(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+{
+    pipeline pl = {.w = w, .run = run, .p = p};
+    pthread_mutex_init(&pl.lock, NULL);
+    pthread_cond_init(&pl.turn, NULL);
+    tr_pool_run(2, p->n, pipe_job, &pl);
+    pthread_cond_destroy(&pl.turn);
+    pthread_mutex_destroy(&pl.lock);
+    if (pl.failed) *e = pl.err;
+    return pl.failed ? pl.failed : TR_OK;
+}
+
 /* add with every part: the given trace, all N inputs in one trace, or each alone. */
 static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
     if (p->given) return w->add(run, p->given, e);
     size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
+    if (step == 1 && p->n > 1 && tr_pool_threads(run->opts->threads, p->n) > 1)
+        return add_pipelined(w, run, p, e);
     int rc = TR_OK;
     for (size_t first = 0; first < p->n && rc == TR_OK; first += step) {
         tr_trace *t = tr_trace_new();

@@ -93,6 +93,9 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
 */
 int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out);
 
+/* --threads, else $TRACECAT_THREADS, else 0 (the CPUs). */
+int tr_cli_threads(const tr_cli *c);
+
 /* ---- messages ---- */
 
 /* "prog: file:line:col: message" */
@@ -130,7 +133,8 @@ void tr_cli_print_version(const char *prog);
     "      --tz ZONE         zone of local times that state none (GT's Started:): UTC,\n"    \
     "                        +02:00, local or a zoneinfo name (default: this machine's,\n"  \
     "                        flagged as a guess)\n"                                          \
-    "      --threads N       read N inputs at once (default: the CPUs)\n"                   \
+    "      --threads N       read N inputs at once; convert to Parquet reads the next\n"     \
+    "                        input while it writes one (default: the CPUs)\n" \
     "      --max-expand SIZE stop reading compressed input that decompresses past SIZE\n"    \
     "                        (default 64G; K, M, G, T)\n"                                    \
     "      --max-ratio N     stop when it passes 64 MiB and N times the bytes read\n"        \

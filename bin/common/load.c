@@ -37,6 +37,13 @@ static int warn_empty(tr_cli *c, const tr_trace *t, char *const *inputs, size_t 
     return TR_EXIT_DATA;
 }
 
+int tr_cli_threads(const tr_cli *c)
+{
+    if (c->read.threads > 0) return c->read.threads;
+    const char *env = getenv("TRACECAT_THREADS");
+    return env ? atoi(env) : 0;
+}
+
 int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices)
 {
     const tr_cli_read *r = &c->read;
@@ -49,12 +56,10 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
         .n_ranks = r->n_ranks,
         .progress = tr_cli_progress,
         .progress_user = c,
-        .threads = r->threads,
+        .threads = tr_cli_threads(c),
         .align = &align,
     };
     align.diag = &c->diag;
-    if (lo.threads <= 0 && getenv("TRACECAT_THREADS"))
-        lo.threads = atoi(getenv("TRACECAT_THREADS"));
     tr_error e = {0};
     int rc = tr_load_many(t, (const char *const *)inputs, n, &lo, &e);
     tr_cli_progress_done(c);

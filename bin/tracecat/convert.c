@@ -164,6 +164,7 @@ int cmd_convert(tr_cli *c, const args *a)
     tr_error e = {0};
     tr_filter filter;
     tr_write_opts wo = write_opts(a, &filter);
+    wo.threads = tr_cli_threads(c);
     if (tr_write_inputs(w, a->output, &wo, (size_t)a->n_inputs, convert_load, &job, &e) == TR_OK)
         return TR_EXIT_OK;
     if (job.exit != TR_EXIT_OK) return job.exit;
