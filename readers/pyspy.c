@@ -1118,4 +1118,5 @@ const tr_reader tr_reader_pyspy = {
     .open = ps_open,
     .next = ps_next,
     .close = ps_close,
+    .streams = 1,
 };

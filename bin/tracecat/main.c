@@ -52,8 +52,10 @@ static const char usage_text[] =
     "      --row-group-rows N  parquet: rows per row group (default 1048576); smaller\n"
     "                        groups let engines skip more, larger ones compress better\n"
     "      --rank FILE=N     the processes read from FILE are rank N (repeatable);\n"
-    "                        without it a 'rank3' in a file's name gives its "
-    "rank\n" TR_CLI_LOAD_HELP
+    "                        without it a 'rank3' in a file's name gives its rank\n";
+
+/* The rest of --help: one string may hold at most 4095 bytes. */
+static const char usage_more[] = TR_CLI_LOAD_HELP
     "      --gt-pairing MODE GT worker slices: 'batch' (default: a batch from the line\n"
     "                        before its reply to the reply) or 'visualize' (as GT's\n"
     "                        gt.scripts.visualize pairs them)\n"
@@ -246,8 +248,11 @@ static int run(tr_cli *c, args *a, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    static const tr_cli_spec spec = {
-        .usage = usage_text, .opts = options, .reads = 1, .option = option};
+    static const tr_cli_spec spec = {.usage = usage_text,
+                                     .usage_more = usage_more,
+                                     .opts = options,
+                                     .reads = 1,
+                                     .option = option};
     tr_cli c;
     tr_cli_init(&c, "tracecat");
     args a = {0};
