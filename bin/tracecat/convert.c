@@ -131,10 +131,11 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
 /*
 ** Events go through a stream (tr_stream.h: sorted within --memory, spilled
 ** past it) instead of the whole model when the writer formats them one by
-** one and nothing needs the model: no filter (it names rows of the model)
-** and one input (placing several on one timeline shifts their events): one
-** file that is no archive.  Standard input cannot be looked at twice, so it
-** is read whole.
+** one and nothing needs the model: no filter (it names rows of the model),
+** one input (placing several on one timeline shifts their events): one
+** file that is no archive, and a reader that lets the model drop what it
+** read (tr_reader.streams).  Standard input cannot be looked at twice, so
+** it is read whole.
 */
 static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
 {
@@ -143,9 +144,21 @@ static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
         return 0;
     tr_source *src;
     if (tr_source_open(&src, a->inputs[0], NULL) != TR_OK) return 0;
-    int one = tr_source_kind(src) == TR_SOURCE_STREAM;
+    const tr_reader *r = NULL;
+    tr_input *in;
+    const unsigned char *head;
+    size_t n;
+    if (tr_source_kind(src) != TR_SOURCE_STREAM)
+        r = NULL;
+    else if (c->read.from)
+        r = tr_reader_find(tr_readers, c->read.from);
+    else if (tr_source_next(src, &in, NULL) == TR_OK &&
+             tr_input_peek(in, &head, &n, TR_PEEK_SIZE, NULL) == TR_OK) {
+        tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
+        r = tr_probe(tr_readers, &pk, NULL);
+    }
     tr_source_close(src);
-    return one;
+    return r && r->streams;
 }
 
 static int stream_next(void *user, const tr_event_rec **ev, tr_error *e)
