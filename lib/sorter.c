@@ -325,6 +325,7 @@ static int sorter_start(tr_sorter *s, tr_error *e)
     s->alloc = 0;
     size_t fan_in = s->o.budget / SORTER_RUN_BUF;
     if (fan_in < 2) fan_in = 2;
+    if (fan_in > TR_SORTER_FAN_IN) fan_in = TR_SORTER_FAN_IN;
     while (rc == TR_OK && s->runs.len > fan_in) rc = merge_pass(s, fan_in, e);
     if (rc == TR_OK) rc = merge_open(s, &s->m, 0, s->runs.len, e);
     return rc;
@@ -340,6 +341,16 @@ int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e)
     if (s->pos == s->n) return TR_END;
     *rec = s->buf + s->pos++ * s->o.rec_size;
     return TR_OK;
+}
+
+size_t tr_sorter_held(const tr_sorter *s)
+{
+    return s->reading ? 0 : s->n * s->o.rec_size;
+}
+
+int tr_sorter_spill(tr_sorter *s, tr_error *e)
+{
+    return s->n && !s->reading ? sorter_spill(s, e) : TR_OK;
 }
 
 uint64_t tr_sorter_runs(const tr_sorter *s)

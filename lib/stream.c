@@ -11,6 +11,7 @@
 
 struct tr_stream {
     tr_sorter *sort;
+    size_t budget;
     uint64_t seq[TR_EV_KIND_COUNT]; /* events of each kind handed out so far */
     tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
     tr_vec open_input;              /* uint32_t: the input of each */
@@ -185,6 +186,10 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
         }
     }
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
+    /* The model's dictionaries take their share of the budget. */
+    size_t held = tr_sorter_held(s->sort);
+    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
+        rc = tr_sorter_spill(s->sort, e);
     return rc;
 }
 
@@ -198,6 +203,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->open, sizeof(tr_event_rec));
     tr_vec_init(&s->open_input, sizeof(uint32_t));
     tr_vec_init(&s->end, sizeof(int64_t));
+    s->budget = o->memory;
     tr_sorter_opts so = {.rec_size = sizeof(tr_event_rec),
                          .cmp = rec_cmp,
                          .budget = o->memory,

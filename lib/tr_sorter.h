@@ -6,8 +6,9 @@
 ** buffer of at most the budget; a full buffer is sorted and written to a
 ** run file in a temporary directory, and at the end the runs are merged,
 ** each read through a small buffer (SQLite's vdbesort, Perfetto's sorter).
-** When there are more runs than the budget can give a buffer each, the
-** first ones are merged into one run first.  Input that is all in order
+** When there are more runs than the budget can give a buffer each (or
+** than TR_SORTER_FAN_IN files open at once), the first ones are merged
+** into one run first.  Input that is all in order
 ** costs no sort, and input that fits the budget never touches the disk.
 **
 ** The temporary directory is made on the first spill, under the directory
@@ -26,6 +27,8 @@
 
 /* The smallest budget a sorter takes: a few run buffers. */
 #define TR_SORTER_MIN_BUDGET ((size_t)256 * 1024)
+/* The most runs merged at once: each is an open file. */
+#define TR_SORTER_FAN_IN 256
 
 typedef struct tr_sorter tr_sorter;
 
@@ -50,6 +53,10 @@ int tr_sorter_push(tr_sorter *s, const void *rec, tr_error *e);
 ** until the next call) and returns TR_OK, or TR_END after the last one.
 */
 int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e);
+/* ^Bytes of records held in memory, not yet spilled. */
+size_t tr_sorter_held(const tr_sorter *s);
+/* ^Spills the records held now (when the caller's other memory grew): a no-op when none are. */
+int tr_sorter_spill(tr_sorter *s, tr_error *e);
 /* ^Run files written so far (0: everything stayed in memory). */
 uint64_t tr_sorter_runs(const tr_sorter *s);
 /* ^Frees S and removes its temporary directory.  ^NULL is a no-op. */

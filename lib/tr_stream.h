@@ -12,8 +12,11 @@
 ** it gives for the frozen model.  Strings, args, tracks, processes and
 ** stacks stay in the trace: records name them by id.
 **
-** What a stream holds besides the sorter's budget: the slices left open
-** until their input ends, and each input's time span.
+** The budget is for the records and the model together: when the model's
+** dictionaries (tr_trace_memory) and the records held pass it, the records
+** are spilled, in runs of at least an eighth of it.  What a stream holds
+** besides: the slices left open until their input ends, and each input's
+** time span.
 */
 #ifndef TR_STREAM_H
 #define TR_STREAM_H
@@ -49,7 +52,7 @@ typedef struct tr_event_rec {
 void tr_event_rec_get(const tr_trace *t, const tr_event *ev, tr_event_rec *r);
 
 typedef struct tr_stream_opts {
-    size_t memory;       /* the sorter's budget in bytes */
+    size_t memory;       /* the budget in bytes: records held and the model's memory */
     const char *tmpdir;  /* where it spills */
     uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
 } tr_stream_opts;
