@@ -5,7 +5,7 @@
 # $TRACECAT names the binary (default build/tracecat); $OUT the scratch directory (default
 # tests/bench/out/memory).  The in-memory reference is the same command with --name '*', a filter
 # that keeps every event and so needs the model.  Prints one row a run and the medians; deletes
-# the log at the end unless KEEP=1.
+# the log at the end unless KEEP=1.  The figures of issue 18 are in the README's Memory section.
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 lines=${1:-8000000} runs=${2:-3}
@@ -37,12 +37,10 @@ for i in $(seq "$runs"); do
     measure "cat in-memory" "$tc" cat -q --name '*' "$log"
     measure "cat stream 64M" "$tc" cat -q --memory 64M --tmpdir "$out" "$log"
 done | tee -a "$out/rows.txt"
-echo "medians:"
-awk 'NR > 1 { k = $1 " " $2 " " $3; sub(/ +$/, "", k) } NR > 1 && NF >= 4 {
-        key = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+$/, "", key)
-        n[key]++; rss[key, n[key]] = $(NF - 2); cpu[key, n[key]] = $(NF - 1) }
-     END { for (k in n) { m = int((n[k] + 1) / 2)
-               r = ""; c = ""
-               for (i = 1; i <= n[k]; i++) { r = r " " rss[k, i]; c = c " " cpu[k, i] }
-               printf "%-22s RSS MiB:%s  cpu s:%s\n", k, r, c } }' "$out/rows.txt"
+echo "medians (RSS MiB, cpu s):"
+for name in "cat stream" "cat in-memory" "cat stream 64M"; do
+    rows=$(grep "^$name  " "$out/rows.txt")
+    med() { echo "$rows" | awk '{print $(NF - '"$1"')}' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+    printf "%-22s %10s %9s\n" "$name" "$(med 2)" "$(med 1)"
+done
 [ "${KEEP:-0}" = 1 ] || rm -f "$log"
