@@ -43,6 +43,7 @@ static const char *base_name(const char *path)
 int tr_read(const tr_reader *r, const tr_read_ctx *c, tr_error *e)
 {
     void *rd = NULL;
+    c->sink->forget_now = r->streams;
     int rc = r->open(&rd, c, e);
     while (rc == TR_OK) {
         rc = r->next(rd, e);
@@ -336,6 +337,7 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     int kind = tr_source_kind(src);
     load_run lr = {.o = o, .read = o->read};
     tr_sink_init(&lr.sink, t, o->consume, o->consume_user);
+    lr.sink.forget = o->consume && o->consume_forgets;
     if (lr.read.threads <= 0) lr.read.threads = o->threads;
     claimed_dirs claimed;
     tr_vec_init(&claimed.prefixes, sizeof(char *));

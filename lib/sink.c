@@ -32,5 +32,11 @@ int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
     if (empty && !last) return TR_OK;
     memcpy(s->mark, b.end, sizeof s->mark);
     s->flow_mark = b.flow_end;
-    return s->fn(s->user, s->t, &b, e);
+    int rc = s->fn(s->user, s->t, &b, e);
+    if (rc == TR_OK && s->forget && (s->forget_now || last)) {
+        tr_trace_drop_events(s->t);
+        memset(s->mark, 0, sizeof s->mark);
+        s->flow_mark = 0;
+    }
+    return rc;
 }

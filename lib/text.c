@@ -130,6 +130,29 @@ int tr_parse_duration(const char *s, int64_t *ns)
     return tr_parse_decimal_ns(s, i, unit, ns);
 }
 
+int tr_parse_size(const char *s, uint64_t *bytes)
+{
+    static const char units[] = "KMGT";
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; is_digit(s[i]); i++) {
+        if (v > (UINT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i == 0) return -1;
+    const char *u = s + i;
+    unsigned shift = 0;
+    const char *at = *u ? strchr(units, *u & ~0x20) : NULL;
+    if (at) {
+        shift = 10 * (unsigned)(at - units + 1);
+        u++;
+        if (strcmp(u, "iB") == 0 || strcmp(u, "B") == 0) u += strlen(u);
+    }
+    if (*u || (shift && v > UINT64_MAX >> shift)) return -1;
+    *bytes = v << shift;
+    return 0;
+}
+
 /* ---- formatting ---- */
 
 static const char digit_pairs[] = "00010203040506070809"

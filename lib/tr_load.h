@@ -28,6 +28,7 @@ typedef struct tr_load_opts {
     void *progress_user;
     tr_sink_fn consume; /* each batch of events as it is read (tr_sink.h); NULL = none */
     void *consume_user;
+    int consume_forgets;      /* 1: T drops the rows consume was handed (tr_sink.forget) */
     uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
     /* threads: inputs tr_load_many reads at once, and read.threads when that is 0 */
     int threads; /* 0 = the CPUs (tr_pool_threads) */

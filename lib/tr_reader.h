@@ -80,6 +80,11 @@ typedef struct tr_reader {
     int (*next)(void *rd, tr_error *e);
     /* ^Frees RD; NULL is a no-op. */
     void (*close)(void *rd);
+    /*
+    ** 1: never reads, changes or names (flows, parents) the rows of an
+    ** earlier batch, so a sink that forgets may drop them (tr_sink.h)
+    */
+    int streams;
 } tr_reader;
 
 /*

@@ -57,6 +57,13 @@ typedef struct tr_sink {
     void *user;
     size_t mark[TR_EV_KIND_COUNT]; /* rows handed out so far */
     size_t flow_mark;
+    /*
+    ** forget: the consumer keeps what it is handed, so the trace may drop
+    ** the rows after each batch (tr_trace_drop_events).  It does so where
+    ** the reader allows (forget_now, set by tr_read from tr_reader.streams)
+    ** and always after an input's last batch.
+    */
+    int forget, forget_now;
 } tr_sink;
 
 /*
@@ -77,6 +84,8 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 ** ^Calls the consumer with the events appended to input INPUT since the
 ** previous flush (an empty batch too when LAST, so the consumer learns the
 ** input ended) and returns what it returns; TR_OK without a consumer.
+** ^With S->forget set, the rows handed out are then dropped from the trace
+** when S->forget_now or LAST.
 */
 int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e);
 

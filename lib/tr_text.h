@@ -19,6 +19,12 @@
 ** ^A leading '-' is allowed.  ^Whitespace is not.
 */
 int tr_parse_duration(const char *s, int64_t *ns);
+/*
+** tr_parse_size: "8M", "512KiB", "1g", "4096" (bytes) into *BYTES
+** ^K, M, G and T are powers of 1024, with or without "iB" or "B".  ^Returns
+** 0, or -1 when S is not a size or it overflows.
+*/
+int tr_parse_size(const char *s, uint64_t *bytes);
 
 /*
 ** tr_parse_decimal_ns: the N bytes at S as a decimal number of UNIT_NS

@@ -348,4 +348,13 @@ int tr_iter_next(tr_iter *it, tr_event *ev);
 /* ^Bytes the model holds (columns, strings, args), for the budget check. */
 size_t tr_trace_memory(const tr_trace *t);
 
+/*
+** tr_trace_drop_events: forget every event and flow, keep the rest
+** ^Empties the event tables and the flows of an unfrozen trace (the next
+** row appended is row 0 again) and keeps strings, args, inputs, processes,
+** tracks, frames and stacks.  ^For a sink whose consumer took the rows
+** (tr_sink.h): the model then holds no more events than one batch.
+*/
+void tr_trace_drop_events(tr_trace *t);
+
 #endif

@@ -20,6 +20,7 @@
 
 #include "tr_error.h"
 #include "tr_output.h"
+#include "tr_stream.h"
 #include "tr_trace.h"
 
 #define TR_WRITER_ABI 2
@@ -78,6 +79,13 @@ typedef struct tr_writer {
     int (*begin)(tr_write *w, tr_error *e);
     int (*add)(tr_write *w, const tr_trace *t, tr_error *e);
     int (*end)(tr_write *w, int rc, tr_error *e);
+    /*
+    ** ^Streaming (NULL: the writer needs the whole trace): called between
+    ** begin and end instead of add, once an event in tr_iter's order, with
+    ** T holding the dictionaries (strings, args, tracks, stacks) but not
+    ** the events (tr_stream.h); the output is the one add gives.
+    */
+    int (*event)(tr_write *w, const tr_trace *t, const tr_event_rec *ev, tr_error *e);
 } tr_writer;
 
 #endif

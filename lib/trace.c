@@ -635,6 +635,13 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     return (uint32_t)i;
 }
 
+void tr_trace_drop_events(tr_trace *t)
+{
+    if (t->frozen) return;
+    t->slices.n = t->instants.n = t->counters.n = t->samples.n = 0;
+    t->flows.len = 0;
+}
+
 void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
 {
     if (row >= t->slices.n || t->frozen) return;

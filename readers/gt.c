@@ -1172,4 +1172,5 @@ const tr_reader tr_reader_gt = {
     .open = gt_reader_open,
     .next = gt_reader_next,
     .close = gt_reader_close,
+    .streams = 1,
 };

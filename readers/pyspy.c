@@ -1177,4 +1177,5 @@ const tr_reader tr_reader_pyspy = {
     .open = ps_open,
     .next = ps_next,
     .close = ps_close,
+    .streams = 1,
 };

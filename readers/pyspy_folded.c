@@ -282,4 +282,5 @@ const tr_reader tr_reader_folded = {
     .open = fd_open,
     .next = fd_next,
     .close = fd_close,
+    .streams = 1,
 };

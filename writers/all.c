@@ -99,11 +99,12 @@ static int target_open(const tr_writer *w, const char *path, tr_output **out, tr
     return rc;
 }
 
-/* Where the parts come from: a trace given whole, or N inputs loaded by LOAD. */
+/* Where the parts come from: a trace given whole, N inputs loaded by LOAD, or a stream. */
 typedef struct parts {
     const tr_trace *given;
     size_t n;
     tr_write_load_fn load;
+    tr_write_next_fn next; /* the events of GIVEN's stream, one by one */
     void *user;
 } parts;
 
@@ -184,9 +185,21 @@ static int add_pipelined(const tr_writer *w, tr_write *run, const parts *p, tr_e
     return pl.failed ? pl.failed : TR_OK;
 }
 
+static int add_events(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+{
+    const tr_event_rec *ev;
+    int rc;
+    while ((rc = p->next(p->user, &ev, e)) == TR_OK) {
+        rc = w->event(run, p->given, ev, e);
+        if (rc != TR_OK) return rc;
+    }
+    return rc == TR_END ? TR_OK : rc;
+}
+
 /* add with every part: the given trace, all N inputs in one trace, or each alone. */
 static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
+    if (p->next) return add_events(w, run, p, e);
     if (p->given) return w->add(run, p->given, e);
     size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
     if (step == 1 && p->n > 1 && tr_pool_threads(run->opts->threads, p->n) > 1)
@@ -230,6 +243,16 @@ int tr_write_inputs(const tr_writer *w, const char *path, const tr_write_opts *o
                     tr_write_load_fn load, void *user, tr_error *e)
 {
     parts p = {.n = n, .load = load, .user = user};
+    return drive(w, path, o, &p, e);
+}
+
+int tr_write_events(const tr_writer *w, const tr_trace *t, const char *path, const tr_write_opts *o,
+                    tr_write_next_fn next, void *user, tr_error *e)
+{
+    if (!w->event || (o && o->filter))
+        return tr_errorf(e, TR_E_USAGE, NULL, "the %s writer cannot stream %s", w->name,
+                         w->event ? "filtered events" : "events");
+    parts p = {.given = t, .next = next, .user = user};
     return drive(w, path, o, &p, e);
 }
 

@@ -19,10 +19,6 @@ typedef struct lines_w {
     tr_buf names;    /* per track "process\ttrack", rendered once */
     size_t *name_at; /* track i's text is names.p[name_at[i] .. name_at[i + 1]) */
     tr_vec frames;   /* uint32_t: a stack's frames, root first */
-    tr_slices sl;
-    tr_instants in;
-    tr_counters co;
-    tr_samples sa;
 } lines_w;
 
 /* Appends N bytes of text with tabs, line breaks and other control characters made spaces. */
@@ -43,6 +39,7 @@ static int names_prepare(lines_w *w)
 {
     const tr_trace *t = w->t;
     size_t n = tr_track_count(t);
+    tr_free(w->name_at);
     w->name_at = tr_malloc((n + 1) * sizeof *w->name_at);
     if (!w->name_at) return TR_FATAL;
     int rc = TR_OK;
@@ -111,73 +108,93 @@ static int row_close(lines_w *w, tr_str cat, tr_str name, int64_t bytes, uint32_
     return rc | tr_buf_addc(b, '\n');
 }
 
-static int write_row(lines_w *w, const tr_event *ev)
+static int write_row(lines_w *w, const tr_event_rec *ev)
 {
-    uint32_t r = ev->row;
     int rc;
     switch (ev->kind) {
     case TR_EV_SLICE:
-        rc = row_open(w, "slice", 5, w->sl.ts[r], w->sl.dur[r], w->sl.track[r]);
-        return rc | row_close(w, w->sl.cat[r], w->sl.name[r], w->sl.bytes[r], w->sl.args[r]);
+        rc = row_open(w, "slice", 5, ev->ts, ev->dur, ev->track);
+        return rc | row_close(w, ev->u.s.cat, ev->u.s.name, ev->bytes, ev->args);
     case TR_EV_INSTANT:
-        rc = row_open(w, "instant", 7, w->in.ts[r], -1, w->in.track[r]);
-        return rc | row_close(w, w->in.cat[r], w->in.name[r], w->in.bytes[r], w->in.args[r]);
+        rc = row_open(w, "instant", 7, ev->ts, -1, ev->track);
+        return rc | row_close(w, ev->u.s.cat, ev->u.s.name, ev->bytes, ev->args);
     case TR_EV_COUNTER:
-        rc = row_open(w, "counter", 7, w->co.ts[r], -1, w->co.track[r]);
+        rc = row_open(w, "counter", 7, ev->ts, -1, ev->track);
         rc |= LIT(&w->b, "\t\t"); /* no category, no name */
-        rc |= tr_buf_add_real(&w->b, w->co.value[r]);
+        rc |= tr_buf_add_real(&w->b, ev->u.value);
         return rc | LIT(&w->b, "\t{}\n");
     default:
-        rc = row_open(w, "sample", 6, w->sa.ts[r], -1, w->sa.track[r]);
+        rc = row_open(w, "sample", 6, ev->ts, -1, ev->track);
         rc |= tr_buf_addc(&w->b, '\t'); /* no category */
-        rc |= add_stack(w, w->sa.stack[r]);
+        rc |= add_stack(w, ev->stack);
         rc |= LIT(&w->b, "\t\t"); /* no value */
-        rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
+        rc |= tr_buf_add_json_args(&w->b, w->t, ev->args);
         return rc | tr_buf_addc(&w->b, '\n');
     }
 }
 
-static int write_rows(lines_w *w, tr_output *out, const tr_write_opts *o, tr_error *e)
+/* Names are rendered once T's tracks are final: at the first row written. */
+static int lines_row(lines_w *w, tr_output *out, const tr_trace *t, const tr_event_rec *ev,
+                     tr_error *e)
 {
-    const tr_filter *filter = o->filter;
-    int rc = TR_OK;
-    if (o->header) rc = LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n");
-    tr_iter it;
-    tr_event ev;
-    tr_iter_init(&it, w->t);
-    while (!rc && tr_iter_next(&it, &ev)) {
-        if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
-        rc = write_row(w, &ev);
-        if (!rc && w->b.len >= FLUSH_AT) {
-            if ((rc = tr_output_write(out, w->b.p, w->b.len, e)) != TR_OK) return rc;
-            tr_buf_reset(&w->b);
-        }
+    if (w->t != t) {
+        w->t = t;
+        tr_buf_reset(&w->names);
+        if (names_prepare(w) != TR_OK) return tr_error_nomem(e);
     }
-    if (rc) return tr_error_nomem(e);
-    return tr_output_write(out, w->b.p, w->b.len, e);
+    if (write_row(w, ev) != TR_OK) return tr_error_nomem(e);
+    if (w->b.len < FLUSH_AT) return TR_OK;
+    int rc = tr_output_write(out, w->b.p, w->b.len, e);
+    tr_buf_reset(&w->b);
+    return rc;
+}
+
+static int lines_begin(tr_write *run, tr_error *e)
+{
+    lines_w *w = tr_calloc(1, sizeof *w);
+    run->state = w;
+    if (!w) return tr_error_nomem(e);
+    tr_buf_init(&w->b, 0);
+    tr_buf_init(&w->names, 0);
+    tr_vec_init(&w->frames, sizeof(uint32_t));
+    if (tr_buf_grow(&w->b, FLUSH_AT + 4096) != TR_OK) return tr_error_nomem(e);
+    if (run->opts->header &&
+        LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n"))
+        return tr_error_nomem(e);
+    return TR_OK;
 }
 
 static int lines_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
-    lines_w w;
-    w.t = t;
-    w.name_at = NULL;
-    tr_buf_init(&w.b, 0);
-    tr_buf_init(&w.names, 0);
-    tr_vec_init(&w.frames, sizeof(uint32_t));
-    tr_trace_slices(t, &w.sl);
-    tr_trace_instants(t, &w.in);
-    tr_trace_counters(t, &w.co);
-    tr_trace_samples(t, &w.sa);
-    int rc;
-    if (tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK || names_prepare(&w) != TR_OK)
-        rc = tr_error_nomem(e);
-    else
-        rc = write_rows(&w, run->out, run->opts, e);
-    tr_buf_fini(&w.b);
-    tr_buf_fini(&w.names);
-    tr_free(w.name_at);
-    tr_vec_fini(&w.frames);
+    const tr_filter *filter = run->opts->filter;
+    tr_iter it;
+    tr_event ev;
+    tr_event_rec rec;
+    int rc = TR_OK;
+    tr_iter_init(&it, t);
+    while (rc == TR_OK && tr_iter_next(&it, &ev)) {
+        if (filter && !filter->keep(filter->user, t, &ev)) continue;
+        tr_event_rec_get(t, &ev, &rec);
+        rc = lines_row(run->state, run->out, t, &rec, e);
+    }
+    return rc;
+}
+
+static int lines_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
+{
+    return lines_row(run->state, run->out, t, ev, e);
+}
+
+static int lines_end(tr_write *run, int rc, tr_error *e)
+{
+    lines_w *w = run->state;
+    if (!w) return rc;
+    if (rc == TR_OK) rc = tr_output_write(run->out, w->b.p, w->b.len, e);
+    tr_buf_fini(&w->b);
+    tr_buf_fini(&w->names);
+    tr_free(w->name_at);
+    tr_vec_fini(&w->frames);
+    tr_free(w);
     return rc;
 }
 
@@ -187,5 +204,8 @@ const tr_writer tr_writer_lines = {
     .description = "one event a line, tab-separated (grep, awk, cut)",
     .extensions = "tsv,lines,txt",
     .binary = 0,
+    .begin = lines_begin,
     .add = lines_add,
+    .end = lines_end,
+    .event = lines_event,
 };

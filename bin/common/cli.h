@@ -35,6 +35,8 @@ typedef struct tr_cli_read {
     tr_align_opts align;      /* --align, --align-on, --tz, and where zones are looked up */
     tr_align_offset *offsets; /* owned: align.offsets */
     int threads;              /* --threads, 0 = $TRACECAT_THREADS or the CPUs */
+    uint64_t memory;          /* --memory, 0 = tr_cli_memory's default */
+    const char *tmpdir;       /* --tmpdir, NULL = beside the output, else $TMPDIR */
 } tr_cli_read;
 
 typedef struct tr_cli {
@@ -95,6 +97,18 @@ int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out);
 
 /* --threads, else $TRACECAT_THREADS, else 0 (the CPUs). */
 int tr_cli_threads(const tr_cli *c);
+/*
+** tr_cli_load_into: tr_cli_load with each batch also handed to CONSUME
+** (USER), which keeps what it is handed: T drops the events where the
+** reader allows (tr_load_opts.consume_forgets).
+*/
+int tr_cli_load_into(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
+                     tr_sink_fn consume, void *user);
+/* ^The memory budget: --memory, else 1 GiB or a quarter of this machine's memory when less. */
+uint64_t tr_cli_memory(const tr_cli *c);
+/* ^Where to spill: --tmpdir, else the directory of OUTPUT (a file; NULL or "-": none), else
+ * $TMPDIR, else /tmp; BUF holds it. */
+const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t n);
 
 /* ---- messages ---- */
 
@@ -138,7 +152,13 @@ void tr_cli_print_version(const char *prog);
     "      --max-expand SIZE stop reading compressed input that decompresses past SIZE\n"    \
     "                        (default 64G; K, M, G, T)\n"                                    \
     "      --max-ratio N     stop when it passes 64 MiB and N times the bytes read\n"        \
-    "                        (default 1000; real traces compress 15 to 25 times)\n"
+    "                        (default 1000; real traces compress 15 to 25 times)\n" \
+    "      --memory SIZE     memory for the events convert and cat sort (8M, 512M, 2G;\n" \
+    "                        default 1G, or a quarter of RAM when less): past it they\n" \
+    "                        spill to --tmpdir and are merged; other commands hold\n"  \
+    "                        the whole trace in memory\n"                              \
+    "      --tmpdir DIR      where spilled events go (default: beside the output,\n"  \
+    "                        else $TMPDIR, else /tmp); removed when done or killed\n"
 /* clang-format on */
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* Inputs placed by a guess: said once, as warnings are. */
 static void warn_guesses(tr_cli *c, const tr_trace *t)
@@ -46,6 +48,12 @@ int tr_cli_threads(const tr_cli *c)
 
 int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices)
 {
+    return tr_cli_load_into(c, t, inputs, n, no_stack_slices, NULL, NULL);
+}
+
+int tr_cli_load_into(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
+                     tr_sink_fn consume, void *user)
+{
     const tr_cli_read *r = &c->read;
     tr_align_opts align = r->align;
     tr_load_opts lo = {
@@ -58,6 +66,9 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
         .progress_user = c,
         .threads = tr_cli_threads(c),
         .align = &align,
+        .consume = consume,
+        .consume_user = user,
+        .consume_forgets = consume != NULL,
     };
     align.diag = &c->diag;
     tr_error e = {0};
@@ -88,4 +99,27 @@ int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)
         *out = NULL;
     }
     return rc;
+}
+
+uint64_t tr_cli_memory(const tr_cli *c)
+{
+    if (c->read.memory) return c->read.memory;
+    uint64_t gib = (uint64_t)1 << 30;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t quarter = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : gib;
+    return quarter < gib ? quarter : gib;
+}
+
+const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t n)
+{
+    if (c->read.tmpdir) return c->read.tmpdir;
+    if (output && strcmp(output, "-") != 0) {
+        const char *slash = strrchr(output, '/');
+        if (!slash) return ".";
+        size_t len = slash == output ? 1 : (size_t)(slash - output);
+        snprintf(buf, n, "%.*s", (int)len, output);
+        return buf;
+    }
+    const char *env = getenv("TMPDIR");
+    return env && *env ? env : "/tmp";
 }

@@ -25,7 +25,9 @@ enum {
     OPT_TZ,
     OPT_THREADS,
     OPT_MAX_EXPAND,
-    OPT_MAX_RATIO
+    OPT_MAX_RATIO,
+    OPT_MEMORY,
+    OPT_TMPDIR
 };
 
 /* Every binary's. */
@@ -43,11 +45,13 @@ static const tr_cli_opt read_opts[] = {
     {"align-on", required_argument, OPT_ALIGN_ON},
     {"from", required_argument, 'f'},
     {"gt-pairing", required_argument, OPT_GT_PAIRING},
+    {"memory", required_argument, OPT_MEMORY},
     {"no-progress", no_argument, OPT_NO_PROGRESS},
     {"progress", no_argument, OPT_PROGRESS},
     {"rank", required_argument, OPT_RANK},
     {"strict", no_argument, OPT_STRICT},
     {"threads", required_argument, OPT_THREADS},
+    {"tmpdir", required_argument, OPT_TMPDIR},
     {"tz", required_argument, OPT_TZ},
     {"max-expand", required_argument, OPT_MAX_EXPAND},
     {"max-ratio", required_argument, OPT_MAX_RATIO},
@@ -169,6 +173,14 @@ static int read_option(tr_cli *c, int id, const char *arg)
         if (tr_cli_parse_long(arg, 1, LONG_MAX, &v) < 0)
             return tr_cli_usage_error(c, "bad --max-ratio '%s' (a whole number from 1)", arg);
         tr_input_set_expand_limits(0, (uint64_t)v);
+        return TR_EXIT_OK;
+    case OPT_MEMORY:
+        if (tr_parse_size(arg, &c->read.memory) < 0 || c->read.memory < ((uint64_t)1 << 20))
+            return tr_cli_usage_error(c, "bad --memory '%s' (a size of at least 1M: 8M, 2G)", arg);
+        return TR_EXIT_OK;
+    case OPT_TMPDIR:
+        if (!*arg) return tr_cli_usage_error(c, "--tmpdir needs a DIR");
+        c->read.tmpdir = arg;
         return TR_EXIT_OK;
     default: /* OPT_THREADS */
         if (tr_cli_parse_long(arg, 1, 64, &v) < 0)

@@ -127,6 +127,86 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
     return TR_EXIT_OK;
 }
 
+/* ---- streaming ---- */
+
+/*
+** Events go through a stream (tr_stream.h: sorted within --memory, spilled
+** past it) instead of the whole model when the writer formats them one by
+** one and nothing needs the model: no filter (it names rows of the model),
+** one input (placing several on one timeline shifts their events): one
+** file that is no archive, and a reader that lets the model drop what it
+** read (tr_reader.streams).  Standard input cannot be looked at twice, so
+** it is read whole.
+*/
+static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
+{
+    if (!w->event || has_filter(a) || a->n_inputs != 1 || c->read.align.n_offsets ||
+        c->read.align.align_on || strcmp(a->inputs[0], "-") == 0)
+        return 0;
+    tr_source *src;
+    if (tr_source_open(&src, a->inputs[0], NULL) != TR_OK) return 0;
+    const tr_reader *r = NULL;
+    tr_input *in;
+    const unsigned char *head;
+    size_t n;
+    if (tr_source_kind(src) != TR_SOURCE_STREAM)
+        r = NULL;
+    else if (c->read.from)
+        r = tr_reader_find(tr_readers, c->read.from);
+    else if (tr_source_next(src, &in, NULL) == TR_OK &&
+             tr_input_peek(in, &head, &n, TR_PEEK_SIZE, NULL) == TR_OK) {
+        tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
+        r = tr_probe(tr_readers, &pk, NULL);
+    }
+    tr_source_close(src);
+    return r && r->streams;
+}
+
+static int stream_next(void *user, const tr_event_rec **ev, tr_error *e)
+{
+    return tr_stream_next(user, ev, e);
+}
+
+/* Loads the inputs into S, keeping only the dictionaries in T, and writes what S yields. */
+static int stream_run(tr_cli *c, const args *a, const tr_writer *w, tr_trace *t, tr_stream *s,
+                      const char *path)
+{
+    int exit = tr_cli_load_into(c, t, a->inputs, (size_t)a->n_inputs, w->samples_only,
+                                tr_stream_consume, s);
+    if (exit != TR_EXIT_OK) return exit;
+    tr_error e = {0};
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    int rc = tr_write_events(w, t, path, &wo, stream_next, s, &e);
+    if (c->verbosity >= 3)
+        fprintf(stderr, "%s: %llu sorted runs spilled\n", c->prog,
+                (unsigned long long)tr_stream_runs(s));
+    if (rc == TR_OK) return TR_EXIT_OK;
+    tr_cli_error(c, &e);
+    return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+}
+
+static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char *path)
+{
+    char dir[4096];
+    tr_stream_opts so = {.memory = (size_t)tr_cli_memory(c),
+                         .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
+                         .free_bytes = a->free_bytes};
+    tr_error e = {0};
+    tr_stream *s = NULL;
+    tr_trace *t = tr_trace_new();
+    int exit;
+    if (!t || tr_stream_open(&s, &so, &e) != TR_OK) {
+        tr_cli_errorf(c, "out of memory");
+        exit = TR_EXIT_DATA;
+    } else {
+        exit = stream_run(c, a, w, t, s, path);
+    }
+    tr_stream_close(s);
+    tr_trace_free(t);
+    return exit;
+}
+
 /* ---- commands ---- */
 
 /* What the writer driver loads through: the inputs, read as the writer needs them. */
@@ -158,6 +238,7 @@ int cmd_convert(tr_cli *c, const args *a)
         return tr_cli_usage_error(c, "--partition is for --to parquet");
     if (a->row_group_rows && !(w->flags & TR_WRITE_DATASET))
         return tr_cli_usage_error(c, "--row-group-rows is for --to parquet");
+    if (can_stream(c, a, w)) return stream_write(c, a, w, a->output);
     /* Slices derived from stack samples are not built for a writer that ignores them. */
     convert_job job = {.c = c, .conv = *a};
     job.conv.no_stack_slices = w->samples_only;
@@ -174,14 +255,15 @@ int cmd_convert(tr_cli *c, const args *a)
 
 int cmd_cat(tr_cli *c, const args *a)
 {
+    const tr_writer *lines = tr_writer_find("lines");
+    if (can_stream(c, a, lines)) return stream_write(c, a, lines, a->output ? a->output : "-");
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");
         return TR_EXIT_DATA;
     }
     int rc = load_all(c, a, t);
-    if (rc == TR_EXIT_OK)
-        rc = write_trace(c, a, t, tr_writer_find("lines"), a->output ? a->output : "-");
+    if (rc == TR_EXIT_OK) rc = write_trace(c, a, t, lines, a->output ? a->output : "-");
     tr_trace_free(t);
     return rc;
 }

@@ -26,6 +26,7 @@ _tracecat()
     --to) COMPREPLY=($(compgen -W "$(_tracecat_formats "$prog" writ)" -- "$cur")); return ;;
     --kind) COMPREPLY=($(compgen -W "timeline flame icicle heatmap access ops stree" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
+    --tmpdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_tracecat_options "$prog")" -- "$cur"))

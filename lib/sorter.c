@@ -1,0 +1,369 @@
+/*
+** sorter.c: the external merge sort (tr_sorter.h): a buffer of records
+** within the budget, sorted runs spilled to files, a k-way merge through a
+** heap.
+*/
+#include "tr_sorter.h"
+#include "tr_mem.h"
+#include "tr_output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define SORTER_RUN_BUF ((size_t)64 * 1024) /* bytes each run is read through */
+
+/* ---- run files ---- */
+
+typedef struct run {
+    uint64_t id; /* the file is "<dir>/r<id>" */
+    uint64_t n;  /* records */
+} run;
+
+/* One run being merged: its file and a buffer of its next records. */
+typedef struct run_reader {
+    FILE *f;
+    unsigned char *buf;
+    size_t n, pos; /* records in buf, and the next one */
+    uint64_t left; /* records still in the file */
+} run_reader;
+
+/* A k-way merge: the readers and a heap of their indexes, smallest record on top. */
+typedef struct merger {
+    run_reader *rd;
+    size_t k;
+    size_t *heap;
+    size_t heap_n;
+    int started;
+} merger;
+
+struct tr_sorter {
+    tr_sorter_opts o;
+    unsigned char *buf;   /* records pushed and not yet spilled */
+    size_t n, alloc, cap; /* records held, allocated, and the most the budget allows */
+    int ordered;          /* the records in buf arrived in order */
+    size_t pos;           /* reading buf back, when nothing was spilled */
+    int reading;
+
+    tr_output *tmp; /* the temporary directory, made on the first spill */
+    tr_vec runs;    /* run */
+    uint64_t next_id, spilled;
+    merger m;
+};
+
+static int sorter_ioerr(tr_sorter *s, int err, const char *what, tr_error *e)
+{
+    tr_loc loc = {s->tmp ? tr_output_dir(s->tmp) : s->o.tmpdir, 0, 0, 0};
+    return tr_error_errno(e, err, &loc, "%s", what);
+}
+
+static void run_path(const tr_sorter *s, uint64_t id, char *path, size_t n)
+{
+    snprintf(path, n, "%s/r%llu", tr_output_dir(s->tmp), (unsigned long long)id);
+}
+
+static int sorter_make_dir(tr_sorter *s, tr_error *e)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/tracecat-spill-%ld", s->o.tmpdir, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof path) return sorter_ioerr(s, ENAMETOOLONG, "spill", e);
+    return tr_output_open_dir(&s->tmp, path, TR_DIR_REPLACE, e);
+}
+
+/* The file system must hold BYTES more: checked before a run is written, not found out midway. */
+static int sorter_check_room(tr_sorter *s, uint64_t bytes, tr_error *e)
+{
+    uint64_t avail = s->o.free_bytes;
+    if (!avail) {
+        struct statvfs st;
+        if (statvfs(tr_output_dir(s->tmp), &st) != 0)
+            return sorter_ioerr(s, errno, "cannot ask for free space", e);
+        avail = (uint64_t)st.f_bavail * st.f_frsize;
+    }
+    if (avail >= bytes) return TR_OK;
+    tr_loc loc = {tr_output_dir(s->tmp), 0, 0, 0};
+    return tr_errorf(e, TR_E_IO, &loc,
+                     "no room to spill %llu bytes (%llu free): name another place with --tmpdir "
+                     "or give more --memory",
+                     (unsigned long long)bytes, (unsigned long long)avail);
+}
+
+/* Starts run file number ID for writing. */
+static int run_create(tr_sorter *s, uint64_t id, uint64_t bytes, FILE **f, tr_error *e)
+{
+    int rc = s->tmp ? TR_OK : sorter_make_dir(s, e);
+    if (rc == TR_OK) rc = sorter_check_room(s, bytes, e);
+    if (rc != TR_OK) return rc;
+    char path[4200];
+    run_path(s, id, path, sizeof path);
+    *f = fopen(path, "wb");
+    return *f ? TR_OK : sorter_ioerr(s, errno, "cannot create a spill file", e);
+}
+
+static int run_finish(tr_sorter *s, FILE *f, uint64_t id, uint64_t n, tr_error *e)
+{
+    int bad = ferror(f);
+    int err = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) return sorter_ioerr(s, err ? err : EIO, "cannot write a spill file", e);
+    run *r = tr_vec_push(&s->runs);
+    if (!r) return tr_error_nomem(e);
+    *r = (run){id, n};
+    s->spilled++;
+    return TR_OK;
+}
+
+static void run_remove(const tr_sorter *s, uint64_t id)
+{
+    char path[4200];
+    run_path(s, id, path, sizeof path);
+    unlink(path);
+}
+
+/* ---- the buffer ---- */
+
+static void sorter_sort_buf(tr_sorter *s)
+{
+    if (!s->ordered) tr_qsort(s->buf, s->n, s->o.rec_size, s->o.cmp);
+    s->ordered = 1;
+}
+
+static int sorter_spill(tr_sorter *s, tr_error *e)
+{
+    sorter_sort_buf(s);
+    uint64_t id = s->next_id++;
+    FILE *f;
+    int rc = run_create(s, id, (uint64_t)s->n * s->o.rec_size, &f, e);
+    if (rc != TR_OK) return rc;
+    fwrite(s->buf, s->o.rec_size, s->n, f);
+    rc = run_finish(s, f, id, s->n, e);
+    s->n = 0;
+    return rc;
+}
+
+int tr_sorter_open(tr_sorter **sp, const tr_sorter_opts *o, tr_error *e)
+{
+    tr_sorter *s = tr_calloc(1, sizeof *s);
+    *sp = s;
+    if (!s) return tr_error_nomem(e);
+    s->o = *o;
+    if (s->o.budget < TR_SORTER_MIN_BUDGET) s->o.budget = TR_SORTER_MIN_BUDGET;
+    s->cap = s->o.budget / o->rec_size;
+    s->ordered = 1;
+    tr_vec_init(&s->runs, sizeof(run));
+    return TR_OK;
+}
+
+/* Room for one more record: the buffer doubles up to the budget's worth. */
+static int sorter_room(tr_sorter *s, tr_error *e)
+{
+    if (s->n == s->cap) return sorter_spill(s, e);
+    if (s->n < s->alloc) return TR_OK;
+    size_t want = s->alloc ? s->alloc * 2 : 1024;
+    if (want > s->cap) want = s->cap;
+    void *p = tr_realloc(s->buf, want * s->o.rec_size);
+    if (!p) return tr_error_nomem(e);
+    s->buf = p;
+    s->alloc = want;
+    return TR_OK;
+}
+
+int tr_sorter_push(tr_sorter *s, const void *rec, tr_error *e)
+{
+    size_t size = s->o.rec_size;
+    int rc = sorter_room(s, e);
+    if (rc != TR_OK) return rc;
+    unsigned char *at = s->buf + s->n * size;
+    memcpy(at, rec, size);
+    if (s->n && s->ordered && s->o.cmp(at - size, at) > 0) s->ordered = 0;
+    s->n++;
+    return TR_OK;
+}
+
+/* ---- merging ---- */
+
+/* Refills reader R's buffer; its records must be whole. */
+static int reader_fill(tr_sorter *s, run_reader *r, size_t cap, tr_error *e)
+{
+    size_t want = r->left < cap ? (size_t)r->left : cap;
+    size_t got = fread(r->buf, s->o.rec_size, want, r->f);
+    if (got != want)
+        return sorter_ioerr(s, ferror(r->f) ? errno : EIO, "cannot read a spill file", e);
+    r->n = got;
+    r->pos = 0;
+    r->left -= got;
+    return TR_OK;
+}
+
+static const void *reader_rec(const tr_sorter *s, const run_reader *r)
+{
+    return r->buf + r->pos * s->o.rec_size;
+}
+
+static int heap_less(const tr_sorter *s, const merger *m, size_t a, size_t b)
+{
+    return s->o.cmp(reader_rec(s, &m->rd[a]), reader_rec(s, &m->rd[b])) < 0;
+}
+
+static void heap_down(const tr_sorter *s, merger *m, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, best = i;
+        if (l < m->heap_n && heap_less(s, m, m->heap[l], m->heap[best])) best = l;
+        if (l + 1 < m->heap_n && heap_less(s, m, m->heap[l + 1], m->heap[best])) best = l + 1;
+        if (best == i) return;
+        size_t tmp = m->heap[i];
+        m->heap[i] = m->heap[best];
+        m->heap[best] = tmp;
+        i = best;
+    }
+}
+
+static size_t merge_rec_cap(const tr_sorter *s)
+{
+    size_t n = SORTER_RUN_BUF / s->o.rec_size;
+    return n ? n : 1;
+}
+
+static void merge_close(merger *m)
+{
+    for (size_t i = 0; m->rd && i < m->k; i++) {
+        if (m->rd[i].f) fclose(m->rd[i].f);
+        tr_free(m->rd[i].buf);
+    }
+    tr_free(m->rd);
+    tr_free(m->heap);
+    *m = (merger){0};
+}
+
+/* Opens the merge of runs [FIRST, FIRST + K). */
+static int merge_open(tr_sorter *s, merger *m, size_t first, size_t k, tr_error *e)
+{
+    size_t cap = merge_rec_cap(s);
+    *m = (merger){.rd = tr_calloc(k, sizeof *m->rd), .k = k, .heap = tr_calloc(k, sizeof(size_t))};
+    if (!m->rd || !m->heap) return tr_error_nomem(e);
+    for (size_t i = 0; i < k; i++) {
+        const run *r = &TR_VEC_AT(&s->runs, run, first + i);
+        char path[4200];
+        run_path(s, r->id, path, sizeof path);
+        run_reader *rd = &m->rd[i];
+        rd->left = r->n;
+        rd->buf = tr_malloc(cap * s->o.rec_size);
+        if (!rd->buf) return tr_error_nomem(e);
+        rd->f = fopen(path, "rb");
+        if (!rd->f) return sorter_ioerr(s, errno, "cannot open a spill file", e);
+        int rc = reader_fill(s, rd, cap, e);
+        if (rc != TR_OK) return rc;
+        if (rd->n) m->heap[m->heap_n++] = i;
+    }
+    for (size_t i = m->heap_n / 2; i-- > 0;) heap_down(s, m, i);
+    return TR_OK;
+}
+
+/* The next record of merge M: TR_OK with *REC set, or TR_END. */
+static int merge_next(tr_sorter *s, merger *m, const void **rec, tr_error *e)
+{
+    if (m->started && m->heap_n) {
+        /* Step past the record handed out last time, now that the caller is done with it. */
+        run_reader *top = &m->rd[m->heap[0]];
+        if (++top->pos == top->n) {
+            int rc = top->left ? reader_fill(s, top, merge_rec_cap(s), e) : TR_OK;
+            if (rc != TR_OK) return rc;
+            if (top->pos == top->n) m->heap[0] = m->heap[--m->heap_n];
+        }
+        heap_down(s, m, 0);
+    }
+    m->started = 1;
+    if (!m->heap_n) return TR_END;
+    *rec = reader_rec(s, &m->rd[m->heap[0]]);
+    return TR_OK;
+}
+
+/* Merges the first K runs into one new run at the end of the list. */
+static int merge_pass(tr_sorter *s, size_t k, tr_error *e)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < k; i++) total += TR_VEC_AT(&s->runs, run, i).n;
+    merger m;
+    uint64_t id = s->next_id++;
+    FILE *f = NULL;
+    int rc = merge_open(s, &m, 0, k, e);
+    if (rc == TR_OK) rc = run_create(s, id, total * s->o.rec_size, &f, e);
+    const void *rec;
+    while (rc == TR_OK && (rc = merge_next(s, &m, &rec, e)) == TR_OK)
+        fwrite(rec, s->o.rec_size, 1, f);
+    merge_close(&m);
+    if (rc == TR_END) rc = TR_OK;
+    if (f) {
+        int done = run_finish(s, f, id, total, e);
+        if (rc == TR_OK) rc = done;
+    }
+    if (rc != TR_OK) return rc;
+    run *r = s->runs.data;
+    for (size_t i = 0; i < k; i++) run_remove(s, r[i].id);
+    memmove(r, r + k, (s->runs.len - k) * sizeof *r);
+    s->runs.len -= k;
+    return TR_OK;
+}
+
+/* Ends the pushing: everything in memory, or the runs merged down to what the budget can read. */
+static int sorter_start(tr_sorter *s, tr_error *e)
+{
+    s->reading = 1;
+    if (!s->runs.len) {
+        sorter_sort_buf(s);
+        return TR_OK;
+    }
+    int rc = s->n ? sorter_spill(s, e) : TR_OK;
+    tr_free(s->buf);
+    s->buf = NULL;
+    s->alloc = 0;
+    size_t fan_in = s->o.budget / SORTER_RUN_BUF;
+    if (fan_in < 2) fan_in = 2;
+    if (fan_in > TR_SORTER_FAN_IN) fan_in = TR_SORTER_FAN_IN;
+    while (rc == TR_OK && s->runs.len > fan_in) rc = merge_pass(s, fan_in, e);
+    if (rc == TR_OK) rc = merge_open(s, &s->m, 0, s->runs.len, e);
+    return rc;
+}
+
+int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e)
+{
+    if (!s->reading) {
+        int rc = sorter_start(s, e);
+        if (rc != TR_OK) return rc;
+    }
+    if (s->runs.len) return merge_next(s, &s->m, rec, e);
+    if (s->pos == s->n) return TR_END;
+    *rec = s->buf + s->pos++ * s->o.rec_size;
+    return TR_OK;
+}
+
+size_t tr_sorter_held(const tr_sorter *s)
+{
+    return s->reading ? 0 : s->n * s->o.rec_size;
+}
+
+int tr_sorter_spill(tr_sorter *s, tr_error *e)
+{
+    return s->n && !s->reading ? sorter_spill(s, e) : TR_OK;
+}
+
+uint64_t tr_sorter_runs(const tr_sorter *s)
+{
+    return s->spilled;
+}
+
+void tr_sorter_close(tr_sorter *s)
+{
+    if (!s) return;
+    merge_close(&s->m);
+    if (s->tmp) tr_output_abort(s->tmp);
+    tr_vec_fini(&s->runs);
+    tr_free(s->buf);
+    tr_free(s);
+}

@@ -1,0 +1,75 @@
+/*
+** tr_stream.h: events in the model's order without keeping them in the
+** model: the consumer side of streaming conversion.
+**
+** A stream is a sink consumer (tr_sink.h): it copies each event it is
+** handed into a record, derives what freeze would (open slices closed at
+** their input's end, the sort key of slices on tracks whose nesting is
+** given) and pushes the record into an external sorter (tr_sorter.h).
+** Reading back yields the records in tr_iter's order: by time, slices
+** (longer first) before instants, counters and samples, then the order
+** they were appended in, so a writer that formats records gives the bytes
+** it gives for the frozen model.  Strings, args, tracks, processes and
+** stacks stay in the trace: records name them by id.
+**
+** The budget is for the records and the model together: when the model's
+** dictionaries (tr_trace_memory) and the records held pass it, the records
+** are spilled, in runs of at least an eighth of it.  What a stream holds
+** besides: the slices left open until their input ends, and each input's
+** time span.
+*/
+#ifndef TR_STREAM_H
+#define TR_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr_error.h"
+#include "tr_sink.h"
+#include "tr_trace.h"
+
+/* One event, whatever its kind: 64 bytes. */
+typedef struct tr_event_rec {
+    int64_t ts;
+    int64_t dur;   /* slices (never -1 once handed out); -1 for other kinds */
+    int64_t bytes; /* slices, instants: -1 = no size */
+    int64_t key;   /* slices: the length they sort by, longer first (0: the source's order) */
+    uint64_t seq;  /* appended as the SEQ-th event of its kind: the row in the model */
+    union {
+        double value; /* counters */
+        struct {
+            tr_str name, cat; /* slices, instants */
+        } s;
+    } u;
+    uint32_t track;
+    uint32_t args;  /* slices, instants, samples */
+    uint32_t stack; /* samples */
+    uint8_t kind;   /* enum tr_event_kind */
+    uint8_t scope;  /* instants: enum tr_scope */
+} tr_event_rec;
+
+/* ^Fills R with event EV of frozen trace T (seq: its row), as a stream would hand it out. */
+void tr_event_rec_get(const tr_trace *t, const tr_event *ev, tr_event_rec *r);
+
+typedef struct tr_stream_opts {
+    size_t memory;       /* the budget in bytes: records held and the model's memory */
+    const char *tmpdir;  /* where it spills */
+    uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
+} tr_stream_opts;
+
+typedef struct tr_stream tr_stream;
+
+int tr_stream_open(tr_stream **s, const tr_stream_opts *o, tr_error *e);
+/* ^The tr_sink_fn to load with (tr_load_opts.consume), USER the stream. */
+int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error *e);
+/*
+** tr_stream_next: the events, once loading is over
+** ^Sets *EV (valid until the next call) and returns TR_OK, or TR_END.
+*/
+int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
+/* ^Runs the sorter spilled (0: it all fit the budget). */
+uint64_t tr_stream_runs(const tr_stream *s);
+/* ^Frees S and removes what it spilled.  ^NULL is a no-op. */
+void tr_stream_close(tr_stream *s);
+
+#endif
