@@ -285,8 +285,7 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
     int rc = TR_OK;
     for (size_t i = 0; i < sm.n && rc == TR_OK; i++) {
         uint32_t tk = sm.track[i];
-        /* a sample with no frame has nothing to draw: folded output leaves it out too */
-        if (!sel[tk] || sm.stack[i] == 0 || (o->has_since && sm.ts[i] < o->since) ||
+        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
             (o->has_until && sm.ts[i] > o->until))
             continue;
         if (sm.stack[i] == 0) {
@@ -348,7 +347,7 @@ static int build_from_trie(flame *f, const uint8_t *sel)
     for (size_t i = 0; i < sm.n; i++) {
         uint32_t tk = sm.track[i];
         if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
-            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] == 0 || sm.stack[i] >= ns)
+            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] >= ns)
             continue;
         if (sm.stack[i] == 0) {
             f->frameless += sample_weight(t, sm.args[i], &cache);

@@ -101,7 +101,7 @@ const char *tsql_statement_error(sqlite3 *db, int rc)
     return sqlite3_errmsg(db);
 }
 
-int tsql_guard(tr_cli *c, sqlite3 *db, const args *a)
+void tsql_guard(sqlite3 *db, const args *a)
 {
     if (a->timeout > 0) {
         guard_timeout = a->timeout;
@@ -110,6 +110,10 @@ int tsql_guard(tr_cli *c, sqlite3 *db, const args *a)
     }
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+}
+
+int tsql_lock(tr_cli *c, sqlite3 *db, const args *a)
+{
     if (a->write) return TR_EXIT_OK;
     guard_readonly = 1;
     if (sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK ||
@@ -130,8 +134,7 @@ int open_db(tr_cli *c, const args *a, sqlite3 **db)
         tr_cli_errorf(c, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
         return TR_EXIT_DATA;
     }
-    int rc = tsql_guard(c, *db, a);
-    if (rc != TR_EXIT_OK) return rc;
+    tsql_guard(*db, a);
     tr_error e = {0};
     if (tr_sqlite_check(*db, &e) < 0) {
         const char *hint = strncmp(e.msg, "not a tracecat", 14) == 0
@@ -162,7 +165,7 @@ int load_traces(tr_cli *c, const args *a, sqlite3 **db)
             tr_cli_error(c, &e);
             rc = TR_EXIT_DATA;
         } else {
-            rc = tsql_guard(c, *db, a);
+            tsql_guard(*db, a);
         }
     }
     tr_trace_free(t);

@@ -29,10 +29,14 @@ typedef struct args {
 
 /* Is PATH a SQLite database (by its header)?  *NAMED_DB: is it named like one? */
 int looks_like_db(const char *path, int *named_db);
-/* Opens the tracecat database A->inputs[0] into *DB, guarded (tsql_guard): an exit code, said. */
+/* Opens the tracecat database A->inputs[0] into *DB, guarded (tsql_guard; tsql_lock comes
+ * later): an exit code, said. */
 int open_db(tr_cli *c, const args *a, sqlite3 **db);
-/* Sets --timeout on DB and, unless --write, makes it read-only: an exit code, said. */
-int tsql_guard(tr_cli *c, sqlite3 *db, const args *a);
+/* Sets --timeout on DB and distrusts its schema. */
+void tsql_guard(sqlite3 *db, const args *a);
+/* Unless --write, makes DB read-only from here on (after tracesql's own temp views): an exit code,
+ * said. */
+int tsql_lock(tr_cli *c, sqlite3 *db, const args *a);
 /* The message for a statement that failed with RC: why it was interrupted, what read-only refused.
  */
 const char *tsql_statement_error(sqlite3 *db, int rc);

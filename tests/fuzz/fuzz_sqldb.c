@@ -67,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.n_inputs = 1;
     a.timeout = 0.5;
     sqlite3 *db = NULL;
-    if (open_db(&c, &a, &db) == TR_EXIT_OK) sqldb_dump(db, nul);
+    if (open_db(&c, &a, &db) == TR_EXIT_OK && tsql_lock(&c, db, &a) == TR_EXIT_OK)
+        sqldb_dump(db, nul);
     sqlite3_close(db);
     tr_cli_fini(&c);
     fclose(nul);
