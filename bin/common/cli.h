@@ -159,6 +159,14 @@ void tr_cli_print_version(const char *prog);
     "                        the whole trace in memory\n"                              \
     "      --tmpdir DIR      where spilled events go (default: beside the output,\n"  \
     "                        else $TMPDIR, else /tmp); removed when done or killed\n"
+
+/* The reading options of the binaries that are not tracecat (whose --help says more of each). */
+#define TR_CLI_READ_HELP                                                                            \
+    "  -f, --from FORMAT     input format (default: probe the content)\n"                           \
+    "      --rank FILE=N     the processes read from FILE are rank N (repeatable)\n" TR_CLI_LOAD_HELP \
+    "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"                  \
+    "      --strict          a bad record is an error, not a warning\n"                             \
+    "  -q, --quiet           errors only\n"
 /* clang-format on */
 
 #endif

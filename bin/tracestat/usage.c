@@ -68,13 +68,7 @@ const char tracestat_usage_options[] =
     "      --ascii           plain ASCII tables and bars\n"
     "      --width N         output width (default: the terminal's, else $COLUMNS, else 100)\n";
 
-const char tracestat_usage_reading[] =
-    "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "      --rank FILE=N     the processes read from FILE are rank N "
-    "(repeatable)\n" TR_CLI_LOAD_HELP
-    "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
-    "      --strict          a bad record is an error, not a warning\n"
-    "  -q, --quiet           errors only\n"
+const char tracestat_usage_reading[] = TR_CLI_READ_HELP
     "  -v, --verbose         show every warning\n" TR_CLI_STD_HELP TR_CLI_EXIT_HELP "Examples:\n"
     "  tracestat run.log\n"
     "  tracestat recorder-run/ --section io\n"

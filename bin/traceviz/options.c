@@ -51,13 +51,7 @@ static const char usage_text[] =
 
 /* The rest of --help (C caps one string at 4095 bytes). */
 static const char usage_more[] =
-    "Reading:\n"
-    "  -f, --from FORMAT     input format (default: probe the content)\n"
-    "      --rank FILE=N     the processes read from FILE are rank N "
-    "(repeatable)\n" TR_CLI_LOAD_HELP
-    "      --gt-pairing MODE GT worker slices: 'batch' (default) or 'visualize'\n"
-    "      --strict          a bad record is an error, not a warning\n"
-    "  -q, --quiet           errors only\n"
+    "Reading:\n" TR_CLI_READ_HELP
     "  -v, --verbose         every warning, and what was drawn\n" TR_CLI_STD_HELP TR_CLI_EXIT_HELP
     "Examples:\n"
     "  traceviz /tmp/debug.log --output timeline.png --dpi 200\n"
