@@ -426,6 +426,21 @@ int cj_id_text(cj_rd *r, const cev *ev, tr_buf *out, int *local, int *bad)
     return -1;
 }
 
+/* Adds A, an arg of another set, to the set being built. */
+static void cj_args_copy(cj_rd *r, const tr_arg *a)
+{
+    if (a->type == TR_ARG_REAL)
+        tr_args_real(r->t, a->key, a->v.d);
+    else if (a->type == TR_ARG_STR)
+        tr_args_str(r->t, a->key, a->v.s);
+    else if (a->type == TR_ARG_UINT)
+        tr_args_uint(r->t, a->key, a->v.u);
+    else if (a->type == TR_ARG_BOOL)
+        tr_args_bool(r->t, a->key, (int)a->v.i);
+    else
+        tr_args_int(r->t, a->key, a->v.i);
+}
+
 /* Builds the set of SET's args plus EXTRA's args (keys already in SET skipped). */
 uint32_t cj_args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfinished, int *bad)
 {
@@ -441,32 +456,14 @@ uint32_t cj_args_merge(cj_rd *r, uint32_t set, const jtok *extra, int unfinished
     for (size_t i = 0; i < n; i++) {
         tr_arg a;
         tr_args_at(r->t, set, i, &a);
-        if (a.type == TR_ARG_REAL)
-            tr_args_real(r->t, a.key, a.v.d);
-        else if (a.type == TR_ARG_STR)
-            tr_args_str(r->t, a.key, a.v.s);
-        else if (a.type == TR_ARG_UINT)
-            tr_args_uint(r->t, a.key, a.v.u);
-        else if (a.type == TR_ARG_BOOL)
-            tr_args_bool(r->t, a.key, (int)a.v.i);
-        else
-            tr_args_int(r->t, a.key, a.v.i);
+        cj_args_copy(r, &a);
     }
     size_t m = tr_args_count(r->t, more);
     for (size_t i = 0; i < m; i++) {
         tr_arg a, old;
         tr_args_at(r->t, more, i, &a);
         if (set && tr_args_find(r->t, set, tr_str_get(r->t, a.key, NULL), &old)) continue;
-        if (a.type == TR_ARG_REAL)
-            tr_args_real(r->t, a.key, a.v.d);
-        else if (a.type == TR_ARG_STR)
-            tr_args_str(r->t, a.key, a.v.s);
-        else if (a.type == TR_ARG_UINT)
-            tr_args_uint(r->t, a.key, a.v.u);
-        else if (a.type == TR_ARG_BOOL)
-            tr_args_bool(r->t, a.key, (int)a.v.i);
-        else
-            tr_args_int(r->t, a.key, a.v.i);
+        cj_args_copy(r, &a);
     }
     if (unfinished) tr_args_int(r->t, r->c[K_UNFINISHED], 1);
     return tr_args_end(r->t);
