@@ -80,7 +80,14 @@ EOF
     run_cmd 2 "$tracesql" --timeout 0 "$h/t.db" -c 'SELECT 1'
     "$tracesql" "$h/t.db" -c 'SELECT * FROM forever' >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
-    sleep 1
+    # Interrupt it inside the statement, not while it loads (which dies of the
+    # signal, exit 130): wait for a second of its CPU time, which loading never
+    # takes, rather than a second of wall time, which a loaded machine can eat.
+    cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0; }
+    for _ in $(seq 600); do
+        [ "$(cpu_ticks)" -ge "$(getconf CLK_TCK)" ] && break
+        sleep 0.1
+    done
     kill -INT $pid
     wait $pid
     [ $? = 1 ] || fail "Ctrl-C: want exit 1"
