@@ -167,9 +167,10 @@ static int run(tr_cli *c, args *a)
     if (rc != TR_EXIT_OK) return rc;
     rc = is_db ? open_db(c, a, &db) : load_traces(c, a, &db);
     if (rc == TR_EXIT_OK && a->save) rc = save_db(c, db, a->save);
-    if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db);
+    if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db, a->write);
     if (rc == TR_EXIT_OK) rc = tsql_lock(c, db, a);
     if (rc == TR_EXIT_OK) rc = tsql_session(c, db, a);
+    tsql_perfetto_end();
     if (db) sqlite3_close(db);
     return rc;
 }
