@@ -278,14 +278,18 @@ static int stacks_build(sqlite3 *db)
     if (rc != SQLITE_OK) return rc;
     sqlite3_int64 n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) + 1 : 0;
     sqlite3_finalize(st);
-    uint64_t *own = sqlite3_malloc64((n ? n : 1) * 2 * sizeof *own);
+    /* ids are rows: a larger one is a database not made by tracecat, and no size to allocate */
+    if (n < 0) n = 0;
+    if (n > INT64_MAX / 32) return SQLITE_NOMEM;
+    uint64_t *own = sqlite3_malloc64((n ? n : 1) * 3 * sizeof *own);
     uint64_t *id = sqlite3_malloc64((n ? n : 1) * sizeof *id);
     if (!own || !id) {
         sqlite3_free(own);
         sqlite3_free(id);
         return SQLITE_NOMEM;
     }
-    uint64_t *parent = own + n; /* parent id + 1, 0: none */
+    uint64_t *parent = own + n;                            /* parent id + 1, 0: none */
+    sqlite3_int64 *chain = (sqlite3_int64 *)(own + 2 * n); /* the walk's slices */
     memset(own, 0, n * 2 * sizeof *own);
     memset(id, 0, n * sizeof *id);
     rc = sqlite3_prepare_v2(db, "SELECT id, parent_id, category, name FROM main.slice", -1, &st,
@@ -297,30 +301,17 @@ static int stacks_build(sqlite3 *db)
         parent[i] = sqlite3_column_type(st, 1) == SQLITE_NULL || up < 0 || up >= n ? 0 : up + 1;
     }
     if (rc == SQLITE_OK) rc = sqlite3_finalize(st);
-    /* Each slice after its parent: a walk up to the first known id, then down; a cycle (a
-       database not made by tracecat) is cut after n steps. */
+    /* Each slice after its parent: the chain of unknown ones up from it, then down; a cycle (a
+       database not made by tracecat) is cut after n links. */
     for (sqlite3_int64 i = 0; i < n && rc == SQLITE_OK; i++) {
-        sqlite3_int64 top = i, steps = 0;
-        while (parent[top] && !id[parent[top] - 1] && steps++ < n)
-            top = (sqlite3_int64)parent[top] - 1;
-        for (sqlite3_int64 k = top;; k = i) {
-            uint64_t up = parent[k] && parent[k] - 1 != (uint64_t)k ? id[parent[k] - 1] : 0;
-            id[k] = stack_join(up, own[k]);
-            if (k == i) break;
-            /* the chain below top, one link at a time */
-            for (sqlite3_int64 j = i; j != top;) {
-                sqlite3_int64 p = (sqlite3_int64)parent[j] - 1;
-                if (p == top || id[p]) {
-                    top = j;
-                    break;
-                }
-                j = p;
-            }
-            if (top == i) {
-                k = i;
-                id[k] = stack_join(parent[k] ? id[parent[k] - 1] : 0, own[k]);
-                break;
-            }
+        sqlite3_int64 len = 0;
+        for (sqlite3_int64 k = i; !id[k] && len < n; k = (sqlite3_int64)parent[k] - 1) {
+            chain[len++] = k;
+            if (!parent[k]) break;
+        }
+        while (len-- > 0) {
+            sqlite3_int64 k = chain[len];
+            id[k] = stack_join(parent[k] ? id[parent[k] - 1] : 0, own[k]);
         }
     }
     sqlite3_free(own);
