@@ -41,9 +41,8 @@ static const char usage_text[] =
     ".help, .quit.  A statement ends with ';'.  Ctrl-C stops the running statement.\n"
     "On a terminal the prompt edits lines (Up/Down, Ctrl-R) and keeps a history in\n"
     "$TRACESQL_HISTORY, else ~/.tracesql_history (TRACESQL_HISTORY= keeps none).\n"
-    "Perfetto's EXTRACT_ARG, trace_start(), trace_end(), trace_bounds, metadata,\n"
-    "ancestor_slice, descendant_slice, directly_connected_flow, following_flow and\n"
-    "preceding_flow work as in Perfetto's trace processor.\n"
+    "Perfetto's functions, tables and JSON importer's slice/args carry over (README:\n"
+    "Perfetto compatibility); main.slice and main.args are the stored tables.\n"
     "\n"
     "Exit status: 0 success, 1 bad input, SQL error or I/O failure, 2 usage error.\n"
     "Examples:\n"
@@ -167,9 +166,10 @@ static int run(tr_cli *c, args *a)
     if (rc != TR_EXIT_OK) return rc;
     rc = is_db ? open_db(c, a, &db) : load_traces(c, a, &db);
     if (rc == TR_EXIT_OK && a->save) rc = save_db(c, db, a->save);
-    if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db);
+    if (rc == TR_EXIT_OK) rc = tsql_perfetto(c, db, a->write);
     if (rc == TR_EXIT_OK) rc = tsql_lock(c, db, a);
     if (rc == TR_EXIT_OK) rc = tsql_session(c, db, a);
+    tsql_perfetto_end();
     if (db) sqlite3_close(db);
     return rc;
 }

@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- table functions: a statement with ?1 as an eponymous virtual table ---- */
 
@@ -38,6 +39,13 @@ static const tf_def tf_defs[] = {
                                  " WHERE s.parent_id IS NOT NULL")},
     {"descendant_slice", TF_SLICES("SELECT id FROM slice WHERE parent_id = ?1 UNION ALL"
                                    " SELECT s.id FROM slice s JOIN r ON s.parent_id = r.id")},
+    /* the slices of stack ?1 with their ancestors, or with their descendants */
+    {"ancestor_slice_by_stack",
+     TF_SLICES("SELECT id FROM slice WHERE stack_id = ?1 UNION SELECT s.parent_id FROM slice s"
+               " JOIN r ON s.id = r.id WHERE s.parent_id IS NOT NULL")},
+    {"descendant_slice_by_stack",
+     TF_SLICES("SELECT id FROM slice WHERE stack_id = ?1 UNION SELECT s.id FROM slice s"
+               " JOIN r ON s.parent_id = r.id")},
     /* flows linked to ?1 by flows alone, either way */
     {"directly_connected_flow",
      "WITH RECURSIVE r(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN r ON"
@@ -226,6 +234,126 @@ static void fn_query(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_finalize(st);
 }
 
+/*
+** Perfetto's stack_id: a hash of the category and name of a slice and of
+** each of its ancestors, so slices with the same path have the same id; 0
+** for no slice.  The slice view computes it for every row it reads, so the
+** ids of all slices are made by one scan of main.slice the first time one
+** is asked for and kept for the connection (the database is read-only
+** then; tsql_perfetto_end frees them).
+*/
+static struct {
+    uint64_t *id; /* by slice id; 0 until known */
+    sqlite3_int64 n;
+    int built;
+} stacks;
+
+#define STACK_SEED  0xcbf29ce484222325ull
+#define STACK_PRIME 0x100000001b3ull
+
+/* The hash of one slice's category and name. */
+static uint64_t stack_own(const unsigned char *cat, const unsigned char *name)
+{
+    uint64_t h = STACK_SEED;
+    for (const unsigned char *p = cat ? cat : (const unsigned char *)""; *p; p++)
+        h = (h ^ *p) * STACK_PRIME;
+    h = (h ^ 0x1f) * STACK_PRIME; /* a separator no name holds */
+    for (const unsigned char *p = name ? name : (const unsigned char *)""; *p; p++)
+        h = (h ^ *p) * STACK_PRIME;
+    return h;
+}
+
+/* A stack's id from its parent's (0: none) and its own hash: positive, never 0. */
+static uint64_t stack_join(uint64_t parent, uint64_t own)
+{
+    uint64_t h = ((parent ^ own) * STACK_PRIME ^ (parent >> 29)) & INT64_MAX;
+    return h ? h : 1;
+}
+
+/* The ids of every slice, into stacks: an SQLite result code. */
+static int stacks_build(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "SELECT max(id) FROM main.slice", -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_int64 n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) + 1 : 0;
+    sqlite3_finalize(st);
+    /* ids are rows: a larger one is a database not made by tracecat, and no size to allocate */
+    if (n < 0) n = 0;
+    if (n > INT64_MAX / 32) return SQLITE_NOMEM;
+    uint64_t *own = sqlite3_malloc64((n ? n : 1) * 3 * sizeof *own);
+    uint64_t *id = sqlite3_malloc64((n ? n : 1) * sizeof *id);
+    if (!own || !id) {
+        sqlite3_free(own);
+        sqlite3_free(id);
+        return SQLITE_NOMEM;
+    }
+    uint64_t *parent = own + n;                            /* parent id + 1, 0: none */
+    sqlite3_int64 *chain = (sqlite3_int64 *)(own + 2 * n); /* the walk's slices */
+    memset(own, 0, n * 2 * sizeof *own);
+    memset(id, 0, n * sizeof *id);
+    rc = sqlite3_prepare_v2(db, "SELECT id, parent_id, category, name FROM main.slice", -1, &st,
+                            NULL);
+    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_int64 i = sqlite3_column_int64(st, 0), up = sqlite3_column_int64(st, 1);
+        if (i < 0 || i >= n) continue;
+        own[i] = stack_own(sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+        parent[i] = sqlite3_column_type(st, 1) == SQLITE_NULL || up < 0 || up >= n ? 0 : up + 1;
+    }
+    if (rc == SQLITE_OK) rc = sqlite3_finalize(st);
+    /* Each slice after its parent: the chain of unknown ones up from it, then down; a cycle (a
+       database not made by tracecat) is cut after n links. */
+    for (sqlite3_int64 i = 0; i < n && rc == SQLITE_OK; i++) {
+        sqlite3_int64 len = 0;
+        for (sqlite3_int64 k = i; !id[k] && len < n; k = (sqlite3_int64)parent[k] - 1) {
+            chain[len++] = k;
+            if (!parent[k]) break;
+        }
+        while (len-- > 0) {
+            sqlite3_int64 k = chain[len];
+            id[k] = stack_join(parent[k] ? id[parent[k] - 1] : 0, own[k]);
+        }
+    }
+    sqlite3_free(own);
+    if (rc != SQLITE_OK) {
+        sqlite3_free(id);
+        return rc;
+    }
+    stacks.id = id;
+    stacks.n = n;
+    stacks.built = 1;
+    return SQLITE_OK;
+}
+/* __slice_stack_id(id): the stack id of slice ID, 0 for NULL or no such slice. */
+static void fn_slice_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    if (!stacks.built) {
+        int rc = stacks_build(sqlite3_context_db_handle(ctx));
+        if (rc != SQLITE_OK) {
+            sqlite3_result_error_code(ctx, rc);
+            return;
+        }
+    }
+    sqlite3_int64 i = sqlite3_value_int64(argv[0]);
+    int none = sqlite3_value_type(argv[0]) == SQLITE_NULL || i < 0 || i >= stacks.n;
+    sqlite3_result_int64(ctx, none ? 0 : (sqlite3_int64)stacks.id[i]);
+}
+
+/* __stack_id(category, name): the stack id of a root slice so named (an instant's). */
+static void fn_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    uint64_t own = stack_own(sqlite3_value_text(argv[0]), sqlite3_value_text(argv[1]));
+    sqlite3_result_int64(ctx, (sqlite3_int64)stack_join(0, own));
+}
+
+void tsql_perfetto_end(void)
+{
+    sqlite3_free(stacks.id);
+    memset(&stacks, 0, sizeof stacks);
+}
+
 /* An exact key first, else the key without Perfetto's "args." prefix. */
 static const char extract_arg_sql[] =
     "SELECT CASE value_type WHEN 'string' THEN string_value WHEN 'real' THEN real_value"
@@ -248,14 +376,133 @@ static const struct {
     {"trace_end", 0, "SELECT end_ts FROM trace_bounds"},
 };
 
-/* Views in the temp schema: they go with the connection, never into a saved file. */
-static const char views_sql[] =
-    "CREATE TEMP VIEW trace_bounds AS " BOUNDS_SQL ";"
+/*
+** The slices Perfetto's JSON importer would have: the slices, then (ids
+** after the last slice's) the instants of Chrome JSON inputs with dur 0,
+** leaving out the phases Perfetto has no slice for (the reader marks them
+** with a "ph" arg).
+*/
+#define CHROME_TRACKS                                                                              \
+    "SELECT t.id FROM main.track t JOIN main.process p USING (upid) JOIN main.trace_input i"       \
+    " ON i.id = p.input_id WHERE i.format = 'chrome'"
+#define CHROME_INSTANTS                                                                            \
+    " FROM main.instant i WHERE i.track_id IN (" CHROME_TRACKS ") AND NOT EXISTS (SELECT 1 FROM"   \
+    " main.__intrinsic_args a WHERE a.arg_set_id = i.arg_set_id AND a.key = 'ph')"
+
+/*
+** Views in the temp schema: they go with the connection, never into a saved
+** file.  slice, args, thread and process shadow the tables of the same name
+** for statements (SQLite looks in temp first), while the database's own
+** views (io, gt_op, gpu_kernel, ...) keep reading main's tables.
+*/
+static const char *const views_sql[] = {
+    "CREATE TEMP VIEW trace_bounds AS " BOUNDS_SQL ";",
     "CREATE TEMP VIEW metadata AS SELECT rowid - 1 AS id, key AS name, 'single' AS key_type,"
     " CASE WHEN typeof(value) = 'integer' THEN value END AS int_value,"
-    " CASE WHEN typeof(value) = 'text' THEN value END AS str_value FROM meta;";
+    " CASE WHEN typeof(value) = 'text' THEN value END AS str_value FROM meta"
+    /* a Chrome JSON trace's "metadata" object, named as Perfetto's JSON importer names it */
+    " UNION ALL SELECT NULL, 'json_' || a.key, 'single', a.int_value, a.string_value"
+    " FROM main.trace_input i JOIN main.args a USING (arg_set_id) WHERE i.format = 'chrome'"
+    " AND a.key GLOB 'metadata.*';",
+};
 
-int tsql_perfetto(tr_cli *c, sqlite3 *db)
+/*
+** The views that shadow tables, and those built on them: not with --write,
+** where statements change the file's own tables (a view cannot be changed).
+*/
+static const char *const shadow_sql[] = {
+    "CREATE TEMP VIEW slice AS SELECT id, ts, dur, track_id, category, name, depth, parent_id,"
+    " arg_set_id, bytes, id AS slice_id, category AS cat, NULL AS thread_ts, NULL AS thread_dur,"
+    " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
+    " FROM main.slice"
+    " UNION ALL SELECT (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.ts, 0,"
+    " i.track_id, i.category, i.name, 0, NULL, i.arg_set_id, i.bytes,"
+    " (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.category, NULL, NULL,"
+    " __stack_id(i.category, i.name), 0" CHROME_INSTANTS ";",
+    /* Perfetto's JSON importer keeps an event's args under "args."; tracecat's "unfinished" is its
+       own */
+    "CREATE TEMP VIEW args AS SELECT arg_set_id, id,"
+    " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS flat_key,"
+    " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS key, int_value, string_value,"
+    " real_value, value_type, display_value FROM (SELECT a.*, a.key <> 'unfinished' AND"
+    " a.arg_set_id IN (SELECT arg_set_id FROM main.slice WHERE track_id IN (" CHROME_TRACKS ")"
+    " UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS ") AS prefixed FROM main.args a);",
+    /* a lane tracecat named after its number ("thread 12", "pid 7") has no name in Perfetto */
+    "CREATE TEMP VIEW thread AS SELECT t.utid, t.tid, CASE WHEN t.name = 'thread ' || "
+    "coalesce(t.tid, -1)"
+    " THEN NULL ELSE t.name END AS name, t.upid, CASE WHEN t.tid IS NULL OR p.pid IS NULL OR k.kind"
+    " <> 'thread' THEN NULL ELSE t.tid = p.pid END AS is_main_thread, NULL AS start_ts,"
+    " NULL AS end_ts, NULL AS arg_set_id FROM main.thread t JOIN main.process p USING (upid)"
+    " JOIN main.track k ON k.id = t.utid;",
+    "CREATE TEMP VIEW process AS SELECT upid, pid, CASE WHEN name = 'pid ' || pid OR (pid IS NULL"
+    " AND name = '(no pid)') THEN NULL ELSE name END AS name, rank, host, labels, sort_index,"
+    " input_id, NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS arg_set_id"
+    " FROM main.process;",
+    /* the standard library's slices.with_context */
+    "CREATE TEMP VIEW thread_slice AS SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id,"
+    " t.name AS thread_name, t.utid, t.tid, p.name AS process_name, p.upid, p.pid, s.depth,"
+    " s.parent_id, s.arg_set_id, s.thread_ts, s.thread_dur FROM slice s"
+    " JOIN main.thread_track tt ON tt.id = s.track_id JOIN thread t USING (utid)"
+    " JOIN process p ON p.upid = t.upid;",
+    "CREATE TEMP VIEW process_slice AS SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id,"
+    " p.name AS process_name, p.upid, p.pid, s.depth, s.parent_id, s.arg_set_id, s.thread_ts,"
+    " s.thread_dur FROM slice s JOIN main.process_track pt ON pt.id = s.track_id"
+    " JOIN main.track k ON k.id = pt.id AND k.kind <> 'async' JOIN process p ON p.upid = pt.upid;",
+    "CREATE TEMP VIEW thread_or_process_slice AS SELECT id, ts, dur, category, name, track_id,"
+    " thread_name, utid, tid, process_name, upid, pid, depth, parent_id, arg_set_id, thread_ts,"
+    " thread_dur FROM thread_slice UNION ALL SELECT id, ts, dur, category, name, track_id, NULL,"
+    " NULL, NULL, process_name, upid, pid, depth, parent_id, arg_set_id, thread_ts, thread_dur"
+    " FROM process_slice;",
+    "CREATE TEMP VIEW slice_with_stack_id AS SELECT * FROM slice;",
+};
+
+/* ---- INCLUDE PERFETTO MODULE ---- */
+
+/* The standard library modules whose tables are here (the temp views above). */
+static const char *const modules[] = {"slices.with_context", "slices.flow", "slices.hierarchy",
+                                      "slices.stack"};
+
+/* P past blanks and "--" comments. */
+static const char *skip_blank(const char *p)
+{
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (p[0] != '-' || p[1] != '-') return p;
+        while (*p && *p != '\n') p++;
+    }
+}
+
+/* P past the word W (any case) and the blanks after it, else NULL. */
+static const char *skip_word(const char *p, const char *w)
+{
+    size_t n = strlen(w);
+    if (strncasecmp(p, w, n) != 0 || (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n'))
+        return NULL;
+    return skip_blank(p + n);
+}
+
+const char *tsql_perfetto_include(const char *sql, char *err, size_t n)
+{
+    const char *p = skip_blank(sql);
+    if (!(p = skip_word(p, "INCLUDE")) || !(p = skip_word(p, "PERFETTO")) ||
+        !(p = skip_word(p, "MODULE")))
+        return NULL;
+    size_t len = strcspn(p, "; \t\r\n");
+    const char *end = skip_blank(p + len);
+    if (*end && *end != ';') end = NULL;
+    for (size_t i = 0; end && i < sizeof modules / sizeof *modules; i++)
+        if (strlen(modules[i]) == len && strncmp(p, modules[i], len) == 0) {
+            err[0] = '\0';
+            return *end ? end + 1 : end;
+        }
+    snprintf(err, n,
+             "INCLUDE PERFETTO MODULE %.*s: not here (tracesql has slices.with_context,"
+             " slices.flow, slices.hierarchy and slices.stack, always included)",
+             (int)(len < 100 ? len : 100), p);
+    return p + strlen(p);
+}
+
+int tsql_perfetto(tr_cli *c, sqlite3 *db, int write)
 {
     int rc = SQLITE_OK;
     for (size_t i = 0; i < sizeof tf_defs / sizeof *tf_defs && rc == SQLITE_OK; i++)
@@ -264,7 +511,17 @@ int tsql_perfetto(tr_cli *c, sqlite3 *db)
         rc = sqlite3_create_function(db, fn_defs[i].name, fn_defs[i].argc,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC, (void *)fn_defs[i].sql,
                                      fn_query, NULL, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_exec(db, views_sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "__slice_stack_id", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
+                                     NULL, fn_slice_stack_id, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "__stack_id", 2,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                     fn_stack_id, NULL, NULL);
+    for (size_t i = 0; i < sizeof views_sql / sizeof *views_sql && rc == SQLITE_OK; i++)
+        rc = sqlite3_exec(db, views_sql[i], NULL, NULL, NULL);
+    for (size_t i = 0; i < sizeof shadow_sql / sizeof *shadow_sql && rc == SQLITE_OK && !write; i++)
+        rc = sqlite3_exec(db, shadow_sql[i], NULL, NULL, NULL);
     if (rc == SQLITE_OK) return TR_EXIT_OK;
     tr_cli_errorf(c, "cannot add Perfetto's functions: %s", sqlite3_errmsg(db));
     return TR_EXIT_DATA;

@@ -80,7 +80,16 @@ static int run_sql(session *s, const char *sql)
     const char *tail = sql;
     while (*tail) {
         sqlite3_stmt *st = NULL;
-        const char *next;
+        char why[300];
+        const char *next = tsql_perfetto_include(tail, why, sizeof why);
+        if (next && why[0]) {
+            session_error(s, why);
+            return -1;
+        }
+        if (next) {
+            tail = next;
+            continue;
+        }
         int prc = sqlite3_prepare_v2(s->db, tail, -1, &st, &next);
         if (prc != SQLITE_OK) {
             session_error(s, tsql_statement_error(s->db, prc));

@@ -47,8 +47,14 @@ int save_db(tr_cli *c, sqlite3 *db, const char *path);
 
 /* ---- perfetto.c ---- */
 
-/* Adds Perfetto's functions, table functions and views to DB: an exit code, said. */
-int tsql_perfetto(tr_cli *c, sqlite3 *db);
+/* Adds Perfetto's functions, table functions and views to DB (unless WRITE, the views that
+ * shadow its tables): an exit code, said. */
+int tsql_perfetto(tr_cli *c, sqlite3 *db, int write);
+/* Finalizes what the functions keep; before DB closes. */
+void tsql_perfetto_end(void);
+/* Past an INCLUDE PERFETTO MODULE statement at SQL's start (ERR empty: a module that is here;
+ * else why not, in ERR of N bytes), or NULL when SQL starts with another statement. */
+const char *tsql_perfetto_include(const char *sql, char *err, size_t n);
 
 /* ---- edit.c ---- */
 

@@ -54,8 +54,9 @@ c.execute("CREATE VIEW forever AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SEL
 c.commit()
 EOF
     before=$(md5sum <"$h/t.db")
-    run_cmd 1 "$tracesql" "$h/t.db" -c 'DELETE FROM slice'
+    run_cmd 1 "$tracesql" "$h/t.db" -c 'DELETE FROM main.slice'
     expect_err 'readonly database (read-only: --write allows changes'
+    run_cmd 1 "$tracesql" "$h/t.db" -c 'DELETE FROM slice' # Perfetto's slice, a view
     run_cmd 1 "$tracesql" "$h/t.db" -c 'PRAGMA query_only = 0'
     run_cmd 1 "$tracesql" "$h/t.db" -c "VACUUM INTO '$h/copy.db'"
     expect_err "not authorized\|authorization denied"

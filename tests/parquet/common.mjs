@@ -54,7 +54,9 @@ export function tracesql(o, trace, sqls) {
   const argv = ['-q', '-m', 'json'];
   for (const r of o.rank) argv.push('--rank', r);
   argv.push(trace);
-  for (const s of sqls) argv.push('-c', s.replace(/\n/g, ' '));
+  // the Parquet files hold the stored tables: main.slice, not tracesql's Perfetto view of it (issue 22.6)
+  const stored = (s) => s.replace(/\b(FROM|JOIN) (slice|args|thread|process)\b/gi, '$1 main.$2');
+  for (const s of sqls) argv.push('-c', stored(s).replace(/\n/g, ' '));
   const out = execFileSync(o.tracesql, argv, { maxBuffer: 1 << 30 }).toString();
   // A result is one line per row: "[{..}," .. "{..}]", or "[]".
   const results = [];
