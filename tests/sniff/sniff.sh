@@ -93,7 +93,7 @@ py_case() { # VERSION-KEY EXPECTED-VERSION-PREFIX [--native]
     echo "python: $py ($ver)"
     start_target "$py" "$TARGET" 60 "$TMP"
     need_access ${3:-}
-    "$SNIFF" -p "$TPID" -i 0.1 -d 1.5 ${3:-} -o "$TMP/d.txt" || fail "tracesniff exited $?"
+    "$SNIFF" -p "$TPID" -i 0.1 -d 3 ${3:-} -o "$TMP/d.txt" || fail "tracesniff exited $?"
     local extra=""
     [ -n "${3:-}" ] && extra=--native-frames
     "$CHECKPY" "$CHECK" "$TMP/d.txt" python "$TARGET" "$ver" --min-dumps 5 --pid "$TPID" $extra ||
@@ -117,7 +117,7 @@ native)
     # The C program with --native (and as a non-Python process, native anyway).
     start_target "$NATIVE" 60
     need_access --native
-    "$SNIFF" -p "$TPID" -i 0.1 -d 1 --native -o "$TMP/n.txt" 2>"$TMP/err" || fail "tracesniff exited $?"
+    "$SNIFF" -p "$TPID" -i 0.1 -d 2 --native -o "$TMP/n.txt" 2>"$TMP/err" || fail "tracesniff exited $?"
     "$CHECKPY" "$CHECK" "$TMP/n.txt" native --min-dumps 3 --pid "$TPID" --module "$(basename "$NATIVE")" ||
         { sed -n 1,30p "$TMP/n.txt"; fail "native stacks"; }
     grep -q "not a Python process" "$TMP/err" || fail "no 'not a Python process' note: $(cat "$TMP/err")"
