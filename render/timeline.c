@@ -301,6 +301,13 @@ static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x
         if (row >= in.n) return 0;
         track = in.track[row];
         ts = in.ts[row];
+        /* An instant's marker sits in its lane's strip: the arrow ends there. */
+        uint32_t li = l->lane_of[track];
+        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == track) {
+            *x = tr_timeline_x(l, ts);
+            *y = l->lanes[li].y + l->lanes[li].strip / 2;
+            return 1;
+        }
     } else {
         return 0;
     }
@@ -315,7 +322,7 @@ static int draw_flows(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
     size_t n = tr_flow_count(l->t);
-    if (!n) return TR_OK;
+    if (!n || l->flows_hidden) return TR_OK;
     /* Arrows with the same pixel ends are drawn once. */
     size_t cap = 1 << 16;
     uint64_t *seen = tr_calloc(cap, sizeof *seen);
@@ -450,6 +457,9 @@ static int draw_titles(draw_state *d)
     rc |= tr_buf_addf(&b, " on %zu lanes, ", l->n_lanes - (l->summarised ? 1 : 0) + l->summarised);
     rc |= tr_buf_add_duration(&b, l->t1 - l->t0);
     rc |= tr_buf_adds(&b, " shown");
+    if (l->flows_hidden)
+        rc |= tr_buf_addf(&b, "; %zu flow arrows not drawn, over one per %d px (narrow the window)",
+                          l->flows_hidden, TL_FLOW_MIN_PX);
     if (l->summarised)
         rc |= tr_buf_addf(&b,
                           "; the last %zu lanes are over the cap and summarised in one "
@@ -490,8 +500,9 @@ int tr_timeline_render(const tr_trace *t, const tr_render_opts *o, const char *p
     if (rc < 0) goto done;
     /* The drawing steps fail only when out of memory. */
     draw_lanes(&d);
-    if (draw_titles(&d) < 0 || draw_slices(&d) < 0 || draw_counters(&d) < 0 ||
-        draw_samples(&d) < 0 || draw_instants(&d) < 0 || draw_flows(&d) < 0 || draw_axis(&d) < 0 ||
+    /* Arrows under the slices: they show in the gaps and strips and never hide a slice's colour. */
+    if (draw_titles(&d) < 0 || draw_flows(&d) < 0 || draw_slices(&d) < 0 || draw_counters(&d) < 0 ||
+        draw_samples(&d) < 0 || draw_instants(&d) < 0 || draw_axis(&d) < 0 ||
         tl_legend_draw(l, &c) < 0) {
         rc = tr_error_nomem(e);
         tr_canvas_abort(&c);

@@ -11,6 +11,8 @@
 #include "tr_map.h"
 
 #define TL_ID_PT 5.5 /* instruction ids beside markers */
+#define TL_FLOW_MIN_PX                                                                             \
+    8 /* flow arrows are drawn while there is at most one per this many columns */
 
 /* ---- names and their totals: the legend's source and the colours drawn ---- */
 
@@ -105,7 +107,8 @@ struct tr_timeline_layout {
     size_t total_rows;
     uint32_t *lane_of; /* per track: lane index or TR_NONE */
     size_t summarised;
-    int64_t max_bytes;                                  /* largest instant size in the window */
+    int64_t max_bytes;   /* largest instant size in the window */
+    size_t flows_hidden; /* flows in the window left out as too dense; 0 when drawn */
     size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
     tl_names slice_names, instant_names;
     tl_legend legend;

@@ -303,6 +303,46 @@ static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
     return rc < 0 ? TR_FATAL : TR_OK;
 }
 
+/* ---- flows ---- */
+
+/* 1 when the event REF points at is on a lane and in the window. */
+static int flow_end_shown(const tr_timeline_layout *l, tr_ref ref)
+{
+    uint32_t row = TR_REF_ROW(ref), track;
+    int64_t a, b;
+    if (TR_REF_KIND(ref) == TR_EV_SLICE) {
+        tr_slices s;
+        tr_trace_slices(l->t, &s);
+        if (row >= s.n) return 0;
+        track = s.track[row];
+        a = s.ts[row];
+        b = tr_time_add(a, s.dur[row]);
+    } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
+        tr_instants in;
+        tr_trace_instants(l->t, &in);
+        if (row >= in.n) return 0;
+        track = in.track[row];
+        a = b = in.ts[row];
+    } else {
+        return 0;
+    }
+    return l->lane_of[track] != TR_NONE && b >= l->t0 && a <= l->t1;
+}
+
+/*
+** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns they
+** are a grey smear over the slices, so none is drawn and the subtitle says so.
+*/
+static void count_flows(tr_timeline_layout *l)
+{
+    size_t n = tr_flow_count(l->t), shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
+        shown += flow_end_shown(l, f->from) && flow_end_shown(l, f->to);
+    }
+    if ((double)shown * TL_FLOW_MIN_PX > l->pw) l->flows_hidden = shown;
+}
+
 /* ---- lanes ---- */
 
 static int lane_guessed(const tr_trace *t, uint32_t process)
@@ -568,6 +608,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     l->t1 = o->has_until ? o->until : last + pad;
     rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
     l->scale = l->pw / (double)(l->t1 - l->t0);
+    if (rc >= 0) count_flows(l);
     if (rc >= 0) rc = tl_labels_place(l, &m, e);
 done:
     tr_measure_close(&m);
