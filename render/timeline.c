@@ -139,7 +139,10 @@ static int draw_slices(draw_state *d)
         if (ln->rows == 0) continue;
         int r = s.depth[i] < ln->rows ? s.depth[i] : ln->rows - 1;
         if (ln->track == TR_NONE) r = 0;
-        uint32_t rgb = colour_of(&l->slice_names, s.name[i]);
+        uint32_t keys[TL_KEYS_MAX];
+        int nk = tl_slice_keys(l, &s, i, keys);
+        if (nk < 0) return TR_FATAL;
+        uint32_t rgb = colour_of(&l->slice_names, keys[0]);
         double x0 = tr_timeline_x(l, a), x1 = tr_timeline_x(l, b);
         if (x1 - x0 < 1 || ln->track == TR_NONE) {
             if (busy_add(d, ln->first_row + (size_t)r, a < l->t0 ? l->t0 : a, b > l->t1 ? l->t1 : b,
@@ -152,7 +155,11 @@ static int draw_slices(draw_state *d)
         double cx0 = fmax(x0, l->px - 1), cx1 = fmin(x1, l->px + l->pw + 1);
         /* A one-pixel gap keeps neighbours apart; thin rows get no gap. */
         double gap = cx1 - cx0 >= 4 ? 1 : 0, vgap = ln->row_h >= 6 ? 1 : 0;
-        tr_canvas_rect(d->c, cx0, y + vgap, cx1 - cx0 - gap, ln->row_h - 2 * vgap, rgb);
+        /* One stripe per key, as wide as the others: GT logs no time per command of a batch. */
+        double w = (cx1 - cx0 - gap) / nk;
+        for (int k = 0; k < nk; k++)
+            tr_canvas_rect(d->c, cx0 + k * w, y + vgap, w, ln->row_h - 2 * vgap,
+                           k ? colour_of(&l->slice_names, keys[k]) : rgb);
         d->st->slices_drawn++;
     }
     draw_busy(d);

@@ -35,6 +35,33 @@ tl_name *tl_names_add(tl_names *m, tr_str name);
 /* ^The entry of NAME, or NULL. */
 const tl_name *tl_names_find(const tl_names *m, tr_str name);
 
+/* ---- colour keys: what a slice is coloured and counted as (opkeys.c) ---- */
+
+#define TL_KEYS_MAX 6 /* stripes of one slice at most */
+
+typedef struct tl_key_span {
+    size_t off, len;
+} tl_key_span;
+
+typedef struct tl_keys {
+    tr_map cats;    /* category id -> 1 when GT worker round trips */
+    tr_map by_name; /* slice name id -> key (GT worker names) */
+    tr_map by_text; /* hash of a text made here -> its row in spans */
+    tr_vec spans;   /* tl_key_span: texts made here, key tr_str_count + row */
+    tr_buf text;
+} tl_keys;
+
+void tl_keys_init(tl_keys *k);
+void tl_keys_fini(tl_keys *k);
+/*
+** ^The keys of slice ROW of S in KEYS (TL_KEYS_MAX room): its name, or the
+** families of the commands of a GT worker round trip.  ^Returns how many
+** (1 or more), -1 when out of memory.
+*/
+int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_t *keys);
+/* ^The text of KEY (a string id of the trace or one made by the keys). */
+const char *tl_key_text(const tr_timeline_layout *l, uint32_t key, size_t *len);
+
 /* ---- the legend ---- */
 
 typedef struct tl_entry {
@@ -110,7 +137,8 @@ struct tr_timeline_layout {
     int64_t max_bytes;   /* largest instant size in the window */
     size_t flows_hidden; /* flows in the window left out as too dense; 0 when drawn */
     size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
-    tl_names slice_names, instant_names;
+    tl_names slice_names, instant_names;                /* slice names are keys (tl_slice_keys) */
+    tl_keys keys;
     tl_legend legend;
     tr_vec labels;     /* tl_label */
     tr_buf label_text; /* the labels' text */

@@ -136,6 +136,7 @@ void tr_timeline_layout_free(tr_timeline_layout *l)
     tl_legend_free(&l->legend);
     tl_names_fini(&l->slice_names);
     tl_names_fini(&l->instant_names);
+    tl_keys_fini(&l->keys);
     tr_vec_fini(&l->labels);
     tr_buf_fini(&l->label_text);
     tr_buf_fini(&l->warning);
@@ -184,10 +185,15 @@ static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
         int64_t in_window = (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
         if (s.depth[i] == 0) ts[tk].busy += in_window;
         if (s.depth[i] + 1 > ts[tk].depth) ts[tk].depth = s.depth[i] + 1;
-        tl_name *ns = tl_names_add(&l->slice_names, s.name[i]);
-        if (!ns) return tr_error_nomem(e);
-        ns->dur += in_window;
-        ns->count++;
+        uint32_t keys[TL_KEYS_MAX];
+        int nk = tl_slice_keys(l, &s, i, keys);
+        for (int k = 0; k < nk; k++) {
+            tl_name *ns = tl_names_add(&l->slice_names, keys[k]);
+            if (!ns) return tr_error_nomem(e);
+            ns->dur += in_window / nk;
+            ns->count++;
+        }
+        if (nk < 0) return tr_error_nomem(e);
         l->n_slices++;
     }
     for (size_t i = 0; i < in.n; i++) {
@@ -576,6 +582,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     l->last = INT64_MIN;
     tl_names_init(&l->slice_names);
     tl_names_init(&l->instant_names);
+    tl_keys_init(&l->keys);
     tr_vec_init(&l->labels, sizeof(tl_label));
     tr_buf_init(&l->label_text, 0);
     tr_buf_init(&l->warning, 0);

@@ -192,6 +192,12 @@ uint32_t tr_timeline_legend_color(const tr_timeline_layout *l, size_t i);
 /* ^The colour slices (else markers) named NAME are drawn in; tr_render_color's for unknown names.
  */
 uint32_t tr_timeline_color(const tr_timeline_layout *l, const char *name, size_t n);
+/*
+** ^The colour slice ROW is drawn in: its name's, or for a GT worker round trip
+** the colour of the client operation it carries (a batch of several commands
+** is drawn in stripes, one per command: this is the first's).
+*/
+uint32_t tr_timeline_slice_color(const tr_timeline_layout *l, size_t row);
 /* ^The picture's size in pixels. */
 void tr_timeline_size(const tr_timeline_layout *l, int *w, int *h);
 /* ^The parts of the picture, and the I-th one; 0 past the end. */

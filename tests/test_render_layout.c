@@ -700,3 +700,58 @@ TR_TEST(png_writer)
     check_png_decodes(jobs, 4);
     tr_trace_free(gt);
 }
+
+/*
+** Issue 23: a GT worker round trip is coloured as the client operation it
+** carries: a batch by its commands (in stripes, the first at its start), a
+** synchronous one by its command, "Worker" left off, so the worker's and the
+** client's BinaryOp are one legend entry of one colour.
+*/
+TR_TEST(gt_ops_coloured_by_operation)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t p = tr_process_intern(t, tr_input_add(t, "made.log", "gt"), -1);
+    uint32_t client = thread(t, p, 1, "client c1"), worker = thread(t, p, 2, "worker w");
+    tr_str cw = tr_str_internz(t, "gt.worker"), cc = tr_str_internz(t, "gt.client");
+    tr_args_begin(t);
+    tr_args_str(t, tr_str_internz(t, "commands"),
+                tr_str_internz(t, "[2 cmds: WorkerCreateTensor, WorkerBinaryOp]"));
+    uint32_t batch_args = tr_args_end(t);
+    tr_slice_add(t, client, 0, 10000000, tr_str_internz(t, "BinaryOp"), cc, -1, 0);
+    tr_slice_add(t, worker, 1000000, 4000000, tr_str_internz(t, "WorkerBatch"), cw, -1, batch_args);
+    tr_slice_add(t, worker, 6000000, 2000000, tr_str_internz(t, "WorkerGetData"), cw, -1, 0);
+    tr_error e = {0};
+    CHECK(tr_trace_freeze(t, &e) == TR_OK);
+    tr_render_opts o;
+    opts(&o, TR_RENDER_TIMELINE);
+    check_timeline("gt ops", t, &o);
+    tr_timeline_layout *l;
+    CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
+    char names[256] = "";
+    for (size_t i = 0; i < tr_timeline_legend_count(l); i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof names - n, "%s%s", i ? " " : "", tr_timeline_legend_name(l, i));
+    }
+    /* By time: BinaryOp 10 ms + 2 ms (half the batch), CreateTensor 2 ms, GetData 2 ms. */
+    CHECK_STR(names, "BinaryOp CreateTensor GetData");
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(tr_timeline_slice_color(l, 0), tr_timeline_color(l, "BinaryOp", 8));
+    CHECK_INT(tr_timeline_slice_color(l, 1), tr_timeline_color(l, "CreateTensor", 12));
+    CHECK_INT(tr_timeline_slice_color(l, 2), tr_timeline_color(l, "GetData", 7));
+    CHECK(tr_timeline_color(l, "BinaryOp", 8) != tr_timeline_color(l, "CreateTensor", 12));
+    /* The batch's second stripe is BinaryOp's colour: probe the PNG there. */
+    const char *png_path = tmp_path("gtops.png");
+    CHECK(tr_render(t, &o, png_path, -1, NULL, &e) == TR_OK);
+    png pic;
+    CHECK(png_open(&pic, png_path) == 0);
+    double y0, y1;
+    CHECK(tr_timeline_row(l, worker, 0, &y0, &y1, NULL));
+    int y = (int)((y0 + y1) / 2);
+    double a = tr_timeline_x(l, 1000000), b = tr_timeline_x(l, 5000000);
+    CHECK_INT(px(&pic, (int)(a + (b - a) * 0.25), y), tr_timeline_color(l, "CreateTensor", 12));
+    CHECK_INT(px(&pic, (int)(a + (b - a) * 0.75), y), tr_timeline_color(l, "BinaryOp", 8));
+    png_close(&pic);
+    tr_timeline_layout_free(l);
+    tr_trace_free(t);
+}
