@@ -10,7 +10,8 @@
 #include "render_impl.h"
 #include "tr_map.h"
 
-#define TL_ID_PT 5.5 /* instruction ids beside markers */
+#define TL_ID_PT     5.5      /* instruction ids beside markers */
+#define TL_GUESS_RGB 0xf0b400 /* the mark on lanes placed by a guess: amber, striped */
 #define TL_FLOW_MIN_PX                                                                             \
     8 /* flow arrows are drawn while there is at most one per this many columns */
 
@@ -95,6 +96,15 @@ typedef struct tl_label {
     int kind, align, bold;
 } tl_label;
 
+/* ---- the time axis: one segment, or one per cluster of far-apart inputs ---- */
+
+#define TL_SEGS_MAX 8 /* clusters drawn each at its own scale, at most */
+
+typedef struct tl_segment {
+    int64_t t0, t1; /* the times it shows */
+    double x0, x1;  /* the pixel columns it spans */
+} tl_segment;
+
 /* ---- lanes ---- */
 
 typedef struct tl_lane {
@@ -124,7 +134,6 @@ struct tr_timeline_layout {
     int64_t first, last; /* the events' span */
     double px, pw;       /* plot left and width */
     double py0, py1;     /* plot top and bottom */
-    double scale;        /* pixels per ns */
     double label_w;
     double header_h; /* 0: process names go into lane labels */
     double title_y, subtitle_y, warning_y, axis_h;
@@ -143,6 +152,9 @@ struct tr_timeline_layout {
     tr_vec labels;     /* tl_label */
     tr_buf label_text; /* the labels' text */
     tr_buf warning;    /* far-apart inputs, said under the title; empty when none */
+    tl_segment segs[TL_SEGS_MAX];
+    size_t n_segs;  /* 1, or the clusters of a broken axis */
+    double guess_w; /* width of the mark on the lanes of inputs placed by a guess */
 };
 
 /* ^1 when the lane's slices past its rows share its last row (no labels there). */

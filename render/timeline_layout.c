@@ -38,7 +38,9 @@
 #define TOP_IN            0.05
 #define BOTTOM_IN         0.04
 #define GAP_IN            0.04 /* between the titles and the plot, the axis and a legend under it */
-#define FAR_APART         100 /* inputs further apart than this many times their spans are warned of */
+#define FAR_APART         100 /* inputs further apart than this many times their spans: a broken axis */
+#define BREAK_IN          0.16 /* the gap between two segments of a broken axis */
+#define GUESS_IN          0.05 /* the mark on the lanes of an input placed by a guess */
 
 /* ---- names ---- */
 
@@ -242,7 +244,7 @@ static void scan_values(tr_timeline_layout *l, const uint8_t *sel, track_scan *t
     }
 }
 
-/* ---- inputs far apart ---- */
+/* ---- inputs far apart: a broken axis ---- */
 
 typedef struct span {
     int64_t first, last;
@@ -262,18 +264,13 @@ static const char *base_name(const tr_trace *t, uint32_t input)
     return b && b[1] ? b + 1 : p;
 }
 
-/*
-** Inputs in clusters of time: the widest gap between neighbouring clusters
-** further apart than FAR_APART times the larger of their spans is said in
-** the picture, since each cluster is then a sliver of it.
-*/
-static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
+/* The events' span of each input with any, sorted by start; returns how many (-1: no memory). */
+static long input_spans(const tr_timeline_layout *l, const track_scan *ts, span **out)
 {
     const tr_trace *t = l->t;
     size_t ni = tr_input_count(t), n = 0;
-    if (ni < 2) return TR_OK;
-    span *sp = tr_calloc(ni, sizeof *sp);
-    if (!sp) return TR_FATAL;
+    span *sp = *out = tr_calloc(ni + 1, sizeof *sp);
+    if (!sp) return -1;
     for (size_t i = 0; i < ni; i++) sp[i] = (span){INT64_MAX, INT64_MIN, (uint32_t)i};
     for (size_t k = 0; k < tr_track_count(t); k++) {
         if (!ts[k].any) continue;
@@ -284,29 +281,86 @@ static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
     for (size_t i = 0; i < ni; i++)
         if (sp[i].first <= sp[i].last) sp[n++] = sp[i];
     tr_qsort(sp, n, sizeof *sp, span_cmp);
-    /* Clusters: inputs that overlap or nearly touch; the widest far gap between two. */
-    span cur = n ? sp[0] : (span){0, 0, 0}, best_a = cur, best_b = cur;
+    return (long)n;
+}
+
+/*
+** Inputs in clusters of time: a cluster's next input starts further from
+** its end than FAR_APART times the larger of the two spans.  Each cluster
+** would be a sliver of one scale, so unless the window was given the axis
+** is broken: each cluster is a segment at its own scale (half the width
+** shared equally, half by span), with a gap and a break mark between, and
+** the note under the title says so; with a window, the note warns.
+*/
+static int break_axis(tr_timeline_layout *l, const track_scan *ts)
+{
+    const tr_trace *t = l->t;
+    span *sp;
+    long n = input_spans(l, ts, &sp);
+    if (n < 0) return TR_FATAL;
+    span cl[TL_SEGS_MAX + 1], best_a = n ? sp[0] : (span){0, 0, 0}, best_b = best_a;
+    size_t k = 0;
     int64_t best = 0;
-    for (size_t i = 1; i < n; i++) {
-        int64_t gap = sp[i].first - cur.last;
+    if (n) cl[k++] = sp[0];
+    for (long i = 1; i < n; i++) {
+        span *cur = &cl[k - 1];
+        int64_t gap = sp[i].first - cur->last;
         double wide =
-            fmax(fmax((double)(cur.last - cur.first), (double)(sp[i].last - sp[i].first)), 1000);
-        if (gap > FAR_APART * wide && gap > best) best = gap, best_a = cur, best_b = sp[i];
-        if (gap > FAR_APART * wide) cur = sp[i];
-        if (sp[i].last > cur.last) cur.last = sp[i].last;
+            fmax(fmax((double)(cur->last - cur->first), (double)(sp[i].last - sp[i].first)), 1000);
+        if (gap > FAR_APART * wide) {
+            if (gap > best) best = gap, best_a = *cur, best_b = sp[i];
+            if (k <= TL_SEGS_MAX) cl[k++] = sp[i];
+        } else if (sp[i].last > cur->last) {
+            cur->last = sp[i].last;
+        }
+    }
+    tr_free(sp);
+    int broken = best > 0 && k <= TL_SEGS_MAX && !l->o.has_since && !l->o.has_until;
+    l->n_segs = broken ? k : 1;
+    for (size_t i = 0; broken && i < k; i++) {
+        int64_t len = cl[i].last - cl[i].first > 1000 ? cl[i].last - cl[i].first : 1000;
+        l->segs[i] = (tl_segment){cl[i].first - len / 100, cl[i].first + len + len / 100, 0, 0};
     }
     int rc = TR_OK;
     if (best > 0) {
         rc |= tr_buf_addf(&l->warning, "\xe2\x9a\xa0 %s and %s are ", base_name(t, best_a.input),
                           base_name(t, best_b.input));
         rc |= tr_buf_add_duration(&l->warning, best);
-        rc |= tr_buf_addf(&l->warning,
-                          " apart, over %d times their own spans: each shows as a sliver "
-                          "(draw one with --since/--until or --tracks)",
-                          FAR_APART);
+        if (broken)
+            rc |= tr_buf_addf(&l->warning,
+                              " apart, over %d times their own spans: the axis is broken, each "
+                              "part at its own scale",
+                              FAR_APART);
+        else
+            rc |= tr_buf_addf(&l->warning,
+                              " apart, over %d times their own spans: each shows as a sliver "
+                              "(draw one with --since/--until or --tracks)",
+                              FAR_APART);
     }
-    tr_free(sp);
     return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+/* The segments' pixel columns, once the plot's width is known. */
+static void place_segments(tr_timeline_layout *l)
+{
+    if (l->n_segs <= 1) {
+        l->n_segs = 1;
+        l->segs[0] = (tl_segment){l->t0, l->t1, l->px, l->px + l->pw};
+        return;
+    }
+    double gap = BREAK_IN * l->o.dpi, k = (double)l->n_segs;
+    double avail = fmax(k, l->pw - gap * (k - 1)), total = 0;
+    for (size_t i = 0; i < l->n_segs; i++) total += (double)(l->segs[i].t1 - l->segs[i].t0);
+    double x = l->px;
+    for (size_t i = 0; i < l->n_segs; i++) {
+        tl_segment *g = &l->segs[i];
+        double share = 0.5 / k + 0.5 * (double)(g->t1 - g->t0) / total;
+        g->x0 = x;
+        g->x1 = i + 1 == l->n_segs ? l->px + l->pw : round(x + avail * share);
+        x = g->x1 + gap;
+    }
+    l->t0 = l->segs[0].t0;
+    l->t1 = l->segs[l->n_segs - 1].t1;
 }
 
 /* ---- flows ---- */
@@ -604,7 +658,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     rc = scan_events(l, sel, scan, e);
     if (rc < 0) goto done;
     scan_values(l, sel, scan);
-    rc = warn_far_apart(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
+    rc = break_axis(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
     if (rc < 0) goto done;
     /* The window: what was asked, else the events' span padded by 1% as GT's visualize does. */
     int64_t first = l->first <= l->last ? l->first : 0;
@@ -614,7 +668,8 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     l->t0 = o->has_since ? o->since : first - pad;
     l->t1 = o->has_until ? o->until : last + pad;
     rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
-    l->scale = l->pw / (double)(l->t1 - l->t0);
+    if (rc >= 0) place_segments(l);
+    l->guess_w = GUESS_IN * o->dpi;
     if (rc >= 0) count_flows(l);
     if (rc >= 0) rc = tl_labels_place(l, &m, e);
 done:
@@ -631,9 +686,42 @@ done:
 
 /* ---- the public view ---- */
 
+/* Linear within a segment and across the gap after it; outside, the nearest segment's scale. */
 double tr_timeline_x(const tr_timeline_layout *l, int64_t ts)
 {
-    return l->px + (double)(ts - l->t0) * l->scale;
+    size_t i = 0;
+    while (i + 1 < l->n_segs && ts > l->segs[i].t1) i++;
+    const tl_segment *g = &l->segs[i];
+    if (i > 0 && ts < g->t0) {
+        const tl_segment *p = &l->segs[i - 1];
+        return p->x1 + (g->x0 - p->x1) * (double)(ts - p->t1) / (double)(g->t0 - p->t1);
+    }
+    return g->x0 + (double)(ts - g->t0) * (g->x1 - g->x0) / (double)(g->t1 - g->t0);
+}
+
+size_t tr_timeline_segment_count(const tr_timeline_layout *l)
+{
+    return l->n_segs;
+}
+
+int tr_timeline_segment(const tr_timeline_layout *l, size_t i, int64_t *t0, int64_t *t1, double *x0,
+                        double *x1)
+{
+    if (i >= l->n_segs) return 0;
+    *t0 = l->segs[i].t0;
+    *t1 = l->segs[i].t1;
+    *x0 = l->segs[i].x0;
+    *x1 = l->segs[i].x1;
+    return 1;
+}
+
+int tr_timeline_guess_mark(const tr_timeline_layout *l, uint32_t track, tr_render_box *box)
+{
+    if (track >= tr_track_count(l->t) || l->lane_of[track] == TR_NONE) return 0;
+    const tl_lane *ln = &l->lanes[l->lane_of[track]];
+    if (ln->track != track || !ln->guess) return 0;
+    *box = (tr_render_box){l->px, ln->y, l->px + l->guess_w, ln->y + ln->h, TR_PART_PLOT};
+    return 1;
 }
 
 void tr_timeline_plot(const tr_timeline_layout *l, double *x0, double *x1)

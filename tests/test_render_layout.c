@@ -458,8 +458,12 @@ TR_TEST(height_given)
     tr_trace_free(t);
 }
 
-/* Two inputs an hour apart, each a millisecond long: a warning line says so; guessed lanes say so.
- */
+/*
+** Two inputs an hour apart, each a millisecond long (issue 23 item 4): the
+** axis is broken in two segments, each at its own scale, and the note says
+** so; with a window given, one scale and a warning.  The lanes of the input
+** placed by a guess carry the mark, the others none.
+*/
 TR_TEST(far_apart_and_guess)
 {
     tr_trace *t = tr_trace_new();
@@ -478,14 +482,59 @@ TR_TEST(far_apart_and_guess)
     tr_timeline_layout *l;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
     const char *w = tr_timeline_warning(l);
-    CHECK(strstr(w, "first.json and second.json are ") != NULL);
-    CHECK(strstr(w, "apart") != NULL);
+    CHECK(strstr(w, "first.json and second.json are 3599.999s apart") != NULL);
+    CHECK(strstr(w, "the axis is broken, each part at its own scale") != NULL);
     tr_render_box note;
     CHECK(tr_timeline_part(l, 2, &note) && note.kind == TR_PART_NOTE); /* the warning line */
+    /* Two segments: each input padded by 1 % of its span, equal spans so equal widths. */
+    double left, right, x0, x1, y0, y1;
+    int64_t s0, s1;
+    tr_timeline_plot(l, &left, &right);
+    CHECK_INT(tr_timeline_segment_count(l), 2);
+    CHECK(tr_timeline_segment(l, 0, &s0, &s1, &x0, &x1));
+    CHECK_INT(s0, -10000);
+    CHECK_INT(s1, 1010000);
+    CHECK(x0 == left);
+    double w0 = x1 - x0, gap_from = x1;
+    CHECK(tr_timeline_segment(l, 1, &s0, &s1, &x0, &x1));
+    CHECK_INT(s0, 3600000000000LL - 10000);
+    CHECK_INT(s1, 3600001010000LL);
+    CHECK(x1 == right);
+    CHECK(x0 - gap_from == 0.16 * o.dpi); /* the break */
+    CHECK(fabs((x1 - x0) - w0) <= 1);     /* equal spans, equal widths (whole pixels) */
+    CHECK(!tr_timeline_segment(l, 2, &s0, &s1, &x0, &x1));
+    /* Each slice fills its segment but the padding: its own scale, not a sliver. */
+    CHECK(tr_timeline_x(l, 1000000) - tr_timeline_x(l, 0) > 0.9 * w0);
+    CHECK(tr_timeline_x(l, 3600001000000LL) - tr_timeline_x(l, 3600000000000LL) > 0.9 * w0);
+    CHECK(tr_timeline_x(l, 0) < gap_from && tr_timeline_x(l, 3600000000000LL) > gap_from);
+    /* The guess mark: on beta's lane, inside it, and not on alpha's. */
+    tr_render_box mark;
+    CHECK(!tr_timeline_guess_mark(l, ta, &mark));
+    CHECK(tr_timeline_guess_mark(l, tb, &mark));
+    CHECK(tr_timeline_row(l, tb, 0, &y0, &y1, NULL));
+    CHECK(mark.x0 == left && mark.x1 > mark.x0 && mark.y0 <= y0 && mark.y1 >= y1);
+    const char *png_path = tmp_path("guess.png");
+    CHECK(tr_render(t, &o, png_path, -1, NULL, &e) == TR_OK);
+    png pic;
+    CHECK(png_open(&pic, png_path) == 0);
+    size_t amber = 0, total = 0;
+    for (int y = (int)mark.y0; y < (int)mark.y1; y++)
+        for (int x = (int)mark.x0; x < (int)mark.x1; x++, total++)
+            amber += px(&pic, x, y) == 0xf0b400;
+    CHECK(amber * 2 > total); /* amber, striped with ink */
+    /* Between the segments the lanes are blank. */
+    CHECK_INT(px(&pic, (int)(gap_from + 0.08 * o.dpi), (int)((y0 + y1) / 2)), 0xffffff);
+    png_close(&pic);
     tr_timeline_layout_free(l);
-    /* Close together: no warning. */
+    /* A window: one scale, and the warning says each is a sliver. */
     o.has_since = o.has_until = 1;
     o.since = 0;
+    o.until = 3600002000000LL;
+    CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
+    CHECK_INT(tr_timeline_segment_count(l), 1);
+    CHECK(strstr(tr_timeline_warning(l), "each shows as a sliver") != NULL);
+    tr_timeline_layout_free(l);
+    /* Close together: no warning. */
     o.until = 2000000;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
     CHECK_STR(tr_timeline_warning(l), "");
