@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #define BUSY_MIN_FRAC   0.3 /* a busy bar is at least this tall, so a lone instant-long op shows */
-#define MAX_FLOWS_DRAWN 200000
+#define MAX_FLOWS_DRAWN 200000 /* distinct arrows */
 
 /* ---- busy bars: slices narrower than a pixel ---- */
 
@@ -289,87 +289,40 @@ static int draw_samples(draw_state *d)
     return TR_OK;
 }
 
-/* Where an event a flow points at was drawn: 0 when it has no lane. */
-static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x, double *y)
+static int draw_arrow(void *ctx, const tl_arrow *a)
 {
-    const tr_trace *t = l->t;
-    uint32_t row = TR_REF_ROW(ref), track;
-    int64_t ts;
-    int depth = 0;
-    if (TR_REF_KIND(ref) == TR_EV_SLICE) {
-        tr_slices s;
-        tr_trace_slices(t, &s);
-        if (row >= s.n) return 0;
-        track = s.track[row];
-        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
-        depth = s.depth[row];
-    } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
-        tr_instants in;
-        tr_trace_instants(t, &in);
-        if (row >= in.n) return 0;
-        track = in.track[row];
-        ts = in.ts[row];
-        /* An instant's marker sits in its lane's strip: the arrow ends there. */
-        uint32_t li = l->lane_of[track];
-        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == track) {
-            *x = tr_timeline_x(l, ts);
-            *y = l->lanes[li].y + l->lanes[li].strip / 2;
-            return 1;
-        }
-    } else {
-        return 0;
-    }
-    double y0, y1;
-    if (!tr_timeline_row(l, track, depth, &y0, &y1, NULL)) return 0;
-    *x = tr_timeline_x(l, ts);
-    *y = (y0 + y1) / 2;
-    return 1;
+    draw_state *d = ctx;
+    if (d->st->flows_drawn >= MAX_FLOWS_DRAWN) return TR_OK;
+    cairo_t *cr = d->c->cr;
+    double head = fmax(3, 0.03 * d->l->o.dpi);
+    double mid = (a->y0 + a->y1) / 2, c1 = a->x1 - (a->x1 - a->x0) * 0.3;
+    cairo_move_to(cr, a->x0, a->y0);
+    cairo_curve_to(cr, a->x0 + (a->x1 - a->x0) * 0.3, mid, c1, mid, a->x1, a->y1);
+    cairo_stroke(cr);
+    double ang = a->x1 == c1 && a->y1 == mid ? 0 : atan2(a->y1 - mid, a->x1 - c1);
+    cairo_move_to(cr, a->x1, a->y1);
+    cairo_line_to(cr, a->x1 - head * cos(ang - 0.4), a->y1 - head * sin(ang - 0.4));
+    cairo_line_to(cr, a->x1 - head * cos(ang + 0.4), a->y1 - head * sin(ang + 0.4));
+    cairo_close_path(cr);
+    cairo_fill(cr);
+    d->st->flows_drawn++;
+    return TR_OK;
 }
 
 static int draw_flows(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    size_t n = tr_flow_count(l->t);
-    if (!n || l->flows_hidden) return TR_OK;
-    /* Arrows with the same pixel ends are drawn once. */
-    size_t cap = 1 << 16;
-    uint64_t *seen = tr_calloc(cap, sizeof *seen);
-    if (!seen) return TR_FATAL;
+    if (!tr_flow_count(l->t) || l->flows_hidden) return TR_OK;
     cairo_t *cr = d->c->cr;
     cairo_save(cr);
     cairo_rectangle(cr, l->px, l->py0, l->pw, l->py1 - l->py0);
     cairo_clip(cr);
     cairo_new_path(cr);
     cairo_set_line_width(cr, fmax(0.6, 0.004 * l->o.dpi));
-    double head = fmax(3, 0.03 * l->o.dpi);
     tr_canvas_rgb(d->c, TR_RENDER_INK, 0.55);
-    for (size_t i = 0; i < n && d->st->flows_drawn < MAX_FLOWS_DRAWN; i++) {
-        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
-        double x0, y0, x1, y1;
-        if (!flow_end(l, f->from, 1, &x0, &y0) || !flow_end(l, f->to, 0, &x1, &y1)) continue;
-        if ((x0 < l->px && x1 < l->px) || (x0 > l->px + l->pw && x1 > l->px + l->pw)) continue;
-        uint64_t key =
-            ((uint64_t)(uint16_t)lround(x0) << 48 | (uint64_t)(uint16_t)lround(y0) << 32 |
-             (uint64_t)(uint16_t)lround(x1) << 16 | (uint16_t)lround(y1)) +
-            1;
-        size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
-        if (seen[h] == key) continue;
-        seen[h] = key;
-        double mid = (y0 + y1) / 2, c1 = x1 - (x1 - x0) * 0.3;
-        cairo_move_to(cr, x0, y0);
-        cairo_curve_to(cr, x0 + (x1 - x0) * 0.3, mid, c1, mid, x1, y1);
-        cairo_stroke(cr);
-        double ang = x1 == c1 && y1 == mid ? 0 : atan2(y1 - mid, x1 - c1);
-        cairo_move_to(cr, x1, y1);
-        cairo_line_to(cr, x1 - head * cos(ang - 0.4), y1 - head * sin(ang - 0.4));
-        cairo_line_to(cr, x1 - head * cos(ang + 0.4), y1 - head * sin(ang + 0.4));
-        cairo_close_path(cr);
-        cairo_fill(cr);
-        d->st->flows_drawn++;
-    }
+    int rc = tl_flows(l, draw_arrow, d);
     cairo_restore(cr);
-    tr_free(seen);
-    return TR_OK;
+    return rc;
 }
 
 /* Lane backgrounds, process header bands and the lines between processes. */

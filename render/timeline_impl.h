@@ -12,8 +12,8 @@
 
 #define TL_ID_PT     5.5      /* instruction ids beside markers */
 #define TL_GUESS_RGB 0xf0b400 /* the mark on lanes placed by a guess: amber, striped */
-#define TL_FLOW_MIN_PX                                                                             \
-    8 /* flow arrows are drawn while there is at most one per this many columns */
+/* Flow arrows are drawn while there is at most one (distinct ends) per this many columns. */
+#define TL_FLOW_MIN_PX 4
 
 /* ---- names and their totals: the legend's source and the colours drawn ---- */
 
@@ -144,7 +144,7 @@ struct tr_timeline_layout {
     uint32_t *lane_of; /* per track: lane index or TR_NONE */
     size_t summarised;
     int64_t max_bytes;   /* largest instant size in the window */
-    size_t flows_hidden; /* flows in the window left out as too dense; 0 when drawn */
+    size_t flows_hidden; /* arrows left out as too dense; 0 when drawn */
     size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
     tl_names slice_names, instant_names;                /* slice names are keys (tl_slice_keys) */
     tl_keys keys;
@@ -162,6 +162,17 @@ static inline int tl_lane_collapsed(const tl_lane *ln)
 {
     return ln->depth > ln->rows;
 }
+
+/* ---- flows (timeline_layout.c) ---- */
+
+/* An arrow as drawn, from the end of its first event to the start of its second. */
+typedef struct tl_arrow {
+    double x0, y0, x1, y1;
+} tl_arrow;
+
+typedef int (*tl_arrow_fn)(void *ctx, const tl_arrow *a);
+/* ^Calls FN for every arrow with an end in the plot, once per pixel ends; FN's failure stops it. */
+int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx);
 
 /* ---- legend.c ---- */
 

@@ -365,42 +365,88 @@ static void place_segments(tr_timeline_layout *l)
 
 /* ---- flows ---- */
 
-/* 1 when the event REF points at is on a lane and in the window. */
-static int flow_end_shown(const tr_timeline_layout *l, tr_ref ref)
+/* Where an event a flow points at is drawn (an instant: its marker); 0 when it has no lane. */
+static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x, double *y)
 {
+    const tr_trace *t = l->t;
     uint32_t row = TR_REF_ROW(ref), track;
-    int64_t a, b;
+    int64_t ts;
+    int depth = 0;
     if (TR_REF_KIND(ref) == TR_EV_SLICE) {
         tr_slices s;
-        tr_trace_slices(l->t, &s);
+        tr_trace_slices(t, &s);
         if (row >= s.n) return 0;
         track = s.track[row];
-        a = s.ts[row];
-        b = tr_time_add(a, s.dur[row]);
+        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
+        depth = s.depth[row];
     } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
         tr_instants in;
-        tr_trace_instants(l->t, &in);
+        tr_trace_instants(t, &in);
         if (row >= in.n) return 0;
         track = in.track[row];
-        a = b = in.ts[row];
+        ts = in.ts[row];
+        uint32_t li = l->lane_of[track];
+        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == track) {
+            *x = tr_timeline_x(l, ts);
+            *y = l->lanes[li].y + l->lanes[li].strip / 2;
+            return 1;
+        }
     } else {
         return 0;
     }
-    return l->lane_of[track] != TR_NONE && b >= l->t0 && a <= l->t1;
+    double y0, y1;
+    if (!tr_timeline_row(l, track, depth, &y0, &y1, NULL)) return 0;
+    *x = tr_timeline_x(l, ts);
+    *y = (y0 + y1) / 2;
+    return 1;
+}
+
+int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
+{
+    size_t n = tr_flow_count(l->t);
+    /* Arrows with the same pixel ends are one. */
+    size_t cap = 1 << 16;
+    uint64_t *seen = n ? tr_calloc(cap, sizeof *seen) : NULL;
+    if (n && !seen) return TR_FATAL;
+    int rc = TR_OK;
+    double right = l->px + l->pw;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
+        tl_arrow a;
+        if (!flow_end(l, f->from, 1, &a.x0, &a.y0) || !flow_end(l, f->to, 0, &a.x1, &a.y1))
+            continue;
+        if ((a.x0 < l->px && a.x1 < l->px) || (a.x0 > right && a.x1 > right)) continue;
+        uint64_t key =
+            ((uint64_t)(uint16_t)lround(a.x0) << 48 | (uint64_t)(uint16_t)lround(a.y0) << 32 |
+             (uint64_t)(uint16_t)lround(a.x1) << 16 | (uint16_t)lround(a.y1)) +
+            1;
+        size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
+        if (seen[h] == key) continue;
+        seen[h] = key;
+        rc = fn(ctx, &a);
+    }
+    tr_free(seen);
+    return rc;
+}
+
+static int count_arrow(void *ctx, const tl_arrow *a)
+{
+    (void)a;
+    ++*(size_t *)ctx;
+    return TR_OK;
 }
 
 /*
-** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns they
-** are a grey smear over the slices, so none is drawn and the subtitle says so.
+** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns
+** (arrows with the same pixel ends counted once) they are a grey smear, so
+** none is drawn and the subtitle says so.
 */
-static void count_flows(tr_timeline_layout *l)
+static int count_flows(tr_timeline_layout *l)
 {
-    size_t n = tr_flow_count(l->t), shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
-        shown += flow_end_shown(l, f->from) && flow_end_shown(l, f->to);
-    }
+    size_t shown = 0;
+    if (tl_flows(l, count_arrow, &shown) < 0) return TR_FATAL;
     if ((double)shown * TL_FLOW_MIN_PX > l->pw) l->flows_hidden = shown;
+    return TR_OK;
 }
 
 /* ---- lanes ---- */
@@ -670,7 +716,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
     if (rc >= 0) place_segments(l);
     l->guess_w = GUESS_IN * o->dpi;
-    if (rc >= 0) count_flows(l);
+    if (rc >= 0 && count_flows(l) < 0) rc = tr_error_nomem(e);
     if (rc >= 0) rc = tl_labels_place(l, &m, e);
 done:
     tr_measure_close(&m);
