@@ -110,15 +110,15 @@ int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_
     int oom = 0;
     keys[0] = s->name[row];
     if (!is_gt_worker(l, s->cat[row], &oom)) return oom ? -1 : 1;
+    /* Most are batches: "commands" first (tr_args_find rules keys out by length and first byte). */
     tr_arg a;
-    if (tr_args_find(l->t, s->args[row], "op", &a) && a.type == TR_ARG_STR) {
-        keys[0] = a.v.s;
-        return 1;
-    }
     if (tr_args_find(l->t, s->args[row], "commands", &a) && a.type == TR_ARG_STR) {
         size_t n = batch_keys(l, tr_str_get(l->t, a.v.s, NULL), keys);
         if (n == SIZE_MAX) return -1;
         if (n > 0) return (int)n;
+    } else if (tr_args_find(l->t, s->args[row], "op", &a) && a.type == TR_ARG_STR) {
+        keys[0] = a.v.s;
+        return 1;
     }
     /* A synchronous round trip: its command's family, cached by name. */
     int is_new;

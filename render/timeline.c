@@ -499,8 +499,8 @@ static int draw_titles(draw_state *d)
     rc |= tr_buf_add_duration(&b, l->t1 - l->t0);
     rc |= tr_buf_adds(&b, " shown");
     if (l->flows_hidden)
-        rc |= tr_buf_addf(&b, "; %zu flow arrows not drawn, over one per %d px (narrow the window)",
-                          l->flows_hidden, TL_FLOW_MIN_PX);
+        rc |= tr_buf_addf(&b, "; flow arrows not drawn, over one per %d px (narrow the window)",
+                          TL_FLOW_MIN_PX);
     if (l->summarised)
         rc |= tr_buf_addf(&b,
                           "; the last %zu lanes are over the cap and summarised in one "

@@ -143,8 +143,8 @@ struct tr_timeline_layout {
     size_t total_rows;
     uint32_t *lane_of; /* per track: lane index or TR_NONE */
     size_t summarised;
-    int64_t max_bytes;   /* largest instant size in the window */
-    size_t flows_hidden; /* arrows left out as too dense; 0 when drawn */
+    int64_t max_bytes;                                  /* largest instant size in the window */
+    int flows_hidden;                                   /* arrows left out as too dense */
     size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
     tl_names slice_names, instant_names;                /* slice names are keys (tl_slice_keys) */
     tl_keys keys;
@@ -171,7 +171,10 @@ typedef struct tl_arrow {
 } tl_arrow;
 
 typedef int (*tl_arrow_fn)(void *ctx, const tl_arrow *a);
-/* ^Calls FN for every arrow with an end in the plot, once per pixel ends; FN's failure stops it. */
+/*
+** ^Calls FN for every arrow with an end in the plot, once per pixel ends;
+** FN returns TR_OK to go on, a failure or 1 (enough) to stop.
+*/
 int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx);
 
 /* ---- legend.c ---- */

@@ -410,7 +410,7 @@ int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
     if (n && !seen) return TR_FATAL;
     int rc = TR_OK;
     double right = l->px + l->pw;
-    for (size_t i = 0; i < n && rc >= 0; i++) {
+    for (size_t i = 0; i < n && rc == TR_OK; i++) {
         const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
         tl_arrow a;
         if (!flow_end(l, f->from, 1, &a.x0, &a.y0) || !flow_end(l, f->to, 0, &a.x1, &a.y1))
@@ -426,26 +426,30 @@ int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
         rc = fn(ctx, &a);
     }
     tr_free(seen);
-    return rc;
+    return rc < 0 ? rc : TR_OK;
 }
+
+typedef struct arrow_count {
+    size_t n, max;
+} arrow_count;
 
 static int count_arrow(void *ctx, const tl_arrow *a)
 {
     (void)a;
-    ++*(size_t *)ctx;
-    return TR_OK;
+    arrow_count *c = ctx;
+    return ++c->n > c->max; /* past the limit: stop counting */
 }
 
 /*
 ** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns
 ** (arrows with the same pixel ends counted once) they are a grey smear, so
-** none is drawn and the subtitle says so.
+** none is drawn and the subtitle says so.  Counting stops at the limit.
 */
 static int count_flows(tr_timeline_layout *l)
 {
-    size_t shown = 0;
-    if (tl_flows(l, count_arrow, &shown) < 0) return TR_FATAL;
-    if ((double)shown * TL_FLOW_MIN_PX > l->pw) l->flows_hidden = shown;
+    arrow_count c = {0, (size_t)(l->pw / TL_FLOW_MIN_PX)};
+    if (tl_flows(l, count_arrow, &c) < 0) return TR_FATAL;
+    l->flows_hidden = c.n > c.max;
     return TR_OK;
 }
 
