@@ -804,3 +804,42 @@ TR_TEST(gt_ops_coloured_by_operation)
     tr_timeline_layout_free(l);
     tr_trace_free(t);
 }
+
+/*
+** Issue 23: arrows are drawn while there is at most one per 4 pixel columns
+** (arrows with the same pixel ends once); past that none is, and the
+** subtitle says so.
+*/
+TR_TEST(flows_level_of_detail)
+{
+    for (int dense = 0; dense < 2; dense++) {
+        tr_trace *t = tr_trace_new();
+        uint32_t p = tr_process_intern(t, tr_input_add(t, "made", "test"), 1);
+        uint32_t a = thread(t, p, 1, "a"), b = thread(t, p, 2, "b");
+        tr_str x = tr_str_internz(t, "x");
+        int n = dense ? 2000 : 100; /* the plot is about 1,000 px wide at 75 dpi */
+        for (int i = 0; i < n; i++) {
+            uint32_t from = tr_instant_add(t, a, (int64_t)i * 1000000, x, 0, 0, -1, 0);
+            uint32_t to = tr_instant_add(t, b, (int64_t)i * 1000000 + 500000, x, 0, 0, -1, 0);
+            tr_flow f = {TR_REF(TR_EV_INSTANT, from), TR_REF(TR_EV_INSTANT, to), x, 0, (uint64_t)i};
+            tr_flow_add(t, &f);
+        }
+        tr_error e = {0};
+        CHECK(tr_trace_freeze(t, &e) == TR_OK);
+        tr_render_opts o;
+        opts(&o, TR_RENDER_TIMELINE);
+        tr_render_stats st;
+        const char *pdf = tmp_path("flows.pdf");
+        CHECK(tr_render(t, &o, pdf, -1, &st, &e) == TR_OK);
+        if (dense)
+            CHECK_INT(st.flows_drawn, 0);
+        else
+            CHECK_INT(st.flows_drawn, 100);
+        if (system("command -v pdftotext >/dev/null 2>&1") == 0) {
+            char cmd[8192];
+            snprintf(cmd, sizeof cmd, "pdftotext '%s' - | grep -q 'flow arrows not drawn'", pdf);
+            CHECK((system(cmd) == 0) == dense);
+        }
+        tr_trace_free(t);
+    }
+}
