@@ -79,6 +79,7 @@ enum gt_const {
     C_OP_FREETENSOR,
     C_OP_OTHER,
     C_CLOCK,
+    C_CAT_FLOW,
     C_COUNT
 };
 
@@ -114,6 +115,7 @@ static const char *const gt_const_text[C_COUNT] = {
     [C_OP_FREETENSOR] = "freetensor",
     [C_OP_OTHER] = "other",
     [C_CLOCK] = "seconds since GT dispatcher start",
+    [C_CAT_FLOW] = "gt.flow",
 };
 
 /* A record line, its text pointing into the line. */
@@ -132,7 +134,8 @@ typedef struct gt_open {
     int set;
     int64_t ts, seq, bytes;
     tr_str name;
-    tr_str op; /* visualize's op type */
+    tr_str op;    /* visualize's op type */
+    uint32_t row; /* its instant */
 } gt_open;
 
 /* Pairing state of one track; lanes[i] belongs to track track_base + i. */
@@ -141,6 +144,12 @@ typedef struct gt_lane {
     gt_open send; /* worker: the last WORKER_SEND without its reply */
     gt_open vis;  /* visualize: the lane's pending start */
 } gt_lane;
+
+/* A worker reply on its way back to the client whose request caused it. */
+typedef struct gt_reply {
+    uint32_t lane; /* the client's */
+    uint32_t row;  /* the WORKER_RECV instant */
+} gt_reply;
 
 typedef struct gt_src_slot {
     uint32_t len; /* 0: empty */
@@ -178,6 +187,9 @@ typedef struct gt_rd {
     gt_open batch;
     uint32_t batch_lane;
     int64_t batch_start;
+    /* flows: the request worker traffic serves, and replies waiting for its SEND */
+    uint32_t flow_req; /* lane, GT_NO_LANE when none */
+    tr_vec replies;    /* gt_reply */
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
@@ -931,6 +943,89 @@ static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_
     }
 }
 
+/* ---- flows: request -> worker -> reply ----
+**
+** The dispatcher serves one client command at a time: what it sends to
+** workers between a client's RECV and its SEND is for that command (a
+** message that arrives during a worker wait is logged RECV..SEND inside it,
+** so the latest open request is the one served).  Each worker round trip
+** gets three flows, all with the request's seq as id: RECV -> WORKER_SEND
+** -> WORKER_RECV -> the request's SEND.  A batch's two lines are written
+** together after its round trip, reply first: its flows follow the log,
+** RECV -> WORKER_RECV -> WORKER_SEND -> SEND, so none points back in time.
+*/
+
+static void gt_flow(gt_rd *g, uint32_t from, uint32_t to, const gt_open *req)
+{
+    tr_flow f = {TR_REF(TR_EV_INSTANT, from), TR_REF(TR_EV_INSTANT, to), req->name,
+                 g->c[C_CAT_FLOW], req->seq >= 0 ? (uint64_t)req->seq : 0};
+    if (from != TR_NONE && to != TR_NONE) tr_flow_add(g->t, &f);
+}
+
+/* The open request worker traffic serves now, or NULL. */
+static const gt_open *gt_flow_served(gt_rd *g)
+{
+    if (g->flow_req == GT_NO_LANE) return NULL;
+    const gt_open *q = &gt_lane_at(g, g->flow_req)->req;
+    return q->set ? q : NULL;
+}
+
+/* Forgets the replies waiting for LANE's request; with SEND != TR_NONE, links them to it first. */
+static void gt_flow_replies(gt_rd *g, uint32_t lane, uint32_t send)
+{
+    const gt_open *q = &gt_lane_at(g, lane)->req;
+    size_t keep = 0;
+    for (size_t i = 0; i < g->replies.len; i++) {
+        gt_reply *r = &TR_VEC_AT(&g->replies, gt_reply, i);
+        if (r->lane != lane)
+            TR_VEC_AT(&g->replies, gt_reply, keep++) = *r;
+        else if (send != TR_NONE)
+            gt_flow(g, r->row, send, q);
+    }
+    g->replies.len = keep;
+}
+
+/* A client's RECV on LANE: its request is served from now on. */
+static void gt_flow_request(gt_rd *g, uint32_t lane)
+{
+    gt_flow_replies(g, lane, TR_NONE);
+    g->flow_req = lane;
+}
+
+/* A worker's first line of a round trip: the served request caused it. */
+static void gt_flow_out(gt_rd *g, uint32_t row)
+{
+    const gt_open *q = gt_flow_served(g);
+    if (q) gt_flow(g, q->row, row, q);
+}
+
+/* FROM -> TO on a worker's lane; TO goes back with the served request's SEND. */
+static void gt_flow_back(gt_rd *g, uint32_t from, uint32_t to)
+{
+    const gt_open *q = gt_flow_served(g);
+    if (!q || to == TR_NONE) return;
+    gt_flow(g, from, to, q);
+    gt_reply *r = tr_vec_push(&g->replies);
+    if (!r) {
+        g->oom = 1;
+        return;
+    }
+    *r = (gt_reply){g->flow_req, to};
+}
+
+/* The SEND answering LANE's request: replies go to it; the latest request still open is served. */
+static void gt_flow_answer(gt_rd *g, uint32_t lane, uint32_t send)
+{
+    gt_flow_replies(g, lane, send);
+    if (g->flow_req != lane) return;
+    g->flow_req = GT_NO_LANE;
+    int64_t latest = INT64_MIN;
+    for (size_t i = 0; i < g->lanes.len; i++) {
+        const gt_open *q = &gt_lane_at(g, (uint32_t)i)->req;
+        if (i != lane && q->set && q->seq > latest) latest = q->seq, g->flow_req = (uint32_t)i;
+    }
+}
+
 /* ---- records ---- */
 
 /* The header is over: what it said goes into the input's info. */
@@ -992,16 +1087,18 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
         gt_detail_args(g, r->det, r->det_n);
     }
     uint32_t args = tr_args_end(t);
-    tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT], TR_SCOPE_THREAD, r->size,
-                   args);
+    uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
+                                  TR_SCOPE_THREAD, r->size, args);
 
-    gt_open cur = {1, r->ts, r->seq, r->size, cmd, 0};
+    gt_open cur = {1, r->ts, r->seq, r->size, cmd, 0, row};
     /* A batch: its WORKER_RECV, then at once its WORKER_SEND, seq + 1. */
     int batch_send = 0;
     if (g->batch.set) {
         if (ev == g->c[C_WSEND] && lane == g->batch_lane && cmd == g->batch.name && r->seq >= 0 &&
             g->batch.seq >= 0 && r->seq == g->batch.seq + 1) {
             gt_worker_slice(g, lane, g->batch_start, &cur, &g->batch, det, 1);
+            gt_flow_out(g, g->batch.row);
+            gt_flow_back(g, g->batch.row, row);
             batch_send = 1;
         }
         g->batch.set = 0;
@@ -1010,15 +1107,23 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     if (ev == g->c[C_RECV]) {
         if (l->req.set) gt_client_slice(g, lane, NULL);
         l->req = cur;
+        gt_flow_request(g, lane);
     } else if (ev == g->c[C_SEND]) {
-        if (l->req.set) gt_client_slice(g, lane, r);
+        if (l->req.set) {
+            gt_flow_answer(g, lane, row);
+            gt_client_slice(g, lane, r);
+        }
     } else if (g->visualize) {
         /* worker slices come from visualize's pairing below */
     } else if (ev == g->c[C_WSEND]) {
-        if (!batch_send) l->send = cur;
+        if (!batch_send) {
+            l->send = cur;
+            gt_flow_out(g, row);
+        }
     } else if (ev == g->c[C_WRECV]) {
         if (l->send.set && l->send.name == cmd) {
             gt_worker_slice(g, lane, l->send.ts, &l->send, &cur, 0, 0);
+            gt_flow_back(g, l->send.row, row);
             l->send.set = 0;
         } else {
             /*
@@ -1097,6 +1202,8 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     *rd = g;
     if (!g) return tr_error_nomem(e);
     tr_vec_init(&g->lanes, sizeof(gt_lane));
+    tr_vec_init(&g->replies, sizeof(gt_reply));
+    g->flow_req = GT_NO_LANE;
     tr_buf_init(&g->scratch, 0);
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
@@ -1121,6 +1228,7 @@ static void gt_reader_close(void *rd)
     gt_rd *g = rd;
     if (!g) return;
     tr_vec_fini(&g->lanes);
+    tr_vec_fini(&g->replies);
     tr_buf_fini(&g->scratch);
     tr_free(g);
 }

@@ -229,6 +229,14 @@ static int place_slice_labels(placer *p)
         double tx = fmax(cx0, l->px) + 2;
         double room = fmin(cx1 - cx0 - gap - 4, l->px + l->pw - tx - 2);
         double *end = &p->row_end[ln->first_row + (size_t)d];
+        uint32_t keys[TL_KEYS_MAX];
+        int nk = tl_slice_keys(l, &s, i, keys);
+        if (nk < 0) {
+            rc = TR_FATAL;
+            break;
+        }
+        /* A slice drawn in stripes (a GT batch) is labelled in its first. */
+        if (nk > 1) room = fmin(room, (cx1 - cx0) / nk - gap - 4);
         if (room < text_px_min || tx < *end) continue;
         size_t n;
         const char *name = tr_str_get(t, s.name[i], &n);
@@ -242,7 +250,7 @@ static int place_slice_labels(placer *p)
         double pt = fmin(l->text_pt, ln->row_h * 0.5 / l->px_per_pt);
         double th = pt * l->px_per_pt * 1.17;
         double y = ln->y + ln->strip + d * ln->row_h;
-        const tl_name *nm = tl_names_find(&l->slice_names, s.name[i]);
+        const tl_name *nm = tl_names_find(&l->slice_names, keys[0]);
         uint32_t fill = nm ? nm->rgb : 0x888888;
         tl_label *lb = add_label(p, TL_LABEL_SLICE, name, n, tx, y + (ln->row_h - th) / 2, room, pt,
                                  0, TR_ALIGN_LEFT,

@@ -25,20 +25,20 @@
 #define COL_MAX_IN       2.4
 #define LEGEND_MARGIN_IN 0.12
 
-static const tr_trace *sort_trace; /* qsort has no user pointer in C11 */
+static const tr_timeline_layout *sort_layout; /* qsort has no user pointer in C11 */
 
 static int stat_cmp(const void *pa, const void *pb)
 {
     const tl_entry *a = pa, *b = pb;
     if (a->dur != b->dur) return a->dur > b->dur ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return strcmp(tr_str_get(sort_trace, a->name, NULL), tr_str_get(sort_trace, b->name, NULL));
+    return strcmp(tl_key_text(sort_layout, a->name, NULL), tl_key_text(sort_layout, b->name, NULL));
 }
 
 static int text_cmp(const void *pa, const void *pb)
 {
     const tl_entry *a = pa, *b = pb;
-    return strcmp(tr_str_get(sort_trace, a->name, NULL), tr_str_get(sort_trace, b->name, NULL));
+    return strcmp(tl_key_text(sort_layout, a->name, NULL), tl_key_text(sort_layout, b->name, NULL));
 }
 
 static const tl_entry *sort_entries;
@@ -49,14 +49,14 @@ static int index_cmp(const void *pa, const void *pb)
 }
 
 /* Copies the names of M to OUT merged by text, sorted by time then count; returns how many. */
-static size_t legend_part(const tr_trace *t, const tl_names *m, tl_entry *out)
+static size_t legend_part(const tr_timeline_layout *l, const tl_names *m, tl_entry *out)
 {
     size_t k = m->items.len;
     for (size_t i = 0; i < k; i++) {
         const tl_name *s = &TR_VEC_AT(&m->items, tl_name, i);
         out[i] = (tl_entry){s->name, 0, s->dur, s->count};
     }
-    sort_trace = t;
+    sort_layout = l;
     tr_qsort(out, k, sizeof *out, text_cmp);
     size_t n = 0;
     for (size_t i = 0; i < k; i++) {
@@ -83,14 +83,14 @@ static int take(tr_map *used, uint32_t rgb)
 }
 
 /* Gives the entries colours no two share: fixed ones first, then in legend order. */
-static int resolve_colors(const tr_trace *t, tl_entry *en, size_t n)
+static int resolve_colors(const tr_timeline_layout *l, tl_entry *en, size_t n)
 {
     tr_map used = {0};
     uint8_t *done = tr_calloc(n + 1, 1);
     int rc = done ? TR_OK : TR_FATAL;
     for (size_t i = 0; i < n && rc >= 0; i++) {
         size_t len;
-        const char *name = tr_str_get(t, en[i].name, &len);
+        const char *name = tl_key_text(l, en[i].name, &len);
         en[i].rgb = tr_render_color(name, len);
         if (i >= RESOLVE_MAX || !tr_render_color_is_fixed(name, len)) continue;
         rc = take(&used, en[i].rgb);
@@ -99,7 +99,7 @@ static int resolve_colors(const tr_trace *t, tl_entry *en, size_t n)
     for (size_t i = 0; i < n && i < RESOLVE_MAX && rc >= 0; i++) {
         if (done[i]) continue;
         size_t len;
-        const char *name = tr_str_get(t, en[i].name, &len);
+        const char *name = tl_key_text(l, en[i].name, &len);
         /* The generated hues never end, so this finds one. */
         for (unsigned k = 0; rc >= 0; k++) {
             uint32_t rgb = tr_render_color_alt(name, len, k);
@@ -116,13 +116,13 @@ static int resolve_colors(const tr_trace *t, tl_entry *en, size_t n)
 }
 
 /* The entry of NAME's text among entries [A, B), or NULL. */
-static const tl_entry *find_text(const tl_legend *g, size_t a, size_t b, const char *name,
-                                 const tr_trace *t)
+static const tl_entry *find_text(const tr_timeline_layout *l, const tl_legend *g, size_t a,
+                                 size_t b, const char *name)
 {
     while (a < b) {
         size_t mid = a + (b - a) / 2;
         const tl_entry *en = &g->entries[g->by_text[mid]];
-        int c = strcmp(tr_str_get(t, en->name, NULL), name);
+        int c = strcmp(tl_key_text(l, en->name, NULL), name);
         if (c == 0) return en;
         if (c < 0)
             a = mid + 1;
@@ -133,11 +133,12 @@ static const tl_entry *find_text(const tl_legend *g, size_t a, size_t b, const c
 }
 
 /* Every id of a name gets the colour of its entry. */
-static void paint_names(tl_names *m, const tl_legend *g, size_t a, size_t b, const tr_trace *t)
+static void paint_names(const tr_timeline_layout *l, tl_names *m, const tl_legend *g, size_t a,
+                        size_t b)
 {
     for (size_t i = 0; i < m->items.len; i++) {
         tl_name *s = &TR_VEC_AT(&m->items, tl_name, i);
-        const tl_entry *en = find_text(g, a, b, tr_str_get(t, s->name, NULL), t);
+        const tl_entry *en = find_text(l, g, a, b, tl_key_text(l, s->name, NULL));
         s->rgb = en ? en->rgb : 0x888888;
     }
 }
@@ -149,17 +150,17 @@ int tl_legend_build(tr_timeline_layout *l, tr_error *e)
     g->entries = tr_malloc((n ? n : 1) * sizeof *g->entries);
     g->by_text = tr_malloc((n ? n : 1) * sizeof *g->by_text);
     if (!g->entries || !g->by_text) return tr_error_nomem(e);
-    g->n_slices = legend_part(l->t, &l->slice_names, g->entries);
-    g->n_markers = legend_part(l->t, &l->instant_names, g->entries + g->n_slices);
+    g->n_slices = legend_part(l, &l->slice_names, g->entries);
+    g->n_markers = legend_part(l, &l->instant_names, g->entries + g->n_slices);
     n = g->n_slices + g->n_markers;
-    if (resolve_colors(l->t, g->entries, n) < 0) return tr_error_nomem(e);
+    if (resolve_colors(l, g->entries, n) < 0) return tr_error_nomem(e);
     for (size_t i = 0; i < n; i++) g->by_text[i] = (uint32_t)i;
-    sort_trace = l->t;
+    sort_layout = l;
     sort_entries = g->entries;
     tr_qsort(g->by_text, g->n_slices, sizeof *g->by_text, index_cmp);
     tr_qsort(g->by_text + g->n_slices, g->n_markers, sizeof *g->by_text, index_cmp);
-    paint_names(&l->slice_names, g, 0, g->n_slices, l->t);
-    paint_names(&l->instant_names, g, g->n_slices, n, l->t);
+    paint_names(l, &l->slice_names, g, 0, g->n_slices);
+    paint_names(l, &l->instant_names, g, g->n_slices, n);
     g->line = l->text_pt * l->px_per_pt * 1.45;
     return TR_OK;
 }
@@ -196,7 +197,7 @@ static void measure_column(tr_timeline_layout *l, tr_measure *m)
     size_t shown = g->n_slices + g->n_markers;
     for (size_t i = 0; i < shown && i < 2 * LEGEND_MAX; i++) {
         size_t n;
-        const char *name = tr_str_get(l->t, g->entries[i].name, &n);
+        const char *name = tl_key_text(l, g->entries[i].name, &n);
         widest = fmax(widest, tr_measure_text(m, name, n, l->text_pt, 0));
     }
     double dpi = l->o.dpi;
@@ -303,7 +304,7 @@ int tl_legend_draw(tr_timeline_layout *l, tr_canvas *c)
         for (size_t i = 0; i < shown[part]; i++) {
             const tl_entry *en = &g->entries[(part ? g->n_slices : 0) + i];
             size_t n;
-            const char *name = tr_str_get(l->t, en->name, &n);
+            const char *name = tl_key_text(l, en->name, &n);
             if (part)
                 tr_canvas_marker(c, tr_render_marker_shape(name, n), k.x + sw / 2,
                                  k.y + line / 2 - 1, sw * 0.45, en->rgb);
@@ -340,7 +341,7 @@ static const tl_entry *shown_entry(const tr_timeline_layout *l, size_t i)
 const char *tr_timeline_legend_name(const tr_timeline_layout *l, size_t i)
 {
     const tl_entry *en = shown_entry(l, i);
-    return en ? tr_str_get(l->t, en->name, NULL) : NULL;
+    return en ? tl_key_text(l, en->name, NULL) : NULL;
 }
 
 uint32_t tr_timeline_legend_color(const tr_timeline_layout *l, size_t i)
@@ -349,16 +350,28 @@ uint32_t tr_timeline_legend_color(const tr_timeline_layout *l, size_t i)
     return en ? en->rgb : 0;
 }
 
+uint32_t tr_timeline_slice_color(const tr_timeline_layout *l, size_t row)
+{
+    tr_slices s;
+    tr_trace_slices(l->t, &s);
+    uint32_t keys[TL_KEYS_MAX];
+    /* The keys are a cache the layout filled for every slice it shows. */
+    if (row >= s.n || tl_slice_keys((tr_timeline_layout *)l, &s, row, keys) < 1) return 0x888888;
+    size_t n;
+    const char *text = tl_key_text(l, keys[0], &n);
+    return tr_timeline_color(l, text, n);
+}
+
 uint32_t tr_timeline_color(const tr_timeline_layout *l, const char *name, size_t n)
 {
     char *z = tr_malloc(n + 1);
     if (!z) return tr_render_color(name, n);
     memcpy(z, name, n);
     z[n] = '\0';
-    const tl_entry *en = find_text(&l->legend, 0, l->legend.n_slices, z, l->t);
+    const tl_entry *en = find_text(l, &l->legend, 0, l->legend.n_slices, z);
     if (!en)
-        en = find_text(&l->legend, l->legend.n_slices, l->legend.n_slices + l->legend.n_markers, z,
-                       l->t);
+        en = find_text(l, &l->legend, l->legend.n_slices, l->legend.n_slices + l->legend.n_markers,
+                       z);
     tr_free(z);
     return en ? en->rgb : tr_render_color(name, n);
 }

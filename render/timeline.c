@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #define BUSY_MIN_FRAC   0.3 /* a busy bar is at least this tall, so a lone instant-long op shows */
-#define MAX_FLOWS_DRAWN 200000
+#define MAX_FLOWS_DRAWN 200000 /* distinct arrows */
 
 /* ---- busy bars: slices narrower than a pixel ---- */
 
@@ -32,7 +32,6 @@ typedef struct draw_state {
     tr_render_stats *st;
     busy_row *rows; /* per lane row, allocated on first use */
     int cols;
-    double ns_per_col;
 } draw_state;
 
 static void free_rows(draw_state *d)
@@ -58,18 +57,19 @@ static busy_row *row_get(draw_state *d, size_t row)
     return r;
 }
 
-/* Adds [a, b) ns of colour RGB to row ROW's busy bars. */
+/* Adds [a, b) ns of colour RGB to row ROW's busy bars (in shares of a column: axis segments
+ * differ). */
 static int busy_add(draw_state *d, size_t row, int64_t a, int64_t b, uint32_t rgb)
 {
     busy_row *r = row_get(d, row);
     if (!r) return TR_FATAL;
     const tr_timeline_layout *l = d->l;
-    double xa = (double)(a - l->t0) / d->ns_per_col, xb = (double)(b - l->t0) / d->ns_per_col;
+    double xa = tr_timeline_x(l, a) - l->px, xb = tr_timeline_x(l, b) - l->px;
     int ca = (int)floor(xa), cb = (int)floor(xb);
     for (int c = ca; c <= cb && c < d->cols; c++) {
         if (c < 0) continue;
         double lo = fmax(xa, c), hi = fmin(xb, c + 1.0);
-        float part = (float)((hi > lo ? hi - lo : 0) * d->ns_per_col);
+        float part = (float)(hi > lo ? hi - lo : 0);
         /* Even an instant-long op marks its column: the bar has a minimum height. */
         r->busy[c] += part > 0 ? part : 1e-9f;
         if (part >= r->longest[c]) {
@@ -91,7 +91,7 @@ static void draw_busy(draw_state *d)
     const tr_timeline_layout *l = d->l;
     for (size_t li = 0; li < l->n_lanes; li++) {
         const tl_lane *ln = &l->lanes[li];
-        double full = d->ns_per_col * (ln->track == TR_NONE ? (double)l->summarised : 1);
+        double full = ln->track == TR_NONE ? (double)l->summarised : 1;
         for (int r = 0; r < ln->rows; r++) {
             busy_row *br = &d->rows[ln->first_row + (size_t)r];
             if (!br->busy) continue;
@@ -139,7 +139,10 @@ static int draw_slices(draw_state *d)
         if (ln->rows == 0) continue;
         int r = s.depth[i] < ln->rows ? s.depth[i] : ln->rows - 1;
         if (ln->track == TR_NONE) r = 0;
-        uint32_t rgb = colour_of(&l->slice_names, s.name[i]);
+        uint32_t keys[TL_KEYS_MAX];
+        int nk = tl_slice_keys(l, &s, i, keys);
+        if (nk < 0) return TR_FATAL;
+        uint32_t rgb = colour_of(&l->slice_names, keys[0]);
         double x0 = tr_timeline_x(l, a), x1 = tr_timeline_x(l, b);
         if (x1 - x0 < 1 || ln->track == TR_NONE) {
             if (busy_add(d, ln->first_row + (size_t)r, a < l->t0 ? l->t0 : a, b > l->t1 ? l->t1 : b,
@@ -152,7 +155,11 @@ static int draw_slices(draw_state *d)
         double cx0 = fmax(x0, l->px - 1), cx1 = fmin(x1, l->px + l->pw + 1);
         /* A one-pixel gap keeps neighbours apart; thin rows get no gap. */
         double gap = cx1 - cx0 >= 4 ? 1 : 0, vgap = ln->row_h >= 6 ? 1 : 0;
-        tr_canvas_rect(d->c, cx0, y + vgap, cx1 - cx0 - gap, ln->row_h - 2 * vgap, rgb);
+        /* One stripe per key, as wide as the others: GT logs no time per command of a batch. */
+        double w = (cx1 - cx0 - gap) / nk;
+        for (int k = 0; k < nk; k++)
+            tr_canvas_rect(d->c, cx0 + k * w, y + vgap, w, ln->row_h - 2 * vgap,
+                           k ? colour_of(&l->slice_names, keys[k]) : rgb);
         d->st->slices_drawn++;
     }
     draw_busy(d);
@@ -183,7 +190,8 @@ static int draw_counters(draw_state *d)
                 continue;
             }
             if (cn.ts[i] > l->t1) break;
-            size_t c = (size_t)((double)(cn.ts[i] - l->t0) / d->ns_per_col);
+            double x = tr_timeline_x(l, cn.ts[i]) - l->px;
+            size_t c = x > 0 ? (size_t)x : 0;
             if (c >= cols) c = cols - 1;
             /* The column keeps its peak, so a spike narrower than a pixel still shows. */
             val[c] = isnan(val[c]) || cn.value[i] > val[c] ? cn.value[i] : val[c];
@@ -281,80 +289,40 @@ static int draw_samples(draw_state *d)
     return TR_OK;
 }
 
-/* Where an event a flow points at was drawn: 0 when it has no lane. */
-static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x, double *y)
+static int draw_arrow(void *ctx, const tl_arrow *a)
 {
-    const tr_trace *t = l->t;
-    uint32_t row = TR_REF_ROW(ref), track;
-    int64_t ts;
-    int depth = 0;
-    if (TR_REF_KIND(ref) == TR_EV_SLICE) {
-        tr_slices s;
-        tr_trace_slices(t, &s);
-        if (row >= s.n) return 0;
-        track = s.track[row];
-        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
-        depth = s.depth[row];
-    } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
-        tr_instants in;
-        tr_trace_instants(t, &in);
-        if (row >= in.n) return 0;
-        track = in.track[row];
-        ts = in.ts[row];
-    } else {
-        return 0;
-    }
-    double y0, y1;
-    if (!tr_timeline_row(l, track, depth, &y0, &y1, NULL)) return 0;
-    *x = tr_timeline_x(l, ts);
-    *y = (y0 + y1) / 2;
-    return 1;
+    draw_state *d = ctx;
+    if (d->st->flows_drawn >= MAX_FLOWS_DRAWN) return TR_OK;
+    cairo_t *cr = d->c->cr;
+    double head = fmax(3, 0.03 * d->l->o.dpi);
+    double mid = (a->y0 + a->y1) / 2, c1 = a->x1 - (a->x1 - a->x0) * 0.3;
+    cairo_move_to(cr, a->x0, a->y0);
+    cairo_curve_to(cr, a->x0 + (a->x1 - a->x0) * 0.3, mid, c1, mid, a->x1, a->y1);
+    cairo_stroke(cr);
+    double ang = a->x1 == c1 && a->y1 == mid ? 0 : atan2(a->y1 - mid, a->x1 - c1);
+    cairo_move_to(cr, a->x1, a->y1);
+    cairo_line_to(cr, a->x1 - head * cos(ang - 0.4), a->y1 - head * sin(ang - 0.4));
+    cairo_line_to(cr, a->x1 - head * cos(ang + 0.4), a->y1 - head * sin(ang + 0.4));
+    cairo_close_path(cr);
+    cairo_fill(cr);
+    d->st->flows_drawn++;
+    return TR_OK;
 }
 
 static int draw_flows(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    size_t n = tr_flow_count(l->t);
-    if (!n) return TR_OK;
-    /* Arrows with the same pixel ends are drawn once. */
-    size_t cap = 1 << 16;
-    uint64_t *seen = tr_calloc(cap, sizeof *seen);
-    if (!seen) return TR_FATAL;
+    if (!tr_flow_count(l->t) || l->flows_hidden) return TR_OK;
     cairo_t *cr = d->c->cr;
     cairo_save(cr);
     cairo_rectangle(cr, l->px, l->py0, l->pw, l->py1 - l->py0);
     cairo_clip(cr);
     cairo_new_path(cr);
     cairo_set_line_width(cr, fmax(0.6, 0.004 * l->o.dpi));
-    double head = fmax(3, 0.03 * l->o.dpi);
     tr_canvas_rgb(d->c, TR_RENDER_INK, 0.55);
-    for (size_t i = 0; i < n && d->st->flows_drawn < MAX_FLOWS_DRAWN; i++) {
-        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
-        double x0, y0, x1, y1;
-        if (!flow_end(l, f->from, 1, &x0, &y0) || !flow_end(l, f->to, 0, &x1, &y1)) continue;
-        if ((x0 < l->px && x1 < l->px) || (x0 > l->px + l->pw && x1 > l->px + l->pw)) continue;
-        uint64_t key =
-            ((uint64_t)(uint16_t)lround(x0) << 48 | (uint64_t)(uint16_t)lround(y0) << 32 |
-             (uint64_t)(uint16_t)lround(x1) << 16 | (uint16_t)lround(y1)) +
-            1;
-        size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
-        if (seen[h] == key) continue;
-        seen[h] = key;
-        double mid = (y0 + y1) / 2, c1 = x1 - (x1 - x0) * 0.3;
-        cairo_move_to(cr, x0, y0);
-        cairo_curve_to(cr, x0 + (x1 - x0) * 0.3, mid, c1, mid, x1, y1);
-        cairo_stroke(cr);
-        double ang = x1 == c1 && y1 == mid ? 0 : atan2(y1 - mid, x1 - c1);
-        cairo_move_to(cr, x1, y1);
-        cairo_line_to(cr, x1 - head * cos(ang - 0.4), y1 - head * sin(ang - 0.4));
-        cairo_line_to(cr, x1 - head * cos(ang + 0.4), y1 - head * sin(ang + 0.4));
-        cairo_close_path(cr);
-        cairo_fill(cr);
-        d->st->flows_drawn++;
-    }
+    int rc = tl_flows(l, draw_arrow, d);
     cairo_restore(cr);
-    tr_free(seen);
-    return TR_OK;
+    return rc;
 }
 
 /* Lane backgrounds, process header bands and the lines between processes. */
@@ -375,37 +343,90 @@ static void draw_lanes(draw_state *d)
     }
 }
 
+/* The ticks and tick labels of segment G of the axis at Y; returns its base (see below). */
+static int64_t draw_ticks(draw_state *d, const tl_segment *g, double y, tr_buf *b, int *rc)
+{
+    tr_timeline_layout *l = d->l;
+    double dpi = l->o.dpi;
+    int max_ticks = (int)((g->x1 - g->x0) / (0.9 * dpi));
+    int64_t step = tr_render_tick_step(g->t1 - g->t0, max_ticks < 2 ? 2 : max_ticks);
+    int64_t mag = llabs(g->t1) > llabs(g->t0) ? llabs(g->t1) : llabs(g->t0);
+    int64_t first = g->t0 / step * step;
+    if (first < g->t0) first += step;
+    /*
+    ** Far from the origin ("4203669.603 s"), ticks count from the first one
+    ** instead; a later segment of a broken axis names its first tick in full.
+    */
+    int64_t base = 0;
+    if (mag / (g->t1 - g->t0) > 1000) {
+        base = first;
+        mag = g->t1 - base;
+    }
+    for (int64_t tk = first; tk <= g->t1 && *rc >= 0; tk += step) {
+        double x = tr_timeline_x(l, tk);
+        tr_canvas_rect(d->c, floor(x), y, 1, 0.04 * dpi, TR_RENDER_INK);
+        tr_canvas_rect(d->c, floor(x), l->py0 - 0.03 * dpi, 1, 0.03 * dpi, TR_RENDER_GRID);
+        tr_buf_reset(b);
+        if (base && tk == base && g != l->segs)
+            *rc = tr_render_format_tick(b, tk, step, llabs(tk));
+        else if (base && tk > base)
+            *rc = tr_buf_addc(b, '+');
+        if (*rc >= 0 && !(base && tk == base && g != l->segs))
+            *rc = tr_render_format_tick(b, tk - base, step, mag);
+        if (*rc >= 0)
+            tr_canvas_text(d->c, b->p, b->len, x, y + 0.05 * dpi, l->text_pt, 0, 0, TR_ALIGN_CENTER,
+                           TR_RENDER_INK);
+        if (tk > INT64_MAX - step) break;
+    }
+    return g == l->segs ? base : 0;
+}
+
+/* Between two segments of a broken axis: blank lanes, and a "//" across the axis line. */
+static void draw_break(draw_state *d, const tl_segment *g, const tl_segment *next, double y)
+{
+    tr_timeline_layout *l = d->l;
+    cairo_t *cr = d->c->cr;
+    double h = 0.05 * l->o.dpi;
+    tr_canvas_rect(d->c, g->x1, l->py0, next->x0 - g->x1, y - l->py0 + fmax(1, 0.006 * l->o.dpi),
+                   TR_RENDER_WHITE);
+    cairo_new_path(cr);
+    cairo_set_line_width(cr, fmax(1, 0.008 * l->o.dpi));
+    tr_canvas_rgb(d->c, TR_RENDER_INK, 1);
+    for (int k = 0; k < 2; k++) {
+        double x = k ? next->x0 : g->x1;
+        cairo_move_to(cr, x - h / 3, y + h);
+        cairo_line_to(cr, x + h / 3, y - h);
+    }
+    cairo_stroke(cr);
+    /* Dashed edges down the plot, so each part's ends read as ends. */
+    double dash = fmax(2, 0.02 * l->o.dpi);
+    cairo_set_dash(cr, &dash, 1, 0);
+    cairo_set_line_width(cr, 1);
+    tr_canvas_rgb(d->c, TR_RENDER_GRID, 1);
+    for (int k = 0; k < 2; k++) {
+        double x = (k ? floor(next->x0) : floor(g->x1)) + 0.5;
+        cairo_move_to(cr, x, l->py0);
+        cairo_line_to(cr, x, y);
+    }
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+}
+
 static int draw_axis(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
     double dpi = l->o.dpi;
     double y = l->py1;
-    tr_canvas_rect(d->c, l->px, y, l->pw, fmax(1, 0.006 * dpi), TR_RENDER_INK);
-    int max_ticks = (int)(l->pw / (0.9 * dpi));
-    int64_t step = tr_render_tick_step(l->t1 - l->t0, max_ticks < 2 ? 2 : max_ticks);
-    int64_t mag = llabs(l->t1) > llabs(l->t0) ? llabs(l->t1) : llabs(l->t0);
-    int64_t first = l->t0 / step * step;
-    if (first < l->t0) first += step;
-    /* Far from the origin ("4203669.603 s"), ticks count from the first one instead. */
-    int64_t base = 0;
-    if (mag / (l->t1 - l->t0) > 1000) {
-        base = first;
-        mag = l->t1 - base;
-    }
     tr_buf b;
     tr_buf_init(&b, 0);
     int rc = 0;
-    for (int64_t tk = first; tk <= l->t1 && rc >= 0; tk += step) {
-        double x = tr_timeline_x(l, tk);
-        tr_canvas_rect(d->c, floor(x), y, 1, 0.04 * dpi, TR_RENDER_INK);
-        tr_canvas_rect(d->c, floor(x), l->py0 - 0.03 * dpi, 1, 0.03 * dpi, TR_RENDER_GRID);
-        tr_buf_reset(&b);
-        if (base && tk > base) rc = tr_buf_addc(&b, '+');
-        if (rc >= 0) rc = tr_render_format_tick(&b, tk - base, step, mag);
-        if (rc >= 0)
-            tr_canvas_text(d->c, b.p, b.len, x, y + 0.05 * dpi, l->text_pt, 0, 0, TR_ALIGN_CENTER,
-                           TR_RENDER_INK);
-        if (tk > INT64_MAX - step) break;
+    int64_t base = 0;
+    for (size_t i = 0; i < l->n_segs && rc >= 0; i++) {
+        const tl_segment *g = &l->segs[i];
+        tr_canvas_rect(d->c, g->x0, y, g->x1 - g->x0, fmax(1, 0.006 * dpi), TR_RENDER_INK);
+        if (i + 1 < l->n_segs) draw_break(d, g, &l->segs[i + 1], y);
+        int64_t bs = draw_ticks(d, g, y, &b, &rc);
+        if (i == 0) base = bs;
     }
     tr_buf_reset(&b);
     rc |= tr_buf_adds(&b, "time from the start");
@@ -414,14 +435,41 @@ static int draw_axis(draw_state *d)
         rc |= tr_buf_addf(&b, " (%s)", tr_str_get(l->t, in->origin_wall, NULL));
     if (base) {
         rc |= tr_buf_adds(&b, ", counted from ");
-        rc |= tr_render_format_tick(&b, base, step, llabs(base));
+        rc |= tr_render_format_tick(&b, base, 1, llabs(base));
     }
+    if (l->n_segs > 1) rc |= tr_buf_addf(&b, "; the axis is broken in %zu parts", l->n_segs);
     if (rc >= 0)
         tr_canvas_text(d->c, b.p, b.len, l->px + l->pw / 2,
                        y + 0.05 * dpi + l->text_pt * l->px_per_pt * 1.4, l->text_pt, 0, l->pw,
                        TR_ALIGN_CENTER, TR_RENDER_FAINT_INK);
     tr_buf_fini(&b);
     return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+/* Lanes of an input placed by a guess: amber stripes down their left edge. */
+static void draw_guess_marks(draw_state *d)
+{
+    tr_timeline_layout *l = d->l;
+    cairo_t *cr = d->c->cr;
+    for (size_t i = 0; i < l->n_lanes; i++) {
+        const tl_lane *ln = &l->lanes[i];
+        tr_render_box b;
+        if (ln->track == TR_NONE || !tr_timeline_guess_mark(l, ln->track, &b)) continue;
+        tr_canvas_rect(d->c, b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0, TL_GUESS_RGB);
+        cairo_save(cr);
+        cairo_rectangle(cr, b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0);
+        cairo_clip(cr);
+        cairo_new_path(cr);
+        double w = b.x1 - b.x0, period = fmax(6, 2 * w);
+        for (double y = b.y0 - w; y < b.y1; y += period) {
+            cairo_move_to(cr, b.x0, y + w);
+            cairo_line_to(cr, b.x1, y);
+        }
+        cairo_set_line_width(cr, fmax(1, w / 5));
+        tr_canvas_rgb(d->c, TR_RENDER_INK, 0.8);
+        cairo_stroke(cr);
+        cairo_restore(cr);
+    }
 }
 
 static int draw_titles(draw_state *d)
@@ -450,6 +498,9 @@ static int draw_titles(draw_state *d)
     rc |= tr_buf_addf(&b, " on %zu lanes, ", l->n_lanes - (l->summarised ? 1 : 0) + l->summarised);
     rc |= tr_buf_add_duration(&b, l->t1 - l->t0);
     rc |= tr_buf_adds(&b, " shown");
+    if (l->flows_hidden)
+        rc |= tr_buf_addf(&b, "; flow arrows not drawn, over one per %d px (narrow the window)",
+                          TL_FLOW_MIN_PX);
     if (l->summarised)
         rc |= tr_buf_addf(&b,
                           "; the last %zu lanes are over the cap and summarised in one "
@@ -477,7 +528,6 @@ int tr_timeline_render(const tr_trace *t, const tr_render_opts *o, const char *p
     st->lanes_summarised = l->summarised;
     draw_state d = {.l = l, .st = st};
     d.cols = (int)ceil(l->pw);
-    d.ns_per_col = 1 / l->scale;
     d.rows = tr_calloc(l->total_rows + 1, sizeof *d.rows);
     tr_canvas c;
     memset(&c, 0, sizeof c);
@@ -490,13 +540,15 @@ int tr_timeline_render(const tr_trace *t, const tr_render_opts *o, const char *p
     if (rc < 0) goto done;
     /* The drawing steps fail only when out of memory. */
     draw_lanes(&d);
-    if (draw_titles(&d) < 0 || draw_slices(&d) < 0 || draw_counters(&d) < 0 ||
-        draw_samples(&d) < 0 || draw_instants(&d) < 0 || draw_flows(&d) < 0 || draw_axis(&d) < 0 ||
+    /* Arrows under the slices: they show in the gaps and strips and never hide a slice's colour. */
+    if (draw_titles(&d) < 0 || draw_flows(&d) < 0 || draw_slices(&d) < 0 || draw_counters(&d) < 0 ||
+        draw_samples(&d) < 0 || draw_instants(&d) < 0 || draw_axis(&d) < 0 ||
         tl_legend_draw(l, &c) < 0) {
         rc = tr_error_nomem(e);
         tr_canvas_abort(&c);
         goto done;
     }
+    draw_guess_marks(&d);
     tl_labels_draw(l, &c);
     rc = tr_canvas_commit(&c, e);
 done:

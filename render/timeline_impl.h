@@ -10,7 +10,10 @@
 #include "render_impl.h"
 #include "tr_map.h"
 
-#define TL_ID_PT 5.5 /* instruction ids beside markers */
+#define TL_ID_PT     5.5      /* instruction ids beside markers */
+#define TL_GUESS_RGB 0xf0b400 /* the mark on lanes placed by a guess: amber, striped */
+/* Flow arrows are drawn while there is at most one (distinct ends) per this many columns. */
+#define TL_FLOW_MIN_PX 4
 
 /* ---- names and their totals: the legend's source and the colours drawn ---- */
 
@@ -32,6 +35,33 @@ void tl_names_fini(tl_names *m);
 tl_name *tl_names_add(tl_names *m, tr_str name);
 /* ^The entry of NAME, or NULL. */
 const tl_name *tl_names_find(const tl_names *m, tr_str name);
+
+/* ---- colour keys: what a slice is coloured and counted as (opkeys.c) ---- */
+
+#define TL_KEYS_MAX 6 /* stripes of one slice at most */
+
+typedef struct tl_key_span {
+    size_t off, len;
+} tl_key_span;
+
+typedef struct tl_keys {
+    tr_map cats;    /* category id -> 1 when GT worker round trips */
+    tr_map by_name; /* slice name id -> key (GT worker names) */
+    tr_map by_text; /* hash of a text made here -> its row in spans */
+    tr_vec spans;   /* tl_key_span: texts made here, key tr_str_count + row */
+    tr_buf text;
+} tl_keys;
+
+void tl_keys_init(tl_keys *k);
+void tl_keys_fini(tl_keys *k);
+/*
+** ^The keys of slice ROW of S in KEYS (TL_KEYS_MAX room): its name, or the
+** families of the commands of a GT worker round trip.  ^Returns how many
+** (1 or more), -1 when out of memory.
+*/
+int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_t *keys);
+/* ^The text of KEY (a string id of the trace or one made by the keys). */
+const char *tl_key_text(const tr_timeline_layout *l, uint32_t key, size_t *len);
 
 /* ---- the legend ---- */
 
@@ -66,6 +96,15 @@ typedef struct tl_label {
     int kind, align, bold;
 } tl_label;
 
+/* ---- the time axis: one segment, or one per cluster of far-apart inputs ---- */
+
+#define TL_SEGS_MAX 8 /* clusters drawn each at its own scale, at most */
+
+typedef struct tl_segment {
+    int64_t t0, t1; /* the times it shows */
+    double x0, x1;  /* the pixel columns it spans */
+} tl_segment;
+
 /* ---- lanes ---- */
 
 typedef struct tl_lane {
@@ -95,7 +134,6 @@ struct tr_timeline_layout {
     int64_t first, last; /* the events' span */
     double px, pw;       /* plot left and width */
     double py0, py1;     /* plot top and bottom */
-    double scale;        /* pixels per ns */
     double label_w;
     double header_h; /* 0: process names go into lane labels */
     double title_y, subtitle_y, warning_y, axis_h;
@@ -106,12 +144,17 @@ struct tr_timeline_layout {
     uint32_t *lane_of; /* per track: lane index or TR_NONE */
     size_t summarised;
     int64_t max_bytes;                                  /* largest instant size in the window */
+    int flows_hidden;                                   /* arrows left out as too dense */
     size_t n_slices, n_instants, n_counters, n_samples; /* in the window, on lanes */
-    tl_names slice_names, instant_names;
+    tl_names slice_names, instant_names;                /* slice names are keys (tl_slice_keys) */
+    tl_keys keys;
     tl_legend legend;
     tr_vec labels;     /* tl_label */
     tr_buf label_text; /* the labels' text */
     tr_buf warning;    /* far-apart inputs, said under the title; empty when none */
+    tl_segment segs[TL_SEGS_MAX];
+    size_t n_segs;  /* 1, or the clusters of a broken axis */
+    double guess_w; /* width of the mark on the lanes of inputs placed by a guess */
 };
 
 /* ^1 when the lane's slices past its rows share its last row (no labels there). */
@@ -119,6 +162,20 @@ static inline int tl_lane_collapsed(const tl_lane *ln)
 {
     return ln->depth > ln->rows;
 }
+
+/* ---- flows (timeline_layout.c) ---- */
+
+/* An arrow as drawn, from the end of its first event to the start of its second. */
+typedef struct tl_arrow {
+    double x0, y0, x1, y1;
+} tl_arrow;
+
+typedef int (*tl_arrow_fn)(void *ctx, const tl_arrow *a);
+/*
+** ^Calls FN for every arrow with an end in the plot, once per pixel ends;
+** FN returns TR_OK to go on, a failure or 1 (enough) to stop.
+*/
+int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx);
 
 /* ---- legend.c ---- */
 

@@ -38,7 +38,9 @@
 #define TOP_IN            0.05
 #define BOTTOM_IN         0.04
 #define GAP_IN            0.04 /* between the titles and the plot, the axis and a legend under it */
-#define FAR_APART         100 /* inputs further apart than this many times their spans are warned of */
+#define FAR_APART         100 /* inputs further apart than this many times their spans: a broken axis */
+#define BREAK_IN          0.16 /* the gap between two segments of a broken axis */
+#define GUESS_IN          0.05 /* the mark on the lanes of an input placed by a guess */
 
 /* ---- names ---- */
 
@@ -136,6 +138,7 @@ void tr_timeline_layout_free(tr_timeline_layout *l)
     tl_legend_free(&l->legend);
     tl_names_fini(&l->slice_names);
     tl_names_fini(&l->instant_names);
+    tl_keys_fini(&l->keys);
     tr_vec_fini(&l->labels);
     tr_buf_fini(&l->label_text);
     tr_buf_fini(&l->warning);
@@ -184,10 +187,15 @@ static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
         int64_t in_window = (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
         if (s.depth[i] == 0) ts[tk].busy += in_window;
         if (s.depth[i] + 1 > ts[tk].depth) ts[tk].depth = s.depth[i] + 1;
-        tl_name *ns = tl_names_add(&l->slice_names, s.name[i]);
-        if (!ns) return tr_error_nomem(e);
-        ns->dur += in_window;
-        ns->count++;
+        uint32_t keys[TL_KEYS_MAX];
+        int nk = tl_slice_keys(l, &s, i, keys);
+        for (int k = 0; k < nk; k++) {
+            tl_name *ns = tl_names_add(&l->slice_names, keys[k]);
+            if (!ns) return tr_error_nomem(e);
+            ns->dur += in_window / nk;
+            ns->count++;
+        }
+        if (nk < 0) return tr_error_nomem(e);
         l->n_slices++;
     }
     for (size_t i = 0; i < in.n; i++) {
@@ -236,7 +244,7 @@ static void scan_values(tr_timeline_layout *l, const uint8_t *sel, track_scan *t
     }
 }
 
-/* ---- inputs far apart ---- */
+/* ---- inputs far apart: a broken axis ---- */
 
 typedef struct span {
     int64_t first, last;
@@ -256,18 +264,13 @@ static const char *base_name(const tr_trace *t, uint32_t input)
     return b && b[1] ? b + 1 : p;
 }
 
-/*
-** Inputs in clusters of time: the widest gap between neighbouring clusters
-** further apart than FAR_APART times the larger of their spans is said in
-** the picture, since each cluster is then a sliver of it.
-*/
-static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
+/* The events' span of each input with any, sorted by start; returns how many (-1: no memory). */
+static long input_spans(const tr_timeline_layout *l, const track_scan *ts, span **out)
 {
     const tr_trace *t = l->t;
     size_t ni = tr_input_count(t), n = 0;
-    if (ni < 2) return TR_OK;
-    span *sp = tr_calloc(ni, sizeof *sp);
-    if (!sp) return TR_FATAL;
+    span *sp = *out = tr_calloc(ni + 1, sizeof *sp);
+    if (!sp) return -1;
     for (size_t i = 0; i < ni; i++) sp[i] = (span){INT64_MAX, INT64_MIN, (uint32_t)i};
     for (size_t k = 0; k < tr_track_count(t); k++) {
         if (!ts[k].any) continue;
@@ -278,29 +281,176 @@ static int warn_far_apart(tr_timeline_layout *l, const track_scan *ts)
     for (size_t i = 0; i < ni; i++)
         if (sp[i].first <= sp[i].last) sp[n++] = sp[i];
     tr_qsort(sp, n, sizeof *sp, span_cmp);
-    /* Clusters: inputs that overlap or nearly touch; the widest far gap between two. */
-    span cur = n ? sp[0] : (span){0, 0, 0}, best_a = cur, best_b = cur;
+    return (long)n;
+}
+
+/*
+** Inputs in clusters of time: a cluster's next input starts further from
+** its end than FAR_APART times the larger of the two spans.  Each cluster
+** would be a sliver of one scale, so unless the window was given the axis
+** is broken: each cluster is a segment at its own scale (half the width
+** shared equally, half by span), with a gap and a break mark between, and
+** the note under the title says so; with a window, the note warns.
+*/
+static int break_axis(tr_timeline_layout *l, const track_scan *ts)
+{
+    const tr_trace *t = l->t;
+    span *sp;
+    long n = input_spans(l, ts, &sp);
+    if (n < 0) return TR_FATAL;
+    span cl[TL_SEGS_MAX + 1], best_a = n ? sp[0] : (span){0, 0, 0}, best_b = best_a;
+    size_t k = 0;
     int64_t best = 0;
-    for (size_t i = 1; i < n; i++) {
-        int64_t gap = sp[i].first - cur.last;
+    if (n) cl[k++] = sp[0];
+    for (long i = 1; i < n; i++) {
+        span *cur = &cl[k - 1];
+        int64_t gap = sp[i].first - cur->last;
         double wide =
-            fmax(fmax((double)(cur.last - cur.first), (double)(sp[i].last - sp[i].first)), 1000);
-        if (gap > FAR_APART * wide && gap > best) best = gap, best_a = cur, best_b = sp[i];
-        if (gap > FAR_APART * wide) cur = sp[i];
-        if (sp[i].last > cur.last) cur.last = sp[i].last;
+            fmax(fmax((double)(cur->last - cur->first), (double)(sp[i].last - sp[i].first)), 1000);
+        if (gap > FAR_APART * wide) {
+            if (gap > best) best = gap, best_a = *cur, best_b = sp[i];
+            if (k <= TL_SEGS_MAX) cl[k++] = sp[i];
+        } else if (sp[i].last > cur->last) {
+            cur->last = sp[i].last;
+        }
+    }
+    tr_free(sp);
+    int broken = best > 0 && k <= TL_SEGS_MAX && !l->o.has_since && !l->o.has_until;
+    l->n_segs = broken ? k : 1;
+    for (size_t i = 0; broken && i < k; i++) {
+        int64_t len = cl[i].last - cl[i].first > 1000 ? cl[i].last - cl[i].first : 1000;
+        l->segs[i] = (tl_segment){cl[i].first - len / 100, cl[i].first + len + len / 100, 0, 0};
     }
     int rc = TR_OK;
     if (best > 0) {
         rc |= tr_buf_addf(&l->warning, "\xe2\x9a\xa0 %s and %s are ", base_name(t, best_a.input),
                           base_name(t, best_b.input));
         rc |= tr_buf_add_duration(&l->warning, best);
-        rc |= tr_buf_addf(&l->warning,
-                          " apart, over %d times their own spans: each shows as a sliver "
-                          "(draw one with --since/--until or --tracks)",
-                          FAR_APART);
+        if (broken)
+            rc |= tr_buf_addf(&l->warning,
+                              " apart, over %d times their own spans: the axis is broken, each "
+                              "part at its own scale",
+                              FAR_APART);
+        else
+            rc |= tr_buf_addf(&l->warning,
+                              " apart, over %d times their own spans: each shows as a sliver "
+                              "(draw one with --since/--until or --tracks)",
+                              FAR_APART);
     }
-    tr_free(sp);
     return rc < 0 ? TR_FATAL : TR_OK;
+}
+
+/* The segments' pixel columns, once the plot's width is known. */
+static void place_segments(tr_timeline_layout *l)
+{
+    if (l->n_segs <= 1) {
+        l->n_segs = 1;
+        l->segs[0] = (tl_segment){l->t0, l->t1, l->px, l->px + l->pw};
+        return;
+    }
+    double gap = BREAK_IN * l->o.dpi, k = (double)l->n_segs;
+    double avail = fmax(k, l->pw - gap * (k - 1)), total = 0;
+    for (size_t i = 0; i < l->n_segs; i++) total += (double)(l->segs[i].t1 - l->segs[i].t0);
+    double x = l->px;
+    for (size_t i = 0; i < l->n_segs; i++) {
+        tl_segment *g = &l->segs[i];
+        double share = 0.5 / k + 0.5 * (double)(g->t1 - g->t0) / total;
+        g->x0 = x;
+        g->x1 = i + 1 == l->n_segs ? l->px + l->pw : round(x + avail * share);
+        x = g->x1 + gap;
+    }
+    l->t0 = l->segs[0].t0;
+    l->t1 = l->segs[l->n_segs - 1].t1;
+}
+
+/* ---- flows ---- */
+
+/* Where an event a flow points at is drawn (an instant: its marker); 0 when it has no lane. */
+static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x, double *y)
+{
+    const tr_trace *t = l->t;
+    uint32_t row = TR_REF_ROW(ref), track;
+    int64_t ts;
+    int depth = 0;
+    if (TR_REF_KIND(ref) == TR_EV_SLICE) {
+        tr_slices s;
+        tr_trace_slices(t, &s);
+        if (row >= s.n) return 0;
+        track = s.track[row];
+        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
+        depth = s.depth[row];
+    } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
+        tr_instants in;
+        tr_trace_instants(t, &in);
+        if (row >= in.n) return 0;
+        track = in.track[row];
+        ts = in.ts[row];
+        uint32_t li = l->lane_of[track];
+        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == track) {
+            *x = tr_timeline_x(l, ts);
+            *y = l->lanes[li].y + l->lanes[li].strip / 2;
+            return 1;
+        }
+    } else {
+        return 0;
+    }
+    double y0, y1;
+    if (!tr_timeline_row(l, track, depth, &y0, &y1, NULL)) return 0;
+    *x = tr_timeline_x(l, ts);
+    *y = (y0 + y1) / 2;
+    return 1;
+}
+
+int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
+{
+    size_t n = tr_flow_count(l->t);
+    /* Arrows with the same pixel ends are one. */
+    size_t cap = 1 << 16;
+    uint64_t *seen = n ? tr_calloc(cap, sizeof *seen) : NULL;
+    if (n && !seen) return TR_FATAL;
+    int rc = TR_OK;
+    double right = l->px + l->pw;
+    for (size_t i = 0; i < n && rc == TR_OK; i++) {
+        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
+        tl_arrow a;
+        if (!flow_end(l, f->from, 1, &a.x0, &a.y0) || !flow_end(l, f->to, 0, &a.x1, &a.y1))
+            continue;
+        if ((a.x0 < l->px && a.x1 < l->px) || (a.x0 > right && a.x1 > right)) continue;
+        uint64_t key =
+            ((uint64_t)(uint16_t)lround(a.x0) << 48 | (uint64_t)(uint16_t)lround(a.y0) << 32 |
+             (uint64_t)(uint16_t)lround(a.x1) << 16 | (uint16_t)lround(a.y1)) +
+            1;
+        size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
+        if (seen[h] == key) continue;
+        seen[h] = key;
+        rc = fn(ctx, &a);
+    }
+    tr_free(seen);
+    return rc < 0 ? rc : TR_OK;
+}
+
+typedef struct arrow_count {
+    size_t n, max;
+} arrow_count;
+
+static int count_arrow(void *ctx, const tl_arrow *a)
+{
+    (void)a;
+    arrow_count *c = ctx;
+    return ++c->n > c->max; /* past the limit: stop counting */
+}
+
+/*
+** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns
+** (arrows with the same pixel ends counted once) they are a grey smear, so
+** none is drawn and the subtitle says so.  Counting stops at the limit.
+*/
+static int count_flows(tr_timeline_layout *l)
+{
+    arrow_count c = {0, (size_t)(l->pw / TL_FLOW_MIN_PX)};
+    if (tl_flows(l, count_arrow, &c) < 0) return TR_FATAL;
+    l->flows_hidden = c.n > c.max;
+    return TR_OK;
 }
 
 /* ---- lanes ---- */
@@ -536,6 +686,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     l->last = INT64_MIN;
     tl_names_init(&l->slice_names);
     tl_names_init(&l->instant_names);
+    tl_keys_init(&l->keys);
     tr_vec_init(&l->labels, sizeof(tl_label));
     tr_buf_init(&l->label_text, 0);
     tr_buf_init(&l->warning, 0);
@@ -557,7 +708,7 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     rc = scan_events(l, sel, scan, e);
     if (rc < 0) goto done;
     scan_values(l, sel, scan);
-    rc = warn_far_apart(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
+    rc = break_axis(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
     if (rc < 0) goto done;
     /* The window: what was asked, else the events' span padded by 1% as GT's visualize does. */
     int64_t first = l->first <= l->last ? l->first : 0;
@@ -567,7 +718,9 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     l->t0 = o->has_since ? o->since : first - pad;
     l->t1 = o->has_until ? o->until : last + pad;
     rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
-    l->scale = l->pw / (double)(l->t1 - l->t0);
+    if (rc >= 0) place_segments(l);
+    l->guess_w = GUESS_IN * o->dpi;
+    if (rc >= 0 && count_flows(l) < 0) rc = tr_error_nomem(e);
     if (rc >= 0) rc = tl_labels_place(l, &m, e);
 done:
     tr_measure_close(&m);
@@ -583,9 +736,42 @@ done:
 
 /* ---- the public view ---- */
 
+/* Linear within a segment and across the gap after it; outside, the nearest segment's scale. */
 double tr_timeline_x(const tr_timeline_layout *l, int64_t ts)
 {
-    return l->px + (double)(ts - l->t0) * l->scale;
+    size_t i = 0;
+    while (i + 1 < l->n_segs && ts > l->segs[i].t1) i++;
+    const tl_segment *g = &l->segs[i];
+    if (i > 0 && ts < g->t0) {
+        const tl_segment *p = &l->segs[i - 1];
+        return p->x1 + (g->x0 - p->x1) * (double)(ts - p->t1) / (double)(g->t0 - p->t1);
+    }
+    return g->x0 + (double)(ts - g->t0) * (g->x1 - g->x0) / (double)(g->t1 - g->t0);
+}
+
+size_t tr_timeline_segment_count(const tr_timeline_layout *l)
+{
+    return l->n_segs;
+}
+
+int tr_timeline_segment(const tr_timeline_layout *l, size_t i, int64_t *t0, int64_t *t1, double *x0,
+                        double *x1)
+{
+    if (i >= l->n_segs) return 0;
+    *t0 = l->segs[i].t0;
+    *t1 = l->segs[i].t1;
+    *x0 = l->segs[i].x0;
+    *x1 = l->segs[i].x1;
+    return 1;
+}
+
+int tr_timeline_guess_mark(const tr_timeline_layout *l, uint32_t track, tr_render_box *box)
+{
+    if (track >= tr_track_count(l->t) || l->lane_of[track] == TR_NONE) return 0;
+    const tl_lane *ln = &l->lanes[l->lane_of[track]];
+    if (ln->track != track || !ln->guess) return 0;
+    *box = (tr_render_box){l->px, ln->y, l->px + l->guess_w, ln->y + ln->h, TR_PART_PLOT};
+    return 1;
 }
 
 void tr_timeline_plot(const tr_timeline_layout *l, double *x0, double *x1)

@@ -192,6 +192,12 @@ uint32_t tr_timeline_legend_color(const tr_timeline_layout *l, size_t i);
 /* ^The colour slices (else markers) named NAME are drawn in; tr_render_color's for unknown names.
  */
 uint32_t tr_timeline_color(const tr_timeline_layout *l, const char *name, size_t n);
+/*
+** ^The colour slice ROW is drawn in: its name's, or for a GT worker round trip
+** the colour of the client operation it carries (a batch of several commands
+** is drawn in stripes, one per command: this is the first's).
+*/
+uint32_t tr_timeline_slice_color(const tr_timeline_layout *l, size_t row);
 /* ^The picture's size in pixels. */
 void tr_timeline_size(const tr_timeline_layout *l, int *w, int *h);
 /* ^The parts of the picture, and the I-th one; 0 past the end. */
@@ -209,6 +215,22 @@ int tr_timeline_label_box(const tr_timeline_layout *l, size_t i, tr_render_box *
 ** over 100 times their own spans apart, each then a sliver of the picture.
 */
 const char *tr_timeline_warning(const tr_timeline_layout *l);
+/*
+** ^The segments of the time axis: one, or, when inputs lie that far apart
+** and no window was given, one per cluster of inputs (at most 8), each at
+** its own scale with a break mark between.  ^The I-th shows times [*T0, *T1]
+** in pixel columns [*X0, *X1]; 0 past the end.  ^tr_timeline_x is linear
+** within a segment and across the break after it.
+*/
+size_t tr_timeline_segment_count(const tr_timeline_layout *l);
+int tr_timeline_segment(const tr_timeline_layout *l, size_t i, int64_t *t0, int64_t *t1, double *x0,
+                        double *x1);
+/*
+** ^Fills BOX with the mark drawn on TRACK's lane when its input was placed on
+** the timeline by a guess (tr_align_is_guess: a GT log read in this
+** machine's zone, a dump without a clock put at zero) and returns 1; else 0.
+*/
+int tr_timeline_guess_mark(const tr_timeline_layout *l, uint32_t track, tr_render_box *box);
 
 /* ---- the flame graph layout, as drawn ---- */
 

@@ -764,3 +764,53 @@ TR_TEST(details_and_names_share_the_cache)
     CHECK_STR(tr_str_get(t, a.v.s, NULL), "success=True");
     tr_trace_free(t);
 }
+
+/*
+** Issue 23: flows follow a request to its workers and back.  A synchronous
+** round trip links RECV -> WORKER_SEND -> WORKER_RECV -> SEND; a batch, logged
+** reply first, links its lines in log order; a request that arrives during a
+** wait is served inside it, and the one waiting is served again after it;
+** worker traffic outside any request has no flow.  Each flow's id is the
+** request's seq.
+*/
+TR_TEST(flows_request_worker_reply)
+{
+    static const char text[] =
+        "1.000s | #1 | RECV | CLIENT CLIENT c1 | GetData | 9B | tensor_id=1\n"
+        "1.001s | #2 | WORKER_SEND | WORKER w | WorkerGetData | 9B | tensor=c1_1\n"
+        "1.002s | #3 | WORKER_RECV | WORKER w | WorkerGetData | 9B | success=True\n"
+        "1.003s | #4 | SEND | CLIENT CLIENT c1 | GetData | 9B | success=True\n"
+        "1.004s | #5 | RECV | CLIENT CLIENT c2 | BinaryOp | 9B | result=2 op=add left=0 right=1\n"
+        "1.005s | #6 | WORKER_RECV | WORKER w | WorkerBatch | 9B | success=True\n"
+        "1.005s | #7 | WORKER_SEND | WORKER w | WorkerBatch | 9B | [1 cmds: WorkerBinaryOp]\n"
+        "1.006s | #8 | RECV | CLIENT CLIENT c1 | GetData | 9B | tensor_id=2\n"
+        "1.007s | #9 | SEND | CLIENT CLIENT c1 | GetData | 9B | success=True\n"
+        "1.008s | #10 | WORKER_RECV | WORKER v | WorkerBatch | 9B | success=True\n"
+        "1.008s | #11 | WORKER_SEND | WORKER v | WorkerBatch | 9B | [1 cmds: WorkerFreeTensor]\n"
+        "1.009s | #12 | SEND | CLIENT CLIENT c2 | BinaryOp | 9B | success=True\n"
+        "1.010s | #13 | WORKER_SEND | WORKER w | WorkerGetStats | 9B\n"
+        "1.011s | #14 | WORKER_RECV | WORKER w | WorkerGetStats | 9B | success=True\n";
+    tr_trace *t = tr_trace_new();
+    tr_read_opts o = {.diag = NULL, .gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, sizeof text - 1, &o, &e), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    char got[512] = "";
+    for (uint32_t i = 0; i < tr_flow_count(t); i++) {
+        const tr_flow *f = tr_flow_get(t, i);
+        CHECK_INT(TR_REF_KIND(f->from), TR_EV_INSTANT);
+        CHECK_INT(TR_REF_KIND(f->to), TR_EV_INSTANT);
+        CHECK_STR(tr_str_get(t, f->cat, NULL), "gt.flow");
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof got - n, "%s%lld>%lld:%llu %s", i ? ", " : "",
+                 (long long)arg_int(t, in.args[TR_REF_ROW(f->from)], "seq"),
+                 (long long)arg_int(t, in.args[TR_REF_ROW(f->to)], "seq"),
+                 (unsigned long long)f->id, tr_str_get(t, f->name, NULL));
+    }
+    CHECK_STR(got, "1>2:1 GetData, 2>3:1 GetData, 3>4:1 GetData, 5>6:5 BinaryOp, "
+                   "6>7:5 BinaryOp, 5>10:5 BinaryOp, 10>11:5 BinaryOp, 7>12:5 BinaryOp, "
+                   "11>12:5 BinaryOp");
+    tr_trace_free(t);
+}

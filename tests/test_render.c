@@ -154,7 +154,7 @@ static void probe(const tr_trace *t, const tr_render_opts *o, const char *png_pa
         if (near_global_instant(t, l, x)) continue;
         size_t n;
         const char *name = tr_str_get(t, s.name[i], &n);
-        uint32_t want = tr_timeline_color(l, name, n); /* as the legend resolved it */
+        uint32_t want = tr_timeline_slice_color(l, i); /* as the legend resolved it */
         uint32_t got = px(&p, x, (int)((y0 + y1) / 2));
         /* Where an arrow crosses the left edge, the right end's top shows the colour too. */
         if (got != want && tr_flow_count(t) && y1 - y0 >= 12 &&

@@ -458,8 +458,12 @@ TR_TEST(height_given)
     tr_trace_free(t);
 }
 
-/* Two inputs an hour apart, each a millisecond long: a warning line says so; guessed lanes say so.
- */
+/*
+** Two inputs an hour apart, each a millisecond long (issue 23 item 4): the
+** axis is broken in two segments, each at its own scale, and the note says
+** so; with a window given, one scale and a warning.  The lanes of the input
+** placed by a guess carry the mark, the others none.
+*/
 TR_TEST(far_apart_and_guess)
 {
     tr_trace *t = tr_trace_new();
@@ -478,14 +482,59 @@ TR_TEST(far_apart_and_guess)
     tr_timeline_layout *l;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
     const char *w = tr_timeline_warning(l);
-    CHECK(strstr(w, "first.json and second.json are ") != NULL);
-    CHECK(strstr(w, "apart") != NULL);
+    CHECK(strstr(w, "first.json and second.json are 3599.999s apart") != NULL);
+    CHECK(strstr(w, "the axis is broken, each part at its own scale") != NULL);
     tr_render_box note;
     CHECK(tr_timeline_part(l, 2, &note) && note.kind == TR_PART_NOTE); /* the warning line */
+    /* Two segments: each input padded by 1 % of its span, equal spans so equal widths. */
+    double left, right, x0, x1, y0, y1;
+    int64_t s0, s1;
+    tr_timeline_plot(l, &left, &right);
+    CHECK_INT(tr_timeline_segment_count(l), 2);
+    CHECK(tr_timeline_segment(l, 0, &s0, &s1, &x0, &x1));
+    CHECK_INT(s0, -10000);
+    CHECK_INT(s1, 1010000);
+    CHECK(x0 == left);
+    double w0 = x1 - x0, gap_from = x1;
+    CHECK(tr_timeline_segment(l, 1, &s0, &s1, &x0, &x1));
+    CHECK_INT(s0, 3600000000000LL - 10000);
+    CHECK_INT(s1, 3600001010000LL);
+    CHECK(x1 == right);
+    CHECK(x0 - gap_from == 0.16 * o.dpi); /* the break */
+    CHECK(fabs((x1 - x0) - w0) <= 1);     /* equal spans, equal widths (whole pixels) */
+    CHECK(!tr_timeline_segment(l, 2, &s0, &s1, &x0, &x1));
+    /* Each slice fills its segment but the padding: its own scale, not a sliver. */
+    CHECK(tr_timeline_x(l, 1000000) - tr_timeline_x(l, 0) > 0.9 * w0);
+    CHECK(tr_timeline_x(l, 3600001000000LL) - tr_timeline_x(l, 3600000000000LL) > 0.9 * w0);
+    CHECK(tr_timeline_x(l, 0) < gap_from && tr_timeline_x(l, 3600000000000LL) > gap_from);
+    /* The guess mark: on beta's lane, inside it, and not on alpha's. */
+    tr_render_box mark;
+    CHECK(!tr_timeline_guess_mark(l, ta, &mark));
+    CHECK(tr_timeline_guess_mark(l, tb, &mark));
+    CHECK(tr_timeline_row(l, tb, 0, &y0, &y1, NULL));
+    CHECK(mark.x0 == left && mark.x1 > mark.x0 && mark.y0 <= y0 && mark.y1 >= y1);
+    const char *png_path = tmp_path("guess.png");
+    CHECK(tr_render(t, &o, png_path, -1, NULL, &e) == TR_OK);
+    png pic;
+    CHECK(png_open(&pic, png_path) == 0);
+    size_t amber = 0, total = 0;
+    for (int y = (int)mark.y0; y < (int)mark.y1; y++)
+        for (int x = (int)mark.x0; x < (int)mark.x1; x++, total++)
+            amber += px(&pic, x, y) == 0xf0b400;
+    CHECK(amber * 2 > total); /* amber, striped with ink */
+    /* Between the segments the lanes are blank. */
+    CHECK_INT(px(&pic, (int)(gap_from + 0.08 * o.dpi), (int)((y0 + y1) / 2)), 0xffffff);
+    png_close(&pic);
     tr_timeline_layout_free(l);
-    /* Close together: no warning. */
+    /* A window: one scale, and the warning says each is a sliver. */
     o.has_since = o.has_until = 1;
     o.since = 0;
+    o.until = 3600002000000LL;
+    CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
+    CHECK_INT(tr_timeline_segment_count(l), 1);
+    CHECK(strstr(tr_timeline_warning(l), "each shows as a sliver") != NULL);
+    tr_timeline_layout_free(l);
+    /* Close together: no warning. */
     o.until = 2000000;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
     CHECK_STR(tr_timeline_warning(l), "");
@@ -699,4 +748,98 @@ TR_TEST(png_writer)
         add_point(&jobs[3], (i * 37) % st.width_px, (i * 53) % st.height_px);
     check_png_decodes(jobs, 4);
     tr_trace_free(gt);
+}
+
+/*
+** Issue 23: a GT worker round trip is coloured as the client operation it
+** carries: a batch by its commands (in stripes, the first at its start), a
+** synchronous one by its command, "Worker" left off, so the worker's and the
+** client's BinaryOp are one legend entry of one colour.
+*/
+TR_TEST(gt_ops_coloured_by_operation)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t p = tr_process_intern(t, tr_input_add(t, "made.log", "gt"), -1);
+    uint32_t client = thread(t, p, 1, "client c1"), worker = thread(t, p, 2, "worker w");
+    tr_str cw = tr_str_internz(t, "gt.worker"), cc = tr_str_internz(t, "gt.client");
+    tr_args_begin(t);
+    tr_args_str(t, tr_str_internz(t, "commands"),
+                tr_str_internz(t, "[2 cmds: WorkerCreateTensor, WorkerBinaryOp]"));
+    uint32_t batch_args = tr_args_end(t);
+    tr_slice_add(t, client, 0, 10000000, tr_str_internz(t, "BinaryOp"), cc, -1, 0);
+    tr_slice_add(t, worker, 1000000, 4000000, tr_str_internz(t, "WorkerBatch"), cw, -1, batch_args);
+    tr_slice_add(t, worker, 6000000, 2000000, tr_str_internz(t, "WorkerGetData"), cw, -1, 0);
+    tr_error e = {0};
+    CHECK(tr_trace_freeze(t, &e) == TR_OK);
+    tr_render_opts o;
+    opts(&o, TR_RENDER_TIMELINE);
+    check_timeline("gt ops", t, &o);
+    tr_timeline_layout *l;
+    CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
+    char names[256] = "";
+    for (size_t i = 0; i < tr_timeline_legend_count(l); i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof names - n, "%s%s", i ? " " : "", tr_timeline_legend_name(l, i));
+    }
+    /* By time: BinaryOp 10 ms + 2 ms (half the batch), CreateTensor 2 ms, GetData 2 ms. */
+    CHECK_STR(names, "BinaryOp CreateTensor GetData");
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(tr_timeline_slice_color(l, 0), tr_timeline_color(l, "BinaryOp", 8));
+    CHECK_INT(tr_timeline_slice_color(l, 1), tr_timeline_color(l, "CreateTensor", 12));
+    CHECK_INT(tr_timeline_slice_color(l, 2), tr_timeline_color(l, "GetData", 7));
+    CHECK(tr_timeline_color(l, "BinaryOp", 8) != tr_timeline_color(l, "CreateTensor", 12));
+    /* The batch's second stripe is BinaryOp's colour: probe the PNG there. */
+    const char *png_path = tmp_path("gtops.png");
+    CHECK(tr_render(t, &o, png_path, -1, NULL, &e) == TR_OK);
+    png pic;
+    CHECK(png_open(&pic, png_path) == 0);
+    double y0, y1;
+    CHECK(tr_timeline_row(l, worker, 0, &y0, &y1, NULL));
+    int y = (int)((y0 + y1) / 2);
+    double a = tr_timeline_x(l, 1000000), b = tr_timeline_x(l, 5000000);
+    CHECK_INT(px(&pic, (int)(a + (b - a) * 0.25), y), tr_timeline_color(l, "CreateTensor", 12));
+    CHECK_INT(px(&pic, (int)(a + (b - a) * 0.75), y), tr_timeline_color(l, "BinaryOp", 8));
+    png_close(&pic);
+    tr_timeline_layout_free(l);
+    tr_trace_free(t);
+}
+
+/*
+** Issue 23: arrows are drawn while there is at most one per 4 pixel columns
+** (arrows with the same pixel ends once); past that none is, and the
+** subtitle says so.
+*/
+TR_TEST(flows_level_of_detail)
+{
+    for (int dense = 0; dense < 2; dense++) {
+        tr_trace *t = tr_trace_new();
+        uint32_t p = tr_process_intern(t, tr_input_add(t, "made", "test"), 1);
+        uint32_t a = thread(t, p, 1, "a"), b = thread(t, p, 2, "b");
+        tr_str x = tr_str_internz(t, "x");
+        int n = dense ? 2000 : 100; /* the plot is about 1,000 px wide at 75 dpi */
+        for (int i = 0; i < n; i++) {
+            uint32_t from = tr_instant_add(t, a, (int64_t)i * 1000000, x, 0, 0, -1, 0);
+            uint32_t to = tr_instant_add(t, b, (int64_t)i * 1000000 + 500000, x, 0, 0, -1, 0);
+            tr_flow f = {TR_REF(TR_EV_INSTANT, from), TR_REF(TR_EV_INSTANT, to), x, 0, (uint64_t)i};
+            tr_flow_add(t, &f);
+        }
+        tr_error e = {0};
+        CHECK(tr_trace_freeze(t, &e) == TR_OK);
+        tr_render_opts o;
+        opts(&o, TR_RENDER_TIMELINE);
+        tr_render_stats st;
+        const char *pdf = tmp_path("flows.pdf");
+        CHECK(tr_render(t, &o, pdf, -1, &st, &e) == TR_OK);
+        if (dense)
+            CHECK_INT(st.flows_drawn, 0);
+        else
+            CHECK_INT(st.flows_drawn, 100);
+        if (system("command -v pdftotext >/dev/null 2>&1") == 0) {
+            char cmd[8192];
+            snprintf(cmd, sizeof cmd, "pdftotext '%s' - | grep -q 'flow arrows not drawn'", pdf);
+            CHECK((system(cmd) == 0) == dense);
+        }
+        tr_trace_free(t);
+    }
 }

@@ -51,7 +51,7 @@ formats)
     if have pdftotext; then
         pdftotext "$tmp/t.pdf" "$tmp/t.txt"
         for want in "worker auto_worker_0" "worker auto_worker_3" "client 006b8b456b" "GT dispatcher" \
-                    WorkerBatch BinaryOp RECV WORKER_SEND "Timeline of gt-mlp"; do
+                    UnaryOp BinaryOp RECV WORKER_SEND "Timeline of gt-mlp"; do
             grep -q "$want" "$tmp/t.txt" || fail "PDF text lacks '$want'"
         done
     fi
