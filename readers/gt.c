@@ -159,6 +159,7 @@ typedef struct gt_str_slot {
 
 typedef struct gt_rd {
     tr_trace *t;
+    tr_sink *sink; /* told after each batch where later events can start (gt_low) */
     tr_input *in;
     tr_diag *diag;
     int visualize;
@@ -1069,6 +1070,27 @@ static int gt_finish(gt_rd *g, tr_error *e)
     return g->oom ? tr_error_nomem(e) : tr_trace_status(g->t, e);
 }
 
+static int64_t gt_min_open(int64_t low, const gt_open *o)
+{
+    return o->set && o->ts < low ? o->ts : low;
+}
+
+/*
+** Where the events still to come can start: GT logs its records in time
+** order, and a slice starts at a pending start or at a later record.
+*/
+static int64_t gt_low(gt_rd *g)
+{
+    if (!g->have_prev) return INT64_MIN;
+    int64_t low = g->prev_ts;
+    if (g->batch.set && g->batch_start < low) low = g->batch_start;
+    for (uint32_t i = 0; i < g->lanes.len; i++) {
+        const gt_lane *l = gt_lane_at(g, i);
+        low = gt_min_open(gt_min_open(gt_min_open(low, &l->req), &l->send), &l->vis);
+    }
+    return low;
+}
+
 /* One line: a record, a header line, or text that is skipped. */
 static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
 {
@@ -1098,6 +1120,7 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     if (!g) return tr_error_nomem(e);
     tr_vec_init(&g->lanes, sizeof(gt_lane));
     tr_buf_init(&g->scratch, 0);
+    g->sink = c->sink;
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
                : tr_error_nomem(e);
@@ -1113,6 +1136,7 @@ static int gt_reader_next(void *rd, tr_error *e)
         if (rc == TR_OK) rc = gt_line(g, &ln, e);
         if (rc != TR_OK) return rc;
     }
+    g->sink->low = gt_low(g);
     return TR_OK;
 }
 
