@@ -1,6 +1,8 @@
 #!/bin/bash
 # cli.sh TRACECAT ROOT CASE: streaming cat and convert (issue 18) from the command line.
-#   equal    every sample in testdata/: the stream (--memory 1M) prints what the model does
+#   equal    every sample in testdata/: the stream (--memory 1M) writes what the model does, with
+#            each streaming writer (lines, folded)
+#   equal-quick  the same on a few samples
 #   spill    a generated GT log under --memory 8M: runs spilled and merged, the same output,
 #            no spill directory left
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
@@ -37,19 +39,50 @@ gen_held() {
     } { print }' "$tmp/big.log" >"$tmp/held.log" && mv "$tmp/held.log" "$tmp/big.log"
 }
 
+# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte.
+same_as_model() {
+    local f=$1 want got
+    in_memory "$f" >"$tmp/want" 2>/dev/null
+    want=$?
+    "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
+    cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+    for prefix in none process,thread; do
+        "$tracecat" convert -q --name '*' --folded-prefix $prefix "$f" -o "$tmp/want.folded" \
+            >/dev/null 2>&1
+        want=$?
+        "$tracecat" convert -q --memory 1M --tmpdir "$spill" --folded-prefix $prefix "$f" \
+            -o "$tmp/out.folded" >/dev/null 2>&1
+        got=$?
+        [ "$got" = "$want" ] || fail "$f: folded: exit $got, the model's $want"
+        [ "$got" != 0 ] || cmp -s "$tmp/out.folded" "$tmp/want.folded" ||
+            fail "$f: folded ($prefix): the stream writes other stacks than the model"
+        rm -f "$tmp/out.folded" "$tmp/want.folded"
+    done
+}
+
 case $case in
 equal)
     n=0
     while IFS= read -r f; do
-        in_memory "$f" >"$tmp/want" 2>/dev/null
-        want=$?
-        "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
-        got=$?
-        [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
-        cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+        same_as_model "$f"
         n=$((n + 1))
     done < <(find testdata -type f ! -name '*.md' | sort)
     [ "$n" -gt 300 ] || fail "only $n samples"
+    nothing_left
+    ;;
+equal-quick)
+    for f in testdata/gt/gt-mlp-4workers-autoshard.log testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
+        testdata/pyspy/12_raw_folded_gevent_pyspy179.txt testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt \
+        testdata/input/empty.txt; do
+        same_as_model "$f"
+    done
+    # the folded writer takes the streaming path (the sorter says what it did)
+    run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
+        -o "$tmp/s.folded"
+    expect_err "tracecat: 0 events written while reading, 0 sorted runs spilled"
+    rm "$tmp/s.folded"
     nothing_left
     ;;
 spill)
