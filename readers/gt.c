@@ -1070,23 +1070,16 @@ static int gt_finish(gt_rd *g, tr_error *e)
     return g->oom ? tr_error_nomem(e) : tr_trace_status(g->t, e);
 }
 
-static int64_t gt_min_open(int64_t low, const gt_open *o)
-{
-    return o->set && o->ts < low ? o->ts : low;
-}
-
-/*
-** Where the events still to come can start: GT logs its records in time
-** order, and a slice starts at a pending start or at a later record.
-*/
+/* Where later events can start: records come in time order, slices start at pending starts. */
 static int64_t gt_low(gt_rd *g)
 {
     if (!g->have_prev) return INT64_MIN;
-    int64_t low = g->prev_ts;
-    if (g->batch.set && g->batch_start < low) low = g->batch_start;
+    int64_t low = g->batch.set && g->batch_start < g->prev_ts ? g->batch_start : g->prev_ts;
     for (uint32_t i = 0; i < g->lanes.len; i++) {
         const gt_lane *l = gt_lane_at(g, i);
-        low = gt_min_open(gt_min_open(gt_min_open(low, &l->req), &l->send), &l->vis);
+        const gt_open *pending[3] = {&l->req, &l->send, &l->vis};
+        for (int k = 0; k < 3; k++)
+            if (pending[k]->set && pending[k]->ts < low) low = pending[k]->ts;
     }
     return low;
 }
