@@ -44,6 +44,7 @@ int tr_read(const tr_reader *r, const tr_read_ctx *c, tr_error *e)
 {
     void *rd = NULL;
     c->sink->forget_now = r->streams;
+    c->sink->low = INT64_MIN;
     int rc = r->open(&rd, c, e);
     while (rc == TR_OK) {
         rc = r->next(rd, e);

@@ -17,12 +17,13 @@ void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user)
     s->fn = fn;
     s->user = user;
     sink_counts(t, s->mark, &s->flow_mark);
+    s->low = INT64_MIN;
 }
 
 int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
 {
     if (!s->fn) return TR_OK;
-    tr_batch b = {.input = input, .last = last, .flow_first = s->flow_mark};
+    tr_batch b = {.input = input, .last = last, .flow_first = s->flow_mark, .low = s->low};
     sink_counts(s->t, b.end, &b.flow_end);
     int empty = b.flow_end == b.flow_first;
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) {

@@ -12,6 +12,20 @@
 struct tr_stream {
     tr_sorter *sort;
     size_t budget;
+    int sort_all; /* tr_stream_opts.sort_all */
+    /*
+    ** The reorder window: while WINDOW is set the records wait in HEAP, not
+    ** in the sorter, and those that start before the reader's promise
+    ** (tr_batch.low) go out through EMIT at once.
+    */
+    int window;
+    tr_stream_emit_fn emit;
+    void *emit_user;
+    tr_vec heap;                    /* tr_event_rec: a heap by rec_cmp, the first one on top */
+    int64_t sent_to;                /* the records before this time went out */
+    uint64_t sent;                  /* records handed out through EMIT */
+    int late;                       /* a record came for a time that had gone out */
+    tr_event_rec cur;               /* the record tr_stream_next handed out from the heap */
     uint64_t seq[TR_EV_KIND_COUNT]; /* events of each kind handed out so far */
     tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
     tr_vec open_input;              /* uint32_t: the input of each */
@@ -105,6 +119,80 @@ void tr_event_rec_get(const tr_trace *t, const tr_event *ev, tr_event_rec *r)
     rec_fill(t, ev->kind, ev->row, r);
 }
 
+/* ---- the reorder window ---- */
+
+static void heap_swap(tr_event_rec *h, size_t a, size_t b)
+{
+    tr_event_rec tmp = h[a];
+    h[a] = h[b];
+    h[b] = tmp;
+}
+
+static int heap_push(tr_vec *v, const tr_event_rec *r)
+{
+    tr_event_rec *at = tr_vec_push(v);
+    if (!at) return TR_FATAL;
+    *at = *r;
+    tr_event_rec *h = v->data;
+    for (size_t i = v->len - 1; i > 0 && rec_cmp(&h[i], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+        heap_swap(h, i, (i - 1) / 2);
+    return TR_OK;
+}
+
+/* Takes the first record off the heap into *R. */
+static void heap_pop(tr_vec *v, tr_event_rec *r)
+{
+    tr_event_rec *h = v->data;
+    *r = h[0];
+    h[0] = h[--v->len];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, best = i;
+        if (l < v->len && rec_cmp(&h[l], &h[best]) < 0) best = l;
+        if (l + 1 < v->len && rec_cmp(&h[l + 1], &h[best]) < 0) best = l + 1;
+        if (best == i) return;
+        heap_swap(h, i, best);
+        i = best;
+    }
+}
+
+/* The window is given up: what it holds goes into the sorter, as every later record does. */
+static int window_close(tr_stream *s, tr_error *e)
+{
+    s->window = 0;
+    const tr_event_rec *h = s->heap.data;
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->heap.len && rc == TR_OK; i++) rc = tr_sorter_push(s->sort, &h[i], e);
+    s->heap.len = 0;
+    return rc;
+}
+
+/* Hands out the records that start before LOW: no record to come can go before them. */
+static int window_send(tr_stream *s, const tr_trace *t, int64_t low, tr_error *e)
+{
+    const tr_event_rec *h = s->heap.data;
+    int rc = TR_OK;
+    while (rc == TR_OK && s->heap.len && h[0].ts < low) {
+        heap_pop(&s->heap, &s->cur);
+        rc = s->emit(s->emit_user, t, &s->cur, e);
+        s->sent++;
+    }
+    if (low > s->sent_to) s->sent_to = low;
+    return rc;
+}
+
+/* A record for a time that went out already: the input broke its reader's promise. */
+static int stream_late(tr_stream *s, const tr_trace *t, uint32_t in, const tr_event_rec *r,
+                       tr_error *e)
+{
+    s->late = 1;
+    const tr_input_info *info = tr_input_get(t, in);
+    tr_loc loc = {info ? tr_str_get(t, info->path, NULL) : NULL, 0, 0, 0};
+    return tr_errorf(e, TR_E_FORMAT, &loc,
+                     "an event at %.9f s comes after the events up to %.9f s were written: the "
+                     "input is not in time order (with -o FILE it is sorted instead)",
+                     (double)r->ts / 1e9, (double)s->sent_to / 1e9);
+}
+
 /* ---- the consumer ---- */
 
 /* The input track TRACK belongs to, as freeze finds it (0 for an unknown track). */
@@ -131,6 +219,13 @@ static int64_t *input_end(tr_stream *s, uint32_t in)
     return &TR_VEC_AT(&s->end, int64_t, in);
 }
 
+/* A finished record waits in the window or in the sorter. */
+static int stream_route(tr_stream *s, const tr_event_rec *r, tr_error *e)
+{
+    if (!s->window) return tr_sorter_push(s->sort, r, e);
+    return heap_push(&s->heap, r) == TR_OK ? TR_OK : tr_error_nomem(e);
+}
+
 /* Takes one record: the span of its input grows, an open slice waits, the rest is sorted. */
 static int stream_take(tr_stream *s, const tr_trace *t, tr_event_rec *r, tr_error *e)
 {
@@ -141,7 +236,8 @@ static int stream_take(tr_stream *s, const tr_trace *t, tr_event_rec *r, tr_erro
     int64_t last = r->kind == TR_EV_SLICE && !open ? tr_time_add(r->ts, r->dur) : r->ts;
     if (last > *end) *end = last;
     if (r->kind == TR_EV_SLICE && nest_given(t, r->track)) r->key = 0;
-    if (!open) return tr_sorter_push(s->sort, r, e);
+    if (s->sent && r->ts < s->sent_to) return stream_late(s, t, in, r, e);
+    if (!open) return stream_route(s, r, e);
     tr_event_rec *held = tr_vec_push(&s->open);
     uint32_t *held_in = held ? tr_vec_push(&s->open_input) : NULL;
     if (!held_in) return tr_error_nomem(e);
@@ -167,9 +263,38 @@ static int stream_close_open(tr_stream *s, const tr_trace *t, uint32_t in, tr_er
         int64_t end = in < s->end.len ? TR_VEC_AT(&s->end, int64_t, in) : r.ts;
         r.dur = end > r.ts ? end - r.ts : 0;
         r.key = nest_given(t, r.track) ? 0 : r.dur;
-        if (rc == TR_OK) rc = tr_sorter_push(s->sort, &r, e);
+        if (rc == TR_OK) rc = stream_route(s, &r, e);
     }
     s->open.len = s->open_input.len = keep;
+    return rc;
+}
+
+/* Where the records still to come can start: the reader's promise, and the slices still open. */
+static int64_t stream_low(const tr_stream *s, const tr_batch *b)
+{
+    int64_t low = b->low;
+    const tr_event_rec *held = s->open.data;
+    for (size_t i = 0; i < s->open.len; i++)
+        if (held[i].ts < low) low = held[i].ts;
+    return low;
+}
+
+static int batch_empty(const tr_batch *b)
+{
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (b->end[k] > b->first[k]) return 0;
+    return 1;
+}
+
+/* After a batch: the window hands out what it can, or is given up when the reader promises nothing.
+ */
+static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
+{
+    if (!s->window) return TR_OK;
+    if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, e);
+    int rc = window_send(s, t, stream_low(s, b), e);
+    if (rc == TR_OK && s->heap.len * sizeof(tr_event_rec) + tr_trace_memory(t) > s->budget)
+        rc = window_close(s, e);
     return rc;
 }
 
@@ -186,6 +311,7 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
         }
     }
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
+    if (rc == TR_OK) rc = stream_after(s, t, b, e);
     /* The model's dictionaries take their share of the budget. */
     size_t held = tr_sorter_held(s->sort);
     if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
@@ -203,7 +329,10 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->open, sizeof(tr_event_rec));
     tr_vec_init(&s->open_input, sizeof(uint32_t));
     tr_vec_init(&s->end, sizeof(int64_t));
+    tr_vec_init(&s->heap, sizeof(tr_event_rec));
     s->budget = o->memory;
+    s->sent_to = INT64_MIN;
+    s->sort_all = o->sort_all;
     tr_sorter_opts so = {.rec_size = sizeof(tr_event_rec),
                          .cmp = rec_cmp,
                          .budget = o->memory,
@@ -212,8 +341,21 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     return tr_sorter_open(&s->sort, &so, e);
 }
 
+void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user)
+{
+    s->emit = fn;
+    s->emit_user = user;
+    s->window = fn != NULL && !s->sort_all;
+}
+
 int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
 {
+    if (s->window) {
+        if (!s->heap.len) return TR_END;
+        heap_pop(&s->heap, &s->cur);
+        *ev = &s->cur;
+        return TR_OK;
+    }
     const void *rec;
     int rc = tr_sorter_next(s->sort, &rec, e);
     if (rc == TR_OK) *ev = rec;
@@ -225,6 +367,16 @@ uint64_t tr_stream_runs(const tr_stream *s)
     return tr_sorter_runs(s->sort);
 }
 
+uint64_t tr_stream_sent(const tr_stream *s)
+{
+    return s->sent;
+}
+
+int tr_stream_late(const tr_stream *s)
+{
+    return s->late;
+}
+
 void tr_stream_close(tr_stream *s)
 {
     if (!s) return;
@@ -232,5 +384,6 @@ void tr_stream_close(tr_stream *s)
     tr_vec_fini(&s->open);
     tr_vec_fini(&s->open_input);
     tr_vec_fini(&s->end);
+    tr_vec_fini(&s->heap);
     tr_free(s);
 }

@@ -46,6 +46,7 @@ typedef struct tr_batch {
     size_t first[TR_EV_KIND_COUNT]; /* indexed by enum tr_event_kind */
     size_t end[TR_EV_KIND_COUNT];
     size_t flow_first, flow_end; /* tr_flow_get rows */
+    int64_t low;                 /* tr_sink.low when the batch was handed out */
 } tr_batch;
 
 /* A consumer: TR_OK, or a negative code that stops the load with E filled. */
@@ -64,6 +65,14 @@ typedef struct tr_sink {
     ** and always after an input's last batch.
     */
     int forget, forget_now;
+    /*
+    ** low: the reader's promise that every event it appends from now on
+    ** starts at or after LOW, and that the dictionary rows of the events
+    ** appended so far are final (INT64_MIN: no promise; tr_read sets that
+    ** before a reader starts).  A consumer may then hand on the events that
+    ** start before LOW before the input ends (tr_stream.h).
+    */
+    int64_t low;
 } tr_sink;
 
 /*

@@ -17,6 +17,18 @@
 ** are spilled, in runs of at least an eighth of it.  What a stream holds
 ** besides: the slices left open until their input ends, and each input's
 ** time span.
+**
+** With a consumer of its own (tr_stream_set_emit) a stream first keeps its
+** records in a reorder window, as Perfetto's sorter does: when the reader
+** promises where its later events can start (tr_batch.low: a GT log is in
+** time order), the records before that go out at once, so the first lines
+** of a big input come before it is read to the end.  A reader that
+** promises nothing, or a window that outgrows the budget (a request never
+** answered holds the promise back), gives the window up: what it holds and
+** all later records go through the sorter and come out at the end.  A
+** record that breaks the promise (a clock that stepped back) fails the
+** load with tr_stream_late set: what went out cannot be taken back, so the
+** caller reads again with sort_all.
 */
 #ifndef TR_STREAM_H
 #define TR_STREAM_H
@@ -55,7 +67,12 @@ typedef struct tr_stream_opts {
     size_t memory;       /* the budget in bytes: records held and the model's memory */
     const char *tmpdir;  /* where it spills */
     uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
+    int sort_all;        /* no window: every record through the sorter */
 } tr_stream_opts;
+
+/* Where a stream hands out the records it can place before the input ends. */
+typedef int (*tr_stream_emit_fn)(void *user, const tr_trace *t, const tr_event_rec *ev,
+                                 tr_error *e);
 
 typedef struct tr_stream tr_stream;
 
@@ -63,12 +80,23 @@ int tr_stream_open(tr_stream **s, const tr_stream_opts *o, tr_error *e);
 /* ^The tr_sink_fn to load with (tr_load_opts.consume), USER the stream. */
 int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error *e);
 /*
+** tr_stream_set_emit: hand records out while loading
+** ^FN is called with USER for each record that no later one can precede,
+** in order, while the consumer runs (unless sort_all); tr_stream_next then
+** yields the rest.  ^Call it before loading.
+*/
+void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user);
+/*
 ** tr_stream_next: the events, once loading is over
 ** ^Sets *EV (valid until the next call) and returns TR_OK, or TR_END.
 */
 int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
 /* ^Runs the sorter spilled (0: it all fit the budget). */
 uint64_t tr_stream_runs(const tr_stream *s);
+/* ^Records handed out through the emit function while loading. */
+uint64_t tr_stream_sent(const tr_stream *s);
+/* ^1 when the load failed on a record earlier than what went out (see above). */
+int tr_stream_late(const tr_stream *s);
 /* ^Frees S and removes what it spilled.  ^NULL is a no-op. */
 void tr_stream_close(tr_stream *s);
 

@@ -168,6 +168,7 @@ typedef struct gt_str_slot {
 
 typedef struct gt_rd {
     tr_trace *t;
+    tr_sink *sink; /* told after each batch where later events can start (gt_low) */
     tr_input *in;
     tr_diag *diag;
     int visualize;
@@ -1174,6 +1175,20 @@ static int gt_finish(gt_rd *g, tr_error *e)
     return g->oom ? tr_error_nomem(e) : tr_trace_status(g->t, e);
 }
 
+/* Where later events can start: records come in time order, slices start at pending starts. */
+static int64_t gt_low(gt_rd *g)
+{
+    if (!g->have_prev) return INT64_MIN;
+    int64_t low = g->batch.set && g->batch_start < g->prev_ts ? g->batch_start : g->prev_ts;
+    for (uint32_t i = 0; i < g->lanes.len; i++) {
+        const gt_lane *l = gt_lane_at(g, i);
+        const gt_open *pending[3] = {&l->req, &l->send, &l->vis};
+        for (int k = 0; k < 3; k++)
+            if (pending[k]->set && pending[k]->ts < low) low = pending[k]->ts;
+    }
+    return low;
+}
+
 /* One line: a record, a header line, or text that is skipped. */
 static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
 {
@@ -1205,6 +1220,7 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&g->replies, sizeof(gt_reply));
     g->flow_req = GT_NO_LANE;
     tr_buf_init(&g->scratch, 0);
+    g->sink = c->sink;
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
                : tr_error_nomem(e);
@@ -1220,6 +1236,7 @@ static int gt_reader_next(void *rd, tr_error *e)
         if (rc == TR_OK) rc = gt_line(g, &ln, e);
         if (rc != TR_OK) return rc;
     }
+    g->sink->low = gt_low(g);
     return TR_OK;
 }
 

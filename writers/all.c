@@ -104,7 +104,8 @@ typedef struct parts {
     const tr_trace *given;
     size_t n;
     tr_write_load_fn load;
-    tr_write_next_fn next; /* the events of GIVEN's stream, one by one */
+    tr_stream *stream; /* LOAD fills STREAM_TRACE through it */
+    tr_trace *stream_trace;
     void *user;
 } parts;
 
@@ -185,21 +186,34 @@ static int add_pipelined(const tr_writer *w, tr_write *run, const parts *p, tr_e
     return pl.failed ? pl.failed : TR_OK;
 }
 
-static int add_events(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+/* The writer a stream hands its records to while loading. */
+typedef struct emit_to {
+    const tr_writer *w;
+    tr_write *run;
+} emit_to;
+
+static int emit_event(void *user, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
 {
+    const emit_to *to = user;
+    return to->w->event(to->run, t, ev, e);
+}
+
+/* Loads through the stream, which writes what it can place at once, then writes the rest. */
+static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+{
+    emit_to to = {w, run};
+    tr_stream_set_emit(p->stream, emit_event, &to);
+    int rc = p->load(p->user, p->stream_trace, 0, p->n, e);
     const tr_event_rec *ev;
-    int rc;
-    while ((rc = p->next(p->user, &ev, e)) == TR_OK) {
-        rc = w->event(run, p->given, ev, e);
-        if (rc != TR_OK) return rc;
-    }
+    while (rc == TR_OK && (rc = tr_stream_next(p->stream, &ev, e)) == TR_OK)
+        rc = w->event(run, p->stream_trace, ev, e);
     return rc == TR_END ? TR_OK : rc;
 }
 
 /* add with every part: the given trace, all N inputs in one trace, or each alone. */
 static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
-    if (p->next) return add_events(w, run, p, e);
+    if (p->stream) return add_stream(w, run, p, e);
     if (p->given) return w->add(run, p->given, e);
     size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
     if (step == 1 && p->n > 1 && tr_pool_threads(run->opts->threads, p->n) > 1)
@@ -246,13 +260,14 @@ int tr_write_inputs(const tr_writer *w, const char *path, const tr_write_opts *o
     return drive(w, path, o, &p, e);
 }
 
-int tr_write_events(const tr_writer *w, const tr_trace *t, const char *path, const tr_write_opts *o,
-                    tr_write_next_fn next, void *user, tr_error *e)
+int tr_write_stream(const tr_writer *w, tr_trace *t, tr_stream *s, const char *path,
+                    const tr_write_opts *o, size_t n, tr_write_load_fn load, void *user,
+                    tr_error *e)
 {
     if (!w->event || (o && o->filter))
         return tr_errorf(e, TR_E_USAGE, NULL, "the %s writer cannot stream %s", w->name,
                          w->event ? "filtered events" : "events");
-    parts p = {.given = t, .next = next, .user = user};
+    parts p = {.n = n, .load = load, .stream = s, .stream_trace = t, .user = user};
     return drive(w, path, o, &p, e);
 }
 

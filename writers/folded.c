@@ -36,6 +36,7 @@ typedef struct folded_w {
     tr_vec frames;  /* uint32_t: a stack's frames, root first */
     tr_buf ftext;   /* every frame's text, rendered once: lines repeat frames */
     size_t *fat;    /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
+    int streamed;   /* events came one by one: the lines are written at the end */
 } folded_w;
 
 /* Adds WEIGHT to the entry of (OWNER, STACK), made when new. */
@@ -148,57 +149,94 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     return rc | tr_buf_addc(&w->b, '\n');
 }
 
+/* Counts one sample: by its stack, and by its thread or process when a prefix names them. */
+static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stack, uint32_t args)
+{
+    if (stack == 0) return TR_OK;
+    uint32_t owner = 0;
+    if (prefix & TR_FOLDED_THREAD)
+        owner = track + 1;
+    else if (prefix & TR_FOLDED_PROCESS)
+        owner = tr_track_get(w->t, track)->process + 1;
+    return fw_add(w, owner, stack, tr_sample_weight(w->t, args));
+}
+
 static int fw_collect(folded_w *w, const tr_write_opts *o)
 {
     const tr_trace *t = w->t;
     const tr_filter *filter = o->filter;
-    unsigned prefix = o->folded_prefix;
     tr_samples s;
     tr_trace_samples(t, &s);
     for (size_t i = 0; i < s.n; i++) {
-        if (s.stack[i] == 0) continue;
         if (filter) {
             tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, s.ts[i]};
             if (!filter->keep(filter->user, t, &ev)) continue;
         }
-        uint64_t weight = tr_sample_weight(t, s.args[i]);
-        uint32_t owner = 0;
-        if (prefix & TR_FOLDED_THREAD)
-            owner = s.track[i] + 1;
-        else if (prefix & TR_FOLDED_PROCESS)
-            owner = tr_track_get(t, s.track[i])->process + 1;
-        if (fw_add(w, owner, s.stack[i], weight) != TR_OK) return TR_FATAL;
+        if (fw_sample(w, o->folded_prefix, s.track[i], s.stack[i], s.args[i]) != TR_OK)
+            return TR_FATAL;
     }
+    return TR_OK;
+}
+
+/* Writes a line for every stack counted, in the order each first came. */
+static int fw_write(folded_w *w, tr_write *run, tr_error *e)
+{
+    tr_output *out = run->out;
+    unsigned prefix = run->opts->folded_prefix;
+    int rc = fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
+    for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
+        if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
+            rc = tr_error_nomem(e);
+        else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
+            tr_buf_reset(&w->b);
+    }
+    if (rc == TR_OK) rc = tr_output_write(out, w->b.p, w->b.len, e);
+    return rc;
+}
+
+static int folded_begin(tr_write *run, tr_error *e)
+{
+    folded_w *w = tr_calloc(1, sizeof *w);
+    run->state = w;
+    if (!w) return tr_error_nomem(e);
+    tr_buf_init(&w->b, 0);
+    tr_vec_init(&w->entries, sizeof(fw_entry));
+    tr_vec_init(&w->frames, sizeof(uint32_t));
+    tr_buf_init(&w->ftext, 0);
     return TR_OK;
 }
 
 static int folded_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
-    tr_output *out = run->out;
-    folded_w w;
-    memset(&w, 0, sizeof w);
-    w.t = t;
-    tr_buf_init(&w.b, 0);
-    tr_vec_init(&w.entries, sizeof(fw_entry));
-    tr_vec_init(&w.frames, sizeof(uint32_t));
-    tr_buf_init(&w.ftext, 0);
-    int rc = fw_collect(&w, run->opts) == TR_OK && fw_frames_prepare(&w) == TR_OK
-                 ? TR_OK
-                 : tr_error_nomem(e);
-    unsigned prefix = run->opts->folded_prefix;
-    for (size_t i = 0; i < w.entries.len && rc == TR_OK; i++) {
-        if (fw_line(&w, &TR_VEC_AT(&w.entries, fw_entry, i), prefix) != TR_OK)
-            rc = tr_error_nomem(e);
-        else if (w.b.len >= FLUSH_AT && (rc = tr_output_write(out, w.b.p, w.b.len, e)) == TR_OK)
-            tr_buf_reset(&w.b);
-    }
-    if (rc == TR_OK) rc = tr_output_write(out, w.b.p, w.b.len, e);
-    tr_buf_fini(&w.b);
-    tr_vec_fini(&w.entries);
-    tr_vec_fini(&w.frames);
-    tr_map_fini(&w.index);
-    tr_buf_fini(&w.ftext);
-    tr_free(w.fat);
+    folded_w *w = run->state;
+    w->t = t;
+    if (fw_collect(w, run->opts) != TR_OK) return tr_error_nomem(e);
+    return fw_write(w, run, e);
+}
+
+/* A stream's samples are counted as they come; the lines are written at the end. */
+static int folded_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
+{
+    folded_w *w = run->state;
+    w->t = t;
+    w->streamed = 1;
+    if (ev->kind != TR_EV_SAMPLE) return TR_OK;
+    int rc = fw_sample(w, run->opts->folded_prefix, ev->track, ev->stack, ev->args);
+    return rc == TR_OK ? TR_OK : tr_error_nomem(e);
+}
+
+static int folded_end(tr_write *run, int rc, tr_error *e)
+{
+    folded_w *w = run->state;
+    if (!w) return rc;
+    if (rc == TR_OK && w->streamed) rc = fw_write(w, run, e);
+    tr_buf_fini(&w->b);
+    tr_vec_fini(&w->entries);
+    tr_vec_fini(&w->frames);
+    tr_map_fini(&w->index);
+    tr_buf_fini(&w->ftext);
+    tr_free(w->fat);
+    tr_free(w);
     return rc;
 }
 
@@ -208,6 +246,9 @@ const tr_writer tr_writer_folded = {
     .description = "folded stacks 'frame;frame COUNT' (flamegraph.pl, inferno, speedscope)",
     .extensions = "folded,collapsed",
     .binary = 0,
+    .begin = folded_begin,
     .add = folded_add,
+    .end = folded_end,
+    .event = folded_event,
     .samples_only = 1,
 };

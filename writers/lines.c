@@ -18,6 +18,7 @@ typedef struct lines_w {
     tr_buf b;
     tr_buf names;    /* per track "process\ttrack", rendered once */
     size_t *name_at; /* track i's text is names.p[name_at[i] .. name_at[i + 1]) */
+    size_t named;    /* tracks rendered so far */
     tr_vec frames;   /* uint32_t: a stack's frames, root first */
 } lines_w;
 
@@ -34,19 +35,23 @@ static int add_str_field(tr_buf *b, const tr_trace *t, tr_str s)
     return add_field(b, p, n);
 }
 
-/* Renders each track's process and track columns once: most rows repeat them. */
+/*
+** Renders the process and track columns of the tracks made since the last
+** call once: most rows repeat them.  A stream writes rows while its input
+** is read, so tracks are added as rows name them.
+*/
 static int names_prepare(lines_w *w)
 {
     const tr_trace *t = w->t;
     size_t n = tr_track_count(t);
-    tr_free(w->name_at);
-    w->name_at = tr_malloc((n + 1) * sizeof *w->name_at);
-    if (!w->name_at) return TR_FATAL;
+    size_t *at = tr_realloc(w->name_at, (n + 1) * sizeof *at);
+    if (!at) return TR_FATAL;
+    w->name_at = at;
     int rc = TR_OK;
-    for (size_t i = 0; i < n && !rc; i++) {
+    for (size_t i = w->named; i < n && !rc; i++) {
         const tr_track *tk = tr_track_get(t, (uint32_t)i);
         const tr_process *p = tr_process_get(t, tk->process);
-        w->name_at[i] = w->names.len;
+        at[i] = w->names.len;
         if (p->name) {
             rc |= add_str_field(&w->names, t, p->name);
         } else if (p->pid >= 0) {
@@ -56,7 +61,8 @@ static int names_prepare(lines_w *w)
         rc |= tr_buf_addc(&w->names, '\t');
         rc |= add_str_field(&w->names, t, tk->name);
     }
-    w->name_at[n] = w->names.len;
+    at[n] = w->names.len;
+    w->named = n;
     return rc;
 }
 
@@ -133,15 +139,16 @@ static int write_row(lines_w *w, const tr_event_rec *ev)
     }
 }
 
-/* Names are rendered once T's tracks are final: at the first row written. */
+/* A track's names are rendered at the first row on it: by then they are final. */
 static int lines_row(lines_w *w, tr_output *out, const tr_trace *t, const tr_event_rec *ev,
                      tr_error *e)
 {
     if (w->t != t) {
         w->t = t;
+        w->named = 0;
         tr_buf_reset(&w->names);
-        if (names_prepare(w) != TR_OK) return tr_error_nomem(e);
     }
+    if (ev->track >= w->named && names_prepare(w) != TR_OK) return tr_error_nomem(e);
     if (write_row(w, ev) != TR_OK) return tr_error_nomem(e);
     if (w->b.len < FLUSH_AT) return TR_OK;
     int rc = tr_output_write(out, w->b.p, w->b.len, e);

@@ -36,18 +36,19 @@ typedef int (*tr_write_load_fn)(void *user, tr_trace *t, size_t first, size_t n,
 int tr_write_inputs(const tr_writer *w, const char *path, const tr_write_opts *o, size_t n,
                     tr_write_load_fn load, void *user, tr_error *e);
 
-/* The next event of a stream: TR_OK with *EV set, TR_END, or a failure. */
-typedef int (*tr_write_next_fn)(void *user, const tr_event_rec **ev, tr_error *e);
-
 /*
-** tr_write_events: stream events into PATH with W, which must have event
-** ^Opens the target as tr_write_inputs does, calls begin, then W's event
-** with T (its dictionaries) for every event NEXT yields until TR_END, then
-** end, and commits or, after any failure, removes the target.  ^O's filter
-** must be NULL (TR_E_USAGE otherwise): it names rows of a frozen model.
+** tr_write_stream: convert N inputs through stream S into PATH with W, which
+** must have event
+** ^Opens the target as tr_write_inputs does and calls begin; then LOAD fills
+** T with the inputs through S (its consumer), while S hands W's event the
+** records it can place already (tr_stream_set_emit); then event with the
+** rest S yields, end, and the target is committed or, after any failure,
+** removed.  ^T (its dictionaries) must outlive the call.  ^O's filter must
+** be NULL (TR_E_USAGE otherwise): it names rows of a frozen model.
 */
-int tr_write_events(const tr_writer *w, const tr_trace *t, const char *path, const tr_write_opts *o,
-                    tr_write_next_fn next, void *user, tr_error *e);
+int tr_write_stream(const tr_writer *w, tr_trace *t, tr_stream *s, const char *path,
+                    const tr_write_opts *o, size_t n, tr_write_load_fn load, void *user,
+                    tr_error *e);
 
 /* ^Writes frozen trace T with W into PATH: tr_write_inputs with T as the only part. */
 int tr_write_trace(const tr_writer *w, const tr_trace *t, const char *path, const tr_write_opts *o,

@@ -126,6 +126,8 @@ void tr_cli_install_signals(void)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
+    /* A reader that went away (`| head`): temporary files go, and the exit is SIGPIPE's, quiet. */
+    signal(SIGPIPE, on_signal);
 }
 
 void tr_cli_print_version(const char *prog)

@@ -104,6 +104,13 @@ int tr_cli_threads(const tr_cli *c);
 */
 int tr_cli_load_into(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
                      tr_sink_fn consume, void *user);
+/*
+** tr_cli_load_quiet: tr_cli_load_into, but a failure of the reading itself
+** is left in E (code set) for the caller to report or act on (a stream that
+** reads again, sorted); later failures are reported as usual (E untouched).
+*/
+int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
+                      tr_sink_fn consume, void *user, tr_error *e);
 /* ^The memory budget: --memory, else 1 GiB or a quarter of this machine's memory when less. */
 uint64_t tr_cli_memory(const tr_cli *c);
 /* ^Where to spill: --tmpdir, else the directory of OUTPUT (a file; NULL or "-": none), else
@@ -123,7 +130,7 @@ void tr_cli_warning_summary(tr_cli *c);
 void tr_cli_progress(void *user, const char *name, uint64_t done, uint64_t total);
 void tr_cli_progress_done(tr_cli *c);
 
-/* Removes temporary outputs on SIGINT/SIGTERM/SIGHUP, then dies of the signal. */
+/* Removes temporary outputs on SIGINT/SIGTERM/SIGHUP/SIGPIPE, then dies of the signal. */
 void tr_cli_install_signals(void);
 /* Prints the library versions for --version. */
 void tr_cli_print_version(const char *prog);

@@ -24,11 +24,29 @@ static void warn_guesses(tr_cli *c, const tr_trace *t)
     }
 }
 
-/* A real trace with no events is read, and said to be empty: a warning (an error with --strict). */
-static int warn_empty(tr_cli *c, const tr_trace *t, char *const *inputs, size_t n)
+/* A consumer, counting the events it is handed: the trace may have dropped them. */
+typedef struct counted {
+    tr_sink_fn fn;
+    void *user;
+    uint64_t events;
+} counted;
+
+static int count_events(void *user, const tr_trace *t, const tr_batch *b, tr_error *e)
+{
+    counted *c = user;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) c->events += b->end[k] - b->first[k];
+    return c->fn(c->user, t, b, e);
+}
+
+/*
+** A real trace with no events (none in T, none handed to a consumer) is read,
+** and said to be empty: a warning (an error with --strict).
+*/
+static int warn_empty(tr_cli *c, const tr_trace *t, uint64_t handed, char *const *inputs, size_t n)
 {
     size_t rows[TR_EV_KIND_COUNT];
     tr_trace_event_counts(t, rows);
+    if (handed) return TR_EXIT_OK;
     for (int k = 0; k < TR_EV_KIND_COUNT; k++)
         if (rows[k]) return TR_EXIT_OK;
     tr_error e = {0};
@@ -54,8 +72,18 @@ int tr_cli_load(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_st
 int tr_cli_load_into(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
                      tr_sink_fn consume, void *user)
 {
+    tr_error e = {0};
+    int exit = tr_cli_load_quiet(c, t, inputs, n, no_stack_slices, consume, user, &e);
+    if (e.code != TR_E_NONE) tr_cli_error(c, &e);
+    return exit;
+}
+
+int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int no_stack_slices,
+                      tr_sink_fn consume, void *user, tr_error *e)
+{
     const tr_cli_read *r = &c->read;
     tr_align_opts align = r->align;
+    counted cnt = {consume, user, 0};
     tr_load_opts lo = {
         .readers = tr_readers,
         .from = r->from,
@@ -66,24 +94,25 @@ int tr_cli_load_into(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int 
         .progress_user = c,
         .threads = tr_cli_threads(c),
         .align = &align,
-        .consume = consume,
-        .consume_user = user,
+        .consume = consume ? count_events : NULL,
+        .consume_user = &cnt,
         .consume_forgets = consume != NULL,
     };
     align.diag = &c->diag;
-    tr_error e = {0};
-    int rc = tr_load_many(t, (const char *const *)inputs, n, &lo, &e);
+    int rc = tr_load_many(t, (const char *const *)inputs, n, &lo, e);
     tr_cli_progress_done(c);
     if (rc < 0) {
-        tr_cli_error(c, &e);
-        return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+        if (e->code == TR_E_NONE) e->code = TR_E_FORMAT;
+        return e->code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
     }
+    *e = (tr_error){0}; /* warnings have been said */
     warn_guesses(c, t);
-    if (tr_trace_freeze(t, &e) < 0) {
-        tr_cli_error(c, &e);
+    tr_error fe = {0};
+    if (tr_trace_freeze(t, &fe) < 0) {
+        tr_cli_error(c, &fe);
         return TR_EXIT_DATA;
     }
-    return warn_empty(c, t, inputs, n);
+    return warn_empty(c, t, cnt.events, inputs, n);
 }
 
 int tr_cli_load_new(tr_cli *c, char *const *inputs, size_t n, tr_trace **out)

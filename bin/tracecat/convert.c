@@ -162,48 +162,76 @@ static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
     return r && r->streams;
 }
 
-static int stream_next(void *user, const tr_event_rec **ev, tr_error *e)
+/* One streaming conversion: what its load callback needs, and how it went. */
+typedef struct stream_job {
+    tr_cli *c;
+    const args *a;
+    const tr_writer *w;
+    tr_stream *s;
+    tr_error load_err; /* the reading's failure, not reported yet */
+    int exit;          /* the load's exit status */
+} stream_job;
+
+static int stream_load(void *user, tr_trace *t, size_t first, size_t n, tr_error *e)
 {
-    return tr_stream_next(user, ev, e);
+    stream_job *job = user;
+    job->exit = tr_cli_load_quiet(job->c, t, job->a->inputs + first, n, job->w->samples_only,
+                                  tr_stream_consume, job->s, &job->load_err);
+    if (job->exit == TR_EXIT_OK) return TR_OK;
+    *e = job->load_err;
+    return TR_FAIL;
 }
 
-/* Loads the inputs into S, keeping only the dictionaries in T, and writes what S yields. */
-static int stream_run(tr_cli *c, const args *a, const tr_writer *w, tr_trace *t, tr_stream *s,
-                      const char *path)
-{
-    int exit = tr_cli_load_into(c, t, a->inputs, (size_t)a->n_inputs, w->samples_only,
-                                tr_stream_consume, s);
-    if (exit != TR_EXIT_OK) return exit;
-    tr_error e = {0};
-    tr_filter filter;
-    tr_write_opts wo = write_opts(a, &filter);
-    int rc = tr_write_events(w, t, path, &wo, stream_next, s, &e);
-    if (c->verbosity >= 3)
-        fprintf(stderr, "%s: %llu sorted runs spilled\n", c->prog,
-                (unsigned long long)tr_stream_runs(s));
-    if (rc == TR_OK) return TR_EXIT_OK;
-    tr_cli_error(c, &e);
-    return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
-}
-
-static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char *path)
+/*
+** Reads the input through a stream into the writer.  ^RETRY is set when the
+** input broke its reader's time-order promise after records went out to a
+** file: that file is removed, and the caller converts again, sorted.
+*/
+static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char *path,
+                        int sort_all, int *retry)
 {
     char dir[4096];
     tr_stream_opts so = {.memory = (size_t)tr_cli_memory(c),
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
-                         .free_bytes = a->free_bytes};
+                         .free_bytes = a->free_bytes,
+                         .sort_all = sort_all};
+    stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     tr_error e = {0};
-    tr_stream *s = NULL;
     tr_trace *t = tr_trace_new();
-    int exit;
-    if (!t || tr_stream_open(&s, &so, &e) != TR_OK) {
+    if (!t || tr_stream_open(&job.s, &so, &e) != TR_OK) {
+        tr_stream_close(job.s);
+        tr_trace_free(t);
         tr_cli_errorf(c, "out of memory");
-        exit = TR_EXIT_DATA;
-    } else {
-        exit = stream_run(c, a, w, t, s, path);
+        return TR_EXIT_DATA;
     }
-    tr_stream_close(s);
+    tr_filter filter;
+    tr_write_opts wo = write_opts(a, &filter);
+    int rc = tr_write_stream(w, t, job.s, path, &wo, (size_t)a->n_inputs, stream_load, &job, &e);
+    if (c->verbosity >= 3)
+        fprintf(stderr, "%s: %llu events written while reading, %llu sorted runs spilled\n",
+                c->prog, (unsigned long long)tr_stream_sent(job.s),
+                (unsigned long long)tr_stream_runs(job.s));
+    *retry = rc != TR_OK && tr_stream_late(job.s) && strcmp(path, "-") != 0;
+    tr_stream_close(job.s);
     tr_trace_free(t);
+    if (rc == TR_OK || *retry) return TR_EXIT_OK;
+    /* A load that failed after reading (freeze) has reported itself. */
+    if (job.exit == TR_EXIT_OK || job.load_err.code != TR_E_NONE) tr_cli_error(c, &e);
+    if (job.exit != TR_EXIT_OK) return job.exit;
+    return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
+}
+
+/* Streams, and sorts everything when the input's time order was not what its reader promised. */
+static int stream_convert(tr_cli *c, const args *a, const tr_writer *w, const char *path)
+{
+    int retry;
+    int exit = stream_write(c, a, w, path, 0, &retry);
+    if (retry) {
+        if (c->verbosity >= 2)
+            fprintf(stderr, "%s: the input is not in time order: reading it again, sorted\n",
+                    c->prog);
+        exit = stream_write(c, a, w, path, 1, &retry);
+    }
     return exit;
 }
 
@@ -238,7 +266,7 @@ int cmd_convert(tr_cli *c, const args *a)
         return tr_cli_usage_error(c, "--partition is for --to parquet");
     if (a->row_group_rows && !(w->flags & TR_WRITE_DATASET))
         return tr_cli_usage_error(c, "--row-group-rows is for --to parquet");
-    if (can_stream(c, a, w)) return stream_write(c, a, w, a->output);
+    if (can_stream(c, a, w)) return stream_convert(c, a, w, a->output);
     /* Slices derived from stack samples are not built for a writer that ignores them. */
     convert_job job = {.c = c, .conv = *a};
     job.conv.no_stack_slices = w->samples_only;
@@ -256,7 +284,7 @@ int cmd_convert(tr_cli *c, const args *a)
 int cmd_cat(tr_cli *c, const args *a)
 {
     const tr_writer *lines = tr_writer_find("lines");
-    if (can_stream(c, a, lines)) return stream_write(c, a, lines, a->output ? a->output : "-");
+    if (can_stream(c, a, lines)) return stream_convert(c, a, lines, a->output ? a->output : "-");
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");

@@ -1,10 +1,16 @@
 #!/bin/bash
 # cli.sh TRACECAT ROOT CASE: streaming cat and convert (issue 18) from the command line.
-#   equal    every sample in testdata/: the stream (--memory 1M) prints what the model does
+#   equal    every sample in testdata/: the stream (--memory 1M) writes what the model does, with
+#            each streaming writer (lines, folded)
+#   equal-quick  the same on a few samples
 #   spill    a generated GT log under --memory 8M: runs spilled and merged, the same output,
 #            no spill directory left
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
 #   sigterm  SIGTERM while the runs are being merged: nothing left
+#   window   a GT log in time order: lines written while it is read, the model's lines; `| head -1`
+#            ends quietly; a log whose time goes back fails on a pipe and is sorted into a file
+# spill, fail and sigterm read a log whose first request is never answered: it holds the reorder
+# window back until the window outgrows the budget and gives way to the sorter.
 set -u
 tracecat=$1 root=$2 case=$3
 . "$(dirname "$0")/../lib.sh"
@@ -24,39 +30,79 @@ in_memory() { "$tracecat" cat -q --name '*' "$@"; }
 
 gen_log() { python3 tests/bench/gen_gt.py "$1" "$tmp/big.log" || fail "gen_gt.py"; }
 
+# gen_held LINES: gen_log with an unanswered request before the first record.
+gen_held() {
+    gen_log "$1"
+    awk '!done && /^ *[0-9.]+s \| #/ {
+        print "  0.100s | #0000 | RECV         | CLIENT CLIENT ffffffffff    | UnaryOp         |        10B | never answered"
+        done = 1
+    } { print }' "$tmp/big.log" >"$tmp/held.log" && mv "$tmp/held.log" "$tmp/big.log"
+}
+
+# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte.
+same_as_model() {
+    local f=$1 want got
+    in_memory "$f" >"$tmp/want" 2>/dev/null
+    want=$?
+    "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
+    cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+    for prefix in none process,thread; do
+        "$tracecat" convert -q --name '*' --folded-prefix $prefix "$f" -o "$tmp/want.folded" \
+            >/dev/null 2>&1
+        want=$?
+        "$tracecat" convert -q --memory 1M --tmpdir "$spill" --folded-prefix $prefix "$f" \
+            -o "$tmp/out.folded" >/dev/null 2>&1
+        got=$?
+        [ "$got" = "$want" ] || fail "$f: folded: exit $got, the model's $want"
+        [ "$got" != 0 ] || cmp -s "$tmp/out.folded" "$tmp/want.folded" ||
+            fail "$f: folded ($prefix): the stream writes other stacks than the model"
+        rm -f "$tmp/out.folded" "$tmp/want.folded"
+    done
+}
+
 case $case in
 equal)
     n=0
     while IFS= read -r f; do
-        in_memory "$f" >"$tmp/want" 2>/dev/null
-        want=$?
-        "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
-        got=$?
-        [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
-        cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+        same_as_model "$f"
         n=$((n + 1))
     done < <(find testdata -type f ! -name '*.md' | sort)
     [ "$n" -gt 300 ] || fail "only $n samples"
     nothing_left
     ;;
+equal-quick)
+    for f in testdata/gt/gt-mlp-4workers-autoshard.log testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
+        testdata/pyspy/12_raw_folded_gevent_pyspy179.txt testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt \
+        testdata/input/empty.txt; do
+        same_as_model "$f"
+    done
+    # the folded writer takes the streaming path (the sorter says what it did)
+    run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
+        -o "$tmp/s.folded"
+    expect_err "tracecat: 0 events written while reading, 0 sorted runs spilled"
+    rm "$tmp/s.folded"
+    nothing_left
+    ;;
 spill)
-    gen_log 100000
+    gen_held 100000
     in_memory "$tmp/big.log" >"$tmp/want" || fail "in memory"
     run 0 cat -vv --memory 8M --tmpdir "$spill" "$tmp/big.log"
-    expect_err "tracecat: 5 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 5 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled and merged: other lines than the model"
     nothing_left
     # convert spills beside its output by default
     run 0 convert -vv --memory 1M "$tmp/big.log" -o "$tmp/big.tsv"
-    expect_err "tracecat: 26 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 26 sorted runs spilled"
     cmp -s "$tmp/big.tsv" "$tmp/want" || fail "convert --to lines: other lines than the model"
     rm "$tmp/big.tsv"
     nothing_left
     ;;
 fail)
-    gen_log 100000
+    gen_held 100000
     run 1 convert --memory 8M --assume-free-bytes 1000 "$tmp/big.log" -o "$tmp/big.tsv"
-    expect_err "spill-[0-9]*.tmp[A-Za-z0-9]*: no room to spill 3646208 bytes (1000 free): name another place with --tmpdir"
+    expect_err "spill-[0-9]*.tmp[A-Za-z0-9]*: no room to spill 3646144 bytes (1000 free): name another place with --tmpdir"
     [ -e "$tmp/big.tsv" ] && fail "a failed convert left its output"
     nothing_left
     # the runs are on disk when the merged lines cannot be written
@@ -68,7 +114,7 @@ fail)
     expect_err "bad --memory '100K' (a size of at least 1M: 8M, 2G)"
     ;;
 sigterm)
-    gen_log 100000
+    gen_held 100000
     # The lines go to a pipe no one reads: tracecat blocks writing them with its runs on disk.
     mkfifo "$tmp/pipe"
     exec 3<>"$tmp/pipe"
@@ -87,6 +133,32 @@ sigterm)
     got=$?
     exec 3>&-
     [ "$got" = 143 ] || fail "exit $got after SIGTERM, want 143"
+    nothing_left
+    ;;
+window)
+    gen_log 20000
+    in_memory "$tmp/big.log" >"$tmp/want" || fail "in memory"
+    run 0 cat -vv --tmpdir "$spill" "$tmp/big.log"
+    expect_err "tracecat: 22772 events written while reading, 0 sorted runs spilled"
+    cmp -s "$tmp/out" "$tmp/want" || fail "the window prints other lines than the model"
+    # a reader that went away: the exit is SIGPIPE's, with nothing said and nothing left
+    run_cmd 0 sh -c '"$0" cat --tmpdir "$1" "$2" | head -1' "$tracecat" "$spill" "$tmp/big.log"
+    head -1 "$tmp/want" | cmp -s - "$tmp/out" || fail "| head -1: not the first line"
+    [ -s "$tmp/err" ] && fail "| head -1 said: $(cat "$tmp/err")"
+    (
+        set -o pipefail
+        "$tracecat" cat --tmpdir "$spill" "$tmp/big.log" | head -1 >/dev/null
+        [ $? = 141 ] || exit 1
+    ) || fail "| head -1: tracecat did not end of SIGPIPE"
+    nothing_left
+    # time goes back after the first batch went out
+    awk 'NR == 15000 { sub(/^ *[0-9.]+s/, "  0.001s") } { print }' "$tmp/big.log" >"$tmp/back.log"
+    run 1 cat "$tmp/back.log"
+    expect_err "tracecat: $tmp/back.log: an event at 0.001000000 s comes after the events up to 5.449000000 s were written: the input is not in time order (with -o FILE it is sorted instead)"
+    run 0 cat -vv "$tmp/back.log" -o "$tmp/back.tsv"
+    expect_err "tracecat: the input is not in time order: reading it again, sorted"
+    in_memory "$tmp/back.log" | cmp -s - "$tmp/back.tsv" || fail "sorted again: other lines"
+    rm "$tmp/back.tsv"
     nothing_left
     ;;
 *)
