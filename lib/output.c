@@ -54,7 +54,7 @@
 
 struct tr_output {
     char *path;
-    char *tmp;  /* the temporary file or directory; NULL for stdout, a device, a dataset */
+    char *tmp;      /* the temporary file or directory; NULL for stdout or a device */
     int is_dir;     /* a directory target: tmp is written into */
     int is_dataset; /* TR_DIR_ADD: commit merges the tree into PATH's (output_publish) */
     int fd;
@@ -393,9 +393,11 @@ static void output_sweep(const tr_output *o)
     int plen = snprintf(prefix, sizeof prefix, ".%s.", base);
     tr_buf dir;
     tr_buf_init(&dir, 0);
-    int nomem = !slash ? tr_buf_adds(&dir, ".")
-                       : tr_buf_addf(&dir, "%.*s", slash > o->path ? (int)(slash - o->path) : 1, o->path);
-    int dfd = nomem || plen >= (int)sizeof prefix ? -1 : open(dir.p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int nomem =
+        !slash ? tr_buf_adds(&dir, ".")
+               : tr_buf_addf(&dir, "%.*s", slash > o->path ? (int)(slash - o->path) : 1, o->path);
+    int dfd =
+        nomem || plen >= (int)sizeof prefix ? -1 : open(dir.p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     tr_buf_fini(&dir);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {
@@ -694,8 +696,10 @@ static int output_carry(tr_output *o, int src, int dst, const char *name, int de
 {
     tr_loc loc = {name, 0, 0, 0};
     if (depth > OUTPUT_TREE_DEPTH)
-        return output_fail(o, tr_errorf(&o->err, TR_E_IO, &loc, "more than %d directories deep",
-                                        OUTPUT_TREE_DEPTH), e);
+        return output_fail(
+            o,
+            tr_errorf(&o->err, TR_E_IO, &loc, "more than %d directories deep", OUTPUT_TREE_DEPTH),
+            e);
     int sfd = dup(src);
     DIR *d = sfd >= 0 ? fdopendir(sfd) : NULL;
     if (!d) {
