@@ -271,19 +271,51 @@ static int load_dir(load_run *lr, const char *path, int kind, claimed_dirs *c, t
     return TR_END;
 }
 
+/*
+** An archive in a run folder: its listing, for tar's rule (of members with
+** one name the last wins), as c->listing is for an archive named itself.
+*/
+typedef struct nested_archive {
+    tr_buf path; /* the archive listed, "" for none yet */
+    tr_dir *listing;
+} nested_archive;
+
+/* Whether the stream SRC yielded last is an archive member a later one of its name replaces. */
+static int nested_shadowed(nested_archive *na, const tr_source *src)
+{
+    const char *file;
+    int64_t k = tr_source_member(src, &file);
+    if (k < 0) return 0;
+    if (strcmp(na->path.p, file) != 0) {
+        tr_dir_close(na->listing);
+        na->listing = NULL;
+        tr_buf_reset(&na->path);
+        tr_error ignored; /* one that cannot be listed is read as it streams, errors and all */
+        if (tr_buf_adds(&na->path, file) == TR_OK &&
+            tr_dir_open(&na->listing, na->path.p, &ignored) != TR_OK)
+            na->listing = NULL;
+    }
+    return na->listing && tr_dir_shadowed(na->listing, (size_t)k);
+}
+
 static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_dirs *c, tr_error *e)
 {
     tr_load_opts *o = lr->o;
     tr_input *in;
     int rc, n_streams = 0;
     uint64_t ignored = o->streams_ignored;
+    nested_archive na = {.listing = NULL};
+    tr_buf_init(&na.path, 0);
     for (size_t k = 0; (rc = tr_source_next(src, &in, e)) == TR_OK; k++) {
         if (under_claimed(c, tr_input_name(in))) continue;
         if (kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) continue;
+        if (kind == TR_SOURCE_DIR && nested_shadowed(&na, src)) continue;
         n_streams++;
         rc = load_stream(lr, in, kind == TR_SOURCE_STREAM, e);
-        if (rc < 0) return rc;
+        if (rc < 0) break;
     }
+    tr_dir_close(na.listing);
+    tr_buf_fini(&na.path);
     if (rc < 0) return rc;
     tr_loc loc = {tr_source_path(src), 0, 0, 0};
     if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams > 0 &&

@@ -7,7 +7,7 @@
 #   nothing  NUL bytes, /dev/zero, JSON without traceEvents, an empty directory
 #            fail; a real trace with no events says so
 #   bombs    decompression stops at --max-ratio and --max-expand, naming the member
-#   dup      a tar with a member twice: the last one wins
+#   dup      a tar with a member twice: the last one wins, also in a run folder
 #   fulldisk writers on a full file system (a 200 KiB tmpfs: root only, else
 #            skipped with 77) say "No space left on device" and leave nothing
 set -u
@@ -122,6 +122,13 @@ dup)
     run_cmd 0 "$tracecat" info "$h/dup.tar"
     expect_out "input 0: .*dup.tar:a.json"
     ! grep -q "input 1" "$tmp/out" || fail "a replaced member was read: $(grep input "$tmp/out")"
+    # the same inside a run folder: the tar's last a.json only, beside a GT log
+    mkdir "$tmp/run" && cp "$h/dup.tar" "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log" "$tmp/run/"
+    run_cmd 0 "$tracecat" info "$tmp/run"
+    [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "want 2 inputs: $(grep '^input ' "$tmp/out")"
+    expect_out "^input 0: $tmp/run/dup.tar:a.json\$"
+    run_cmd 0 "$tracecat" cat "$tmp/run"
+    [ "$(grep -c "	last	" "$tmp/out")" = 1 ] || fail "want the last a.json's one event once"
     ;;
 fulldisk)
     mkdir "$tmp/full"
