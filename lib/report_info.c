@@ -270,6 +270,15 @@ static void text_skipped(const tr_trace *t, tr_buf *b)
     }
 }
 
+/* String S as JSON; null for none (0). */
+static void json_id_or_null(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    if (s)
+        tr_buf_add_json_id(b, t, s);
+    else
+        tr_buf_adds(b, "null");
+}
+
 /* Only when something was not read: the outputs of every other run stay as they were. */
 static void json_skipped(const tr_trace *t, tr_buf *b)
 {
@@ -280,10 +289,7 @@ static void json_skipped(const tr_trace *t, tr_buf *b)
         tr_buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
         tr_buf_add_json_id(b, t, s->path);
         tr_buf_adds(b, ",\"owner\":");
-        if (s->owner)
-            tr_buf_add_json_id(b, t, s->owner);
-        else
-            tr_buf_adds(b, "null");
+        json_id_or_null(b, t, s->owner);
         tr_buf_addf(b, ",\"why\":\"%s\"}", skip_names[s->why]);
     }
     tr_buf_adds(b, "]");
@@ -353,10 +359,7 @@ static void json_inputs(const tr_trace *t, int merged, tr_buf *b)
         tr_buf_adds(b, ",\"format\":");
         tr_buf_add_json_id(b, t, in->format);
         tr_buf_adds(b, ",\"origin\":");
-        if (in->origin_wall)
-            tr_buf_add_json_id(b, t, in->origin_wall);
-        else
-            tr_buf_adds(b, "null");
+        json_id_or_null(b, t, in->origin_wall);
         tr_buf_adds(b, ",\"clock\":");
         tr_buf_add_json_id(b, t, in->clock);
         tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu",
