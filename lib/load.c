@@ -137,7 +137,9 @@ static int load_stream(load_run *lr, tr_input *in, int required, tr_error *e)
     if (!r || !r->open) {
         if (!required) {
             o->streams_ignored++;
-            return TR_OK;
+            uint32_t k =
+                tr_skipped_add(tr_sink_trace(&lr->sink), tr_input_name(in), NULL, TR_SKIP_UNKNOWN);
+            return k == TR_NONE ? tr_error_nomem(e) : TR_OK;
         }
         tr_loc loc = {tr_input_name(in), 0, 0, 0};
         return tr_errorf(e, TR_E_FORMAT, &loc, "unrecognized format (try --from)");
@@ -180,14 +182,26 @@ static int prefix_seen(const tr_vec *v, const char *p, size_t n)
     return 0;
 }
 
-static int under_claimed(const claimed_dirs *c, const char *name)
+/* The claimed directory NAME lies under, or NULL. */
+static const char *claimed_owner(const claimed_dirs *c, const char *name)
 {
     for (size_t i = 0; i < c->claimed.len; i++) {
         const char *dir = TR_VEC_AT(&c->claimed, char *, i);
         size_t n = strlen(dir);
-        if (strncmp(name, dir, n) == 0 && name[n] == '/') return 1;
+        if (strncmp(name, dir, n) == 0 && name[n] == '/') return dir;
     }
-    return 0;
+    return NULL;
+}
+
+/* Records that stream NAME is not read because it lies under claimed directory OWNER. */
+static int skip_inside(load_run *lr, const char *name, const char *owner, tr_error *e)
+{
+    const char *rest = name + strlen(owner);
+    int recorder = strstr(rest, "/_chrome/") || strstr(rest, "/_text/");
+    if (tr_skipped_add(tr_sink_trace(&lr->sink), name, owner,
+                       recorder ? TR_SKIP_RECORDER_OUTPUT : TR_SKIP_INSIDE) == TR_NONE)
+        return tr_error_nomem(e);
+    return TR_OK;
 }
 
 /* The listing of subdirectory PREFIX (LEN bytes) of NAMES[I..N), sorted, into C->sub. */
@@ -217,7 +231,7 @@ static int load_subdir(load_run *lr, tr_dir *d, const char *const *names, size_t
     char *full = tr_arena_alloc(&c->names, full_n);
     if (!full) return tr_error_nomem(e);
     snprintf(full, full_n, "%s%s", label, prefix);
-    if (under_claimed(c, full)) return TR_OK;
+    if (claimed_owner(c, full)) return TR_OK;
     if (sub_listing(c, names, i, n, prefix, len) != TR_OK) return tr_error_nomem(e);
     tr_peek pk = {full, NULL, 0, 0, (const char *const *)c->sub.data, c->sub.len};
     const tr_reader *r = tr_probe(lr->o->readers, &pk, NULL);
@@ -272,19 +286,63 @@ static int load_dir(load_run *lr, const char *path, int kind, claimed_dirs *c, t
     return TR_END;
 }
 
+/*
+** An archive in a run folder: its listing, for tar's rule (of members with
+** one name the last wins), as c->listing is for an archive named itself.
+*/
+typedef struct nested_archive {
+    tr_buf path; /* the archive listed, "" for none yet */
+    tr_dir *listing;
+} nested_archive;
+
+/* Whether the stream SRC yielded last is an archive member a later one of its name replaces. */
+static int nested_shadowed(nested_archive *na, const tr_source *src)
+{
+    const char *file;
+    int64_t k = tr_source_member(src, &file);
+    if (k < 0) return 0;
+    if (strcmp(na->path.p, file) != 0) {
+        tr_dir_close(na->listing);
+        na->listing = NULL;
+        tr_buf_reset(&na->path);
+        tr_error ignored; /* one that cannot be listed is read as it streams, errors and all */
+        if (tr_buf_adds(&na->path, file) == TR_OK &&
+            tr_dir_open(&na->listing, na->path.p, &ignored) != TR_OK)
+            na->listing = NULL;
+    }
+    return na->listing && tr_dir_shadowed(na->listing, (size_t)k);
+}
+
 static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_dirs *c, tr_error *e)
 {
     tr_load_opts *o = lr->o;
     tr_input *in;
     int rc, n_streams = 0;
     uint64_t ignored = o->streams_ignored;
+    nested_archive na = {.listing = NULL};
+    tr_buf_init(&na.path, 0);
     for (size_t k = 0; (rc = tr_source_next(src, &in, e)) == TR_OK; k++) {
-        if (under_claimed(c, tr_input_name(in))) continue;
-        if (kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) continue;
+        const char *owner = claimed_owner(c, tr_input_name(in));
+        if (owner) {
+            rc = skip_inside(lr, tr_input_name(in), owner, e);
+            if (rc < 0) break;
+            continue;
+        }
+        if ((kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) ||
+            (kind == TR_SOURCE_DIR && nested_shadowed(&na, src))) {
+            if (tr_skipped_add(tr_sink_trace(&lr->sink), tr_input_name(in), NULL,
+                               TR_SKIP_REPLACED) == TR_NONE) {
+                rc = tr_error_nomem(e);
+                break;
+            }
+            continue;
+        }
         n_streams++;
         rc = load_stream(lr, in, kind == TR_SOURCE_STREAM, e);
-        if (rc < 0) return rc;
+        if (rc < 0) break;
     }
+    tr_dir_close(na.listing);
+    tr_buf_fini(&na.path);
     if (rc < 0) return rc;
     tr_loc loc = {tr_source_path(src), 0, 0, 0};
     if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams > 0 &&

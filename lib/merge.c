@@ -123,6 +123,17 @@ static int merge_inputs(tr_trace *dst, const tr_trace *src, remap *m)
     return TR_OK;
 }
 
+static int merge_skipped(tr_trace *dst, const tr_trace *src, const remap *m)
+{
+    for (size_t i = 0; i < src->skipped.len; i++) {
+        const tr_skipped *s = &TR_VEC_AT(&src->skipped, tr_skipped, i);
+        tr_skipped *d = tr_vec_push(&dst->skipped);
+        if (!d) return TR_FATAL;
+        *d = (tr_skipped){m->str[s->path], m->str[s->owner], s->why};
+    }
+    return TR_OK;
+}
+
 static int merge_processes(tr_trace *dst, const tr_trace *src, remap *m)
 {
     if (!(m->process = map_new(src->processes.len))) return TR_FATAL;
@@ -308,6 +319,7 @@ int tr_trace_merge(tr_trace *dst, const tr_trace *src, tr_error *e)
     int rc = merge_strings(dst, src, &m);
     if (rc == TR_OK) rc = merge_args(dst, src, &m);
     if (rc == TR_OK) rc = merge_inputs(dst, src, &m);
+    if (rc == TR_OK) rc = merge_skipped(dst, src, &m);
     if (rc == TR_OK) rc = merge_processes(dst, src, &m);
     if (rc == TR_OK) rc = merge_tracks(dst, src, &m);
     if (rc == TR_OK) rc = merge_stacks(dst, src, &m);
@@ -446,19 +458,50 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
     return rc;
 }
 
+/*
+** FIRST[i]: the first of PATHS that names the same file as PATHS[i] ("run"
+** and "run/", a link and what it points to), i itself for most; TODO gets
+** the paths to read, *M of them.  Nonzero when out of memory.
+*/
+static int first_names(const char *const *paths, size_t n, size_t *first, const char **todo,
+                       size_t *m)
+{
+    char **real = tr_calloc(n ? n : 1, sizeof *real);
+    if (!real) return 1;
+    *m = 0;
+    for (size_t i = 0; i < n; i++) {
+        real[i] = strcmp(paths[i], "-") != 0 ? realpath(paths[i], NULL) : NULL;
+        first[i] = i;
+        for (size_t j = 0; j < i && real[i] && first[i] == i; j++)
+            if (real[j] && strcmp(real[i], real[j]) == 0) first[i] = j;
+        if (first[i] == i) todo[(*m)++] = paths[i];
+    }
+    for (size_t i = 0; i < n; i++) free(real[i]);
+    tr_free(real);
+    return 0;
+}
+
 int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *o, tr_error *e)
 {
     if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
-    int threads = o->consume ? 1 : tr_pool_threads(o->threads, n);
-    int rc = TR_OK;
-    if (threads <= 1) {
+    size_t *first = tr_malloc((n ? n : 1) * sizeof *first), m = 0;
+    const char **todo = tr_malloc((n ? n : 1) * sizeof *todo);
+    int rc = !first || !todo || first_names(paths, n, first, todo, &m) ? tr_error_nomem(e) : TR_OK;
+    int threads = o->consume ? 1 : tr_pool_threads(o->threads, m);
+    if (rc == TR_OK && threads <= 1) {
         uint64_t t0 = now_ns();
-        for (size_t i = 0; i < n && rc == TR_OK; i++) rc = tr_load(t, paths[i], o, e);
+        for (size_t i = 0; i < m && rc == TR_OK; i++) rc = tr_load(t, todo[i], o, e);
         o->read_ns += now_ns() - t0;
-    } else {
-        rc = load_parallel(t, paths, n, o, threads, e);
+    } else if (rc == TR_OK) {
+        rc = load_parallel(t, todo, m, o, threads, e);
     }
+    for (size_t i = 0; i < n && rc == TR_OK; i++)
+        if (first[i] != i &&
+            tr_skipped_add(t, paths[i], paths[first[i]], TR_SKIP_REPEATED) == TR_NONE)
+            rc = tr_error_nomem(e);
+    tr_free(first);
+    tr_free(todo);
     if (rc < 0) return rc;
     return tr_align(t, o->align, e);
 }

@@ -88,6 +88,8 @@ struct tr_trace {
     tr_vec arg_wide;  /* uint64_t: the values too wide for an entry */
     tr_vec set_start; /* uint32_t: first entry of set k+1 */
     size_t building;  /* first entry of the set under construction */
+
+    tr_vec skipped; /* tr_skipped */
 };
 
 /* How an arg entry holds its value. */

@@ -1,19 +1,27 @@
 /*
 ** output.c: atomic, optionally compressed outputs.
 **
-** A file target is written to ".<name>.tmpXXXXXX" beside it and renamed over
-** it by tr_output_commit (git's lockfile).  The temporary file is created with
+** A file target is written to ".<name>.tmp-<pid>-<host>-XXXXXX" beside it
+** and renamed over it by tr_output_commit (git's lockfile).  The pid and a
+** hash of the host name let a later run on the same target remove what a
+** killed run left (output_sweep): only its own host's, only when that pid is
+** gone.  The temporary file is created with
 ** open(O_CREAT | O_EXCL, 0666) rather than mkstemp: mkstemp makes it 0600, and
 ** the only way to learn the umask for a fchmod is umask() itself, which
 ** changes the process-wide mask for a moment; with 0666 the kernel applies
 ** the umask.  Open temporary files are kept in a list that
 ** tr_output_cleanup_all walks from a signal handler.
 **
-** A directory target is built the same way: ".<name>.tmpXXXXXX" is made
+** A directory target is built the same way: a temporary directory is made
 ** beside it and renamed to it on commit (rename replaces an empty directory,
 ** never a full one); abort and the signal handler remove the tree with
-** openat/getdents64/unlinkat only.  A dataset directory (TR_DIR_ADD) is the
-** target itself: what is added to it is atomic file by file.
+** openat/getdents64/unlinkat only.  A dataset directory (TR_DIR_ADD) is built
+** the same way too, and published whole (output_publish): under a lock beside
+** it, what the dataset holds and the run did not write is hard-linked into the
+** new tree, which then takes the old one's place in one
+** renameat2(RENAME_EXCHANGE).  At every moment the target's name is the whole
+** old tree or the whole new one, whatever kills the run; a concurrent run
+** waits for the lock and then keeps what the first one added.
 **
 ** Writes are gathered in one buffer and handed on in large pieces: to the
 ** file, to libarchive's gzip filter (raw format, one entry) or to zstd.
@@ -27,9 +35,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,8 +54,9 @@
 
 struct tr_output {
     char *path;
-    char *tmp;  /* the temporary file or directory; NULL for stdout, a device, a dataset */
-    int is_dir; /* a directory target: tmp (replace) or path (TR_DIR_ADD) is written into */
+    char *tmp;      /* the temporary file or directory; NULL for stdout or a device */
+    int is_dir;     /* a directory target: tmp is written into */
+    int is_dataset; /* TR_DIR_ADD: commit merges the tree into PATH's (output_publish) */
     int fd;
     int is_stdout; /* fd 1, not ours to close */
     int comp;      /* enum tr_compression */
@@ -313,25 +325,122 @@ static uint64_t output_random(void)
     return x ^ (x >> 31);
 }
 
-/* Create ".<base>.tmpXXXXXX" in the target's directory: a file, or a directory when o->is_dir. */
-static int output_create_temp(tr_output *o, tr_error *e)
+/* The host's mark in temporary names: FNV-1a of its name, as 8 hex digits. */
+static unsigned output_host(void)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint32_t h = 2166136261u;
+    for (const char *s = host; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Into B: PATH's directory part, then ".<base>." and the N bytes at KIND. */
+static int output_sibling(tr_buf *b, const char *path, const char *kind)
+{
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path) + 1 : 0;
+    return tr_buf_addf(b, "%.*s.%s.%s", dir_len, path, path + dir_len, kind);
+}
+
+/*
+** A new name beside O's target: ".<base>.KIND-<pid>-<host>-XXXXXX" (KIND tmp,
+** or old for a dataset's tree moved aside).  NULL when out of memory.
+*/
+static char *output_temp_name(const tr_output *o, const char *kind)
 {
     static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    const char *slash = strrchr(o->path, '/');
-    size_t dir_len = slash ? (size_t)(slash - o->path) + 1 : 0,
-           base_len = strlen(o->path) - dir_len;
-    size_t n = dir_len + 1 + base_len + 4 + 6;
-    o->tmp = tr_malloc(n + 1);
-    if (!o->tmp) return output_fail(o, tr_error_nomem(&o->err), e);
-    memcpy(o->tmp, o->path, dir_len);
-    o->tmp[dir_len] = '.';
-    memcpy(o->tmp + dir_len + 1, o->path + dir_len, base_len);
-    memcpy(o->tmp + dir_len + 1 + base_len, ".tmp", 4);
-    o->tmp[n] = '\0';
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    if (output_sibling(&b, o->path, kind) ||
+        tr_buf_addf(&b, "-%ld-%08x-XXXXXX", (long)getpid(), output_host())) {
+        tr_buf_fini(&b);
+        return NULL;
+    }
+    uint64_t r = output_random();
+    for (size_t i = b.len - 6; i < b.len; i++, r /= sizeof chars - 1)
+        b.p[i] = chars[r % (sizeof chars - 1)];
+    return b.p;
+}
+
+/*
+** Whether NAME (an entry of the target's directory, whose names for this
+** target start with the PLEN bytes of ".<base>.") was left by a run on this
+** host that is gone; *OLD is set for a dataset's tree moved aside.  A pid
+** that is alive, perhaps reused by another program, keeps its files.
+*/
+static int output_stale(const char *name, size_t plen, const char *host, int *old)
+{
+    const char *s = name + plen;
+    *old = strncmp(s, "old-", 4) == 0;
+    if (!*old && strncmp(s, "tmp-", 4) != 0) return 0;
+    char *end;
+    long pid = strtol(s + 4, &end, 10);
+    if (end == s + 4 || *end != '-' || pid <= 0 || strncmp(end + 1, host, 9) != 0) return 0;
+    return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+** Removes what killed runs left beside O's target.  A dataset's old tree is
+** put back when the target is missing: its run died between the two renames
+** of output_swap's fallback, and the old tree is then the whole truth.
+*/
+static void output_sweep(const tr_output *o)
+{
+    const char *slash = strrchr(o->path, '/'), *base = slash ? slash + 1 : o->path;
+    char host[16], prefix[4096];
+    snprintf(host, sizeof host, "%08x-", output_host());
+    int plen = snprintf(prefix, sizeof prefix, ".%s.", base);
+    tr_buf dir;
+    tr_buf_init(&dir, 0);
+    int nomem =
+        !slash ? tr_buf_adds(&dir, ".")
+               : tr_buf_addf(&dir, "%.*s", slash > o->path ? (int)(slash - o->path) : 1, o->path);
+    int dfd =
+        nomem || plen >= (int)sizeof prefix ? -1 : open(dir.p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    tr_buf_fini(&dir);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        int old;
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0 ||
+            !output_stale(de->d_name, (size_t)plen, host, &old))
+            continue;
+        struct stat st;
+        if (old && lstat(o->path, &st) != 0 && errno == ENOENT &&
+            renameat(dfd, de->d_name, AT_FDCWD, o->path) == 0)
+            continue;
+        if (unlinkat(dfd, de->d_name, 0) != 0 && errno == EISDIR)
+            output_remove_tree(dfd, de->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Whether PATH lies in the temporary directory of an open output: nothing stale is there. */
+static int output_in_temp_dir(const char *path)
+{
+    int in = 0;
+    pthread_mutex_lock(&open_lock);
+    for (tr_output *p = atomic_load(&open_list); p && !in; p = atomic_load(&p->next)) {
+        size_t n = p->is_dir ? strlen(p->tmp) : 0;
+        in = n && strncmp(path, p->tmp, n) == 0 && path[n] == '/';
+    }
+    pthread_mutex_unlock(&open_lock);
+    return in;
+}
+
+/* Create a temporary name beside the target: a file, or a directory when o->is_dir. */
+static int output_create_temp(tr_output *o, tr_error *e)
+{
+    if (!output_in_temp_dir(o->path)) output_sweep(o);
     for (int t = 0; t < OUTPUT_TRIES; t++) {
-        uint64_t r = output_random();
-        for (size_t i = n - 6; i < n; i++, r /= sizeof chars - 1)
-            o->tmp[i] = chars[r % (sizeof chars - 1)];
+        tr_free(o->tmp);
+        o->tmp = output_temp_name(o, "tmp");
+        if (!o->tmp) return output_fail(o, tr_error_nomem(&o->err), e);
         int made;
         if (o->is_dir)
             made = mkdir(o->tmp, 0777) == 0;
@@ -417,26 +526,47 @@ int tr_output_open(tr_output **out, const char *path, tr_error *e)
     return TR_OK;
 }
 
-/* mkdir -p PATH (a copy is cut at each '/'). */
-static int output_make_dirs(tr_output *o, tr_error *e)
+/* mkdir -p of PATH's parent (a copy is cut at each '/'). */
+static int output_make_parents(tr_output *o, tr_error *e)
 {
     tr_buf b;
     tr_buf_init(&b, 0);
     if (tr_buf_adds(&b, o->path)) return output_fail(o, tr_error_nomem(&o->err), e);
     int rc = TR_OK;
-    for (size_t i = 1; i <= b.len && !rc; i++) {
-        if (b.p[i] != '/' && b.p[i] != '\0') continue;
-        char c = b.p[i];
+    for (size_t i = 1; i < b.len && !rc; i++) {
+        if (b.p[i] != '/') continue;
         b.p[i] = '\0';
         struct stat st;
         if (mkdir(b.p, 0777) != 0 && errno != EEXIST)
             rc = tr_error_errno(&o->err, errno, NULL, "%s: cannot create the directory", b.p);
         else if (stat(b.p, &st) != 0 || !S_ISDIR(st.st_mode))
             rc = tr_errorf(&o->err, TR_E_IO, NULL, "%s: not a directory", b.p);
-        b.p[i] = c;
+        b.p[i] = '/';
     }
     tr_buf_fini(&b);
     return rc ? output_fail(o, rc, e) : TR_OK;
+}
+
+/*
+** A dataset is absent or a directory; a symbolic link to one is followed,
+** so the directory it names is the one replaced, not the link.
+*/
+static int output_check_dataset(tr_output *o, tr_error *e)
+{
+    struct stat st;
+    if (lstat(o->path, &st) != 0) return TR_OK;
+    if (S_ISLNK(st.st_mode) && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char *real = realpath(o->path, NULL);
+        if (!real) return output_errno(o, errno, "cannot resolve the link", e);
+        size_t n = strlen(real) + 1;
+        tr_free(o->path);
+        o->path = tr_malloc(n);
+        if (o->path) memcpy(o->path, real, n);
+        free(real);
+        if (!o->path) return output_fail(o, tr_error_nomem(&o->err), e);
+    }
+    if (!S_ISDIR(st.st_mode)) return output_errno(o, ENOTDIR, "cannot write a directory", e);
+    return TR_OK;
 }
 
 /* A directory to replace must be absent or empty: a full one is never thrown away. */
@@ -466,12 +596,14 @@ int tr_output_open_dir(tr_output **out, const char *path, int mode, tr_error *e)
     tr_output *o = output_new(path, n, 1);
     if (!o) return tr_error_nomem(e);
     int rc;
-    if (mode == TR_DIR_ADD) {
-        rc = output_make_dirs(o, e);
+    o->is_dataset = mode == TR_DIR_ADD;
+    if (o->is_dataset) {
+        rc = output_make_parents(o, e);
+        if (rc == TR_OK) rc = output_check_dataset(o, e);
     } else {
         rc = output_check_replace(o, e);
-        if (rc == TR_OK) rc = output_create_temp(o, e);
     }
+    if (rc == TR_OK) rc = output_create_temp(o, e);
     if (rc != TR_OK) {
         output_free(o);
         return rc;
@@ -482,8 +614,7 @@ int tr_output_open_dir(tr_output **out, const char *path, int mode, tr_error *e)
 
 const char *tr_output_dir(const tr_output *o)
 {
-    if (!o->is_dir) return NULL;
-    return o->tmp ? o->tmp : o->path;
+    return o->is_dir ? o->tmp : NULL;
 }
 
 int tr_output_write(tr_output *o, const void *p, size_t n, tr_error *e)
@@ -524,6 +655,149 @@ const char *tr_output_temp_path(const tr_output *o)
     return o->comp == TR_COMPRESS_NONE && !o->is_dir ? o->tmp : NULL;
 }
 
+/* ---- publishing a dataset ---- */
+
+/*
+** Takes the lock ".<base>.lock" beside the dataset into *FD.  Its holder
+** removes it when done, so a lock won on a file that is no longer the one
+** at that name is tried again.
+*/
+static int output_lock(tr_output *o, tr_buf *path, int *fd, tr_error *e)
+{
+    if (output_sibling(path, o->path, "lock")) return output_fail(o, tr_error_nomem(&o->err), e);
+    for (;;) {
+        *fd = open(path->p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (*fd < 0) return output_errno(o, errno, "cannot create the lock file", e);
+        struct stat held, named;
+        if (flock(*fd, LOCK_EX) != 0) {
+            close(*fd);
+            *fd = -1;
+            return output_errno(o, errno, "cannot lock", e);
+        }
+        if (fstat(*fd, &held) == 0 && stat(path->p, &named) == 0 && held.st_ino == named.st_ino &&
+            held.st_dev == named.st_dev)
+            return TR_OK;
+        close(*fd);
+    }
+}
+
+static void output_unlock(const tr_buf *path, int fd)
+{
+    if (fd < 0) return;
+    unlink(path->p);
+    close(fd);
+}
+
+/*
+** Hard-links into directory DST what directory SRC (NAME, for messages)
+** holds and DST does not: what the run wrote wins, the rest is carried over.
+*/
+static int output_carry(tr_output *o, int src, int dst, const char *name, int depth, tr_error *e)
+{
+    tr_loc loc = {name, 0, 0, 0};
+    if (depth > OUTPUT_TREE_DEPTH)
+        return output_fail(
+            o,
+            tr_errorf(&o->err, TR_E_IO, &loc, "more than %d directories deep", OUTPUT_TREE_DEPTH),
+            e);
+    int sfd = dup(src);
+    DIR *d = sfd >= 0 ? fdopendir(sfd) : NULL;
+    if (!d) {
+        if (sfd >= 0) close(sfd);
+        return output_errno(o, errno, "cannot read the directory", e);
+    }
+    int rc = TR_OK;
+    struct dirent *de;
+    while (!rc && (de = readdir(d)) != NULL) {
+        const char *s = de->d_name;
+        struct stat st, dt;
+        if ((s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2]))) ||
+            fstatat(src, s, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        int have = fstatat(dst, s, &dt, AT_SYMLINK_NOFOLLOW) == 0;
+        if (!S_ISDIR(st.st_mode)) {
+            if (!have && linkat(src, s, dst, s, 0) != 0)
+                rc = output_fail(o, tr_error_errno(&o->err, errno, &loc, "cannot link %s", s), e);
+            continue;
+        }
+        if (have && !S_ISDIR(dt.st_mode)) continue;
+        if (!have && mkdirat(dst, s, st.st_mode & 07777) != 0) {
+            rc = output_fail(o, tr_error_errno(&o->err, errno, &loc, "cannot create %s", s), e);
+            continue;
+        }
+        int a = openat(src, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+            b = openat(dst, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (a < 0 || b < 0)
+            rc = output_fail(o, tr_error_errno(&o->err, errno, &loc, "cannot open %s", s), e);
+        else
+            rc = output_carry(o, a, b, s, depth + 1, e);
+        if (a >= 0) close(a);
+        if (b >= 0) close(b);
+    }
+    closedir(d);
+    return rc;
+}
+
+/*
+** Puts the new tree at the target's name in one step, o->tmp then naming
+** the old tree (removed by output_free), or NULL when there was none.
+** Where the file system cannot exchange (EINVAL: NFS and others), the old
+** tree is first renamed aside as ".<base>.old-…"; if the run dies between
+** the two renames, output_sweep puts it back.
+*/
+static int output_swap(tr_output *o, tr_error *e)
+{
+    if (rename(o->tmp, o->path) == 0) {
+        output_unregister(o);
+        tr_free(o->tmp);
+        o->tmp = NULL;
+        return TR_OK;
+    }
+    if (errno != ENOTEMPTY && errno != EEXIST)
+        return output_errno(o, errno, "cannot rename the temporary directory to it", e);
+    if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) return TR_OK;
+    if (errno != EINVAL && errno != ENOSYS)
+        return output_errno(o, errno, "cannot exchange the temporary directory with it", e);
+    char *old = output_temp_name(o, "old");
+    if (!old) return output_fail(o, tr_error_nomem(&o->err), e);
+    int rc = TR_OK;
+    if (rename(o->path, old) != 0) {
+        rc = output_errno(o, errno, "cannot move the old directory aside", e);
+    } else if (rename(o->tmp, o->path) != 0) {
+        rc = output_errno(o, errno, "cannot rename the temporary directory to it", e);
+        rename(old, o->path);
+    } else {
+        /* Same length ("old" for "tmp"): the signal handler never sees a freed name. */
+        memcpy(o->tmp, old, strlen(old));
+    }
+    tr_free(old);
+    return rc;
+}
+
+/* Commit of a dataset: the target's other files carried into the new tree, which replaces it. */
+static int output_publish(tr_output *o, tr_error *e)
+{
+    tr_buf lock;
+    tr_buf_init(&lock, 0);
+    int fd = -1, rc = output_lock(o, &lock, &fd, e);
+    if (rc == TR_OK) {
+        int src = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+            dst = open(o->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (src < 0 && errno != ENOENT)
+            rc = output_errno(o, errno, "cannot open the directory", e);
+        else if (dst < 0)
+            rc = output_errno(o, errno, "cannot open the temporary directory", e);
+        else if (src >= 0)
+            rc = output_carry(o, src, dst, o->path, 0, e);
+        if (src >= 0) close(src);
+        if (dst >= 0) close(dst);
+    }
+    if (rc == TR_OK) rc = output_swap(o, e);
+    output_unlock(&lock, fd);
+    tr_buf_fini(&lock);
+    return rc;
+}
+
 int tr_output_commit(tr_output *o, tr_error *e)
 {
     int rc = o->failed;
@@ -542,7 +816,9 @@ int tr_output_commit(tr_output *o, tr_error *e)
         o->fd = -1;
         if (rc == TR_OK && closed != 0) rc = output_errno(o, errno, "cannot close", e);
     }
-    if (rc == TR_OK && o->tmp) {
+    if (rc == TR_OK && o->is_dataset) {
+        rc = output_publish(o, e);
+    } else if (rc == TR_OK && o->tmp) {
         if (rename(o->tmp, o->path) != 0) {
             rc = output_errno(o, errno,
                               o->is_dir ? "cannot rename the temporary directory to it"

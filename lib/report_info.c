@@ -213,6 +213,88 @@ static void text_inputs(const tr_trace *t, int merged, tr_buf *b)
     }
 }
 
+/* ---- what was not read ---- */
+
+static const char *const skip_names[] = {"",         "inside",  "recorder_output",
+                                         "replaced", "unknown", "repeated"};
+
+static const char *skip_reason(int why)
+{
+    switch (why) {
+    case TR_SKIP_INSIDE:
+        return "not read again: the directory is read whole as one input";
+    case TR_SKIP_RECORDER_OUTPUT:
+        return "Recorder's own output (recorder2timeline, recorder2text): the trace is read from "
+               "its directory";
+    case TR_SKIP_REPLACED:
+        return "replaced by a later member of the same name (tar's rule)";
+    case TR_SKIP_UNKNOWN:
+        return "not a trace tracecat knows";
+    default:
+        return "read once";
+    }
+}
+
+/* Runs of one reason and owner, each a line: how many, the first few names, why. */
+static void text_skipped(const tr_trace *t, tr_buf *b)
+{
+    size_t n = tr_skipped_count(t);
+    if (n) tr_buf_addf(b, "not read: %zu file%s\n", n, n == 1 ? "" : "s");
+    for (size_t i = 0, j; i < n; i = j) {
+        const tr_skipped *s = tr_skipped_get(t, (uint32_t)i);
+        for (j = i + 1; j < n; j++) {
+            const tr_skipped *o = tr_skipped_get(t, (uint32_t)j);
+            if (o->why != s->why || o->owner != s->owner) break;
+        }
+        size_t owner_n = 0;
+        const char *owner = s->owner ? tr_str_get(t, s->owner, &owner_n) : NULL;
+        tr_buf_adds(b, "  ");
+        if (s->why == TR_SKIP_REPEATED) {
+            tr_buf_addf(b, "%s: named before as %s: %s\n", tr_str_get(t, s->path, NULL), owner,
+                        skip_reason(s->why));
+            j = i + 1;
+            continue;
+        }
+        if (owner) tr_buf_addf(b, "%s/: ", owner);
+        if (j - i > 1) tr_buf_addf(b, "%zu files (", j - i);
+        for (size_t k = i; k < j && k < i + 3; k++) {
+            const char *p = tr_str_get(t, tr_skipped_get(t, (uint32_t)k)->path, NULL);
+            if (owner) p += owner_n + 1;
+            tr_buf_addf(b, "%s%s", k > i ? ", " : "", p);
+        }
+        tr_buf_addf(b, "%s: %s\n",
+                    j - i > 3   ? ", ...)"
+                    : j - i > 1 ? ")"
+                                : "",
+                    skip_reason(s->why));
+    }
+}
+
+/* String S as JSON; null for none (0). */
+static void json_id_or_null(tr_buf *b, const tr_trace *t, tr_str s)
+{
+    if (s)
+        tr_buf_add_json_id(b, t, s);
+    else
+        tr_buf_adds(b, "null");
+}
+
+/* Only when something was not read: the outputs of every other run stay as they were. */
+static void json_skipped(const tr_trace *t, tr_buf *b)
+{
+    if (!tr_skipped_count(t)) return;
+    tr_buf_adds(b, ",\"not_read\":[");
+    for (size_t i = 0; i < tr_skipped_count(t); i++) {
+        const tr_skipped *s = tr_skipped_get(t, (uint32_t)i);
+        tr_buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
+        tr_buf_add_json_id(b, t, s->path);
+        tr_buf_adds(b, ",\"owner\":");
+        json_id_or_null(b, t, s->owner);
+        tr_buf_addf(b, ",\"why\":\"%s\"}", skip_names[s->why]);
+    }
+    tr_buf_adds(b, "]");
+}
+
 static void text_lanes(const tr_trace *t, const trace_summary *s, tr_buf *b)
 {
     tr_buf_adds(b, "lanes:\n");
@@ -234,6 +316,7 @@ static void text_lanes(const tr_trace *t, const trace_summary *s, tr_buf *b)
 static void info_text(const tr_trace *t, const trace_summary *s, tr_buf *b)
 {
     text_inputs(t, placed(t), b);
+    text_skipped(t, b);
     tr_rp_span(b, s->first <= s->last, s->first, s->last);
     size_t n[N_COUNTS];
     table_counts(t, n);
@@ -276,10 +359,7 @@ static void json_inputs(const tr_trace *t, int merged, tr_buf *b)
         tr_buf_adds(b, ",\"format\":");
         tr_buf_add_json_id(b, t, in->format);
         tr_buf_adds(b, ",\"origin\":");
-        if (in->origin_wall)
-            tr_buf_add_json_id(b, t, in->origin_wall);
-        else
-            tr_buf_adds(b, "null");
+        json_id_or_null(b, t, in->origin_wall);
         tr_buf_adds(b, ",\"clock\":");
         tr_buf_add_json_id(b, t, in->clock);
         tr_buf_addf(b, ",\"lines_skipped\":%llu,\"warnings\":%llu",
@@ -323,6 +403,7 @@ static void info_json(const tr_trace *t, const trace_summary *s, tr_buf *b)
 {
     int merged = placed(t);
     json_inputs(t, merged, b);
+    json_skipped(t, b);
     tr_buf_adds(b, ",\"span_ns\":");
     if (s->first <= s->last)
         tr_buf_addf(b, "[%lld,%lld]", (long long)s->first, (long long)s->last);

@@ -71,7 +71,8 @@ struct tr_source {
     size_t blk_n;
     int member_eof; /* the outer reader has no more data for the member */
 
-    tr_buf base; /* the file's name; an archive's streams are "base:member" */
+    tr_buf base;      /* the file's name; an archive's streams are "base:member" */
+    size_t member_no; /* an archive's streams yielded so far */
     tr_buf name;
 
     tr_input *in;
@@ -155,6 +156,7 @@ static int source_open_file(tr_source *s, const char *name, tr_error *e)
     tr_loc loc = {name, 0, 0, 1};
     tr_buf_reset(&s->base);
     if (tr_buf_adds(&s->base, name) != TR_OK) return tr_error_nomem(e);
+    s->member_no = 0;
     struct archive *a = archive_read_new();
     if (!a) return tr_error_nomem(e);
     int r = source_support(a, !s->flat);
@@ -477,6 +479,7 @@ static int source_yield(tr_source *s, tr_input **in, tr_error *e)
         struct archive *inner;
         rc = source_open_member(s, &inner, e);
         if (rc == TR_OK) rc = tr_input_reset(s->in, inner, s->name.p, e);
+        s->member_no++;
     }
     if (rc == TR_OK) *in = s->in;
     return rc;
@@ -511,6 +514,12 @@ int tr_source_next(tr_source *s, tr_input **in, tr_error *e)
         int rc = source_open_next(s, e);
         if (rc != TR_OK) return rc;
     }
+}
+
+int64_t tr_source_member(const tr_source *s, const char **file)
+{
+    *file = s->base.p;
+    return s->a && !s->raw ? (int64_t)s->member_no - 1 : -1;
 }
 
 void tr_source_close(tr_source *s)

@@ -62,6 +62,13 @@ const char *const *tr_source_listing(const tr_source *s, size_t *n);
 ** next call goes on with the next member.
 */
 int tr_source_next(tr_source *s, tr_input **in, tr_error *e);
+/*
+** ^Where the stream tr_source_next yielded last comes from: the ordinal of
+** its archive member (as tr_dir_shadowed counts them), with *FILE set to the
+** archive's path; -1 for a stream that is a whole file (*FILE names it).
+** ^*FILE lasts until the next call on S.
+*/
+int64_t tr_source_member(const tr_source *s, const char **file);
 void tr_source_set_progress(tr_source *s, tr_progress_fn fn, void *user);
 /* ^NULL is a no-op. */
 void tr_source_close(tr_source *s);

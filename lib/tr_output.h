@@ -6,7 +6,9 @@
 ** good one.  Compression follows the target's extension: ".gz" (gzip) or
 ** ".zst" (zstd).  "-" is standard output (written directly).  A directory
 ** target is a temporary directory renamed into place the same way, or a
-** dataset directory that runs add files to (TR_DIR_ADD).
+** dataset directory that runs add files to (TR_DIR_ADD), replaced whole.
+** ^Temporary names carry the writer's pid and host: opening a target removes
+** what runs on this host that are gone left beside it.
 */
 #ifndef TR_OUTPUT_H
 #define TR_OUTPUT_H
@@ -55,7 +57,7 @@ void tr_output_cleanup_all(void);
 /* How tr_output_open_dir treats what is at PATH. */
 enum tr_dir_mode {
     TR_DIR_REPLACE = 0, /* write a new directory; commit puts it at PATH */
-    TR_DIR_ADD          /* add files to the directory PATH (a dataset of many runs) */
+    TR_DIR_ADD          /* add files to the directory PATH (a dataset of many runs), atomically */
 };
 
 /*
@@ -65,15 +67,18 @@ enum tr_dir_mode {
 ** tr_output_cleanup_all) removes with all it holds, so a failed run leaves
 ** neither.  ^PATH must be absent or an empty directory: a non-empty one fails
 ** with TR_E_USAGE, a file with TR_E_IO.
-** ^TR_DIR_ADD creates PATH and its parents when missing and writes into PATH
-** itself; each file is made atomic by its own tr_output, and commit or abort
-** leave what was written.  ^Creation failures are TR_E_IO naming the
-** directory ("cannot create the directory").
+** ^TR_DIR_ADD creates PATH's parents when missing and a temporary directory
+** beside PATH, which must be absent or a directory (a link to one is
+** followed).  ^Commit, under a lock beside PATH, hard-links what PATH holds
+** and the run did not write into the temporary directory and exchanges the
+** two in one rename: PATH is always the whole old directory or the whole new
+** one.  ^Abort leaves PATH as it was and no empty directory.  ^Creation
+** failures are TR_E_IO naming the directory ("cannot create the directory").
 */
 int tr_output_open_dir(tr_output **out, const char *path, int mode, tr_error *e);
 /*
-** ^The directory a writer puts its files in (the temporary one until
-** commit); NULL when O is a file output.  ^tr_output_write on a directory
+** ^The directory a writer puts its files in (the temporary one); NULL when
+** O is a file output.  ^tr_output_write on a directory
 ** output fails with TR_E_USAGE.
 */
 const char *tr_output_dir(const tr_output *o);

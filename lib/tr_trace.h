@@ -83,6 +83,26 @@ tr_input_info *tr_input_at(tr_trace *t, uint32_t id);
 const tr_input_info *tr_input_get(const tr_trace *t, uint32_t id);
 size_t tr_input_count(const tr_trace *t);
 
+/* ---- skipped: files of what the user named that were not read, and why ---- */
+
+enum tr_skip_why {
+    TR_SKIP_INSIDE = 1,      /* under a directory read whole as one input (OWNER) */
+    TR_SKIP_RECORDER_OUTPUT, /* Recorder's own _chrome/ or _text/ output, under its trace OWNER */
+    TR_SKIP_REPLACED,        /* an archive member a later one of its name replaces (tar's rule) */
+    TR_SKIP_UNKNOWN,         /* a file of a run folder that no reader recognises */
+    TR_SKIP_REPEATED         /* an input named again (OWNER: as it was named first) */
+};
+
+typedef struct tr_skipped {
+    tr_str path, owner; /* owner: 0 when WHY names none */
+    int32_t why;        /* enum tr_skip_why */
+} tr_skipped;
+
+/* ^Records that PATH was not read, and why; TR_NONE when out of memory, else its index. */
+uint32_t tr_skipped_add(tr_trace *t, const char *path, const char *owner, int why);
+const tr_skipped *tr_skipped_get(const tr_trace *t, uint32_t i);
+size_t tr_skipped_count(const tr_trace *t);
+
 /* ---- processes ---- */
 
 typedef struct tr_process {

@@ -59,6 +59,13 @@ typedef struct tr_write {
     tr_output *out;            /* the target; tr_output_dir(out) when it is a directory */
     const tr_write_opts *opts; /* never NULL */
     void *state;               /* the writer's own, set by begin */
+    /*
+    ** A dataset writer sets keep when its new tree is whole although the
+    ** run fails (the parts added before the failing one, whose files the
+    ** writer removed): the driver then commits it and still returns the
+    ** failure.
+    */
+    int keep;
 } tr_write;
 
 typedef struct tr_writer {

@@ -108,6 +108,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->args, sizeof(uint64_t));
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
+    tr_vec_init(&t->skipped, sizeof(tr_skipped));
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
     if (!empty || !root) {
@@ -128,6 +129,7 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->strs);
     tr_free(t->str_index.slots);
     tr_vec_fini(&t->inputs);
+    tr_vec_fini(&t->skipped);
     tr_vec_fini(&t->processes);
     tr_vec_fini(&t->process_hosts);
     tr_free(t->process_index.slots);
@@ -280,6 +282,32 @@ const tr_input_info *tr_input_get(const tr_trace *t, uint32_t id)
 size_t tr_input_count(const tr_trace *t)
 {
     return t->inputs.len;
+}
+
+/* ---- skipped ---- */
+
+uint32_t tr_skipped_add(tr_trace *t, const char *path, const char *owner, int why)
+{
+    if (!appendable(t)) return TR_NONE;
+    tr_skipped *s = tr_vec_push(&t->skipped);
+    if (!s) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    s->path = tr_str_internz(t, path);
+    s->owner = owner ? tr_str_internz(t, owner) : 0;
+    s->why = why;
+    return (uint32_t)(t->skipped.len - 1);
+}
+
+const tr_skipped *tr_skipped_get(const tr_trace *t, uint32_t i)
+{
+    return i < t->skipped.len ? &TR_VEC_AT(&t->skipped, tr_skipped, i) : NULL;
+}
+
+size_t tr_skipped_count(const tr_trace *t)
+{
+    return t->skipped.len;
 }
 
 /* ---- processes ---- */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A fresh directory NAME in the scratch directory; its path. */
@@ -74,8 +75,11 @@ TR_TEST(write_commit)
     CHECK(tmp != NULL);
     CHECK(access(path, F_OK) != 0);
     if (tmp) {
-        CHECK(strncmp(tmp, tr_test_join(dir, ".out.txt.tmp"), strlen(dir) + 13) == 0);
-        CHECK_INT(strlen(tmp), strlen(dir) + 1 + strlen(".out.txt.tmpXXXXXX"));
+        /* ".out.txt.tmp-<pid>-<host hash>-XXXXXX" */
+        char stem[64];
+        int n = snprintf(stem, sizeof stem, ".out.txt.tmp-%ld-", (long)getpid());
+        CHECK(strncmp(tmp, tr_test_join(dir, stem), strlen(dir) + 1 + (size_t)n) == 0);
+        CHECK_INT(strlen(tmp), strlen(dir) + 1 + (size_t)n + 8 + 1 + 6);
         struct stat st;
         CHECK(stat(tmp, &st) == 0 && (st.st_mode & 0777) == 0644);
     }
@@ -374,4 +378,173 @@ TR_TEST(alloc_failures)
         }
     }
     CHECK_INT(count_entries(dir), 3);
+}
+
+/* ---- stale temporary files, datasets ---- */
+
+/* A pid that is gone: a child's, reaped. */
+static long dead_pid(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    CHECK(pid > 0);
+    waitpid(pid, NULL, 0);
+    return (long)pid;
+}
+
+/* Makes file DIR/NAME holding TEXT (a directory when TEXT is NULL). */
+static void make(const char *dir, const char *name, const char *text)
+{
+    const char *path = tr_test_join(dir, name);
+    if (!text) {
+        CHECK_INT(mkdir(path, 0777), 0);
+        return;
+    }
+    FILE *fp = fopen(path, "w");
+    CHECK(fp != NULL);
+    if (fp) {
+        fputs(text, fp);
+        fclose(fp);
+    }
+}
+
+static int exists(const char *dir, const char *name)
+{
+    return access(tr_test_join(dir, name), F_OK) == 0;
+}
+
+/* What an output's temporary name says about its host: "-<8 hex>-" after the pid. */
+static void host_tag(const char *dir, char *tag, size_t n)
+{
+    tr_output *o;
+    tr_error e = {0};
+    CHECK_INT(tr_output_open(&o, tr_test_join(dir, "probe"), &e), TR_OK);
+    const char *tmp = strstr(tr_output_temp_path(o), ".tmp-");
+    const char *dash = tmp ? strchr(tmp + 5, '-') : NULL;
+    snprintf(tag, n, "%.8s", dash ? dash + 1 : "");
+    tr_output_abort(o);
+}
+
+/* A target's temporary names from runs that are gone are removed; others' are kept. */
+TR_TEST(stale_temporaries_swept)
+{
+    const char *dir = fresh_dir("stale");
+    char tag[16], not_tag[16], name[128], live[128], other[128], tree[128];
+    host_tag(dir, tag, sizeof tag);
+    snprintf(not_tag, sizeof not_tag, "%s", tag);
+    not_tag[0] = not_tag[0] == '0' ? '1' : '0';
+    long dead = dead_pid();
+    snprintf(name, sizeof name, ".out.txt.tmp-%ld-%s-abcdef", dead, tag);
+    snprintf(tree, sizeof tree, ".out.txt.tmp-%ld-%s-ghijkl", dead, tag);
+    snprintf(live, sizeof live, ".out.txt.tmp-%ld-%s-mnopqr", (long)getppid(), tag);
+    snprintf(other, sizeof other, ".out.txt.tmp-%ld-%s-stuvwx", dead, not_tag);
+    make(dir, name, "half");
+    make(dir, tree, NULL);
+    make(tr_test_join(dir, tree), "part", "half");
+    make(dir, live, "live");
+    make(dir, other, "another host's");
+    make(dir, ".other.txt.tmp-1-00000000-abcdef", "another target's");
+    tr_output *o;
+    tr_error e = {0};
+    CHECK_INT(tr_output_open(&o, tr_test_join(dir, "out.txt"), &e), TR_OK);
+    CHECK(!exists(dir, name));
+    CHECK(!exists(dir, tree));
+    CHECK(exists(dir, live));
+    CHECK(exists(dir, other));
+    CHECK(exists(dir, ".other.txt.tmp-1-00000000-abcdef"));
+    CHECK_INT(tr_output_commit(o, &e), TR_OK);
+    CHECK_INT(count_entries(dir), 4);
+}
+
+/* Reads DIR/NAME's first bytes into a static buffer ("" when missing). */
+static const char *text_of(const char *dir, const char *name)
+{
+    static char buf[64];
+    buf[0] = '\0';
+    FILE *fp = fopen(tr_test_join(dir, name), "r");
+    if (fp) {
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        buf[n] = '\0';
+        fclose(fp);
+    }
+    return buf;
+}
+
+/* A dataset is replaced whole: the old until commit, then old and new together. */
+TR_TEST(dataset_all_or_nothing)
+{
+    const char *base = fresh_dir("dataset");
+    char ds[4200], sub[4300];
+    snprintf(ds, sizeof ds, "%s/ds", base);
+    snprintf(sub, sizeof sub, "%s/t", ds);
+    tr_output *o;
+    tr_error e = {0};
+    /* absent, aborted: nothing is left, not even an empty directory */
+    CHECK_INT(tr_output_open_dir(&o, ds, TR_DIR_ADD, &e), TR_OK);
+    make(tr_output_dir(o), "a", "new a");
+    tr_output_abort(o);
+    CHECK_INT(count_entries(base), 0);
+    /* absent, committed */
+    CHECK_INT(tr_output_open_dir(&o, ds, TR_DIR_ADD, &e), TR_OK);
+    make(tr_output_dir(o), "a", "old a");
+    make(tr_output_dir(o), "t", NULL);
+    make(tr_test_join(tr_output_dir(o), "t"), "b", "old b");
+    CHECK_INT(tr_output_commit(o, &e), TR_OK);
+    struct stat before, after;
+    CHECK_INT(stat(tr_test_join(ds, "a"), &before), 0);
+    /* present: the run writes t/b and c; a is carried over, the same file */
+    CHECK_INT(tr_output_open_dir(&o, ds, TR_DIR_ADD, &e), TR_OK);
+    const char *tmp = tr_output_dir(o);
+    CHECK(strcmp(tmp, ds) != 0);
+    make(tmp, "t", NULL);
+    make(tr_test_join(tmp, "t"), "b", "new b");
+    make(tmp, "c", "new c");
+    CHECK_STR(text_of(sub, "b"), "old b");
+    CHECK(!exists(ds, "c"));
+    CHECK_INT(tr_output_commit(o, &e), TR_OK);
+    CHECK_STR(text_of(ds, "a"), "old a");
+    CHECK_STR(text_of(sub, "b"), "new b");
+    CHECK_STR(text_of(ds, "c"), "new c");
+    CHECK_INT(stat(tr_test_join(ds, "a"), &after), 0);
+    CHECK(before.st_ino == after.st_ino);
+    CHECK_INT(count_entries(base), 1); /* no lock, no temporary, no old tree */
+    /* present, aborted: as it was */
+    CHECK_INT(tr_output_open_dir(&o, ds, TR_DIR_ADD, &e), TR_OK);
+    make(tr_output_dir(o), "a", "newer a");
+    tr_output_abort(o);
+    CHECK_STR(text_of(ds, "a"), "old a");
+    CHECK_INT(count_entries(base), 1);
+    CHECK_INT(count_entries(ds), 3);
+    /* a file is no dataset */
+    make(base, "f", "x");
+    CHECK_INT(tr_output_open_dir(&o, tr_test_join(base, "f"), TR_DIR_ADD, &e), TR_FAIL);
+    CHECK_INT(e.sys_errno, ENOTDIR);
+}
+
+/*
+** A run that died between the two renames of the fallback for file systems
+** that cannot exchange left the old tree aside and no target: the next run
+** puts it back before anything else.
+*/
+TR_TEST(dataset_old_tree_put_back)
+{
+    const char *base = fresh_dir("putback");
+    char tag[16], old[128], tmp[128], ds[4200];
+    host_tag(base, tag, sizeof tag);
+    long dead = dead_pid();
+    snprintf(old, sizeof old, ".ds.old-%ld-%s-abcdef", dead, tag);
+    snprintf(tmp, sizeof tmp, ".ds.tmp-%ld-%s-ghijkl", dead, tag);
+    make(base, old, NULL);
+    make(tr_test_join(base, old), "a", "old a");
+    make(base, tmp, NULL);
+    make(tr_test_join(base, tmp), "a", "new a");
+    snprintf(ds, sizeof ds, "%s/ds", base);
+    tr_output *o;
+    tr_error e = {0};
+    CHECK_INT(tr_output_open_dir(&o, ds, TR_DIR_ADD, &e), TR_OK);
+    CHECK_STR(text_of(ds, "a"), "old a");
+    CHECK(!exists(base, old));
+    CHECK(!exists(base, tmp));
+    tr_output_abort(o);
+    CHECK_INT(count_entries(base), 1);
 }

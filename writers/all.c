@@ -246,6 +246,11 @@ static int drive(const tr_writer *w, const char *path, const tr_write_opts *o, c
         int end = w->end(&run, rc, e);
         if (rc == TR_OK) rc = end;
     }
+    if (rc != TR_OK && run.keep && (w->flags & TR_WRITE_DATASET)) {
+        tr_error lost;
+        tr_output_commit(run.out, &lost); /* the first failure is the one to report */
+        return rc;
+    }
     if (rc != TR_OK) {
         tr_output_abort(run.out);
         return rc;

@@ -7,8 +7,10 @@
 **   DIR/<table>/part-<part>.parquet             one file per table and input
 **   DIR/<table>/rank=<N>/part-<part>.parquet    with partitioning by rank
 **
-** DIR is a dataset: each run adds its parts, each file written to a
-** temporary name and renamed when complete.  A part is one input (or one
+** DIR is a dataset: each run adds its parts.  The run writes into a
+** temporary directory that replaces DIR in one step at the end, with DIR's
+** other files carried over (tr_output_open_dir, TR_DIR_ADD): DIR is always
+** all old or all new, and a failed run changes nothing.  A part is one input (or one
 ** rank of one input when partitioned): its ids (slice id, arg set id,
 ** callsite id, ...) are unique within it, so joins match on part as well as
 ** id, and every file carries a `part` column.  <part> is the input's file
@@ -370,21 +372,41 @@ static int file_columns(const pq_dataset *ds, pq_file_ctx *ctx, tr_pq_column *co
     return n;
 }
 
-/* DIR/<table>[/rank=N] made, and the part's file name in it, into PATH. */
-static int file_path(pq_w *w, const tr_sc_table *tb, const pq_part *part, tr_buf *path, tr_error *e)
+/* DIR/<table>[/rank=N]/part-<part>.parquet into PATH, its directories made when MAKE. */
+static int file_path(pq_w *w, const tr_sc_table *tb, const pq_part *part, int make, tr_buf *path,
+                     tr_error *e)
 {
     const pq_dataset *ds = w->ds;
     int rc = tr_buf_addf(path, "%s/%s", ds->dir, tb->name) ? tr_error_nomem(e) : TR_OK;
-    if (!rc) rc = make_dir(path->p, e);
+    if (!rc && make) rc = make_dir(path->p, e);
     if (!rc && ds->o->partition_rank) {
         if (part->rank >= 0)
             rc = tr_buf_addf(path, "/rank=%d", (int)part->rank);
         else
             rc = tr_buf_adds(path, "/rank=__HIVE_DEFAULT_PARTITION__");
-        rc = rc ? tr_error_nomem(e) : make_dir(path->p, e);
+        rc = rc ? tr_error_nomem(e) : make ? make_dir(path->p, e) : TR_OK;
     }
     if (!rc && tr_buf_addf(path, "/part-%s.parquet", part->name)) rc = tr_error_nomem(e);
     return rc;
+}
+
+/*
+** After a failed add: the files written for W's parts are removed, so the
+** new tree holds whole parts only (the run keeps those of earlier inputs).
+*/
+static void remove_parts(pq_w *w)
+{
+    tr_buf path;
+    tr_buf_init(&path, 0);
+    for (size_t i = 0; i < tr_sc_n_tables; i++) {
+        if (!tr_sc_tables[i].get) continue;
+        for (uint32_t p = 0; p < w->n_parts; p++) {
+            tr_buf_reset(&path);
+            if (file_path(w, &tr_sc_tables[i], &w->parts[p], 0, &path, NULL) == TR_OK)
+                unlink(path.p);
+        }
+    }
+    tr_buf_fini(&path);
 }
 
 /* Part P's file of table TB: each through its own tr_output, so each is atomic. */
@@ -392,7 +414,7 @@ static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, 
 {
     tr_buf path;
     tr_buf_init(&path, 0);
-    int rc = file_path(w, tb, &w->parts[p], &path, e);
+    int rc = file_path(w, tb, &w->parts[p], 1, &path, e);
     pq_file_ctx ctx = {.w = w, .tb = tb, .p = p, .rows = rows};
     tr_pq_column cols[MAX_COLS];
     int ncols = file_columns(w->ds, &ctx, cols);
@@ -675,16 +697,18 @@ static int check_existing(const pq_dataset *ds, const char *path, tr_error *e)
     return TR_OK;
 }
 
-/* Checks the layout of what DIR holds and writes _tracecat.json. */
-static int write_layout(const pq_dataset *ds, tr_error *e)
+/* Checks the layout of what TARGET holds and writes _tracecat.json into the new tree. */
+static int write_layout(const pq_dataset *ds, const char *target, tr_error *e)
 {
     tr_buf path, json;
     tr_buf_init(&path, 0);
     tr_buf_init(&json, 0);
     int rc = TR_OK;
-    if (tr_buf_addf(&path, "%s/_tracecat.json", ds->dir) || layout_json(ds, &json))
+    if (tr_buf_addf(&path, "%s/_tracecat.json", target) || layout_json(ds, &json))
         rc = tr_error_nomem(e);
     if (!rc) rc = check_existing(ds, path.p, e);
+    tr_buf_reset(&path);
+    if (!rc && tr_buf_addf(&path, "%s/_tracecat.json", ds->dir)) rc = tr_error_nomem(e);
     tr_output *out = NULL;
     if (!rc) rc = tr_output_open(&out, path.p, e);
     if (!rc) rc = tr_output_write(out, json.p, json.len, e);
@@ -708,7 +732,7 @@ static int parquet_begin(tr_write *run, tr_error *e)
     ds->o = run->opts;
     tr_pq_limits_default(&ds->lim);
     if (ds->o->row_group_rows) ds->lim.row_group_rows = ds->o->row_group_rows;
-    int rc = write_layout(ds, e);
+    int rc = write_layout(ds, tr_output_path(run->out), e);
     if (rc != TR_OK) {
         tr_free(ds);
         return rc;
@@ -731,6 +755,8 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
     if (!rc) rc = prepare(&w, e);
     for (size_t i = 0; i < tr_sc_n_tables && !rc; i++)
         if (tr_sc_tables[i].get) rc = write_table(&w, &tr_sc_tables[i], e);
+    if (rc) remove_parts(&w);
+    run->keep |= rc == TR_OK;
     finish(&w);
     return rc;
 }

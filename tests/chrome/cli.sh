@@ -61,7 +61,8 @@ speedscope)
     ;;
 kineto)
     k=$src/testdata/chrome/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz
-    run 2 convert -q "$k" "$k" --to kineto -o "$tmp/k.json"; expect_err "one input's trace"
+    cp "$k" "$tmp/k2.json.gz" # one file named twice is read once: a copy is another input
+    run 2 convert -q "$k" "$tmp/k2.json.gz" --to kineto -o "$tmp/k.json"; expect_err "one input's trace"
     run 0 convert -q "$k" --to kineto -o "$tmp/k.json"
     grep -q '^"baseTimeNanoseconds":1735632360000000000,$' "$tmp/k.json" || fail "no top-level baseTimeNanoseconds"
     grep -q '"pid":597913,"tid":598009' "$tmp/k.json" || fail "the source's pid and tid are not kept"

@@ -7,7 +7,8 @@
 #   nothing  NUL bytes, /dev/zero, JSON without traceEvents, an empty directory
 #            fail; a real trace with no events says so
 #   bombs    decompression stops at --max-ratio and --max-expand, naming the member
-#   dup      a tar with a member twice: the last one wins
+#   dup      a tar with a member twice: the last one wins, also in a run folder
+#   notread  info says what of a run folder it did not read, and why (issue 19 item 4)
 #   fulldisk writers on a full file system (a 200 KiB tmpfs: root only, else
 #            skipped with 77) say "No space left on device" and leave nothing
 set -u
@@ -130,6 +131,39 @@ dup)
     run_cmd 0 "$tracecat" info "$h/dup.tar"
     expect_out "input 0: .*dup.tar:a.json"
     ! grep -q "input 1" "$tmp/out" || fail "a replaced member was read: $(grep input "$tmp/out")"
+    # the same inside a run folder: the tar's last a.json only, beside a GT log
+    mkdir "$tmp/run" && cp "$h/dup.tar" "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log" "$tmp/run/"
+    run_cmd 0 "$tracecat" info "$tmp/run"
+    [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "want 2 inputs: $(grep '^input ' "$tmp/out")"
+    expect_out "^input 0: $tmp/run/dup.tar:a.json\$"
+    run_cmd 0 "$tracecat" cat "$tmp/run"
+    [ "$(grep -c "	last	" "$tmp/out")" = 1 ] || fail "want the last a.json's one event once"
+    ;;
+notread)
+    # Issue 19 item 4: a run folder is read once, and info says what it did not read and why
+    mkdir -p "$tmp/run/job"
+    cp -r "$src/testdata/recorder/iomix-2r" "$tmp/run/job/"
+    cp "$h/dup.tar" "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log" "$tmp/run/"
+    echo "not a trace" >"$tmp/run/notes.txt"
+    run_cmd 0 "$tracecat" info --tz UTC "$tmp/run/" "$tmp/run"
+    [ "$(grep -c '^input ' "$tmp/out")" = 3 ] || fail "want 3 inputs: $(grep '^input ' "$tmp/out")"
+    expect_out "^not read: 16 files\$"
+    expect_out "^  $tmp/run/dup.tar:a.json: replaced by a later member of the same name (tar's rule)\$"
+    expect_out "^  $tmp/run/job/: 7 files (iomix-2r/0.cfg, iomix-2r/0.cst, iomix-2r/0.ts, ...): not read again: the directory is read whole as one input\$"
+    expect_out "^  $tmp/run/job/: 4 files (iomix-2r/_chrome/timeline_0.json, iomix-2r/_chrome/timeline_1.json, iomix-2r/_text/0.txt, ...): Recorder's own output (recorder2timeline, recorder2text): the trace is read from its directory\$"
+    expect_out "^  $tmp/run/notes.txt: not a trace tracecat knows\$"
+    expect_out "^  $tmp/run: named before as $tmp/run/: read once\$"
+    run_cmd 0 "$tracecat" info --tz UTC --json "$tmp/run"
+    "$python" -c '
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+got = collections.Counter(s["why"] for s in d["not_read"])
+want = {"replaced": 1, "inside": 9, "recorder_output": 4, "unknown": 1}
+assert got == want, got
+' "$tmp/out" || fail "info --json: not_read is not what was skipped"
+    # nothing skipped, nothing said
+    run_cmd 0 "$tracecat" info "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log"
+    ! grep -q "not read" "$tmp/out" || fail "a single file says something was not read"
     ;;
 fulldisk)
     mkdir "$tmp/full"

@@ -65,9 +65,14 @@ out=$tmp/full
 run 1 convert "$gt" -o "$out" --to parquet --assume-free-bytes 1000
 expect_err "not enough free space"
 [ "$(count "$out")" = 0 ] || fail "files written despite the free-space check"
-# a bad input fails the run after the inputs before it are written
+# a bad input fails the run after the inputs before it are written (published together)
 run 1 convert "$gt" "$tmp/missing.log" -o "$out" --to parquet
 [ "$(count "$out")" = 14 ] || fail "want the first input's 14 files"
+# a run that fails on its first input leaves no directory, not even an empty one
+run 1 convert "$tmp/missing.log" -o "$tmp/none" --to parquet
+[ ! -e "$tmp/none" ] || fail "a failed run left $tmp/none"
+# nothing of any run is left beside the targets (temporary trees, locks)
+[ -z "$(ls -A "$tmp" | grep '^\.')" ] || fail "left beside the targets: $(ls -A "$tmp" | grep '^\.')"
 # an unwritable directory
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
 if [ "$(id -u)" != 0 ]; then
