@@ -10,6 +10,7 @@
 ** enclosing times.
 */
 #include "recorder_impl.h"
+#include "tr_analysis.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -135,22 +136,6 @@ static const arg_names arg_table[] = {
     {"MPI_Bcast", "buf,count,datatype,root,comm", IO_NONE},
 };
 
-/* Sizes of the named MPI datatypes Recorder prints, for bytes moved. */
-static const struct {
-    const char *name;
-    int size;
-} mpi_types[] = {
-    {"MPI_BYTE", 1},          {"MPI_CHAR", 1},          {"MPI_SIGNED_CHAR", 1},
-    {"MPI_UNSIGNED_CHAR", 1}, {"MPI_INT8_T", 1},        {"MPI_UINT8_T", 1},
-    {"MPI_C_BOOL", 1},        {"MPI_SHORT", 2},         {"MPI_UNSIGNED_SHORT", 2},
-    {"MPI_INT16_T", 2},       {"MPI_UINT16_T", 2},      {"MPI_INT", 4},
-    {"MPI_UNSIGNED", 4},      {"MPI_FLOAT", 4},         {"MPI_INT32_T", 4},
-    {"MPI_UINT32_T", 4},      {"MPI_LONG", 8},          {"MPI_UNSIGNED_LONG", 8},
-    {"MPI_LONG_LONG", 8},     {"MPI_LONG_LONG_INT", 8}, {"MPI_UNSIGNED_LONG_LONG", 8},
-    {"MPI_DOUBLE", 8},        {"MPI_INT64_T", 8},       {"MPI_UINT64_T", 8},
-    {"MPI_OFFSET", 8},        {"MPI_LONG_DOUBLE", 16},
-};
-
 /* Per function id: the argument keys and the bytes rule, resolved once. */
 typedef struct func_info {
     int done, io;
@@ -271,14 +256,6 @@ static func_info *func_resolve(rec_model *m, uint8_t func)
     return f;
 }
 
-static int mpi_type_size(const char *s, size_t n)
-{
-    for (size_t i = 0; i < sizeof mpi_types / sizeof *mpi_types; i++)
-        if (strlen(mpi_types[i].name) == n && memcmp(mpi_types[i].name, s, n) == 0)
-            return mpi_types[i].size;
-    return 0;
-}
-
 /* One table entry into a name, a category, an arg set and bytes moved. */
 /* UNFINISHED: a call in flight (<r>.inflight), marked by the arg "unfinished": 1. */
 static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int unfinished,
@@ -331,7 +308,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
             if (strcmp(ks, "nmemb") == 0) nmemb = v;
         } else {
             tr_args_str(m->t, key, tr_str_intern(m->t, field[i], flen[i]));
-            if (strcmp(ks, "datatype") == 0) tsize = mpi_type_size(field[i], flen[i]);
+            if (strcmp(ks, "datatype") == 0) tsize = tr_io_mpi_type_size(field[i], flen[i]);
         }
     }
     if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
