@@ -27,7 +27,9 @@ typedef struct sig_model {
     uint32_t level;
 } sig_model;
 
-enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI };
+/* How a call's bytes moved are found: its count, size x nmemb, count x datatype, or only what
+ * it returned (tracerecord's "ret=N" argument). */
+enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI, IO_RET };
 
 /* Argument names in prototype order as Recorder stores them (recorder.md §3). */
 typedef struct arg_names {
@@ -50,8 +52,8 @@ static const arg_names arg_table[] = {
     {"pread64", "path,buf,count,offset", IO_COUNT},
     {"pwrite", "path,buf,count,offset", IO_COUNT},
     {"pwrite64", "path,buf,count,offset", IO_COUNT},
-    {"readv", "path,iov,iovcnt", IO_NONE},
-    {"writev", "path,iov,iovcnt", IO_NONE},
+    {"readv", "path,iov,iovcnt", IO_RET},
+    {"writev", "path,iov,iovcnt", IO_RET},
     {"mmap", "addr,length,prot,flags,path,offset", IO_NONE},
     {"mmap64", "addr,length,prot,flags,path,offset", IO_NONE},
     {"fopen", "path,mode", IO_NONE},
@@ -295,7 +297,11 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
                             : tr_str_internz(m->t, "user function");
         return TR_OK;
     }
-    int64_t count = -1, size = -1, nmemb = -1, tsize = 0;
+    int64_t count = -1, size = -1, nmemb = -1, tsize = 0, ret = 0;
+    /* tracerecord adds what the call returned as a last argument "ret=N" (Recorder keeps none). */
+    int has_ret = nf > 0 && flen[nf - 1] > 4 && memcmp(field[nf - 1], "ret=", 4) == 0 &&
+                  canonical_int(field[nf - 1] + 4, flen[nf - 1] - 4, &ret);
+    nf -= (uint32_t)has_ret;
     tr_args_begin(m->t);
     for (uint32_t i = 0; i < nf; i++) {
         tr_str key = arg_key(m, i, f);
@@ -311,11 +317,16 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
             if (strcmp(ks, "datatype") == 0) tsize = tr_io_mpi_type_size(field[i], flen[i]);
         }
     }
+    if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
     if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
     out->args = tr_args_end(m->t);
     if (f->io == IO_COUNT && count >= 0) out->bytes = count;
     if (f->io == IO_SIZE_NMEMB && size >= 0 && nmemb >= 0 && (!size || nmemb <= INT64_MAX / size))
         out->bytes = size * nmemb;
+    /* Bytes moved, not asked for, when the call's return says: a failed call moved none. */
+    if (has_ret && (f->io == IO_COUNT || f->io == IO_RET)) out->bytes = ret > 0 ? ret : 0;
+    if (has_ret && f->io == IO_SIZE_NMEMB && size >= 0 && (!size || ret <= INT64_MAX / size))
+        out->bytes = ret > 0 ? size * ret : 0;
     if (f->io == IO_MPI && count >= 0 && tsize && count <= INT64_MAX / tsize)
         out->bytes = count * tsize;
     return TR_OK;

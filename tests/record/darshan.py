@@ -40,13 +40,16 @@ def eq(got, want, what):
         fail("%s: got %r, want %r" % (what, got, want))
 
 
-def build(name, source):
-    """Compile SOURCE into WORK/NAME; skip the case without a C compiler."""
+def build(name, source, cc=None):
+    """Compile SOURCE into WORK/NAME; skip the case without the compiler."""
     src = os.path.join(WORK, name + ".c")
     with open(src, "w") as f:
         f.write("#define _GNU_SOURCE\n#include <fcntl.h>\n#include <stdio.h>\n"
                 "#include <string.h>\n#include <unistd.h>\n" + source)
-    cc = os.environ.get("CC", "cc")
+    cc = cc or os.environ.get("CC", "cc")
+    if not shutil.which(cc):
+        print("skip: no %s" % cc)
+        sys.exit(77)
     p = subprocess.run([cc, "-O1", "-o", os.path.join(WORK, name), src], capture_output=True,
                        text=True)
     if p.returncode != 0:
@@ -55,10 +58,10 @@ def build(name, source):
     return os.path.join(WORK, name)
 
 
-def trace(prog, out="trace"):
+def trace(prog, out="trace", launcher=()):
     d = os.path.join(WORK, out)
-    p = subprocess.run([TRACERECORD, "-q", "-o", d, "--", prog], cwd=WORK, capture_output=True,
-                       text=True, timeout=100)
+    p = subprocess.run([TRACERECORD, "-q", "-o", d, "--", *launcher, prog], cwd=WORK,
+                       capture_output=True, text=True, timeout=100)
     if p.returncode != 0:
         fail("%s exited %d: %s" % (prog, p.returncode, p.stderr))
     return d
@@ -152,7 +155,105 @@ def case_recorder_v23():
        "files named by a relative path")
 
 
-CASES = {"recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23}
+EOF_LOOPS = r"""
+int main(void)
+{
+    static char buf[8192];
+    memset(buf, 'x', sizeof buf);
+    int fd = open("data.bin", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, buf, 8192) != 8192 || write(fd, buf, 2179) != 2179 || close(fd)) return 1;
+    FILE *f = fopen("data.txt", "w");
+    if (fwrite(buf, 1, 8192, f) != 8192 || fwrite(buf, 1, 2179, f) != 2179 || fclose(f)) return 1;
+    fd = open("data.bin", O_RDONLY);
+    while (read(fd, buf, 8192) > 0)
+        ;
+    if (write(fd, buf, 10) != -1) return 1; /* EBADF: a failed call */
+    close(fd);
+    f = fopen("data.txt", "r");
+    while (fread(buf, 1, 4096, f) > 0)
+        ;
+    fclose(f);
+    return open("no-such-dir/x", O_RDONLY) == -1 ? 0 : 1; /* ENOENT: a failed call */
+}
+"""
+
+
+def case_returns():
+    """Read-to-EOF loops with tracerecord's return values.  data.bin is written 8192 + 2179 B
+    and read 8192 at a time: reads return 8192, 2179, 0.  Darshan (POSIX_RECORD_READ counts
+    every ret >= 0): POSIX_READS 3, BYTES_READ 10371 (not 3 x 8192), CONSEC_READS 2 (8192
+    and 10371 follow the last byte), MAX_BYTE_READ 10370; writes 2, consecutive 1.  data.txt
+    through stdio, fread(1, 4096) returning 4096, 4096, 2179, 0: Darshan counts ret > 0 only,
+    STDIO_READS 3, BYTES_READ 10371.  Failed: the write on the O_RDONLY descriptor, the fread
+    that returned 0 and the open of a missing file: 3 calls, in no Darshan counter.  Sizes:
+    reads 8192, 2179, 4096, 4096, 2179 in 1K-10K, the 0-byte read in 0-100."""
+    d = trace(build("eof", EOF_LOOPS))
+    io_ = stat_json(d)
+    keys = ("reads", "bytes_read", "writes", "bytes_written", "consecutive", "sequential",
+            "max_byte_read", "max_byte_written")
+    eq(file_row(io_, os.path.join(WORK, "data.bin"), keys),
+       {"reads": 3, "bytes_read": 10371, "writes": 2, "bytes_written": 10371,
+        "consecutive": 3, "sequential": 3, "max_byte_read": 10370, "max_byte_written": 10370},
+       "data.bin (POSIX)")
+    eq(file_row(io_, os.path.join(WORK, "data.txt"), ("reads", "bytes_read", "max_byte_read")),
+       {"reads": 3, "bytes_read": 10371, "max_byte_read": 10370}, "data.txt (stdio)")
+    t = io_["total"]
+    eq((t.get("failed"), t.get("bytes_read"), t["ops"]["read"], t.get("sizes_read")),
+       (3, 20742, 6, [1, 0, 5, 0, 0, 0, 0, 0, 0, 0]), "total failed, bytes, reads, sizes")
+    eq(io_.get("bytes_requested_calls"), 0, "reads and writes without a return value")
+    p = subprocess.run([TRACESTAT, "--section", "io", d], capture_output=True, text=True)
+    eq([l for l in p.stdout.splitlines() if l.startswith(("failed", "bytes are"))],
+       ["failed calls: 3 (left out of every count, as Darshan does)"], "the text report's notes")
+
+
+MPI_VIEW = r"""
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    int rank, buf[10] = {0};
+    MPI_File fh;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_File_open(MPI_COMM_WORLD, "view.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                  &fh);
+    MPI_File_write_at(fh, 5, buf, 1, MPI_INT, MPI_STATUS_IGNORE);
+    MPI_File_set_view(fh, 1000, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    MPI_File_write_at(fh, rank * 10, buf, 10, MPI_INT, MPI_STATUS_IGNORE);
+    MPI_File_close(&fh);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def case_mpiio():
+    """MPI-IO in the io view: a data call's path is its handle's open path, and file_offset
+    applies the view: before MPI_File_set_view offsets are bytes (5 -> 5); after a view of
+    displacement 1000 and etype MPI_INT, offset rank x 10 is byte 1000 + 40 x rank."""
+    if not shutil.which("mpiexec"):
+        print("skip: no mpiexec")
+        sys.exit(77)
+    d = trace(build("view", MPI_VIEW, "mpicc"), launcher=("mpiexec", "-n", "2"))
+    got = sql(d, "SELECT rank, path, offset, file_offset FROM io WHERE function ="
+                 " 'MPI_File_write_at' ORDER BY rank, ts")
+    path = os.path.join(WORK, "view.dat")
+    eq(got.splitlines(), ["0\t%s\t5\t5" % path, "0\t%s\t0\t1000" % path,
+                          "1\t%s\t5\t5" % path, "1\t%s\t10\t1040" % path],
+       "MPI_File_write_at rows of io")
+
+
+def case_mpiio_recorder():
+    """Recorder's own trace (iomix-2r): the README's per-file query keeps the MPI-IO layer:
+    each rank's two MPI_File_write_at_all of 128 B name shared.mpiio."""
+    d = os.path.join(SRCDIR, "testdata", "recorder", "iomix-2r")
+    got = sql(d, "SELECT path, count(*), sum(bytes) FROM io WHERE layer = 'MPI-IO'"
+                 " AND function = 'MPI_File_write_at_all' GROUP BY path")
+    eq(got.splitlines(), ["/tmp/tracecat/iomix-2r/shared.mpiio\t4\t512"],
+       "MPI_File_write_at_all by path")
+
+
+CASES = {"recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
+         "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder}
 
 try:
     CASES[CASE]()
