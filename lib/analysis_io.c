@@ -527,6 +527,9 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
     case TR_IO_SEEK:
         io_seek(c, row, ps, has_off, off);
         break;
+    case TR_IO_SYNC:
+        f->syncs++;
+        break;
     case TR_IO_READ:
     case TR_IO_WRITE: {
         int64_t at = has_off ? off : ps->pos;

@@ -141,17 +141,17 @@ static void csv_io_files(const tr_report *r, tr_buf *b)
 {
     const tr_trace *t = r->t;
     tr_buf_adds(b, "path,ranks,bytes_read,bytes_written,reads,writes,accesses,consecutive,"
-                   "sequential,random,max_byte_read,max_byte_written\n");
+                   "sequential,random,max_byte_read,max_byte_written,syncs\n");
     for (size_t i = 0; i < tr_rp_top(r, r->io.n_files, 0); i++) {
         const tr_io_file *f = &r->io.files[i];
         csv_field(b, tr_rp_str(t, f->path));
-        tr_buf_addf(b, ",%u,%lld,%lld,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld\n", f->ranks,
+        tr_buf_addf(b, ",%u,%lld,%lld,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%llu\n", f->ranks,
                     (long long)f->bytes_read, (long long)f->bytes_written,
                     (unsigned long long)f->reads, (unsigned long long)f->writes,
                     (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
                     (unsigned long long)f->sequential,
                     (unsigned long long)(f->accesses - f->sequential), (long long)f->max_byte_read,
-                    (long long)f->max_byte_written);
+                    (long long)f->max_byte_written, (unsigned long long)f->syncs);
     }
 }
 

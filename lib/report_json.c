@@ -164,16 +164,17 @@ static void json_io(const tr_report *r, tr_buf *b)
         const tr_io_file *f = &io->files[i];
         tr_buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
         tr_buf_add_json_id(b, r->t, f->path);
-        tr_buf_addf(b,
-                    ",\"ranks\":%u,\"bytes_read\":%lld,\"bytes_written\":%lld,\"reads\":%llu,"
-                    "\"writes\":%llu,\"accesses\":%llu,\"consecutive\":%llu,\"sequential\":%llu,"
-                    "\"random\":%llu,\"max_byte_read\":%lld,\"max_byte_written\":%lld}",
-                    f->ranks, (long long)f->bytes_read, (long long)f->bytes_written,
-                    (unsigned long long)f->reads, (unsigned long long)f->writes,
-                    (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
-                    (unsigned long long)f->sequential,
-                    (unsigned long long)(f->accesses - f->sequential), (long long)f->max_byte_read,
-                    (long long)f->max_byte_written);
+        tr_buf_addf(
+            b,
+            ",\"ranks\":%u,\"bytes_read\":%lld,\"bytes_written\":%lld,\"reads\":%llu,"
+            "\"writes\":%llu,\"accesses\":%llu,\"consecutive\":%llu,\"sequential\":%llu,"
+            "\"random\":%llu,\"max_byte_read\":%lld,\"max_byte_written\":%lld,\"syncs\":%llu}",
+            f->ranks, (long long)f->bytes_read, (long long)f->bytes_written,
+            (unsigned long long)f->reads, (unsigned long long)f->writes,
+            (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
+            (unsigned long long)f->sequential, (unsigned long long)(f->accesses - f->sequential),
+            (long long)f->max_byte_read, (long long)f->max_byte_written,
+            (unsigned long long)f->syncs);
     }
     tr_buf_adds(b, "]}");
 }

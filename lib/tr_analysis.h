@@ -198,6 +198,7 @@ typedef struct tr_io_file {
     uint64_t sequential, consecutive;
     int64_t max_byte_read, max_byte_written; /* Darshan's POSIX_MAX_BYTE_*: the highest offset
                                                 read / written, -1 when none */
+    uint64_t syncs; /* fsync, fdatasync, fflush of the file (POSIX_FSYNCS + STDIO_FLUSHES) */
 } tr_io_file;
 
 typedef struct tr_io_stats {

@@ -291,17 +291,23 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
         if (rc == TR_FAIL) return rc;
     }
     if (nf > 256) nf = 256;
-    if (s->func == 255) {
-        /* User functions: the name is the second field, no arguments shown. */
-        out->name = nf >= 2 ? tr_str_intern(m->t, field[1], flen[1])
-                            : tr_str_internz(m->t, "user function");
-        return TR_OK;
-    }
     int64_t count = -1, size = -1, nmemb = -1, tsize = 0, ret = 0;
     /* tracerecord adds what the call returned as a last argument "ret=N" (Recorder keeps none). */
     int has_ret = nf > 0 && flen[nf - 1] > 4 && memcmp(field[nf - 1], "ret=", 4) == 0 &&
                   canonical_int(field[nf - 1] + 4, flen[nf - 1] - 4, &ret);
     nf -= (uint32_t)has_ret;
+    if (s->func == 255) {
+        /* User functions: the name is the second field, no arguments shown but the file that
+         * tracerecord's fflush names after it (an absolute path) and the return value. */
+        out->name = nf >= 2 ? tr_str_intern(m->t, field[1], flen[1])
+                            : tr_str_internz(m->t, "user function");
+        if (nf < 3 || !flen[2] || field[2][0] != '/') return TR_OK;
+        tr_args_begin(m->t);
+        tr_args_str(m->t, tr_str_internz(m->t, "path"), tr_str_intern(m->t, field[2], flen[2]));
+        if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+        out->args = tr_args_end(m->t);
+        return TR_OK;
+    }
     tr_args_begin(m->t);
     for (uint32_t i = 0; i < nf; i++) {
         tr_str key = arg_key(m, i, f);

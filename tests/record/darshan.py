@@ -252,7 +252,32 @@ def case_mpiio_recorder():
        "MPI_File_write_at_all by path")
 
 
-CASES = {"recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
+FLUSHES = r"""
+int main(void)
+{
+    FILE *f = fopen("fl.txt", "w");
+    fwrite("0123456789", 1, 10, f);
+    fflush(f);
+    fwrite("0123456789", 1, 10, f);
+    fflush(f);
+    fclose(f);
+    int fd = open("fs.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, "x", 1) != 1 || fsync(fd)) return 1;
+    return close(fd);
+}
+"""
+
+
+def case_flushes():
+    """Per-file flushes: two fflush of fl.txt are Darshan's STDIO_FLUSHES 2, one fsync of fs.dat
+    its POSIX_FSYNCS 1 (tracerecord records fflush as a user function naming the file)."""
+    d = trace(build("flushes", FLUSHES))
+    io_ = stat_json(d)
+    eq([file_row(io_, os.path.join(WORK, n), ("syncs",)) for n in ("fl.txt", "fs.dat")],
+       [{"syncs": 2}, {"syncs": 1}], "syncs of fl.txt and fs.dat")
+
+
+CASES = {"flushes": case_flushes, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
          "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder}
 
 try:

@@ -93,7 +93,7 @@ def basic_expected():
         ("fopen", {"path": c, "mode": "w+"}),
         ("fwrite", {"buf": "%p", "size": 1, "nmemb": 15, "path": c}),
         ("fwrite", {"buf": "%p", "size": 4, "nmemb": 8, "path": c}),
-        ("fflush", {}),
+        ("fflush", {"path": c}),
         ("fseek", {"path": c, "offset": 5, "whence": 0}),
         ("ftell", {"path": c}),
         ("fread", {"buf": "%p", "size": 1, "nmemb": 10, "path": c}),
