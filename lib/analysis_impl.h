@@ -18,6 +18,12 @@ int tr_an_sort_i64(int64_t *v, size_t n);
 int64_t tr_an_percentile(const int64_t *sorted, size_t n, int p);
 /* ^strcmp of the texts of two string ids. */
 int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b);
+/*
+** ^The file each of the N path ids IDS names, into CANON: one id for every
+** spelling of one file (lexical normal form; a relative path is the one
+** absolute path that ends with it).  ^TR_OK or TR_FATAL (out of memory).
+*/
+int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, tr_str *canon);
 /* ^The end of slice I (ts + dur, a still-open slice ending at ts). */
 static inline int64_t tr_an_end(const tr_slices *s, size_t i)
 {

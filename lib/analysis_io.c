@@ -133,6 +133,30 @@ const char *tr_io_bucket_name(int bucket)
     return bucket >= 0 && bucket < TR_IO_BUCKETS ? names[bucket] : "?";
 }
 
+/* Sizes of the named MPI datatypes Recorder prints. */
+static const struct {
+    const char *name;
+    int size;
+} io_mpi_types[] = {
+    {"MPI_BYTE", 1},          {"MPI_CHAR", 1},          {"MPI_SIGNED_CHAR", 1},
+    {"MPI_UNSIGNED_CHAR", 1}, {"MPI_INT8_T", 1},        {"MPI_UINT8_T", 1},
+    {"MPI_C_BOOL", 1},        {"MPI_SHORT", 2},         {"MPI_UNSIGNED_SHORT", 2},
+    {"MPI_INT16_T", 2},       {"MPI_UINT16_T", 2},      {"MPI_INT", 4},
+    {"MPI_UNSIGNED", 4},      {"MPI_FLOAT", 4},         {"MPI_INT32_T", 4},
+    {"MPI_UINT32_T", 4},      {"MPI_LONG", 8},          {"MPI_UNSIGNED_LONG", 8},
+    {"MPI_LONG_LONG", 8},     {"MPI_LONG_LONG_INT", 8}, {"MPI_UNSIGNED_LONG_LONG", 8},
+    {"MPI_DOUBLE", 8},        {"MPI_INT64_T", 8},       {"MPI_UINT64_T", 8},
+    {"MPI_OFFSET", 8},        {"MPI_LONG_DOUBLE", 16},
+};
+
+int tr_io_mpi_type_size(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof io_mpi_types / sizeof *io_mpi_types; i++)
+        if (strlen(io_mpi_types[i].name) == n && memcmp(io_mpi_types[i].name, name, n) == 0)
+            return io_mpi_types[i].size;
+    return 0;
+}
+
 /* ---- args ---- */
 
 static int io_arg(const tr_trace *t, uint32_t set, const char *const *keys, tr_arg *out)
@@ -181,6 +205,10 @@ static const char *const k_path[] = {"path", "pathname", "filename", "file", NUL
 static const char *const k_offset[] = {"offset", NULL};
 static const char *const k_whence[] = {"whence", NULL};
 static const char *const k_fh[] = {"fh", NULL};
+static const char *const k_ret[] = {"ret", NULL};
+static const char *const k_disp[] = {"disp", NULL};
+static const char *const k_etype[] = {"etype", NULL};
+static const char *const k_filetype[] = {"filetype", NULL};
 
 /* ---- the pass ---- */
 
@@ -190,6 +218,11 @@ typedef struct io_pos {
     int64_t pos;                   /* current file position, -1 unknown */
     int64_t last_read, last_write; /* last byte touched, 0 at first as in Darshan */
 } io_pos;
+
+/* An MPI file handle's view: offsets of data calls are in etypes past the displacement. */
+typedef struct io_view {
+    int64_t disp, etype_size; /* etype_size 0: a view whose filetype has holes (not followed) */
+} io_view;
 
 typedef struct io_ctx {
     const tr_trace *t;
@@ -201,10 +234,12 @@ typedef struct io_ctx {
     uint32_t *parent_io; /* per I/O row (index into io_rows): nearest I/O ancestor's row */
     uint8_t *has_child;  /* per I/O row: an I/O call runs inside it */
     uint32_t *unit_of_process;
-    tr_map units, layers, files, pos_map, fh_map;
-    tr_vec pos; /* io_pos, by (unit, file) through pos_map */
+    tr_map units, layers, files, pos_map, fh_map, canon, views;
+    tr_vec pos;  /* io_pos, by (unit, file) through pos_map */
+    tr_vec view; /* io_view, by (unit, fh) through views */
     int64_t *run_first, *run_last;
     tr_vec *access; /* tr_io_access rows, when asked (tr_io_accesses) */
+    tr_vec *calls;  /* tr_io_call rows, when asked (tr_io_calls) */
 } io_ctx;
 
 static int io_kind(io_ctx *c, tr_str name)
@@ -231,6 +266,23 @@ static void io_count(tr_io_counts *k, int kind, int64_t dur, int64_t bytes)
             k->hist_write[tr_io_bucket_of(bytes)]++;
         }
     }
+}
+
+/*
+** Whether Darshan leaves the call out: it returned an error (-1, a NULL
+** stream: tracerecord's "ret" arg; an MPI error code), or it is a stdio read
+** or write that moved no item (Darshan counts those only when fread/fwrite
+** returns more than 0).  A trace without return values has no failures.
+*/
+static int io_failed(io_ctx *c, size_t row, int kind)
+{
+    int64_t ret;
+    if (!io_arg_int(c->t, c->s.args[row], k_ret, &ret)) return 0;
+    const char *fn = tr_str_get(c->t, c->s.name[row], NULL);
+    if (strncmp(fn, "MPI_", 4) == 0) return ret != 0;
+    if (ret < 0) return 1;
+    return ret == 0 && (kind == TR_IO_READ || kind == TR_IO_WRITE) && fn[0] == 'f' &&
+           (strcmp(fn, "fread") == 0 || strcmp(fn, "fwrite") == 0);
 }
 
 /* Units: ranks when the process has one, else processes. */
@@ -274,6 +326,37 @@ static uint32_t io_unit(const io_ctx *c, size_t row)
     return c->unit_of_process[tk->process];
 }
 
+/* Every path the I/O calls name, mapped to one spelling per file (tr_an_io_canon). */
+static int io_canon(io_ctx *c)
+{
+    tr_vec ids;
+    tr_vec_init(&ids, sizeof(tr_str));
+    int rc = TR_OK;
+    for (size_t k = 0; k < c->n_io && rc == TR_OK; k++) {
+        tr_str p = io_arg_str(c->t, c->s.args[c->io_rows[k]], k_path);
+        int is_new;
+        uint32_t *slot = p ? tr_map_slot(&c->canon, p, &is_new) : NULL;
+        if (p && !slot) rc = TR_FATAL;
+        if (slot && is_new) {
+            tr_str *id = tr_vec_push(&ids);
+            if (!id) rc = TR_FATAL;
+            if (id) *id = p;
+        }
+    }
+    tr_str *canon = tr_malloc((ids.len ? ids.len : 1) * sizeof *canon);
+    if (rc == TR_OK && canon && tr_an_io_canon(c->t, ids.data, ids.len, canon) == TR_OK) {
+        for (size_t i = 0; i < ids.len; i++) {
+            int is_new;
+            *tr_map_slot(&c->canon, TR_VEC_AT(&ids, tr_str, i), &is_new) = canon[i];
+        }
+    } else {
+        rc = TR_FATAL;
+    }
+    tr_free(canon);
+    tr_vec_fini(&ids);
+    return rc;
+}
+
 /* The I/O calls, each with its nearest I/O ancestor, and the run span of each unit. */
 static int io_collect(io_ctx *c)
 {
@@ -315,7 +398,7 @@ static int io_collect(io_ctx *c)
         }
     }
     tr_free(io_index);
-    return TR_OK;
+    return io_canon(c);
 }
 
 /* The index in V of KEY's record, pushing a zeroed one when new; UINT32_MAX when out of memory. */
@@ -355,6 +438,10 @@ static tr_str io_path(io_ctx *c, size_t row, uint32_t unit)
     uint32_t args = c->s.args[row];
     tr_str path = io_arg_str(c->t, args, k_path);
     tr_str fh = io_arg_str(c->t, args, k_fh);
+    if (path) {
+        uint32_t canon = tr_map_find(&c->canon, path);
+        if (canon != UINT32_MAX) path = canon;
+    }
     if (path && fh) {
         int is_new;
         uint32_t *slot = tr_map_slot(&c->fh_map, (uint64_t)unit << 32 | fh, &is_new);
@@ -366,6 +453,35 @@ static tr_str io_path(io_ctx *c, size_t row, uint32_t unit)
     return path;
 }
 
+/* MPI_File_set_view: the handle's displacement and etype from now on. */
+static int io_set_view(io_ctx *c, size_t row, uint32_t unit)
+{
+    uint32_t args = c->s.args[row];
+    tr_str fh = io_arg_str(c->t, args, k_fh), et = io_arg_str(c->t, args, k_etype);
+    tr_str ft = io_arg_str(c->t, args, k_filetype);
+    int64_t disp;
+    if (!fh || !io_arg_int(c->t, args, k_disp, &disp)) return TR_OK;
+    uint32_t vi = io_index_of(&c->views, &c->view, (uint64_t)unit << 32 | fh);
+    if (vi == UINT32_MAX) return TR_FATAL;
+    io_view *v = &TR_VEC_AT(&c->view, io_view, vi);
+    size_t n;
+    const char *es = et ? tr_str_get(c->t, et, &n) : "";
+    v->disp = disp;
+    /* A named filetype equal to the etype tiles the file without holes. */
+    v->etype_size = et && ft == et ? tr_io_mpi_type_size(es, et ? n : 0) : 0;
+    return TR_OK;
+}
+
+/* An MPI-IO call's offset OFF (in etypes of its handle's view) as a byte offset; -1 unknown. */
+static int64_t io_mpi_offset(io_ctx *c, size_t row, uint32_t unit, int64_t off)
+{
+    tr_str fh = io_arg_str(c->t, c->s.args[row], k_fh);
+    uint32_t vi = fh ? tr_map_find(&c->views, (uint64_t)unit << 32 | fh) : UINT32_MAX;
+    if (vi == UINT32_MAX) return off; /* the default view: bytes from the start */
+    const io_view *v = &TR_VEC_AT(&c->view, io_view, vi);
+    return v->etype_size ? v->disp + off * v->etype_size : -1;
+}
+
 /* Darshan's sequential / consecutive rule for one access at OFF of SIZE bytes. */
 static void io_pattern(tr_io_file *f, int64_t *last, int64_t off, int64_t size)
 {
@@ -375,17 +491,32 @@ static void io_pattern(tr_io_file *f, int64_t *last, int64_t off, int64_t size)
     *last = off + size - 1;
 }
 
-/* An innermost call on a file: counts, pattern and the file position. */
+/* A seek: the new position (Darshan takes lseek's return value; fseek's is a status). */
+static void io_seek(io_ctx *c, size_t row, io_pos *ps, int has_off, int64_t off)
+{
+    const char *fn = tr_str_get(c->t, c->s.name[row], NULL);
+    uint32_t args = c->s.args[row];
+    int64_t v;
+    if (strcmp(fn, "rewind") == 0) {
+        ps->pos = 0;
+    } else if (strncmp(fn, "lseek", 5) == 0 && io_arg_int(c->t, args, k_ret, &v)) {
+        ps->pos = v;
+    } else if (has_off && io_arg_int(c->t, args, k_whence, &v)) {
+        ps->pos = v == 0 ? off : v == 1 && ps->pos >= 0 ? ps->pos + off : -1;
+    } else if (strncmp(fn, "ftell", 5) != 0) {
+        ps->pos = -1;
+    }
+}
+
+/* An innermost call on a file: counts, pattern and the file position; *AT is where it accessed. */
 static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32_t file,
-                          tr_vec *files)
+                          tr_vec *files, int64_t *at_out)
 {
     io_pos *ps = io_pos_get(c, unit, file, files);
     if (!ps) return TR_FATAL;
     tr_io_file *f = &TR_VEC_AT(files, tr_io_file, file);
-    const char *fn = tr_str_get(c->t, c->s.name[row], NULL);
-    uint32_t args = c->s.args[row];
-    int64_t bytes = c->s.bytes[row], off = -1, v;
-    int has_off = io_arg_int(c->t, args, k_offset, &off);
+    int64_t bytes = c->s.bytes[row], off = -1;
+    int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
     switch (kind) {
     case TR_IO_OPEN:
         /* Darshan's convention (darshan-posix.c, _POSIX_RECORD_OPEN): every open starts at
@@ -394,18 +525,16 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
         ps->last_read = ps->last_write = 0;
         break;
     case TR_IO_SEEK:
-        if (strcmp(fn, "rewind") == 0) {
-            ps->pos = 0;
-        } else if (has_off && io_arg_int(c->t, args, k_whence, &v)) {
-            ps->pos = v == 0 ? off : v == 1 && ps->pos >= 0 ? ps->pos + off : -1;
-        } else if (strncmp(fn, "ftell", 5) != 0) {
-            ps->pos = -1;
-        }
+        io_seek(c, row, ps, has_off, off);
+        break;
+    case TR_IO_SYNC:
+        f->syncs++;
         break;
     case TR_IO_READ:
     case TR_IO_WRITE: {
         int64_t at = has_off ? off : ps->pos;
-        if (kind == TR_IO_READ) {
+        int rd = kind == TR_IO_READ;
+        if (rd) {
             f->reads++;
             if (bytes > 0) f->bytes_read += bytes;
         } else {
@@ -413,17 +542,54 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
             if (bytes > 0) f->bytes_written += bytes;
         }
         if (at >= 0 && bytes >= 0) {
-            io_pattern(f, kind == TR_IO_READ ? &ps->last_read : &ps->last_write, at, bytes);
+            io_pattern(f, rd ? &ps->last_read : &ps->last_write, at, bytes);
+            int64_t *max = rd ? &f->max_byte_read : &f->max_byte_written;
+            if (at + bytes - 1 > *max) *max = at + bytes - 1;
             tr_io_access *a = c->access ? tr_vec_push(c->access) : NULL;
             if (c->access && !a) return TR_FATAL;
             if (a) *a = (tr_io_access){(uint32_t)row, f->path, at, bytes, kind};
         }
-        if (!has_off) ps->pos = at >= 0 && bytes >= 0 ? at + bytes : -1;
+        /* Darshan moves its position past every access, pread and pwrite too. */
+        ps->pos = at >= 0 && bytes >= 0 ? at + bytes : -1;
+        *at_out = at;
         break;
     }
     default:
         break;
     }
+    return TR_OK;
+}
+
+/* The file of call K (index into io_rows), its accesses, and its row of CALLS. */
+static int io_on_file(io_ctx *c, size_t k, int kind, uint32_t unit, tr_vec *files)
+{
+    size_t row = c->io_rows[k];
+    if (strcmp(tr_str_get(c->t, c->s.name[row], NULL), "MPI_File_set_view") == 0 &&
+        io_set_view(c, row, unit) != TR_OK)
+        return TR_FATAL;
+    tr_str path = io_path(c, row, unit);
+    if (!path) return TR_OK;
+    size_t before = files->len;
+    uint32_t fi = io_index_of(&c->files, files, path);
+    if (fi == UINT32_MAX) return TR_FATAL;
+    tr_io_file *f = &TR_VEC_AT(files, tr_io_file, fi);
+    if (files->len > before) f->path = path, f->max_byte_read = f->max_byte_written = -1;
+    int64_t off = -1, at = -1, file_off = -1;
+    int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
+    /* Files touched count every level; accesses only the innermost. */
+    if (c->has_child[k]) {
+        if (!io_pos_get(c, unit, fi, files)) return TR_FATAL;
+    } else if (io_file_access(c, row, kind, unit, fi, files, &at) != TR_OK) {
+        return TR_FATAL;
+    }
+    if (!c->calls) return TR_OK;
+    int data = kind == TR_IO_READ || kind == TR_IO_WRITE;
+    int mpi = strncmp(tr_str_get(c->t, c->s.name[row], NULL), "MPI_File_", 9) == 0;
+    if (has_off && data) file_off = mpi ? io_mpi_offset(c, row, unit, off) : off;
+    if (!has_off && data && !mpi) off = file_off = at;
+    tr_io_call *call = tr_vec_push(c->calls);
+    if (!call) return TR_FATAL;
+    *call = (tr_io_call){(uint32_t)row, path, has_off || data ? off : -1, file_off};
     return TR_OK;
 }
 
@@ -441,23 +607,23 @@ static int io_pass(io_ctx *c)
         uint32_t unit = io_unit(c, row);
         uint32_t li = io_index_of(&c->layers, &layers, c->s.cat[row]);
         if (li == UINT32_MAX) goto done;
-        TR_VEC_AT(&layers, tr_io_layer, li).cat = c->s.cat[row];
-        io_count(&TR_VEC_AT(&layers, tr_io_layer, li).c, kind, dur, bytes);
-        if (c->parent_io[k] == UINT32_MAX) {
+        tr_io_layer *ly = &TR_VEC_AT(&layers, tr_io_layer, li);
+        ly->cat = c->s.cat[row];
+        int top = c->parent_io[k] == UINT32_MAX;
+        if (io_failed(c, row, kind)) {
+            ly->c.failed++;
+            if (top) out->ranks[unit].c.failed++, out->total.failed++;
+            continue;
+        }
+        if ((kind == TR_IO_READ || kind == TR_IO_WRITE) && bytes >= 0 &&
+            !io_arg(c->t, c->s.args[row], k_ret, &(tr_arg){0}))
+            out->requested++;
+        io_count(&ly->c, kind, dur, bytes);
+        if (top) {
             io_count(&out->ranks[unit].c, kind, dur, bytes);
             io_count(&out->total, kind, dur, bytes);
         }
-        tr_str path = io_path(c, row, unit);
-        if (!path) continue;
-        uint32_t fi = io_index_of(&c->files, &files, path);
-        if (fi == UINT32_MAX) goto done;
-        TR_VEC_AT(&files, tr_io_file, fi).path = path;
-        /* Files touched count every level; accesses only the innermost. */
-        if (c->has_child[k]) {
-            if (!io_pos_get(c, unit, fi, &files)) goto done;
-        } else if (io_file_access(c, row, kind, unit, fi, &files) != TR_OK) {
-            goto done;
-        }
+        if (io_on_file(c, k, kind, unit, &files) != TR_OK) goto done;
     }
     rc = TR_OK;
 done:
@@ -530,16 +696,19 @@ void tr_io_stats_fini(tr_io_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e)
+static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_vec *calls,
+                      tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    io_ctx c = {.t = t, .out = out, .access = access};
+    io_ctx c = {.t = t, .out = out, .access = access, .calls = calls};
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
+    tr_vec_init(&c.view, sizeof(io_view));
     int rc = TR_FATAL;
     if (tr_map_init(&c.units, 16) == TR_OK && tr_map_init(&c.layers, 8) == TR_OK &&
         tr_map_init(&c.files, 64) == TR_OK && tr_map_init(&c.pos_map, 64) == TR_OK &&
-        tr_map_init(&c.fh_map, 16) == TR_OK && io_units(&c) == TR_OK && io_collect(&c) == TR_OK &&
+        tr_map_init(&c.fh_map, 16) == TR_OK && tr_map_init(&c.canon, 64) == TR_OK &&
+        tr_map_init(&c.views, 16) == TR_OK && io_units(&c) == TR_OK && io_collect(&c) == TR_OK &&
         io_pass(&c) == TR_OK) {
         io_finish(&c);
         rc = TR_OK;
@@ -556,7 +725,10 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_er
     tr_map_fini(&c.files);
     tr_map_fini(&c.pos_map);
     tr_map_fini(&c.fh_map);
+    tr_map_fini(&c.canon);
+    tr_map_fini(&c.views);
     tr_vec_fini(&c.pos);
+    tr_vec_fini(&c.view);
     if (rc != TR_OK) {
         tr_io_stats_fini(out);
         return tr_error_nomem(e);
@@ -566,13 +738,21 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_er
 
 int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
 {
-    return io_compute(t, out, NULL, e);
+    return io_compute(t, out, NULL, NULL, e);
 }
 
 int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e)
 {
     tr_vec_init(access, sizeof(tr_io_access));
-    int rc = io_compute(t, out, access, e);
+    int rc = io_compute(t, out, access, NULL, e);
     if (rc != TR_OK) tr_vec_fini(access);
+    return rc;
+}
+
+int tr_io_calls(const tr_trace *t, tr_io_stats *out, tr_vec *calls, tr_error *e)
+{
+    tr_vec_init(calls, sizeof(tr_io_call));
+    int rc = io_compute(t, out, NULL, calls, e);
+    if (rc != TR_OK) tr_vec_fini(calls);
     return rc;
 }

@@ -57,7 +57,7 @@ static void csv_counts_head(tr_buf *b)
 {
     tr_buf_adds(b, "bytes_read,bytes_written");
     for (int k = 0; k < TR_IO_KIND_COUNT; k++) tr_buf_addf(b, ",%s", tr_io_kind_name(k));
-    tr_buf_adds(b, ",time_ns,read_time_ns,write_time_ns");
+    tr_buf_adds(b, ",time_ns,read_time_ns,write_time_ns,failed");
 }
 
 static void csv_counts(tr_buf *b, const tr_io_counts *c)
@@ -65,8 +65,8 @@ static void csv_counts(tr_buf *b, const tr_io_counts *c)
     tr_buf_addf(b, "%lld,%lld", (long long)c->bytes_read, (long long)c->bytes_written);
     for (int k = 0; k < TR_IO_KIND_COUNT; k++)
         tr_buf_addf(b, ",%llu", (unsigned long long)c->ops[k]);
-    tr_buf_addf(b, ",%lld,%lld,%lld", (long long)c->time, (long long)c->read_time,
-                (long long)c->write_time);
+    tr_buf_addf(b, ",%lld,%lld,%lld,%llu", (long long)c->time, (long long)c->read_time,
+                (long long)c->write_time, (unsigned long long)c->failed);
 }
 
 static void csv_ops(const tr_report *r, tr_buf *b, const tr_op_stat *v, size_t nv, const char *key)
@@ -141,16 +141,17 @@ static void csv_io_files(const tr_report *r, tr_buf *b)
 {
     const tr_trace *t = r->t;
     tr_buf_adds(b, "path,ranks,bytes_read,bytes_written,reads,writes,accesses,consecutive,"
-                   "sequential,random\n");
+                   "sequential,random,max_byte_read,max_byte_written,syncs\n");
     for (size_t i = 0; i < tr_rp_top(r, r->io.n_files, 0); i++) {
         const tr_io_file *f = &r->io.files[i];
         csv_field(b, tr_rp_str(t, f->path));
-        tr_buf_addf(b, ",%u,%lld,%lld,%llu,%llu,%llu,%llu,%llu,%llu\n", f->ranks,
+        tr_buf_addf(b, ",%u,%lld,%lld,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%llu\n", f->ranks,
                     (long long)f->bytes_read, (long long)f->bytes_written,
                     (unsigned long long)f->reads, (unsigned long long)f->writes,
                     (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
                     (unsigned long long)f->sequential,
-                    (unsigned long long)(f->accesses - f->sequential));
+                    (unsigned long long)(f->accesses - f->sequential), (long long)f->max_byte_read,
+                    (long long)f->max_byte_written, (unsigned long long)f->syncs);
     }
 }
 

@@ -123,7 +123,7 @@ static void json_counts(tr_buf *b, const tr_io_counts *c)
     tr_buf_adds(b, "],\"sizes_written\":[");
     for (int k = 0; k < TR_IO_BUCKETS; k++)
         tr_buf_addf(b, "%s%llu", k ? "," : "", (unsigned long long)c->hist_write[k]);
-    tr_buf_adds(b, "]");
+    tr_buf_addf(b, "],\"failed\":%llu", (unsigned long long)c->failed);
 }
 
 static void json_io(const tr_report *r, tr_buf *b)
@@ -136,7 +136,8 @@ static void json_io(const tr_report *r, tr_buf *b)
     }
     tr_buf_adds(b, "],\"total\":{");
     json_counts(b, &io->total);
-    tr_buf_addf(b, "},\"shared_files\":%u,\"bandwidth_bps\":", io->shared_files);
+    tr_buf_addf(b, "},\"shared_files\":%u,\"bytes_requested_calls\":%llu,\"bandwidth_bps\":",
+                io->shared_files, (unsigned long long)io->requested);
     tr_buf_add_real(b, io->bandwidth);
     tr_buf_adds(b, ",\"ranks\":[");
     size_t n = tr_rp_top(r, io->n_ranks, 0);
@@ -163,15 +164,17 @@ static void json_io(const tr_report *r, tr_buf *b)
         const tr_io_file *f = &io->files[i];
         tr_buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
         tr_buf_add_json_id(b, r->t, f->path);
-        tr_buf_addf(b,
-                    ",\"ranks\":%u,\"bytes_read\":%lld,\"bytes_written\":%lld,\"reads\":%llu,"
-                    "\"writes\":%llu,\"accesses\":%llu,\"consecutive\":%llu,\"sequential\":%llu,"
-                    "\"random\":%llu}",
-                    f->ranks, (long long)f->bytes_read, (long long)f->bytes_written,
-                    (unsigned long long)f->reads, (unsigned long long)f->writes,
-                    (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
-                    (unsigned long long)f->sequential,
-                    (unsigned long long)(f->accesses - f->sequential));
+        tr_buf_addf(
+            b,
+            ",\"ranks\":%u,\"bytes_read\":%lld,\"bytes_written\":%lld,\"reads\":%llu,"
+            "\"writes\":%llu,\"accesses\":%llu,\"consecutive\":%llu,\"sequential\":%llu,"
+            "\"random\":%llu,\"max_byte_read\":%lld,\"max_byte_written\":%lld,\"syncs\":%llu}",
+            f->ranks, (long long)f->bytes_read, (long long)f->bytes_written,
+            (unsigned long long)f->reads, (unsigned long long)f->writes,
+            (unsigned long long)f->accesses, (unsigned long long)f->consecutive,
+            (unsigned long long)f->sequential, (unsigned long long)(f->accesses - f->sequential),
+            (long long)f->max_byte_read, (long long)f->max_byte_written,
+            (unsigned long long)f->syncs);
     }
     tr_buf_adds(b, "]}");
 }

@@ -238,6 +238,14 @@ static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
         tr_rp_rate(b, io->bandwidth);
     }
     tr_buf_addc(b, '\n');
+    if (io->total.failed)
+        tr_buf_addf(b, "failed calls: %llu (left out of every count, as Darshan does)\n",
+                    (unsigned long long)io->total.failed);
+    if (io->requested)
+        tr_buf_addf(b,
+                    "bytes are those asked for, not moved: %llu reads and writes carry no return "
+                    "value (Recorder stores none), so a short read counts in full\n",
+                    (unsigned long long)io->requested);
 }
 
 static void io_layers(const tr_report *r, tr_buf *b)

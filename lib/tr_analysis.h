@@ -153,6 +153,8 @@ const char *tr_io_kind_name(int kind);
 /* ^The bucket of a request of SIZE bytes (K = 1024). */
 int tr_io_bucket_of(int64_t size);
 const char *tr_io_bucket_name(int bucket);
+/* ^The size in bytes of the named MPI datatype NAME (N bytes, "MPI_INT"), 0 when not one. */
+int tr_io_mpi_type_size(const char *name, size_t n);
 
 typedef struct tr_io_counts {
     uint64_t ops[TR_IO_KIND_COUNT];
@@ -161,6 +163,8 @@ typedef struct tr_io_counts {
     int64_t read_time, write_time;     /* the rest is metadata time */
     uint64_t hist_read[TR_IO_BUCKETS]; /* request sizes of reads */
     uint64_t hist_write[TR_IO_BUCKETS];
+    uint64_t failed; /* calls Darshan does not count: an error returned, or a stdio read or
+                        write that moved no item; in no other field */
 } tr_io_counts;
 
 typedef struct tr_io_rank {
@@ -192,6 +196,9 @@ typedef struct tr_io_file {
     uint64_t reads, writes; /* outermost and nested calls of every layer */
     uint64_t accesses;      /* reads and writes with a known offset */
     uint64_t sequential, consecutive;
+    int64_t max_byte_read, max_byte_written; /* Darshan's POSIX_MAX_BYTE_*: the highest offset
+                                                read / written, -1 when none */
+    uint64_t syncs; /* fsync, fdatasync, fflush of the file (POSIX_FSYNCS + STDIO_FLUSHES) */
 } tr_io_file;
 
 typedef struct tr_io_stats {
@@ -206,6 +213,8 @@ typedef struct tr_io_stats {
     size_t slowest;        /* index of the rank with the most I/O time; n_ranks when none */
     double bandwidth;      /* total bytes / the slowest rank's I/O time, bytes/s (Darshan's
                               agg_perf_by_slowest); 0 when there is no I/O time */
+    uint64_t requested;    /* reads and writes whose bytes are those asked for: the trace holds no
+                              return value (a Recorder trace), so a short read counts in full */
 } tr_io_stats;
 
 int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e);
@@ -226,6 +235,24 @@ typedef struct tr_io_access {
 ** order.  ^On failure ACCESS is freed and empty.
 */
 int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e);
+
+/* Where one I/O call works: its file and offsets as the analysis places them. */
+typedef struct tr_io_call {
+    uint32_t row;   /* the call's slice */
+    tr_str path;    /* its file: the path arg, an MPI handle's open path; one spelling per file */
+    int64_t offset; /* the offset arg, else (POSIX and stdio reads and writes) the position
+                       derived as Darshan keeps it; -1 unknown */
+    int64_t file_offset; /* the byte offset in the file: OFFSET for POSIX and stdio, an MPI-IO
+                            offset through its file view (displacement + offset x etype size);
+                            -1 unknown or not a data call */
+} tr_io_call;
+
+/*
+** ^tr_io_stats_compute that also keeps, in CALLS (initialised here, of
+** tr_io_call), every I/O call that names a file, in slice order.  ^On failure
+** CALLS is freed and empty.
+*/
+int tr_io_calls(const tr_trace *t, tr_io_stats *out, tr_vec *calls, tr_error *e);
 
 /* ---- hot stacks ---- */
 

@@ -10,6 +10,7 @@
 ** enclosing times.
 */
 #include "recorder_impl.h"
+#include "tr_analysis.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -26,7 +27,9 @@ typedef struct sig_model {
     uint32_t level;
 } sig_model;
 
-enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI };
+/* How a call's bytes moved are found: its count, size x nmemb, count x datatype, or only what
+ * it returned (tracerecord's "ret=N" argument). */
+enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI, IO_RET };
 
 /* Argument names in prototype order as Recorder stores them (recorder.md §3). */
 typedef struct arg_names {
@@ -49,8 +52,8 @@ static const arg_names arg_table[] = {
     {"pread64", "path,buf,count,offset", IO_COUNT},
     {"pwrite", "path,buf,count,offset", IO_COUNT},
     {"pwrite64", "path,buf,count,offset", IO_COUNT},
-    {"readv", "path,iov,iovcnt", IO_NONE},
-    {"writev", "path,iov,iovcnt", IO_NONE},
+    {"readv", "path,iov,iovcnt", IO_RET},
+    {"writev", "path,iov,iovcnt", IO_RET},
     {"mmap", "addr,length,prot,flags,path,offset", IO_NONE},
     {"mmap64", "addr,length,prot,flags,path,offset", IO_NONE},
     {"fopen", "path,mode", IO_NONE},
@@ -133,22 +136,6 @@ static const arg_names arg_table[] = {
     {"MPI_Comm_size", "comm,size", IO_NONE},
     {"MPI_Barrier", "comm", IO_NONE},
     {"MPI_Bcast", "buf,count,datatype,root,comm", IO_NONE},
-};
-
-/* Sizes of the named MPI datatypes Recorder prints, for bytes moved. */
-static const struct {
-    const char *name;
-    int size;
-} mpi_types[] = {
-    {"MPI_BYTE", 1},          {"MPI_CHAR", 1},          {"MPI_SIGNED_CHAR", 1},
-    {"MPI_UNSIGNED_CHAR", 1}, {"MPI_INT8_T", 1},        {"MPI_UINT8_T", 1},
-    {"MPI_C_BOOL", 1},        {"MPI_SHORT", 2},         {"MPI_UNSIGNED_SHORT", 2},
-    {"MPI_INT16_T", 2},       {"MPI_UINT16_T", 2},      {"MPI_INT", 4},
-    {"MPI_UNSIGNED", 4},      {"MPI_FLOAT", 4},         {"MPI_INT32_T", 4},
-    {"MPI_UINT32_T", 4},      {"MPI_LONG", 8},          {"MPI_UNSIGNED_LONG", 8},
-    {"MPI_LONG_LONG", 8},     {"MPI_LONG_LONG_INT", 8}, {"MPI_UNSIGNED_LONG_LONG", 8},
-    {"MPI_DOUBLE", 8},        {"MPI_INT64_T", 8},       {"MPI_UINT64_T", 8},
-    {"MPI_OFFSET", 8},        {"MPI_LONG_DOUBLE", 16},
 };
 
 /* Per function id: the argument keys and the bytes rule, resolved once. */
@@ -271,14 +258,6 @@ static func_info *func_resolve(rec_model *m, uint8_t func)
     return f;
 }
 
-static int mpi_type_size(const char *s, size_t n)
-{
-    for (size_t i = 0; i < sizeof mpi_types / sizeof *mpi_types; i++)
-        if (strlen(mpi_types[i].name) == n && memcmp(mpi_types[i].name, s, n) == 0)
-            return mpi_types[i].size;
-    return 0;
-}
-
 /* One table entry into a name, a category, an arg set and bytes moved. */
 /* UNFINISHED: a call in flight (<r>.inflight), marked by the arg "unfinished": 1. */
 static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int unfinished,
@@ -312,13 +291,23 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
         if (rc == TR_FAIL) return rc;
     }
     if (nf > 256) nf = 256;
+    int64_t count = -1, size = -1, nmemb = -1, tsize = 0, ret = 0;
+    /* tracerecord adds what the call returned as a last argument "ret=N" (Recorder keeps none). */
+    int has_ret = nf > 0 && flen[nf - 1] > 4 && memcmp(field[nf - 1], "ret=", 4) == 0 &&
+                  canonical_int(field[nf - 1] + 4, flen[nf - 1] - 4, &ret);
+    nf -= (uint32_t)has_ret;
     if (s->func == 255) {
-        /* User functions: the name is the second field, no arguments shown. */
+        /* User functions: the name is the second field, no arguments shown but the file that
+         * tracerecord's fflush names after it (an absolute path) and the return value. */
         out->name = nf >= 2 ? tr_str_intern(m->t, field[1], flen[1])
                             : tr_str_internz(m->t, "user function");
+        if (nf < 3 || !flen[2] || field[2][0] != '/') return TR_OK;
+        tr_args_begin(m->t);
+        tr_args_str(m->t, tr_str_internz(m->t, "path"), tr_str_intern(m->t, field[2], flen[2]));
+        if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+        out->args = tr_args_end(m->t);
         return TR_OK;
     }
-    int64_t count = -1, size = -1, nmemb = -1, tsize = 0;
     tr_args_begin(m->t);
     for (uint32_t i = 0; i < nf; i++) {
         tr_str key = arg_key(m, i, f);
@@ -331,14 +320,19 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
             if (strcmp(ks, "nmemb") == 0) nmemb = v;
         } else {
             tr_args_str(m->t, key, tr_str_intern(m->t, field[i], flen[i]));
-            if (strcmp(ks, "datatype") == 0) tsize = mpi_type_size(field[i], flen[i]);
+            if (strcmp(ks, "datatype") == 0) tsize = tr_io_mpi_type_size(field[i], flen[i]);
         }
     }
+    if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
     if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
     out->args = tr_args_end(m->t);
     if (f->io == IO_COUNT && count >= 0) out->bytes = count;
     if (f->io == IO_SIZE_NMEMB && size >= 0 && nmemb >= 0 && (!size || nmemb <= INT64_MAX / size))
         out->bytes = size * nmemb;
+    /* Bytes moved, not asked for, when the call's return says: a failed call moved none. */
+    if (has_ret && (f->io == IO_COUNT || f->io == IO_RET)) out->bytes = ret > 0 ? ret : 0;
+    if (has_ret && f->io == IO_SIZE_NMEMB && size >= 0 && (!size || ret <= INT64_MAX / size))
+        out->bytes = ret > 0 ? size * ret : 0;
     if (f->io == IO_MPI && count >= 0 && tsize && count <= INT64_MAX / tsize)
         out->bytes = count * tsize;
     return TR_OK;

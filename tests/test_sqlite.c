@@ -118,6 +118,7 @@ TR_TEST(schema_complete_and_typed)
                                          "counter",
                                          "flow",
                                          "__intrinsic_args",
+                                         "__intrinsic_io",
                                          "stack_profile_frame",
                                          "stack_profile_callsite",
                                          "stack_sample"};
@@ -167,7 +168,7 @@ TR_TEST(schema_complete_and_typed)
     CHECK_STR(q(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"),
               "7");
     CHECK_STR(q(db, "SELECT group_concat(name) FROM pragma_table_info('io')"),
-              "slice_id,rank,thread,ts,dur,function,layer,path,offset,bytes");
+              "slice_id,rank,thread,ts,dur,function,layer,path,offset,bytes,file_offset");
     CHECK_STR(q(db, "SELECT group_concat(name) FROM pragma_table_info('args')"),
               "arg_set_id,id,flat_key,key,int_value,string_value,real_value,value_type,"
               "display_value");
@@ -225,7 +226,7 @@ TR_TEST(content_of_each_table)
               "0:- 1:1 2:2");
     CHECK_STR(q(db, "SELECT coalesce(line, 'null') FROM stack_profile_frame WHERE name = 'g'"),
               "null");
-    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
     CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'input'"), "run.log");
     CHECK_STR(q(db, "SELECT format || ' ' || origin FROM trace_input"), "gt 2024-01-02 03:04:05");
     sqlite3_close(db);

@@ -101,9 +101,14 @@ static size_t build_args(wr_state *w, size_t row, int *rc)
         case TR_ARG_REAL:
             len = snprintf(num, sizeof num, "%.17g", arg.v.d);
             break;
-        default:
-            len = snprintf(num, sizeof num, "%lld", (long long)arg.v.i);
+        default: {
+            /* tracerecord's return value keeps its "ret=" mark, so it reads back as one */
+            size_t kn;
+            const char *k = tr_str_get(t, arg.key, &kn);
+            int ret = kn == 3 && memcmp(k, "ret", 3) == 0;
+            len = snprintf(num, sizeof num, "%s%lld", ret ? "ret=" : "", (long long)arg.v.i);
             break;
+        }
         }
         if (s == num) n = (size_t)len;
         *rc |= add_field(&w->args, s, n);

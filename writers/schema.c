@@ -10,6 +10,7 @@
 ** so a Parquet file holds what the database holds.
 */
 #include "schema_impl.h"
+#include "tr_analysis.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -18,10 +19,27 @@
 
 /* ---- the context ---- */
 
+/* Whether T has an input the io table lists (a Recorder trace). */
+static int sc_has_recorder(const tr_trace *t)
+{
+    for (size_t i = 0; i < tr_input_count(t); i++) {
+        const tr_input_info *in = tr_input_get(t, (uint32_t)i);
+        if (strcmp(tr_str_get(t, in->format, NULL), "recorder") == 0) return 1;
+    }
+    return 0;
+}
+
 int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_error *e)
 {
     memset(c, 0, sizeof *c);
     c->t = t;
+    tr_vec_init(&c->io_calls, sizeof(tr_io_call));
+    if (sc_has_recorder(t)) {
+        /* The io table's files and offsets are the I/O analysis's (derived where no arg says). */
+        tr_io_stats io;
+        if (tr_io_calls(t, &io, &c->io_calls, e) != TR_OK) return TR_FATAL;
+        tr_io_stats_fini(&io);
+    }
     tr_trace_slices(t, &c->sl);
     tr_trace_instants(t, &c->in);
     tr_trace_counters(t, &c->co);
@@ -53,6 +71,7 @@ void tr_sc_close(tr_sc_ctx *c)
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(c->keep[k]);
     tr_free(c->set_first);
     tr_buf_fini(&c->scratch);
+    tr_vec_fini(&c->io_calls);
 }
 
 int tr_sc_kept(const tr_sc_ctx *c, int kind, size_t row)
@@ -671,16 +690,6 @@ static void get_callsite(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 /* ---- views ---- */
 
 /* Recorder's calls: the layer is the category, path/offset are args. */
-static const char io_sql[] =
-    "SELECT s.id AS slice_id, p.rank AS rank, t.tid AS thread, s.ts AS ts,"
-    " s.dur AS dur, s.name AS function, s.category AS layer,"
-    " (SELECT a.string_value FROM args a WHERE a.arg_set_id = s.arg_set_id"
-    " AND a.key = 'path') AS path,"
-    " (SELECT a.int_value FROM args a WHERE a.arg_set_id = s.arg_set_id"
-    " AND a.key = 'offset') AS offset, s.bytes AS bytes"
-    " FROM slice s JOIN track t ON t.id = s.track_id JOIN process p ON p.upid = t.upid"
-    " JOIN trace_input i ON i.id = p.input_id WHERE i.format = 'recorder'";
-
 static const tr_sc_column io_cols[] = {{"slice_id", TR_SC_INT, 0, NULL},
                                        {"rank", TR_SC_INT, TR_SC_NULL | TR_SC_RANK, NULL},
                                        {"thread", TR_SC_INT, TR_SC_NULL, NULL},
@@ -690,7 +699,8 @@ static const tr_sc_column io_cols[] = {{"slice_id", TR_SC_INT, 0, NULL},
                                        {"layer", TR_SC_TEXT, TR_SC_NULL, NULL},
                                        {"path", TR_SC_TEXT, TR_SC_NULL, NULL},
                                        {"offset", TR_SC_INT, TR_SC_NULL, NULL},
-                                       {"bytes", TR_SC_INT, TR_SC_NULL, NULL}};
+                                       {"bytes", TR_SC_INT, TR_SC_NULL, NULL},
+                                       {"file_offset", TR_SC_INT, TR_SC_NULL, NULL}};
 
 /* The slices of Recorder inputs. */
 static int io_where(const tr_sc_ctx *c, uint64_t r)
@@ -713,10 +723,26 @@ static void io_int_arg(const tr_sc_ctx *c, size_t r, const char *key, tr_sc_valu
         v->is_null = 0, v->i = (int64_t)a.v.u;
 }
 
+/* The I/O analysis's row for slice R, or NULL (binary search: the rows are in slice order). */
+static const tr_io_call *io_call(const tr_sc_ctx *c, uint64_t r)
+{
+    const tr_io_call *v = c->io_calls.data;
+    size_t lo = 0, hi = c->io_calls.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].row < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->io_calls.len && v[lo].row == r ? &v[lo] : NULL;
+}
+
 static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     const tr_slices *s = &c->sl;
     const tr_track *k = tr_track_get(c->t, s->track[r]);
+    const tr_io_call *call = col >= 7 && col != 9 ? io_call(c, r) : NULL;
     tr_arg a;
     switch (col) {
     case 0:
@@ -743,17 +769,25 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_str(c, v, s->cat[r]);
         break;
     case 7:
-        /* args.string_value: a path given as a number has none */
-        if (s->args[r] && tr_args_find(c->t, s->args[r], "path", &a) && a.type == TR_ARG_STR)
+        /* The file's one spelling, an MPI handle's open path; else the path arg's text. */
+        if (call)
+            v_text(c, v, call->path);
+        else if (s->args[r] && tr_args_find(c->t, s->args[r], "path", &a) && a.type == TR_ARG_STR)
             v_text(c, v, a.v.s);
         else
             v->is_null = 1;
         break;
     case 8:
-        io_int_arg(c, r, "offset", v);
+        if (call && call->offset >= 0)
+            v_int(v, call->offset);
+        else
+            io_int_arg(c, r, "offset", v);
+        break;
+    case 9:
+        v_opt(v, s->bytes[r], -1);
         break;
     default:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, call ? call->file_offset : -1, -1);
         break;
     }
 }
@@ -936,7 +970,8 @@ const tr_sc_table tr_sc_tables[] = {
           "SELECT id, name, upid FROM track WHERE utid IS NULL AND kind <> 'counter'")},
     {VIEW("counter_track", "SELECT id, name, upid FROM track WHERE kind = 'counter'")},
     {VIEW("cpu_profile_stack_sample", "SELECT id, ts, callsite_id, utid FROM stack_sample")},
-    {TABLE("io", io_cols, TR_SC_ROWS_SLICE, get_io), .view_sql = io_sql, .where = io_where},
+    {TABLE("io", io_cols, TR_SC_ROWS_SLICE, get_io), .stored_as = "__intrinsic_io",
+     .where = io_where},
     {VIEW("gt_op", gt_op_sql)},
     {TABLE("sample_stack", sample_stack_cols, TR_SC_ROWS_SAMPLE, get_sample_stack),
      .view_sql = sample_stack_sql},

@@ -85,6 +85,7 @@ typedef struct tr_sc_ctx {
     size_t n_sets;
     uint64_t *set_first; /* per arg set (1-based), the id of its first arg */
     tr_buf scratch;      /* computed text (display values, stacks) */
+    tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
 } tr_sc_ctx;
 
 /* ^Reads T's tables and marks the events FILTER (NULL: all) keeps.  ^TR_OK or TR_E_NOMEM. */

@@ -362,7 +362,7 @@ static int put_table(sq_w *w, const tr_sc_table *tb)
     default: {
         size_t rows[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
         for (size_t r = 0; r < rows[kind] && !b.rc; r++)
-            if (tr_sc_kept(c, kind, r)) bulk_add(&b, r);
+            if (tr_sc_kept(c, kind, r) && (!tb->where || tb->where(c, r))) bulk_add(&b, r);
     }
     }
     for (size_t r = 0; r < n && !b.rc; r++) bulk_add(&b, r);

@@ -77,9 +77,10 @@ struct rr_thread {
 
 typedef struct rr_sig {
     int64_t a[RR_ARGS];
+    int64_t ret;
     int64_t off; /* of its count in <r>.cst, -1 until written */
     uint32_t tid, count;
-    uint8_t func, level, spec, dirty;
+    uint8_t func, level, spec, dirty, has_ret;
 } rr_sig;
 
 typedef struct rr_rule {
@@ -290,11 +291,12 @@ static void rr_unlock(int was)
 
 /* ---- the signature table ---- */
 
-static uint64_t sig_hash(uint32_t tid, int func, int level, int spec, const int64_t *a)
+static uint64_t sig_hash(uint32_t tid, int func, int level, int spec, const int64_t *a, int has_ret,
+                         int64_t ret)
 {
     uint64_t h = mix((uint64_t)tid << 24 | (uint64_t)func << 16 | (uint64_t)level << 8 | spec, 1);
     for (int i = 0; i < rr_spec_slots[spec]; i++) h = mix(h, (uint64_t)a[i]);
-    return h;
+    return has_ret ? mix(h, (uint64_t)ret) : h;
 }
 
 static int sig_grow(void)
@@ -305,7 +307,9 @@ static int sig_grow(void)
     const rr_sig *s = (const rr_sig *)rr.sigs.p;
     size_t n = rr.sigs.len / sizeof *s;
     for (size_t i = 0; i < n; i++) {
-        size_t j = sig_hash(s[i].tid, s[i].func, s[i].level, s[i].spec, s[i].a) & (cap - 1);
+        size_t j =
+            sig_hash(s[i].tid, s[i].func, s[i].level, s[i].spec, s[i].a, s[i].has_ret, s[i].ret) &
+            (cap - 1);
         while (slot[j]) j = (j + 1) & (cap - 1);
         slot[j] = (uint32_t)i + 1;
     }
@@ -321,11 +325,13 @@ static uint32_t sig_find(const rr_rec *r)
     size_t n = rr.sigs.len / sizeof(rr_sig);
     if ((n + 1) * 2 > rr.sig_cap && sig_grow()) return UINT32_MAX;
     int ns = rr_spec_slots[r->spec];
-    size_t j = sig_hash(r->tid, r->func, r->level, r->spec, r->a) & (rr.sig_cap - 1);
+    size_t j =
+        sig_hash(r->tid, r->func, r->level, r->spec, r->a, r->has_ret, r->ret) & (rr.sig_cap - 1);
     rr_sig *all = (rr_sig *)rr.sigs.p;
     for (; rr.sig_slot[j]; j = (j + 1) & (rr.sig_cap - 1)) {
         rr_sig *s = &all[rr.sig_slot[j] - 1];
         if (s->tid != r->tid || s->func != r->func || s->level != r->level || s->spec != r->spec ||
+            s->has_ret != r->has_ret || (r->has_ret && s->ret != r->ret) ||
             memcmp(s->a, r->a, (size_t)ns * sizeof *s->a) != 0)
             continue;
         s->count++;
@@ -344,6 +350,8 @@ static uint32_t sig_find(const rr_rec *r)
     s.func = r->func;
     s.level = r->level;
     s.spec = r->spec;
+    s.has_ret = r->has_ret;
+    s.ret = r->ret;
     if (vec_add(&rr.sigs, &s, sizeof s)) return UINT32_MAX;
     rr.sig_slot[j] = (uint32_t)n + 1;
     return (uint32_t)n;
@@ -560,7 +568,10 @@ static int add_args(rr_vec *b, const rr_sig *s)
         }
         if (rc) return -1;
     }
-    return 0;
+    if (!s->has_ret) return 0;
+    /* tracerecord's addition to Recorder's arguments: what the call returned. */
+    char num[32] = "ret=";
+    return add_field(b, num, 4 + rr_fmt_i64(num + 4, s->ret));
 }
 
 /* Signature ID as a <r>.cst entry (recorder.md §2.2); its count's offset in the entry. */
@@ -574,7 +585,7 @@ static int cst_entry(rr_vec *b, uint32_t id, const rr_sig *s, size_t *count_at)
     unsigned char *p = (unsigned char *)b->p + at;
     tr_rec_cst_head(p, id, (uint32_t)rr.rank, TR_REC_KEY_HEAD + args_len, s->count);
     tr_rec_key_head(p + TR_REC_CST_HEAD, s->tid, s->func, s->level,
-                    (unsigned)strlen(rr_spec_text[s->spec]), args_len);
+                    (unsigned)strlen(rr_spec_text[s->spec]) + s->has_ret, args_len);
     *count_at = at + TR_REC_CST_COUNT;
     return 0;
 }
@@ -885,14 +896,17 @@ rr_rec *rr_begin(rr_thread *t, int func, int spec)
     r->tid = t->tid;
     r->t0 = now;
     r->t1 = 0; /* in flight until rr_end */
+    r->has_ret = 0;
     t->depth++;
     /* The flusher reads the slots below head for the calls in flight. */
     if (!full) atomic_store_explicit(&t->head, head + 1, memory_order_release);
     return r;
 }
 
-void rr_end(rr_thread *t, rr_rec *r)
+void rr_end(rr_thread *t, rr_rec *r, int64_t ret)
 {
+    r->ret = ret;
+    r->has_ret = 1;
     r->t1 = rr_now();
     if (--t->depth == 0)
         atomic_store_explicit(&t->pub, atomic_load_explicit(&t->head, memory_order_relaxed),
@@ -902,7 +916,7 @@ void rr_end(rr_thread *t, rr_rec *r)
 void rr_drop(rr_thread *t, rr_rec *r)
 {
     r->func = RR_DROPPED;
-    rr_end(t, r);
+    rr_end(t, r, 0);
 }
 
 uint32_t rr_fd_path(int fd)

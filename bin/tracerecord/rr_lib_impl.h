@@ -141,8 +141,9 @@ enum {
 typedef struct rr_rec {
     int64_t t0, t1; /* CLOCK_REALTIME ns */
     int64_t a[RR_ARGS];
+    int64_t ret; /* the return value (rr_end), kept as the argument "ret=N" after the others */
     uint32_t tid;
-    uint8_t func, level, spec, pad;
+    uint8_t func, level, spec, has_ret;
 } rr_rec;
 
 typedef struct rr_thread rr_thread;
@@ -150,7 +151,8 @@ typedef struct rr_thread rr_thread;
 /* The thread's tracing state, or NULL: pass straight through. */
 rr_thread *rr_enter(unsigned layer);
 rr_rec *rr_begin(rr_thread *t, int func, int spec);
-void rr_end(rr_thread *t, rr_rec *r);
+/* Ends R: the call returned RET (RR_RET: a pointer is 0, or -1 when NULL or MAP_FAILED). */
+void rr_end(rr_thread *t, rr_rec *r, int64_t ret);
 /* Ends R as not traced (its path was excluded). */
 void rr_drop(rr_thread *t, rr_rec *r);
 
@@ -180,6 +182,13 @@ unsigned rr_parse_layers(const char *s);
 int rr_env_int(const char *name, int *out);
 /* Resolve NAME in the next object (optionally at glibc version VER) into *SLOT. */
 void rr_resolve(void *slot, const char *name, const char *ver);
+
+static inline int64_t rr_ret_ptr(const void *p)
+{
+    return p && p != (const void *)-1 ? 0 : -1;
+}
+#define RR_RET(x)                                                                                  \
+    _Generic((x), void * : rr_ret_ptr((const void *)(uintptr_t)(x)), default : (int64_t)(x))
 
 #define RR_REAL(name)                                                                              \
     if (!real_##name) rr_resolve(&real_##name, #name, NULL)

@@ -197,7 +197,7 @@ RR_VISIBLE int MPI_File_open(mpi_h comm, const char *path, int amode, mpi_h info
     r->a[1] = id;
     r->a[2] = amode;
     r->a[3] = ret == 0 ? file_opened(*fh) : rr_intern("MPI_FILE_NULL", 13);
-    rr_end(t, r);
+    rr_end(t, r, RR_RET(ret));
     return ret;
 }
 
@@ -211,7 +211,7 @@ RR_VISIBLE int MPI_File_close(mpi_file *fh)
     r->a[0] = file_name(was);
     int ret = real_MPI_File_close(fh);
     file_closed(was);
-    rr_end(t, r);
+    rr_end(t, r, RR_RET(ret));
     return ret;
 }
 
@@ -227,7 +227,7 @@ RR_VISIBLE int MPI_File_close(mpi_file *fh)
         r->a[0] = file_name(fh);                                                                   \
         int ret = real_##name args;                                                                \
         fill;                                                                                      \
-        rr_end(t, r);                                                                              \
+        rr_end(t, r, RR_RET(ret));                                                                 \
         return ret;                                                                                \
     }
 
@@ -313,6 +313,6 @@ RR_VISIBLE int MPI_Barrier(mpi_h comm)
     rr_rec *r = rr_begin(t, RR_MPI_BARRIER, RR_S_P);
     r->a[0] = comm_name(comm);
     int ret = real_MPI_Barrier(comm);
-    rr_end(t, r);
+    rr_end(t, r, RR_RET(ret));
     return ret;
 }

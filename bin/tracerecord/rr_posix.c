@@ -60,6 +60,9 @@ size_t __fread_chk(void *buf, size_t size_buf, size_t size, size_t n, FILE *f);
 
 #define REAL_PTR(name) static __typeof__(name) *real_##name
 
+/* A wrapper's return value as the trace keeps it: a stream is 0, or -1 when NULL. */
+#define RET(x) _Generic((x), FILE * : rr_ret_ptr((const void *)(uintptr_t)(x)), default : RR_RET(x))
+
 /*
 ** A call on descriptor FD, traced when FD is: FILL sets the record's
 ** arguments (PATH is FD's file) after the real call ARGS.
@@ -73,7 +76,7 @@ size_t __fread_chk(void *buf, size_t size_buf, size_t size, size_t n, FILE *f);
         rr_rec *r = rr_begin(t, func, spec);                                                       \
         type ret = real_##name args;                                                               \
         fill;                                                                                      \
-        rr_end(t, r);                                                                              \
+        rr_end(t, r, RET(ret));                                                                    \
         return ret;                                                                                \
     }
 
@@ -91,7 +94,7 @@ size_t __fread_chk(void *buf, size_t size_buf, size_t size, size_t n, FILE *f);
             return ret;                                                                            \
         }                                                                                          \
         fill;                                                                                      \
-        rr_end(t, r);                                                                              \
+        rr_end(t, r, RET(ret));                                                                    \
         return ret;                                                                                \
     }
 
@@ -157,7 +160,7 @@ static int traced_open(int kind, int func, int dirfd, const char *path, int flag
     r->a[0] = id;
     r->a[1] = flags;
     r->a[2] = (int64_t)mode;
-    rr_end(t, r);
+    rr_end(t, r, fd);
     return fd;
 }
 
@@ -235,7 +238,7 @@ static int traced_creat(int func, const char *path, mode_t mode)
     }
     r->a[0] = id;
     r->a[1] = (int64_t)mode;
-    rr_end(t, r);
+    rr_end(t, r, fd);
     return fd;
 }
 
@@ -283,7 +286,7 @@ RR_VISIBLE int close(int fd)
     rr_fd_set(fd, 0);
     int ret = real_close(fd);
     r->a[0] = path;
-    rr_end(t, r);
+    rr_end(t, r, RET(ret));
     return ret;
 }
 
@@ -385,7 +388,7 @@ RR_VISIBLE ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
     int ret = real_dup(fd);
     rr_fd_set(ret, path);
     r->a[0] = path;
-    rr_end(t, r);
+    rr_end(t, r, RET(ret));
     return ret;
 }
 
@@ -400,7 +403,7 @@ static int traced_dup2(int oldfd, int newfd, int flags, int three)
     if (r) {
         r->a[0] = path;
         r->a[1] = newfd;
-        rr_end(t, r);
+        rr_end(t, r, RET(ret));
     }
     return ret;
 }
@@ -589,7 +592,7 @@ RR_VISIBLE int unlink(const char *p)
     }
     r->a[0] = a;
     r->a[1] = b;
-    rr_end(t, r);
+    rr_end(t, r, RET(ret));
     return ret;
 }
 
@@ -654,7 +657,7 @@ static FILE *traced_fopen(int func, const char *path, const char *mode)
     }
     r->a[0] = id;
     r->a[1] = rr_inline(mode);
-    rr_end(t, r);
+    rr_end(t, r, rr_ret_ptr(f));
     return f;
 }
 
@@ -682,7 +685,7 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
     rr_fd_set(fileno(f), 0);
     int ret = real_fclose(f);
     r->a[0] = path;
-    rr_end(t, r);
+    rr_end(t, r, RET(ret));
     return ret;
 }
 
@@ -695,7 +698,7 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
         rr_rec *r = rr_begin(t, func, spec);                                                       \
         type ret = real_##name args;                                                               \
         fill;                                                                                      \
-        rr_end(t, r);                                                                              \
+        rr_end(t, r, RET(ret));                                                                    \
         return ret;                                                                                \
     }
 
