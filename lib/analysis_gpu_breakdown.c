@@ -182,6 +182,7 @@ void tr_gpu_breakdown_fini(tr_gpu_breakdown *s)
     tr_free(s->devices);
     tr_free(s->streams);
     tr_free(s->queues);
+    tr_free(s->membw);
     memset(s, 0, sizeof *s);
 }
 
@@ -191,9 +192,10 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
     memset(out, 0, sizeof *out);
     out->kernel_wait = o->kernel_wait;
     tr_gx_set g;
-    tr_vec idle, queues;
+    tr_vec idle, queues, membw;
     tr_vec_init(&idle, sizeof(tr_gpu_idle));
     tr_vec_init(&queues, sizeof(tr_gpu_queue));
+    tr_vec_init(&membw, sizeof(tr_gpu_membw));
     int rc = tr_gx_collect(t, o, &g);
     if (rc == TR_OK && g.n_dev) {
         out->devices = tr_calloc(g.n_dev, sizeof *out->devices);
@@ -205,6 +207,9 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
         rc = gb_idle(t, &g, o->kernel_wait, &idle);
     }
     if (rc == TR_OK) rc = gb_queues(&g, &queues);
+    if (rc == TR_OK) rc = tr_gx_membw(t, &g, o->hta_rounding, &membw);
+    out->membw = membw.data;
+    out->n_membw = membw.len;
     out->streams = idle.data;
     out->n_streams = idle.len;
     out->queues = queues.data;

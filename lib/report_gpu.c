@@ -7,6 +7,7 @@
 
 #include "tr_text.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- text ---- */
@@ -98,6 +99,51 @@ static void rg_queues(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+/* A GB/s cell with 3 decimals (the counters are Kineto's floats). */
+static void rg_cell_gbps(tr_rp_table *tb, double v)
+{
+    if (v != v)
+        tr_rp_cell(tb, "-");
+    else
+        tr_rp_cell(tb, "%.3f", v);
+}
+
+static void rg_membw(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"rank", "kind", "events", "points", "mean",
+                                        "std",  "min",  "median", "max"};
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    if (!g->n_membw) return;
+    tr_rp_heading(r, b,
+                  "GPU memory bandwidth, GB/s (HTA: running memcpy/memset bandwidth per rank and "
+                  "kind, its positive points)");
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "llrrrrrrr", 1);
+    tr_rp_cells(&tb, heads, 9);
+    size_t n = tr_rp_top(r, g->n_membw, 1);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_membw *m = &g->membw[i];
+        tr_buf_reset(cell);
+        if (m->rank >= 0) tr_buf_addf(cell, "%d", (int)m->rank);
+        tr_rp_cell(&tb, "%s", m->rank >= 0 ? cell->p : "?");
+        tr_rp_cell(&tb, "%s", m->kind);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)m->events);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)m->points);
+        if (!m->points) {
+            for (int c = 0; c < 5; c++) tr_rp_cell(&tb, "-");
+            continue;
+        }
+        rg_cell_gbps(&tb, m->mean);
+        rg_cell_gbps(&tb, m->std);
+        rg_cell_gbps(&tb, m->min);
+        rg_cell_gbps(&tb, m->p50);
+        rg_cell_gbps(&tb, m->max);
+    }
+    tr_rp_table_print(r, &tb, b);
+    if (n < g->n_membw) tr_buf_addf(b, "... %zu more\n", g->n_membw - n);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(r, b,
@@ -111,6 +157,7 @@ void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
     rg_devices(r, b, &cell);
     rg_streams(r, b, &cell);
     rg_queues(r, b, &cell);
+    rg_membw(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -270,6 +317,22 @@ void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b)
         tr_buf_addf(b, ",\"points\":%llu,\"max\":%lld,\"at_max_ns\":%lld,\"mean\":",
                     (unsigned long long)q->points, (long long)q->max, (long long)q->at_max);
         tr_buf_add_real(b, q->mean);
+        tr_buf_adds(b, "}");
+    }
+    tr_buf_adds(b, "],\"memory_bw\":[");
+    n = tr_rp_top(r, g->n_membw, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_membw *m = &g->membw[i];
+        const double v[] = {m->mean, m->std, m->min, m->p25, m->p50, m->p75, m->max};
+        static const char *const keys[] = {"mean", "std", "min", "p25", "p50", "p75", "max"};
+        tr_buf_addf(b, "%s{\"rank\":%d,\"kind\":", i ? "," : "", (int)m->rank);
+        tr_buf_add_json_str(b, m->kind, strlen(m->kind));
+        tr_buf_addf(b, ",\"events\":%llu,\"points\":%llu", (unsigned long long)m->events,
+                    (unsigned long long)m->points);
+        for (int k = 0; k < 7; k++) {
+            tr_buf_addf(b, ",\"%s_gbps\":", keys[k]);
+            tr_buf_add_real(b, m->points ? v[k] : NAN);
+        }
         tr_buf_adds(b, "}");
     }
     tr_buf_adds(b, "]}");

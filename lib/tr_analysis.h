@@ -394,6 +394,26 @@ typedef struct tr_gpu_queue {
     double mean;     /* the mean of the points' lengths (HTA's describe()) */
 } tr_gpu_queue;
 
+/*
+** HTA's memory bandwidth counters (trace_counters.py) of one rank and memory
+** kind (HTA's get_memory_kernel_type: "Memset", the first 11 characters of a
+** "Memcpy..." name such as "Memcpy DtoH", else "Memcpy Unknown"): over the
+** rank's memory events (but cuda_sync ones), +bandwidth at the start and
+** -bandwidth at the end (a zero-length event ends one time unit later: 1 ns,
+** 1 us with hta_rounding), in time order (ends first at equal times, then
+** slice order); the running sum after each step is a point, exactly 0 while
+** no event of the kind runs.  ^The bandwidth is the event's "memory bandwidth
+** (GB/s)" arg (Kineto's bytes / duration), 0 when absent.  ^The summary is
+** HTA's get_memory_bw_summary: pandas describe() of the positive points
+** (std with n - 1, NAN for one point; quartiles interpolated linearly).
+*/
+typedef struct tr_gpu_membw {
+    int32_t rank; /* -1 when unknown */
+    char kind[16];
+    uint64_t events, points;                   /* points: the positive ones */
+    double mean, std, min, p25, p50, p75, max; /* GB/s */
+} tr_gpu_membw;
+
 typedef struct tr_gpu_breakdown {
     tr_gpu_time *devices; /* by process */
     size_t n_devices;
@@ -401,6 +421,8 @@ typedef struct tr_gpu_breakdown {
     size_t n_streams;
     tr_gpu_queue *queues; /* by track: streams with launched events */
     size_t n_queues;
+    tr_gpu_membw *membw; /* by rank, then kind */
+    size_t n_membw;
     int64_t kernel_wait; /* the threshold used */
 } tr_gpu_breakdown;
 

@@ -18,6 +18,13 @@ computes Holistic Trace Analysis's definitions from the events:
                the launch, -1 at the event's start, +1 first at equal times;
                points, max, mean of the lengths, time at the max
   kernels      per name (cuda_sync left out): count, total, min, max
+  memory bw    per rank (distributedInfo) and kind (Memset, the first 11
+               characters of a Memcpy name, else Memcpy Unknown), the memory
+               events but cuda_sync: +"memory bandwidth (GB/s)" at the start,
+               - at the end (zero-length: 1 ns later, 1 us with rounding), in
+               time order, ends first, then file order; the running sum is a
+               point (0 while none runs); count, mean, std (n - 1), min,
+               linear quartiles and max of the positive points
   launches     per event with a launch (cuda_sync left out): cpu = the call's
                duration, gpu = the event's, delay = start - call end (>= 0);
                short (cpu <= 50 us, gpu < cpu), runtime outliers (cpu > 50 us),
@@ -76,7 +83,8 @@ def load(path, hta):
         doc = json.load(f, parse_float=decimal.Decimal)
     evs = doc["traceEvents"] if isinstance(doc, dict) else doc
     gpu, launch = [], {}
-    for e in evs:
+    rank = doc.get("distributedInfo", {}).get("rank", -1) if isinstance(doc, dict) else -1
+    for n, e in enumerate(evs):
         if e.get("ph") != "X":
             continue
         args = e.get("args") or {}
@@ -85,13 +93,56 @@ def load(path, hta):
             if hta:
                 s, end = -((-s) // 1000) * 1000, end // 1000 * 1000
             gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
-                            sync=e["cat"] == "cuda_sync", corr=args.get("correlation")))
+                            sync=e["cat"] == "cuda_sync", corr=args.get("correlation"),
+                            rank=rank, n=n, bw=float(args.get("memory bandwidth (GB/s)", 0))))
         elif "correlation" in args:
             lt, le = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
             if hta:
                 lt, le = -((-lt) // 1000) * 1000, le // 1000 * 1000
             launch.setdefault(args["correlation"], (lt, max(lt, le)))
     return gpu, launch
+
+
+def memkind(name):
+    if name.startswith("Memset"):
+        return "Memset"
+    return name[:11] if name.startswith("Memcpy") else "Memcpy Unknown"
+
+
+def quantile(v, q):
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    return v[lo] + (v[lo + 1] - v[lo]) * (pos - lo) if lo + 1 < len(v) else v[lo]
+
+
+def membw(gpu, unit):
+    steps = {}
+    for g in gpu:
+        if g["sync"] or ktype(g["name"]) != "memory":
+            continue
+        st = steps.setdefault((g["rank"], memkind(g["name"])), [])
+        end = g["e"] if g["e"] > g["s"] else g["s"] + unit
+        st += [(g["s"], 1, g["n"], g["bw"]), (end, 0, g["n"], -g["bw"])]
+    out = {}
+    for key, st in steps.items():
+        st.sort()
+        run, running, pts = 0.0, 0, []
+        for _, start, _, bw in st:
+            run += bw
+            running += 1 if start else -1
+            if not running:
+                run = 0.0
+            if run > 0:
+                pts.append(run)
+        row = dict(events=len(st) // 2, points=len(pts))
+        if pts:
+            mean = sum(pts) / len(pts)
+            std = (sum((x - mean) ** 2 for x in pts) / (len(pts) - 1)) ** 0.5 if len(pts) > 1 else None
+            pts.sort()
+            row.update(mean_gbps=mean, std_gbps=std, min_gbps=pts[0], p25_gbps=quantile(pts, 0.25),
+                       p50_gbps=quantile(pts, 0.5), p75_gbps=quantile(pts, 0.75), max_gbps=pts[-1])
+        out[key] = row
+    return out
 
 
 def expected(gpu, launch):
@@ -173,7 +224,8 @@ def main():
     cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
     got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
                                     capture_output=True, text=True).stdout)
-    devices, streams, queues, kernels, launches = expected(*load(path, hta))
+    gpu, launch = load(path, hta)
+    devices, streams, queues, kernels, launches = expected(gpu, launch)
     bad = 0
 
     def check(what, want, have):
@@ -195,6 +247,15 @@ def main():
     for q in list(gq.values()) + list(queues.values()):
         q["mean"] = round(q["mean"], 9)
     check("queues", queues, gq)
+    want_bw = membw(gpu, 1000 if hta else 1)
+    have_bw = {}
+    for m in got["gpu_breakdown"]["memory_bw"]:
+        have_bw[(m["rank"], m["kind"])] = {k: v for k, v in m.items() if k not in ("rank", "kind")
+                                           and (m["points"] or not k.endswith("_gbps"))}
+    for row in list(want_bw.values()) + list(have_bw.values()):
+        for k, v in row.items():
+            row[k] = float(f"{v:.12g}") if isinstance(v, float) else v
+    check("memory bandwidth", want_bw, have_bw)
     gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
           for k in got["gpu_kernels"]["kernels"]}
     check("kernels", kernels, gk)
@@ -214,6 +275,16 @@ def main():
         gpu, launch = load(path, False)
         want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
         check("gpu_kernel/kernel_launch views", want, have)
+        q = ("SELECT coalesce(rank, -1), kind, count(*), max(memory_bw_gbps) FROM memory_bw GROUP BY 1, 2"
+             " ORDER BY 1, 2")
+        rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+        have = {}
+        for r in rows.splitlines():
+            f = r.split("\t")
+            have[(int(f[0]), f[1])] = (int(f[2]), float(f"{float(f[3]):.12g}"))
+        want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
+                for k, v in membw(gpu, 1).items()}
+        check("memory_bw view (steps, max)", want, have)
     print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels; "
           f"{'ok' if not bad else str(bad) + ' mismatches'}")
     return 1 if bad or not devices else 0
