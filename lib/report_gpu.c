@@ -260,6 +260,54 @@ static void rg_launches(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+/* A sequence as "op | kernel | kernel", kernel names shortened. */
+static void rg_seq_text(const tr_report *r, const tr_kernel_seq *q, tr_buf *cell)
+{
+    tr_buf_reset(cell);
+    tr_buf_adds(cell, tr_rp_str(r->t, q->op));
+    for (size_t k = 0; k < q->n_kernels; k++) {
+        tr_buf_adds(cell, " | ");
+        tr_kernel_short_name(cell, tr_rp_str(r->t, r->gpu_seq.names[q->first + k]));
+    }
+}
+
+/* HTA's frequent kernel sequences, the most frequent first. */
+static void rg_seqs(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"rank", "count", "cpu", "gpu", "operator | kernels"};
+    const tr_kernel_seqs *sq = &r->gpu_seq;
+    const tr_stat_opts *so = &r->o.stat;
+    tr_buf_reset(cell);
+    tr_buf_addf(cell,
+                "GPU kernel sequences (HTA: the shallowest operators named *%s* with %zu+ "
+                "kernels; cpu, gpu = their summed time)",
+                so->seq_op ? so->seq_op : "aten::", so->seq_min);
+    tr_rp_heading(r, b, cell->p);
+    if (!sq->n) {
+        tr_buf_adds(b, "no sequences\n");
+        return;
+    }
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrrl", 4);
+    tr_rp_cells(&tb, heads, 5);
+    size_t top = tr_rp_top(r, sq->n, 1);
+    for (size_t i = 0; i < top; i++) {
+        const tr_kernel_seq *q = &sq->seqs[i];
+        if (q->rank >= 0)
+            tr_rp_cell(&tb, "%d", (int)q->rank);
+        else
+            tr_rp_cell(&tb, "?");
+        tr_rp_cell(&tb, "%llu", (unsigned long long)q->count);
+        tr_rp_cell_duration(&tb, q->cpu_total);
+        tr_rp_cell_duration(&tb, q->gpu_total);
+        rg_seq_text(r, q, cell);
+        tr_rp_cell(&tb, "%s", cell->p);
+    }
+    tr_rp_table_print(r, &tb, b);
+    if (top < sq->n) tr_buf_addf(b, "... %zu more\n", sq->n - top);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(r, b, "GPU kernel types (HTA: communication, memory, computation, other)");
@@ -272,6 +320,7 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     rg_types(r, b, &cell);
     rg_kernels(r, b, &cell);
     rg_launches(r, b, &cell);
+    rg_seqs(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -338,6 +387,30 @@ void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b)
     tr_buf_adds(b, "]}");
 }
 
+static void rg_json_seqs(const tr_report *r, tr_buf *b)
+{
+    const tr_kernel_seqs *sq = &r->gpu_seq;
+    const char *op = r->o.stat.seq_op ? r->o.stat.seq_op : "aten::";
+    tr_buf_adds(b, "\"sequences\":{\"operator\":");
+    tr_buf_add_json_str(b, op, strlen(op));
+    tr_buf_addf(b, ",\"min_kernels\":%zu,\"patterns\":[", r->o.stat.seq_min);
+    size_t n = tr_rp_top(r, sq->n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_kernel_seq *q = &sq->seqs[i];
+        tr_buf_addf(b, "%s{\"rank\":%d,\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"op\":",
+                    i ? "," : "", (int)q->rank, (unsigned long long)q->count,
+                    (long long)q->cpu_total, (long long)q->gpu_total);
+        tr_buf_add_json_id(b, r->t, q->op);
+        tr_buf_adds(b, ",\"kernels\":[");
+        for (size_t k = 0; k < q->n_kernels; k++) {
+            if (k) tr_buf_adds(b, ",");
+            tr_buf_add_json_id(b, r->t, sq->names[q->first + k]);
+        }
+        tr_buf_adds(b, "]}");
+    }
+    tr_buf_adds(b, "]}");
+}
+
 void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
 {
     const tr_gpu_kernels *k = &r->gpu_k;
@@ -391,5 +464,7 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
                     (long long)s.ts[o->kernel], (long long)o->cpu_dur, (long long)o->gpu_dur,
                     (long long)o->delay);
     }
-    tr_buf_adds(b, "]}}");
+    tr_buf_adds(b, "]},");
+    rg_json_seqs(r, b);
+    tr_buf_adds(b, "}");
 }

@@ -51,11 +51,15 @@ typedef struct tr_stat_opts {
     int hot_per_thread;    /* hot: one table per thread besides the merged one */
     int64_t kernel_wait;   /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
     int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
+    const char *seq_op;    /* gpu-kernels: sequences' operator text, NULL = "aten::" */
+    size_t seq_min;        /* gpu-kernels: the fewest kernels of a sequence */
 } tr_stat_opts;
 
 /*
 ** ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only,
-** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times.
+** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times,
+** kernel sequences of "aten::" operators with 3 kernels or more (HTA's
+** min_pattern_len).
 */
 void tr_stat_opts_init(tr_stat_opts *o);
 
@@ -479,6 +483,37 @@ typedef struct tr_gpu_launches {
 int tr_gpu_launches_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_launches *out,
                             tr_error *e);
 void tr_gpu_launches_fini(tr_gpu_launches *s);
+
+/*
+** HTA's frequent CUDA kernel sequences (get_frequent_cuda_kernel_sequences):
+** the roots are the slices that are no GPU events, whose name contains
+** seq_op, at the shallowest depth (tr_slices.depth) such a slice has on
+** their rank; a root's kernels are the GPU events (cuda_sync ones too)
+** whose launch (analysis_gpu_events.c: the slice of the same correlation
+** id) is the root or nested under it, in start order (then slice order).
+** ^Roots with at least seq_min kernels count: per rank and pattern (the
+** root's name, then its kernels' names) the number of roots, their summed
+** CPU time (the roots' durations) and GPU time (their kernels' durations).
+** ^HTA links a backward thread's operators under the main thread's
+** ProfilerStep, which deepens them; here each thread keeps its own depths.
+*/
+typedef struct tr_kernel_seq {
+    int32_t rank;            /* -1 when unknown */
+    tr_str op;               /* the root's name */
+    size_t first, n_kernels; /* its kernels' names: names[first .. first + n_kernels) */
+    uint64_t count;
+    int64_t cpu_total, gpu_total;
+} tr_kernel_seq;
+
+typedef struct tr_kernel_seqs {
+    tr_kernel_seq *seqs; /* by rank, then count descending, then the text "op|k1|k2|..." */
+    size_t n;
+    tr_str *names;
+} tr_kernel_seqs;
+
+int tr_kernel_seqs_compute(const tr_trace *t, const tr_stat_opts *o, tr_kernel_seqs *out,
+                           tr_error *e);
+void tr_kernel_seqs_fini(tr_kernel_seqs *s);
 
 /*
 ** ^A short kernel name as HTA's shorten_name reads it: template and

@@ -35,7 +35,15 @@ with --tracesql, also the per-type counts and times of tracesql's gpu_kernel vie
 (exact times) and the row count of its kernel_launch view (GPU events whose
 correlation a CUDA runtime slice shares).
 
-usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding | --tracesql TRACESQL]
+With --seq-op TEXT, also the frequent kernel sequences of gpu-kernels (HTA's
+get_frequent_cuda_kernel_sequences): per thread, the CPU slices (not device
+events, not gpu_user_annotation) nest by time (ts ascending, longer first);
+the roots are those whose name contains TEXT at the shallowest depth any such
+slice has; a root's kernels are the GPU events whose launch is the root or
+nested under it, in start order; roots with 3 kernels or more count, per
+pattern "op|kernel|...": roots, their CPU time, their kernels' GPU time.
+
+usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding] [--tracesql TRACESQL] [--seq-op TEXT]
 """
 import decimal
 import gzip
@@ -82,7 +90,7 @@ def load(path, hta):
     with opener(path, "rt") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     evs = doc["traceEvents"] if isinstance(doc, dict) else doc
-    gpu, launch = [], {}
+    gpu, launch, cpu = [], {}, []
     rank = doc.get("distributedInfo", {}).get("rank", -1) if isinstance(doc, dict) else -1
     for n, e in enumerate(evs):
         if e.get("ph") != "X":
@@ -95,12 +103,20 @@ def load(path, hta):
             gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
                             sync=e["cat"] == "cuda_sync", corr=args.get("correlation"),
                             rank=rank, n=n, bw=float(args.get("memory bandwidth (GB/s)", 0))))
-        elif "correlation" in args:
+            continue
+        if e.get("cat") != "gpu_user_annotation":
+            b, end = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+            if hta:
+                b, end = -((-b) // 1000) * 1000, end // 1000 * 1000
+            cpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], ts=ns(e["ts"]),
+                            dur=ns(e.get("dur", 0)), n=n, cpu_dur=max(end - b, 0),
+                            corr=args.get("correlation")))
+        if "correlation" in args:
             lt, le = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
             if hta:
                 lt, le = -((-lt) // 1000) * 1000, le // 1000 * 1000
             launch.setdefault(args["correlation"], (lt, max(lt, le)))
-    return gpu, launch
+    return gpu, launch, cpu, rank
 
 
 def memkind(name):
@@ -143,6 +159,47 @@ def membw(gpu, unit):
                        p50_gbps=quantile(pts, 0.5), p75_gbps=quantile(pts, 0.75), max_gbps=pts[-1])
         out[key] = row
     return out
+
+
+def sequences(gpu, cpu, rank, op, min_kernels=3):
+    threads = {}
+    for c in cpu:
+        threads.setdefault((c["pid"], c["tid"]), []).append(c)
+    for evs in threads.values():
+        evs.sort(key=lambda c: (c["ts"], -c["dur"], c["n"]))
+        stack = []
+        for c in evs:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= c["ts"]:
+                stack.pop()
+            c["depth"], c["parent"] = len(stack), stack[-1] if stack else None
+            stack.append(c)
+    by_corr = {}
+    for c in cpu:
+        if c["corr"] is not None:
+            by_corr.setdefault(c["corr"], c)
+    matches = [c for c in cpu if op in c["name"]]
+    if not matches:
+        return []
+    top = min(c["depth"] for c in matches)
+    kernels = {}
+    for g in gpu:
+        c = by_corr.get(g["corr"])
+        while c is not None and c["depth"] > top:
+            c = c["parent"]
+        if c is not None and c["depth"] == top and op in c["name"]:
+            kernels.setdefault(c["n"], (c, []))[1].append(g)
+    pats = {}
+    for root, ks in kernels.values():
+        if len(ks) < min_kernels:
+            continue
+        ks.sort(key=lambda g: (g["s"], g["n"]))
+        key = (root["name"],) + tuple(g["name"] for g in ks)
+        p = pats.setdefault(key, dict(rank=rank, count=0, cpu_ns=0, gpu_ns=0, op=key[0],
+                                      kernels=list(key[1:])))
+        p["count"] += 1
+        p["cpu_ns"] += root["cpu_dur"]
+        p["gpu_ns"] += sum(g["e"] - g["s"] for g in ks)
+    return sorted(pats.values(), key=lambda p: (-p["count"], "|".join([p["op"]] + p["kernels"])))
 
 
 def expected(gpu, launch):
@@ -222,9 +279,12 @@ def main():
     tracestat, path = sys.argv[1], sys.argv[2]
     hta = "--hta-rounding" in sys.argv[3:]
     cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
+    seq_op = sys.argv[sys.argv.index("--seq-op") + 1] if "--seq-op" in sys.argv else None
+    if seq_op:
+        cmd += ["--seq-op", seq_op]
+    gpu, launch, cpu, rank = load(path, hta)
     got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
                                     capture_output=True, text=True).stdout)
-    gpu, launch = load(path, hta)
     devices, streams, queues, kernels, launches = expected(gpu, launch)
     bad = 0
 
@@ -247,6 +307,12 @@ def main():
     for q in list(gq.values()) + list(queues.values()):
         q["mean"] = round(q["mean"], 9)
     check("queues", queues, gq)
+    if seq_op:
+        want = sequences(gpu, cpu, rank, seq_op)
+        check("kernel sequences", want, got["gpu_kernels"]["sequences"]["patterns"])
+        if not want:
+            print(f"{path}: no sequences of {seq_op}")
+            bad += 1
     want_bw = membw(gpu, 1000 if hta else 1)
     have_bw = {}
     for m in got["gpu_breakdown"]["memory_bw"]:
@@ -272,7 +338,7 @@ def main():
         for k in kernels.values():
             c, t = want.get(k["type"], (0, 0))
             want[k["type"]] = (c + k["count"], t + k["total_ns"])
-        gpu, launch = load(path, False)
+        gpu, launch = load(path, False)[:2]
         want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
         check("gpu_kernel/kernel_launch views", want, have)
         q = ("SELECT coalesce(rank, -1), kind, count(*), max(memory_bw_gbps) FROM memory_bw GROUP BY 1, 2"
@@ -285,7 +351,8 @@ def main():
         want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
                 for k, v in membw(gpu, 1).items()}
         check("memory_bw view (steps, max)", want, have)
-    print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels; "
+    seqs = f", {len(got['gpu_kernels']['sequences']['patterns'])} sequences" if seq_op else ""
+    print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels{seqs}; "
           f"{'ok' if not bad else str(bad) + ' mismatches'}")
     return 1 if bad or not devices else 0
 
