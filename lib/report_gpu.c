@@ -178,22 +178,39 @@ static void rg_types(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
-/* The top kernels of each type, the type's share of each. */
-static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
+/* The time of type TYPE on rank RANK, from the per-rank rows V (N of them). */
+static int64_t rg_rank_type_total(const tr_kernel_stat *v, size_t n, int32_t rank, int type)
 {
-    static const char *const heads[] = {"type", "kernel", "count", "total",
-                                        "mean", "min",    "max",   "share"};
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].rank == rank && v[i].type == type) sum += v[i].total;
+    return sum;
+}
+
+/* The top kernels of each type (of each rank and type with PER_RANK), the type's share of each. */
+static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell, int per_rank)
+{
+    static const char *const heads[] = {"rank", "type", "kernel", "count", "total",
+                                        "mean", "min",  "max",    "share"};
     const tr_gpu_kernels *k = &r->gpu_k;
-    tr_rp_heading(r, b, "GPU kernels (top by time per type; share = of the type's time)");
+    const tr_kernel_stat *v = per_rank ? k->by_rank : k->kernels;
+    size_t n = per_rank ? k->n_by_rank : k->n;
+    tr_rp_heading(r, b,
+                  per_rank ? "GPU kernels per rank (top by time per rank and type; share = of the "
+                             "rank's type time)"
+                           : "GPU kernels (top by time per type; share = of the type's time)");
     tr_rp_table tb;
-    tr_rp_table_init(&tb, "llrrrrrr", 1);
-    tr_rp_cells(&tb, heads, 8);
-    for (size_t i = 0; i < k->n;) {
+    tr_rp_table_init(&tb, per_rank ? "lllrrrrrr" : "llrrrrrr", per_rank ? 2 : 1);
+    tr_rp_cells(&tb, heads + !per_rank, per_rank ? 9 : 8);
+    for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < k->n && k->kernels[j].type == k->kernels[i].type) j++;
+        while (j < n && v[j].type == v[i].type && v[j].rank == v[i].rank) j++;
+        int64_t whole =
+            per_rank ? rg_rank_type_total(v, n, v[i].rank, v[i].type) : k->type_total[v[i].type];
         size_t top = i + tr_rp_top(r, j - i, 1);
         for (size_t x = i; x < top; x++) {
-            const tr_kernel_stat *s = &k->kernels[x];
+            const tr_kernel_stat *s = &v[x];
+            if (per_rank) tr_rp_cell(&tb, "%d", (int)s->rank);
             tr_rp_cell(&tb, "%s", tr_kernel_type_name(s->type));
             tr_buf_reset(cell);
             tr_kernel_short_name(cell, tr_rp_str(r->t, s->name));
@@ -204,13 +221,21 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
             tr_rp_cell_duration(&tb, s->min);
             tr_rp_cell_duration(&tb, s->max);
             tr_buf_reset(cell);
-            tr_rp_pct(cell, (double)s->total, (double)k->type_total[s->type]);
+            tr_rp_pct(cell, (double)s->total, (double)whole);
             tr_rp_cell(&tb, "%s", cell->p);
         }
         i = j;
     }
     tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
+}
+
+/* Several ranks: the per-rank table is worth printing. */
+static int rg_several_ranks(const tr_gpu_kernels *k)
+{
+    for (size_t i = 1; i < k->n_by_rank; i++)
+        if (k->by_rank[i].rank != k->by_rank[0].rank) return 1;
+    return 0;
 }
 
 /* HTA's launch statistics: the sums, then the launch-delay outliers. */
@@ -318,7 +343,8 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     tr_buf cell;
     tr_buf_init(&cell, 0);
     rg_types(r, b, &cell);
-    rg_kernels(r, b, &cell);
+    rg_kernels(r, b, &cell, 0);
+    if (rg_several_ranks(&r->gpu_k)) rg_kernels(r, b, &cell, 1);
     rg_launches(r, b, &cell);
     rg_seqs(r, b, &cell);
     tr_buf_fini(&cell);
@@ -411,6 +437,32 @@ static void rg_json_seqs(const tr_report *r, tr_buf *b)
     tr_buf_adds(b, "]}");
 }
 
+static void rg_json_kernels(const tr_report *r, tr_buf *b, const tr_kernel_stat *v, size_t n_rows,
+                            int per_rank)
+{
+    tr_buf short_name;
+    tr_buf_init(&short_name, 0);
+    size_t n = tr_rp_top(r, n_rows, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_kernel_stat *s = &v[i];
+        const char *name = tr_rp_str(r->t, s->name);
+        tr_buf_adds(b, i ? ",{" : "{");
+        if (per_rank) tr_buf_addf(b, "\"rank\":%d,", (int)s->rank);
+        tr_buf_addf(b, "\"type\":\"%s\",\"name\":", tr_kernel_type_name(s->type));
+        tr_buf_add_json_id(b, r->t, s->name);
+        tr_buf_reset(&short_name);
+        tr_kernel_short_name(&short_name, name);
+        tr_buf_adds(b, ",\"short_name\":");
+        tr_buf_add_json_str(b, short_name.p, short_name.len);
+        tr_buf_addf(b,
+                    ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
+                    (long long)s->total);
+        tr_buf_add_real(b, s->mean);
+        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
+    }
+    tr_buf_fini(&short_name);
+}
+
 void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
 {
     const tr_gpu_kernels *k = &r->gpu_k;
@@ -424,25 +476,9 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
         first = 0;
     }
     tr_buf_adds(b, "],\"kernels\":[");
-    tr_buf short_name;
-    tr_buf_init(&short_name, 0);
-    size_t n = tr_rp_top(r, k->n, 0);
-    for (size_t i = 0; i < n; i++) {
-        const tr_kernel_stat *s = &k->kernels[i];
-        const char *name = tr_rp_str(r->t, s->name);
-        tr_buf_addf(b, "%s{\"type\":\"%s\",\"name\":", i ? "," : "", tr_kernel_type_name(s->type));
-        tr_buf_add_json_id(b, r->t, s->name);
-        tr_buf_reset(&short_name);
-        tr_kernel_short_name(&short_name, name);
-        tr_buf_adds(b, ",\"short_name\":");
-        tr_buf_add_json_str(b, short_name.p, short_name.len);
-        tr_buf_addf(b,
-                    ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
-                    (long long)s->total);
-        tr_buf_add_real(b, s->mean);
-        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
-    }
-    tr_buf_fini(&short_name);
+    rg_json_kernels(r, b, k->kernels, k->n, 0);
+    tr_buf_adds(b, "],\"by_rank\":[");
+    rg_json_kernels(r, b, k->by_rank, k->n_by_rank, 1);
     const tr_gpu_launches *l = &r->gpu_l;
     tr_buf_addf(b,
                 "],\"launches\":{\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"delay_ns\":%lld,"
@@ -453,7 +489,7 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
                 (unsigned long long)l->short_kernels, (unsigned long long)l->runtime_outliers);
     tr_slices s;
     tr_trace_slices(r->t, &s);
-    n = tr_rp_top(r, l->n_outliers, 0);
+    size_t n = tr_rp_top(r, l->n_outliers, 0);
     for (size_t i = 0; i < n; i++) {
         const tr_gpu_launch *o = &l->outliers[i];
         tr_buf_adds(b, i ? ",{\"kernel\":" : "{\"kernel\":");

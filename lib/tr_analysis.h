@@ -437,7 +437,8 @@ void tr_gpu_breakdown_fini(tr_gpu_breakdown *s);
 /* HTA's kernel breakdown: every GPU event but cuda_sync ones, by type and name. */
 typedef struct tr_kernel_stat {
     tr_str name;
-    int type; /* enum tr_kernel_type */
+    int type;     /* enum tr_kernel_type */
+    int32_t rank; /* by_rank rows: the rank, -1 unknown; kernels rows: -1 (all ranks) */
     uint64_t count;
     int64_t total, min, max;
     double mean;
@@ -449,6 +450,9 @@ typedef struct tr_gpu_kernels {
     int64_t total;           /* all types */
     tr_kernel_stat *kernels; /* by type, then total descending, then name */
     size_t n;
+    tr_kernel_stat
+        *by_rank; /* per rank and name (HTA's per-rank breakdown): by rank, then as kernels */
+    size_t n_by_rank;
 } tr_gpu_kernels;
 
 int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kernels *out,

@@ -43,7 +43,11 @@ slice has; a root's kernels are the GPU events whose launch is the root or
 nested under it, in start order; roots with 3 kernels or more count, per
 pattern "op|kernel|...": roots, their CPU time, their kernels' GPU time.
 
+The kernel breakdown per rank (gpu_kernels.by_rank) is checked too; with
+--also TRACE2 (another rank's trace) on the two traces read together.
+
 usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding] [--tracesql TRACESQL] [--seq-op TEXT]
+                        [--also TRACE2]
 """
 import decimal
 import gzip
@@ -202,6 +206,25 @@ def sequences(gpu, cpu, rank, op, min_kernels=3):
     return sorted(pats.values(), key=lambda p: (-p["count"], "|".join([p["op"]] + p["kernels"])))
 
 
+def by_rank(gpu):
+    out = {}
+    for g in gpu:
+        if g["sync"]:
+            continue
+        d = g["e"] - g["s"]
+        k = out.setdefault((g["rank"], g["name"]), dict(type=ktype(g["name"]), count=0, total_ns=0,
+                                                       min_ns=d, max_ns=d))
+        k["count"] += 1
+        k["total_ns"] += d
+        k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
+    return out
+
+
+def got_by_rank(got):
+    return {(k["rank"], k["name"]): {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
+            for k in got["gpu_kernels"]["by_rank"]}
+
+
 def expected(gpu, launch):
     devices, streams, kernels = {}, {}, {}
     for pid in sorted({g["pid"] for g in gpu}, key=str):
@@ -307,6 +330,17 @@ def main():
     for q in list(gq.values()) + list(queues.values()):
         q["mean"] = round(q["mean"], 9)
     check("queues", queues, gq)
+    check("kernels per rank", by_rank(gpu), got_by_rank(got))
+    if "--also" in sys.argv:
+        other = sys.argv[sys.argv.index("--also") + 1]
+        both = json.loads(subprocess.run(
+            [tracestat, "--section", "gpu-kernels", "--json", path, other]
+            + (["--hta-rounding"] if hta else []), check=True, capture_output=True, text=True).stdout)
+        want = by_rank(gpu + load(other, hta)[0])
+        check("kernels per rank of both traces", want, got_by_rank(both))
+        if len({k[0] for k in want}) < 2:
+            print(f"{path}, {other}: one rank only")
+            bad += 1
     if seq_op:
         want = sequences(gpu, cpu, rank, seq_op)
         check("kernel sequences", want, got["gpu_kernels"]["sequences"]["patterns"])
