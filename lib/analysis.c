@@ -13,6 +13,7 @@ void tr_stat_opts_init(tr_stat_opts *o)
     o->gaps = 3;
     o->mad_k = 3.0;
     o->kernel_wait = 30000;
+    o->seq_min = 3;
 }
 
 int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last)

@@ -182,6 +182,7 @@ void tr_gpu_breakdown_fini(tr_gpu_breakdown *s)
     tr_free(s->devices);
     tr_free(s->streams);
     tr_free(s->queues);
+    tr_free(s->membw);
     memset(s, 0, sizeof *s);
 }
 
@@ -191,9 +192,10 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
     memset(out, 0, sizeof *out);
     out->kernel_wait = o->kernel_wait;
     tr_gx_set g;
-    tr_vec idle, queues;
+    tr_vec idle, queues, membw;
     tr_vec_init(&idle, sizeof(tr_gpu_idle));
     tr_vec_init(&queues, sizeof(tr_gpu_queue));
+    tr_vec_init(&membw, sizeof(tr_gpu_membw));
     int rc = tr_gx_collect(t, o, &g);
     if (rc == TR_OK && g.n_dev) {
         out->devices = tr_calloc(g.n_dev, sizeof *out->devices);
@@ -205,6 +207,9 @@ int tr_gpu_breakdown_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_br
         rc = gb_idle(t, &g, o->kernel_wait, &idle);
     }
     if (rc == TR_OK) rc = gb_queues(&g, &queues);
+    if (rc == TR_OK) rc = tr_gx_membw(t, &g, o->hta_rounding, &membw);
+    out->membw = membw.data;
+    out->n_membw = membw.len;
     out->streams = idle.data;
     out->n_streams = idle.len;
     out->queues = queues.data;
@@ -224,46 +229,64 @@ static const tr_trace *gb_sort_trace; /* tr_qsort's comparator has no context */
 static int gb_kernel_cmp(const void *pa, const void *pb)
 {
     const tr_kernel_stat *a = pa, *b = pb;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
     if (a->type != b->type) return a->type < b->type ? -1 : 1;
     if (a->total != b->total) return a->total > b->total ? -1 : 1;
     return tr_an_strcmp(gb_sort_trace, a->name, b->name);
 }
 
-static int gb_kernels(const tr_gx_set *g, tr_gpu_kernels *out, tr_vec *rows)
+/* Adds duration D of an event named NAME to its row in ROWS (found through BY by KEY). */
+static int gb_kernel_add(tr_map *by, uint64_t key, tr_vec *rows, const tr_gx_ev *ev, int32_t rank)
 {
-    tr_map by_name = {0};
+    int64_t d = ev->e - ev->s;
+    int is_new;
+    uint32_t *slot = tr_map_slot(by, key, &is_new);
+    tr_kernel_stat *k = slot && is_new ? tr_vec_push(rows) : NULL;
+    if (!slot || (is_new && !k)) return TR_FATAL;
+    if (is_new) {
+        *slot = (uint32_t)(rows->len - 1);
+        *k = (tr_kernel_stat){.name = ev->name, .type = ev->type, .rank = rank, .min = d, .max = d};
+    }
+    k = &TR_VEC_AT(rows, tr_kernel_stat, *slot);
+    k->count++;
+    k->total += d;
+    if (d < k->min) k->min = d;
+    if (d > k->max) k->max = d;
+    return TR_OK;
+}
+
+static int gb_kernels(const tr_trace *t, const tr_gx_set *g, tr_gpu_kernels *out, tr_vec *rows,
+                      tr_vec *ranked)
+{
+    tr_map by_name = {0}, by_rank = {0};
     const tr_gx_ev *v = g->ev.data;
     int rc = TR_OK;
     for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
         if (v[i].sync) continue;
-        int64_t d = v[i].e - v[i].s;
-        int is_new;
-        uint32_t *slot = tr_map_slot(&by_name, v[i].name, &is_new);
-        tr_kernel_stat *k = slot && is_new ? tr_vec_push(rows) : NULL;
-        if (!slot || (is_new && !k)) {
-            rc = TR_FATAL;
-            break;
-        }
-        if (is_new) {
-            *slot = (uint32_t)(rows->len - 1);
-            *k = (tr_kernel_stat){.name = v[i].name, .type = v[i].type, .min = d, .max = d};
-        }
-        k = &TR_VEC_AT(rows, tr_kernel_stat, *slot);
-        k->count++;
-        k->total += d;
-        if (d < k->min) k->min = d;
-        if (d > k->max) k->max = d;
-        out->type_total[v[i].type] += d;
+        int32_t rank = tr_process_get(t, g->dev_proc[v[i].dev])->rank;
+        rc = gb_kernel_add(&by_name, v[i].name, rows, &v[i], -1);
+        if (rc == TR_OK)
+            rc = gb_kernel_add(&by_rank, (uint64_t)(uint32_t)rank << 32 | v[i].name, ranked, &v[i],
+                               rank);
+        out->type_total[v[i].type] += v[i].e - v[i].s;
         out->type_count[v[i].type]++;
-        out->total += d;
+        out->total += v[i].e - v[i].s;
     }
     tr_map_fini(&by_name);
+    tr_map_fini(&by_rank);
     return rc;
+}
+
+static void gb_kernel_means(tr_kernel_stat *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++) k[i].mean = (double)k[i].total / (double)k[i].count;
+    tr_qsort(k, n, sizeof *k, gb_kernel_cmp);
 }
 
 void tr_gpu_kernels_fini(tr_gpu_kernels *s)
 {
     tr_free(s->kernels);
+    tr_free(s->by_rank);
     memset(s, 0, sizeof *s);
 }
 
@@ -272,20 +295,22 @@ int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kern
 {
     memset(out, 0, sizeof *out);
     tr_gx_set g;
-    tr_vec rows;
+    tr_vec rows, ranked;
     tr_vec_init(&rows, sizeof(tr_kernel_stat));
+    tr_vec_init(&ranked, sizeof(tr_kernel_stat));
     int rc = tr_gx_collect(t, o, &g);
-    if (rc == TR_OK) rc = gb_kernels(&g, out, &rows);
+    if (rc == TR_OK) rc = gb_kernels(t, &g, out, &rows, &ranked);
     tr_gx_fini(&g);
     out->kernels = rows.data;
     out->n = rows.len;
+    out->by_rank = ranked.data;
+    out->n_by_rank = ranked.len;
     if (rc != TR_OK) {
         tr_gpu_kernels_fini(out);
         return tr_error_nomem(e);
     }
-    for (size_t i = 0; i < out->n; i++)
-        out->kernels[i].mean = (double)out->kernels[i].total / (double)out->kernels[i].count;
     gb_sort_trace = t;
-    tr_qsort(out->kernels, out->n, sizeof *out->kernels, gb_kernel_cmp);
+    gb_kernel_means(out->kernels, out->n);
+    gb_kernel_means(out->by_rank, out->n_by_rank);
     return TR_OK;
 }

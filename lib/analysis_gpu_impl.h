@@ -26,5 +26,7 @@ typedef struct tr_gx_set {
 /* ^Collects the GPU events of T into G; TR_OK or TR_FATAL (out of memory; G is then finishable). */
 int tr_gx_collect(const tr_trace *t, const tr_stat_opts *o, tr_gx_set *g);
 void tr_gx_fini(tr_gx_set *g);
+/* ^Appends G's memory bandwidth rows (tr_gpu_membw, sorted) to ROWS; TR_OK or TR_FATAL. */
+int tr_gx_membw(const tr_trace *t, const tr_gx_set *g, int hta_rounding, tr_vec *rows);
 
 #endif

@@ -72,7 +72,8 @@ static int compute(tr_report *r, tr_error *e)
     if (tr_rp_has(r, TR_REPORT_GPU_BREAKDOWN) && tr_gpu_breakdown_compute(t, so, &r->gpu_bd, e) < 0)
         return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_GPU_KERNELS) && (tr_gpu_kernels_compute(t, so, &r->gpu_k, e) < 0 ||
-                                                tr_gpu_launches_compute(t, so, &r->gpu_l, e) < 0))
+                                                tr_gpu_launches_compute(t, so, &r->gpu_l, e) < 0 ||
+                                                tr_kernel_seqs_compute(t, so, &r->gpu_seq, e) < 0))
         return TR_FATAL;
     sort_tables(r);
     return TR_OK;
@@ -110,6 +111,7 @@ void tr_report_free(tr_report *r)
     tr_gpu_breakdown_fini(&r->gpu_bd);
     tr_gpu_kernels_fini(&r->gpu_k);
     tr_gpu_launches_fini(&r->gpu_l);
+    tr_kernel_seqs_fini(&r->gpu_seq);
     tr_free(r);
 }
 

@@ -7,6 +7,7 @@
 
 #include "tr_text.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- text ---- */
@@ -98,6 +99,51 @@ static void rg_queues(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+/* A GB/s cell with 3 decimals (the counters are Kineto's floats). */
+static void rg_cell_gbps(tr_rp_table *tb, double v)
+{
+    if (v != v)
+        tr_rp_cell(tb, "-");
+    else
+        tr_rp_cell(tb, "%.3f", v);
+}
+
+static void rg_membw(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"rank", "kind", "events", "points", "mean",
+                                        "std",  "min",  "median", "max"};
+    const tr_gpu_breakdown *g = &r->gpu_bd;
+    if (!g->n_membw) return;
+    tr_rp_heading(r, b,
+                  "GPU memory bandwidth, GB/s (HTA: running memcpy/memset bandwidth per rank and "
+                  "kind, its positive points)");
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "llrrrrrrr", 1);
+    tr_rp_cells(&tb, heads, 9);
+    size_t n = tr_rp_top(r, g->n_membw, 1);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_membw *m = &g->membw[i];
+        tr_buf_reset(cell);
+        if (m->rank >= 0) tr_buf_addf(cell, "%d", (int)m->rank);
+        tr_rp_cell(&tb, "%s", m->rank >= 0 ? cell->p : "?");
+        tr_rp_cell(&tb, "%s", m->kind);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)m->events);
+        tr_rp_cell(&tb, "%llu", (unsigned long long)m->points);
+        if (!m->points) {
+            for (int c = 0; c < 5; c++) tr_rp_cell(&tb, "-");
+            continue;
+        }
+        rg_cell_gbps(&tb, m->mean);
+        rg_cell_gbps(&tb, m->std);
+        rg_cell_gbps(&tb, m->min);
+        rg_cell_gbps(&tb, m->p50);
+        rg_cell_gbps(&tb, m->max);
+    }
+    tr_rp_table_print(r, &tb, b);
+    if (n < g->n_membw) tr_buf_addf(b, "... %zu more\n", g->n_membw - n);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(r, b,
@@ -111,6 +157,7 @@ void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
     rg_devices(r, b, &cell);
     rg_streams(r, b, &cell);
     rg_queues(r, b, &cell);
+    rg_membw(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -131,22 +178,39 @@ static void rg_types(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
-/* The top kernels of each type, the type's share of each. */
-static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
+/* The time of type TYPE on rank RANK, from the per-rank rows V (N of them). */
+static int64_t rg_rank_type_total(const tr_kernel_stat *v, size_t n, int32_t rank, int type)
 {
-    static const char *const heads[] = {"type", "kernel", "count", "total",
-                                        "mean", "min",    "max",   "share"};
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].rank == rank && v[i].type == type) sum += v[i].total;
+    return sum;
+}
+
+/* The top kernels of each type (of each rank and type with PER_RANK), the type's share of each. */
+static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell, int per_rank)
+{
+    static const char *const heads[] = {"rank", "type", "kernel", "count", "total",
+                                        "mean", "min",  "max",    "share"};
     const tr_gpu_kernels *k = &r->gpu_k;
-    tr_rp_heading(r, b, "GPU kernels (top by time per type; share = of the type's time)");
+    const tr_kernel_stat *v = per_rank ? k->by_rank : k->kernels;
+    size_t n = per_rank ? k->n_by_rank : k->n;
+    tr_rp_heading(r, b,
+                  per_rank ? "GPU kernels per rank (top by time per rank and type; share = of the "
+                             "rank's type time)"
+                           : "GPU kernels (top by time per type; share = of the type's time)");
     tr_rp_table tb;
-    tr_rp_table_init(&tb, "llrrrrrr", 1);
-    tr_rp_cells(&tb, heads, 8);
-    for (size_t i = 0; i < k->n;) {
+    tr_rp_table_init(&tb, per_rank ? "lllrrrrrr" : "llrrrrrr", per_rank ? 2 : 1);
+    tr_rp_cells(&tb, heads + !per_rank, per_rank ? 9 : 8);
+    for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < k->n && k->kernels[j].type == k->kernels[i].type) j++;
+        while (j < n && v[j].type == v[i].type && v[j].rank == v[i].rank) j++;
+        int64_t whole =
+            per_rank ? rg_rank_type_total(v, n, v[i].rank, v[i].type) : k->type_total[v[i].type];
         size_t top = i + tr_rp_top(r, j - i, 1);
         for (size_t x = i; x < top; x++) {
-            const tr_kernel_stat *s = &k->kernels[x];
+            const tr_kernel_stat *s = &v[x];
+            if (per_rank) tr_rp_cell(&tb, "%d", (int)s->rank);
             tr_rp_cell(&tb, "%s", tr_kernel_type_name(s->type));
             tr_buf_reset(cell);
             tr_kernel_short_name(cell, tr_rp_str(r->t, s->name));
@@ -157,13 +221,21 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell)
             tr_rp_cell_duration(&tb, s->min);
             tr_rp_cell_duration(&tb, s->max);
             tr_buf_reset(cell);
-            tr_rp_pct(cell, (double)s->total, (double)k->type_total[s->type]);
+            tr_rp_pct(cell, (double)s->total, (double)whole);
             tr_rp_cell(&tb, "%s", cell->p);
         }
         i = j;
     }
     tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
+}
+
+/* Several ranks: the per-rank table is worth printing. */
+static int rg_several_ranks(const tr_gpu_kernels *k)
+{
+    for (size_t i = 1; i < k->n_by_rank; i++)
+        if (k->by_rank[i].rank != k->by_rank[0].rank) return 1;
+    return 0;
 }
 
 /* HTA's launch statistics: the sums, then the launch-delay outliers. */
@@ -213,6 +285,54 @@ static void rg_launches(const tr_report *r, tr_buf *b, tr_buf *cell)
     tr_rp_table_fini(&tb);
 }
 
+/* A sequence as "op | kernel | kernel", kernel names shortened. */
+static void rg_seq_text(const tr_report *r, const tr_kernel_seq *q, tr_buf *cell)
+{
+    tr_buf_reset(cell);
+    tr_buf_adds(cell, tr_rp_str(r->t, q->op));
+    for (size_t k = 0; k < q->n_kernels; k++) {
+        tr_buf_adds(cell, " | ");
+        tr_kernel_short_name(cell, tr_rp_str(r->t, r->gpu_seq.names[q->first + k]));
+    }
+}
+
+/* HTA's frequent kernel sequences, the most frequent first. */
+static void rg_seqs(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"rank", "count", "cpu", "gpu", "operator | kernels"};
+    const tr_kernel_seqs *sq = &r->gpu_seq;
+    const tr_stat_opts *so = &r->o.stat;
+    tr_buf_reset(cell);
+    tr_buf_addf(cell,
+                "GPU kernel sequences (HTA: the shallowest operators named *%s* with %zu+ "
+                "kernels; cpu, gpu = their summed time)",
+                so->seq_op ? so->seq_op : "aten::", so->seq_min);
+    tr_rp_heading(r, b, cell->p);
+    if (!sq->n) {
+        tr_buf_adds(b, "no sequences\n");
+        return;
+    }
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lrrrl", 4);
+    tr_rp_cells(&tb, heads, 5);
+    size_t top = tr_rp_top(r, sq->n, 1);
+    for (size_t i = 0; i < top; i++) {
+        const tr_kernel_seq *q = &sq->seqs[i];
+        if (q->rank >= 0)
+            tr_rp_cell(&tb, "%d", (int)q->rank);
+        else
+            tr_rp_cell(&tb, "?");
+        tr_rp_cell(&tb, "%llu", (unsigned long long)q->count);
+        tr_rp_cell_duration(&tb, q->cpu_total);
+        tr_rp_cell_duration(&tb, q->gpu_total);
+        rg_seq_text(r, q, cell);
+        tr_rp_cell(&tb, "%s", cell->p);
+    }
+    tr_rp_table_print(r, &tb, b);
+    if (top < sq->n) tr_buf_addf(b, "... %zu more\n", sq->n - top);
+    tr_rp_table_fini(&tb);
+}
+
 void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
 {
     tr_rp_heading(r, b, "GPU kernel types (HTA: communication, memory, computation, other)");
@@ -223,8 +343,10 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     tr_buf cell;
     tr_buf_init(&cell, 0);
     rg_types(r, b, &cell);
-    rg_kernels(r, b, &cell);
+    rg_kernels(r, b, &cell, 0);
+    if (rg_several_ranks(&r->gpu_k)) rg_kernels(r, b, &cell, 1);
     rg_launches(r, b, &cell);
+    rg_seqs(r, b, &cell);
     tr_buf_fini(&cell);
 }
 
@@ -272,7 +394,73 @@ void tr_rp_json_gpu_breakdown(const tr_report *r, tr_buf *b)
         tr_buf_add_real(b, q->mean);
         tr_buf_adds(b, "}");
     }
+    tr_buf_adds(b, "],\"memory_bw\":[");
+    n = tr_rp_top(r, g->n_membw, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_gpu_membw *m = &g->membw[i];
+        const double v[] = {m->mean, m->std, m->min, m->p25, m->p50, m->p75, m->max};
+        static const char *const keys[] = {"mean", "std", "min", "p25", "p50", "p75", "max"};
+        tr_buf_addf(b, "%s{\"rank\":%d,\"kind\":", i ? "," : "", (int)m->rank);
+        tr_buf_add_json_str(b, m->kind, strlen(m->kind));
+        tr_buf_addf(b, ",\"events\":%llu,\"points\":%llu", (unsigned long long)m->events,
+                    (unsigned long long)m->points);
+        for (int k = 0; k < 7; k++) {
+            tr_buf_addf(b, ",\"%s_gbps\":", keys[k]);
+            tr_buf_add_real(b, m->points ? v[k] : NAN);
+        }
+        tr_buf_adds(b, "}");
+    }
     tr_buf_adds(b, "]}");
+}
+
+static void rg_json_seqs(const tr_report *r, tr_buf *b)
+{
+    const tr_kernel_seqs *sq = &r->gpu_seq;
+    const char *op = r->o.stat.seq_op ? r->o.stat.seq_op : "aten::";
+    tr_buf_adds(b, "\"sequences\":{\"operator\":");
+    tr_buf_add_json_str(b, op, strlen(op));
+    tr_buf_addf(b, ",\"min_kernels\":%zu,\"patterns\":[", r->o.stat.seq_min);
+    size_t n = tr_rp_top(r, sq->n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_kernel_seq *q = &sq->seqs[i];
+        tr_buf_addf(b, "%s{\"rank\":%d,\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"op\":",
+                    i ? "," : "", (int)q->rank, (unsigned long long)q->count,
+                    (long long)q->cpu_total, (long long)q->gpu_total);
+        tr_buf_add_json_id(b, r->t, q->op);
+        tr_buf_adds(b, ",\"kernels\":[");
+        for (size_t k = 0; k < q->n_kernels; k++) {
+            if (k) tr_buf_adds(b, ",");
+            tr_buf_add_json_id(b, r->t, sq->names[q->first + k]);
+        }
+        tr_buf_adds(b, "]}");
+    }
+    tr_buf_adds(b, "]}");
+}
+
+static void rg_json_kernels(const tr_report *r, tr_buf *b, const tr_kernel_stat *v, size_t n_rows,
+                            int per_rank)
+{
+    tr_buf short_name;
+    tr_buf_init(&short_name, 0);
+    size_t n = tr_rp_top(r, n_rows, 0);
+    for (size_t i = 0; i < n; i++) {
+        const tr_kernel_stat *s = &v[i];
+        const char *name = tr_rp_str(r->t, s->name);
+        tr_buf_adds(b, i ? ",{" : "{");
+        if (per_rank) tr_buf_addf(b, "\"rank\":%d,", (int)s->rank);
+        tr_buf_addf(b, "\"type\":\"%s\",\"name\":", tr_kernel_type_name(s->type));
+        tr_buf_add_json_id(b, r->t, s->name);
+        tr_buf_reset(&short_name);
+        tr_kernel_short_name(&short_name, name);
+        tr_buf_adds(b, ",\"short_name\":");
+        tr_buf_add_json_str(b, short_name.p, short_name.len);
+        tr_buf_addf(b,
+                    ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
+                    (long long)s->total);
+        tr_buf_add_real(b, s->mean);
+        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
+    }
+    tr_buf_fini(&short_name);
 }
 
 void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
@@ -288,25 +476,9 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
         first = 0;
     }
     tr_buf_adds(b, "],\"kernels\":[");
-    tr_buf short_name;
-    tr_buf_init(&short_name, 0);
-    size_t n = tr_rp_top(r, k->n, 0);
-    for (size_t i = 0; i < n; i++) {
-        const tr_kernel_stat *s = &k->kernels[i];
-        const char *name = tr_rp_str(r->t, s->name);
-        tr_buf_addf(b, "%s{\"type\":\"%s\",\"name\":", i ? "," : "", tr_kernel_type_name(s->type));
-        tr_buf_add_json_id(b, r->t, s->name);
-        tr_buf_reset(&short_name);
-        tr_kernel_short_name(&short_name, name);
-        tr_buf_adds(b, ",\"short_name\":");
-        tr_buf_add_json_str(b, short_name.p, short_name.len);
-        tr_buf_addf(b,
-                    ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
-                    (long long)s->total);
-        tr_buf_add_real(b, s->mean);
-        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
-    }
-    tr_buf_fini(&short_name);
+    rg_json_kernels(r, b, k->kernels, k->n, 0);
+    tr_buf_adds(b, "],\"by_rank\":[");
+    rg_json_kernels(r, b, k->by_rank, k->n_by_rank, 1);
     const tr_gpu_launches *l = &r->gpu_l;
     tr_buf_addf(b,
                 "],\"launches\":{\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"delay_ns\":%lld,"
@@ -317,7 +489,7 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
                 (unsigned long long)l->short_kernels, (unsigned long long)l->runtime_outliers);
     tr_slices s;
     tr_trace_slices(r->t, &s);
-    n = tr_rp_top(r, l->n_outliers, 0);
+    size_t n = tr_rp_top(r, l->n_outliers, 0);
     for (size_t i = 0; i < n; i++) {
         const tr_gpu_launch *o = &l->outliers[i];
         tr_buf_adds(b, i ? ",{\"kernel\":" : "{\"kernel\":");
@@ -328,5 +500,7 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
                     (long long)s.ts[o->kernel], (long long)o->cpu_dur, (long long)o->gpu_dur,
                     (long long)o->delay);
     }
-    tr_buf_adds(b, "]}}");
+    tr_buf_adds(b, "]},");
+    rg_json_seqs(r, b);
+    tr_buf_adds(b, "}");
 }

@@ -33,6 +33,7 @@ struct tr_report {
     tr_gpu_breakdown gpu_bd; /* gpu-breakdown */
     tr_gpu_kernels gpu_k;    /* gpu-kernels */
     tr_gpu_launches gpu_l;   /* gpu-kernels */
+    tr_kernel_seqs gpu_seq;  /* gpu-kernels */
     tr_buf *html; /* set while tr_report_html runs: tables and headings go there as HTML */
 };
 

@@ -51,11 +51,15 @@ typedef struct tr_stat_opts {
     int hot_per_thread;    /* hot: one table per thread besides the merged one */
     int64_t kernel_wait;   /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
     int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
+    const char *seq_op;    /* gpu-kernels: sequences' operator text, NULL = "aten::" */
+    size_t seq_min;        /* gpu-kernels: the fewest kernels of a sequence */
 } tr_stat_opts;
 
 /*
 ** ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only,
-** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times.
+** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times,
+** kernel sequences of "aten::" operators with 3 kernels or more (HTA's
+** min_pattern_len).
 */
 void tr_stat_opts_init(tr_stat_opts *o);
 
@@ -421,6 +425,26 @@ typedef struct tr_gpu_queue {
     double mean;     /* the mean of the points' lengths (HTA's describe()) */
 } tr_gpu_queue;
 
+/*
+** HTA's memory bandwidth counters (trace_counters.py) of one rank and memory
+** kind (HTA's get_memory_kernel_type: "Memset", the first 11 characters of a
+** "Memcpy..." name such as "Memcpy DtoH", else "Memcpy Unknown"): over the
+** rank's memory events (but cuda_sync ones), +bandwidth at the start and
+** -bandwidth at the end (a zero-length event ends one time unit later: 1 ns,
+** 1 us with hta_rounding), in time order (ends first at equal times, then
+** slice order); the running sum after each step is a point, exactly 0 while
+** no event of the kind runs.  ^The bandwidth is the event's "memory bandwidth
+** (GB/s)" arg (Kineto's bytes / duration), 0 when absent.  ^The summary is
+** HTA's get_memory_bw_summary: pandas describe() of the positive points
+** (std with n - 1, NAN for one point; quartiles interpolated linearly).
+*/
+typedef struct tr_gpu_membw {
+    int32_t rank; /* -1 when unknown */
+    char kind[16];
+    uint64_t events, points;                   /* points: the positive ones */
+    double mean, std, min, p25, p50, p75, max; /* GB/s */
+} tr_gpu_membw;
+
 typedef struct tr_gpu_breakdown {
     tr_gpu_time *devices; /* by process */
     size_t n_devices;
@@ -428,6 +452,8 @@ typedef struct tr_gpu_breakdown {
     size_t n_streams;
     tr_gpu_queue *queues; /* by track: streams with launched events */
     size_t n_queues;
+    tr_gpu_membw *membw; /* by rank, then kind */
+    size_t n_membw;
     int64_t kernel_wait; /* the threshold used */
 } tr_gpu_breakdown;
 
@@ -438,7 +464,8 @@ void tr_gpu_breakdown_fini(tr_gpu_breakdown *s);
 /* HTA's kernel breakdown: every GPU event but cuda_sync ones, by type and name. */
 typedef struct tr_kernel_stat {
     tr_str name;
-    int type; /* enum tr_kernel_type */
+    int type;     /* enum tr_kernel_type */
+    int32_t rank; /* by_rank rows: the rank, -1 unknown; kernels rows: -1 (all ranks) */
     uint64_t count;
     int64_t total, min, max;
     double mean;
@@ -450,6 +477,9 @@ typedef struct tr_gpu_kernels {
     int64_t total;           /* all types */
     tr_kernel_stat *kernels; /* by type, then total descending, then name */
     size_t n;
+    tr_kernel_stat
+        *by_rank; /* per rank and name (HTA's per-rank breakdown): by rank, then as kernels */
+    size_t n_by_rank;
 } tr_gpu_kernels;
 
 int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kernels *out,
@@ -484,6 +514,37 @@ typedef struct tr_gpu_launches {
 int tr_gpu_launches_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_launches *out,
                             tr_error *e);
 void tr_gpu_launches_fini(tr_gpu_launches *s);
+
+/*
+** HTA's frequent CUDA kernel sequences (get_frequent_cuda_kernel_sequences):
+** the roots are the slices that are no GPU events, whose name contains
+** seq_op, at the shallowest depth (tr_slices.depth) such a slice has on
+** their rank; a root's kernels are the GPU events (cuda_sync ones too)
+** whose launch (analysis_gpu_events.c: the slice of the same correlation
+** id) is the root or nested under it, in start order (then slice order).
+** ^Roots with at least seq_min kernels count: per rank and pattern (the
+** root's name, then its kernels' names) the number of roots, their summed
+** CPU time (the roots' durations) and GPU time (their kernels' durations).
+** ^HTA links a backward thread's operators under the main thread's
+** ProfilerStep, which deepens them; here each thread keeps its own depths.
+*/
+typedef struct tr_kernel_seq {
+    int32_t rank;            /* -1 when unknown */
+    tr_str op;               /* the root's name */
+    size_t first, n_kernels; /* its kernels' names: names[first .. first + n_kernels) */
+    uint64_t count;
+    int64_t cpu_total, gpu_total;
+} tr_kernel_seq;
+
+typedef struct tr_kernel_seqs {
+    tr_kernel_seq *seqs; /* by rank, then count descending, then the text "op|k1|k2|..." */
+    size_t n;
+    tr_str *names;
+} tr_kernel_seqs;
+
+int tr_kernel_seqs_compute(const tr_trace *t, const tr_stat_opts *o, tr_kernel_seqs *out,
+                           tr_error *e);
+void tr_kernel_seqs_fini(tr_kernel_seqs *s);
 
 /*
 ** ^A short kernel name as HTA's shorten_name reads it: template and

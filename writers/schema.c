@@ -945,6 +945,29 @@ static const char kernel_launch_sql[] =
     " JOIN slice r ON r.arg_set_id = ra.arg_set_id"
     " WHERE r.category IN ('cuda_runtime', 'mtia_runtime', 'cuda_driver')";
 
+/*
+** HTA's memory bandwidth counters as tracestat's gpu-breakdown computes them:
+** two steps per memory event (its bandwidth arg at the start, minus it at
+** the end; a zero-length event ends 1 ns later), the running sum per rank
+** and kind in time order (ends first at equal times), 0 while none runs.
+*/
+static const char memory_bw_sql[] =
+    "WITH m AS (SELECT k.slice_id, k.ts, k.dur, p.rank AS rank, k.upid,"
+    " CASE WHEN k.name GLOB 'Memset*' THEN 'Memset' WHEN k.name GLOB 'Memcpy*'"
+    " THEN substr(k.name, 1, 11) ELSE 'Memcpy Unknown' END AS kind,"
+    " coalesce(bw.real_value, bw.int_value, 0) AS bw"
+    " FROM gpu_kernel k JOIN process p ON p.upid = k.upid"
+    " JOIN slice s ON s.id = k.slice_id"
+    " LEFT JOIN args bw ON bw.arg_set_id = s.arg_set_id AND bw.key = 'memory bandwidth (GB/s)'"
+    " WHERE k.kernel_type = 'memory' AND k.category <> 'cuda_sync'),"
+    " st AS (SELECT slice_id, ts, rank, upid, kind, bw AS delta, 1 AS open, 1 AS ord FROM m"
+    " UNION ALL SELECT slice_id, ts + max(dur, 1), rank, upid, kind, -bw, -1, 0 FROM m),"
+    " w AS (SELECT *, sum(delta) OVER win AS run, sum(open) OVER win AS running FROM st"
+    " WINDOW win AS (PARTITION BY rank, kind ORDER BY ts, ord, slice_id"
+    " ROWS UNBOUNDED PRECEDING))"
+    " SELECT ts, slice_id, upid, rank, kind, delta AS delta_gbps,"
+    " CASE WHEN running = 0 THEN 0.0 ELSE run END AS memory_bw_gbps FROM w";
+
 /* ---- the tables ---- */
 
 #define TABLE(n, c, r, g)                                                                          \
@@ -978,6 +1001,7 @@ const tr_sc_table tr_sc_tables[] = {
     /* issue 25's GPU views */
     {VIEW("gpu_kernel", gpu_kernel_sql)},
     {VIEW("kernel_launch", kernel_launch_sql)},
+    {VIEW("memory_bw", memory_bw_sql)},
 };
 
 const size_t tr_sc_n_tables = sizeof tr_sc_tables / sizeof *tr_sc_tables;

@@ -37,6 +37,8 @@ enum {
     OPT_DOT,
     OPT_KERNEL_WAIT,
     OPT_HTA_ROUNDING,
+    OPT_SEQ_OP,
+    OPT_SEQ_MIN,
     OPT_DIFF,
     OPT_HTML,
     OPT_FOLLOW
@@ -63,6 +65,8 @@ static const tr_cli_opt options[] = {
     {"progress-frame", required_argument, OPT_PROGRESS_FRAME},
     {"python-only", no_argument, OPT_PYTHON_ONLY},
     {"section", required_argument, OPT_SECTION},
+    {"seq-min", required_argument, OPT_SEQ_MIN},
+    {"seq-op", required_argument, OPT_SEQ_OP},
     {"sort", required_argument, OPT_SORT},
     {"step", required_argument, OPT_STEP},
     {"top", required_argument, OPT_TOP},
@@ -165,6 +169,11 @@ static int number_option(tr_cli *c, args *a, int id, const char *arg)
             return tr_cli_usage_error(c, "bad --kernel-wait '%s' (nanoseconds)", arg);
         a->ro.stat.kernel_wait = v;
         return TR_EXIT_OK;
+    case OPT_SEQ_MIN:
+        if (tr_cli_parse_long(arg, 1, 1000000, &v) < 0)
+            return tr_cli_usage_error(c, "bad --seq-min '%s' (a count, 1 or more)", arg);
+        a->ro.stat.seq_min = (size_t)v;
+        return TR_EXIT_OK;
     case OPT_K: {
         double k = strtod(arg, &end);
         if (!*arg || *end || !(k > 0) || k > 1e6)
@@ -206,6 +215,10 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
         return parse_sort(c, a, arg);
     case OPT_STEP:
         a->ro.stat.step_glob = arg;
+        return TR_EXIT_OK;
+    case OPT_SEQ_OP:
+        if (!*arg) return tr_cli_usage_error(c, "empty --seq-op (an operator name's text)");
+        a->ro.stat.seq_op = arg;
         return TR_EXIT_OK;
     case OPT_PER_THREAD:
         a->ro.stat.hot_per_thread = 1;

@@ -25,10 +25,12 @@ const char tracestat_usage[] =
     "Printed only when asked by name (Holistic Trace Analysis's definitions):\n"
     "  gpu-breakdown  per device: idle, compute and non-compute time of the span of\n"
     "              its GPU events; per stream: idle time as host wait, kernel wait, other,\n"
-    "              and the launch queue (launched, not started): max, time at max\n"
+    "              and the launch queue (launched, not started): max, time at max;\n"
+    "              memcpy/memset bandwidth per rank and kind (GB/s)\n"
     "  gpu-kernels per kernel type (communication, memory, computation, other) and\n"
     "              per kernel: count, total, mean, min, max, share of the type; launch\n"
-    "              statistics: CPU and GPU time, launch delay, short kernels, outliers\n"
+    "              statistics: CPU and GPU time, launch delay, short kernels, outliers;\n"
+    "              frequent kernel sequences of operators (--seq-op, --seq-min)\n"
     "\n";
 
 const char tracestat_usage_options[] =
@@ -49,6 +51,9 @@ const char tracestat_usage_options[] =
     "      --diff INPUT      compare two runs: the --diff inputs (repeatable) are the\n"
     "                        control run, the others the test run; prints the ops,\n"
     "                        GPU kernels, stack functions and I/O that changed\n"
+    "      --seq-op TEXT     gpu-kernels: kernel sequences of the shallowest operators\n"
+    "                        whose name contains TEXT (default aten::)\n"
+    "      --seq-min N       gpu-kernels: sequences of N kernels or more (default 3)\n"
     "      --hta-rounding    gpu-breakdown, gpu-kernels: round starts up and ends down\n"
     "                        to whole microseconds, as HTA does\n"
     "      --per-thread      hot: a table per thread besides the merged one\n"

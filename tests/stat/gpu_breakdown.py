@@ -18,6 +18,13 @@ computes Holistic Trace Analysis's definitions from the events:
                the launch, -1 at the event's start, +1 first at equal times;
                points, max, mean of the lengths, time at the max
   kernels      per name (cuda_sync left out): count, total, min, max
+  memory bw    per rank (distributedInfo) and kind (Memset, the first 11
+               characters of a Memcpy name, else Memcpy Unknown), the memory
+               events but cuda_sync: +"memory bandwidth (GB/s)" at the start,
+               - at the end (zero-length: 1 ns later, 1 us with rounding), in
+               time order, ends first, then file order; the running sum is a
+               point (0 while none runs); count, mean, std (n - 1), min,
+               linear quartiles and max of the positive points
   launches     per event with a launch (cuda_sync left out): cpu = the call's
                duration, gpu = the event's, delay = start - call end (>= 0);
                short (cpu <= 50 us, gpu < cpu), runtime outliers (cpu > 50 us),
@@ -28,7 +35,19 @@ with --tracesql, also the per-type counts and times of tracesql's gpu_kernel vie
 (exact times) and the row count of its kernel_launch view (GPU events whose
 correlation a CUDA runtime slice shares).
 
-usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding | --tracesql TRACESQL]
+With --seq-op TEXT, also the frequent kernel sequences of gpu-kernels (HTA's
+get_frequent_cuda_kernel_sequences): per thread, the CPU slices (not device
+events, not gpu_user_annotation) nest by time (ts ascending, longer first);
+the roots are those whose name contains TEXT at the shallowest depth any such
+slice has; a root's kernels are the GPU events whose launch is the root or
+nested under it, in start order; roots with 3 kernels or more count, per
+pattern "op|kernel|...": roots, their CPU time, their kernels' GPU time.
+
+The kernel breakdown per rank (gpu_kernels.by_rank) is checked too; with
+--also TRACE2 (another rank's trace) on the two traces read together.
+
+usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding] [--tracesql TRACESQL] [--seq-op TEXT]
+                        [--also TRACE2]
 """
 import decimal
 import gzip
@@ -75,8 +94,9 @@ def load(path, hta):
     with opener(path, "rt") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     evs = doc["traceEvents"] if isinstance(doc, dict) else doc
-    gpu, launch = [], {}
-    for e in evs:
+    gpu, launch, cpu = [], {}, []
+    rank = doc.get("distributedInfo", {}).get("rank", -1) if isinstance(doc, dict) else -1
+    for n, e in enumerate(evs):
         if e.get("ph") != "X":
             continue
         args = e.get("args") or {}
@@ -85,13 +105,124 @@ def load(path, hta):
             if hta:
                 s, end = -((-s) // 1000) * 1000, end // 1000 * 1000
             gpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], s=s, e=max(s, end),
-                            sync=e["cat"] == "cuda_sync", corr=args.get("correlation")))
-        elif "correlation" in args:
+                            sync=e["cat"] == "cuda_sync", corr=args.get("correlation"),
+                            rank=rank, n=n, bw=float(args.get("memory bandwidth (GB/s)", 0))))
+            continue
+        if e.get("cat") != "gpu_user_annotation":
+            b, end = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+            if hta:
+                b, end = -((-b) // 1000) * 1000, end // 1000 * 1000
+            cpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], ts=ns(e["ts"]),
+                            dur=ns(e.get("dur", 0)), n=n, cpu_dur=max(end - b, 0),
+                            corr=args.get("correlation")))
+        if "correlation" in args:
             lt, le = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
             if hta:
                 lt, le = -((-lt) // 1000) * 1000, le // 1000 * 1000
             launch.setdefault(args["correlation"], (lt, max(lt, le)))
-    return gpu, launch
+    return gpu, launch, cpu, rank
+
+
+def memkind(name):
+    if name.startswith("Memset"):
+        return "Memset"
+    return name[:11] if name.startswith("Memcpy") else "Memcpy Unknown"
+
+
+def quantile(v, q):
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    return v[lo] + (v[lo + 1] - v[lo]) * (pos - lo) if lo + 1 < len(v) else v[lo]
+
+
+def membw(gpu, unit):
+    steps = {}
+    for g in gpu:
+        if g["sync"] or ktype(g["name"]) != "memory":
+            continue
+        st = steps.setdefault((g["rank"], memkind(g["name"])), [])
+        end = g["e"] if g["e"] > g["s"] else g["s"] + unit
+        st += [(g["s"], 1, g["n"], g["bw"]), (end, 0, g["n"], -g["bw"])]
+    out = {}
+    for key, st in steps.items():
+        st.sort()
+        run, running, pts = 0.0, 0, []
+        for _, start, _, bw in st:
+            run += bw
+            running += 1 if start else -1
+            if not running:
+                run = 0.0
+            if run > 0:
+                pts.append(run)
+        row = dict(events=len(st) // 2, points=len(pts))
+        if pts:
+            mean = sum(pts) / len(pts)
+            std = (sum((x - mean) ** 2 for x in pts) / (len(pts) - 1)) ** 0.5 if len(pts) > 1 else None
+            pts.sort()
+            row.update(mean_gbps=mean, std_gbps=std, min_gbps=pts[0], p25_gbps=quantile(pts, 0.25),
+                       p50_gbps=quantile(pts, 0.5), p75_gbps=quantile(pts, 0.75), max_gbps=pts[-1])
+        out[key] = row
+    return out
+
+
+def sequences(gpu, cpu, rank, op, min_kernels=3):
+    threads = {}
+    for c in cpu:
+        threads.setdefault((c["pid"], c["tid"]), []).append(c)
+    for evs in threads.values():
+        evs.sort(key=lambda c: (c["ts"], -c["dur"], c["n"]))
+        stack = []
+        for c in evs:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= c["ts"]:
+                stack.pop()
+            c["depth"], c["parent"] = len(stack), stack[-1] if stack else None
+            stack.append(c)
+    by_corr = {}
+    for c in cpu:
+        if c["corr"] is not None:
+            by_corr.setdefault(c["corr"], c)
+    matches = [c for c in cpu if op in c["name"]]
+    if not matches:
+        return []
+    top = min(c["depth"] for c in matches)
+    kernels = {}
+    for g in gpu:
+        c = by_corr.get(g["corr"])
+        while c is not None and c["depth"] > top:
+            c = c["parent"]
+        if c is not None and c["depth"] == top and op in c["name"]:
+            kernels.setdefault(c["n"], (c, []))[1].append(g)
+    pats = {}
+    for root, ks in kernels.values():
+        if len(ks) < min_kernels:
+            continue
+        ks.sort(key=lambda g: (g["s"], g["n"]))
+        key = (root["name"],) + tuple(g["name"] for g in ks)
+        p = pats.setdefault(key, dict(rank=rank, count=0, cpu_ns=0, gpu_ns=0, op=key[0],
+                                      kernels=list(key[1:])))
+        p["count"] += 1
+        p["cpu_ns"] += root["cpu_dur"]
+        p["gpu_ns"] += sum(g["e"] - g["s"] for g in ks)
+    return sorted(pats.values(), key=lambda p: (-p["count"], "|".join([p["op"]] + p["kernels"])))
+
+
+def by_rank(gpu):
+    out = {}
+    for g in gpu:
+        if g["sync"]:
+            continue
+        d = g["e"] - g["s"]
+        k = out.setdefault((g["rank"], g["name"]), dict(type=ktype(g["name"]), count=0, total_ns=0,
+                                                       min_ns=d, max_ns=d))
+        k["count"] += 1
+        k["total_ns"] += d
+        k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
+    return out
+
+
+def got_by_rank(got):
+    return {(k["rank"], k["name"]): {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
+            for k in got["gpu_kernels"]["by_rank"]}
 
 
 def expected(gpu, launch):
@@ -171,9 +302,13 @@ def main():
     tracestat, path = sys.argv[1], sys.argv[2]
     hta = "--hta-rounding" in sys.argv[3:]
     cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
+    seq_op = sys.argv[sys.argv.index("--seq-op") + 1] if "--seq-op" in sys.argv else None
+    if seq_op:
+        cmd += ["--seq-op", seq_op]
+    gpu, launch, cpu, rank = load(path, hta)
     got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
                                     capture_output=True, text=True).stdout)
-    devices, streams, queues, kernels, launches = expected(*load(path, hta))
+    devices, streams, queues, kernels, launches = expected(gpu, launch)
     bad = 0
 
     def check(what, want, have):
@@ -195,6 +330,32 @@ def main():
     for q in list(gq.values()) + list(queues.values()):
         q["mean"] = round(q["mean"], 9)
     check("queues", queues, gq)
+    check("kernels per rank", by_rank(gpu), got_by_rank(got))
+    if "--also" in sys.argv:
+        other = sys.argv[sys.argv.index("--also") + 1]
+        both = json.loads(subprocess.run(
+            [tracestat, "--section", "gpu-kernels", "--json", path, other]
+            + (["--hta-rounding"] if hta else []), check=True, capture_output=True, text=True).stdout)
+        want = by_rank(gpu + load(other, hta)[0])
+        check("kernels per rank of both traces", want, got_by_rank(both))
+        if len({k[0] for k in want}) < 2:
+            print(f"{path}, {other}: one rank only")
+            bad += 1
+    if seq_op:
+        want = sequences(gpu, cpu, rank, seq_op)
+        check("kernel sequences", want, got["gpu_kernels"]["sequences"]["patterns"])
+        if not want:
+            print(f"{path}: no sequences of {seq_op}")
+            bad += 1
+    want_bw = membw(gpu, 1000 if hta else 1)
+    have_bw = {}
+    for m in got["gpu_breakdown"]["memory_bw"]:
+        have_bw[(m["rank"], m["kind"])] = {k: v for k, v in m.items() if k not in ("rank", "kind")
+                                           and (m["points"] or not k.endswith("_gbps"))}
+    for row in list(want_bw.values()) + list(have_bw.values()):
+        for k, v in row.items():
+            row[k] = float(f"{v:.12g}") if isinstance(v, float) else v
+    check("memory bandwidth", want_bw, have_bw)
     gk = {k["name"]: {f: k[f] for f in ("type", "count", "total_ns", "min_ns", "max_ns")}
           for k in got["gpu_kernels"]["kernels"]}
     check("kernels", kernels, gk)
@@ -211,10 +372,21 @@ def main():
         for k in kernels.values():
             c, t = want.get(k["type"], (0, 0))
             want[k["type"]] = (c + k["count"], t + k["total_ns"])
-        gpu, launch = load(path, False)
+        gpu, launch = load(path, False)[:2]
         want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
         check("gpu_kernel/kernel_launch views", want, have)
-    print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels; "
+        q = ("SELECT coalesce(rank, -1), kind, count(*), max(memory_bw_gbps) FROM memory_bw GROUP BY 1, 2"
+             " ORDER BY 1, 2")
+        rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+        have = {}
+        for r in rows.splitlines():
+            f = r.split("\t")
+            have[(int(f[0]), f[1])] = (int(f[2]), float(f"{float(f[3]):.12g}"))
+        want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
+                for k, v in membw(gpu, 1).items()}
+        check("memory_bw view (steps, max)", want, have)
+    seqs = f", {len(got['gpu_kernels']['sequences']['patterns'])} sequences" if seq_op else ""
+    print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels{seqs}; "
           f"{'ok' if not bad else str(bad) + ' mismatches'}")
     return 1 if bad or not devices else 0
 

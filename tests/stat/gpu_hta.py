@@ -5,7 +5,13 @@ HTA's tests/test_trace_analysis.py (test_get_mtia_kernel_breakdown) states the
 kernel-type sums of tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz:
 computation 7305597 us, memory 400892 us (HTA rounds to whole microseconds,
 hence --hta-rounding); test_get_mtia_queue_length_stats states stream 102's
-queue length: 6 points, mean 0.5, max 1, 1060 us at the max.  The trace (2.9 MB gzip) is not copied into testdata/:
+queue length: 6 points, mean 0.5, max 1, 1060 us at the max;
+test_mtia_temporal_breakdown asserts the idle, compute and non-compute shares
+of span 13328347 us (idle 5648827, compute 7305596, non-compute 373924) within
+0.01 percentage points.  HTA's current code, emulated (float64 ceil(ts) and
+floor(ts + dur), the rows with a stream, merge_kernel_intervals), gives span
+13328071, idle 5649476, compute 7305596 + 1, non-compute 372998 exactly, which
+tracestat must equal.  The trace (2.9 MB gzip) is not copied into testdata/:
 set TR_HTA_DATA to a checkout's tests/data to run this; skipped (77) otherwise.
 
 usage: gpu_hta.py TRACESTAT
@@ -38,7 +44,19 @@ def main():
     if have != (6, 0.5, 1, 1060000):
         print(f"stream 102 queue: HTA says (6, 0.5, 1, 1060000), tracestat {have}")
         return 1
-    print("kernel type sums and stream 102's queue length equal HTA's")
+    dev = json.loads(out)["gpu_breakdown"]["devices"][0]
+    span = dev["last_ns"] - dev["first_ns"]
+    have = (span, dev["idle_ns"], dev["compute_ns"], dev["non_compute_ns"])
+    want = tuple(v * 1000 for v in (13328071, 5649476, 7305597, 372998))
+    if have != want:
+        print(f"temporal breakdown: HTA's code gives {want} ns, tracestat {have}")
+        return 1
+    for name, ns, stated in (("idle", dev["idle_ns"], 5648827), ("compute", dev["compute_ns"], 7305596),
+                             ("non-compute", dev["non_compute_ns"], 373924)):
+        if abs(100 * ns / span - round(stated * 100 / 13328347, 3)) > 0.01:
+            print(f"{name} share: {100 * ns / span:.4f} %, HTA's test wants {stated * 100 / 13328347:.4f}")
+            return 1
+    print("kernel type sums, stream 102's queue length and the temporal breakdown equal HTA's")
     return 0
 
 
