@@ -384,7 +384,7 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
     tr_io_file *f = &TR_VEC_AT(files, tr_io_file, file);
     const char *fn = tr_str_get(c->t, c->s.name[row], NULL);
     uint32_t args = c->s.args[row];
-    int64_t bytes = c->s.bytes[row], off = -1, v;
+    int64_t bytes = tr_slice_bytes(&c->s, row), off = -1, v;
     int has_off = io_arg_int(c->t, args, k_offset, &off);
     switch (kind) {
     case TR_IO_OPEN:
@@ -437,11 +437,12 @@ static int io_pass(io_ctx *c)
     for (size_t k = 0; k < c->n_io; k++) {
         size_t row = c->io_rows[k];
         int kind = io_kind(c, c->s.name[row]);
-        int64_t dur = c->s.dur[row] > 0 ? c->s.dur[row] : 0, bytes = c->s.bytes[row];
+        int64_t dur = tr_slice_dur(&c->s, row) > 0 ? tr_slice_dur(&c->s, row) : 0,
+                bytes = tr_slice_bytes(&c->s, row);
         uint32_t unit = io_unit(c, row);
-        uint32_t li = io_index_of(&c->layers, &layers, c->s.cat[row]);
+        uint32_t li = io_index_of(&c->layers, &layers, tr_slice_cat(&c->s, row));
         if (li == UINT32_MAX) goto done;
-        TR_VEC_AT(&layers, tr_io_layer, li).cat = c->s.cat[row];
+        TR_VEC_AT(&layers, tr_io_layer, li).cat = tr_slice_cat(&c->s, row);
         io_count(&TR_VEC_AT(&layers, tr_io_layer, li).c, kind, dur, bytes);
         if (c->parent_io[k] == UINT32_MAX) {
             io_count(&out->ranks[unit].c, kind, dur, bytes);

@@ -177,7 +177,7 @@ static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
     int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
     for (size_t i = 0; i < s.n; i++) {
         uint32_t tk = s.track[i];
-        int64_t end = tr_time_add(s.ts[i], s.dur[i]);
+        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
         if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
         seen_at(l, &ts[tk], s.ts[i], end);
         ts[tk].events++;

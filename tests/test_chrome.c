@@ -88,10 +88,10 @@ TR_TEST(phases_be_x)
     CHECK_INT(s.n, 2);
     CHECK_STR(S(t, s.name[0]), "a");
     CHECK_INT(s.ts[0], 10000); /* microseconds on the trace's clock, as ns */
-    CHECK_INT(s.dur[0], 10000);
+    CHECK_INT(tr_slice_dur(&s, 0), 10000);
     CHECK_STR(args_text(t, s.args[0]), "{\"x\":1,\"y\":\"z\"}"); /* E args merged */
     CHECK_INT(s.ts[1], 11500);
-    CHECK_INT(s.dur[1], 2000);
+    CHECK_INT(tr_slice_dur(&s, 1), 2000);
     CHECK_INT(s.depth[1], 1);
     CHECK_INT(wl.n, 0);
     tr_trace_free(t);
@@ -113,7 +113,7 @@ TR_TEST(unmatched_be)
     tr_trace_slices(t, &s);
     CHECK_INT(s.n, 2);
     CHECK_STR(S(t, s.name[0]), "open");
-    CHECK_INT(s.dur[0], 5000); /* closed at the input's end */
+    CHECK_INT(tr_slice_dur(&s, 0), 5000); /* closed at the input's end */
     CHECK_STR(args_text(t, s.args[0]), "{\"unfinished\":1}");
     tr_trace_free(t);
 }
@@ -452,8 +452,9 @@ static char *model_text(const tr_trace *t)
         switch (ev.kind) {
         case TR_EV_SLICE:
             track = sl.track[r];
-            tr_buf_addf(&b, "S %lld %lld %s|%s|", (long long)sl.ts[r], (long long)sl.dur[r],
-                        S(t, sl.name[r]), S(t, sl.cat[r]));
+            tr_buf_addf(&b, "S %lld %lld %s|%s|", (long long)sl.ts[r],
+                        (long long)tr_slice_dur(&sl, r), S(t, sl.name[r]),
+                        S(t, tr_slice_cat(&sl, r)));
             tr_buf_add_json_args(&b, t, sl.args[r]);
             break;
         case TR_EV_INSTANT:

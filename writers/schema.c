@@ -298,13 +298,13 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, s->ts[r]);
         break;
     case 2:
-        v_int(v, s->dur[r]);
+        v_int(v, tr_slice_dur(s, r));
         break;
     case 3:
         v_int(v, s->track[r]);
         break;
     case 4:
-        v_str(c, v, s->cat[r]);
+        v_str(c, v, tr_slice_cat(s, r));
         break;
     case 5:
         v_str(c, v, s->name[r]);
@@ -323,7 +323,7 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_opt(v, s->args[r], 0);
         break;
     default:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, tr_slice_bytes(s, r), -1);
         break;
     }
 }
@@ -734,13 +734,13 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, s->ts[r]);
         break;
     case 4:
-        v_int(v, s->dur[r]);
+        v_int(v, tr_slice_dur(s, r));
         break;
     case 5:
         v_str(c, v, s->name[r]);
         break;
     case 6:
-        v_str(c, v, s->cat[r]);
+        v_str(c, v, tr_slice_cat(s, r));
         break;
     case 7:
         /* args.string_value: a path given as a number has none */
@@ -753,7 +753,7 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         io_int_arg(c, r, "offset", v);
         break;
     default:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, tr_slice_bytes(s, r), -1);
         break;
     }
 }
