@@ -565,3 +565,34 @@ TR_TEST(round_trip_samples)
     CHECK(count >= 100);
     CHECK_INT(bad, 0);
 }
+
+/*
+** The compact model (issue 18.4): a Kineto trace from the benchmark's
+** generator costs at most 64 bytes of model an event, args included, once
+** frozen (the columns then hold what they use).  9 events a step: six
+** complete events, a flow's start and end, and a counter.
+*/
+TR_TEST(kineto_budget)
+{
+    enum { STEPS = 10000, EVENTS = STEPS * 9 };
+    char path[4200], cmd[9000];
+    snprintf(path, sizeof path, "%s/kineto_budget.json", tr_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "python3 '%s/tests/bench/chrome/gen_kineto.py' '%s' %d",
+             tr_test_srcdir(), path, STEPS);
+    CHECK_INT(system(cmd), 0);
+    tr_trace *t = tr_trace_new();
+    size_t before = tr_trace_memory(t);
+    tr_load_opts lo = {.readers = tr_readers};
+    tr_error e = {0};
+    CHECK_INT(tr_load(t, path, &lo, &e), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    size_t n[TR_EV_KIND_COUNT];
+    tr_trace_event_counts(t, n);
+    CHECK_INT(n[TR_EV_SLICE], STEPS * 6);
+    CHECK_INT(tr_flow_count(t), STEPS);
+    size_t per = (tr_trace_memory(t) - before) / EVENTS;
+    fprintf(stderr, "bytes per Kineto event: %zu\n", per);
+    CHECK(per <= 64);
+    tr_trace_free(t);
+    remove(path);
+}
