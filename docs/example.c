@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     tr_trace_slices(t, &s);
     for (size_t i = 0; count && total && i < s.n; i++) {
         count[s.track[i]]++;
-        if (s.depth[i] == 0) total[s.track[i]] += s.dur[i];
+        if (s.depth[i] == 0) total[s.track[i]] += tr_slice_dur(&s, i);
     }
     for (size_t k = 0; count && total && k < n_tracks; k++) {
         const tr_track *tk = tr_track_get(t, (uint32_t)k);

@@ -203,7 +203,7 @@ static int lanes_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats
         ** the previous line) may as well precede it: it is an op of its own.
         */
         uint32_t p = s.parent[i];
-        if (p != TR_NONE && !(s.dur[i] <= 0 && s.ts[p] == ts)) continue;
+        if (p != TR_NONE && !(tr_slice_dur(&s, i) <= 0 && s.ts[p] == ts)) continue;
         l->ops++;
         int is_new;
         uint32_t *slot = tr_map_slot(map, (uint64_t)ls->lane << 32 | s.name[i], &is_new);
@@ -311,24 +311,31 @@ static int op_table(const tr_trace *t, const tr_slices *s, const uint32_t *keys,
     if (!group) goto done;
     memset(group, 0xff, (n_str ? n_str : 1) * sizeof *group);
     size_t n = 0;
+    /* KEYS NULL: the category column, which no slice needed (every key is 0). */
+#define KEY(i) (keys ? keys[i] : 0)
     for (size_t i = 0; i < s->n; i++)
-        if (group[keys[i]] == UINT32_MAX) group[keys[i]] = (uint32_t)n++;
+        if (group[KEY(i)] == UINT32_MAX) group[KEY(i)] = (uint32_t)n++;
     v = tr_calloc(n ? n : 1, sizeof *v);
     start = tr_calloc(n + 1, sizeof *start);
     durs = tr_malloc((s->n ? s->n : 1) * sizeof *durs);
     if (!v || !start || !durs) goto done;
     for (size_t i = 0; i < s->n; i++) {
-        tr_op_stat *o = &v[group[keys[i]]];
-        int64_t d = s->dur[i] > 0 ? s->dur[i] : 0;
-        o->key = keys[i];
+        tr_op_stat *o = &v[group[KEY(i)]];
+        int64_t d = tr_slice_dur(s, i), bytes = tr_slice_bytes(s, i);
+        d = d > 0 ? d : 0;
+        o->key = KEY(i);
         if (o->count == 0) o->bytes = -1;
         o->count++;
         o->total += d;
         if (d > o->max) o->max = d;
-        if (s->bytes[i] >= 0) o->bytes = (o->bytes < 0 ? 0 : o->bytes) + s->bytes[i];
+        if (bytes >= 0) o->bytes = (o->bytes < 0 ? 0 : o->bytes) + bytes;
     }
     for (size_t g = 0; g < n; g++) start[g + 1] = start[g] + v[g].count;
-    for (size_t i = 0; i < s->n; i++) durs[start[group[keys[i]]]++] = s->dur[i] > 0 ? s->dur[i] : 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t d = tr_slice_dur(s, i);
+        durs[start[group[KEY(i)]]++] = d > 0 ? d : 0;
+    }
+#undef KEY
     for (size_t g = 0; g < n; g++) {
         size_t at = start[g] - v[g].count;
         if (tr_an_sort_i64(durs + at, v[g].count) != TR_OK) goto done;
@@ -355,7 +362,7 @@ int tr_op_stats_compute(const tr_trace *t, tr_op_stats *out, tr_error *e)
     tr_slices s;
     tr_trace_slices(t, &s);
     if (op_table(t, &s, s.name, &out->by_name, &out->n_names) != TR_OK ||
-        op_table(t, &s, s.cat, &out->by_cat, &out->n_cats) != TR_OK) {
+        op_table(t, &s, s.cat_col, &out->by_cat, &out->n_cats) != TR_OK) {
         tr_op_stats_fini(out);
         return tr_error_nomem(e);
     }

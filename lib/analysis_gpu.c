@@ -100,8 +100,8 @@ typedef struct gpu_ctx {
 
 static int gpu_class(gpu_ctx *c, const tr_slices *s, size_t i)
 {
-    int8_t *k = &c->cat_class[s->cat[i]];
-    if (*k == -2) *k = (int8_t)gpu_class_of_cat(tr_str_get(c->t, s->cat[i], NULL));
+    int8_t *k = &c->cat_class[tr_slice_cat(s, i)];
+    if (*k == -2) *k = (int8_t)gpu_class_of_cat(tr_str_get(c->t, tr_slice_cat(s, i), NULL));
     if (*k >= 0) return *k;
     if (tr_track_get(c->t, s->track[i])->kind != TR_TRACK_GPU) return -1;
     int8_t *n = &c->name_class[s->name[i]];
@@ -145,7 +145,7 @@ static int gpu_pass(gpu_ctx *c, int64_t first, int64_t last)
         if (si == UINT32_MAX || di == UINT32_MAX) goto done;
         tr_gpu_stream *st = &TR_VEC_AT(&streams, tr_gpu_stream, si);
         tr_gpu_device *dv = &TR_VEC_AT(&devices, tr_gpu_device, di);
-        int64_t d = s.dur[i] > 0 ? s.dur[i] : 0, end = s.ts[i] + d;
+        int64_t d = tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0, end = s.ts[i] + d;
         if (st->count[0] + st->count[1] + st->count[2] == 0) {
             st->track = tk;
             c->cur_s[si] = s.ts[i];

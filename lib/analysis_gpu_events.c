@@ -117,8 +117,8 @@ static int8_t *gb_cat_kinds(const tr_trace *t, const tr_slices *s, int *kineto)
     memset(k, -1, n_str);
     *kineto = 0;
     for (size_t i = 0; i < s->n; i++) {
-        int8_t *c = &k[s->cat[i]];
-        if (*c < 0) *c = (int8_t)gb_cat_kind(tr_str_get(t, s->cat[i], NULL));
+        int8_t *c = &k[tr_slice_cat(s, i)];
+        if (*c < 0) *c = (int8_t)gb_cat_kind(tr_str_get(t, tr_slice_cat(s, i), NULL));
         if (*c == GB_DEVICE || *c == GB_SYNC) *kineto = 1;
     }
     return k;
@@ -200,7 +200,7 @@ static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, tr_gx_set
     int rc = types && is_gpu ? TR_OK : TR_FATAL;
     if (types) memset(types, -1, tr_str_count(t));
     for (size_t i = 0; i < s.n && rc == TR_OK; i++) {
-        if (!gb_is_event(t, &s, i, kinds[s.cat[i]], kineto)) continue;
+        if (!gb_is_event(t, &s, i, kinds[tr_slice_cat(&s, i)], kineto)) continue;
         tr_gx_ev *ev = tr_vec_push(&g->ev);
         int64_t *c = tr_vec_push(corr);
         if (!ev || !c) {
@@ -218,7 +218,7 @@ static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, tr_gx_set
                          .dev = gb_device(g, tr_track_get(t, s.track[i])->process),
                          .name = s.name[i],
                          .type = (uint8_t)*ty,
-                         .sync = kinds[s.cat[i]] == GB_SYNC,
+                         .sync = kinds[tr_slice_cat(&s, i)] == GB_SYNC,
                          .s = b,
                          .e = e < b ? b : e,
                          .launch = INT64_MIN,

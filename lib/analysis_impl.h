@@ -27,7 +27,7 @@ int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, tr_str *canon
 /* ^The end of slice I (ts + dur, a still-open slice ending at ts). */
 static inline int64_t tr_an_end(const tr_slices *s, size_t i)
 {
-    return s->ts[i] + (s->dur[i] > 0 ? s->dur[i] : 0);
+    return s->ts[i] + (tr_slice_dur(s, i) > 0 ? tr_slice_dur(s, i) : 0);
 }
 
 #endif

@@ -515,7 +515,7 @@ static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32
     io_pos *ps = io_pos_get(c, unit, file, files);
     if (!ps) return TR_FATAL;
     tr_io_file *f = &TR_VEC_AT(files, tr_io_file, file);
-    int64_t bytes = c->s.bytes[row], off = -1;
+    int64_t bytes = tr_slice_bytes(&c->s, row), off = -1;
     int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
     switch (kind) {
     case TR_IO_OPEN:
@@ -603,12 +603,13 @@ static int io_pass(io_ctx *c)
     for (size_t k = 0; k < c->n_io; k++) {
         size_t row = c->io_rows[k];
         int kind = io_kind(c, c->s.name[row]);
-        int64_t dur = c->s.dur[row] > 0 ? c->s.dur[row] : 0, bytes = c->s.bytes[row];
+        int64_t dur = tr_slice_dur(&c->s, row) > 0 ? tr_slice_dur(&c->s, row) : 0,
+                bytes = tr_slice_bytes(&c->s, row);
         uint32_t unit = io_unit(c, row);
-        uint32_t li = io_index_of(&c->layers, &layers, c->s.cat[row]);
+        uint32_t li = io_index_of(&c->layers, &layers, tr_slice_cat(&c->s, row));
         if (li == UINT32_MAX) goto done;
         tr_io_layer *ly = &TR_VEC_AT(&layers, tr_io_layer, li);
-        ly->cat = c->s.cat[row];
+        ly->cat = tr_slice_cat(&c->s, row);
         int top = c->parent_io[k] == UINT32_MAX;
         if (io_failed(c, row, kind)) {
             ly->c.failed++;

@@ -3,27 +3,45 @@
 
 #include <string.h>
 
-/*
-** The order of rows in every table: by time, then (slices only, DUR not
-** NULL) the longer first, then input order.
-*/
-static inline int row_before(const int64_t *ts, const int64_t *dur, uint32_t a, uint32_t b)
+/* What a table is sorted by: TS, and for slices (S not NULL) their durations. */
+typedef struct sort_key {
+    const int64_t *ts;
+    const slice_table *s;
+    const uint8_t *given; /* tracks whose slices keep the source's sequence, or NULL */
+    size_t n_tracks;
+} sort_key;
+
+/* Slice R's duration as the sort sees it: 0 on tracks whose nesting is given. */
+static inline int64_t key_dur(const sort_key *k, uint32_t r)
 {
-    if (ts[a] != ts[b]) return ts[a] < ts[b];
-    if (dur && dur[a] != dur[b]) return dur[a] > dur[b]; /* the longer one encloses the other */
+    uint32_t tk = k->s->track[r];
+    if (k->given && tk < k->n_tracks && k->given[tk]) return 0;
+    return model_slice_dur(k->s, r);
+}
+
+/*
+** The order of rows in every table: by time, then (slices only) the longer
+** first, then input order.
+*/
+static inline int row_before(const sort_key *k, uint32_t a, uint32_t b)
+{
+    if (k->ts[a] != k->ts[b]) return k->ts[a] < k->ts[b];
+    if (k->s) {
+        int64_t da = key_dur(k, a), db = key_dur(k, b);
+        if (da != db) return da > db; /* the longer one encloses the other */
+    }
     return a < b;
 }
 
 /* Merge sort of the N rows at A, using B (N rows) as room; returns the sorted array. */
-static uint32_t *merge_rows(const int64_t *ts, const int64_t *dur, uint32_t *a, uint32_t *b,
-                            size_t n)
+static uint32_t *merge_rows(const sort_key *key, uint32_t *a, uint32_t *b, size_t n)
 {
     for (size_t width = 1; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) b[k++] = row_before(ts, dur, a[j], a[i]) ? a[j++] : a[i++];
+            while (i < mid && j < hi) b[k++] = row_before(key, a[j], a[i]) ? a[j++] : a[i++];
             while (i < mid) b[k++] = a[i++];
             while (j < hi) b[k++] = a[j++];
         }
@@ -38,11 +56,11 @@ static uint32_t *merge_rows(const int64_t *ts, const int64_t *dur, uint32_t *a, 
 ** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
 ** *SORTED set) when the rows are in order already.
 */
-static uint32_t *sort_rows(const int64_t *ts, const int64_t *dur, size_t n, int *sorted)
+static uint32_t *sort_rows(const sort_key *key, size_t n, int *sorted)
 {
     *sorted = 1;
     for (size_t i = 1; i < n && *sorted; i++)
-        if (row_before(ts, dur, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
+        if (row_before(key, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
     if (*sorted) return NULL;
     uint32_t *a = tr_malloc(n * sizeof *a);
     if (!a) return NULL;
@@ -58,7 +76,7 @@ static uint32_t *sort_rows(const int64_t *ts, const int64_t *dur, size_t n, int 
     for (; i < n; i++) {
         uint32_t r = a[i];
         size_t j = i;
-        while (j > 0 && row_before(ts, dur, r, a[j - 1]) && budget) {
+        while (j > 0 && row_before(key, r, a[j - 1]) && budget) {
             a[j] = a[j - 1];
             j--;
             budget--;
@@ -72,7 +90,7 @@ static uint32_t *sort_rows(const int64_t *ts, const int64_t *dur, size_t n, int 
         tr_free(a);
         return NULL;
     }
-    uint32_t *out = merge_rows(ts, dur, a, b, n);
+    uint32_t *out = merge_rows(key, a, b, n);
     tr_free(out == a ? b : a);
     return out;
 }
@@ -100,16 +118,15 @@ static void permute(void *col, size_t size, size_t n, const uint32_t *order, voi
 }
 
 /*
-** Sorts one table (DUR: the slices' durations, NULL for other tables).  On
-** return *NEW_ROW maps an old row to its new one (NULL when the table was
-** already in order).
+** Sorts one table by KEY.  On return *NEW_ROW maps an old row to its new
+** one (NULL when the table was already in order).
 */
-static int sort_table(size_t n, const int64_t *ts, const int64_t *dur, void *cols[],
-                      const size_t sizes[], size_t ncols, uint32_t **new_row)
+static int sort_table(size_t n, const sort_key *key, void *cols[], const size_t sizes[],
+                      size_t ncols, uint32_t **new_row)
 {
     int sorted;
     *new_row = NULL;
-    uint32_t *order = sort_rows(ts, dur, n, &sorted);
+    uint32_t *order = sort_rows(key, n, &sorted);
     if (sorted) return TR_OK;
     if (!order) return TR_FATAL;
     /* One scratch column for all, then the inverse: new_row[order[i]] = i. */
@@ -136,7 +153,7 @@ static int close_open_slices(tr_trace *t)
 {
     slice_table *s = &t->slices;
     size_t open = 0;
-    for (size_t i = 0; i < s->n; i++) open += s->dur[i] < 0;
+    for (size_t i = 0; i < s->n; i++) open += s->dur[i] == TR_DUR_WIDE && model_slice_dur(s, i) < 0;
     if (open == 0) return TR_OK;
     size_t n_inputs = t->inputs.len ? t->inputs.len : 1, n_tracks = t->tracks.len;
     int64_t *end = tr_malloc(n_inputs * sizeof *end);
@@ -161,21 +178,23 @@ static int close_open_slices(tr_trace *t)
         int64_t e = (endexpr);                                                                     \
         if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
-    SPAN(t->slices, s->dur[i] >= 0 ? tr_time_add(s->ts[i], s->dur[i]) : s->ts[i])
+    SPAN(t->slices,
+         model_slice_dur(s, i) >= 0 ? tr_time_add(s->ts[i], model_slice_dur(s, i)) : s->ts[i])
     SPAN(t->instants, t->instants.ts[i])
     SPAN(t->counters, t->counters.ts[i])
     SPAN(t->samples, t->samples.ts[i])
 #undef SPAN
+    int rc = TR_OK;
     for (size_t i = 0; i < s->n; i++) {
-        if (s->dur[i] >= 0) continue;
+        if (model_slice_dur(s, i) >= 0) continue;
         uint32_t in = TRACK_INPUT(s->track[i]);
         int64_t e = in < n_inputs ? end[in] : s->ts[i];
-        s->dur[i] = e > s->ts[i] ? e - s->ts[i] : 0;
+        rc |= model_slice_set_dur(s, i, e > s->ts[i] ? e - s->ts[i] : 0);
     }
 #undef TRACK_INPUT
     tr_free(end);
     tr_free(input);
-    return TR_OK;
+    return rc ? TR_FATAL : TR_OK;
 }
 
 /* Whether track TK's slices carry the parents their reader stated. */
@@ -220,7 +239,7 @@ static int nest_slices(tr_trace *t, const uint8_t *given)
         uint32_t cur = open[tk];
         /* Slices that ended by now are closed; a zero-length one encloses nothing. */
         while (cur != TR_NONE &&
-               (tr_time_add(s->ts[cur], s->dur[cur]) <= s->ts[i] || s->dur[cur] == 0))
+               (tr_time_add(s->ts[cur], model_slice_dur(s, cur)) <= s->ts[i] || s->dur[cur] == 0))
             cur = s->parent[cur];
         s->parent[i] = cur;
         s->depth[i] = cur == TR_NONE                ? 0
@@ -239,44 +258,101 @@ static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
     return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
 }
 
-/*
-** The tracks whose nesting is given (NULL when none is), and the slices'
-** sort key: their durations, but 0 on those tracks, so that slices starting
-** together keep the source's sequence.  *KEY is S->dur or a new array.
-*/
-static int given_tracks(const tr_trace *t, uint8_t **given, int64_t **key)
+/* The tracks whose nesting is given, in *GIVEN (NULL when none is). */
+static int given_tracks(const tr_trace *t, uint8_t **given)
 {
-    const slice_table *s = &t->slices;
     size_t n_tracks = t->tracks.len, any = 0;
     *given = NULL;
-    *key = s->dur;
     for (size_t i = 0; i < n_tracks; i++) any += nest_given(t, (uint32_t)i);
     if (!any) return TR_OK;
-    *given = tr_malloc(n_tracks);
-    *key = tr_malloc((s->n ? s->n : 1) * sizeof **key);
-    if (!*given || !*key) return TR_FATAL;
+    if (!(*given = tr_malloc(n_tracks))) return TR_FATAL;
     for (size_t i = 0; i < n_tracks; i++) (*given)[i] = (uint8_t)nest_given(t, (uint32_t)i);
-    for (size_t i = 0; i < s->n; i++)
-        (*key)[i] = s->track[i] < n_tracks && (*given)[s->track[i]] ? 0 : s->dur[i];
     return TR_OK;
 }
 
-/* Stated parents name rows before the sort: they follow their rows. */
-static void remap_parents(slice_table *s, const uint32_t *new_row)
+/* Stated parents and the side table's durations name rows before the sort: they follow. */
+static int remap_slice_rows(slice_table *s, const uint32_t *new_row)
 {
-    if (!new_row) return;
+    if (!new_row) return TR_OK;
     for (size_t i = 0; i < s->n; i++)
         if (s->parent[i] != TR_NONE) s->parent[i] = new_row[s->parent[i]];
+    tr_map moved = {0};
+    for (size_t j = 0; j < s->wide.cap; j++) {
+        if (s->wide.vals[j] == UINT32_MAX || s->wide.keys[j] >= s->n) continue;
+        uint32_t row = new_row[s->wide.keys[j]];
+        if (s->dur[row] != TR_DUR_WIDE) continue; /* the slice's duration fits again */
+        int is_new;
+        uint32_t *k = tr_map_slot(&moved, row, &is_new);
+        if (!k) {
+            tr_map_fini(&moved);
+            return TR_FATAL;
+        }
+        *k = s->wide.vals[j];
+    }
+    tr_map_fini(&s->wide);
+    s->wide = moved;
+    return TR_OK;
 }
 
-static int sort_slices(tr_trace *t, const int64_t *key, uint32_t **new_row)
+static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
 {
     slice_table *s = &t->slices;
-    void *scols[] = {s->ts, s->dur, s->bytes, s->track, s->name, s->cat, s->args, s->parent};
-    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4, 4};
-    int rc = sort_table(s->n, s->ts, key, scols, ssizes, 8, new_row);
-    if (rc == TR_OK) remap_parents(s, *new_row);
+    void **cols[9], *scols[9];
+    size_t ssizes[9], n;
+    model_slice_columns(s, cols, ssizes, &n);
+    for (size_t i = 0; i < n; i++) scols[i] = *cols[i];
+    sort_key key = {s->ts, s, given, t->tracks.len};
+    int rc = sort_table(s->n, &key, scols, ssizes, n, new_row);
+    if (rc == TR_OK) rc = remap_slice_rows(s, *new_row);
     return rc;
+}
+
+/*
+** Gives back the room the columns grew into and nothing will fill now
+** (a quarter of them on average: they double): large blocks shrink in place.
+*/
+static void shrink_columns(size_t n, size_t *cap, void **cols[], const size_t sizes[], size_t ncols)
+{
+    if (n == 0 || n == *cap) return;
+    for (size_t i = 0; i < ncols; i++) {
+        void *p = tr_realloc(*cols[i], n * sizes[i]);
+        if (p) *cols[i] = p;
+    }
+    *cap = n; /* a failed shrink leaves a bigger block, which is no harm */
+}
+
+static void shrink_vec(tr_vec *v)
+{
+    if (v->len == 0 || v->len == v->cap) return;
+    void *p = tr_realloc(v->data, v->len * v->elem);
+    if (p) v->data = p;
+    v->cap = v->len;
+}
+
+static void shrink_tables(tr_trace *t)
+{
+    slice_table *s = &t->slices;
+    void **scols[9];
+    size_t ssizes[9], ns;
+    model_slice_columns(s, scols, ssizes, &ns);
+    shrink_columns(s->n, &s->cap, scols, ssizes, ns);
+    instant_table *in = &t->instants;
+    void **icols[] = {(void **)&in->ts,   (void **)&in->bytes, (void **)&in->track,
+                      (void **)&in->name, (void **)&in->cat,   (void **)&in->args,
+                      (void **)&in->scope};
+    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
+    shrink_columns(in->n, &in->cap, icols, isizes, 7);
+    counter_table *c = &t->counters;
+    void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
+    static const size_t csizes[] = {8, 8, 4};
+    shrink_columns(c->n, &c->cap, ccols, csizes, 3);
+    sample_table *sm = &t->samples;
+    void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
+                       (void **)&sm->args};
+    static const size_t smsizes[] = {8, 4, 4, 4};
+    shrink_columns(sm->n, &sm->cap, smcols, smsizes, 4);
+    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->flows, &t->strs};
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
 }
 
 int tr_trace_freeze(tr_trace *t, tr_error *e)
@@ -285,28 +361,27 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     if (t->failed) return tr_error_nomem(e);
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
     uint8_t *given = NULL;
-    int64_t *key = NULL;
     int rc = close_open_slices(t);
-    if (rc == TR_OK) rc = given_tracks(t, &given, &key);
-    if (rc == TR_OK) rc = sort_slices(t, key, &new_row[TR_EV_SLICE]);
-    if (key != t->slices.dur) tr_free(key);
+    if (rc == TR_OK) rc = given_tracks(t, &given);
+    if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
     instant_table *in = &t->instants;
     void *icols[] = {in->ts, in->bytes, in->track, in->name, in->cat, in->args, in->scope};
     static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    if (rc == TR_OK)
-        rc = sort_table(in->n, in->ts, NULL, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+    sort_key ikey = {in->ts, NULL, NULL, 0};
+    if (rc == TR_OK) rc = sort_table(in->n, &ikey, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
     void *ccols[] = {c->ts, c->value, c->track};
     static const size_t csizes[] = {8, 8, 4};
-    if (rc == TR_OK) rc = sort_table(c->n, c->ts, NULL, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
+    sort_key ckey = {c->ts, NULL, NULL, 0};
+    if (rc == TR_OK) rc = sort_table(c->n, &ckey, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
     sample_table *sm = &t->samples;
     void *smcols[] = {sm->ts, sm->track, sm->stack, sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
-    if (rc == TR_OK)
-        rc = sort_table(sm->n, sm->ts, NULL, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
+    sort_key smkey = {sm->ts, NULL, NULL, 0};
+    if (rc == TR_OK) rc = sort_table(sm->n, &smkey, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 
     if (rc == TR_OK) {
         for (size_t i = 0; i < t->flows.len; i++) {
@@ -322,6 +397,7 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
         t->failed = 1;
         return tr_error_nomem(e);
     }
+    shrink_tables(t);
     t->frozen = 1;
     return TR_OK;
 }
@@ -331,8 +407,8 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
 void tr_trace_slices(const tr_trace *t, tr_slices *out)
 {
     const slice_table *s = &t->slices;
-    *out = (tr_slices){s->n,    s->ts,  s->dur,  s->bytes,  s->track,
-                       s->name, s->cat, s->args, s->parent, s->depth};
+    *out = (tr_slices){s->n,     s->ts,  s->track, s->name,  s->args, s->parent,
+                       s->depth, s->dur, s->cat,   s->bytes, t};
 }
 
 void tr_trace_instants(const tr_trace *t, tr_instants *out)

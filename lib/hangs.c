@@ -111,7 +111,7 @@ static int hg_lanes(const tr_trace *t, tr_hangs *h)
     tr_trace_instants(t, &in);
     for (size_t i = 0; i < s.n; i++) {
         tr_hang_lane *l = &h->lanes[s.track[i]];
-        int64_t end = tr_time_add(s.ts[i], s.dur[i] > 0 ? s.dur[i] : 0);
+        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
         if (end >= l->last) l->last = end, l->name = s.name[i];
     }
     for (size_t i = 0; i < in.n; i++) {
@@ -293,7 +293,7 @@ static int hg_walk_ranks(const tr_trace *t, tr_hangs *h, const tr_map *ranks, tr
         uint32_t k = r >= 0 ? tr_map_find(ranks, (uint64_t)(uint32_t)r) : UINT32_MAX;
         if (k == UINT32_MAX) continue;
         tr_hang_rank *hr = &h->ranks[k];
-        int64_t end = tr_time_add(s.ts[i], s.dur[i] > 0 ? s.dur[i] : 0);
+        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
         /* A call that never returned is where the rank is, whatever ended later. */
         int open = s.depth[i] == 0 && hg_arg_int(t, s.args[i], "unfinished") == 1;
         if (s.depth[i] == 0 && (open || (!hr->in_flight && end >= hr->last_end))) {
@@ -371,7 +371,7 @@ static int hg_streams(const tr_trace *t, tr_hangs *h)
             k = at[s.track[i]] = (uint32_t)h->n_streams++;
             h->streams[k] = (tr_hang_stream){s.track[i], 0, INT64_MIN};
         }
-        int64_t end = tr_time_add(s.ts[i], s.dur[i] > 0 ? s.dur[i] : 0);
+        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
         if (end >= h->streams[k].end) h->streams[k].end = end, h->streams[k].kernel = s.name[i];
     }
     tr_free(at);

@@ -59,45 +59,29 @@ static int merge_strings(tr_trace *dst, const tr_trace *src, remap *m)
     return dst->failed ? TR_FATAL : TR_OK;
 }
 
-/* Arg sets go over whole: entries with their keys and string values renamed. */
+/* Arg sets are built again in order (so their ids are SRC's plus set_base), keys and strings
+ * renamed. */
 static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
 {
     if (dst->building != dst->args.len) return TR_FATAL; /* a set half built */
-    size_t n_args = src->building, n_sets = src->set_start.len;
-    size_t arg_base = dst->args.len, wide_base = dst->arg_wide.len;
-    if (arg_base + n_args > UINT32_MAX || wide_base + src->arg_wide.len > UINT32_MAX ||
-        dst->set_start.len + n_sets >= TR_NONE - 1)
-        return TR_FATAL;
-    if (tr_vec_reserve(&dst->args, arg_base + n_args) != TR_OK ||
-        tr_vec_reserve(&dst->arg_wide, wide_base + src->arg_wide.len) != TR_OK ||
-        tr_vec_reserve(&dst->set_start, dst->set_start.len + n_sets) != TR_OK)
-        return TR_FATAL;
+    if (dst->set_start.len + src->set_start.len >= TR_NONE - 1) return TR_FATAL;
     m->set_base = (uint32_t)dst->set_start.len;
-    if (n_sets == 0) return TR_OK; /* nothing to copy, and the arrays may not exist yet */
-    const uint64_t *in = src->args.data;
-    uint64_t *out = (uint64_t *)dst->args.data + arg_base;
-    for (size_t i = 0; i < n_args; i++) {
-        uint64_t e = in[i];
-        tr_str key = m->str[model_arg_key(e)];
-        unsigned tag = (unsigned)(e >> 32) & 7;
-        uint32_t payload = (uint32_t)e;
-        if (tag == ARG_STR)
-            payload = m->str[payload];
-        else if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64)
-            payload += (uint32_t)wide_base;
-        if (key >= (1u << ARG_KEY_BITS)) return TR_FATAL;
-        out[i] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
+    for (size_t set = 1; set <= src->set_start.len; set++) {
+        model_set ms;
+        model_args_set(src, (uint32_t)set, &ms);
+        tr_args_begin(dst);
+        for (size_t i = 0; i < ms.n; i++) {
+            tr_arg a;
+            tr_str key = m->str[model_arg_key(ms.kt[i])];
+            int type = model_arg_value(src, ms.kt[i], ms.val[i], &a.v.u);
+            if (type == TR_ARG_INT) tr_args_int(dst, key, a.v.i);
+            if (type == TR_ARG_UINT) tr_args_uint(dst, key, a.v.u);
+            if (type == TR_ARG_REAL) tr_args_real(dst, key, a.v.d);
+            if (type == TR_ARG_BOOL) tr_args_bool(dst, key, a.v.u != 0);
+            if (type == TR_ARG_STR) tr_args_str(dst, key, m->str[a.v.u]);
+        }
+        if (tr_args_end(dst) != set + m->set_base) return TR_FATAL;
     }
-    if (src->arg_wide.len)
-        memcpy((uint64_t *)dst->arg_wide.data + wide_base, src->arg_wide.data,
-               src->arg_wide.len * sizeof(uint64_t));
-    const uint32_t *ss = src->set_start.data;
-    uint32_t *ds = (uint32_t *)dst->set_start.data + dst->set_start.len;
-    for (size_t i = 0; i < n_sets; i++) ds[i] = ss[i] + (uint32_t)arg_base;
-    dst->args.len = arg_base + n_args;
-    dst->arg_wide.len = wide_base + src->arg_wide.len;
-    dst->set_start.len += n_sets;
-    dst->building = dst->args.len;
     return TR_OK;
 }
 
@@ -213,35 +197,46 @@ static void set_col(uint32_t *out, const uint32_t *in, size_t n, const remap *m)
     for (size_t i = 0; i < n; i++) out[i] = set_of(m, in[i]);
 }
 
+/* The columns DST lacks and SRC has are made first, so that every one grows together. */
+static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
+{
+    if (s->cat && !d->cat && model_slice_make_column(d, (void **)&d->cat, 4, 0) != TR_OK)
+        return TR_FATAL;
+    if (s->bytes && !d->bytes && model_slice_make_column(d, (void **)&d->bytes, 8, 0xff) != TR_OK)
+        return TR_FATAL;
+    void **cols[9];
+    size_t sizes[9], ncols;
+    model_slice_columns(d, cols, sizes, &ncols);
+    if (room(&d->cap, d->n + s->n, cols, sizes, ncols) != TR_OK) return TR_FATAL;
+    memcpy(d->ts + d->n, s->ts, s->n * 8);
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->n; i++) {
+        d->dur[d->n + i] = s->dur[i];
+        if (s->dur[i] == TR_DUR_WIDE) rc |= model_slice_set_dur(d, d->n + i, model_slice_dur(s, i));
+    }
+    if (d->bytes && s->bytes) memcpy(d->bytes + d->n, s->bytes, s->n * 8);
+    if (d->bytes && !s->bytes) memset(d->bytes + d->n, 0xff, s->n * 8);
+    map_col(d->track + d->n, s->track, s->n, m->track);
+    map_col(d->name + d->n, s->name, s->n, m->str);
+    if (d->cat && s->cat) map_col(d->cat + d->n, s->cat, s->n, m->str);
+    if (d->cat && !s->cat) memset(d->cat + d->n, 0, s->n * 4);
+    set_col(d->args + d->n, s->args, s->n, m);
+    /* Stated parents (TR_NEST_GIVEN tracks) move with their rows. */
+    for (size_t i = 0; i < s->n; i++)
+        d->parent[d->n + i] = s->parent[i] == TR_NONE ? TR_NONE : (uint32_t)(s->parent[i] + d->n);
+    memset(d->depth + d->n, 0, s->n * 2);
+    d->n += s->n;
+    return rc ? TR_FATAL : TR_OK;
+}
+
 static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
 {
-    slice_table *d = &dst->slices;
-    const slice_table *s = &src->slices;
-    void **scols[] = {(void **)&d->ts,    (void **)&d->dur,    (void **)&d->bytes,
-                      (void **)&d->track, (void **)&d->name,   (void **)&d->cat,
-                      (void **)&d->args,  (void **)&d->parent, (void **)&d->depth};
-    static const size_t ssizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
-    m->row_base[TR_EV_SLICE] = d->n;
+    m->row_base[TR_EV_SLICE] = dst->slices.n;
     m->row_base[TR_EV_INSTANT] = dst->instants.n;
     m->row_base[TR_EV_COUNTER] = dst->counters.n;
     m->row_base[TR_EV_SAMPLE] = dst->samples.n;
     /* Empty tables are skipped: their columns may not exist yet. */
-    if (s->n && room(&d->cap, d->n + s->n, scols, ssizes, 9) != TR_OK) return TR_FATAL;
-    if (s->n) {
-        memcpy(d->ts + d->n, s->ts, s->n * 8);
-        memcpy(d->dur + d->n, s->dur, s->n * 8);
-        memcpy(d->bytes + d->n, s->bytes, s->n * 8);
-        map_col(d->track + d->n, s->track, s->n, m->track);
-        map_col(d->name + d->n, s->name, s->n, m->str);
-        map_col(d->cat + d->n, s->cat, s->n, m->str);
-        set_col(d->args + d->n, s->args, s->n, m);
-        /* Stated parents (TR_NEST_GIVEN tracks) move with their rows. */
-        for (size_t i = 0; i < s->n; i++)
-            d->parent[d->n + i] =
-                s->parent[i] == TR_NONE ? TR_NONE : (uint32_t)(s->parent[i] + d->n);
-        memset(d->depth + d->n, 0, s->n * 2);
-        d->n += s->n;
-    }
+    if (src->slices.n && merge_slices(&dst->slices, &src->slices, m) != TR_OK) return TR_FATAL;
 
     instant_table *di = &dst->instants;
     const instant_table *si = &src->instants;

@@ -5,8 +5,11 @@
 #ifndef TR_MODEL_H
 #define TR_MODEL_H
 
+#include "tr_map.h"
 #include "tr_mem.h"
 #include "tr_trace.h"
+
+#include <string.h>
 
 /* An open-addressing index of rows: slots hold hash << 32 | (row + 1), 0 is empty. */
 typedef struct row_index {
@@ -21,11 +24,21 @@ typedef struct str_entry {
     uint32_t json_clean; /* 1 when the text goes into a JSON string as it is */
 } str_entry;
 
+/*
+** Slices: durations in 32 bits, the rare others (open slices, 2^32 ns and
+** up) in a side table; the category and size columns are made on the first
+** slice that has one (before that they read as 0 and -1).
+*/
 typedef struct slice_table {
     size_t n, cap;
-    int64_t *ts, *dur, *bytes;
-    uint32_t *track, *name, *cat, *args, *parent;
+    int64_t *ts;
+    int64_t *bytes; /* NULL until a slice has a size */
+    uint32_t *dur;  /* TR_DUR_WIDE: see wide */
+    uint32_t *track, *name, *args, *parent;
+    uint32_t *cat; /* NULL until a slice has a category */
     uint16_t *depth;
+    tr_map wide;     /* row -> entry of wide_dur */
+    tr_vec wide_dur; /* int64_t */
 } slice_table;
 
 typedef struct instant_table {
@@ -80,19 +93,25 @@ struct tr_trace {
     tr_vec flows; /* tr_flow */
 
     /*
-    ** args: one uint64_t entry each, key << 35 | tag << 32 | payload (see
-    ** arg_tag).  Nearly all values fit the 32-bit payload; the others go to
-    ** arg_wide, so the column readers fill most stays at 8 bytes an arg.
+    ** args: a set is a shape (its keys and value tags, interned: a reader's
+    ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
+    ** fit the payload; the others go to arg_wide.  A set costs 8 bytes and
+    ** 4 an arg, where entries of key, tag and value would cost 8 an arg.
     */
-    tr_vec args;      /* uint64_t */
-    tr_vec arg_wide;  /* uint64_t: the values too wide for an entry */
-    tr_vec set_start; /* uint32_t: first entry of set k+1 */
-    size_t building;  /* first entry of the set under construction */
+    tr_vec args;        /* uint32_t: the payloads of every set, set after set */
+    tr_vec arg_wide;    /* uint64_t: the values too wide for a payload */
+    tr_vec set_start;   /* uint32_t: first payload of set k+1 */
+    tr_vec set_shape;   /* uint32_t: shape of set k+1 */
+    size_t building;    /* first payload of the set under construction */
+    tr_vec building_kt; /* uint32_t: its key << 3 | tag entries */
+    tr_vec shape_words; /* uint32_t: a shape's arg count, then its key << 3 | tag entries */
+    tr_vec shape_start; /* uint32_t: first word of shape k */
+    row_index shape_index;
 
     tr_vec skipped; /* tr_skipped */
 };
 
-/* How an arg entry holds its value. */
+/* How an arg's payload holds its value. */
 enum arg_tag {
     ARG_INT32 = 0, /* an INT that fits int32: the payload, sign-extended */
     ARG_REAL,      /* the payload indexes arg_wide */
@@ -100,7 +119,8 @@ enum arg_tag {
     ARG_BOOL,      /* the payload is 0 or 1 */
     ARG_UINT32,    /* a UINT below 2^32 */
     ARG_INT64,     /* an INT, the payload indexes arg_wide */
-    ARG_UINT64     /* a UINT, the payload indexes arg_wide */
+    ARG_UINT64,    /* a UINT, the payload indexes arg_wide */
+    ARG_FLOAT      /* a REAL that a float holds exactly: the payload is the float */
 };
 
 #define ARG_KEY_BITS 29 /* keys are string ids below 2^29 */
@@ -118,29 +138,63 @@ static inline const str_entry *model_str_entry(const tr_trace *t, tr_str s)
 */
 size_t model_json_clean_prefix(const char *s, size_t n);
 
-static inline tr_str model_arg_key(uint64_t entry)
+/* An arg set as stored: N args, entry KT[i] (key << 3 | tag) with payload VAL[i]. */
+typedef struct model_set {
+    const uint32_t *kt, *val;
+    size_t n;
+} model_set;
+
+/* Arg set SET (N 0 for set 0 or an unknown set). */
+void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
+
+static inline tr_str model_arg_key(uint32_t kt)
 {
-    return (tr_str)(entry >> 35);
+    return (tr_str)(kt >> 3);
 }
 
-/* The type (enum tr_arg_type) of ENTRY; its value's bits go to *BITS. */
-static inline int model_arg_value(const tr_trace *t, uint64_t entry, uint64_t *bits)
+/* The type (enum tr_arg_type) of the arg of entry KT and PAYLOAD; its value's bits go to *BITS. */
+static inline int model_arg_value(const tr_trace *t, uint32_t kt, uint32_t payload, uint64_t *bits)
 {
     static const unsigned char type[8] = {TR_ARG_INT,  TR_ARG_REAL, TR_ARG_STR,  TR_ARG_BOOL,
-                                          TR_ARG_UINT, TR_ARG_INT,  TR_ARG_UINT, TR_ARG_INT};
-    unsigned tag = (unsigned)(entry >> 32) & 7;
-    uint32_t payload = (uint32_t)entry;
-    if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64)
+                                          TR_ARG_UINT, TR_ARG_INT,  TR_ARG_UINT, TR_ARG_REAL};
+    unsigned tag = kt & 7;
+    if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64) {
         *bits = ((const uint64_t *)t->arg_wide.data)[payload];
-    else if (tag == ARG_INT32)
+    } else if (tag == ARG_INT32) {
         *bits = (uint64_t)(int64_t)(int32_t)payload;
-    else
+    } else if (tag == ARG_FLOAT) {
+        float f;
+        memcpy(&f, &payload, sizeof f);
+        double d = f;
+        memcpy(bits, &d, sizeof d);
+    } else {
         *bits = payload;
+    }
     return type[tag];
 }
 
-/* The entries [*FIRST, *END) of arg set SET (both 0 for set 0 or an unknown set). */
-void model_args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end);
+/* Slice I's duration (negative: still open). */
+static inline int64_t model_slice_dur(const slice_table *s, size_t i)
+{
+    if (s->dur[i] != TR_DUR_WIDE) return s->dur[i];
+    uint32_t k = tr_map_find(&s->wide, i);
+    return k == UINT32_MAX ? 0 : ((const int64_t *)s->wide_dur.data)[k];
+}
+
+/* Sets slice I's duration; TR_FATAL when the side table cannot grow. */
+int model_slice_set_dur(slice_table *s, size_t i, int64_t dur);
+
+/*
+** Makes the category or size column (*COL, SIZE bytes an element) on the
+** first slice that has one, the rows before it filled with FILL's bytes.
+*/
+int model_slice_make_column(slice_table *s, void **col, size_t size, int fill);
+
+/*
+** The slice columns for the sort and merges: ts, dur, track, name, args,
+** parent, depth, then cat and bytes when they exist; the count goes to *N.
+*/
+void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *n);
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);

@@ -69,7 +69,7 @@ static int summarize(const tr_trace *t, trace_summary *s)
         tr_str name = (nameexpr);                                                                  \
         if (name && name < n_strs) by_name[name]++;                                                \
     }
-    TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], sl.dur[i]), sl.name[i])
+    TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.name[i])
     TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
     TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
     TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))

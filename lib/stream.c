@@ -46,9 +46,12 @@ static int rec_cmp(const void *pa, const void *pb)
 
 static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
 {
-    *r = (tr_event_rec){.ts = v->ts[i], .dur = v->dur[i], .bytes = v->bytes[i], .key = v->dur[i]};
+    *r = (tr_event_rec){.ts = v->ts[i],
+                        .dur = tr_slice_dur(v, i),
+                        .bytes = tr_slice_bytes(v, i),
+                        .key = tr_slice_dur(v, i)};
     r->u.s.name = v->name[i];
-    r->u.s.cat = v->cat[i];
+    r->u.s.cat = tr_slice_cat(v, i);
     r->track = v->track[i];
     r->args = v->args[i];
     r->kind = TR_EV_SLICE;

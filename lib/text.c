@@ -468,15 +468,16 @@ int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s)
 }
 
 /*
-** Appends "key":value of ARG (an entry of t->args), with a comma first unless FIRST.
+** Appends "key":value of ARG (a shape's key << 3 | tag) holding PAYLOAD, with a
+** comma first unless FIRST.
 ** Writers print millions of these: with room made once, the clean case
 ** writes through a pointer instead of appending piece by piece.
 */
-static int add_json_arg(tr_buf *b, const tr_trace *t, uint64_t arg, int first)
+static int add_json_arg(tr_buf *b, const tr_trace *t, uint32_t arg, uint32_t payload, int first)
 {
     const str_entry *k = model_str_entry(t, model_arg_key(arg)), *sv = NULL;
     uint64_t v;
-    int type = model_arg_value(t, arg, &v);
+    int type = model_arg_value(t, arg, payload, &v);
     if (type == TR_ARG_STR) sv = model_str_entry(t, (tr_str)v);
     int neg = type == TR_ARG_INT && (int64_t)v < 0;
     if (neg) v = 0 - v;
@@ -524,12 +525,11 @@ static int add_json_arg(tr_buf *b, const tr_trace *t, uint64_t arg, int first)
 
 int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
 {
-    size_t first, end;
-    model_args_span(t, set, &first, &end);
-    const uint64_t *args = t->args.data;
+    model_set ms;
+    model_args_set(t, set, &ms);
     int rc = tr_buf_addc(b, '{');
-    for (size_t i = first; i < end && rc == TR_OK; i++)
-        rc = add_json_arg(b, t, args[i], i == first);
+    for (size_t i = 0; i < ms.n && rc == TR_OK; i++)
+        rc = add_json_arg(b, t, ms.kt[i], ms.val[i], i == 0);
     return rc == TR_OK ? tr_buf_addc(b, '}') : rc;
 }
 

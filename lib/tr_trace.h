@@ -310,13 +310,46 @@ static inline int64_t tr_time_add(int64_t a, int64_t b)
 int tr_trace_freeze(tr_trace *t, tr_error *e);
 int tr_trace_frozen(const tr_trace *t);
 
-/* Read-only views of the event columns (valid until the trace is freed). */
+/*
+** Read-only views of the event columns (valid until the trace is freed).
+** A slice's duration, category and size are read through tr_slice_dur,
+** tr_slice_cat and tr_slice_bytes: the model keeps durations in 32 bits
+** (the few longer ones, about 4.3 s and up, aside), and the category and
+** size columns exist only once some slice has one, so a bare slice costs
+** 30 bytes.
+*/
 typedef struct tr_slices {
     size_t n;
-    const int64_t *ts, *dur, *bytes;
-    const uint32_t *track, *name, *cat, *args, *parent; /* parent TR_NONE at top level */
+    const int64_t *ts;
+    const uint32_t *track, *name, *args, *parent; /* parent TR_NONE at top level */
     const uint16_t *depth;
+    const uint32_t *dur32;    /* TR_DUR_WIDE: the duration is in the trace's side table */
+    const uint32_t *cat_col;  /* NULL when no slice has a category */
+    const int64_t *bytes_col; /* NULL when no slice has a size */
+    const tr_trace *t;
 } tr_slices;
+
+#define TR_DUR_WIDE UINT32_MAX
+
+/* ^The duration of a slice whose dur32 is TR_DUR_WIDE (negative: still open). */
+int64_t tr_slice_dur_wide(const tr_trace *t, size_t row);
+
+/* ^Slice I's duration in ns, its category (0 = none) and its size (-1 = none). */
+static inline int64_t tr_slice_dur(const tr_slices *s, size_t i)
+{
+    uint32_t d = s->dur32[i];
+    return d != TR_DUR_WIDE ? (int64_t)d : tr_slice_dur_wide(s->t, i);
+}
+
+static inline tr_str tr_slice_cat(const tr_slices *s, size_t i)
+{
+    return s->cat_col ? s->cat_col[i] : 0;
+}
+
+static inline int64_t tr_slice_bytes(const tr_slices *s, size_t i)
+{
+    return s->bytes_col ? s->bytes_col[i] : -1;
+}
 
 typedef struct tr_instants {
     size_t n;

@@ -2,6 +2,7 @@
 #include "model_impl.h"
 #include "tr_map.h"
 
+#include <float.h>
 #include <string.h>
 
 /*
@@ -105,10 +106,15 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
     tr_vec_init(&t->flows, sizeof(tr_flow));
-    tr_vec_init(&t->args, sizeof(uint64_t));
+    tr_vec_init(&t->args, sizeof(uint32_t));
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     tr_vec_init(&t->skipped, sizeof(tr_skipped));
+    tr_vec_init(&t->set_shape, sizeof(uint32_t));
+    tr_vec_init(&t->building_kt, sizeof(uint32_t));
+    tr_vec_init(&t->shape_words, sizeof(uint32_t));
+    tr_vec_init(&t->shape_start, sizeof(uint32_t));
+    tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
     if (!empty || !root) {
@@ -138,6 +144,8 @@ void tr_trace_free(tr_trace *t)
     slice_table *s = &t->slices;
     tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes), tr_free(s->track), tr_free(s->name);
     tr_free(s->cat), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
+    tr_map_fini(&s->wide);
+    tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
     tr_free(in->ts), tr_free(in->bytes), tr_free(in->track), tr_free(in->name);
     tr_free(in->cat), tr_free(in->args), tr_free(in->scope);
@@ -152,6 +160,11 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->args);
     tr_vec_fini(&t->arg_wide);
     tr_vec_fini(&t->set_start);
+    tr_vec_fini(&t->set_shape);
+    tr_vec_fini(&t->building_kt);
+    tr_vec_fini(&t->shape_words);
+    tr_vec_fini(&t->shape_start);
+    tr_free(t->shape_index.slots);
     tr_free(t);
 }
 
@@ -461,7 +474,16 @@ const char *tr_track_kind_name(int kind)
 
 void tr_args_begin(tr_trace *t)
 {
-    t->building = t->args.len;
+    t->args.len = t->building;
+    t->building_kt.len = 0;
+}
+
+/* Appends X to V (a vector of uint32_t); 0 when out of memory. */
+static int push_u32(tr_vec *v, uint32_t x)
+{
+    if (v->len >= v->cap && tr_vec_reserve(v, v->len + 1) != TR_OK) return 0;
+    ((uint32_t *)v->data)[v->len++] = x;
+    return 1;
 }
 
 /*
@@ -473,7 +495,7 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
                                       int is_wide, uint64_t wide)
 {
     if (!appendable(t)) return;
-    if (key >= (1u << ARG_KEY_BITS)) {
+    if (key >= (1u << ARG_KEY_BITS) || t->args.len >= UINT32_MAX) {
         t->failed = 1;
         return;
     }
@@ -486,21 +508,18 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
         *slot = wide;
         payload = (uint32_t)(t->arg_wide.len - 1);
     }
-    size_t n = t->args.len;
-    if (n >= t->args.cap && tr_vec_reserve(&t->args, n + 1) != TR_OK) {
-        t->failed = 1;
-        return;
-    }
-    ((uint64_t *)t->args.data)[n] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
-    t->args.len = n + 1;
+    if (!push_u32(&t->args, payload) || !push_u32(&t->building_kt, key << 3 | tag)) t->failed = 1;
 }
 
 static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t payload)
 {
-    size_t n = t->args.len;
-    if (n < t->args.cap && key < (1u << ARG_KEY_BITS) && !(t->failed | t->frozen)) {
-        ((uint64_t *)t->args.data)[n] = (uint64_t)key << 35 | (uint64_t)tag << 32 | payload;
+    size_t n = t->args.len, k = t->building_kt.len;
+    if (n < t->args.cap && k < t->building_kt.cap && key < (1u << ARG_KEY_BITS) && n < UINT32_MAX &&
+        !(t->failed | t->frozen)) {
+        ((uint32_t *)t->args.data)[n] = payload;
+        ((uint32_t *)t->building_kt.data)[k] = key << 3 | tag;
         t->args.len = n + 1;
+        t->building_kt.len = k + 1;
     } else {
         args_push_slow(t, key, tag, payload, 0, 0);
     }
@@ -524,9 +543,22 @@ void tr_args_uint(tr_trace *t, tr_str key, uint64_t v)
 
 void tr_args_real(tr_trace *t, tr_str key, double v)
 {
-    uint64_t bits;
+    uint64_t bits, back_bits = 0;
     memcpy(&bits, &v, sizeof bits);
-    args_push_slow(t, key, ARG_REAL, 0, 1, bits);
+    float f = 0;
+    /* In range (NaN is not), and the float's double is the same bits (-0.0 stays). */
+    if (v >= -FLT_MAX && v <= FLT_MAX) {
+        f = (float)v;
+        double back = f;
+        memcpy(&back_bits, &back, sizeof back_bits);
+    }
+    if (back_bits == bits) {
+        uint32_t fb;
+        memcpy(&fb, &f, sizeof fb);
+        args_push(t, key, ARG_FLOAT, fb);
+    } else {
+        args_push_slow(t, key, ARG_REAL, 0, 1, bits);
+    }
 }
 
 void tr_args_bool(tr_trace *t, tr_str key, int v)
@@ -539,75 +571,99 @@ void tr_args_str(tr_trace *t, tr_str key, tr_str v)
     args_push(t, key, ARG_STR, v);
 }
 
-static TRACE_SLOW uint32_t args_end_slow(tr_trace *t)
+/* ---- arg shapes: the keys and tags of a set, interned ---- */
+
+static const uint32_t *shape_words(const tr_trace *t, uint32_t shape)
 {
-    if (t->failed || t->args.len == t->building) return 0;
-    if (t->building > UINT32_MAX || t->set_start.len >= TR_NONE - 1) {
+    return (const uint32_t *)t->shape_words.data + TR_VEC_AT(&t->shape_start, uint32_t, shape);
+}
+
+static int shape_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const tr_vec *kt = key;
+    const uint32_t *w = shape_words(t, row);
+    return w[0] == kt->len && memcmp(w + 1, kt->data, kt->len * sizeof(uint32_t)) == 0;
+}
+
+/* The shape of the set under construction, added if new; TR_NONE when out of memory. */
+static uint32_t shape_intern(tr_trace *t)
+{
+    const tr_vec *kt = &t->building_kt;
+    uint32_t hash = (uint32_t)tr_hash_bytes(kt->data, kt->len * sizeof(uint32_t));
+    size_t slot;
+    uint32_t row = index_find(t, &t->shape_index, hash, shape_eq, kt, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    size_t at = t->shape_words.len;
+    if (at + kt->len + 1 > UINT32_MAX || t->shape_start.len >= TR_NONE - 1 ||
+        tr_vec_reserve(&t->shape_words, at + kt->len + 1) != TR_OK ||
+        !push_u32(&t->shape_start, (uint32_t)at)) {
         t->failed = 1;
-        return 0;
+        return TR_NONE;
     }
-    uint32_t *start = tr_vec_push(&t->set_start);
-    if (!start) {
-        t->failed = 1;
-        return 0;
-    }
-    *start = (uint32_t)t->building;
-    t->building = t->args.len;
-    return (uint32_t)t->set_start.len;
+    uint32_t *w = (uint32_t *)t->shape_words.data + at;
+    w[0] = (uint32_t)kt->len;
+    memcpy(w + 1, kt->data, kt->len * sizeof(uint32_t));
+    t->shape_words.len = at + kt->len + 1;
+    row = (uint32_t)(t->shape_start.len - 1);
+    index_insert(&t->shape_index, slot, hash, row);
+    return row;
 }
 
 uint32_t tr_args_end(tr_trace *t)
 {
-    /* Sets are as many as events: the common case is one store, as in args_push. */
-    size_t n = t->set_start.len;
-    if (n < t->set_start.cap && !t->failed && t->args.len != t->building &&
-        t->building <= UINT32_MAX && n < TR_NONE - 1) {
-        ((uint32_t *)t->set_start.data)[n] = (uint32_t)t->building;
-        t->set_start.len = n + 1;
-        t->building = t->args.len;
-        return (uint32_t)(n + 1);
+    uint32_t shape = TR_NONE;
+    if (!t->failed && t->building_kt.len) shape = shape_intern(t);
+    if (shape == TR_NONE || t->set_start.len >= TR_NONE - 1 ||
+        !push_u32(&t->set_start, (uint32_t)t->building) || !push_u32(&t->set_shape, shape)) {
+        if (shape != TR_NONE) t->failed = 1;
+        tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
+        return 0;
     }
-    return args_end_slow(t);
+    t->building = t->args.len;
+    t->building_kt.len = 0;
+    return (uint32_t)t->set_start.len;
 }
 
-void model_args_span(const tr_trace *t, uint32_t set, size_t *first, size_t *end)
+void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
 {
-    *first = *end = 0;
-    if (set == 0 || set > t->set_start.len) return;
-    *first = TR_VEC_AT(&t->set_start, uint32_t, set - 1);
-    *end = set < t->set_start.len ? TR_VEC_AT(&t->set_start, uint32_t, set) : t->building;
+    out->n = 0;
+    out->kt = out->val = NULL;
+    if (set == 0 || set > t->set_start.len || set > t->set_shape.len) return;
+    const uint32_t *w = shape_words(t, TR_VEC_AT(&t->set_shape, uint32_t, set - 1));
+    out->n = w[0];
+    out->kt = w + 1;
+    out->val = (const uint32_t *)t->args.data + TR_VEC_AT(&t->set_start, uint32_t, set - 1);
 }
 
 size_t tr_args_count(const tr_trace *t, uint32_t set)
 {
-    size_t first, end;
-    model_args_span(t, set, &first, &end);
-    return end - first;
+    model_set ms;
+    model_args_set(t, set, &ms);
+    return ms.n;
 }
 
 void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out)
 {
-    size_t first, end;
-    model_args_span(t, set, &first, &end);
+    model_set ms;
+    model_args_set(t, set, &ms);
     memset(out, 0, sizeof *out);
-    if (first + i >= end) return;
-    uint64_t e = TR_VEC_AT(&t->args, uint64_t, first + i);
-    out->key = model_arg_key(e);
-    out->type = model_arg_value(t, e, &out->v.u);
+    if (i >= ms.n) return;
+    out->key = model_arg_key(ms.kt[i]);
+    out->type = model_arg_value(t, ms.kt[i], ms.val[i], &out->v.u);
 }
 
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
 {
-    size_t first, end, n = strlen(key);
-    model_args_span(t, set, &first, &end);
-    const uint64_t *args = t->args.data;
+    model_set ms;
+    size_t n = strlen(key);
+    model_args_set(t, set, &ms);
     /* Writers ask this once an event: lengths and first bytes rule out most keys. */
-    for (size_t i = first; i < end; i++) {
-        const str_entry *k = model_str_entry(t, model_arg_key(args[i]));
+    for (size_t i = 0; i < ms.n; i++) {
+        const str_entry *k = model_str_entry(t, model_arg_key(ms.kt[i]));
         if (k->len == n && (n == 0 || (k->p[0] == key[0] && memcmp(k->p, key, n) == 0))) {
             memset(out, 0, sizeof *out);
-            out->key = model_arg_key(args[i]);
-            out->type = model_arg_value(t, args[i], &out->v.u);
+            out->key = model_arg_key(ms.kt[i]);
+            out->type = model_arg_value(t, ms.kt[i], ms.val[i], &out->v.u);
             return 1;
         }
     }
@@ -634,15 +690,73 @@ static int table_room(tr_trace *t, size_t n, size_t *cap, void **cols[], const s
     return 1;
 }
 
+void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *n)
+{
+    void **always[] = {(void **)&s->ts,   (void **)&s->dur,  (void **)&s->track,
+                       (void **)&s->name, (void **)&s->args, (void **)&s->parent,
+                       (void **)&s->depth};
+    static const size_t always_sizes[] = {8, 4, 4, 4, 4, 4, 2};
+    size_t k = 0;
+    for (; k < sizeof always / sizeof *always; k++) cols[k] = always[k], sizes[k] = always_sizes[k];
+    if (s->cat) cols[k] = (void **)&s->cat, sizes[k++] = 4;
+    if (s->bytes) cols[k] = (void **)&s->bytes, sizes[k++] = 8;
+    *n = k;
+}
+
 /* Room for one more slice; the slow half of tr_slice_add. */
 static TRACE_SLOW int slice_room(tr_trace *t)
 {
     slice_table *s = &t->slices;
-    void **cols[] = {(void **)&s->ts,    (void **)&s->dur,    (void **)&s->bytes,
-                     (void **)&s->track, (void **)&s->name,   (void **)&s->cat,
-                     (void **)&s->args,  (void **)&s->parent, (void **)&s->depth};
-    static const size_t sizes[] = {8, 8, 8, 4, 4, 4, 4, 4, 2};
-    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, 9);
+    void **cols[9];
+    size_t sizes[9], n;
+    model_slice_columns(s, cols, sizes, &n);
+    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, n);
+}
+
+int model_slice_set_dur(slice_table *s, size_t i, int64_t dur)
+{
+    if (dur >= 0 && dur < TR_DUR_WIDE) {
+        s->dur[i] = (uint32_t)dur;
+        return TR_OK;
+    }
+    int is_new;
+    uint32_t *k = tr_map_slot(&s->wide, i, &is_new);
+    if (!k) return TR_FATAL;
+    if (is_new) {
+        int64_t *d = s->wide_dur.len < UINT32_MAX - 1 ? tr_vec_push(&s->wide_dur) : NULL;
+        if (!d) return TR_FATAL;
+        *k = (uint32_t)(s->wide_dur.len - 1);
+    }
+    ((int64_t *)s->wide_dur.data)[*k] = dur;
+    s->dur[i] = TR_DUR_WIDE;
+    return TR_OK;
+}
+
+int model_slice_make_column(slice_table *s, void **col, size_t size, int fill)
+{
+    void *p = tr_malloc((s->cap ? s->cap : 1) * size);
+    if (!p) return TR_FATAL;
+    memset(p, fill, s->n * size);
+    *col = p;
+    return TR_OK;
+}
+
+/* The slow half of tr_slice_add: a column to make, or a duration for the side table. */
+static TRACE_SLOW uint32_t slice_add_rare(tr_trace *t, size_t i, int64_t dur, tr_str cat,
+                                          int64_t bytes)
+{
+    slice_table *s = &t->slices;
+    if ((cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
+        (bytes != -1 && !s->bytes &&
+         model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK) ||
+        model_slice_set_dur(s, i, dur) != TR_OK) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    if (s->cat) s->cat[i] = cat;
+    if (s->bytes) s->bytes[i] = bytes;
+    s->n = i + 1;
+    return (uint32_t)i;
 }
 
 uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
@@ -650,16 +764,19 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
 {
     slice_table *s = &t->slices;
     if ((s->n >= s->cap || (t->failed | t->frozen)) && !slice_room(t)) return TR_NONE;
-    size_t i = s->n++;
+    size_t i = s->n;
     s->ts[i] = ts;
-    s->dur[i] = dur;
-    s->bytes[i] = bytes;
     s->track[i] = track;
     s->name[i] = name;
-    s->cat[i] = cat;
     s->args[i] = args;
     s->parent[i] = TR_NONE;
     s->depth[i] = 0;
+    if ((cat && !s->cat) || (bytes != -1 && !s->bytes) || dur < 0 || dur >= TR_DUR_WIDE)
+        return slice_add_rare(t, i, dur, cat, bytes);
+    s->dur[i] = (uint32_t)dur;
+    if (s->cat) s->cat[i] = cat;
+    if (s->bytes) s->bytes[i] = bytes;
+    s->n = i + 1;
     return (uint32_t)i;
 }
 
@@ -667,6 +784,9 @@ void tr_trace_drop_events(tr_trace *t)
 {
     if (t->frozen) return;
     t->slices.n = t->instants.n = t->counters.n = t->samples.n = 0;
+    t->slices.wide_dur.len = 0;
+    tr_map_fini(&t->slices.wide);
+    memset(&t->slices.wide, 0, sizeof t->slices.wide);
     t->flows.len = 0;
 }
 
@@ -674,7 +794,12 @@ void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
 {
     if (row >= t->slices.n || t->frozen) return;
     int64_t dur = end_ts - t->slices.ts[row];
-    t->slices.dur[row] = dur < 0 ? 0 : dur;
+    if (model_slice_set_dur(&t->slices, row, dur < 0 ? 0 : dur) != TR_OK) t->failed = 1;
+}
+
+int64_t tr_slice_dur_wide(const tr_trace *t, size_t row)
+{
+    return row < t->slices.n ? model_slice_dur(&t->slices, row) : 0;
 }
 
 void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent)
@@ -891,11 +1016,14 @@ size_t tr_trace_memory(const tr_trace *t)
          vec_bytes(&t->process_hosts);
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
     n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
-    n += vec_bytes(&t->set_start);
+    n += vec_bytes(&t->set_start) + vec_bytes(&t->set_shape) + vec_bytes(&t->building_kt);
+    n += vec_bytes(&t->shape_words) + vec_bytes(&t->shape_start) + index_bytes(&t->shape_index);
     n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
     n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);
     n += index_bytes(&t->stack_index);
-    n += t->slices.cap * (3 * 8 + 5 * 4 + 2);
+    n += t->slices.cap * (8 + 5 * 4 + 2) + (t->slices.cat ? t->slices.cap * 4 : 0);
+    n += t->slices.bytes ? t->slices.cap * 8 : 0;
+    n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
     n += t->instants.cap * (2 * 8 + 4 * 4 + 1);
     n += t->counters.cap * (8 + 8 + 4);
     n += t->samples.cap * (8 + 3 * 4);

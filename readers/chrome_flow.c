@@ -99,7 +99,7 @@ typedef struct slice_key {
 
 static slice_key slice_key_of(const tr_slices *sl, uint32_t row)
 {
-    int64_t dur = sl->dur[row];
+    int64_t dur = tr_slice_dur(sl, row);
     return (slice_key){row, sl->ts[row], dur < 0 ? INT64_MAX : sl->ts[row] + dur};
 }
 

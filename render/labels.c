@@ -218,7 +218,7 @@ static int place_slice_labels(placer *p)
         uint32_t li = l->lane_of[s.track[i]];
         if (li == TR_NONE) continue;
         const tl_lane *ln = &l->lanes[li];
-        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], s.dur[i]);
+        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
         int d = s.depth[i];
         if (ln->track == TR_NONE || b < l->t0 || a > l->t1 || ln->row_h < 6 || d >= ln->rows ||
             (d == ln->rows - 1 && tl_lane_collapsed(ln)))

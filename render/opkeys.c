@@ -109,7 +109,7 @@ int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_
 {
     int oom = 0;
     keys[0] = s->name[row];
-    if (!is_gt_worker(l, s->cat[row], &oom)) return oom ? -1 : 1;
+    if (!is_gt_worker(l, tr_slice_cat(s, row), &oom)) return oom ? -1 : 1;
     /* Most are batches: "commands" first (tr_args_find rules keys out by length and first byte). */
     tr_arg a;
     if (tr_args_find(l->t, s->args[row], "commands", &a) && a.type == TR_ARG_STR) {

@@ -271,7 +271,7 @@ static int heat_fill(heat *h, const plot *p)
         for (size_t i = 0; i < s.n; i++) {
             uint32_t u = h->unit_of_track[s.track[i]];
             if (u == UINT32_MAX) continue;
-            int64_t a = s.ts[i], b = a + (s.dur[i] > 0 ? s.dur[i] : 0);
+            int64_t a = s.ts[i], b = a + (tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
             if (!h->io) {
                 if (s.parent[i] == TR_NONE) heat_add(h, p, u, a, b, (double)(b - a));
                 continue;
@@ -279,8 +279,9 @@ static int heat_fill(heat *h, const plot *p)
             if (kind[s.name[i]] == -2)
                 kind[s.name[i]] = (int8_t)tr_io_kind_of(tr_str_get(p->t, s.name[i], NULL));
             int k = kind[s.name[i]];
-            if ((k == TR_IO_READ || k == TR_IO_WRITE) && s.bytes[i] > 0 && s.parent[i] == TR_NONE)
-                heat_add(h, p, u, a, b, (double)s.bytes[i]);
+            if ((k == TR_IO_READ || k == TR_IO_WRITE) && tr_slice_bytes(&s, i) > 0 &&
+                s.parent[i] == TR_NONE)
+                heat_add(h, p, u, a, b, (double)tr_slice_bytes(&s, i));
         }
         double any = 0;
         for (size_t c = 0; c < h->n_units * h->cols; c++) any += h->cell[c];
@@ -564,7 +565,7 @@ static int ops_names(const tr_trace *t, const tr_slices *s, ops_data *d)
     if (!by) return TR_FATAL;
     for (size_t i = 0; i < s->n; i++)
         if (s->parent[i] == TR_NONE && d->lane_of_track[s->track[i]] != UINT32_MAX)
-            by[s->name[i]] += s->dur[i] > 0 ? s->dur[i] : 0;
+            by[s->name[i]] += tr_slice_dur(s, i) > 0 ? tr_slice_dur(s, i) : 0;
     for (size_t k = 0; k < ns; k++) {
         if (!by[k]) continue;
         ops_name q = {(tr_str)k, by[k]};
@@ -622,7 +623,8 @@ static int ops_collect(const tr_trace *t, const tr_render_opts *o, ops_data *d)
         if (l == UINT32_MAX || s.parent[i] != TR_NONE) continue;
         size_t k = 0;
         while (k < d->n_top && d->top[k].name != s.name[i]) k++;
-        d->time[(size_t)l * w + (k < d->n_top ? k : OPS_NAMES)] += s.dur[i] > 0 ? s.dur[i] : 0;
+        d->time[(size_t)l * w + (k < d->n_top ? k : OPS_NAMES)] +=
+            tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0;
     }
     return TR_OK;
 }

@@ -133,7 +133,7 @@ static int draw_slices(draw_state *d)
     for (size_t i = 0; i < s.n; i++) {
         uint32_t li = l->lane_of[s.track[i]];
         if (li == TR_NONE) continue;
-        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], s.dur[i]);
+        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
         if (b < l->t0 || a > l->t1) continue;
         const tl_lane *ln = &l->lanes[li];
         if (ln->rows == 0) continue;

@@ -180,7 +180,7 @@ static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts
     int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
     for (size_t i = 0; i < s.n; i++) {
         uint32_t tk = s.track[i];
-        int64_t end = tr_time_add(s.ts[i], s.dur[i]);
+        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
         if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
         seen_at(l, &ts[tk], s.ts[i], end);
         ts[tk].events++;
@@ -377,7 +377,7 @@ static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x
         tr_trace_slices(t, &s);
         if (row >= s.n) return 0;
         track = s.track[row];
-        ts = from ? tr_time_add(s.ts[row], s.dur[row]) : s.ts[row];
+        ts = from ? tr_time_add(s.ts[row], tr_slice_dur(&s, row)) : s.ts[row];
         depth = s.depth[row];
     } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
         tr_instants in;

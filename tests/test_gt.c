@@ -101,7 +101,7 @@ static size_t count_slices(const tr_trace *t, const char *cat, size_t *tracks)
     size_t n = 0, nt = 0;
     uint32_t seen[64];
     for (size_t i = 0; i < s.n; i++) {
-        if (!is_cat(t, s.cat[i], cat)) continue;
+        if (!is_cat(t, tr_slice_cat(&s, i), cat)) continue;
         n++;
         size_t k = 0;
         while (k < nt && seen[k] != s.track[i]) k++;
@@ -117,7 +117,7 @@ static size_t find_slice(const tr_trace *t, const char *cat, const char *name, i
     tr_slices s;
     tr_trace_slices(t, &s);
     for (size_t i = 0; i < s.n; i++)
-        if (s.ts[i] >= ts && is_cat(t, s.cat[i], cat) &&
+        if (s.ts[i] >= ts && is_cat(t, tr_slice_cat(&s, i), cat) &&
             strcmp(tr_str_get(t, s.name[i], NULL), name) == 0)
             return i;
     return SIZE_MAX;
@@ -281,8 +281,8 @@ TR_TEST(tiny_slices)
     size_t k = find_slice(t, "gt.client", "UnaryOp", 0);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 207000000);
-    CHECK_INT(s.dur[k], 3000000);
-    CHECK_INT(s.bytes[k], 174 + 91);
+    CHECK_INT(tr_slice_dur(&s, k), 3000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 174 + 91);
     CHECK_INT(arg_int(t, s.args[k], "seq"), 3);
     CHECK_INT(arg_int(t, s.args[k], "send_seq"), 7);
     CHECK_INT(arg_int(t, s.args[k], "recv_bytes"), 174);
@@ -295,8 +295,8 @@ TR_TEST(tiny_slices)
     k = find_slice(t, "gt.worker", "WorkerBatch", 0);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 207000000);
-    CHECK_INT(s.dur[k], 3000000);
-    CHECK_INT(s.bytes[k], 91 + 205);
+    CHECK_INT(tr_slice_dur(&s, k), 3000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 91 + 205);
     CHECK_INT(arg_int(t, s.args[k], "start_estimated"), 1);
     CHECK_STR(arg_str(t, s.args[k], "commands"), "[1 cmds: WorkerUnaryOp]");
     CHECK_INT(arg_int(t, s.args[k], "seq"), 6);
@@ -307,8 +307,8 @@ TR_TEST(tiny_slices)
     k = find_slice(t, "gt.worker", "WorkerGetData", 0);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 238000000);
-    CHECK_INT(s.dur[k], 1000000);
-    CHECK_INT(s.bytes[k], 89 + 190);
+    CHECK_INT(tr_slice_dur(&s, k), 1000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 89 + 190);
     CHECK_INT(arg_int(t, s.args[k], "seq"), 100);
     CHECK_INT(arg_int(t, s.args[k], "recv_seq"), 101);
     CHECK_INT(arg_int(t, s.args[k], "start_estimated"), -999);
@@ -339,8 +339,8 @@ TR_TEST(server_sizes)
     size_t k = find_slice(t, "gt.worker", "WorkerBatch", 5057000000);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 5057000000);
-    CHECK_INT(s.dur[k], 9000000);
-    CHECK_INT(s.bytes[k], 720282 + 91);
+    CHECK_INT(tr_slice_dur(&s, k), 9000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 720282 + 91);
     CHECK_INT(arg_int(t, s.args[k], "seq"), 9);
     CHECK_STR(track_name(t, s.track[k]), "worker worker_1");
     tr_trace_free(t);
@@ -413,7 +413,8 @@ TR_TEST(legacy_4a97ec6_fields)
     tr_slices s;
     tr_trace_slices(t, &s);
     size_t k = 0;
-    while (k < s.n && !(is_cat(t, s.cat[k], "gt.worker") && arg_int(t, s.args[k], "seq") == 27))
+    while (k < s.n &&
+           !(is_cat(t, tr_slice_cat(&s, k), "gt.worker") && arg_int(t, s.args[k], "seq") == 27))
         k++;
     CHECK(k < s.n);
     CHECK_STR(tr_str_get(t, s.name[k], NULL), "WorkerBinaryOp");
@@ -440,7 +441,7 @@ TR_TEST(legacy_6621e6d_fields)
     size_t k = find_slice(t, "gt.worker", "WorkerGetData", 0);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 221000000);
-    CHECK_INT(s.dur[k], 8000000);
+    CHECK_INT(tr_slice_dur(&s, k), 8000000);
     tr_trace_free(t);
 }
 
@@ -475,7 +476,7 @@ TR_TEST(visualize_fields)
     size_t k = find_slice(t, "gt.worker", "WorkerBatch", 0);
     CHECK(k != SIZE_MAX);
     CHECK_INT(s.ts[k], 210000000);
-    CHECK_INT(s.dur[k], 3000000);
+    CHECK_INT(tr_slice_dur(&s, k), 3000000);
     CHECK_STR(arg_str(t, s.args[k], "op"), "other");
     CHECK_INT(arg_int(t, s.args[k], "seq"), 6);
     CHECK_STR(track_name(t, s.track[k]), "worker auto_worker");
@@ -589,7 +590,7 @@ TR_TEST(bad_records)
     tr_slices s;
     tr_trace_slices(t, &s);
     CHECK_INT(s.n, 1);
-    CHECK_INT(s.dur[0], -1);
+    CHECK_INT(tr_slice_dur(&s, 0), -1);
     CHECK_INT(arg_int(t, s.args[0], "unfinished"), 1);
     CHECK_INT(arg_int(t, s.args[0], "seq"), 7);
     CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
@@ -639,24 +640,24 @@ TR_TEST(shapes_and_pairing)
     CHECK_INT(count_slices(t, "gt.client", NULL), 3);
     size_t k = find_slice(t, "gt.worker", "WorkerGetStats", 0);
     CHECK_INT(s.ts[k], 1002000000);
-    CHECK_INT(s.dur[k], 2000000);
-    CHECK_INT(s.bytes[k], 77);
+    CHECK_INT(tr_slice_dur(&s, k), 2000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 77);
     k = find_slice(t, "gt.worker", "WorkerBatch", 0);
     CHECK_INT(s.ts[k], 1004000000); /* the record before the RECV */
-    CHECK_INT(s.dur[k], 6000000);
+    CHECK_INT(tr_slice_dur(&s, k), 6000000);
     CHECK_STR(arg_str(t, s.args[k], "commands"), "[2 cmds: A, B]");
     k = find_slice(t, "gt.client", "ConcatOp", 0);
-    CHECK_INT(s.dur[k], 12000000);
-    CHECK_INT(s.bytes[k], 1536); /* the SEND has no size */
+    CHECK_INT(tr_slice_dur(&s, k), 12000000);
+    CHECK_INT(tr_slice_bytes(&s, k), 1536); /* the SEND has no size */
     CHECK_INT(arg_int(t, s.args[k], "send_bytes"), -999);
     /* #21 is left open by #22 on the same client */
     k = find_slice(t, "gt.client", "A", 0);
-    CHECK_INT(s.dur[k], -1);
+    CHECK_INT(tr_slice_dur(&s, k), -1);
     CHECK_INT(arg_int(t, s.args[k], "unfinished"), 1);
     CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
     tr_trace_slices(t, &s);
     k = find_slice(t, "gt.client", "A", 0);
-    CHECK(s.dur[k] >= 0);
+    CHECK(tr_slice_dur(&s, k) >= 0);
     tr_trace_free(t);
 }
 

@@ -99,7 +99,8 @@ static int has_slice(const tr_trace *t, const char *track, const char *name, int
     tr_slices s;
     tr_trace_slices(t, &s);
     for (size_t i = 0; i < s.n; i++)
-        if (s.ts[i] == ts && s.dur[i] == dur && strcmp(tr_str_get(t, s.name[i], NULL), name) == 0 &&
+        if (s.ts[i] == ts && tr_slice_dur(&s, i) == dur &&
+            strcmp(tr_str_get(t, s.name[i], NULL), name) == 0 &&
             strcmp(track_name(t, s.track[i]), track) == 0)
             return 1;
     return 0;
@@ -529,7 +530,7 @@ TR_TEST(sequence_chrome_round_trip)
     CHECK_INT(b.n, a.n);
     for (size_t i = 0; i < a.n; i++)
         CHECK(has_slice(back, track_name(t, a.track[i]), tr_str_get(t, a.name[i], NULL), a.ts[i],
-                        a.dur[i]));
+                        tr_slice_dur(&a, i)));
     tr_trace_free(back);
     tr_trace_free(t);
 }

@@ -117,21 +117,21 @@ TR_TEST(model_iomix_1r)
     int writes = 0, fwrites = 0, mpi = 0;
     for (size_t i = 0; i < sl.n; i++) {
         const char *name = tr_str_get(t, sl.name[i], NULL);
-        const char *cat = tr_str_get(t, sl.cat[i], NULL);
+        const char *cat = tr_str_get(t, tr_slice_cat(&sl, i), NULL);
         if (strcmp(name, "write") == 0) {
             writes++;
             CHECK_STR(cat, "POSIX");
-            CHECK_INT(sl.bytes[i], 100);
+            CHECK_INT(tr_slice_bytes(&sl, i), 100);
             CHECK(find_arg(t, sl.args[i], "path", &a));
             CHECK_STR(tr_str_get(t, a.v.s, NULL), "/tmp/tracecat/iomix-1r/posix_rank0.dat");
             CHECK(find_arg(t, sl.args[i], "count", &a));
             CHECK_INT(a.v.i, 100);
         }
-        if (strcmp(name, "fwrite") == 0) fwrites += (int)sl.bytes[i];
+        if (strcmp(name, "fwrite") == 0) fwrites += (int)tr_slice_bytes(&sl, i);
         if (strcmp(name, "MPI_File_write_at_all") == 0) {
             mpi++;
             CHECK_STR(cat, "MPI-IO");
-            CHECK_INT(sl.bytes[i], 128);
+            CHECK_INT(tr_slice_bytes(&sl, i), 128);
             CHECK(find_arg(t, sl.args[i], "fh", &a));
             CHECK_STR(tr_str_get(t, a.v.s, NULL), "0-0");
         }
@@ -148,7 +148,7 @@ TR_TEST(model_iomix_1r)
     CHECK_INT(mpi, 2);
     /* recorder.md §6 row 2: open starts at 0.0006240 and ends at 0.0007339. */
     CHECK_INT(sl.ts[2], 624000);
-    CHECK_INT(sl.dur[2], 733900 - 624000);
+    CHECK_INT(tr_slice_dur(&sl, 2), 733900 - 624000);
     tr_trace_free(t);
 }
 
@@ -228,11 +228,12 @@ static void check_same(const tr_trace *a, const tr_trace *b)
     tr_buf_init(&jb, 0);
     for (size_t i = 0; i < x.n && i < y.n; i++) {
         CHECK_INT(x.ts[i], y.ts[i]);
-        CHECK_INT(x.dur[i], y.dur[i]);
-        CHECK_INT(x.bytes[i], y.bytes[i]);
+        CHECK_INT(tr_slice_dur(&x, i), tr_slice_dur(&y, i));
+        CHECK_INT(tr_slice_bytes(&x, i), tr_slice_bytes(&y, i));
         CHECK_INT(x.depth[i], y.depth[i]);
         CHECK_STR(tr_str_get(a, x.name[i], NULL), tr_str_get(b, y.name[i], NULL));
-        CHECK_STR(tr_str_get(a, x.cat[i], NULL), tr_str_get(b, y.cat[i], NULL));
+        CHECK_STR(tr_str_get(a, tr_slice_cat(&x, i), NULL),
+                  tr_str_get(b, tr_slice_cat(&y, i), NULL));
         CHECK_INT(rank_of_slice(a, &x, i), rank_of_slice(b, &y, i));
         tr_buf_reset(&ja);
         tr_buf_reset(&jb);
@@ -304,11 +305,11 @@ TR_TEST(writer_user_functions)
     tr_trace_slices(b, &sl);
     CHECK_INT(sl.n, 3);
     CHECK_STR(tr_str_get(b, sl.name[0], NULL), "my_solver_step");
-    CHECK_STR(tr_str_get(b, sl.cat[0], NULL), "USER");
+    CHECK_STR(tr_str_get(b, tr_slice_cat(&sl, 0), NULL), "USER");
     CHECK_STR(tr_str_get(b, sl.name[1], NULL), "write");
-    CHECK_INT(sl.bytes[1], 9);
+    CHECK_INT(tr_slice_bytes(&sl, 1), 9);
     CHECK_INT(sl.ts[2], 600000000000LL);
-    CHECK_INT(sl.dur[2], 1000000);
+    CHECK_INT(tr_slice_dur(&sl, 2), 1000000);
     tr_arg a;
     CHECK(tr_args_find(b, sl.args[1], "path", &a));
     CHECK_STR(tr_str_get(b, a.v.s, NULL), "/x_y");

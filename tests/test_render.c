@@ -125,11 +125,12 @@ static void probe(const tr_trace *t, const tr_render_opts *o, const char *png_pa
         if (!tr_timeline_row(l, s.track[i], s.depth[i], &y0, &y1, &bg)) continue;
         /* A deeper slice shares the last row: probe only rows of their own. */
         tr_timeline_row(l, s.track[i], s.depth[i] + 1, &z0, &z1, NULL);
-        double x0 = tr_timeline_x(l, s.ts[i]), x1 = tr_timeline_x(l, s.ts[i] + s.dur[i]);
+        double x0 = tr_timeline_x(l, s.ts[i]), x1 = tr_timeline_x(l, s.ts[i] + tr_slice_dur(&s, i));
         if (s.depth[i] == 0) {
             size_t prev = last[s.track[i]];
             last[s.track[i]] = i;
-            double g0 = prev == SIZE_MAX ? 0 : tr_timeline_x(l, s.ts[prev] + s.dur[prev]);
+            double g0 =
+                prev == SIZE_MAX ? 0 : tr_timeline_x(l, s.ts[prev] + tr_slice_dur(&s, prev));
             double xm = floor((g0 + x0) / 2);
             if (prev != SIZE_MAX && y1 - y0 >= 6 && x0 - g0 >= 20 && xm > left && xm < right &&
                 !near_global_instant(t, l, xm)) {

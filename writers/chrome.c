@@ -172,14 +172,14 @@ static int write_async_slice(chrome_w *w, uint32_t r)
     int rc = TR_OK;
     for (int end = 0; end < 2; end++) {
         rc |= event_open(w);
-        rc |= add_name_cat(w, w->sl.name[r], w->sl.cat[r]);
+        rc |= add_name_cat(w, w->sl.name[r], tr_slice_cat(&w->sl, r));
         rc |= end ? LIT(&w->b, ",\"ph\":\"e\",\"id2\":{\"local\":")
                   : LIT(&w->b, ",\"ph\":\"b\",\"id2\":{\"local\":");
         rc |= tr_buf_add_int(&w->b, (int64_t)track + 1);
         rc |= LIT(&w->b, "},\"ts\":");
-        rc |= add_ts(&w->b, w->sl.ts[r] + (end ? w->sl.dur[r] : 0));
+        rc |= add_ts(&w->b, w->sl.ts[r] + (end ? tr_slice_dur(&w->sl, r) : 0));
         rc |= add_pid_tid(w, track);
-        if (!end) rc |= add_args_bytes(w, w->sl.args[r], w->sl.bytes[r]);
+        if (!end) rc |= add_args_bytes(w, w->sl.args[r], tr_slice_bytes(&w->sl, r));
         rc |= tr_buf_addc(&w->b, '}');
     }
     return rc;
@@ -194,13 +194,13 @@ static int write_slice(chrome_w *w, uint32_t r)
 {
     if (track_kind(w, w->sl.track[r]) == TR_TRACK_ASYNC) return write_async_slice(w, r);
     int rc = event_open(w);
-    rc |= add_name_cat(w, w->sl.name[r], w->sl.cat[r]);
+    rc |= add_name_cat(w, w->sl.name[r], tr_slice_cat(&w->sl, r));
     rc |= LIT(&w->b, ",\"ph\":\"X\",\"ts\":");
     rc |= add_ts(&w->b, w->sl.ts[r]);
     rc |= LIT(&w->b, ",\"dur\":");
-    rc |= add_ts(&w->b, w->sl.dur[r]);
+    rc |= add_ts(&w->b, tr_slice_dur(&w->sl, r));
     rc |= add_pid_tid(w, w->sl.track[r]);
-    rc |= add_args_bytes(w, w->sl.args[r], w->sl.bytes[r]);
+    rc |= add_args_bytes(w, w->sl.args[r], tr_slice_bytes(&w->sl, r));
     return rc | tr_buf_addc(&w->b, '}');
 }
 

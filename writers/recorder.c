@@ -332,7 +332,8 @@ static int encode_rank(wr_state *w, const uint32_t *rows, size_t n, sig_set *s, 
     for (size_t i = 0; i < n && rc == TR_OK; i++) {
         size_t row = rows[i];
         int64_t st = (w->sl.ts[row] - w->origin) / w->res_ns;
-        int64_t en = (tr_time_add(w->sl.ts[row], w->sl.dur[row]) - w->origin) / w->res_ns;
+        int64_t en =
+            (tr_time_add(w->sl.ts[row], tr_slice_dur(&w->sl, row)) - w->origin) / w->res_ns;
         rc |= put32(ts, (uint32_t)(st - prev)) | put32(ts, (uint32_t)(en - prev));
         prev = st;
         rc |= build_key(w, row, w->sl.track[row]);
@@ -405,7 +406,7 @@ static int64_t pick_resolution(const wr_state *w, const rank_rows *rr, int64_t f
         int64_t prev = w->origin;
         for (size_t i = rr->first[r]; i < rr->first[r + 1]; i++) {
             size_t row = rr->row[i];
-            int64_t d = tr_time_add(w->sl.ts[row], w->sl.dur[row]) - prev;
+            int64_t d = tr_time_add(w->sl.ts[row], tr_slice_dur(&w->sl, row)) - prev;
             if (d > worst) worst = d;
             prev = w->sl.ts[row];
         }

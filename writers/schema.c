@@ -317,13 +317,13 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, s->ts[r]);
         break;
     case 2:
-        v_int(v, s->dur[r]);
+        v_int(v, tr_slice_dur(s, r));
         break;
     case 3:
         v_int(v, s->track[r]);
         break;
     case 4:
-        v_str(c, v, s->cat[r]);
+        v_str(c, v, tr_slice_cat(s, r));
         break;
     case 5:
         v_str(c, v, s->name[r]);
@@ -342,7 +342,7 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_opt(v, s->args[r], 0);
         break;
     default:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, tr_slice_bytes(s, r), -1);
         break;
     }
 }
@@ -760,13 +760,13 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, s->ts[r]);
         break;
     case 4:
-        v_int(v, s->dur[r]);
+        v_int(v, tr_slice_dur(s, r));
         break;
     case 5:
         v_str(c, v, s->name[r]);
         break;
     case 6:
-        v_str(c, v, s->cat[r]);
+        v_str(c, v, tr_slice_cat(s, r));
         break;
     case 7:
         /* The file's one spelling, an MPI handle's open path; else the path arg's text. */
@@ -784,7 +784,7 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
             io_int_arg(c, r, "offset", v);
         break;
     case 9:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, tr_slice_bytes(s, r), -1);
         break;
     default:
         v_opt(v, call ? call->file_offset : -1, -1);

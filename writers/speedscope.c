@@ -221,7 +221,8 @@ static int sp_evented(sp_w *w, uint32_t track, size_t from, size_t to, tr_error 
             start = last = w->sl.ts[r];
         }
         rc |= sp_close(w, w->sl.ts[r], &last, &first);
-        int64_t end = tr_time_add(w->sl.ts[r], w->sl.dur[r] > 0 ? w->sl.dur[r] : 0);
+        int64_t end =
+            tr_time_add(w->sl.ts[r], tr_slice_dur(&w->sl, r) > 0 ? tr_slice_dur(&w->sl, r) : 0);
         int64_t *o = w->open.data;
         if (w->open.len && end > o[w->open.len - 2]) end = o[w->open.len - 2];
         int64_t *top = tr_vec_push(&w->open);

@@ -55,7 +55,7 @@ static void idle_lanes(const tr_trace *t, tr_buf *b)
     uint8_t *has = tr_calloc(nt + 1, 1);
     if (end && has) {
         for (size_t i = 0; i < s.n; i++) {
-            int64_t e = s.ts[i] + (s.dur[i] > 0 ? s.dur[i] : 0);
+            int64_t e = s.ts[i] + (tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
             has[s.track[i]] = 1;
             if (e > end[s.track[i]]) end[s.track[i]] = e;
         }
