@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""speed.py [--scale S] [--runs N] [--build DIR] [--only ROW,...]: issue 20's table, measured.
+"""speed.py [--scale S] [--runs N] [--build DIR] [--out DIR] [--only ROW,...]: issue 20's table, measured.
 
 Every row of the issue's table is printed with its baseline measured in the same run, on inputs
 made by the existing generators (gen_gt.py, chrome/gen_kineto.py, pyspy/gen_pyspy.py and the
-bench_recorder writer), kept in tests/bench/out/ and reused.  A and B are interleaved, each
+bench_recorder writer), kept in --out (default tests/bench/out/) and reused.  A and B are interleaved, each
 repeated N times (default 5); the table gives medians and the spread (min-max) of CPU time
 (user + sys, from /usr/bin/time), and of wall time for the rows about threads, plus page faults
 and peak RSS (GNU time).  Sizes scale with --scale (1 = 1 M GT lines, about 116 MB).  Builds nothing: the
-binaries are BUILD/tracecat and BUILD/tests/bench_recorder (default build/).  A benchmark, not a
+binaries are BUILD/tracecat, BUILD/tests/bench_recorder and, when simdjson is installed,
+BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  A benchmark, not a
 test: it always exits 0 unless a command fails.
 
 Rows:
@@ -127,18 +128,22 @@ def row_gt(tc, gt, runs):
 
 def row_chrome(tc, kin, runs):
     print("Chrome/Kineto -> model (%s, %.0f MB)" % (os.path.basename(kin), os.path.getsize(kin) / 1e6))
-    r = interleave({"tc": [tc, "info", kin],
-                    "py": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", kin]}, runs)
+    cmds = {"tc": [tc, "info", kin],
+            "py": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", kin]}
+    simd = os.path.join(os.path.dirname(tc), "tests", "bench_simdjson")
+    if os.path.exists(simd):
+        cmds["simd"] = [simd, kin]
+    r = interleave(cmds, runs)
     n = os.path.getsize(kin)
     a = line("tracecat info", r["tc"], n)
     b = line("python3 json.load", r["py"], n)
     ratio("python / tracecat (speed-up)", b, a, "-")
-    simd = os.path.join(os.path.dirname(tc), "tests", "bench_simdjson")
-    if os.path.exists(simd):
-        s = line("simdjson parse", interleave({"s": [simd, kin]}, runs)["s"], n)
+    if "simd" in r:
+        s = line("simdjson DOM parse (bench_simdjson)", r["simd"], n)
         ratio("tracecat speed / simdjson speed", s, a, ">= 0.4")
     else:
-        print("  (simdjson row skipped: no %s; install libsimdjson-dev and rebuild)" % simd)
+        print("  (simdjson row skipped: no %s; install libsimdjson-dev, reconfigure, build bench_simdjson)"
+              % simd)
 
 
 def row_pyspy(tc, spy, runs):
@@ -250,12 +255,15 @@ def row_threads(tc, scale, runs, which):
 
 
 def main():
+    global OUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=OUT, help="where the generated inputs are kept (large at --scale 1)")
     ap.add_argument("--only", default="gt,chrome,pyspy,recorder,sqlite,merged,parquet")
     a = ap.parse_args()
+    OUT = os.path.abspath(a.out)
     tc = os.path.abspath(os.path.join(a.build, "tracecat"))
     gt, kin, spy = inputs(a.scale)
     print("runs %d, interleaved; medians [min-max]; cpu = user + sys" % a.runs)
