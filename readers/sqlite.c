@@ -528,18 +528,26 @@ static int sq_refuse(sq_rd *r, const char *why)
 static int sq_check(sq_rd *r)
 {
     sqlite3_stmt *st;
+    tr_loc loc = {r->name, 0, 0, 0};
+    if (sqlite3_prepare_v2(
+            r->db, "SELECT count(*) FROM sqlite_schema WHERE name = 'meta' AND type = 'table'", -1,
+            &st, NULL) != SQLITE_OK)
+        return tr_errorf(r->e, TR_E_FORMAT, &loc, "%s", sqlite3_errmsg(r->db));
+    int step = sqlite3_step(st), has_meta = step == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW) return tr_errorf(r->e, TR_E_FORMAT, &loc, "%s", sqlite3_errmsg(r->db));
+    if (!has_meta) return sq_refuse(r, "no meta table");
     if (sqlite3_prepare_v2(r->db,
                            "SELECT (SELECT count(*) FROM meta WHERE key = 'tool' AND value ="
                            " 'tracecat'), (SELECT max(value) FROM meta WHERE key ="
                            " 'schema_version')",
                            -1, &st, NULL) != SQLITE_OK)
-        return sq_refuse(r, "no meta table");
-    int step = sqlite3_step(st);
+        return tr_errorf(r->e, TR_E_FORMAT, &loc, "meta: %s", sqlite3_errmsg(r->db));
+    step = sqlite3_step(st);
     int ours = step == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
     int version = step == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
     sqlite3_finalize(st);
     if (!ours) return sq_refuse(r, "its meta table names another tool");
-    tr_loc loc = {r->name, 0, 0, 0};
     if (version != SQ_SCHEMA_VERSION)
         return tr_errorf(r->e, TR_E_FORMAT, &loc,
                          "schema_version %d: this tracecat reads %d (tracesql may still read it)",
