@@ -23,6 +23,14 @@
 #include "tr_stream.h"
 #include "tr_trace.h"
 
+/*
+** The version of the SQLite schema tracecat writes (writers/sqlite.c), stored
+** in its meta table as schema_version; bumped when a table or view changes.
+** ^The SQLite reader (readers/sqlite.c) reads back databases of exactly this
+** version.
+*/
+#define TR_SQLITE_SCHEMA_VERSION 2
+
 #define TR_WRITER_ABI 2
 
 /* A filter writers apply: keep an event or not. */

@@ -1,13 +1,13 @@
 /*
-** own.c: tracecat's own outputs given back as inputs: a Parquet directory
-** (its _tracecat.json beside one directory a table) and a SQLite database.
+** own.c: tracecat's own Parquet directory (its _tracecat.json beside one
+** directory a table) given back as an input.  (Its SQLite database reads
+** back: readers/sqlite.c.)
 **
-** Nothing becomes events: the tables hold the model after the writers' own
-** choices (derived columns, the Parquet partitions), and reading them back
-** is not done yet.  Without this reader a Parquet directory was a run folder
-** whose _tracecat.json probed as an empty Chrome trace (exit 0, nothing
-** read) and a database was "unrecognized format".  Its probe is sure of
-** both, and open fails with the tool that reads them.
+** Nothing becomes events: the tables hold the model after the writer's own
+** choices (derived columns, the partitions), and reading them back is not
+** done.  Without this reader a Parquet directory was a run folder whose
+** _tracecat.json probed as an empty Chrome trace (exit 0, nothing read).
+** Its probe is sure of it, and open fails with the tools that read it.
 */
 #include "tr_reader.h"
 
@@ -15,19 +15,11 @@
 
 /* ---- probe ---- */
 
-static int own_is_sqlite(const tr_peek *pk)
-{
-    return pk->head && pk->head_len >= 16 && memcmp(pk->head, "SQLite format 3", 16) == 0;
-}
-
 static int own_probe(const tr_peek *pk)
 {
-    if (pk->entries) {
-        for (size_t i = 0; i < pk->n_entries; i++)
-            if (strcmp(pk->entries[i], "_tracecat.json") == 0) return 100;
-        return 0;
-    }
-    return own_is_sqlite(pk) ? 100 : 0;
+    for (size_t i = 0; pk->entries && i < pk->n_entries; i++)
+        if (strcmp(pk->entries[i], "_tracecat.json") == 0) return 100;
+    return 0;
 }
 
 /* ---- open: the tool that reads it ---- */
@@ -35,16 +27,12 @@ static int own_probe(const tr_peek *pk)
 static int own_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
     *rd = NULL;
-    const char *name = c->dir ? tr_dir_label(c->dir) : tr_input_name(c->in);
-    tr_loc loc = {name, 0, 0, 0};
-    if (c->dir)
-        return tr_errorf(e, TR_E_FORMAT, &loc,
-                         "a Parquet directory tracecat wrote: query it with an engine that reads "
-                         "Parquet (duckdb: SELECT * FROM 'DIR/slice/*.parquet'); tracecat, "
-                         "tracestat and traceviz read the traces it was made from");
+    tr_loc loc = {c->dir ? tr_dir_label(c->dir) : tr_input_name(c->in), 0, 0, 0};
     return tr_errorf(e, TR_E_FORMAT, &loc,
-                     "a SQLite database: read it with tracesql (tracecat, tracestat and traceviz "
-                     "read the traces it was made from)");
+                     "a Parquet directory tracecat wrote: query it with an engine that reads "
+                     "Parquet (duckdb: SELECT * FROM 'DIR/slice/*.parquet'); tracecat, "
+                     "tracestat and traceviz read the traces it was made from, or the SQLite "
+                     "database tracecat convert -o x.db writes");
 }
 
 static int own_next(void *rd, tr_error *e)
@@ -62,9 +50,8 @@ static void own_close(void *rd)
 const tr_reader tr_reader_own = {
     .abi = TR_READER_ABI,
     .name = "tracecat",
-    .description = "tracecat's own Parquet directory or SQLite database: names the tool that "
-                   "reads it",
-    .extensions = "db,sqlite",
+    .description = "tracecat's own Parquet directory: names the tools that read it",
+    .extensions = "",
     .dirs = 1,
     .probe = own_probe,
     .open = own_open,

@@ -14,9 +14,6 @@
 
 #include "tr_writer.h"
 
-/* Bumped when a table or view changes; stored in meta as schema_version. */
-#define TR_SQLITE_SCHEMA_VERSION 2
-
 /*
 ** tr_sqlite_load: write trace T into the empty database DB
 ** ^Creates the schema and fills it in one transaction with bulk-load pragmas,
