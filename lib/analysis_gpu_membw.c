@@ -11,6 +11,7 @@
 #include "analysis_gpu_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MB_KIND_LEN 11 /* strlen("Memcpy DtoH"): what HTA keeps of a memcpy's name */
@@ -38,18 +39,15 @@ static int mb_double_cmp(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* HTA's get_memory_kernel_type into KIND (MB_KIND_LEN + 1 bytes). */
-static void mb_kind(const char *name, char *kind)
+/* HTA's get_memory_kernel_type into KIND (SIZE bytes, room for "Memcpy Unknown"). */
+static void mb_kind(const char *name, char *kind, size_t size)
 {
     if (strncmp(name, "Memset", 6) == 0)
-        strcpy(kind, "Memset");
+        snprintf(kind, size, "Memset");
     else if (strncmp(name, "Memcpy", 6) != 0)
-        strcpy(kind, "Memcpy Unknown");
-    else {
-        size_t n = strnlen(name, MB_KIND_LEN);
-        memcpy(kind, name, n);
-        kind[n] = '\0';
-    }
+        snprintf(kind, size, "Memcpy Unknown");
+    else
+        snprintf(kind, size, "%.*s", MB_KIND_LEN, name);
 }
 
 /* The row of (RANK, KIND) in ROWS, added when new; UINT32_MAX when out of memory. */
@@ -63,7 +61,7 @@ static uint32_t mb_group(tr_vec *rows, int32_t rank, const char *kind)
     if (!m) return UINT32_MAX;
     memset(m, 0, sizeof *m);
     m->rank = rank;
-    strcpy(m->kind, kind);
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
     return (uint32_t)(rows->len - 1);
 }
 
@@ -83,7 +81,7 @@ static uint32_t mb_group_of(const tr_trace *t, const tr_gx_set *g, const tr_gx_e
     uint32_t *slot = tr_map_slot(by, (uint64_t)ev->name << 32 | ev->dev, &is_new);
     if (!slot || !is_new) return slot ? *slot : UINT32_MAX;
     char kind[sizeof((tr_gpu_membw *)0)->kind];
-    mb_kind(tr_str_get(t, ev->name, NULL), kind);
+    mb_kind(tr_str_get(t, ev->name, NULL), kind, sizeof kind);
     uint32_t grp = mb_group(rows, tr_process_get(t, g->dev_proc[ev->dev])->rank, kind);
     slot = tr_map_slot(by, (uint64_t)ev->name << 32 | ev->dev, &is_new);
     if (slot) *slot = grp;

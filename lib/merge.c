@@ -455,10 +455,10 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
 
 /*
 ** FIRST[i]: the first of PATHS that names the same file as PATHS[i] ("run"
-** and "run/", a link and what it points to), i itself for most; TODO gets
+** and "run/", a link and what it points to), i itself for most; TO_READ gets
 ** the paths to read, *M of them.  Nonzero when out of memory.
 */
-static int first_names(const char *const *paths, size_t n, size_t *first, const char **todo,
+static int first_names(const char *const *paths, size_t n, size_t *first, const char **to_read,
                        size_t *m)
 {
     char **real = tr_calloc(n ? n : 1, sizeof *real);
@@ -469,7 +469,7 @@ static int first_names(const char *const *paths, size_t n, size_t *first, const 
         first[i] = i;
         for (size_t j = 0; j < i && real[i] && first[i] == i; j++)
             if (real[j] && strcmp(real[i], real[j]) == 0) first[i] = j;
-        if (first[i] == i) todo[(*m)++] = paths[i];
+        if (first[i] == i) to_read[(*m)++] = paths[i];
     }
     for (size_t i = 0; i < n; i++) free(real[i]);
     tr_free(real);
@@ -481,22 +481,23 @@ int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *
     if (o->from && !tr_reader_find(o->readers, o->from))
         return tr_errorf(e, TR_E_USAGE, NULL, "unknown input format '%s'", o->from);
     size_t *first = tr_malloc((n ? n : 1) * sizeof *first), m = 0;
-    const char **todo = tr_malloc((n ? n : 1) * sizeof *todo);
-    int rc = !first || !todo || first_names(paths, n, first, todo, &m) ? tr_error_nomem(e) : TR_OK;
+    const char **to_read = tr_malloc((n ? n : 1) * sizeof *to_read);
+    int rc =
+        !first || !to_read || first_names(paths, n, first, to_read, &m) ? tr_error_nomem(e) : TR_OK;
     int threads = o->consume ? 1 : tr_pool_threads(o->threads, m);
     if (rc == TR_OK && threads <= 1) {
         uint64_t t0 = now_ns();
-        for (size_t i = 0; i < m && rc == TR_OK; i++) rc = tr_load(t, todo[i], o, e);
+        for (size_t i = 0; i < m && rc == TR_OK; i++) rc = tr_load(t, to_read[i], o, e);
         o->read_ns += now_ns() - t0;
     } else if (rc == TR_OK) {
-        rc = load_parallel(t, todo, m, o, threads, e);
+        rc = load_parallel(t, to_read, m, o, threads, e);
     }
     for (size_t i = 0; i < n && rc == TR_OK; i++)
         if (first[i] != i &&
             tr_skipped_add(t, paths[i], paths[first[i]], TR_SKIP_REPEATED) == TR_NONE)
             rc = tr_error_nomem(e);
     tr_free(first);
-    tr_free(todo);
+    tr_free(to_read);
     if (rc < 0) return rc;
     return tr_align(t, o->align, e);
 }
