@@ -11,7 +11,8 @@
 ** builds a tree of the document.
 **
 ** What each phase becomes:
-**   B/E, X       slices on the thread's track (E closes the innermost B)
+**   B/E, X       slices on the thread's track (E closes the innermost B), with
+**                their thread clock times (tts, tdur)
 **   i/I/R        instants with their scope
 **   C            one counter track per series
 **   M            process/thread names, sort indexes, labels (applied whenever
@@ -159,6 +160,17 @@ int64_t cj_rel_ts(cj_rd *r, int64_t ns)
     return ns;
 }
 
+/* The thread clock time token TOK states (checked by timed_event), else TR_TIME_NONE. */
+static int64_t thread_time(const jtok *tok)
+{
+    int64_t ns;
+    return tok->type != J_NONE && cj_tok_us(tok, &ns) == 0 ? ns : TR_TIME_NONE;
+}
+
+/*
+** B and E: as Perfetto's importer, the slice's thread time starts at the
+** B's tts and lasts to the E's (no E, or a side without tts: no duration).
+*/
 static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, tr_str cat,
                     uint32_t th, int *bad)
 {
@@ -174,6 +186,8 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
         o->bind = cj_bind_key(r, ev, bad);
         o->flow_in = ev->flow_in.type == J_TRUE;
         o->flow_out = ev->flow_out.type == J_TRUE;
+        o->tts = thread_time(&ev->tts);
+        o->tdur = TR_TIME_NONE;
         return TR_OK;
     }
     if (!t->opens.len)
@@ -187,6 +201,8 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
     if (rc == TR_OK && ts < o.ts)
         rc = cj_warn_at(r, ev->off, "E event before its B: %s", "zero-length slice");
     if (rc != TR_OK) return rc;
+    int64_t end_tts = thread_time(&ev->tts);
+    if (o.tts != TR_TIME_NONE && end_tts != TR_TIME_NONE) o.tdur = end_tts - o.tts;
     uint32_t track = cj_track_of(r, th, o.cat);
     uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
     return cj_close_open(r, &o, track, ts > o.ts ? ts - o.ts : 0, args);
@@ -236,6 +252,7 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
         open_slice *o = tr_vec_push(&a->opens);
         if (!o) return tr_error_nomem(r->e);
         memset(o, 0, sizeof *o);
+        o->tts = o->tdur = TR_TIME_NONE; /* not defined for async slices (as in Perfetto) */
         o->ts = ts;
         o->name = name;
         o->cat = cat;
@@ -418,7 +435,10 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
                     ev->off,
                     cj_bind_key(r, ev, bad),
                     ev->flow_in.type == J_TRUE,
-                    ev->flow_out.type == J_TRUE};
+                    ev->flow_out.type == J_TRUE,
+                    thread_time(&ev->tts),
+                    thread_time(&ev->tdur)};
+    tr_slice_set_thread_time(r->t, row, o.tts, o.tdur);
     return cj_flow_v2(r, &o, track, row);
 }
 

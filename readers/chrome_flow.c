@@ -80,12 +80,13 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
     return cj_intern(r, r->raw.p, r->raw.len);
 }
 
-/* Closes open slice O at END_TS on TRACK (END_TS < 0 relative: still open). */
+/* Closes open slice O, DUR long (-1: still open), on TRACK, with its thread time. */
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args)
 {
     uint32_t row =
         tr_slice_add(r->t, track, o->ts, dur, o->name, o->cat, cj_bytes_of(r, args), args);
     if (row == TR_NONE) return tr_error_nomem(r->e);
+    tr_slice_set_thread_time(r->t, row, o->tts, o->tdur);
     return cj_flow_v2(r, o, track, row);
 }
 

@@ -410,15 +410,34 @@ static const char *const views_sql[] = {
 ** The views that shadow tables, and those built on them: not with --write,
 ** where statements change the file's own tables (a view cannot be changed).
 */
-static const char *const shadow_sql[] = {
+static const char slice_sql[] =
     "CREATE TEMP VIEW slice AS SELECT id, ts, dur, track_id, category, name, depth, parent_id,"
-    " arg_set_id, bytes, id AS slice_id, category AS cat, NULL AS thread_ts, NULL AS thread_dur,"
+    " arg_set_id, bytes, id AS slice_id, category AS cat, %s AS thread_ts, %s AS thread_dur,"
     " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
     " FROM main.slice"
     " UNION ALL SELECT (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.ts, 0,"
     " i.track_id, i.category, i.name, 0, NULL, i.arg_set_id, i.bytes,"
     " (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.category, NULL, NULL,"
-    " __stack_id(i.category, i.name), 0" CHROME_INSTANTS ";",
+    " __stack_id(i.category, i.name), 0" CHROME_INSTANTS ";";
+
+/* The slice view, with the thread times of a database that has them (schema 3 on). */
+static int slice_view(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        db, "SELECT count(*) FROM pragma_table_info('slice', 'main') WHERE name = 'thread_ts'", -1,
+        &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    int has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    char *sql = sqlite3_mprintf(slice_sql, has ? "thread_ts" : "NULL", has ? "thread_dur" : "NULL");
+    rc = sql ? sqlite3_exec(db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(sql);
+    return rc;
+}
+
+/* The other views that shadow tables, built on slice. */
+static const char *const shadow_sql[] = {
     /* Perfetto's JSON importer keeps an event's args under "args."; tracecat's "unfinished" is its
        own */
     "CREATE TEMP VIEW args AS SELECT arg_set_id, id,"
@@ -520,6 +539,7 @@ int tsql_perfetto(tr_cli *c, sqlite3 *db, int write)
                                      fn_stack_id, NULL, NULL);
     for (size_t i = 0; i < sizeof views_sql / sizeof *views_sql && rc == SQLITE_OK; i++)
         rc = sqlite3_exec(db, views_sql[i], NULL, NULL, NULL);
+    if (rc == SQLITE_OK && !write) rc = slice_view(db);
     for (size_t i = 0; i < sizeof shadow_sql / sizeof *shadow_sql && rc == SQLITE_OK && !write; i++)
         rc = sqlite3_exec(db, shadow_sql[i], NULL, NULL, NULL);
     if (rc == SQLITE_OK) return TR_EXIT_OK;

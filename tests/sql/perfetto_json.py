@@ -42,7 +42,6 @@ DIFFERS = {
     "json_thread_state_sched": "no sched or cpu tables",
     "overlapping_complete_event_import_log": "no _trace_import_logs (tracecat warns on stderr)",
     "trailing_empty_event": "no stats table",
-    "string_tts_and_tdur": "thread_ts and thread_dur are NULL: the model keeps no thread time",
     "connected_flow": "flow v1 't' steps: Perfetto makes a flow per hop (s->t, t->f), tracecat "
     "one flow from s to the f, and ties a step to its own slice; an id reused after its f "
     "starts a new flow in Perfetto",
