@@ -361,7 +361,8 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
                                       : "f");
     uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
     tr_str key = cj_intern_key(r);
-    int enclose = ph == 's' || cj_tok_eq(&ev->bp, "e");
+    /* s and t bind to the slice they are in (Perfetto's importer); f to the next, or with bp "e" */
+    int enclose = ph != 'f' || cj_tok_eq(&ev->bp, "e");
     return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
                          ev->off);
 }

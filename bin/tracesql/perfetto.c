@@ -46,11 +46,13 @@ static const tf_def tf_defs[] = {
     {"descendant_slice_by_stack",
      TF_SLICES("SELECT id FROM slice WHERE stack_id = ?1 UNION SELECT s.id FROM slice s"
                " JOIN r ON s.parent_id = r.id")},
-    /* flows linked to ?1 by flows alone, either way */
+    /* the chains of flows out of ?1 onwards and into ?1 backwards (a branch met going back is
+       not followed forwards, as in Perfetto) */
     {"directly_connected_flow",
-     "WITH RECURSIVE r(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN r ON"
-     " f.slice_out = r.id UNION SELECT f.slice_out FROM flow f JOIN r ON f.slice_in = r.id)"
-     " SELECT flow.* FROM flow WHERE slice_out IN r OR slice_in IN r ORDER BY flow.id"},
+     "WITH RECURSIVE fwd(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN fwd ON"
+     " f.slice_out = fwd.id), bwd(id) AS (SELECT ?1 UNION SELECT f.slice_out FROM flow f JOIN bwd"
+     " ON f.slice_in = bwd.id)"
+     " SELECT flow.* FROM flow WHERE slice_out IN fwd OR slice_in IN bwd ORDER BY flow.id"},
     /* out of ?1 and its descendants, on to the slices the flows reach */
     {"following_flow",
      "WITH RECURSIVE r(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN r ON"

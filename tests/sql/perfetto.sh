@@ -3,9 +3,9 @@
 # (bin/tracesql/perfetto.c), with exact answers.  The flow and nesting answers
 # are on Perfetto's own test trace for connected flows
 # (testdata/chrome/perfetto/connected_flow_data.json): slices 0-10, slice 5
-# nested in 4 and 8 in 7, flows 0:1->2 1:0->3 2:6->6 3:7->7 4:8->9 as the
-# Chrome reader binds them (Perfetto's own answers for this trace differ where
-# its flow binding does: tests/sql/perfetto_json.py).
+# nested in 4 and 8 in 7, flows 0:1->2 1:0->3 2:0->4 3:5->6 4:6->7 5:7->10
+# 6:8->9 as the Chrome reader binds them, as Perfetto's importer does (its own
+# answers for this trace: tests/sql/perfetto_json.py).
 set -u
 tracesql=$1 src=$2 case=perfetto
 . "$(dirname "$0")/../lib.sh"
@@ -24,9 +24,12 @@ q "5" "$flows" "SELECT id FROM descendant_slice(4)"
 q "8" "$flows" "SELECT id FROM descendant_slice(7)"
 q "Flow2_Slice0 1 4" "$flows" "SELECT name || ' ' || depth || ' ' || parent_id FROM descendant_slice(4)"
 q "0" "$flows" "SELECT id FROM directly_connected_flow(2)"
-q "3 4" "$flows" "SELECT id FROM following_flow(7)"
-q "3 4" "$flows" "SELECT id FROM preceding_flow(9)"
-q "1" "$flows" "SELECT id FROM following_flow(0)"
+# back from 3 to 0, and not on from 0 to 4 (Perfetto's rule: no branching)
+q "1" "$flows" "SELECT id FROM directly_connected_flow(3)"
+q "3 4 5" "$flows" "SELECT id FROM directly_connected_flow(6)"
+q "5 6" "$flows" "SELECT id FROM following_flow(7)"
+q "2 3 4 6" "$flows" "SELECT id FROM preceding_flow(9)"
+q "1 2 3 4 5 6" "$flows" "SELECT id FROM following_flow(0)"
 q "400000 3733000" "$flows" "SELECT start_ts || ' ' || end_ts FROM trace_bounds"
 q "400000 3733000" "$flows" "SELECT trace_start() || ' ' || trace_end()"
 q "tracecat" "$flows" "SELECT str_value FROM metadata WHERE name = 'tool'"

@@ -42,13 +42,6 @@ DIFFERS = {
     "json_thread_state_sched": "no sched or cpu tables",
     "overlapping_complete_event_import_log": "no _trace_import_logs (tracecat warns on stderr)",
     "trailing_empty_event": "no stats table",
-    "connected_flow": "flow v1 't' steps: Perfetto makes a flow per hop (s->t, t->f), tracecat "
-    "one flow from s to the f, and ties a step to its own slice; an id reused after its f "
-    "starts a new flow in Perfetto",
-    "flow_events_json_v1": "as connected_flow: the 't' step's slice is skipped (SenderA->SomeSlice "
-    "here, SenderA->OtherSlice->SomeSlice in Perfetto)",
-    "flow_events_json_v2": "a slice with both flow_in and flow_out on one bind_id ends the "
-    "incoming flow and starts the next in Perfetto; here it links to itself",
 }
 
 
