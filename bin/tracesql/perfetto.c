@@ -342,12 +342,14 @@ static void fn_slice_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **ar
     sqlite3_result_int64(ctx, none ? 0 : (sqlite3_int64)stacks.id[i]);
 }
 
-/* __stack_id(category, name): the stack id of a root slice so named (an instant's). */
+/* __stack_id(category, name, parent): the stack id of a slice so named under stack PARENT (0:
+ * none). */
 static void fn_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     uint64_t own = stack_own(sqlite3_value_text(argv[0]), sqlite3_value_text(argv[1]));
-    sqlite3_result_int64(ctx, (sqlite3_int64)stack_join(0, own));
+    uint64_t parent = (uint64_t)sqlite3_value_int64(argv[2]);
+    sqlite3_result_int64(ctx, (sqlite3_int64)stack_join(parent, own));
 }
 
 void tsql_perfetto_end(void)
@@ -412,15 +414,43 @@ static const char *const views_sql[] = {
 ** The views that shadow tables, and those built on them: not with --write,
 ** where statements change the file's own tables (a view cannot be changed).
 */
-static const char slice_sql[] =
-    "CREATE TEMP VIEW slice AS SELECT id, ts, dur, track_id, category, name, depth, parent_id,"
-    " arg_set_id, bytes, id AS slice_id, category AS cat, %s AS thread_ts, %s AS thread_dur,"
-    " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
-    " FROM main.slice"
-    " UNION ALL SELECT (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.ts, 0,"
-    " i.track_id, i.category, i.name, 0, NULL, i.arg_set_id, i.bytes,"
-    " (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.category, NULL, NULL,"
-    " __stack_id(i.category, i.name), 0" CHROME_INSTANTS ";";
+/* Chrome slice S the reader closed at the end of the input: Perfetto's importer leaves it open. */
+#define UNFINISHED(s)                                                                              \
+    s ".arg_set_id IS NOT NULL AND " s ".track_id IN (" CHROME_TRACKS ") AND EXISTS (SELECT 1"     \
+      " FROM main.__intrinsic_args a WHERE a.arg_set_id = " s                                      \
+      ".arg_set_id AND a.key = 'unfinished')"
+/* Where slice S ends for the instants in it: never, when it is open. */
+#define END_FOR_INSTANTS(s)                                                                        \
+    "CASE WHEN " UNFINISHED(s) " THEN 9223372036854775807 ELSE " s ".ts + " s ".dur END"
+
+/*
+** The slice an instant I is in, as Perfetto's importer nests instants: the
+** deepest one on its track that starts at or before it and ends after it.
+** With slices nested, that is the last one to start or one of its
+** ancestors, so the walk is an index seek and a few parents, not a scan.
+*/
+#define INSTANT_PARENT                                                                             \
+    "(WITH RECURSIVE up(id, end_ts, parent_id) AS (SELECT * FROM (SELECT s.id, " END_FOR_INSTANTS( \
+        "s") ", s.parent_id FROM main.slice s WHERE s.track_id = i.track_id AND"                   \
+             " s.ts <= i.ts ORDER BY s.ts DESC, s.depth DESC LIMIT 1) UNION ALL SELECT "           \
+             "p.id, " END_FOR_INSTANTS(                                                            \
+                 "p") ", p.parent_id FROM main.slice p JOIN up ON p.id = up.parent_id WHERE"       \
+                      " up.end_ts <= i.ts) SELECT id FROM up WHERE end_ts > i.ts LIMIT 1)"
+
+#define FIRST_INSTANT "(SELECT coalesce(max(id), -1) + 1 FROM main.slice)"
+
+static const char slice_sql[] = "CREATE TEMP VIEW slice AS SELECT id, ts, CASE WHEN " UNFINISHED(
+    "s") " THEN -1 ELSE dur END AS dur,"
+         " track_id, category, name, depth, parent_id, arg_set_id, bytes, id AS slice_id,"
+         " category AS cat, %s AS thread_ts, %s AS thread_dur,"
+         " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
+         " FROM main.slice s"
+         " UNION ALL SELECT " FIRST_INSTANT " + x.id, x.ts, 0, x.track_id, x.category, x.name,"
+         " coalesce(p.depth + 1, 0), x.parent, x.arg_set_id, x.bytes, " FIRST_INSTANT " + x.id,"
+         " x.category, NULL, NULL, __stack_id(x.category, x.name, __slice_stack_id(x.parent)),"
+         " __slice_stack_id(x.parent) FROM (SELECT i.*, CASE WHEN i.scope = 'thread' "
+         "THEN " INSTANT_PARENT " END AS parent" CHROME_INSTANTS
+         ") x LEFT JOIN main.slice p ON p.id = x.parent;";
 
 /* The slice view, with the thread times of a database that has them (schema 3 on). */
 static int slice_view(sqlite3 *db)
@@ -440,14 +470,15 @@ static int slice_view(sqlite3 *db)
 
 /* The other views that shadow tables, built on slice. */
 static const char *const shadow_sql[] = {
-    /* Perfetto's JSON importer keeps an event's args under "args."; tracecat's "unfinished" is its
-       own */
+    /* Perfetto's JSON importer keeps an event's args under "args."; the reader's "unfinished" of a
+       Chrome slice is its dur -1 here */
     "CREATE TEMP VIEW args AS SELECT arg_set_id, id,"
     " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS flat_key,"
     " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS key, int_value, string_value,"
-    " real_value, value_type, display_value FROM (SELECT a.*, a.key <> 'unfinished' AND"
-    " a.arg_set_id IN (SELECT arg_set_id FROM main.slice WHERE track_id IN (" CHROME_TRACKS ")"
-    " UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS ") AS prefixed FROM main.args a);",
+    " real_value, value_type, display_value FROM (SELECT a.*, a.arg_set_id IN (SELECT arg_set_id"
+    " FROM main.slice WHERE track_id IN (" CHROME_TRACKS
+    ") UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS
+    ") AS prefixed FROM main.args a) WHERE NOT (prefixed AND key = 'unfinished');",
     /* a lane tracecat named after its number ("thread 12", "pid 7") has no name in Perfetto */
     "CREATE TEMP VIEW thread AS SELECT t.utid, t.tid, CASE WHEN t.name = 'thread ' || "
     "coalesce(t.tid, -1)"
@@ -536,7 +567,7 @@ int tsql_perfetto(tr_cli *c, sqlite3 *db, int write)
         rc = sqlite3_create_function(db, "__slice_stack_id", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
                                      NULL, fn_slice_stack_id, NULL, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(db, "__stack_id", 2,
+        rc = sqlite3_create_function(db, "__stack_id", 3,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
                                      fn_stack_id, NULL, NULL);
     for (size_t i = 0; i < sizeof views_sql / sizeof *views_sql && rc == SQLITE_OK; i++)

@@ -66,6 +66,23 @@ q "1000:d0 2000:d1 3000:d2 8000:d0 9000:d1 10000:d2" "$tmp/stacks.json" \
 q "1000:d0 2000:d1 3000:d2 8000:d0 9000:d1 10000:d2" "$tmp/stacks.json" \
     "SELECT ts || ':' || name FROM descendant_slice_by_stack((SELECT stack_id FROM slice_with_stack_id WHERE name = 'd0' LIMIT 1))"
 q "1:1 2:0" "$tmp/stacks.json" "SELECT tid || ':' || is_main_thread FROM thread ORDER BY tid"
+# Perfetto's importer nests a thread's instants in the slices they fall in (a slice ending at the
+# instant's time no longer holds it), and leaves a B never ended open (dur -1) with no arg saying so
+cat >"$tmp/nest.json" <<'EOF'
+[{"ph":"B","pid":1,"tid":1,"ts":0,"name":"b"},{"ph":"i","pid":1,"tid":1,"ts":5,"name":"in_b","s":"t"},
+ {"ph":"E","pid":1,"tid":1,"ts":10},{"ph":"i","pid":1,"tid":1,"ts":10,"name":"at_end","s":"t"},
+ {"ph":"X","pid":1,"tid":1,"ts":20,"dur":10,"name":"x"},{"ph":"X","pid":1,"tid":1,"ts":22,"dur":6,"name":"y"},
+ {"ph":"i","pid":1,"tid":1,"ts":25,"name":"in_y","s":"t"},{"ph":"i","pid":1,"tid":1,"ts":29,"name":"in_x","s":"t"},
+ {"ph":"i","pid":1,"tid":1,"ts":26,"name":"global","s":"g"},{"ph":"B","pid":1,"tid":1,"ts":40,"name":"open"},
+ {"ph":"i","pid":1,"tid":1,"ts":45,"name":"in_open","s":"t"}]
+EOF
+q "b:10000:0: x:10000:0: y:6000:1:x open:-1:0: in_b:0:1:b at_end:0:0: in_y:0:2:y global:0:0: in_x:0:1:x in_open:0:1:open" \
+    "$tmp/nest.json" "SELECT s.name || ':' || s.dur || ':' || s.depth || ':' || coalesce(p.name, '')
+        FROM slice s LEFT JOIN slice p ON p.id = s.parent_id ORDER BY s.id"
+q "0 1" "$tmp/nest.json" "SELECT (SELECT count(*) FROM args WHERE key = 'unfinished') || ' ' ||
+    (SELECT count(*) FROM main.args WHERE key = 'unfinished')"
+q "1" "$tmp/nest.json" "SELECT count(*) FROM slice s JOIN slice p ON p.id = s.parent_id
+    WHERE s.name = 'in_y' AND s.parent_stack_id = p.stack_id AND s.stack_id <> p.stack_id"
 q "1" "$flows" "SELECT count(*) FROM process WHERE start_ts IS NULL"
 q "4" "$flows" "INCLUDE PERFETTO MODULE slices.with_context; SELECT count(*) FROM thread_slice WHERE depth = 0 AND name GLOB 'Flow2*'"
 run_cmd 1 "$tracesql" "$flows" -c "INCLUDE PERFETTO MODULE android.startup.startups"

@@ -23,11 +23,11 @@ import sys
 TRACES = {"connected_flow": "connected_flow_data.json"}
 
 DIFFERS = {
-    "args_ordered": "a 'b' never ended keeps tracecat's arg unfinished=1 (Perfetto: dur -1)",
     "json_all_slice_types": "an E whose name differs from its B closes it here (Perfetto leaves "
     "it open, dur -1) and adds its args; null args are kept; a global instant is on its "
     "thread's track and an R mark is an instant (Perfetto has neither in thread_or_process_slice)",
-    "json_extreme_vals": "a B never ended ends at the trace's end here (Perfetto: dur -1)",
+    "json_extreme_vals": "an E whose name differs from its B closes it here (as Catapult does; "
+    "Perfetto leaves the B open, dur -1)",
     "json_metadata": "an event without pid/tid has NULL pid and tid here (Perfetto: 0)",
     "json_sort_index_hints": "sort index hints are process.sort_index here, not args "
     "(process.arg_set_id is NULL); Perfetto adds a main thread (tid = pid) to every process",
