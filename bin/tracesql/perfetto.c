@@ -399,8 +399,29 @@ static const struct {
 ** for statements (SQLite looks in temp first), while the database's own
 ** views (io, gt_op, gpu_kernel, ...) keep reading main's tables.
 */
+/* The slices the Chrome reader made of Perfetto's T thread-state events (on thread lanes). */
+#define THREAD_STATES                                                                              \
+    " FROM main.slice s WHERE s.category = 'thread_state' AND s.track_id IN (SELECT utid FROM"     \
+    " main.thread) AND s.track_id IN (" CHROME_TRACKS ")"
+#define STATE_ARG(kind, key)                                                                       \
+    "(SELECT a." kind "_value FROM main.__intrinsic_args a WHERE a.arg_set_id = s.arg_set_id AND"  \
+    " a.key = '" key "')"
+
 static const char *const views_sql[] = {
     "CREATE TEMP VIEW trace_bounds AS " BOUNDS_SQL ";",
+    /* as Perfetto's JSON importer fills them from T events: a state each, and the Running ones
+       with a cpu arg as scheduling slices; ucpu is the CPU's number */
+    "CREATE TEMP VIEW thread_state AS SELECT s.id, s.ts, s.dur, NULL AS cpu, s.track_id AS utid,"
+    " s.name AS state, " STATE_ARG("int", "io_wait") " AS io_wait, " STATE_ARG(
+        "string",
+        "blocked_function") " AS blocked_function, NULL AS waker_utid,"
+                            " NULL AS waker_id, NULL AS irq_context, NULL AS ucpu" THREAD_STATES
+                            ";",
+    "CREATE TEMP VIEW sched AS SELECT id, ts, dur, cpu, utid, NULL AS end_state, NULL AS priority,"
+    " cpu AS ucpu FROM (SELECT s.id, s.ts, s.dur, s.track_id AS utid, " STATE_ARG(
+        "int", "cpu") " AS cpu" THREAD_STATES " AND s.name = 'Running') WHERE cpu IS NOT NULL;",
+    "CREATE TEMP VIEW cpu AS SELECT DISTINCT ucpu AS id, ucpu, cpu, NULL AS cluster_id,"
+    " NULL AS processor FROM sched;",
     "CREATE TEMP VIEW metadata AS SELECT rowid - 1 AS id, key AS name, 'single' AS key_type,"
     " CASE WHEN typeof(value) = 'integer' THEN value END AS int_value,"
     " CASE WHEN typeof(value) = 'text' THEN value END AS str_value FROM meta"

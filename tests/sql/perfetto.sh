@@ -83,6 +83,9 @@ q "0 1" "$tmp/nest.json" "SELECT (SELECT count(*) FROM args WHERE key = 'unfinis
     (SELECT count(*) FROM main.args WHERE key = 'unfinished')"
 q "1" "$tmp/nest.json" "SELECT count(*) FROM slice s JOIN slice p ON p.id = s.parent_id
     WHERE s.name = 'in_y' AND s.parent_stack_id = p.stack_id AND s.stack_id <> p.stack_id"
+# thread_state, sched and cpu come from Perfetto's T events alone (json_thread_state*: perfetto_json.py)
+q "0 0 0" "$gt" "SELECT (SELECT count(*) FROM thread_state) || ' ' || (SELECT count(*) FROM sched) || ' ' ||
+    (SELECT count(*) FROM cpu)"
 q "1" "$flows" "SELECT count(*) FROM process WHERE start_ts IS NULL"
 q "4" "$flows" "INCLUDE PERFETTO MODULE slices.with_context; SELECT count(*) FROM thread_slice WHERE depth = 0 AND name GLOB 'Flow2*'"
 run_cmd 1 "$tracesql" "$flows" -c "INCLUDE PERFETTO MODULE android.startup.startups"

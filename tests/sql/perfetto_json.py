@@ -38,8 +38,6 @@ DIFFERS = {
     "json_id2_global_string_id": "no track.type",
     "json_id2_local_int_id": "no track.type",
     "json_id2_local_string_id": "no track.type",
-    "json_thread_state": "no thread_state table (tracecat makes Perfetto's T events slices)",
-    "json_thread_state_sched": "no sched or cpu tables",
     "overlapping_complete_event_import_log": "no _trace_import_logs (tracecat warns on stderr)",
     "trailing_empty_event": "no stats table",
 }
