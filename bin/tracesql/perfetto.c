@@ -389,6 +389,8 @@ static const struct {
 #define CHROME_TRACKS                                                                              \
     "SELECT t.id FROM main.track t JOIN main.process p USING (upid) JOIN main.trace_input i"       \
     " ON i.id = p.input_id WHERE i.format = 'chrome'"
+/* Whether process P is of a Chrome JSON input. */
+#define CHROME_PROCESS(p) p ".input_id IN (SELECT id FROM main.trace_input WHERE format = 'chrome')"
 #define CHROME_INSTANTS                                                                            \
     " FROM main.instant i WHERE i.track_id IN (" CHROME_TRACKS ") AND NOT EXISTS (SELECT 1 FROM"   \
     " main.__intrinsic_args a WHERE a.arg_set_id = i.arg_set_id AND a.key = 'ph')"
@@ -501,16 +503,23 @@ static const char *const shadow_sql[] = {
     ") UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS
     ") AS prefixed FROM main.args a) WHERE NOT (prefixed AND key = 'unfinished');",
     /* a lane tracecat named after its number ("thread 12", "pid 7") has no name in Perfetto */
-    "CREATE TEMP VIEW thread AS SELECT t.utid, t.tid, CASE WHEN t.name = 'thread ' || "
-    "coalesce(t.tid, -1)"
-    " THEN NULL ELSE t.name END AS name, t.upid, CASE WHEN t.tid IS NULL OR p.pid IS NULL OR k.kind"
-    " <> 'thread' THEN NULL ELSE t.tid = p.pid END AS is_main_thread, NULL AS start_ts,"
-    " NULL AS end_ts, NULL AS arg_set_id FROM main.thread t JOIN main.process p USING (upid)"
-    " JOIN main.track k ON k.id = t.utid;",
-    "CREATE TEMP VIEW process AS SELECT upid, pid, CASE WHEN name = 'pid ' || pid OR (pid IS NULL"
-    " AND name = '(no pid)') THEN NULL ELSE name END AS name, rank, host, labels, sort_index,"
-    " input_id, NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS arg_set_id"
-    " FROM main.process;",
+    /* a Chrome event without pid or tid is pid 0 and tid 0 in Perfetto */
+    "CREATE TEMP VIEW thread AS SELECT t.utid, CASE WHEN t.tid IS NULL AND " CHROME_PROCESS(
+        "p") " THEN 0 ELSE t.tid END AS tid, CASE WHEN t.name = 'thread ' || coalesce(t.tid, -1)"
+             " THEN NULL ELSE t.name END AS name, t.upid, CASE WHEN t.tid IS NULL OR p.pid IS NULL "
+             "OR k.kind"
+             " <> 'thread' THEN NULL ELSE t.tid = p.pid END AS is_main_thread, NULL AS start_ts,"
+             " NULL AS end_ts, NULL AS arg_set_id FROM main.thread t JOIN main.process p USING "
+             "(upid)"
+             " JOIN main.track k ON k.id = t.utid;",
+    "CREATE TEMP VIEW process AS SELECT upid, CASE WHEN pid IS NULL AND " CHROME_PROCESS(
+        "main.process") " THEN 0 ELSE pid END AS pid, CASE WHEN name = 'pid ' || pid OR (pid IS "
+                        "NULL"
+                        " AND name = '(no pid)') THEN NULL ELSE name END AS name, rank, host, "
+                        "labels, sort_index,"
+                        " input_id, NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS "
+                        "arg_set_id"
+                        " FROM main.process;",
     /* the standard library's slices.with_context */
     "CREATE TEMP VIEW thread_slice AS SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id,"
     " t.name AS thread_name, t.utid, t.tid, p.name AS process_name, p.upid, p.pid, s.depth,"

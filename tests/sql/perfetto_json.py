@@ -28,7 +28,6 @@ DIFFERS = {
     "thread's track and an R mark is an instant (Perfetto has neither in thread_or_process_slice)",
     "json_extreme_vals": "an E whose name differs from its B closes it here (as Catapult does; "
     "Perfetto leaves the B open, dur -1)",
-    "json_metadata": "an event without pid/tid has NULL pid and tid here (Perfetto: 0)",
     "json_sort_index_hints": "sort index hints are process.sort_index here, not args "
     "(process.arg_set_id is NULL); Perfetto adds a main thread (tid = pid) to every process",
     "json_sort_index_ordering": "as json_sort_index_hints",
