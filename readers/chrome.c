@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const cj_const_text[K_COUNT] = {
     [K_NAME] = "name",
@@ -283,6 +284,19 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
     return TR_OK;
 }
 
+/* A counter value given as text, read as Perfetto's importer reads it (strtod, all of it), else
+ * NaN. */
+static double counter_text(const jtok *v)
+{
+    char tmp[64];
+    if (v->n == 0 || v->n >= sizeof tmp) return NAN;
+    memcpy(tmp, v->p, v->n);
+    tmp[v->n] = '\0';
+    char *end;
+    double d = strtod(tmp, &end);
+    return *end == '\0' ? d : NAN;
+}
+
 static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint32_t th, int *bad)
 {
     if (ev->args.type != J_OBJ)
@@ -304,11 +318,10 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
             p = cj_value_end(p);
         } else {
             cj_scan_scalar(&r->js, &p, &v);
-            int64_t x;
             if (v.type == J_NUM)
                 value = cj_tok_double(&v);
-            else if (v.type == J_STR && cj_tok_us(&v, &x) == 0)
-                value = (double)x / 1000.0;
+            else if (v.type == J_STR)
+                value = counter_text(&v);
         }
         (void)vs;
         size_t kn;

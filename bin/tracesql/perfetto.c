@@ -536,6 +536,8 @@ static const char *const shadow_sql[] = {
     " NULL, NULL, process_name, upid, pid, depth, parent_id, arg_set_id, thread_ts, thread_dur"
     " FROM process_slice;",
     "CREATE TEMP VIEW slice_with_stack_id AS SELECT * FROM slice;",
+    /* a Chrome JSON trace's counters are its processes' (Perfetto's JSON importer) */
+    "CREATE TEMP VIEW process_counter_track AS SELECT * FROM main.counter_track;",
 };
 
 /* ---- INCLUDE PERFETTO MODULE ---- */
