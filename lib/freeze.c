@@ -297,8 +297,8 @@ static int remap_slice_rows(slice_table *s, const uint32_t *new_row)
 static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
 {
     slice_table *s = &t->slices;
-    void **cols[9], *scols[9];
-    size_t ssizes[9], n;
+    void **cols[MODEL_SLICE_COLS], *scols[MODEL_SLICE_COLS];
+    size_t ssizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, ssizes, &n);
     for (size_t i = 0; i < n; i++) scols[i] = *cols[i];
     sort_key key = {s->ts, s, given, t->tracks.len};
@@ -332,8 +332,8 @@ static void shrink_vec(tr_vec *v)
 static void shrink_tables(tr_trace *t)
 {
     slice_table *s = &t->slices;
-    void **scols[9];
-    size_t ssizes[9], ns;
+    void **scols[MODEL_SLICE_COLS];
+    size_t ssizes[MODEL_SLICE_COLS], ns;
     model_slice_columns(s, scols, ssizes, &ns);
     shrink_columns(s->n, &s->cap, scols, ssizes, ns);
     instant_table *in = &t->instants;
@@ -407,8 +407,8 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
 void tr_trace_slices(const tr_trace *t, tr_slices *out)
 {
     const slice_table *s = &t->slices;
-    *out = (tr_slices){s->n,     s->ts,  s->track, s->name,  s->args, s->parent,
-                       s->depth, s->dur, s->cat,   s->bytes, t};
+    *out = (tr_slices){s->n,   s->ts,  s->track, s->name, s->args,      s->parent,    s->depth,
+                       s->dur, s->cat, s->bytes, t,       s->thread_ts, s->thread_dur};
 }
 
 void tr_trace_instants(const tr_trace *t, tr_instants *out)

@@ -204,8 +204,9 @@ static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
         return TR_FATAL;
     if (s->bytes && !d->bytes && model_slice_make_column(d, (void **)&d->bytes, 8, 0xff) != TR_OK)
         return TR_FATAL;
-    void **cols[9];
-    size_t sizes[9], ncols;
+    if (s->thread_ts && !d->thread_ts && model_slice_make_thread_time(d) != TR_OK) return TR_FATAL;
+    void **cols[MODEL_SLICE_COLS];
+    size_t sizes[MODEL_SLICE_COLS], ncols;
     model_slice_columns(d, cols, sizes, &ncols);
     if (room(&d->cap, d->n + s->n, cols, sizes, ncols) != TR_OK) return TR_FATAL;
     memcpy(d->ts + d->n, s->ts, s->n * 8);
@@ -216,6 +217,10 @@ static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
     }
     if (d->bytes && s->bytes) memcpy(d->bytes + d->n, s->bytes, s->n * 8);
     if (d->bytes && !s->bytes) memset(d->bytes + d->n, 0xff, s->n * 8);
+    for (size_t i = 0; d->thread_ts && i < s->n; i++) {
+        d->thread_ts[d->n + i] = s->thread_ts ? s->thread_ts[i] : TR_TIME_NONE;
+        d->thread_dur[d->n + i] = s->thread_ts ? s->thread_dur[i] : TR_TIME_NONE;
+    }
     map_col(d->track + d->n, s->track, s->n, m->track);
     map_col(d->name + d->n, s->name, s->n, m->str);
     if (d->cat && s->cat) map_col(d->cat + d->n, s->cat, s->n, m->str);

@@ -37,8 +37,9 @@ typedef struct slice_table {
     uint32_t *track, *name, *args, *parent;
     uint32_t *cat; /* NULL until a slice has a category */
     uint16_t *depth;
-    tr_map wide;     /* row -> entry of wide_dur */
-    tr_vec wide_dur; /* int64_t */
+    int64_t *thread_ts, *thread_dur; /* NULL until a slice has a thread time; TR_TIME_NONE */
+    tr_map wide;                     /* row -> entry of wide_dur */
+    tr_vec wide_dur;                 /* int64_t */
 } slice_table;
 
 typedef struct instant_table {
@@ -189,11 +190,15 @@ int model_slice_set_dur(slice_table *s, size_t i, int64_t dur);
 ** first slice that has one, the rows before it filled with FILL's bytes.
 */
 int model_slice_make_column(slice_table *s, void **col, size_t size, int fill);
+/* Makes the two thread time columns, TR_TIME_NONE for the rows so far. */
+int model_slice_make_thread_time(slice_table *s);
 
 /*
 ** The slice columns for the sort and merges: ts, dur, track, name, args,
-** parent, depth, then cat and bytes when they exist; the count goes to *N.
+** parent, depth, then cat, bytes and the thread times when they exist; the
+** count (at most MODEL_SLICE_COLS) goes to *N.
 */
+#define MODEL_SLICE_COLS 11
 void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *n);
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */

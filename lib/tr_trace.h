@@ -235,6 +235,15 @@ void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts);
 ** rather than longer first.
 */
 void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent);
+/*
+** tr_slice_set_thread_time: the thread clock of slice ROW (Chrome's tts, tdur)
+** ^TS is where the slice starts and DUR how long it ran on its thread's own
+** CPU clock, in ns; TR_TIME_NONE for what the source does not say.  ^The
+** columns exist only once a slice has a thread time, so traces without one
+** pay nothing.
+*/
+#define TR_TIME_NONE INT64_MIN
+void tr_slice_set_thread_time(tr_trace *t, uint32_t row, int64_t ts, int64_t dur);
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);
@@ -327,6 +336,7 @@ typedef struct tr_slices {
     const uint32_t *cat_col;  /* NULL when no slice has a category */
     const int64_t *bytes_col; /* NULL when no slice has a size */
     const tr_trace *t;
+    const int64_t *thread_ts_col, *thread_dur_col; /* NULL when no slice has a thread time */
 } tr_slices;
 
 #define TR_DUR_WIDE UINT32_MAX
@@ -349,6 +359,17 @@ static inline tr_str tr_slice_cat(const tr_slices *s, size_t i)
 static inline int64_t tr_slice_bytes(const tr_slices *s, size_t i)
 {
     return s->bytes_col ? s->bytes_col[i] : -1;
+}
+
+/* ^Slice I's start and duration on its thread's clock in ns (TR_TIME_NONE: not known). */
+static inline int64_t tr_slice_thread_ts(const tr_slices *s, size_t i)
+{
+    return s->thread_ts_col ? s->thread_ts_col[i] : TR_TIME_NONE;
+}
+
+static inline int64_t tr_slice_thread_dur(const tr_slices *s, size_t i)
+{
+    return s->thread_dur_col ? s->thread_dur_col[i] : TR_TIME_NONE;
 }
 
 typedef struct tr_instants {

@@ -26,10 +26,10 @@
 /*
 ** The version of the SQLite schema tracecat writes (writers/sqlite.c), stored
 ** in its meta table as schema_version; bumped when a table or view changes.
-** ^The SQLite reader (readers/sqlite.c) reads back databases of exactly this
-** version.
+** ^The SQLite reader (readers/sqlite.c) reads back databases of this version
+** and of version 2 (3 added slice.thread_ts and slice.thread_dur).
 */
-#define TR_SQLITE_SCHEMA_VERSION 2
+#define TR_SQLITE_SCHEMA_VERSION 3
 
 #define TR_WRITER_ABI 2
 

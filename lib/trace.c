@@ -144,6 +144,7 @@ void tr_trace_free(tr_trace *t)
     slice_table *s = &t->slices;
     tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes), tr_free(s->track), tr_free(s->name);
     tr_free(s->cat), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
+    tr_free(s->thread_ts), tr_free(s->thread_dur);
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
@@ -700,6 +701,8 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
     for (; k < sizeof always / sizeof *always; k++) cols[k] = always[k], sizes[k] = always_sizes[k];
     if (s->cat) cols[k] = (void **)&s->cat, sizes[k++] = 4;
     if (s->bytes) cols[k] = (void **)&s->bytes, sizes[k++] = 8;
+    if (s->thread_ts) cols[k] = (void **)&s->thread_ts, sizes[k++] = 8;
+    if (s->thread_dur) cols[k] = (void **)&s->thread_dur, sizes[k++] = 8;
     *n = k;
 }
 
@@ -707,8 +710,8 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
 static TRACE_SLOW int slice_room(tr_trace *t)
 {
     slice_table *s = &t->slices;
-    void **cols[9];
-    size_t sizes[9], n;
+    void **cols[MODEL_SLICE_COLS];
+    size_t sizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, sizes, &n);
     return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, n);
 }
@@ -741,6 +744,18 @@ int model_slice_make_column(slice_table *s, void **col, size_t size, int fill)
     return TR_OK;
 }
 
+int model_slice_make_thread_time(slice_table *s)
+{
+    if (model_slice_make_column(s, (void **)&s->thread_ts, 8, 0) != TR_OK) return TR_FATAL;
+    if (model_slice_make_column(s, (void **)&s->thread_dur, 8, 0) != TR_OK) {
+        tr_free(s->thread_ts);
+        s->thread_ts = NULL;
+        return TR_FATAL;
+    }
+    for (size_t i = 0; i < s->n; i++) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
+    return TR_OK;
+}
+
 /* The slow half of tr_slice_add: a column to make, or a duration for the side table. */
 static TRACE_SLOW uint32_t slice_add_rare(tr_trace *t, size_t i, int64_t dur, tr_str cat,
                                           int64_t bytes)
@@ -755,6 +770,7 @@ static TRACE_SLOW uint32_t slice_add_rare(tr_trace *t, size_t i, int64_t dur, tr
     }
     if (s->cat) s->cat[i] = cat;
     if (s->bytes) s->bytes[i] = bytes;
+    if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
 }
@@ -776,8 +792,21 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     s->dur[i] = (uint32_t)dur;
     if (s->cat) s->cat[i] = cat;
     if (s->bytes) s->bytes[i] = bytes;
+    if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
+}
+
+void tr_slice_set_thread_time(tr_trace *t, uint32_t row, int64_t ts, int64_t dur)
+{
+    slice_table *s = &t->slices;
+    if (row >= s->n || t->frozen || (ts == TR_TIME_NONE && dur == TR_TIME_NONE)) return;
+    if (!s->thread_ts && model_slice_make_thread_time(s) != TR_OK) {
+        t->failed = 1;
+        return;
+    }
+    s->thread_ts[row] = ts;
+    s->thread_dur[row] = dur;
 }
 
 void tr_trace_drop_events(tr_trace *t)
@@ -1023,6 +1052,7 @@ size_t tr_trace_memory(const tr_trace *t)
     n += index_bytes(&t->stack_index);
     n += t->slices.cap * (8 + 5 * 4 + 2) + (t->slices.cat ? t->slices.cap * 4 : 0);
     n += t->slices.bytes ? t->slices.cap * 8 : 0;
+    n += t->slices.thread_ts ? t->slices.cap * 16 : 0;
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
     n += t->instants.cap * (2 * 8 + 4 * 4 + 1);
     n += t->counters.cap * (8 + 8 + 4);

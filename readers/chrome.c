@@ -11,7 +11,8 @@
 ** builds a tree of the document.
 **
 ** What each phase becomes:
-**   B/E, X       slices on the thread's track (E closes the innermost B)
+**   B/E, X       slices on the thread's track (E closes the innermost B), with
+**                their thread clock times (tts, tdur)
 **   i/I/R        instants with their scope
 **   C            one counter track per series
 **   M            process/thread names, sort indexes, labels (applied whenever
@@ -27,6 +28,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const cj_const_text[K_COUNT] = {
     [K_NAME] = "name",
@@ -159,6 +161,17 @@ int64_t cj_rel_ts(cj_rd *r, int64_t ns)
     return ns;
 }
 
+/* The thread clock time token TOK states (checked by timed_event), else TR_TIME_NONE. */
+static int64_t thread_time(const jtok *tok)
+{
+    int64_t ns;
+    return tok->type != J_NONE && cj_tok_us(tok, &ns) == 0 ? ns : TR_TIME_NONE;
+}
+
+/*
+** B and E: as Perfetto's importer, the slice's thread time starts at the
+** B's tts and lasts to the E's (no E, or a side without tts: no duration).
+*/
 static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, tr_str cat,
                     uint32_t th, int *bad)
 {
@@ -174,6 +187,8 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
         o->bind = cj_bind_key(r, ev, bad);
         o->flow_in = ev->flow_in.type == J_TRUE;
         o->flow_out = ev->flow_out.type == J_TRUE;
+        o->tts = thread_time(&ev->tts);
+        o->tdur = TR_TIME_NONE;
         return TR_OK;
     }
     if (!t->opens.len)
@@ -187,6 +202,8 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
     if (rc == TR_OK && ts < o.ts)
         rc = cj_warn_at(r, ev->off, "E event before its B: %s", "zero-length slice");
     if (rc != TR_OK) return rc;
+    int64_t end_tts = thread_time(&ev->tts);
+    if (o.tts != TR_TIME_NONE && end_tts != TR_TIME_NONE) o.tdur = end_tts - o.tts;
     uint32_t track = cj_track_of(r, th, o.cat);
     uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
     return cj_close_open(r, &o, track, ts > o.ts ? ts - o.ts : 0, args);
@@ -236,6 +253,7 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
         open_slice *o = tr_vec_push(&a->opens);
         if (!o) return tr_error_nomem(r->e);
         memset(o, 0, sizeof *o);
+        o->tts = o->tdur = TR_TIME_NONE; /* not defined for async slices (as in Perfetto) */
         o->ts = ts;
         o->name = name;
         o->cat = cat;
@@ -266,6 +284,19 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
     return TR_OK;
 }
 
+/* A counter value given as text, read as Perfetto's importer reads it (strtod, all of it), else
+ * NaN. */
+static double counter_text(const jtok *v)
+{
+    char tmp[64];
+    if (v->n == 0 || v->n >= sizeof tmp) return NAN;
+    memcpy(tmp, v->p, v->n);
+    tmp[v->n] = '\0';
+    char *end;
+    double d = strtod(tmp, &end);
+    return *end == '\0' ? d : NAN;
+}
+
 static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint32_t th, int *bad)
 {
     if (ev->args.type != J_OBJ)
@@ -287,11 +318,10 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
             p = cj_value_end(p);
         } else {
             cj_scan_scalar(&r->js, &p, &v);
-            int64_t x;
             if (v.type == J_NUM)
                 value = cj_tok_double(&v);
-            else if (v.type == J_STR && cj_tok_us(&v, &x) == 0)
-                value = (double)x / 1000.0;
+            else if (v.type == J_STR)
+                value = counter_text(&v);
         }
         (void)vs;
         size_t kn;
@@ -344,7 +374,8 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
                                       : "f");
     uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
     tr_str key = cj_intern_key(r);
-    int enclose = ph == 's' || cj_tok_eq(&ev->bp, "e");
+    /* s and t bind to the slice they are in (Perfetto's importer); f to the next, or with bp "e" */
+    int enclose = ph != 'f' || cj_tok_eq(&ev->bp, "e");
     return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
                          ev->off);
 }
@@ -418,7 +449,10 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
                     ev->off,
                     cj_bind_key(r, ev, bad),
                     ev->flow_in.type == J_TRUE,
-                    ev->flow_out.type == J_TRUE};
+                    ev->flow_out.type == J_TRUE,
+                    thread_time(&ev->tts),
+                    thread_time(&ev->tdur)};
+    tr_slice_set_thread_time(r->t, row, o.tts, o.tdur);
     return cj_flow_v2(r, &o, track, row);
 }
 

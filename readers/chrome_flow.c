@@ -50,18 +50,15 @@ int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, ui
     return TR_OK;
 }
 
-/* Flow v2: a slice that carries bind_id with flow_in/flow_out. */
+/* Flow v2: a slice that carries bind_id with flow_in/flow_out (both: a step, as in Perfetto). */
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
 {
     if (!o->bind || (!o->flow_in && !o->flow_out)) return TR_OK;
     size_t n;
     const char *s = tr_str_get(r->t, o->bind, &n);
     uint64_t id = cj_flow_id_num(s, n);
-    int rc = TR_OK;
-    if (o->flow_in) rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 'f', 1, o->off);
-    if (rc == TR_OK && o->flow_out)
-        rc = cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, 's', 1, o->off);
-    return rc;
+    char ph = o->flow_in && o->flow_out ? 't' : o->flow_in ? 'f' : 's';
+    return cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, ph, 1, o->off);
 }
 
 /* The bind_id key of flow v2 (namespaced apart from v1 keys), 0 when none. */
@@ -80,12 +77,13 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
     return cj_intern(r, r->raw.p, r->raw.len);
 }
 
-/* Closes open slice O at END_TS on TRACK (END_TS < 0 relative: still open). */
+/* Closes open slice O, DUR long (-1: still open), on TRACK, with its thread time. */
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args)
 {
     uint32_t row =
         tr_slice_add(r->t, track, o->ts, dur, o->name, o->cat, cj_bytes_of(r, args), args);
     if (row == TR_NONE) return tr_error_nomem(r->e);
+    tr_slice_set_thread_time(r->t, row, o->tts, o->tdur);
     return cj_flow_v2(r, o, track, row);
 }
 
@@ -215,13 +213,15 @@ out:
 }
 
 /* Why a flow point made no flow: each is warned at the event's offset. */
-enum { DROP_NONE, DROP_NO_SLICE, DROP_NO_START, DROP_LOST_START, DROP_NO_END };
+enum { DROP_NONE, DROP_NO_SLICE, DROP_NO_START, DROP_LOST_START, DROP_NO_END, DROP_RESTART };
 
 static const char *const drop_text[] = {
     [DROP_NO_SLICE] = "flow event of \"%s\" has no slice on its thread to bind to: dropped",
     [DROP_NO_START] = "flow end of \"%s\" without a start (no 's' with its id): dropped",
     [DROP_LOST_START] = "flow end of \"%s\" whose start was dropped: dropped",
     [DROP_NO_END] = "flow start of \"%s\" never ended (no 'f' with its id): dropped",
+    [DROP_RESTART] = "flow start of \"%s\" with the id of an earlier one not ended yet: "
+                     "dropped (its ends link to the earlier start)",
 };
 
 static int flow_seq_cmp(const void *a, const void *b)
@@ -245,53 +245,63 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
     return rc;
 }
 
+/*
+** The flows of one identity's points F[I..J) in time order, as Perfetto's
+** importer links them: a bound 's' starts the flow and another 's' before
+** it has linked is ignored; a 't' (a step, or a v2 slice with flow_in and
+** flow_out) links from the flow's last point and becomes it; every 'f' links
+** from the last point and leaves it so (a Kineto launch ends in several
+** kernels).  Unlike Perfetto, which links every later end back to the first
+** start, an 's' after the flow has linked starts a new one (Chrome reuses
+** ids; Catapult reads them so).
+*/
+static int chain_flows(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound)
+{
+    flow_pt *from = NULL;
+    int lost = 0, used = 0; /* a start without a slice; the start has linked */
+    for (size_t q = i; q < j; q++) {
+        flow_pt *p = &f[q];
+        int drop = p->row == TR_NONE               ? DROP_NO_SLICE
+                   : p->ph == 's' && from && !used ? DROP_RESTART
+                   : p->ph == 's'                  ? DROP_NONE
+                   : !from && lost                 ? DROP_LOST_START
+                   : !from                         ? DROP_NO_START
+                                                   : DROP_NONE;
+        if (drop) {
+            (*unbound)++;
+            p->drop = (uint8_t)drop;
+            lost |= p->ph == 's' && drop == DROP_NO_SLICE && !from;
+            continue;
+        }
+        if (p->ph == 's') {
+            from = p;
+            used = 0;
+            continue;
+        }
+        tr_flow fl = {TR_REF(TR_EV_SLICE, from->row), TR_REF(TR_EV_SLICE, p->row),
+                      from->name ? from->name : p->name, from->cat ? from->cat : p->cat, from->id};
+        if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
+        used = 1;
+        if (p->ph == 't') from = p;
+    }
+    if (from && !used) {
+        (*unbound)++;
+        from->drop = DROP_NO_END;
+    }
+    return TR_OK;
+}
+
 static int finish_flows(cj_rd *r)
 {
     if (!r->flows.len) return TR_OK;
     if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
     flow_pt *f = r->flows.data;
     tr_qsort(f, r->flows.len, sizeof *f, flow_cmp);
-    /* chains s (t...) f of one identity */
     uint64_t unbound = 0;
     for (size_t i = 0; i < r->flows.len;) {
         size_t j = i;
         while (j < r->flows.len && f[j].key == f[i].key) j++;
-        flow_pt *from = NULL;
-        int lost = 0; /* the last start had no slice */
-        for (size_t q = i; q < j; q++) {
-            flow_pt *p = &f[q];
-            if (p->row == TR_NONE) {
-                unbound++;
-                p->drop = DROP_NO_SLICE;
-                if (p->ph == 'f') from = NULL;
-                lost = p->ph == 's';
-                continue;
-            }
-            if (p->ph == 's') {
-                lost = 0;
-                if (from && from->ph == 's') {
-                    unbound++;
-                    from->drop = DROP_NO_END;
-                }
-                from = p;
-                continue;
-            }
-            if (!from) {
-                unbound++;
-                p->drop = lost ? DROP_LOST_START : DROP_NO_START;
-                if (p->ph == 't') from = p;
-                continue;
-            }
-            tr_flow fl = {TR_REF(TR_EV_SLICE, from->row), TR_REF(TR_EV_SLICE, p->row),
-                          from->name ? from->name : p->name, from->cat ? from->cat : p->cat,
-                          from->id};
-            if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
-            from = p->ph == 't' ? p : NULL;
-        }
-        if (from && from->ph == 's') {
-            unbound++;
-            from->drop = DROP_NO_END;
-        }
+        if (chain_flows(r, f, i, j, &unbound) != TR_OK) return TR_FATAL;
         i = j;
     }
     return unbound ? warn_dropped_flows(r, unbound) : TR_OK;

@@ -82,6 +82,7 @@ typedef struct open_slice {
     uint64_t off;
     tr_str bind; /* flow v2 id, 0 = none */
     uint8_t flow_in, flow_out;
+    int64_t tts, tdur; /* thread clock (tts, tdur), TR_TIME_NONE when not stated */
 } open_slice;
 
 /* A (pid, tid) of the input. */

@@ -3,7 +3,8 @@
 ** read back into the model (README "SQL schema"; writers/schema.c).
 **
 ** The database is recognised by its meta table (tool 'tracecat' and a
-** schema_version this reader knows); any other database is refused naming
+** schema_version this reader knows: 2, or 3 with the slices' thread times); any other database is
+*refused naming
 ** tracesql.  What becomes what:
 **   trace_input  an input each (the first is the one the loader added), with
 **                its path, format, origin, clock, rank, counts and metadata
@@ -45,6 +46,7 @@ typedef struct sq_rd {
     tr_map map[M_N];
     int in_set; /* an arg set is being built */
     int64_t set_id;
+    int version; /* the database's schema_version */
     tr_error *e;
 } sq_rd;
 
@@ -360,10 +362,14 @@ static int sq_slice_row(sq_rd *r)
     if (!rc) rc = sq_ref(r, 6, M_SLICE, 1, TR_NONE, &parent);
     if (!rc) rc = sq_ref(r, 7, M_SET, 1, 0, &args);
     if (!rc) rc = sq_range(r, 8, 1, -1, 0, INT64_MAX, &bytes);
+    int64_t tts, tdur;
+    if (!rc) rc = sq_range(r, 9, 1, TR_TIME_NONE, INT64_MIN + 1, INT64_MAX, &tts);
+    if (!rc) rc = sq_range(r, 10, 1, TR_TIME_NONE, INT64_MIN + 1, INT64_MAX, &tdur);
     if (rc) return rc;
     uint32_t row = tr_slice_add(r->t, track, ts, dur, name, cat, bytes, args);
     if ((rc = sq_keep(r, M_SLICE, 0, row))) return rc;
     tr_slice_set_parent(r->t, row, parent);
+    tr_slice_set_thread_time(r->t, row, tts, tdur);
     return TR_OK;
 }
 
@@ -452,6 +458,11 @@ typedef struct sq_phase {
     int (*row)(sq_rd *r);
 } sq_phase;
 
+/* Schema 2's slices had no thread times. */
+static const char sq_slice_v2_sql[] =
+    "SELECT id, ts, dur, track_id, category, name, parent_id, arg_set_id, bytes, NULL, NULL"
+    " FROM slice ORDER BY id";
+
 static const sq_phase sq_phases[] = {
     {"args",
      "SELECT arg_set_id, key, value_type, int_value, string_value, real_value"
@@ -471,8 +482,8 @@ static const sq_phase sq_phases[] = {
     {"stack_profile_callsite",
      "SELECT id, parent_id, frame_id FROM stack_profile_callsite ORDER BY id", sq_callsite_row},
     {"slice",
-     "SELECT id, ts, dur, track_id, category, name, parent_id, arg_set_id, bytes FROM slice"
-     " ORDER BY id",
+     "SELECT id, ts, dur, track_id, category, name, parent_id, arg_set_id, bytes, thread_ts,"
+     " thread_dur FROM slice ORDER BY id",
      sq_slice_row},
     {"instant",
      "SELECT id, ts, track_id, category, name, scope, arg_set_id, bytes FROM instant ORDER BY id",
@@ -546,10 +557,12 @@ static int sq_check(sq_rd *r)
     int version = step == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
     sqlite3_finalize(st);
     if (!ours) return sq_refuse(r, "its meta table names another tool");
-    if (version != TR_SQLITE_SCHEMA_VERSION)
+    if (version < 2 || version > TR_SQLITE_SCHEMA_VERSION)
         return tr_errorf(r->e, TR_E_FORMAT, &loc,
-                         "schema_version %d: this tracecat reads %d (tracesql may still read it)",
+                         "schema_version %d: this tracecat reads 2 to %d (tracesql may still read"
+                         " it)",
                          version, TR_SQLITE_SCHEMA_VERSION);
+    r->version = version;
     /* A view in a table's place could be any query: only stored tables are read. */
     if (sqlite3_prepare_v2(r->db, "SELECT type FROM sqlite_schema WHERE name = ?", -1, &st, NULL) !=
         SQLITE_OK)
@@ -599,8 +612,9 @@ static int sq_open(void **rdp, const tr_read_ctx *c, tr_error *e)
 static int sq_next_table(sq_rd *r)
 {
     r->row = 0;
-    if (sqlite3_prepare_v2(r->db, sq_phases[r->phase].sql, -1, &r->st, NULL) != SQLITE_OK)
-        return sq_sqlite_error(r);
+    const sq_phase *p = &sq_phases[r->phase];
+    const char *sql = r->version < 3 && p->row == sq_slice_row ? sq_slice_v2_sql : p->sql;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &r->st, NULL) != SQLITE_OK) return sq_sqlite_error(r);
     return TR_OK;
 }
 

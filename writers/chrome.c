@@ -199,6 +199,10 @@ static int write_slice(chrome_w *w, uint32_t r)
     rc |= add_ts(&w->b, w->sl.ts[r]);
     rc |= LIT(&w->b, ",\"dur\":");
     rc |= add_ts(&w->b, tr_slice_dur(&w->sl, r));
+    /* the thread clock, where the source stated it (Chrome's tts, tdur) */
+    int64_t tts = tr_slice_thread_ts(&w->sl, r), tdur = tr_slice_thread_dur(&w->sl, r);
+    if (tts != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tts\":") | add_ts(&w->b, tts);
+    if (tdur != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tdur\":") | add_ts(&w->b, tdur);
     rc |= add_pid_tid(w, w->sl.track[r]);
     rc |= add_args_bytes(w, w->sl.args[r], tr_slice_bytes(&w->sl, r));
     return rc | tr_buf_addc(&w->b, '}');

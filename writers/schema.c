@@ -304,7 +304,9 @@ static const tr_sc_column slice_cols[] = {{"id", TR_SC_INT, 0, NULL},
                                           {"depth", TR_SC_INT, 0, NULL},
                                           {"parent_id", TR_SC_INT, TR_SC_NULL, NULL},
                                           {"arg_set_id", TR_SC_INT, TR_SC_NULL, NULL},
-                                          {"bytes", TR_SC_INT, TR_SC_NULL, NULL}};
+                                          {"bytes", TR_SC_INT, TR_SC_NULL, NULL},
+                                          {"thread_ts", TR_SC_INT, TR_SC_NULL, NULL},
+                                          {"thread_dur", TR_SC_INT, TR_SC_NULL, NULL}};
 
 static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
@@ -341,8 +343,14 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
     case 8:
         v_opt(v, s->args[r], 0);
         break;
-    default:
+    case 9:
         v_opt(v, tr_slice_bytes(s, r), -1);
+        break;
+    case 10:
+        v_opt(v, tr_slice_thread_ts(s, r), TR_TIME_NONE);
+        break;
+    default:
+        v_opt(v, tr_slice_thread_dur(s, r), TR_TIME_NONE);
         break;
     }
 }

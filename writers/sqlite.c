@@ -129,10 +129,11 @@ static int ddl_table(tr_buf *b, const tr_sc_table *tb)
     return rc;
 }
 
-/* "CREATE VIEW name AS ...;": the view's SQL, or the stored columns and the computed ones. */
-static int ddl_view(tr_buf *b, const tr_sc_table *tb)
+/* "CREATE [TEMP] VIEW name AS ...;": the view's SQL, or the stored columns and the computed ones.
+ */
+static int ddl_view(tr_buf *b, const tr_sc_table *tb, int temp)
 {
-    int rc = tr_buf_addf(b, "CREATE VIEW %s AS ", tb->name);
+    int rc = tr_buf_addf(b, "CREATE %sVIEW %s AS ", temp ? "TEMP " : "", tb->name);
     if (tb->view_sql) return rc | tr_buf_addf(b, "%s;\n", tb->view_sql);
     rc |= tr_buf_adds(b, "SELECT ");
     for (int c = 0; c < tb->ncols && !rc; c++) {
@@ -154,7 +155,7 @@ static int sq_schema(sq_w *w)
     for (size_t k = 0; k < tr_sc_n_tables && !rc; k++)
         if (!tr_sc_tables[k].view_sql) rc = ddl_table(&tables, &tr_sc_tables[k]);
     for (size_t k = 0; k < tr_sc_n_tables && !rc; k++)
-        if (has_view(&tr_sc_tables[k])) rc = ddl_view(&views, &tr_sc_tables[k]);
+        if (has_view(&tr_sc_tables[k])) rc = ddl_view(&views, &tr_sc_tables[k], 0);
     if (rc)
         rc = tr_error_nomem(w->e);
     else
@@ -457,43 +458,112 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
     return rc;
 }
 
-int tr_sqlite_check(sqlite3 *db, tr_error *e)
+/* Whether DB has a table or view NAME (*HAS); TR_OK, or TR_E_FORMAT with SQLite's word. */
+static int sq_has(sqlite3 *db, const char *name, int *has, tr_error *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
-                           "SELECT 1 FROM sqlite_schema WHERE name = ?"
+                           "SELECT 1 FROM main.sqlite_schema WHERE name = ?"
                            " AND type IN ('table', 'view')",
                            -1, &st, NULL) != SQLITE_OK)
         return tr_errorf(e, TR_E_FORMAT, NULL, "%s", sqlite3_errmsg(db));
-    char missing[400] = "";
-    size_t n_missing = 0;
-    int rc = TR_OK;
-    const char *name;
-    for (size_t i = 0; (name = schema_name(i)) != NULL && rc == TR_OK; i++) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        int step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step == SQLITE_ROW) continue;
-        if (step != SQLITE_DONE) {
-            rc = tr_errorf(e, TR_E_FORMAT, NULL, "%s", sqlite3_errmsg(db));
-        } else {
-            size_t len = strlen(missing);
-            snprintf(missing + len, sizeof missing - len, "%s%s", n_missing ? ", " : "", name);
-            n_missing++;
-        }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    sqlite3_finalize(st);
+    *has = step == SQLITE_ROW;
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return tr_errorf(e, TR_E_FORMAT, NULL, "%s", sqlite3_errmsg(db));
+    return TR_OK;
+}
+
+/*
+** A view of this schema that an older database lacks, made a TEMP view (of
+** the connection, not of the file) when what it reads is there; left out
+** when not (a view reading a later table or column does not apply).
+*/
+static int sq_temp_view(sqlite3 *db, const tr_sc_table *tb, tr_error *e)
+{
+    tr_buf sql;
+    tr_buf_init(&sql, 0);
+    int rc = ddl_view(&sql, tb, 1) ? tr_error_nomem(e) : TR_OK;
+    if (!rc && sqlite3_exec(db, sql.p, NULL, NULL, NULL) != SQLITE_OK)
+        rc = tr_errorf(e, TR_E_FORMAT, NULL, "cannot add the view %s: %s", tb->name,
+                       sqlite3_errmsg(db));
+    tr_buf_fini(&sql);
+    sqlite3_stmt *st = NULL;
+    char probe[120];
+    snprintf(probe, sizeof probe, "SELECT * FROM temp.%s LIMIT 0", tb->name);
+    if (!rc && sqlite3_prepare_v2(db, probe, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(probe, sizeof probe, "DROP VIEW temp.%s", tb->name);
+        sqlite3_exec(db, probe, NULL, NULL, NULL);
     }
     sqlite3_finalize(st);
-    if (rc) return rc;
-    if (n_missing)
-        return tr_errorf(e, TR_E_FORMAT, NULL, "not a tracecat database: no %s %s",
-                         n_missing == 1 ? "table or view" : "tables or views", missing);
-    int version = 0;
-    if (pragma_int(db, "SELECT max(value) FROM meta WHERE key = 'schema_version'", &version))
+    return rc;
+}
+
+/*
+** The stored tables DB lacks, added to MISSING and counted in *N.  ^A database of an older
+** schema (VERSION) may keep in a table what is now stored under another name
+** behind a view of that name (schema 1's io table).
+*/
+static int sq_missing_tables(sqlite3 *db, int version, char *missing, size_t size, size_t *n,
+                             tr_error *e)
+{
+    for (size_t i = 0; schema_name(i) != NULL; i++) {
+        const char *name = schema_name(i);
+        const tr_sc_table *tb = NULL;
+        for (size_t k = 0; k < tr_sc_n_tables; k++)
+            if (has_view(&tr_sc_tables[k]) && strcmp(tr_sc_tables[k].name, name) == 0)
+                tb = &tr_sc_tables[k];
+        if (tb) continue; /* views: sq_temp_view */
+        int has;
+        if (sq_has(db, name, &has, e)) return TR_FATAL;
+        for (size_t k = 0; k < tr_sc_n_tables && !has && version < TR_SQLITE_SCHEMA_VERSION; k++)
+            if (tr_sc_tables[k].stored_as && strcmp(tr_sc_tables[k].stored_as, name) == 0 &&
+                sq_has(db, tr_sc_tables[k].name, &has, e))
+                return TR_FATAL;
+        if (has) continue;
+        size_t len = strlen(missing);
+        snprintf(missing + len, size - len, "%s%s", *n ? ", " : "", name);
+        (*n)++;
+    }
+    return TR_OK;
+}
+
+int tr_sqlite_check(sqlite3 *db, tr_error *e)
+{
+    int has_meta, version = 0;
+    if (sq_has(db, "meta", &has_meta, e)) return TR_FATAL;
+    if (has_meta &&
+        pragma_int(db, "SELECT max(value) FROM meta WHERE key = 'schema_version'", &version))
         return tr_errorf(e, TR_E_FORMAT, NULL, "%s", sqlite3_errmsg(db));
     if (version > TR_SQLITE_SCHEMA_VERSION)
         return tr_errorf(e, TR_E_FORMAT, NULL,
                          "written by a newer tracecat (schema %d; this one reads up to %d)",
                          version, TR_SQLITE_SCHEMA_VERSION);
+    char missing[400] = "";
+    size_t n_missing = 0;
+    if (sq_missing_tables(db, version, missing, sizeof missing, &n_missing, e)) return TR_FATAL;
+    if (n_missing && has_meta && version >= 1 && version < TR_SQLITE_SCHEMA_VERSION)
+        return tr_errorf(e, TR_E_FORMAT, NULL,
+                         "schema_version %d lacks %s (this tracecat reads %d to %d): convert the"
+                         " trace again ('tracecat convert TRACE -o FILE.db')",
+                         version, missing, 1, TR_SQLITE_SCHEMA_VERSION);
+    if (n_missing)
+        return tr_errorf(e, TR_E_FORMAT, NULL, "not a tracecat database: no %s %s",
+                         n_missing == 1 ? "table or view" : "tables or views", missing);
+    for (size_t k = 0; k < tr_sc_n_tables; k++) {
+        const tr_sc_table *tb = &tr_sc_tables[k];
+        int has;
+        if (!has_view(tb)) continue;
+        if (sq_has(db, tb->name, &has, e)) return TR_FATAL;
+        if (has) continue;
+        if (version < TR_SQLITE_SCHEMA_VERSION) {
+            if (sq_temp_view(db, tb, e)) return TR_FATAL;
+        } else {
+            return tr_errorf(e, TR_E_FORMAT, NULL, "not a tracecat database: no view %s", tb->name);
+        }
+    }
     return TR_OK;
 }
 

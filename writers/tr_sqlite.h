@@ -26,6 +26,11 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
 ** tr_sqlite_check: is DB a tracecat database this version reads?
 ** ^TR_OK, or TR_E_FORMAT naming the missing tables and views (or a newer
 ** schema_version); SQLite's own message when DB is not a database at all.
+** ^A database of an older schema reads when it has the stored tables (or,
+** for one now stored under another name, the old table behind its view):
+** the views it lacks are added as TEMP views of the connection where what
+** they read is there.  ^A table it lacks is named with the advice to convert
+** the trace again.
 */
 int tr_sqlite_check(sqlite3 *db, tr_error *e);
 

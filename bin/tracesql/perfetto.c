@@ -46,11 +46,13 @@ static const tf_def tf_defs[] = {
     {"descendant_slice_by_stack",
      TF_SLICES("SELECT id FROM slice WHERE stack_id = ?1 UNION SELECT s.id FROM slice s"
                " JOIN r ON s.parent_id = r.id")},
-    /* flows linked to ?1 by flows alone, either way */
+    /* the chains of flows out of ?1 onwards and into ?1 backwards (a branch met going back is
+       not followed forwards, as in Perfetto) */
     {"directly_connected_flow",
-     "WITH RECURSIVE r(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN r ON"
-     " f.slice_out = r.id UNION SELECT f.slice_out FROM flow f JOIN r ON f.slice_in = r.id)"
-     " SELECT flow.* FROM flow WHERE slice_out IN r OR slice_in IN r ORDER BY flow.id"},
+     "WITH RECURSIVE fwd(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN fwd ON"
+     " f.slice_out = fwd.id), bwd(id) AS (SELECT ?1 UNION SELECT f.slice_out FROM flow f JOIN bwd"
+     " ON f.slice_in = bwd.id)"
+     " SELECT flow.* FROM flow WHERE slice_out IN fwd OR slice_in IN bwd ORDER BY flow.id"},
     /* out of ?1 and its descendants, on to the slices the flows reach */
     {"following_flow",
      "WITH RECURSIVE r(id) AS (SELECT ?1 UNION SELECT f.slice_in FROM flow f JOIN r ON"
@@ -340,12 +342,14 @@ static void fn_slice_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **ar
     sqlite3_result_int64(ctx, none ? 0 : (sqlite3_int64)stacks.id[i]);
 }
 
-/* __stack_id(category, name): the stack id of a root slice so named (an instant's). */
+/* __stack_id(category, name, parent): the stack id of a slice so named under stack PARENT (0:
+ * none). */
 static void fn_stack_id(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     uint64_t own = stack_own(sqlite3_value_text(argv[0]), sqlite3_value_text(argv[1]));
-    sqlite3_result_int64(ctx, (sqlite3_int64)stack_join(0, own));
+    uint64_t parent = (uint64_t)sqlite3_value_int64(argv[2]);
+    sqlite3_result_int64(ctx, (sqlite3_int64)stack_join(parent, own));
 }
 
 void tsql_perfetto_end(void)
@@ -385,6 +389,8 @@ static const struct {
 #define CHROME_TRACKS                                                                              \
     "SELECT t.id FROM main.track t JOIN main.process p USING (upid) JOIN main.trace_input i"       \
     " ON i.id = p.input_id WHERE i.format = 'chrome'"
+/* Whether process P is of a Chrome JSON input. */
+#define CHROME_PROCESS(p) p ".input_id IN (SELECT id FROM main.trace_input WHERE format = 'chrome')"
 #define CHROME_INSTANTS                                                                            \
     " FROM main.instant i WHERE i.track_id IN (" CHROME_TRACKS ") AND NOT EXISTS (SELECT 1 FROM"   \
     " main.__intrinsic_args a WHERE a.arg_set_id = i.arg_set_id AND a.key = 'ph')"
@@ -395,8 +401,29 @@ static const struct {
 ** for statements (SQLite looks in temp first), while the database's own
 ** views (io, gt_op, gpu_kernel, ...) keep reading main's tables.
 */
+/* The slices the Chrome reader made of Perfetto's T thread-state events (on thread lanes). */
+#define THREAD_STATES                                                                              \
+    " FROM main.slice s WHERE s.category = 'thread_state' AND s.track_id IN (SELECT utid FROM"     \
+    " main.thread) AND s.track_id IN (" CHROME_TRACKS ")"
+#define STATE_ARG(kind, key)                                                                       \
+    "(SELECT a." kind "_value FROM main.__intrinsic_args a WHERE a.arg_set_id = s.arg_set_id AND"  \
+    " a.key = '" key "')"
+
 static const char *const views_sql[] = {
     "CREATE TEMP VIEW trace_bounds AS " BOUNDS_SQL ";",
+    /* as Perfetto's JSON importer fills them from T events: a state each, and the Running ones
+       with a cpu arg as scheduling slices; ucpu is the CPU's number */
+    "CREATE TEMP VIEW thread_state AS SELECT s.id, s.ts, s.dur, NULL AS cpu, s.track_id AS utid,"
+    " s.name AS state, " STATE_ARG("int", "io_wait") " AS io_wait, " STATE_ARG(
+        "string",
+        "blocked_function") " AS blocked_function, NULL AS waker_utid,"
+                            " NULL AS waker_id, NULL AS irq_context, NULL AS ucpu" THREAD_STATES
+                            ";",
+    "CREATE TEMP VIEW sched AS SELECT id, ts, dur, cpu, utid, NULL AS end_state, NULL AS priority,"
+    " cpu AS ucpu FROM (SELECT s.id, s.ts, s.dur, s.track_id AS utid, " STATE_ARG(
+        "int", "cpu") " AS cpu" THREAD_STATES " AND s.name = 'Running') WHERE cpu IS NOT NULL;",
+    "CREATE TEMP VIEW cpu AS SELECT DISTINCT ucpu AS id, ucpu, cpu, NULL AS cluster_id,"
+    " NULL AS processor FROM sched;",
     "CREATE TEMP VIEW metadata AS SELECT rowid - 1 AS id, key AS name, 'single' AS key_type,"
     " CASE WHEN typeof(value) = 'integer' THEN value END AS int_value,"
     " CASE WHEN typeof(value) = 'text' THEN value END AS str_value FROM meta"
@@ -410,34 +437,89 @@ static const char *const views_sql[] = {
 ** The views that shadow tables, and those built on them: not with --write,
 ** where statements change the file's own tables (a view cannot be changed).
 */
+/* Chrome slice S the reader closed at the end of the input: Perfetto's importer leaves it open. */
+#define UNFINISHED(s)                                                                              \
+    s ".arg_set_id IS NOT NULL AND " s ".track_id IN (" CHROME_TRACKS ") AND EXISTS (SELECT 1"     \
+      " FROM main.__intrinsic_args a WHERE a.arg_set_id = " s                                      \
+      ".arg_set_id AND a.key = 'unfinished')"
+/* Where slice S ends for the instants in it: never, when it is open. */
+#define END_FOR_INSTANTS(s)                                                                        \
+    "CASE WHEN " UNFINISHED(s) " THEN 9223372036854775807 ELSE " s ".ts + " s ".dur END"
+
+/*
+** The slice an instant I is in, as Perfetto's importer nests instants: the
+** deepest one on its track that starts at or before it and ends after it.
+** With slices nested, that is the last one to start or one of its
+** ancestors, so the walk is an index seek and a few parents, not a scan.
+*/
+#define INSTANT_PARENT                                                                             \
+    "(WITH RECURSIVE up(id, end_ts, parent_id) AS (SELECT * FROM (SELECT s.id, " END_FOR_INSTANTS( \
+        "s") ", s.parent_id FROM main.slice s WHERE s.track_id = i.track_id AND"                   \
+             " s.ts <= i.ts ORDER BY s.ts DESC, s.depth DESC LIMIT 1) UNION ALL SELECT "           \
+             "p.id, " END_FOR_INSTANTS(                                                            \
+                 "p") ", p.parent_id FROM main.slice p JOIN up ON p.id = up.parent_id WHERE"       \
+                      " up.end_ts <= i.ts) SELECT id FROM up WHERE end_ts > i.ts LIMIT 1)"
+
+#define FIRST_INSTANT "(SELECT coalesce(max(id), -1) + 1 FROM main.slice)"
+
+static const char slice_sql[] = "CREATE TEMP VIEW slice AS SELECT id, ts, CASE WHEN " UNFINISHED(
+    "s") " THEN -1 ELSE dur END AS dur,"
+         " track_id, category, name, depth, parent_id, arg_set_id, bytes, id AS slice_id,"
+         " category AS cat, %s AS thread_ts, %s AS thread_dur,"
+         " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
+         " FROM main.slice s"
+         " UNION ALL SELECT " FIRST_INSTANT " + x.id, x.ts, 0, x.track_id, x.category, x.name,"
+         " coalesce(p.depth + 1, 0), x.parent, x.arg_set_id, x.bytes, " FIRST_INSTANT " + x.id,"
+         " x.category, NULL, NULL, __stack_id(x.category, x.name, __slice_stack_id(x.parent)),"
+         " __slice_stack_id(x.parent) FROM (SELECT i.*, CASE WHEN i.scope = 'thread' "
+         "THEN " INSTANT_PARENT " END AS parent" CHROME_INSTANTS
+         ") x LEFT JOIN main.slice p ON p.id = x.parent;";
+
+/* The slice view, with the thread times of a database that has them (schema 3 on). */
+static int slice_view(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        db, "SELECT count(*) FROM pragma_table_info('slice', 'main') WHERE name = 'thread_ts'", -1,
+        &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    int has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    char *sql = sqlite3_mprintf(slice_sql, has ? "thread_ts" : "NULL", has ? "thread_dur" : "NULL");
+    rc = sql ? sqlite3_exec(db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(sql);
+    return rc;
+}
+
+/* The other views that shadow tables, built on slice. */
 static const char *const shadow_sql[] = {
-    "CREATE TEMP VIEW slice AS SELECT id, ts, dur, track_id, category, name, depth, parent_id,"
-    " arg_set_id, bytes, id AS slice_id, category AS cat, NULL AS thread_ts, NULL AS thread_dur,"
-    " __slice_stack_id(id) AS stack_id, __slice_stack_id(parent_id) AS parent_stack_id"
-    " FROM main.slice"
-    " UNION ALL SELECT (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.ts, 0,"
-    " i.track_id, i.category, i.name, 0, NULL, i.arg_set_id, i.bytes,"
-    " (SELECT coalesce(max(id), -1) + 1 FROM main.slice) + i.id, i.category, NULL, NULL,"
-    " __stack_id(i.category, i.name), 0" CHROME_INSTANTS ";",
-    /* Perfetto's JSON importer keeps an event's args under "args."; tracecat's "unfinished" is its
-       own */
+    /* Perfetto's JSON importer keeps an event's args under "args."; the reader's "unfinished" of a
+       Chrome slice is its dur -1 here */
     "CREATE TEMP VIEW args AS SELECT arg_set_id, id,"
     " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS flat_key,"
     " CASE WHEN prefixed THEN 'args.' || key ELSE key END AS key, int_value, string_value,"
-    " real_value, value_type, display_value FROM (SELECT a.*, a.key <> 'unfinished' AND"
-    " a.arg_set_id IN (SELECT arg_set_id FROM main.slice WHERE track_id IN (" CHROME_TRACKS ")"
-    " UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS ") AS prefixed FROM main.args a);",
+    " real_value, value_type, display_value FROM (SELECT a.*, a.arg_set_id IN (SELECT arg_set_id"
+    " FROM main.slice WHERE track_id IN (" CHROME_TRACKS
+    ") UNION ALL SELECT i.arg_set_id" CHROME_INSTANTS
+    ") AS prefixed FROM main.args a) WHERE NOT (prefixed AND key = 'unfinished');",
     /* a lane tracecat named after its number ("thread 12", "pid 7") has no name in Perfetto */
-    "CREATE TEMP VIEW thread AS SELECT t.utid, t.tid, CASE WHEN t.name = 'thread ' || "
-    "coalesce(t.tid, -1)"
-    " THEN NULL ELSE t.name END AS name, t.upid, CASE WHEN t.tid IS NULL OR p.pid IS NULL OR k.kind"
-    " <> 'thread' THEN NULL ELSE t.tid = p.pid END AS is_main_thread, NULL AS start_ts,"
-    " NULL AS end_ts, NULL AS arg_set_id FROM main.thread t JOIN main.process p USING (upid)"
-    " JOIN main.track k ON k.id = t.utid;",
-    "CREATE TEMP VIEW process AS SELECT upid, pid, CASE WHEN name = 'pid ' || pid OR (pid IS NULL"
-    " AND name = '(no pid)') THEN NULL ELSE name END AS name, rank, host, labels, sort_index,"
-    " input_id, NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS arg_set_id"
-    " FROM main.process;",
+    /* a Chrome event without pid or tid is pid 0 and tid 0 in Perfetto */
+    "CREATE TEMP VIEW thread AS SELECT t.utid, CASE WHEN t.tid IS NULL AND " CHROME_PROCESS(
+        "p") " THEN 0 ELSE t.tid END AS tid, CASE WHEN t.name = 'thread ' || coalesce(t.tid, -1)"
+             " THEN NULL ELSE t.name END AS name, t.upid, CASE WHEN t.tid IS NULL OR p.pid IS NULL "
+             "OR k.kind"
+             " <> 'thread' THEN NULL ELSE t.tid = p.pid END AS is_main_thread, NULL AS start_ts,"
+             " NULL AS end_ts, NULL AS arg_set_id FROM main.thread t JOIN main.process p USING "
+             "(upid)"
+             " JOIN main.track k ON k.id = t.utid;",
+    "CREATE TEMP VIEW process AS SELECT upid, CASE WHEN pid IS NULL AND " CHROME_PROCESS(
+        "main.process") " THEN 0 ELSE pid END AS pid, CASE WHEN name = 'pid ' || pid OR (pid IS "
+                        "NULL"
+                        " AND name = '(no pid)') THEN NULL ELSE name END AS name, rank, host, "
+                        "labels, sort_index,"
+                        " input_id, NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS "
+                        "arg_set_id"
+                        " FROM main.process;",
     /* the standard library's slices.with_context */
     "CREATE TEMP VIEW thread_slice AS SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id,"
     " t.name AS thread_name, t.utid, t.tid, p.name AS process_name, p.upid, p.pid, s.depth,"
@@ -454,6 +536,8 @@ static const char *const shadow_sql[] = {
     " NULL, NULL, process_name, upid, pid, depth, parent_id, arg_set_id, thread_ts, thread_dur"
     " FROM process_slice;",
     "CREATE TEMP VIEW slice_with_stack_id AS SELECT * FROM slice;",
+    /* a Chrome JSON trace's counters are its processes' (Perfetto's JSON importer) */
+    "CREATE TEMP VIEW process_counter_track AS SELECT * FROM main.counter_track;",
 };
 
 /* ---- INCLUDE PERFETTO MODULE ---- */
@@ -515,11 +599,12 @@ int tsql_perfetto(tr_cli *c, sqlite3 *db, int write)
         rc = sqlite3_create_function(db, "__slice_stack_id", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
                                      NULL, fn_slice_stack_id, NULL, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(db, "__stack_id", 2,
+        rc = sqlite3_create_function(db, "__stack_id", 3,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
                                      fn_stack_id, NULL, NULL);
     for (size_t i = 0; i < sizeof views_sql / sizeof *views_sql && rc == SQLITE_OK; i++)
         rc = sqlite3_exec(db, views_sql[i], NULL, NULL, NULL);
+    if (rc == SQLITE_OK && !write) rc = slice_view(db);
     for (size_t i = 0; i < sizeof shadow_sql / sizeof *shadow_sql && rc == SQLITE_OK && !write; i++)
         rc = sqlite3_exec(db, shadow_sql[i], NULL, NULL, NULL);
     if (rc == SQLITE_OK) return TR_EXIT_OK;

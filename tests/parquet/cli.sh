@@ -33,7 +33,7 @@ for t in $tables; do
     f=$(ls "$out/$t"/part-gt-tiny-visualize_demo-1worker.log-*.parquet) || fail "no $t part"
     is_parquet "$f"
 done
-grep -q '"schema_version":1' "$out/_tracecat.json" || fail "no schema_version"
+grep -q '"schema_version":2' "$out/_tracecat.json" || fail "no schema_version"
 grep -q '"partition":null' "$out/_tracecat.json" || fail "no partition"
 # a second input adds a part per table; running the first again replaces its files
 run 0 convert "$gt2" "$gt" -o "$out" --to parquet

@@ -132,7 +132,7 @@ export async function roundtrip(o, trace, work, db, extra = []) {
   fs.rmSync(out, { recursive: true, force: true });
   tracecat(o, trace, out, extra);
   const layout = JSON.parse(fs.readFileSync(path.join(out, '_tracecat.json'), 'utf8'));
-  if (layout.schema_version !== 1 || layout.partition !== (o.partition ? 'rank' : null))
+  if (layout.schema_version !== 2 || layout.partition !== (o.partition ? 'rank' : null))
     throw new Error(`bad _tracecat.json: ${JSON.stringify(layout)}`);
   await views(db, out, !!o.partition);
   const pairs = [];

@@ -3,9 +3,9 @@
 # (bin/tracesql/perfetto.c), with exact answers.  The flow and nesting answers
 # are on Perfetto's own test trace for connected flows
 # (testdata/chrome/perfetto/connected_flow_data.json): slices 0-10, slice 5
-# nested in 4 and 8 in 7, flows 0:1->2 1:0->3 2:6->6 3:7->7 4:8->9 as the
-# Chrome reader binds them (Perfetto's own answers for this trace differ where
-# its flow binding does: tests/sql/perfetto_json.py).
+# nested in 4 and 8 in 7, flows 0:1->2 1:0->3 2:0->4 3:5->6 4:6->7 5:7->10
+# 6:8->9 as the Chrome reader binds them, as Perfetto's importer does (its own
+# answers for this trace: tests/sql/perfetto_json.py).
 set -u
 tracesql=$1 src=$2 case=perfetto
 . "$(dirname "$0")/../lib.sh"
@@ -24,9 +24,12 @@ q "5" "$flows" "SELECT id FROM descendant_slice(4)"
 q "8" "$flows" "SELECT id FROM descendant_slice(7)"
 q "Flow2_Slice0 1 4" "$flows" "SELECT name || ' ' || depth || ' ' || parent_id FROM descendant_slice(4)"
 q "0" "$flows" "SELECT id FROM directly_connected_flow(2)"
-q "3 4" "$flows" "SELECT id FROM following_flow(7)"
-q "3 4" "$flows" "SELECT id FROM preceding_flow(9)"
-q "1" "$flows" "SELECT id FROM following_flow(0)"
+# back from 3 to 0, and not on from 0 to 4 (Perfetto's rule: no branching)
+q "1" "$flows" "SELECT id FROM directly_connected_flow(3)"
+q "3 4 5" "$flows" "SELECT id FROM directly_connected_flow(6)"
+q "5 6" "$flows" "SELECT id FROM following_flow(7)"
+q "2 3 4 6" "$flows" "SELECT id FROM preceding_flow(9)"
+q "1 2 3 4 5 6" "$flows" "SELECT id FROM following_flow(0)"
 q "400000 3733000" "$flows" "SELECT start_ts || ' ' || end_ts FROM trace_bounds"
 q "400000 3733000" "$flows" "SELECT trace_start() || ' ' || trace_end()"
 q "tracecat" "$flows" "SELECT str_value FROM metadata WHERE name = 'tool'"
@@ -63,6 +66,26 @@ q "1000:d0 2000:d1 3000:d2 8000:d0 9000:d1 10000:d2" "$tmp/stacks.json" \
 q "1000:d0 2000:d1 3000:d2 8000:d0 9000:d1 10000:d2" "$tmp/stacks.json" \
     "SELECT ts || ':' || name FROM descendant_slice_by_stack((SELECT stack_id FROM slice_with_stack_id WHERE name = 'd0' LIMIT 1))"
 q "1:1 2:0" "$tmp/stacks.json" "SELECT tid || ':' || is_main_thread FROM thread ORDER BY tid"
+# Perfetto's importer nests a thread's instants in the slices they fall in (a slice ending at the
+# instant's time no longer holds it), and leaves a B never ended open (dur -1) with no arg saying so
+cat >"$tmp/nest.json" <<'EOF'
+[{"ph":"B","pid":1,"tid":1,"ts":0,"name":"b"},{"ph":"i","pid":1,"tid":1,"ts":5,"name":"in_b","s":"t"},
+ {"ph":"E","pid":1,"tid":1,"ts":10},{"ph":"i","pid":1,"tid":1,"ts":10,"name":"at_end","s":"t"},
+ {"ph":"X","pid":1,"tid":1,"ts":20,"dur":10,"name":"x"},{"ph":"X","pid":1,"tid":1,"ts":22,"dur":6,"name":"y"},
+ {"ph":"i","pid":1,"tid":1,"ts":25,"name":"in_y","s":"t"},{"ph":"i","pid":1,"tid":1,"ts":29,"name":"in_x","s":"t"},
+ {"ph":"i","pid":1,"tid":1,"ts":26,"name":"global","s":"g"},{"ph":"B","pid":1,"tid":1,"ts":40,"name":"open"},
+ {"ph":"i","pid":1,"tid":1,"ts":45,"name":"in_open","s":"t"}]
+EOF
+q "b:10000:0: x:10000:0: y:6000:1:x open:-1:0: in_b:0:1:b at_end:0:0: in_y:0:2:y global:0:0: in_x:0:1:x in_open:0:1:open" \
+    "$tmp/nest.json" "SELECT s.name || ':' || s.dur || ':' || s.depth || ':' || coalesce(p.name, '')
+        FROM slice s LEFT JOIN slice p ON p.id = s.parent_id ORDER BY s.id"
+q "0 1" "$tmp/nest.json" "SELECT (SELECT count(*) FROM args WHERE key = 'unfinished') || ' ' ||
+    (SELECT count(*) FROM main.args WHERE key = 'unfinished')"
+q "1" "$tmp/nest.json" "SELECT count(*) FROM slice s JOIN slice p ON p.id = s.parent_id
+    WHERE s.name = 'in_y' AND s.parent_stack_id = p.stack_id AND s.stack_id <> p.stack_id"
+# thread_state, sched and cpu come from Perfetto's T events alone (json_thread_state*: perfetto_json.py)
+q "0 0 0" "$gt" "SELECT (SELECT count(*) FROM thread_state) || ' ' || (SELECT count(*) FROM sched) || ' ' ||
+    (SELECT count(*) FROM cpu)"
 q "1" "$flows" "SELECT count(*) FROM process WHERE start_ts IS NULL"
 q "4" "$flows" "INCLUDE PERFETTO MODULE slices.with_context; SELECT count(*) FROM thread_slice WHERE depth = 0 AND name GLOB 'Flow2*'"
 run_cmd 1 "$tracesql" "$flows" -c "INCLUDE PERFETTO MODULE android.startup.startups"

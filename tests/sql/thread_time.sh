@@ -1,0 +1,76 @@
+#!/bin/bash
+# thread_time.sh TRACECAT TRACESQL SRCDIR: issue 22.6's thread clock and older
+# databases.  Chrome's tts/tdur reach slice.thread_ts/thread_dur (B/E pairs:
+# tts at B, E.tts - B.tts) and come back out of Chrome JSON and of the .db;
+# databases of schema 2 (no thread times) and 1 (io a plain table, no
+# __intrinsic_io), made here from a new one, are read by tracesql and
+# tracecat, or refused saying what to do.
+set -u
+tracecat=$1 tracesql=$2 src=$3
+. "$(dirname "$0")/../lib.sh"
+v2=$src/testdata/chrome/perfetto/flow_events_json_v2.json
+rec=$src/testdata/recorder/iomix-1r
+want="SenderB	1000	5000
+Blergh	NULL	NULL
+SenderA	3005000	7000
+OtherSlice	3204000	100000
+SomeSlice	3335000	340000
+SomeOtherSlice	3335000	996000"
+times="SELECT name, coalesce(thread_ts, 'NULL'), coalesce(thread_dur, 'NULL') FROM slice
+       WHERE dur > 0 ORDER BY ts"
+
+# the trace, its .db, and the Chrome JSON of each, all say the same times
+run_cmd 0 "$tracesql" "$v2" -c "$times"
+[ "$(cat "$tmp/out")" = "$want" ] || fail "thread times from JSON: $(cat "$tmp/out")"
+"$tracecat" convert -q "$v2" -o "$tmp/t.db" || fail "convert to .db failed"
+run_cmd 0 "$tracesql" "$tmp/t.db" -c "$times"
+[ "$(cat "$tmp/out")" = "$want" ] || fail "thread times from .db: $(cat "$tmp/out")"
+"$tracecat" convert -q "$tmp/t.db" -o "$tmp/back.json" || fail "convert .db to JSON failed"
+grep -q '"name":"SomeOtherSlice","cat":"ipc","ph":"X","ts":3333.000,"dur":997.000,"tts":3335.000,"tdur":996.000,' \
+    "$tmp/back.json" || fail "B/E thread time not in the JSON out of the .db"
+run_cmd 0 "$tracesql" "$tmp/back.json" -c "$times"
+[ "$(cat "$tmp/out")" = "$want" ] || fail "thread times after a round trip: $(cat "$tmp/out")"
+grep -q '"name":"Blergh"[^}]*"tts"' "$tmp/back.json" && fail "tts written for a slice without one"
+# a trace without thread times has no tts in its JSON
+"$tracecat" convert -q "$src/testdata/gt/gt-tiny-visualize_demo-1worker.log" -o "$tmp/gt.json" ||
+    fail "GT convert failed"
+grep -q '"tts"' "$tmp/gt.json" && fail "tts in the JSON of a trace that has none"
+
+# schema 2: the same database without the thread columns
+cp "$tmp/t.db" "$tmp/s2.db"
+sqlite3 "$tmp/s2.db" "DROP INDEX slice_track_ts; DROP INDEX slice_name;
+    ALTER TABLE slice DROP COLUMN thread_ts; ALTER TABLE slice DROP COLUMN thread_dur;
+    UPDATE meta SET value = 2 WHERE key = 'schema_version'" || fail "cannot make a schema 2 db"
+run_cmd 0 "$tracesql" "$tmp/s2.db" -c "SELECT count(*), count(thread_ts) FROM slice WHERE dur > 0"
+expect_out '^6	0$'
+run_cmd 0 "$tracecat" convert -q "$tmp/s2.db" -o "$tmp/s2.json"
+grep -q '"tts"' "$tmp/s2.json" && fail "tts out of a schema 2 db"
+grep -c '"ph":"X"' "$tmp/s2.json" | grep -q '^6$' || fail "schema 2 db: slices lost"
+
+# schema 1: io was a table over the Recorder slices, and no __intrinsic_io
+"$tracecat" convert -q "$rec" -o "$tmp/r.db" || fail "Recorder convert failed"
+cp "$tmp/r.db" "$tmp/s1.db"
+sqlite3 "$tmp/s1.db" "CREATE TABLE io1 AS SELECT slice_id, rank, thread, ts, dur, function,
+    layer, path, offset, bytes FROM io; DROP VIEW io; DROP TABLE __intrinsic_io;
+    ALTER TABLE io1 RENAME TO io; DROP VIEW kernel_launch;
+    DROP INDEX slice_track_ts; DROP INDEX slice_name;
+    ALTER TABLE slice DROP COLUMN thread_ts; ALTER TABLE slice DROP COLUMN thread_dur;
+    UPDATE meta SET value = 1 WHERE key = 'schema_version'" || fail "cannot make a schema 1 db"
+run_cmd 0 "$tracesql" "$tmp/r.db" -c "SELECT count(*), sum(bytes) FROM io"
+n_io=$(cat "$tmp/out")
+run_cmd 0 "$tracesql" "$tmp/s1.db" -c "SELECT count(*), sum(bytes) FROM io"
+[ "$(cat "$tmp/out")" = "$n_io" ] || fail "schema 1 io: $(cat "$tmp/out"), want $n_io"
+# a view the old file lacks is added for the session (not to the file)
+run_cmd 0 "$tracesql" "$tmp/s1.db" -c "SELECT count(*) FROM kernel_launch" \
+    -c "SELECT count(*) FROM slice WHERE thread_ts IS NOT NULL"
+[ "$(tr '\n' ' ' <"$tmp/out")" = "0 0 " ] || fail "schema 1 views: $(cat "$tmp/out")"
+[ "$(sqlite3 "$tmp/s1.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'kernel_launch'")" = 0 ] ||
+    fail "tracesql changed the schema 1 file"
+# tracecat's reader does not read schema 1, and says which it reads
+run_cmd 1 "$tracecat" cat "$tmp/s1.db"
+expect_err "schema_version 1: this tracecat reads 2 to 3 (tracesql may still read it)"
+# an old database that lacks a stored table: refused, with the version and what to do
+sqlite3 "$tmp/s1.db" "DROP TABLE flow" || fail "cannot drop flow"
+run_cmd 1 "$tracesql" "$tmp/s1.db" -c "SELECT 1"
+expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 3): convert the trace again"
+echo "ok"
