@@ -4,7 +4,9 @@
 HTA's tests/test_trace_analysis.py (test_get_mtia_kernel_breakdown) states the
 kernel-type sums of tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz:
 computation 7305597 us, memory 400892 us (HTA rounds to whole microseconds,
-hence --hta-rounding); test_get_mtia_queue_length_stats states stream 102's
+hence --hta-rounding), and of its kernel table (the top kernels per rank and
+type and the "others", sorted by type, name, rank) row 0, COMPUTATION,
+77283 us, and row 11, MEMORY, 400892 us; test_get_mtia_queue_length_stats states stream 102's
 queue length: 6 points, mean 0.5, max 1, 1060 us at the max;
 test_mtia_temporal_breakdown asserts the idle, compute and non-compute shares
 of span 13328347 us (idle 5648827, compute 7305596, non-compute 373924) within
@@ -24,6 +26,17 @@ import sys
 HTA_KERNEL_TYPES_US = {"computation": 7305597, "memory": 400892}
 
 
+def hta_kernel_rows(k):
+    """HTA's kernel_breakdown table (include_memory_kernels) from gpu_kernels: the kept kernels
+    and each rank and type's others, as (TYPE, name, rank, sum in us) sorted by type, name, rank."""
+    types = ("computation", "communication", "memory")
+    rows = [(r["type"].upper(), r["name"], r["rank"], r["total_ns"] // 1000) for r in k["by_rank"]
+            if r["type"] in types and not r["hta_other"]]
+    rows += [(o["type"].upper(), "others", o["rank"], o["total_ns"] // 1000) for o in k["hta_others"]
+             if o["type"] in types]
+    return sorted(rows)
+
+
 def main():
     data = os.environ.get("TR_HTA_DATA")
     path = os.path.join(data or "", "mtia_trace_single_rank", "mtia_rank_0.json.gz")
@@ -36,6 +49,11 @@ def main():
     want = {k: v * 1000 for k, v in HTA_KERNEL_TYPES_US.items()}
     if got != want:
         print(f"kernel types: HTA says {want} ns, tracestat {got}")
+        return 1
+    have = hta_kernel_rows(json.loads(out)["gpu_kernels"])
+    if (have[0][0], have[0][3], have[11][0], have[11][3]) != ("COMPUTATION", 77283, "MEMORY", 400892):
+        print(f"kernel breakdown rows 0 and 11: HTA says COMPUTATION 77283 us, MEMORY 400892 us;"
+              f" tracestat gives {have[0]}, {have[11]}")
         return 1
     out = subprocess.run([sys.argv[1], "--section", "gpu-breakdown", "--hta-rounding", "--json", path],
                          check=True, capture_output=True, text=True).stdout
