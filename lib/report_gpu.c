@@ -245,8 +245,8 @@ static void rg_hta_groups(const tr_report *r, tr_buf *b, tr_buf *cell)
     const tr_gpu_kernels *k = &r->gpu_k;
     if (!k->n_others) return;
     tr_rp_heading(r, b,
-                  "GPU kernels as HTA groups them (per rank and type with over 10 kernels: the "
-                  "top to 80% of the running total, at most 10, and the others)");
+                  "GPU kernels as HTA groups them (per rank and type with over 10 kernels: at most "
+                  "10, while the running total is within its 0.8 quantile; the rest as others)");
     tr_rp_table tb;
     tr_rp_table_init(&tb, "lllrrr", 2);
     tr_rp_cells(&tb, heads, 6);
