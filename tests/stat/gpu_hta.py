@@ -16,7 +16,12 @@ floor(ts + dur), the rows with a stream, merge_kernel_intervals), gives span
 tracestat must equal.  The trace (2.9 MB gzip) is not copied into testdata/:
 set TR_HTA_DATA to a checkout's tests/data to run this; skipped (77) otherwise.
 
-usage: gpu_hta.py TRACESTAT
+test_get_mtia_idle_time_breakdown states streams 1 and 102 and stream 1's host
+wait, 417937 us, 0.07 of its idle time; test_get_mtia_kernel_launch_stats_\
+inference_single_rank launch 423's CPU 435.2, GPU 124.768 and delay 0 us within
+2 us (tracesql's kernel_launch view, when TRACESQL is given).
+
+usage: gpu_hta.py TRACESTAT [TRACESQL]
 """
 import json
 import os
@@ -62,6 +67,19 @@ def main():
     if have != (6, 0.5, 1, 1060000):
         print(f"stream 102 queue: HTA says (6, 0.5, 1, 1060000), tracestat {have}")
         return 1
+    streams = {s["tid"]: s for s in json.loads(out)["gpu_breakdown"]["streams"]}
+    if set(streams) != {4, 408} or streams[4]["host_wait_ns"] != 417937000 or \
+            round(streams[4]["host_wait_ns"] / streams[4]["idle_ns"], 2) != 0.07:
+        print(f"idle time: HTA says streams 1 and 102 (tids 4, 408), stream 1 host wait 417937 us"
+              f" (0.07 of its idle time); tracestat {streams}")
+        return 1
+    if len(sys.argv) > 2:
+        row = subprocess.run([sys.argv[2], path, "SELECT cpu_dur, gpu_dur, launch_delay FROM kernel_launch"
+                              " WHERE correlation = 423"], check=True, capture_output=True, text=True).stdout
+        have = tuple(int(v) for v in row.split())
+        if any(abs(h - w) > 2000 for h, w in zip(have, (435200, 124768, 0))) or len(have) != 3:
+            print(f"launch 423: HTA says cpu 435.2, gpu 124.768, delay 0 us (+-2); kernel_launch {have} ns")
+            return 1
     dev = json.loads(out)["gpu_breakdown"]["devices"][0]
     span = dev["last_ns"] - dev["first_ns"]
     have = (span, dev["idle_ns"], dev["compute_ns"], dev["non_compute_ns"])
@@ -74,7 +92,8 @@ def main():
         if abs(100 * ns / span - round(stated * 100 / 13328347, 3)) > 0.01:
             print(f"{name} share: {100 * ns / span:.4f} %, HTA's test wants {stated * 100 / 13328347:.4f}")
             return 1
-    print("kernel type sums, stream 102's queue length and the temporal breakdown equal HTA's")
+    print("kernel type sums and table, idle time, launch 423, stream 102's queue length and the temporal"
+          " breakdown equal HTA's")
     return 0
 
 
