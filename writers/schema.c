@@ -1023,6 +1023,21 @@ static const char kernel_sequence_sql[] =
     " sum(gpu_dur) AS gpu_dur FROM kernel_sequence_root WHERE n_kernels >= 3"
     " GROUP BY rank, op, kernels ORDER BY rank, count DESC, op || '|' || kernels";
 
+/*
+** HTA's queue length time series as tracestat's gpu-breakdown counts it: per
+** stream (track), +1 at the launch of each of its events (but cuda_sync ones)
+** that kernel_launch links, -1 at the event's start, in time order (+1 first
+** at equal times); queue_length is the running sum.
+*/
+static const char queue_length_sql[] =
+    "WITH e AS (SELECT g.track_id, g.upid, g.ts AS start, r.ts AS launch FROM kernel_launch l"
+    " JOIN gpu_kernel g ON g.slice_id = l.kernel_id JOIN slice r ON r.id = l.launch_id"
+    " WHERE g.category <> 'cuda_sync'),"
+    " st AS (SELECT track_id, upid, launch AS ts, 1 AS delta FROM e"
+    " UNION ALL SELECT track_id, upid, start, -1 FROM e)"
+    " SELECT track_id, upid, ts, delta, sum(delta) OVER (PARTITION BY track_id"
+    " ORDER BY ts, delta DESC ROWS UNBOUNDED PRECEDING) AS queue_length FROM st";
+
 /* ---- the tables ---- */
 
 #define TABLE(n, c, r, g)                                                                          \
@@ -1059,6 +1074,7 @@ const tr_sc_table tr_sc_tables[] = {
     {VIEW("memory_bw", memory_bw_sql)},
     {VIEW("kernel_sequence_root", kernel_sequence_root_sql)},
     {VIEW("kernel_sequence", kernel_sequence_sql)},
+    {VIEW("queue_length", queue_length_sql)},
 };
 
 const size_t tr_sc_n_tables = sizeof tr_sc_tables / sizeof *tr_sc_tables;

@@ -398,6 +398,12 @@ def check_sql(path, sql, op, check):
     want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
             for k, v in membw(gpu, 1).items()}
     check("memory_bw view (steps, max)", want, have)
+    q = ("SELECT coalesce(p.pid, -1), t.tid, count(*), max(q.queue_length) FROM queue_length q"
+         " JOIN track t ON t.id = q.track_id JOIN process p ON p.upid = q.upid GROUP BY 1, 2")
+    rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+    have = {(f[0], f[1]): (int(f[2]), int(f[3])) for f in (r.split("\t") for r in rows.splitlines())}
+    want = {k: (v["points"], v["max"]) for k, v in expected(gpu, launch)[2].items()}
+    check("queue_length view (points, max)", want, have)
     q = "SELECT rank, count, cpu_dur, gpu_dur, op, kernels FROM kernel_sequence"
     if op != "aten::":  # the views' SQL with another operator, as the README tells users
         root, top = (subprocess.run([sql, path, f"SELECT sql FROM sqlite_master WHERE name = '{v}'"],
