@@ -65,7 +65,9 @@ static int df_kernels(df_side *s, const tr_stat_opts *o)
 {
     tr_gpu_kernels k;
     tr_error e = {0};
-    if (tr_gpu_kernels_compute(s->t, o, &k, &e) != TR_OK) return TR_FATAL;
+    tr_stat_opts all = *o; /* every kernel, as the ops are every slice */
+    all.hta_steps = TR_HTA_STEPS_ALL;
+    if (tr_gpu_kernels_compute(s->t, &all, &k, &e) != TR_OK) return TR_FATAL;
     int rc = TR_OK;
     for (size_t i = 0; i < k.n && rc == TR_OK; i++)
         if (!df_add(s, TR_DIFF_KERNEL, k.kernels[i].name, k.kernels[i].count, k.kernels[i].total))

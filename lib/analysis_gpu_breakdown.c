@@ -9,6 +9,7 @@
 */
 #include "analysis_gpu_impl.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- temporal breakdown ---- */
@@ -283,10 +284,63 @@ static void gb_kernel_means(tr_kernel_stat *k, size_t n)
     tr_qsort(k, n, sizeof *k, gb_kernel_cmp);
 }
 
+/* ---- HTA's top kernels + "others" ---- */
+
+#define GB_TOP_KERNELS 10  /* HTA's num_kernels */
+#define GB_TOP_RATIO   0.8 /* HTA's duration_ratio */
+
+/* numpy's linear quantile Q of the N ascending values V, as pandas' quantile computes it. */
+static double gb_quantile(const int64_t *v, size_t n, double q)
+{
+    double idx = (double)n * q + (1.0 + q * -1.0) - 1.0; /* _compute_virtual_index */
+    double lo = floor(idx);
+    size_t a = lo < 0 ? 0 : (size_t)lo, b = a + 1 < n ? a + 1 : n - 1;
+    double g = idx - lo, va = (double)v[a], d = (double)v[b] - va;
+    return g >= 0.5 ? (double)v[b] - d * (1.0 - g) : va + d * g; /* numpy's _lerp */
+}
+
+/* Marks the grouped rows of one rank and type's N rows K; appends their sum to OUT. */
+static int gb_group(tr_kernel_stat *k, size_t n, int64_t *cum, tr_vec *out)
+{
+    if (n <= GB_TOP_KERNELS) return TR_OK;
+    for (size_t i = 0; i < n; i++) cum[i] = (i ? cum[i - 1] : 0) + k[i].total;
+    double q = gb_quantile(cum, n, GB_TOP_RATIO);
+    tr_kernel_others *o = tr_vec_push(out);
+    if (!o) return TR_FATAL;
+    *o = (tr_kernel_others){.rank = k->rank, .type = k->type};
+    for (size_t i = 0; i < n; i++) {
+        k[i].other = (double)cum[i] > q || i >= GB_TOP_KERNELS;
+        if (!k[i].other) continue;
+        o->names++;
+        o->count += k[i].count;
+        o->total += k[i].total;
+    }
+    return TR_OK;
+}
+
+static int gb_others(tr_gpu_kernels *out)
+{
+    tr_vec v;
+    tr_vec_init(&v, sizeof(tr_kernel_others));
+    int64_t *cum = tr_malloc((out->n_by_rank ? out->n_by_rank : 1) * sizeof *cum);
+    int rc = cum ? TR_OK : TR_FATAL;
+    tr_kernel_stat *k = out->by_rank;
+    for (size_t i = 0, j; i < out->n_by_rank && rc == TR_OK; i = j) {
+        for (j = i; j < out->n_by_rank && k[j].rank == k[i].rank && k[j].type == k[i].type; j++)
+            ;
+        rc = gb_group(&k[i], j - i, cum, &v);
+    }
+    tr_free(cum);
+    out->others = v.data;
+    out->n_others = v.len;
+    return rc;
+}
+
 void tr_gpu_kernels_fini(tr_gpu_kernels *s)
 {
     tr_free(s->kernels);
     tr_free(s->by_rank);
+    tr_free(s->others);
     memset(s, 0, sizeof *s);
 }
 
@@ -312,5 +366,9 @@ int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kern
     gb_sort_trace = t;
     gb_kernel_means(out->kernels, out->n);
     gb_kernel_means(out->by_rank, out->n_by_rank);
+    if (gb_others(out) != TR_OK) {
+        tr_gpu_kernels_fini(out);
+        return tr_error_nomem(e);
+    }
     return TR_OK;
 }

@@ -92,13 +92,6 @@ void tr_kernel_short_name(tr_buf *b, const char *name)
 
 enum { GB_NONE = 0, GB_DEVICE, GB_SYNC, GB_TRACK };
 
-/* Floor division by 1000 for the rounding to whole microseconds. */
-static int64_t gb_floor_us(int64_t ns)
-{
-    int64_t q = ns / 1000;
-    return (ns % 1000 < 0 ? q - 1 : q) * 1000;
-}
-
 static int gb_cat_kind(const char *c)
 {
     static const char *const dev[] = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"};
@@ -150,37 +143,69 @@ static int64_t gb_int_arg(const tr_trace *t, uint32_t set, const char *key)
     return a.type == TR_ARG_UINT && a.v.u <= INT64_MAX ? (int64_t)a.v.u : -1;
 }
 
+/* A launch candidate: the first slice of a correlation id in an input. */
+typedef struct gb_corr {
+    uint32_t row, input;
+    int64_t corr;
+} gb_corr;
+
+/* The index in ROWS of correlation id CORR of input IN, or UINT32_MAX; *KEY: its key or a free one.
+ */
+static uint32_t gb_corr_find(const tr_map *by, const tr_vec *rows, uint32_t in, int64_t corr,
+                             uint64_t *key)
+{
+    /* Keys mix both; a clash probes the next key. */
+    for (*key = tr_hash_mix((uint64_t)corr) ^ in;; ++*key) {
+        uint32_t k = tr_map_find(by, *key);
+        if (k == UINT32_MAX) return k;
+        const gb_corr *c = &TR_VEC_AT(rows, gb_corr, k);
+        if (c->input == in && c->corr == corr) return k;
+    }
+}
+
+/* The first non-GPU slice of each correlation id per input, into BY and ROWS. */
+static int gb_corr_index(const tr_trace *t, const tr_slices *s, const uint8_t *is_gpu, tr_map *by,
+                         tr_vec *rows)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (is_gpu[i] || !s->args[i]) continue;
+        int64_t c = gb_int_arg(t, s->args[i], "correlation");
+        if (c < 0) continue;
+        uint32_t in = tr_gx_input_of(t, s, i);
+        uint64_t key;
+        if (gb_corr_find(by, rows, in, c, &key) != UINT32_MAX) continue;
+        int is_new;
+        uint32_t *slot = tr_map_slot(by, key, &is_new);
+        gb_corr *v = slot ? tr_vec_push(rows) : NULL;
+        if (!v) return TR_FATAL;
+        *slot = (uint32_t)(rows->len - 1);
+        *v = (gb_corr){.row = (uint32_t)i, .input = in, .corr = c};
+    }
+    return TR_OK;
+}
+
 /*
-** The launch of every event: the other slice with the same "correlation"
-** arg (the CUDA runtime call), as HTA joins them; its times rounded as the
-** events' with HTA's rounding (ROUND).
+** The launch of every event: the other slice of its input with the same
+** "correlation" arg (the CUDA runtime call), as HTA joins them per rank;
+** its times rounded as the events' with HTA's rounding (ROUND).
 */
 static int gb_launches(const tr_trace *t, const tr_slices *s, tr_gx_set *g, const int64_t *corr,
                        const uint8_t *is_gpu, int round)
 {
     tr_map by_corr = {0};
     tr_vec rows;
-    tr_vec_init(&rows, sizeof(uint32_t));
-    int rc = TR_OK;
-    for (size_t i = 0; i < s->n && rc == TR_OK; i++) {
-        if (is_gpu[i] || !s->args[i]) continue;
-        int64_t c = gb_int_arg(t, s->args[i], "correlation");
-        if (c < 0) continue;
-        int is_new;
-        uint32_t *slot = tr_map_slot(&by_corr, (uint64_t)c, &is_new);
-        uint32_t *v = slot && is_new ? tr_vec_push(&rows) : NULL;
-        if (!slot || (is_new && !v))
-            rc = TR_FATAL;
-        else if (is_new)
-            *slot = (uint32_t)(rows.len - 1), *v = (uint32_t)i;
-    }
+    tr_vec_init(&rows, sizeof(gb_corr));
+    int rc = gb_corr_index(t, s, is_gpu, &by_corr, &rows);
     for (size_t i = 0; i < g->ev.len && rc == TR_OK; i++) {
-        uint32_t k = corr[i] < 0 ? UINT32_MAX : tr_map_find(&by_corr, (uint64_t)corr[i]);
-        if (k == UINT32_MAX) continue;
         tr_gx_ev *ev = &TR_VEC_AT(&g->ev, tr_gx_ev, i);
-        uint32_t row = TR_VEC_AT(&rows, uint32_t, k);
+        uint64_t key;
+        uint32_t k = corr[i] < 0 ? UINT32_MAX
+                                 : gb_corr_find(&by_corr, &rows, tr_gx_input_of(t, s, ev->row),
+                                                corr[i], &key);
+        if (k == UINT32_MAX) continue;
+        uint32_t row = TR_VEC_AT(&rows, gb_corr, k).row;
         int64_t b = s->ts[row], e = tr_an_end(s, row);
-        if (round) b = -gb_floor_us(-b), e = gb_floor_us(e);
+        if (round) b = -tr_gx_floor_us(-b), e = tr_gx_floor_us(e);
         ev->launch_row = row;
         ev->launch = b;
         ev->launch_end = e < b ? b : e;
@@ -212,7 +237,7 @@ static int gb_collect_events(const tr_trace *t, const tr_stat_opts *o, tr_gx_set
         int8_t *ty = &types[s.name[i]];
         if (*ty < 0) *ty = (int8_t)tr_kernel_type_of(tr_str_get(t, s.name[i], NULL));
         int64_t b = s.ts[i], e = tr_an_end(&s, i);
-        if (o->hta_rounding) b = -gb_floor_us(-b), e = gb_floor_us(e);
+        if (o->hta_rounding) b = -tr_gx_floor_us(-b), e = tr_gx_floor_us(e);
         *ev = (tr_gx_ev){.row = (uint32_t)i,
                          .track = s.track[i],
                          .dev = gb_device(g, tr_track_get(t, s.track[i])->process),
@@ -235,6 +260,17 @@ void tr_gx_fini(tr_gx_set *g)
     tr_vec_fini(&g->ev);
     tr_free(g->dev_of);
     tr_free(g->dev_proc);
+    tr_free(g->cut);
+}
+
+/* The devices numbered anew after HTA's step filter dropped events. */
+static void gb_renumber(const tr_trace *t, tr_gx_set *g)
+{
+    memset(g->dev_of, 0xff, tr_process_count(t) * sizeof *g->dev_of);
+    g->n_dev = 0;
+    tr_gx_ev *v = g->ev.data;
+    for (size_t i = 0; i < g->ev.len; i++)
+        v[i].dev = gb_device(g, tr_track_get(t, v[i].track)->process);
 }
 
 int tr_gx_collect(const tr_trace *t, const tr_stat_opts *o, tr_gx_set *g)
@@ -255,5 +291,7 @@ int tr_gx_collect(const tr_trace *t, const tr_stat_opts *o, tr_gx_set *g)
     int rc = gb_collect_events(t, o, g, kinds, kineto, &corr);
     tr_vec_fini(&corr);
     tr_free(kinds);
+    if (rc == TR_OK) rc = tr_gx_steps(t, o, g);
+    if (rc == TR_OK && g->cut) gb_renumber(t, g);
     return rc;
 }

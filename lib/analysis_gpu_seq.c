@@ -21,9 +21,10 @@ typedef struct gs_ctx {
     const tr_trace *t;
     tr_slices s;
     const tr_stat_opts *o;
-    int8_t *match;     /* by string id: the name contains the operator text (-1 unknown) */
-    uint8_t *is_gpu;   /* by slice row */
-    int32_t *min_rank; /* [rank + 1]: the shallowest depth of a match; INT32_MAX none */
+    const tr_gx_set *g; /* its cutoffs: HTA's profiler-step filter */
+    int8_t *match;      /* by string id: the name contains the operator text (-1 unknown) */
+    uint8_t *is_gpu;    /* by slice row */
+    int32_t *min_rank;  /* [rank + 1]: the shallowest depth of a match; INT32_MAX none */
     size_t n_ranks;
 } gs_ctx;
 
@@ -37,10 +38,10 @@ static size_t gs_rank_slot(const gs_ctx *c, int32_t rank)
     return rank < 0 || (size_t)rank + 1 >= c->n_ranks ? 0 : (size_t)rank + 1;
 }
 
-/* A CPU slice whose name contains the operator text. */
+/* A CPU slice (kept by HTA's step filter) whose name contains the operator text. */
 static int gs_matches(gs_ctx *c, size_t row)
 {
-    if (c->is_gpu[row]) return 0;
+    if (c->is_gpu[row] || !tr_gx_cpu_kept(c->g, c->t, &c->s, row)) return 0;
     int8_t *m = &c->match[c->s.name[row]];
     if (*m < 0) {
         const char *op = c->o->seq_op ? c->o->seq_op : "aten::";
@@ -141,13 +142,6 @@ static tr_kernel_seq *gs_pattern(gs_table *tb, const gs_ctx *c, const gs_hit *h,
     }
 }
 
-/* Floor (DOWN) or ceiling of NS to whole microseconds. */
-static int64_t gs_us(int64_t ns, int down)
-{
-    int64_t q = ns / 1000 - (ns % 1000 < 0);
-    return (q + (!down && q * 1000 != ns)) * 1000;
-}
-
 static int gs_count(gs_table *tb, const gs_ctx *c, const gs_hit *h, size_t n)
 {
     size_t min = c->o->seq_min;
@@ -160,7 +154,7 @@ static int gs_count(gs_table *tb, const gs_ctx *c, const gs_hit *h, size_t n)
             if (!q) return TR_FATAL;
             uint32_t r = h[i].root;
             int64_t b = c->s.ts[r], e = tr_an_end(&c->s, r);
-            if (c->o->hta_rounding) b = gs_us(b, 0), e = gs_us(e, 1);
+            if (c->o->hta_rounding) b = -tr_gx_floor_us(-b), e = tr_gx_floor_us(e);
             q->count++;
             q->gpu_total += gpu;
             q->cpu_total += e > b ? e - b : 0;
@@ -224,6 +218,7 @@ static int gs_ctx_init(gs_ctx *c, const tr_trace *t, const tr_stat_opts *o, cons
     memset(c, 0, sizeof *c);
     c->t = t;
     c->o = o;
+    c->g = g;
     tr_trace_slices(t, &c->s);
     size_t n_str = tr_str_count(t), np = tr_process_count(t);
     int32_t max_rank = -1;

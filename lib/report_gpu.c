@@ -230,6 +230,51 @@ static void rg_kernels(const tr_report *r, tr_buf *b, tr_buf *cell, int per_rank
     tr_rp_table_fini(&tb);
 }
 
+/* The others row of RANK and TYPE, or NULL. */
+static const tr_kernel_others *rg_others_of(const tr_gpu_kernels *k, int32_t rank, int type)
+{
+    for (size_t i = 0; i < k->n_others; i++)
+        if (k->others[i].rank == rank && k->others[i].type == type) return &k->others[i];
+    return NULL;
+}
+
+/* HTA's grouping: per rank and type with others, the kept kernels and the others row. */
+static void rg_hta_groups(const tr_report *r, tr_buf *b, tr_buf *cell)
+{
+    static const char *const heads[] = {"rank", "type", "kernel", "count", "total", "share"};
+    const tr_gpu_kernels *k = &r->gpu_k;
+    if (!k->n_others) return;
+    tr_rp_heading(r, b,
+                  "GPU kernels as HTA groups them (per rank and type with over 10 kernels: at most "
+                  "10, while the running total is within its 0.8 quantile; the rest as others)");
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "lllrrr", 2);
+    tr_rp_cells(&tb, heads, 6);
+    const tr_kernel_stat *v = k->by_rank;
+    for (size_t i = 0, j; i < k->n_by_rank; i = j) {
+        for (j = i; j < k->n_by_rank && v[j].rank == v[i].rank && v[j].type == v[i].type; j++)
+            ;
+        const tr_kernel_others *o = rg_others_of(k, v[i].rank, v[i].type);
+        if (!o) continue;
+        int64_t whole = rg_rank_type_total(v, k->n_by_rank, v[i].rank, v[i].type);
+        for (size_t x = i; x <= j; x++) {
+            if (x < j && v[x].other) continue;
+            tr_rp_cell(&tb, "%d", (int)v[i].rank);
+            tr_rp_cell(&tb, "%s", tr_kernel_type_name(v[i].type));
+            tr_buf_reset(cell);
+            if (x < j)
+                tr_kernel_short_name(cell, tr_rp_str(r->t, v[x].name));
+            else
+                tr_buf_addf(cell, "others (%llu kernels)", (unsigned long long)o->names);
+            tr_rp_cell(&tb, "%s", cell->p);
+            tr_rp_cell(&tb, "%llu", (unsigned long long)(x < j ? v[x].count : o->count));
+            rg_cell_share(&tb, cell, x < j ? v[x].total : o->total, whole);
+        }
+    }
+    tr_rp_table_print(r, &tb, b);
+    tr_rp_table_fini(&tb);
+}
+
 /* Several ranks: the per-rank table is worth printing. */
 static int rg_several_ranks(const tr_gpu_kernels *k)
 {
@@ -345,6 +390,7 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     rg_types(r, b, &cell);
     rg_kernels(r, b, &cell, 0);
     if (rg_several_ranks(&r->gpu_k)) rg_kernels(r, b, &cell, 1);
+    rg_hta_groups(r, b, &cell);
     rg_launches(r, b, &cell);
     rg_seqs(r, b, &cell);
     tr_buf_fini(&cell);
@@ -458,7 +504,9 @@ static void rg_json_kernels(const tr_report *r, tr_buf *b, const tr_kernel_stat 
                     ",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":", (unsigned long long)s->count,
                     (long long)s->total);
         tr_buf_add_real(b, s->mean);
-        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld}", (long long)s->min, (long long)s->max);
+        tr_buf_addf(b, ",\"min_ns\":%lld,\"max_ns\":%lld", (long long)s->min, (long long)s->max);
+        tr_buf_adds(b,
+                    per_rank ? (s->other ? ",\"hta_other\":true}" : ",\"hta_other\":false}") : "}");
     }
     tr_buf_fini(&short_name);
 }
@@ -479,6 +527,16 @@ void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)
     rg_json_kernels(r, b, k->kernels, k->n, 0);
     tr_buf_adds(b, "],\"by_rank\":[");
     rg_json_kernels(r, b, k->by_rank, k->n_by_rank, 1);
+    tr_buf_adds(b, "],\"hta_others\":[");
+    for (size_t i = 0; i < k->n_others; i++) {
+        const tr_kernel_others *o = &k->others[i];
+        tr_buf_addf(b,
+                    "%s{\"rank\":%d,\"type\":\"%s\",\"names\":%llu,\"count\":%llu,"
+                    "\"total_ns\":%lld}",
+                    i ? "," : "", (int)o->rank, tr_kernel_type_name(o->type),
+                    (unsigned long long)o->names, (unsigned long long)o->count,
+                    (long long)o->total);
+    }
     const tr_gpu_launches *l = &r->gpu_l;
     tr_buf_addf(b,
                 "],\"launches\":{\"count\":%llu,\"cpu_ns\":%lld,\"gpu_ns\":%lld,\"delay_ns\":%lld,"

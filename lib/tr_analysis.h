@@ -53,7 +53,19 @@ typedef struct tr_stat_opts {
     int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
     const char *seq_op;    /* gpu-kernels: sequences' operator text, NULL = "aten::" */
     size_t seq_min;        /* gpu-kernels: the fewest kernels of a sequence */
+    int hta_steps;         /* gpu-breakdown, gpu-kernels: enum tr_hta_steps */
 } tr_stat_opts;
+
+/*
+** HTA's profiler-step filter (applied when it loads traces), for the
+** gpu-breakdown and gpu-kernels sections: when the trace names two
+** ProfilerStep#N or more, each input (HTA's rank) keeps only its CPU slices
+** that start before its last ProfilerStep#N starts (none when it has no
+** such step) and the GPU events launched by them; an input without CPU
+** slices is kept whole.  ^TR_HTA_STEPS_LAST keeps the CPU slices that start
+** by the end of the last step (HTA's include_last_profiler_step), ALL all.
+*/
+enum tr_hta_steps { TR_HTA_STEPS_COMPLETE = 0, TR_HTA_STEPS_LAST, TR_HTA_STEPS_ALL };
 
 /*
 ** ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only,
@@ -466,10 +478,28 @@ typedef struct tr_kernel_stat {
     tr_str name;
     int type;     /* enum tr_kernel_type */
     int32_t rank; /* by_rank rows: the rank, -1 unknown; kernels rows: -1 (all ranks) */
+    int other;    /* by_rank rows: HTA groups it into its rank and type's "others" */
     uint64_t count;
     int64_t total, min, max;
     double mean;
 } tr_kernel_stat;
+
+/*
+** HTA's "others" of one rank and type (get_gpu_kernel_breakdown's
+** _aggr_gpu_kernel_time, num_kernels 10, duration_ratio 0.8): when the
+** type has more than 10 kernel names on the rank, in by_rank's order (total
+** descending, then name) a kernel is grouped into "others" when the running
+** total up to it exceeds the 0.8 quantile of the running totals (numpy's
+** linear interpolation) or it is the 11th or later.  ^total is HTA's "sum"
+** of the others row (HTA's min, max and mean of that row are of the
+** grouped kernels' totals, and of a kept row its total; not kept here).
+*/
+typedef struct tr_kernel_others {
+    int32_t rank;
+    int type;
+    uint64_t names, count; /* the kernel names grouped, their events */
+    int64_t total;
+} tr_kernel_others;
 
 typedef struct tr_gpu_kernels {
     int64_t type_total[TR_KTYPE_COUNT];
@@ -480,6 +510,8 @@ typedef struct tr_gpu_kernels {
     tr_kernel_stat
         *by_rank; /* per rank and name (HTA's per-rank breakdown): by rank, then as kernels */
     size_t n_by_rank;
+    tr_kernel_others *others; /* by rank, then type */
+    size_t n_others;
 } tr_gpu_kernels;
 
 int tr_gpu_kernels_compute(const tr_trace *t, const tr_stat_opts *o, tr_gpu_kernels *out,

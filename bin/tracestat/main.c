@@ -37,6 +37,7 @@ enum {
     OPT_DOT,
     OPT_KERNEL_WAIT,
     OPT_HTA_ROUNDING,
+    OPT_HTA_STEPS,
     OPT_SEQ_OP,
     OPT_SEQ_MIN,
     OPT_DIFF,
@@ -55,6 +56,7 @@ static const tr_cli_opt options[] = {
     {"follow", no_argument, OPT_FOLLOW},
     {"gaps", required_argument, OPT_GAPS},
     {"hta-rounding", no_argument, OPT_HTA_ROUNDING},
+    {"hta-steps", required_argument, OPT_HTA_STEPS},
     {"html", required_argument, OPT_HTML},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
     {"json", no_argument, OPT_JSON},
@@ -133,6 +135,18 @@ static int parse_sections(tr_cli *c, args *a, const char *list)
         if (*p == ',') p++;
     }
     return TR_EXIT_OK;
+}
+
+static int parse_hta_steps(tr_cli *c, args *a, const char *arg)
+{
+    static const char *const keys[] = {"complete", "last", "all"};
+    static const int modes[] = {TR_HTA_STEPS_COMPLETE, TR_HTA_STEPS_LAST, TR_HTA_STEPS_ALL};
+    for (size_t i = 0; i < 3; i++) {
+        if (strcmp(arg, keys[i]) != 0) continue;
+        a->ro.stat.hta_steps = modes[i];
+        return TR_EXIT_OK;
+    }
+    return tr_cli_usage_error(c, "--hta-steps is complete, last or all");
 }
 
 static int parse_sort(tr_cli *c, args *a, const char *arg)
@@ -229,6 +243,8 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
     case OPT_HTA_ROUNDING:
         a->ro.stat.hta_rounding = 1;
         return TR_EXIT_OK;
+    case OPT_HTA_STEPS:
+        return parse_hta_steps(c, a, arg);
     case OPT_DIFF: {
         char **in = tr_vec_push(&a->control);
         if (!in) return tr_cli_usage_error(c, "out of memory");

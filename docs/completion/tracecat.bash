@@ -25,6 +25,7 @@ _tracecat()
     --from) COMPREPLY=($(compgen -W "$(_tracecat_formats "$prog" read)" -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -W "$(_tracecat_formats "$prog" writ)" -- "$cur")); return ;;
     --kind) COMPREPLY=($(compgen -W "timeline flame icicle heatmap access ops stree" -- "$cur")); return ;;
+    --hta-steps) COMPREPLY=($(compgen -W "complete last all" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
     --tmpdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac

@@ -51,7 +51,9 @@ usage: gpu_breakdown.py TRACESTAT TRACE [--hta-rounding] [--tracesql TRACESQL] [
 """
 import decimal
 import gzip
+import itertools
 import json
+import math
 import re
 import subprocess
 import sys
@@ -62,6 +64,8 @@ NOT_COMPUTE = re.compile(
     r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)"
     r"|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)"
     r"|(^collective_subgraph_execution)")
+STEP = re.compile(r"ProfilerStep#\d")
+TYPES = ["communication", "memory", "computation", "other"]
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "mtia_ccp_events"}
 
 
@@ -94,12 +98,17 @@ def load(path, hta):
     with opener(path, "rt") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     evs = doc["traceEvents"] if isinstance(doc, dict) else doc
-    gpu, launch, cpu = [], {}, []
+    gpu, launch, cpu, rows = [], {}, [], []
     rank = doc.get("distributedInfo", {}).get("rank", -1) if isinstance(doc, dict) else -1
     for n, e in enumerate(evs):
         if e.get("ph") != "X":
             continue
         args = e.get("args") or {}
+        if not (e.get("cat") in DEVICE and "stream" in args):
+            b, end = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+            if hta:
+                b, end = -((-b) // 1000) * 1000, end // 1000 * 1000
+            rows.append((b, max(b, end), STEP.match(e["name"]) is not None))
         if e.get("cat") in DEVICE and "stream" in args:
             s, end = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
             if hta:
@@ -114,13 +123,71 @@ def load(path, hta):
                 b, end = -((-b) // 1000) * 1000, end // 1000 * 1000
             cpu.append(dict(pid=e["pid"], tid=e["tid"], name=e["name"], ts=ns(e["ts"]),
                             dur=ns(e.get("dur", 0)), n=n, cpu_dur=max(end - b, 0),
-                            corr=args.get("correlation")))
+                            corr=args.get("correlation"), b=b, kept=True))
         if "correlation" in args:
             lt, le = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
             if hta:
                 lt, le = -((-lt) // 1000) * 1000, le // 1000 * 1000
             launch.setdefault(args["correlation"], (lt, max(lt, le)))
-    return gpu, launch, cpu, rank
+    return gpu, launch, cpu, rank, rows
+
+
+def step_filter(loaded, mode):
+    """HTA's profiler-step filter over the loaded files (each one rank), in place."""
+    names = set()
+    for path in loaded["paths"]:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            doc = json.load(f)
+        evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+        names |= {e["name"] for e in evs if e.get("ph") == "X" and STEP.match(e.get("name", ""))}
+    if mode == "all" or len(names) < 2:
+        return
+    for gpu, launch, cpu, _, rows in loaded["data"]:
+        if not rows:
+            continue
+        steps = [r for r in rows if r[2]]
+        if mode == "last":
+            cut = max(r[1] for r in (steps or rows))
+            kept = lambda b: b <= cut  # noqa: E731
+        else:
+            cut = max(r[0] for r in steps) if steps else min(r[0] for r in rows)
+            kept = lambda b: b < cut  # noqa: E731
+        gpu[:] = [g for g in gpu if g["corr"] in launch and kept(launch[g["corr"]][0])]
+        for c in cpu:
+            c["kept"] = kept(c["b"])
+
+
+def numpy_quantile(v, q):
+    """numpy's default (linear) quantile, as pandas' Series.quantile calls it."""
+    idx = len(v) * q + (1 + q * -1) - 1
+    lo = math.floor(idx)
+    a, b = v[lo], v[min(lo + 1, len(v) - 1)]
+    g = idx - lo
+    return b - (b - a) * (1 - g) if g >= 0.5 else a + (b - a) * g
+
+
+def hta_others(rows):
+    """HTA's _aggr_gpu_kernel_time (10 kernels, ratio 0.8) per rank and type of by_rank rows."""
+    groups, flags, others = {}, {}, []
+    for (rank, name), k in rows.items():
+        groups.setdefault((rank, k["type"]), []).append((-k["total_ns"], name, k))
+    for (rank, ty), g in sorted(groups.items(), key=lambda x: (x[0][0], TYPES.index(x[0][1]))):
+        g.sort(key=lambda x: (x[0], x[1].encode()))
+        if len(g) <= 10:
+            flags.update({(rank, name): False for _, name, _ in g})
+            continue
+        cum = list(itertools.accumulate(k["total_ns"] for _, _, k in g))
+        q = numpy_quantile(cum, 0.8)
+        o = dict(rank=rank, type=ty, names=0, count=0, total_ns=0)
+        for i, (_, name, k) in enumerate(g):
+            flags[(rank, name)] = cum[i] > q or i >= 10
+            if flags[(rank, name)]:
+                o["names"] += 1
+                o["count"] += k["count"]
+                o["total_ns"] += k["total_ns"]
+        others.append(o)
+    return flags, others
 
 
 def memkind(name):
@@ -181,7 +248,7 @@ def sequences(gpu, cpu, rank, op, min_kernels=3):
     for c in cpu:
         if c["corr"] is not None:
             by_corr.setdefault(c["corr"], c)
-    matches = [c for c in cpu if op in c["name"]]
+    matches = [c for c in cpu if op in c["name"] and c["kept"]]
     if not matches:
         return []
     top = min(c["depth"] for c in matches)
@@ -190,7 +257,7 @@ def sequences(gpu, cpu, rank, op, min_kernels=3):
         c = by_corr.get(g["corr"])
         while c is not None and c["depth"] > top:
             c = c["parent"]
-        if c is not None and c["depth"] == top and op in c["name"]:
+        if c is not None and c["depth"] == top and op in c["name"] and c["kept"]:
             kernels.setdefault(c["n"], (c, []))[1].append(g)
     pats = {}
     for root, ks in kernels.values():
@@ -218,6 +285,11 @@ def by_rank(gpu):
         k["total_ns"] += d
         k["min_ns"], k["max_ns"] = min(k["min_ns"], d), max(k["max_ns"], d)
     return out
+
+
+def got_others(got):
+    flags = {(k["rank"], k["name"]): k["hta_other"] for k in got["gpu_kernels"]["by_rank"]}
+    return flags, got["gpu_kernels"]["hta_others"]
 
 
 def got_by_rank(got):
@@ -298,16 +370,72 @@ def expected(gpu, launch):
     return devices, streams, queues, kernels, la
 
 
+def arg(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def check_sql(path, sql, op, check):
+    """tracesql's views: gpu_kernel, kernel_launch, memory_bw and kernel_sequence (no step filter)."""
+    gpu, launch, cpu, rank, _ = load(path, False)
+    kernels = expected(gpu, launch)[3]
+    q = ("SELECT kernel_type, count(*), sum(dur) FROM gpu_kernel WHERE category <> 'cuda_sync'"
+         " GROUP BY 1 ORDER BY 1; SELECT 'launches', count(*), 0 FROM kernel_launch")
+    rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+    have = {r.split("\t")[0]: tuple(map(int, r.split("\t")[1:])) for r in rows.splitlines()}
+    want = {}
+    for k in kernels.values():
+        c, t = want.get(k["type"], (0, 0))
+        want[k["type"]] = (c + k["count"], t + k["total_ns"])
+    want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
+    check("gpu_kernel/kernel_launch views", want, have)
+    q = ("SELECT coalesce(rank, -1), kind, count(*), max(memory_bw_gbps) FROM memory_bw GROUP BY 1, 2"
+         " ORDER BY 1, 2")
+    rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+    have = {}
+    for r in rows.splitlines():
+        f = r.split("\t")
+        have[(int(f[0]), f[1])] = (int(f[2]), float(f"{float(f[3]):.12g}"))
+    want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
+            for k, v in membw(gpu, 1).items()}
+    check("memory_bw view (steps, max)", want, have)
+    q = ("SELECT coalesce(p.pid, -1), t.tid, count(*), max(q.queue_length) FROM queue_length q"
+         " JOIN track t ON t.id = q.track_id JOIN process p ON p.upid = q.upid GROUP BY 1, 2")
+    rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+    have = {(f[0], f[1]): (int(f[2]), int(f[3])) for f in (r.split("\t") for r in rows.splitlines())}
+    want = {k: (v["points"], v["max"]) for k, v in expected(gpu, launch)[2].items()}
+    check("queue_length view (points, max)", want, have)
+    q = "SELECT rank, count, cpu_dur, gpu_dur, op, kernels FROM kernel_sequence"
+    if op != "aten::":  # the views' SQL with another operator, as the README tells users
+        root, top = (subprocess.run([sql, path, f"SELECT sql FROM sqlite_master WHERE name = '{v}'"],
+                                    check=True, capture_output=True, text=True).stdout.rstrip("\n")
+                     for v in ("kernel_sequence_root", "kernel_sequence"))
+        root = root.split(" AS ", 1)[1].replace("'aten::'", "'" + op.replace("'", "''") + "'")
+        for table in ("slice", "args", "track", "process", "gpu_kernel"):  # not tracesql's shadows
+            root = re.sub(rf"\b(FROM|JOIN|IN \(SELECT slice_id FROM) {table}\b", rf"\1 main.{table}", root)
+        top = top.split(" AS ", 1)[1].replace("FROM kernel_sequence_root", f"FROM ({root})")
+        q = f"SELECT rank, count, cpu_dur, gpu_dur, op, kernels FROM ({top})"
+    rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
+    have = []
+    for r in rows.splitlines():
+        f = r.split("\t")
+        have.append(dict(rank=int(f[0]), count=int(f[1]), cpu_ns=int(f[2]), gpu_ns=int(f[3]), op=f[4],
+                         kernels=f[5].split("|")))
+    check("kernel_sequence view", sequences(gpu, cpu, rank, op), have)
+    return have
+
+
 def main():
     tracestat, path = sys.argv[1], sys.argv[2]
     hta = "--hta-rounding" in sys.argv[3:]
-    cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", path]
-    seq_op = sys.argv[sys.argv.index("--seq-op") + 1] if "--seq-op" in sys.argv else None
+    steps = arg("--hta-steps", "complete")
+    cmd = [tracestat, "--section", "gpu-breakdown,gpu-kernels", "--json", "--hta-steps", steps]
+    seq_op = arg("--seq-op")
     if seq_op:
         cmd += ["--seq-op", seq_op]
-    gpu, launch, cpu, rank = load(path, hta)
-    got = json.loads(subprocess.run(cmd + (["--hta-rounding"] if hta else []), check=True,
-                                    capture_output=True, text=True).stdout)
+    cmd += ["--hta-rounding"] if hta else []
+    gpu, launch, cpu, rank, rows = loaded = load(path, hta)
+    step_filter(dict(paths=[path], data=[loaded]), steps)
+    got = json.loads(subprocess.run(cmd + [path], check=True, capture_output=True, text=True).stdout)
     devices, streams, queues, kernels, launches = expected(gpu, launch)
     bad = 0
 
@@ -331,13 +459,25 @@ def main():
         q["mean"] = round(q["mean"], 9)
     check("queues", queues, gq)
     check("kernels per rank", by_rank(gpu), got_by_rank(got))
+    check("HTA's others", hta_others(by_rank(gpu)), got_others(got))
     if "--also" in sys.argv:
-        other = sys.argv[sys.argv.index("--also") + 1]
-        both = json.loads(subprocess.run(
-            [tracestat, "--section", "gpu-kernels", "--json", path, other]
-            + (["--hta-rounding"] if hta else []), check=True, capture_output=True, text=True).stdout)
-        want = by_rank(gpu + load(other, hta)[0])
+        other = arg("--also")
+        both = json.loads(subprocess.run(cmd[:1] + cmd[3:] + ["--section", "gpu-kernels", path, other],
+                                         check=True, capture_output=True, text=True).stdout)
+        both_loaded = [load(path, hta), load(other, hta)]
+        step_filter(dict(paths=[path, other], data=both_loaded), steps)
+        want = by_rank(both_loaded[0][0] + both_loaded[1][0])
         check("kernels per rank of both traces", want, got_by_rank(both))
+        check("HTA's others of both traces", hta_others(want), got_others(both))
+        # launches are joined per input (HTA: per rank): correlation ids repeat across ranks
+        check("launches of both traces", sum(expected(d[0], d[1])[4]["count"] for d in both_loaded),
+              both["gpu_kernels"]["launches"]["count"])
+        if "--tracesql" in sys.argv:
+            rows = subprocess.run([arg("--tracesql"), path, other, "SELECT count(*) FROM kernel_launch"],
+                                  check=True, capture_output=True, text=True).stdout
+            plain = [load(f, False) for f in (path, other)]
+            check("kernel_launch view of both traces",
+                  sum(1 for gpu_, launch_, *_ in plain for g in gpu_ if g["corr"] in launch_), int(rows))
         if len({k[0] for k in want}) < 2:
             print(f"{path}, {other}: one rank only")
             bad += 1
@@ -363,28 +503,12 @@ def main():
     gl["delay_outliers"] = [o["delay_ns"] for o in gl["delay_outliers"]]
     check("launches", launches, gl)
     if "--tracesql" in sys.argv:
-        sql = sys.argv[sys.argv.index("--tracesql") + 1]
-        q = ("SELECT kernel_type, count(*), sum(dur) FROM gpu_kernel WHERE category <> 'cuda_sync'"
-             " GROUP BY 1 ORDER BY 1; SELECT 'launches', count(*), 0 FROM kernel_launch")
-        rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
-        have = {r.split("\t")[0]: tuple(map(int, r.split("\t")[1:])) for r in rows.splitlines()}
-        want = {}
-        for k in kernels.values():
-            c, t = want.get(k["type"], (0, 0))
-            want[k["type"]] = (c + k["count"], t + k["total_ns"])
-        gpu, launch = load(path, False)[:2]
-        want["launches"] = (sum(1 for g in gpu if g["corr"] in launch), 0)
-        check("gpu_kernel/kernel_launch views", want, have)
-        q = ("SELECT coalesce(rank, -1), kind, count(*), max(memory_bw_gbps) FROM memory_bw GROUP BY 1, 2"
-             " ORDER BY 1, 2")
-        rows = subprocess.run([sql, path, q], check=True, capture_output=True, text=True).stdout
-        have = {}
-        for r in rows.splitlines():
-            f = r.split("\t")
-            have[(int(f[0]), f[1])] = (int(f[2]), float(f"{float(f[3]):.12g}"))
-        want = {k: (2 * v["events"], float(f"{v.get('max_gbps', 0.0):.12g}"))
-                for k, v in membw(gpu, 1).items()}
-        check("memory_bw view (steps, max)", want, have)
+        view = check_sql(path, arg("--tracesql"), seq_op or "aten::", check)
+        plain = subprocess.run([tracestat, "--section", "gpu-kernels", "--json", "--hta-steps", "all",
+                                "--seq-op", seq_op or "aten::", path],
+                               check=True, capture_output=True, text=True).stdout
+        check("kernel_sequence view against tracestat --hta-steps all", view,
+              json.loads(plain)["gpu_kernels"]["sequences"]["patterns"])
     seqs = f", {len(got['gpu_kernels']['sequences']['patterns'])} sequences" if seq_op else ""
     print(f"{path}: {len(devices)} devices, {len(streams)} streams, {len(kernels)} kernels{seqs}; "
           f"{'ok' if not bad else str(bad) + ' mismatches'}")
