@@ -9,21 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import rec_common
 
 TRACERECORD, TRACECAT, PROG, FORTIFY, MPI, SRCDIR, CASE = sys.argv[1:8]
 TRACESTAT = os.path.join(os.path.dirname(TRACECAT), "tracestat")
-WORK = os.path.realpath(tempfile.mkdtemp(prefix="record-"))
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-
-
-def eq(got, want, what):
-    if got != want:
-        fail("%s: got %r, want %r" % (what, got, want))
+CASE_RUN = rec_common.Case("record-")
+WORK, fail, eq = CASE_RUN.work, CASE_RUN.fail, CASE_RUN.eq
 
 
 def trace(argv, out="trace", opts=(), expect_rc=0):
@@ -405,13 +397,4 @@ CASES = {"basic": case_basic, "fortify": case_fortify, "threads": case_threads,
          "steady": case_steady, "signals": case_signals, "hang": case_hang,
          "append": case_append}
 
-try:
-    CASES[CASE]()
-finally:
-    if not failures:
-        shutil.rmtree(WORK, ignore_errors=True)
-for f in failures[:20]:
-    print("FAIL:", f)
-if failures:
-    print("work dir kept:", WORK)
-sys.exit(1 if failures else 0)
+CASE_RUN.run(CASES, CASE)
