@@ -272,6 +272,9 @@ static void io_layers(const tr_report *r, tr_buf *b)
 static void io_modules(const tr_report *r, tr_buf *b)
 {
     static const char *const heads[] = {"module", "counter", "value"};
+    int any = 0;
+    for (int m = 0; m < TR_IO_MODULES; m++) any |= r->io.modules[m].records > 0;
+    if (!any) return;
     tr_rp_heading(r, b,
                   "Darshan's modules (module by function name; each rank's file is a record)");
     tr_rp_table tb;

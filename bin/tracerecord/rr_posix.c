@@ -448,25 +448,20 @@ static int traced_fcntl(int is64, int fd, int cmd, void *arg)
     return ret;
 }
 
-RR_VISIBLE int fcntl(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    RR_REAL(fcntl);
-    return traced_fcntl(0, fd, cmd, arg);
-}
+/* fcntl and fcntl64 (what fcntl is with 64-bit offsets): the same, apart from the real call. */
+#define FCNTL_WRAPPER(name, is64)                                                                  \
+    RR_VISIBLE int name(int fd, int cmd, ...)                                                      \
+    {                                                                                              \
+        va_list ap;                                                                                \
+        va_start(ap, cmd);                                                                         \
+        void *arg = va_arg(ap, void *);                                                            \
+        va_end(ap);                                                                                \
+        RR_REAL(name);                                                                             \
+        return traced_fcntl(is64, fd, cmd, arg);                                                   \
+    }
 
-RR_VISIBLE int fcntl64(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    RR_REAL(fcntl64);
-    return traced_fcntl(1, fd, cmd, arg);
-}
+FCNTL_WRAPPER(fcntl, 0)
+FCNTL_WRAPPER(fcntl64, 1)
 
 /* ---- stat: Recorder's __xstat family, the entry points glibc 2.33+ programs call ---- */
 
