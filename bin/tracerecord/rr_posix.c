@@ -741,10 +741,11 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
     return ret;
 }
 
-#define STREAM_CALL(type, name, func, spec, f, args, fill)                                         \
+/* A call on stream F in LAYER (fileno is Darshan's POSIX module), traced when F's file is. */
+#define STREAM_CALL_IN(layer, type, name, func, spec, f, args, fill)                               \
     {                                                                                              \
         RR_REAL(name);                                                                             \
-        rr_thread *t = rr_enter(RR_L_STDIO);                                                       \
+        rr_thread *t = rr_enter(layer);                                                            \
         uint32_t path = t ? stream_path(f) : 0;                                                    \
         if (!path) return real_##name args;                                                        \
         rr_rec *r = rr_begin(t, func, spec);                                                       \
@@ -753,6 +754,7 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
         rr_end(t, r, RET(ret));                                                                    \
         return ret;                                                                                \
     }
+#define STREAM_CALL(...) STREAM_CALL_IN(RR_L_STDIO, __VA_ARGS__)
 
 RR_VISIBLE size_t fread(void *buf, size_t size, size_t n, FILE *f)
     STREAM_CALL(size_t, fread, RR_FREAD, RR_S_XDDP, f, (buf, size, n, f),
@@ -792,20 +794,10 @@ RR_VISIBLE size_t __fread_chk(void *buf, size_t size_buf, size_t size, size_t n,
 
     /* Darshan's POSIX module counts fileno as an open of the stream's file (POSIX_FILENOS). */
     RR_VISIBLE int fileno(FILE *f)
-{
-    RR_REAL(fileno);
-    rr_thread *t = rr_enter(RR_L_POSIX);
-    uint32_t path = t ? stream_path(f) : 0;
-    if (!path) return real_fileno(f);
-    rr_rec *r = rr_begin(t, RR_FILENO, RR_S_P);
-    int ret = real_fileno(f);
-    r->a[0] = path;
-    rr_end(t, r, RET(ret));
-    return ret;
-}
+        STREAM_CALL_IN(RR_L_POSIX, int, fileno, RR_FILENO, RR_S_P, f, (f), (r->a[0] = path))
 
-/* Recorder lists no rewind: fseek(f, 0, SEEK_SET), which it is (errors cleared aside). */
-RR_VISIBLE void rewind(FILE *f)
+    /* Recorder lists no rewind: fseek(f, 0, SEEK_SET), which it is (errors cleared aside). */
+    RR_VISIBLE void rewind(FILE *f)
 {
     RR_REAL(rewind);
     rr_thread *t = rr_enter(RR_L_STDIO);
