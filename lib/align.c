@@ -821,12 +821,40 @@ static int by_rank(const void *pa, const void *pb)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-void tr_process_groups(const tr_trace *t, uint32_t *group)
+/* A process that names its OS process (host and pid), and when it was seen. */
+typedef struct seen {
+    tr_str host;
+    int64_t pid, first, last;
+    uint32_t id;
+} seen;
+
+static int by_os_process(const void *pa, const void *pb)
+{
+    const seen *a = pa, *b = pb;
+    if (a->host != b->host) return a->host < b->host ? -1 : 1;
+    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The root of P in GROUP, a forest whose roots are their trees' lowest ids. */
+static uint32_t group_root(uint32_t *group, uint32_t p)
+{
+    while (group[p] != p) p = group[p] = group[group[p]];
+    return p;
+}
+
+static void group_join(uint32_t *group, uint32_t a, uint32_t b)
+{
+    a = group_root(group, a), b = group_root(group, b);
+    if (a < b) group[b] = a;
+    if (b < a) group[a] = b;
+}
+
+/* Processes of one rank from two or more inputs. */
+static void join_ranks(const tr_trace *t, uint32_t *group, ranked *r)
 {
     size_t n = tr_process_count(t), k = 0;
-    for (size_t p = 0; p < n; p++) group[p] = (uint32_t)p;
-    ranked *r = tr_malloc((n ? n : 1) * sizeof *r);
-    if (!r) return; /* no groups is a correct, if plainer, answer */
     for (size_t p = 0; p < n; p++) {
         const tr_process *pr = tr_process_get(t, (uint32_t)p);
         if (pr->rank >= 0) r[k++] = (ranked){pr->rank, (uint32_t)p};
@@ -838,8 +866,77 @@ void tr_process_groups(const tr_trace *t, uint32_t *group)
         uint32_t input = tr_process_get(t, r[i].id)->input;
         for (; j < k && r[j].rank == r[i].rank; j++)
             mixed |= tr_process_get(t, r[j].id)->input != input;
-        for (size_t m = i; m < j && mixed; m++) group[r[m].id] = r[i].id;
+        for (size_t m = i; m < j && mixed; m++) group_join(group, r[m].id, r[i].id);
         i = j;
     }
-    tr_free(r);
+}
+
+/* Each process's first and last event (ns), INT64_MAX / INT64_MIN when it has none. */
+static void process_spans(const tr_trace *t, int64_t *first, int64_t *last)
+{
+    tr_slices s;
+    tr_instants in;
+    tr_counters co;
+    tr_samples sa;
+    tr_trace_slices(t, &s);
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &co);
+    tr_trace_samples(t, &sa);
+    const uint32_t *track[TR_EV_KIND_COUNT] = {s.track, in.track, co.track, sa.track};
+    tr_iter it;
+    tr_event ev;
+    tr_iter_init(&it, t);
+    while (tr_iter_next(&it, &ev)) {
+        uint32_t p = tr_track_get(t, track[ev.kind][ev.row])->process;
+        int64_t dur = ev.kind == TR_EV_SLICE ? tr_slice_dur(&s, ev.row) : 0;
+        if (ev.ts < first[p]) first[p] = ev.ts;
+        if (add_sat(ev.ts, dur > 0 ? dur : 0) > last[p])
+            last[p] = add_sat(ev.ts, dur > 0 ? dur : 0);
+    }
+}
+
+/*
+** One OS process seen by two inputs (tracerecord's <r>.proc and
+** tracesniff's dump markers name host and pid): the same host and pid,
+** from different inputs, seen at overlapping times (within a second: a
+** sampler's first dump can come before the first traced call).  Two
+** processes apart in time are a reused pid.
+*/
+static void join_os_processes(const tr_trace *t, uint32_t *group, seen *v)
+{
+    size_t n = tr_process_count(t), k = 0;
+    int64_t *first = tr_malloc((n ? n : 1) * 2 * sizeof *first);
+    if (!first) return;
+    int64_t *last = first + n;
+    for (size_t p = 0; p < n; p++) first[p] = INT64_MAX, last[p] = INT64_MIN;
+    process_spans(t, first, last);
+    for (size_t p = 0; p < n; p++) {
+        const tr_process *pr = tr_process_get(t, (uint32_t)p);
+        if (pr->host && pr->pid > 0 && first[p] <= last[p])
+            v[k++] = (seen){pr->host, pr->pid, first[p], last[p], (uint32_t)p};
+    }
+    tr_free(first);
+    tr_qsort(v, k, sizeof *v, by_os_process);
+    const int64_t slack = 1000000000;
+    for (size_t i = 0; i + 1 < k; i++) {
+        /* Sorted by start: each joins the next of the same host and pid it overlaps. */
+        for (size_t j = i + 1; j < k && v[j].host == v[i].host && v[j].pid == v[i].pid; j++) {
+            if (v[j].first > add_sat(v[i].last, slack)) break;
+            if (tr_process_get(t, v[i].id)->input != tr_process_get(t, v[j].id)->input)
+                group_join(group, v[i].id, v[j].id);
+        }
+    }
+}
+
+void tr_process_groups(const tr_trace *t, uint32_t *group)
+{
+    size_t n = tr_process_count(t);
+    for (size_t p = 0; p < n; p++) group[p] = (uint32_t)p;
+    size_t each = sizeof(ranked) > sizeof(seen) ? sizeof(ranked) : sizeof(seen);
+    void *scratch = tr_malloc((n ? n : 1) * each);
+    if (!scratch) return; /* no groups is a correct, if plainer, answer */
+    join_ranks(t, group, scratch);
+    join_os_processes(t, group, scratch);
+    tr_free(scratch);
+    for (size_t p = 0; p < n; p++) group[p] = group_root(group, (uint32_t)p);
 }

@@ -18,56 +18,164 @@
 
 /* ---- function names ---- */
 
+/* What a call does to its module's record (darshan-posix.c, -stdio.c, -mpiio.c, -hdf5.c). */
+enum io_ev {
+    EV_NONE = 0,
+    EV_OPEN,   /* OPENS; the position and last bytes start again at 0 */
+    EV_FDOPEN, /* STDIO_OPENS + STDIO_FDOPENS, the position kept */
+    EV_DUP,    /* POSIX_OPENS + POSIX_DUPS, the position shared */
+    EV_FCNTL,  /* a dup when its cmd is F_DUPFD or F_DUPFD_CLOEXEC */
+    EV_FILENO, /* POSIX_OPENS + POSIX_FILENOS */
+    EV_READ,
+    EV_WRITE,
+    EV_SEEK,
+    EV_TELL, /* no counter (Darshan does not wrap ftell); its return value is the position */
+    EV_STAT,
+    EV_MMAP,
+    EV_FSYNC,
+    EV_FDSYNC,
+    EV_FLUSH,
+    EV_MPI_OPEN, /* MPIIO_INDEP_OPENS or _COLL_OPENS by the communicator's size */
+    EV_SYNC,     /* MPIIO_SYNCS */
+    EV_VIEW      /* MPIIO_VIEWS */
+};
+
 typedef struct io_name {
     const char *name;
-    int kind;
+    int8_t kind, mod, ev;
 } io_name;
+
+/* What the analysis knows of one function: kind -1 for a function that is not I/O. */
+typedef struct io_fn {
+    int8_t kind, mod, ev, dc; /* dc: the read or write counter of an MPI-IO data call */
+} io_fn;
 
 /* POSIX and stdio functions, sorted by name for bsearch. */
 static const io_name io_names[] = {
-    {"__fxstat", TR_IO_STAT},     {"__fxstat64", TR_IO_STAT},   {"__fxstatat", TR_IO_STAT},
-    {"__fxstatat64", TR_IO_STAT}, {"__lxstat", TR_IO_STAT},     {"__lxstat64", TR_IO_STAT},
-    {"__open_2", TR_IO_OPEN},     {"__xstat", TR_IO_STAT},      {"__xstat64", TR_IO_STAT},
-    {"access", TR_IO_STAT},       {"aio_read", TR_IO_READ},     {"aio_read64", TR_IO_READ},
-    {"aio_write", TR_IO_WRITE},   {"aio_write64", TR_IO_WRITE}, {"chdir", TR_IO_META},
-    {"chmod", TR_IO_META},        {"chown", TR_IO_META},        {"close", TR_IO_META},
-    {"closedir", TR_IO_META},     {"creat", TR_IO_OPEN},        {"creat64", TR_IO_OPEN},
-    {"dup", TR_IO_META},          {"dup2", TR_IO_META},         {"dup3", TR_IO_META},
-    {"faccessat", TR_IO_STAT},    {"fchmod", TR_IO_META},       {"fchown", TR_IO_META},
-    {"fclose", TR_IO_META},       {"fcntl", TR_IO_META},        {"fdatasync", TR_IO_SYNC},
-    {"fdopen", TR_IO_OPEN},       {"fflush", TR_IO_SYNC},       {"fgetc", TR_IO_READ},
-    {"fgets", TR_IO_READ},        {"fileno", TR_IO_META},       {"fopen", TR_IO_OPEN},
-    {"fopen64", TR_IO_OPEN},      {"fprintf", TR_IO_WRITE},     {"fputc", TR_IO_WRITE},
-    {"fputs", TR_IO_WRITE},       {"fread", TR_IO_READ},        {"freopen", TR_IO_OPEN},
-    {"freopen64", TR_IO_OPEN},    {"fscanf", TR_IO_READ},       {"fseek", TR_IO_SEEK},
-    {"fseeko", TR_IO_SEEK},       {"fseeko64", TR_IO_SEEK},     {"fsetpos", TR_IO_SEEK},
-    {"fstat", TR_IO_STAT},        {"fstat64", TR_IO_STAT},      {"fstatat", TR_IO_STAT},
-    {"fstatat64", TR_IO_STAT},    {"fstatfs", TR_IO_STAT},      {"fstatfs64", TR_IO_STAT},
-    {"fsync", TR_IO_SYNC},        {"ftell", TR_IO_SEEK},        {"ftello", TR_IO_SEEK},
-    {"ftruncate", TR_IO_META},    {"ftruncate64", TR_IO_META},  {"fwrite", TR_IO_WRITE},
-    {"getc", TR_IO_READ},         {"getcwd", TR_IO_META},       {"lchown", TR_IO_META},
-    {"link", TR_IO_META},         {"linkat", TR_IO_META},       {"lseek", TR_IO_SEEK},
-    {"lseek64", TR_IO_SEEK},      {"lstat", TR_IO_STAT},        {"lstat64", TR_IO_STAT},
-    {"mkdir", TR_IO_META},        {"mkdirat", TR_IO_META},      {"mknod", TR_IO_META},
-    {"mmap", TR_IO_META},         {"mmap64", TR_IO_META},       {"msync", TR_IO_SYNC},
-    {"munmap", TR_IO_META},       {"open", TR_IO_OPEN},         {"open64", TR_IO_OPEN},
-    {"openat", TR_IO_OPEN},       {"openat64", TR_IO_OPEN},     {"opendir", TR_IO_OPEN},
-    {"pread", TR_IO_READ},        {"pread64", TR_IO_READ},      {"preadv", TR_IO_READ},
-    {"preadv2", TR_IO_READ},      {"preadv64", TR_IO_READ},     {"putc", TR_IO_WRITE},
-    {"pwrite", TR_IO_WRITE},      {"pwrite64", TR_IO_WRITE},    {"pwritev", TR_IO_WRITE},
-    {"pwritev2", TR_IO_WRITE},    {"pwritev64", TR_IO_WRITE},   {"read", TR_IO_READ},
-    {"readdir", TR_IO_META},      {"readlink", TR_IO_META},     {"readlinkat", TR_IO_META},
-    {"readv", TR_IO_READ},        {"remove", TR_IO_META},       {"rename", TR_IO_META},
-    {"renameat", TR_IO_META},     {"rewind", TR_IO_SEEK},       {"rmdir", TR_IO_META},
-    {"stat", TR_IO_STAT},         {"stat64", TR_IO_STAT},       {"statfs", TR_IO_STAT},
-    {"statfs64", TR_IO_STAT},     {"statx", TR_IO_STAT},        {"symlink", TR_IO_META},
-    {"symlinkat", TR_IO_META},    {"sync", TR_IO_SYNC},         {"syncfs", TR_IO_SYNC},
-    {"tmpfile", TR_IO_OPEN},      {"truncate", TR_IO_META},     {"truncate64", TR_IO_META},
-    {"umask", TR_IO_META},        {"unlink", TR_IO_META},       {"unlinkat", TR_IO_META},
-    {"utime", TR_IO_META},        {"utimes", TR_IO_META},       {"vfprintf", TR_IO_WRITE},
-    {"vfscanf", TR_IO_READ},      {"write", TR_IO_WRITE},       {"writev", TR_IO_WRITE},
+    {"__fxstat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__fxstat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__fxstatat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__fxstatat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__lxstat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__lxstat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__open_2", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"__xstat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"__xstat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"access", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"aio_read", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"aio_read64", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"aio_write", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"aio_write64", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"chdir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"chmod", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"chown", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"close", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"closedir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"creat", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"creat64", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"dup", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
+    {"dup2", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
+    {"dup3", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
+    {"faccessat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"fchmod", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"fchown", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"fclose", TR_IO_META, TR_IO_MOD_STDIO, EV_NONE},
+    {"fcntl", TR_IO_META, TR_IO_MOD_POSIX, EV_FCNTL},
+    {"fdatasync", TR_IO_SYNC, TR_IO_MOD_POSIX, EV_FDSYNC},
+    {"fdopen", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_FDOPEN},
+    {"fflush", TR_IO_SYNC, TR_IO_MOD_STDIO, EV_FLUSH},
+    {"fgetc", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"fgets", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"fileno", TR_IO_META, TR_IO_MOD_POSIX, EV_FILENO},
+    {"fopen", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
+    {"fopen64", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
+    {"fprintf", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"fputc", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"fputs", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"fread", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"freopen", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
+    {"freopen64", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
+    {"fscanf", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"fseek", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_SEEK},
+    {"fseeko", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_SEEK},
+    {"fseeko64", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_SEEK},
+    {"fsetpos", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_SEEK},
+    {"fstat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"fstat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"fstatat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"fstatat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"fstatfs", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"fstatfs64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"fsync", TR_IO_SYNC, TR_IO_MOD_POSIX, EV_FSYNC},
+    {"ftell", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_TELL},
+    {"ftello", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_TELL},
+    {"ftruncate", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"ftruncate64", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"fwrite", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"getc", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"getcwd", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"lchown", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"link", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"linkat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"lseek", TR_IO_SEEK, TR_IO_MOD_POSIX, EV_SEEK},
+    {"lseek64", TR_IO_SEEK, TR_IO_MOD_POSIX, EV_SEEK},
+    {"lstat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"lstat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"mkdir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"mkdirat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"mknod", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"mmap", TR_IO_META, TR_IO_MOD_POSIX, EV_MMAP},
+    {"mmap64", TR_IO_META, TR_IO_MOD_POSIX, EV_MMAP},
+    {"msync", TR_IO_SYNC, TR_IO_MOD_POSIX, EV_NONE},
+    {"munmap", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"open", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"open64", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"openat", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"openat64", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
+    {"opendir", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_NONE},
+    {"pread", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"pread64", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"preadv", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"preadv2", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"preadv64", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"putc", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"pwrite", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"pwrite64", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"pwritev", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"pwritev2", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"pwritev64", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"read", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"readdir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"readlink", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"readlinkat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"readv", TR_IO_READ, TR_IO_MOD_POSIX, EV_READ},
+    {"remove", TR_IO_META, TR_IO_MOD_STDIO, EV_NONE},
+    {"rename", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"renameat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"rewind", TR_IO_SEEK, TR_IO_MOD_STDIO, EV_SEEK},
+    {"rmdir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"stat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"stat64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_STAT},
+    {"statfs", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"statfs64", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"statx", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
+    {"symlink", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"symlinkat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"sync", TR_IO_SYNC, TR_IO_MOD_POSIX, EV_NONE},
+    {"syncfs", TR_IO_SYNC, TR_IO_MOD_POSIX, EV_NONE},
+    {"tmpfile", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_NONE},
+    {"truncate", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"truncate64", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"umask", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"unlink", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"unlinkat", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"utime", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"utimes", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
+    {"vfprintf", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
+    {"vfscanf", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
+    {"write", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
+    {"writev", TR_IO_WRITE, TR_IO_MOD_POSIX, EV_WRITE},
 };
-
 static int io_name_cmp(const void *key, const void *elem)
 {
     return strcmp(key, ((const io_name *)elem)->name);
@@ -78,35 +186,146 @@ static int io_prefix(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-int tr_io_kind_of(const char *name)
+/* MPI_File_*: F is the name after the prefix. */
+static io_fn io_mpi_fn(const char *f)
 {
-    if (io_prefix(name, "MPI_File_")) {
-        const char *f = name + 9;
-        if (io_prefix(f, "read") || io_prefix(f, "iread")) return TR_IO_READ;
-        if (io_prefix(f, "write") || io_prefix(f, "iwrite")) return TR_IO_WRITE;
-        if (io_prefix(f, "open")) return TR_IO_OPEN;
-        if (io_prefix(f, "seek")) return TR_IO_SEEK;
-        if (io_prefix(f, "sync")) return TR_IO_SYNC;
-        if (io_prefix(f, "get_size") || io_prefix(f, "get_position")) return TR_IO_STAT;
-        return TR_IO_META;
+    io_fn fn = {TR_IO_META, TR_IO_MOD_MPIIO, EV_NONE, -1};
+    int rd = io_prefix(f, "read") || io_prefix(f, "iread");
+    if (rd || io_prefix(f, "write") || io_prefix(f, "iwrite")) {
+        fn.kind = rd ? TR_IO_READ : TR_IO_WRITE;
+        fn.ev = rd ? EV_READ : EV_WRITE;
+        int cls = f[0] == 'i'                                  ? 3
+                  : strstr(f, "_begin")                        ? 2
+                  : strstr(f, "_all") || strstr(f, "_ordered") ? 1
+                                                               : 0;
+        static const int8_t dc[4][2] = {{TR_IO_DC_INDEP_READS, TR_IO_DC_INDEP_WRITES},
+                                        {TR_IO_DC_COLL_READS, TR_IO_DC_COLL_WRITES},
+                                        {TR_IO_DC_SPLIT_READS, TR_IO_DC_SPLIT_WRITES},
+                                        {TR_IO_DC_NB_READS, TR_IO_DC_NB_WRITES}};
+        fn.dc = dc[cls][!rd];
+        /* The _end of a split call completes its _begin: Darshan counts the _begin. */
+        if (strstr(f, "_end")) fn.ev = EV_NONE;
+    } else if (io_prefix(f, "open")) {
+        fn.kind = TR_IO_OPEN, fn.ev = EV_MPI_OPEN;
+    } else if (io_prefix(f, "seek")) {
+        fn.kind = TR_IO_SEEK;
+    } else if (io_prefix(f, "sync")) {
+        fn.kind = TR_IO_SYNC, fn.ev = EV_SYNC;
+    } else if (io_prefix(f, "get_size") || io_prefix(f, "get_position")) {
+        fn.kind = TR_IO_STAT;
+    } else if (io_prefix(f, "set_view")) {
+        fn.ev = EV_VIEW;
     }
+    return fn;
+}
+
+static io_fn io_fn_of(const char *name)
+{
+    io_fn none = {-1, -1, EV_NONE, -1};
+    if (io_prefix(name, "MPI_File_")) return io_mpi_fn(name + 9);
     if (io_prefix(name, "H5")) {
-        static const io_name h5[] = {
-            {"H5Dclose", TR_IO_META},  {"H5Dcreate", TR_IO_OPEN}, {"H5Dopen", TR_IO_OPEN},
-            {"H5Dread", TR_IO_READ},   {"H5Dwrite", TR_IO_WRITE}, {"H5Fclose", TR_IO_META},
-            {"H5Fcreate", TR_IO_OPEN}, {"H5Fflush", TR_IO_SYNC},  {"H5Fopen", TR_IO_OPEN}};
+        static const io_name h5[] = {{"H5Dclose", TR_IO_META, TR_IO_MOD_H5D, EV_NONE},
+                                     {"H5Dcreate", TR_IO_OPEN, TR_IO_MOD_H5D, EV_OPEN},
+                                     {"H5Dflush", TR_IO_SYNC, TR_IO_MOD_H5D, EV_FLUSH},
+                                     {"H5Dopen", TR_IO_OPEN, TR_IO_MOD_H5D, EV_OPEN},
+                                     {"H5Dread", TR_IO_READ, TR_IO_MOD_H5D, EV_READ},
+                                     {"H5Dwrite", TR_IO_WRITE, TR_IO_MOD_H5D, EV_WRITE},
+                                     {"H5Fclose", TR_IO_META, TR_IO_MOD_H5F, EV_NONE},
+                                     {"H5Fcreate", TR_IO_OPEN, TR_IO_MOD_H5F, EV_OPEN},
+                                     {"H5Fflush", TR_IO_SYNC, TR_IO_MOD_H5F, EV_FLUSH},
+                                     {"H5Fopen", TR_IO_OPEN, TR_IO_MOD_H5F, EV_OPEN}};
         /* H5Dcreate2, H5Dopen1, ...: the version digit does not change the kind. */
         for (size_t i = 0; i < sizeof h5 / sizeof *h5; i++) {
             size_t n = strlen(h5[i].name);
             if (strncmp(name, h5[i].name, n) == 0 &&
                 (name[n] == '\0' || (name[n] >= '0' && name[n] <= '9')))
-                return h5[i].kind;
+                return (io_fn){h5[i].kind, h5[i].mod, h5[i].ev, -1};
         }
-        return -1;
+        return none;
     }
     const io_name *hit =
         bsearch(name, io_names, sizeof io_names / sizeof *io_names, sizeof *io_names, io_name_cmp);
-    return hit ? hit->kind : -1;
+    return hit ? (io_fn){hit->kind, hit->mod, hit->ev, -1} : none;
+}
+
+int tr_io_kind_of(const char *name)
+{
+    return io_fn_of(name).kind;
+}
+
+int tr_io_module_of(const char *name)
+{
+    return io_fn_of(name).mod;
+}
+
+const char *tr_io_module_name(int module)
+{
+    static const char *const names[TR_IO_MODULES] = {"POSIX", "STDIO", "MPI-IO", "H5F", "H5D"};
+    return module >= 0 && module < TR_IO_MODULES ? names[module] : "?";
+}
+
+const char *tr_io_dc_name(int module, int dc)
+{
+    /* Darshan 3.5's log formats (include/darshan-*-log-format.h), the counters a trace can give. */
+    static const char *const posix[TR_IO_DC_COUNT] = {
+        [TR_IO_DC_OPENS] = "POSIX_OPENS",
+        [TR_IO_DC_FILENOS] = "POSIX_FILENOS",
+        [TR_IO_DC_DUPS] = "POSIX_DUPS",
+        [TR_IO_DC_READS] = "POSIX_READS",
+        [TR_IO_DC_WRITES] = "POSIX_WRITES",
+        [TR_IO_DC_SEEKS] = "POSIX_SEEKS",
+        [TR_IO_DC_STATS] = "POSIX_STATS",
+        [TR_IO_DC_MMAPS] = "POSIX_MMAPS",
+        [TR_IO_DC_FSYNCS] = "POSIX_FSYNCS",
+        [TR_IO_DC_FDSYNCS] = "POSIX_FDSYNCS",
+        [TR_IO_DC_BYTES_READ] = "POSIX_BYTES_READ",
+        [TR_IO_DC_BYTES_WRITTEN] = "POSIX_BYTES_WRITTEN",
+        [TR_IO_DC_MAX_BYTE_READ] = "POSIX_MAX_BYTE_READ",
+        [TR_IO_DC_MAX_BYTE_WRITTEN] = "POSIX_MAX_BYTE_WRITTEN",
+        [TR_IO_DC_CONSEC_READS] = "POSIX_CONSEC_READS",
+        [TR_IO_DC_CONSEC_WRITES] = "POSIX_CONSEC_WRITES",
+        [TR_IO_DC_SEQ_READS] = "POSIX_SEQ_READS",
+        [TR_IO_DC_SEQ_WRITES] = "POSIX_SEQ_WRITES",
+        [TR_IO_DC_RW_SWITCHES] = "POSIX_RW_SWITCHES"};
+    static const char *const stdio[TR_IO_DC_COUNT] = {
+        [TR_IO_DC_OPENS] = "STDIO_OPENS",
+        [TR_IO_DC_FDOPENS] = "STDIO_FDOPENS",
+        [TR_IO_DC_READS] = "STDIO_READS",
+        [TR_IO_DC_WRITES] = "STDIO_WRITES",
+        [TR_IO_DC_SEEKS] = "STDIO_SEEKS",
+        [TR_IO_DC_FLUSHES] = "STDIO_FLUSHES",
+        [TR_IO_DC_BYTES_READ] = "STDIO_BYTES_READ",
+        [TR_IO_DC_BYTES_WRITTEN] = "STDIO_BYTES_WRITTEN",
+        [TR_IO_DC_MAX_BYTE_READ] = "STDIO_MAX_BYTE_READ",
+        [TR_IO_DC_MAX_BYTE_WRITTEN] = "STDIO_MAX_BYTE_WRITTEN"};
+    static const char *const mpiio[TR_IO_DC_COUNT] = {
+        [TR_IO_DC_INDEP_OPENS] = "MPIIO_INDEP_OPENS",
+        [TR_IO_DC_COLL_OPENS] = "MPIIO_COLL_OPENS",
+        [TR_IO_DC_INDEP_READS] = "MPIIO_INDEP_READS",
+        [TR_IO_DC_INDEP_WRITES] = "MPIIO_INDEP_WRITES",
+        [TR_IO_DC_COLL_READS] = "MPIIO_COLL_READS",
+        [TR_IO_DC_COLL_WRITES] = "MPIIO_COLL_WRITES",
+        [TR_IO_DC_SPLIT_READS] = "MPIIO_SPLIT_READS",
+        [TR_IO_DC_SPLIT_WRITES] = "MPIIO_SPLIT_WRITES",
+        [TR_IO_DC_NB_READS] = "MPIIO_NB_READS",
+        [TR_IO_DC_NB_WRITES] = "MPIIO_NB_WRITES",
+        [TR_IO_DC_SYNCS] = "MPIIO_SYNCS",
+        [TR_IO_DC_VIEWS] = "MPIIO_VIEWS",
+        [TR_IO_DC_BYTES_READ] = "MPIIO_BYTES_READ",
+        [TR_IO_DC_BYTES_WRITTEN] = "MPIIO_BYTES_WRITTEN",
+        [TR_IO_DC_RW_SWITCHES] = "MPIIO_RW_SWITCHES"};
+    static const char *const h5f[TR_IO_DC_COUNT] = {
+        [TR_IO_DC_OPENS] = "H5F_OPENS", [TR_IO_DC_FLUSHES] = "H5F_FLUSHES"};
+    static const char *const h5d[TR_IO_DC_COUNT] = {[TR_IO_DC_OPENS] = "H5D_OPENS",
+                                                    [TR_IO_DC_READS] = "H5D_READS",
+                                                    [TR_IO_DC_WRITES] = "H5D_WRITES",
+                                                    [TR_IO_DC_FLUSHES] = "H5D_FLUSHES",
+                                                    [TR_IO_DC_BYTES_READ] = "H5D_BYTES_READ",
+                                                    [TR_IO_DC_BYTES_WRITTEN] = "H5D_BYTES_WRITTEN",
+                                                    [TR_IO_DC_RW_SWITCHES] = "H5D_RW_SWITCHES"};
+    static const char *const *const mods[TR_IO_MODULES] = {posix, stdio, mpiio, h5f, h5d};
+    if (module < 0 || module >= TR_IO_MODULES || dc < 0 || dc >= TR_IO_DC_COUNT) return NULL;
+    return mods[module][dc];
 }
 
 const char *tr_io_kind_name(int kind)
@@ -212,11 +431,18 @@ static const char *const k_filetype[] = {"filetype", NULL};
 
 /* ---- the pass ---- */
 
-/* The position state of one rank and file (Darshan's per-record runtime state). */
-typedef struct io_pos {
-    uint32_t unit, file;
+/* A module's record of one rank and file: Darshan's per-record runtime state. */
+typedef struct io_rec {
     int64_t pos;                   /* current file position, -1 unknown */
     int64_t last_read, last_write; /* last byte touched, 0 at first as in Darshan */
+    int last_io;                   /* TR_IO_READ + 1 or TR_IO_WRITE + 1 when one was made */
+} io_rec;
+
+/* One rank and file: a record per module (Darshan keeps a stdio stream's apart from its fd's). */
+typedef struct io_pos {
+    uint32_t unit, file;
+    unsigned mods; /* bit per module that has a record */
+    io_rec rec[TR_IO_MODULES];
 } io_pos;
 
 /* An MPI file handle's view: offsets of data calls are in etypes past the displacement. */
@@ -228,7 +454,7 @@ typedef struct io_ctx {
     const tr_trace *t;
     tr_slices s;
     tr_io_stats *out;
-    int8_t *kind_of;   /* by string id: kind, -1 not I/O, -2 not looked up */
+    io_fn *fn_of;      /* by string id: kind -1 not I/O, -2 not looked up */
     uint32_t *io_rows; /* slices that are I/O calls, in order */
     size_t n_io;
     uint32_t *parent_io; /* per I/O row (index into io_rows): nearest I/O ancestor's row */
@@ -238,15 +464,20 @@ typedef struct io_ctx {
     tr_vec pos;  /* io_pos, by (unit, file) through pos_map */
     tr_vec view; /* io_view, by (unit, fh) through views */
     int64_t *run_first, *run_last;
+    int world;      /* ranks in the trace: MPI_COMM_WORLD's size */
     tr_vec *access; /* tr_io_access rows, when asked (tr_io_accesses) */
     tr_vec *calls;  /* tr_io_call rows, when asked (tr_io_calls) */
 } io_ctx;
 
+static io_fn io_fn_at(io_ctx *c, tr_str name)
+{
+    if (c->fn_of[name].kind == -2) c->fn_of[name] = io_fn_of(tr_str_get(c->t, name, NULL));
+    return c->fn_of[name];
+}
+
 static int io_kind(io_ctx *c, tr_str name)
 {
-    if (c->kind_of[name] == -2)
-        c->kind_of[name] = (int8_t)tr_io_kind_of(tr_str_get(c->t, name, NULL));
-    return c->kind_of[name];
+    return io_fn_at(c, name).kind;
 }
 
 static void io_count(tr_io_counts *k, int kind, int64_t dur, int64_t bytes)
@@ -307,6 +538,7 @@ static int io_units(io_ctx *c)
             *slot = (uint32_t)(rows.len - 1);
         }
         c->unit_of_process[p] = *slot;
+        c->world += is_new && pr->rank >= 0;
     }
     c->out->ranks = rows.data;
     c->out->n_ranks = rows.len;
@@ -361,13 +593,13 @@ static int io_canon(io_ctx *c)
 static int io_collect(io_ctx *c)
 {
     size_t n_str = tr_str_count(c->t);
-    c->kind_of = tr_malloc(n_str ? n_str : 1);
+    c->fn_of = tr_malloc((n_str ? n_str : 1) * sizeof *c->fn_of);
     uint32_t *io_index = tr_malloc((c->s.n ? c->s.n : 1) * sizeof *io_index);
-    if (!c->kind_of || !io_index) {
+    if (!c->fn_of || !io_index) {
         tr_free(io_index);
         return TR_FATAL;
     }
-    memset(c->kind_of, -2, n_str ? n_str : 1);
+    for (size_t i = 0; i < n_str; i++) c->fn_of[i].kind = -2;
     size_t n = 0;
     for (size_t i = 0; i < c->s.n; i++) {
         uint32_t u = io_unit(c, i);
@@ -425,7 +657,7 @@ static io_pos *io_pos_get(io_ctx *c, uint32_t unit, uint32_t file, tr_vec *files
     if (c->pos.len > before) {
         ps->unit = unit;
         ps->file = file;
-        ps->pos = -1;
+        for (int m = 0; m < TR_IO_MODULES; m++) ps->rec[m].pos = -1;
         TR_VEC_AT(files, tr_io_file, file).ranks++;
         c->out->ranks[unit].files++;
     }
@@ -482,91 +714,149 @@ static int64_t io_mpi_offset(io_ctx *c, size_t row, uint32_t unit, int64_t off)
     return v->etype_size ? v->disp + off * v->etype_size : -1;
 }
 
-/* Darshan's sequential / consecutive rule for one access at OFF of SIZE bytes. */
-static void io_pattern(tr_io_file *f, int64_t *last, int64_t off, int64_t size)
-{
-    f->accesses++;
-    if (off > *last) f->sequential++;
-    if (off == *last + 1) f->consecutive++;
-    *last = off + size - 1;
-}
-
 /* A seek: the new position (Darshan takes lseek's return value; fseek's is a status). */
-static void io_seek(io_ctx *c, size_t row, io_pos *ps, int has_off, int64_t off)
+static void io_seek(io_ctx *c, size_t row, io_rec *r, int has_off, int64_t off)
 {
     const char *fn = tr_str_get(c->t, c->s.name[row], NULL);
     uint32_t args = c->s.args[row];
     int64_t v;
-    if (strcmp(fn, "rewind") == 0) {
-        ps->pos = 0;
-    } else if (strncmp(fn, "lseek", 5) == 0 && io_arg_int(c->t, args, k_ret, &v)) {
-        ps->pos = v;
-    } else if (has_off && io_arg_int(c->t, args, k_whence, &v)) {
-        ps->pos = v == 0 ? off : v == 1 && ps->pos >= 0 ? ps->pos + off : -1;
-    } else if (strncmp(fn, "ftell", 5) != 0) {
-        ps->pos = -1;
+    if (strcmp(fn, "rewind") == 0)
+        r->pos = 0;
+    else if (strncmp(fn, "lseek", 5) == 0 && io_arg_int(c->t, args, k_ret, &v))
+        r->pos = v;
+    else if (has_off && io_arg_int(c->t, args, k_whence, &v))
+        r->pos = v == 0 ? off : v == 1 && r->pos >= 0 ? r->pos + off : -1;
+    else
+        r->pos = -1;
+}
+
+/* MPI_File_open: collective unless its communicator has one rank (darshan-mpiio.c). */
+static int io_mpi_coll(io_ctx *c, size_t row)
+{
+    static const char *const k_comm[] = {"comm", NULL};
+    tr_str comm = io_arg_str(c->t, c->s.args[row], k_comm);
+    const char *name = comm ? tr_str_get(c->t, comm, NULL) : "";
+    if (strcmp(name, "MPI_COMM_SELF") == 0) return 0;
+    return strcmp(name, "MPI_COMM_WORLD") != 0 || c->world > 1;
+}
+
+/*
+** One successful call on its module's record R: what it does to the
+** position (Darshan's rules: every open starts at 0, O_APPEND and fopen's
+** "a" too, and forgets the last bytes touched; fdopen, dup and fileno keep
+** the record's position, which is one per file however many descriptors
+** and streams share it; a read or write moves it past the bytes it moved,
+** pread and pwrite too) and to the module's counters.  *AT is where a read
+** or write accessed (-1 unknown); *SEQ and *CONSEC its pattern.
+*/
+static void io_record(io_ctx *c, size_t row, io_fn fn, io_pos *ps, int64_t *at, int *seq,
+                      int *consec)
+{
+    tr_io_module_stats *m = &c->out->modules[fn.mod];
+    io_rec *r = &ps->rec[fn.mod];
+    int64_t *v = m->v, bytes = tr_slice_bytes(&c->s, row), off = -1, ret;
+    int is_new = !(ps->mods & 1u << fn.mod);
+    int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
+    if (is_new) ps->mods |= 1u << fn.mod, m->records++;
+    switch (fn.ev) {
+    case EV_OPEN:
+    case EV_MPI_OPEN:
+        r->pos = r->last_read = r->last_write = 0;
+        v[fn.ev == EV_OPEN      ? TR_IO_DC_OPENS
+          : io_mpi_coll(c, row) ? TR_IO_DC_COLL_OPENS
+                                : TR_IO_DC_INDEP_OPENS]++;
+        break;
+    case EV_FDOPEN:
+    case EV_FILENO:
+        if (is_new) r->pos = 0; /* a new record starts at 0 */
+        v[TR_IO_DC_OPENS]++, v[fn.ev == EV_FDOPEN ? TR_IO_DC_FDOPENS : TR_IO_DC_FILENOS]++;
+        break;
+    case EV_DUP:
+        v[TR_IO_DC_OPENS]++, v[TR_IO_DC_DUPS]++;
+        break;
+    case EV_SEEK:
+        io_seek(c, row, r, has_off, off);
+        v[TR_IO_DC_SEEKS]++;
+        break;
+    case EV_TELL:
+        if (r->pos < 0 && io_arg_int(c->t, c->s.args[row], k_ret, &ret) && ret >= 0) r->pos = ret;
+        break;
+    case EV_READ:
+    case EV_WRITE: {
+        int rd = fn.ev == EV_READ;
+        *at = has_off ? off : r->pos;
+        v[fn.dc >= 0 ? fn.dc : rd ? TR_IO_DC_READS : TR_IO_DC_WRITES]++;
+        if (bytes > 0) v[rd ? TR_IO_DC_BYTES_READ : TR_IO_DC_BYTES_WRITTEN] += bytes;
+        if (r->last_io && r->last_io != (rd ? 1 : 2)) v[TR_IO_DC_RW_SWITCHES]++;
+        r->last_io = rd ? 1 : 2;
+        if (*at >= 0 && bytes >= 0) {
+            int64_t *last = rd ? &r->last_read : &r->last_write;
+            *seq = *at > *last, *consec = *at == *last + 1;
+            v[rd ? TR_IO_DC_SEQ_READS : TR_IO_DC_SEQ_WRITES] += *seq;
+            v[rd ? TR_IO_DC_CONSEC_READS : TR_IO_DC_CONSEC_WRITES] += *consec;
+            *last = *at + bytes - 1;
+            int64_t *max = &v[rd ? TR_IO_DC_MAX_BYTE_READ : TR_IO_DC_MAX_BYTE_WRITTEN];
+            if (*last > *max) *max = *last;
+        }
+        r->pos = *at >= 0 && bytes >= 0 ? *at + bytes : -1;
+        break;
+    }
+    case EV_FCNTL: {
+        int64_t cmd;
+        /* F_DUPFD (0) and F_DUPFD_CLOEXEC (1030) duplicate the descriptor. */
+        if (io_arg_int(c->t, c->s.args[row], (const char *const[]){"cmd", NULL}, &cmd) &&
+            (cmd == 0 || cmd == 1030))
+            v[TR_IO_DC_OPENS]++, v[TR_IO_DC_DUPS]++;
+        break;
+    }
+    case EV_FLUSH:
+        v[TR_IO_DC_FLUSHES]++;
+        /* STDIO records a flush as a write of 0 bytes at the position (STDIO_RECORD_WRITE). */
+        if (fn.mod == TR_IO_MOD_STDIO && r->pos - 1 > v[TR_IO_DC_MAX_BYTE_WRITTEN])
+            v[TR_IO_DC_MAX_BYTE_WRITTEN] = r->pos - 1;
+        break;
+    default: {
+        static const int8_t dc[] = {[EV_STAT] = TR_IO_DC_STATS,   [EV_MMAP] = TR_IO_DC_MMAPS,
+                                    [EV_FSYNC] = TR_IO_DC_FSYNCS, [EV_FDSYNC] = TR_IO_DC_FDSYNCS,
+                                    [EV_SYNC] = TR_IO_DC_SYNCS,   [EV_VIEW] = TR_IO_DC_VIEWS};
+        if (fn.ev > 0 && (size_t)fn.ev < sizeof dc && dc[fn.ev]) v[dc[fn.ev]]++;
+        break;
+    }
     }
 }
 
-/* An innermost call on a file: counts, pattern and the file position; *AT is where it accessed. */
-static int io_file_access(io_ctx *c, size_t row, int kind, uint32_t unit, uint32_t file,
-                          tr_vec *files, int64_t *at_out)
+/* An innermost call on a file: the files table's counts and pattern, the access plot. */
+static int io_file_access(io_ctx *c, size_t row, int kind, tr_io_file *f, int64_t at, int seq,
+                          int consec)
 {
-    io_pos *ps = io_pos_get(c, unit, file, files);
-    if (!ps) return TR_FATAL;
-    tr_io_file *f = &TR_VEC_AT(files, tr_io_file, file);
-    int64_t bytes = tr_slice_bytes(&c->s, row), off = -1;
-    int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
-    switch (kind) {
-    case TR_IO_OPEN:
-        /* Darshan's convention (darshan-posix.c, _POSIX_RECORD_OPEN): every open starts at
-         * offset 0, O_APPEND and fopen's "a" included, and forgets the last bytes touched. */
-        ps->pos = 0;
-        ps->last_read = ps->last_write = 0;
-        break;
-    case TR_IO_SEEK:
-        io_seek(c, row, ps, has_off, off);
-        break;
-    case TR_IO_SYNC:
-        f->syncs++;
-        break;
-    case TR_IO_READ:
-    case TR_IO_WRITE: {
-        int64_t at = has_off ? off : ps->pos;
-        int rd = kind == TR_IO_READ;
-        if (rd) {
-            f->reads++;
-            if (bytes > 0) f->bytes_read += bytes;
-        } else {
-            f->writes++;
-            if (bytes > 0) f->bytes_written += bytes;
-        }
-        if (at >= 0 && bytes >= 0) {
-            io_pattern(f, rd ? &ps->last_read : &ps->last_write, at, bytes);
-            int64_t *max = rd ? &f->max_byte_read : &f->max_byte_written;
-            if (at + bytes - 1 > *max) *max = at + bytes - 1;
-            tr_io_access *a = c->access ? tr_vec_push(c->access) : NULL;
-            if (c->access && !a) return TR_FATAL;
-            if (a) *a = (tr_io_access){(uint32_t)row, f->path, at, bytes, kind};
-        }
-        /* Darshan moves its position past every access, pread and pwrite too. */
-        ps->pos = at >= 0 && bytes >= 0 ? at + bytes : -1;
-        *at_out = at;
-        break;
+    int64_t bytes = tr_slice_bytes(&c->s, row);
+    if (kind == TR_IO_SYNC) f->syncs++;
+    if (kind != TR_IO_READ && kind != TR_IO_WRITE) return TR_OK;
+    int rd = kind == TR_IO_READ;
+    if (rd) {
+        f->reads++;
+        if (bytes > 0) f->bytes_read += bytes;
+    } else {
+        f->writes++;
+        if (bytes > 0) f->bytes_written += bytes;
     }
-    default:
-        break;
-    }
+    if (at < 0 || bytes < 0) return TR_OK;
+    f->accesses++;
+    f->sequential += seq;
+    f->consecutive += consec;
+    int64_t *max = rd ? &f->max_byte_read : &f->max_byte_written;
+    if (at + bytes - 1 > *max) *max = at + bytes - 1;
+    tr_io_access *a = c->access ? tr_vec_push(c->access) : NULL;
+    if (c->access && !a) return TR_FATAL;
+    if (a) *a = (tr_io_access){(uint32_t)row, f->path, at, bytes, kind};
     return TR_OK;
 }
 
-/* The file of call K (index into io_rows), its accesses, and its row of CALLS. */
-static int io_on_file(io_ctx *c, size_t k, int kind, uint32_t unit, tr_vec *files)
+/* The file of call K (index into io_rows), its module's record, its accesses, its row of CALLS. */
+static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_vec *files)
 {
     size_t row = c->io_rows[k];
-    if (strcmp(tr_str_get(c->t, c->s.name[row], NULL), "MPI_File_set_view") == 0 &&
-        io_set_view(c, row, unit) != TR_OK)
-        return TR_FATAL;
+    if (fn.ev == EV_VIEW && io_set_view(c, row, unit) != TR_OK) return TR_FATAL;
     tr_str path = io_path(c, row, unit);
     if (!path) return TR_OK;
     size_t before = files->len;
@@ -574,17 +864,20 @@ static int io_on_file(io_ctx *c, size_t k, int kind, uint32_t unit, tr_vec *file
     if (fi == UINT32_MAX) return TR_FATAL;
     tr_io_file *f = &TR_VEC_AT(files, tr_io_file, fi);
     if (files->len > before) f->path = path, f->max_byte_read = f->max_byte_written = -1;
+    io_pos *ps = io_pos_get(c, unit, fi, files);
+    if (!ps) return TR_FATAL;
     int64_t off = -1, at = -1, file_off = -1;
+    int seq = 0, consec = 0, kind = fn.kind;
     int has_off = io_arg_int(c->t, c->s.args[row], k_offset, &off);
-    /* Files touched count every level; accesses only the innermost. */
-    if (c->has_child[k]) {
-        if (!io_pos_get(c, unit, fi, files)) return TR_FATAL;
-    } else if (io_file_access(c, row, kind, unit, fi, files, &at) != TR_OK) {
+    /* Every call counts in its module (Darshan's POSIX module sees ROMIO's calls too); the
+     * files table takes the innermost calls only, so bytes are not counted twice. */
+    io_record(c, row, fn, ps, &at, &seq, &consec);
+    f = &TR_VEC_AT(files, tr_io_file, fi);
+    if (!c->has_child[k] && io_file_access(c, row, kind, f, at, seq, consec) != TR_OK)
         return TR_FATAL;
-    }
     if (!c->calls) return TR_OK;
     int data = kind == TR_IO_READ || kind == TR_IO_WRITE;
-    int mpi = strncmp(tr_str_get(c->t, c->s.name[row], NULL), "MPI_File_", 9) == 0;
+    int mpi = fn.mod == TR_IO_MOD_MPIIO;
     if (has_off && data) file_off = mpi ? io_mpi_offset(c, row, unit, off) : off;
     if (!has_off && data && !mpi) off = file_off = at;
     tr_io_call *call = tr_vec_push(c->calls);
@@ -602,7 +895,8 @@ static int io_pass(io_ctx *c)
     int rc = TR_FATAL;
     for (size_t k = 0; k < c->n_io; k++) {
         size_t row = c->io_rows[k];
-        int kind = io_kind(c, c->s.name[row]);
+        io_fn fn = io_fn_at(c, c->s.name[row]);
+        int kind = fn.kind;
         int64_t dur = tr_slice_dur(&c->s, row) > 0 ? tr_slice_dur(&c->s, row) : 0,
                 bytes = tr_slice_bytes(&c->s, row);
         uint32_t unit = io_unit(c, row);
@@ -624,7 +918,7 @@ static int io_pass(io_ctx *c)
             io_count(&out->ranks[unit].c, kind, dur, bytes);
             io_count(&out->total, kind, dur, bytes);
         }
-        if (io_on_file(c, k, kind, unit, &files) != TR_OK) goto done;
+        if (io_on_file(c, k, fn, unit, &files) != TR_OK) goto done;
     }
     rc = TR_OK;
 done:
@@ -701,6 +995,9 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_ve
                       tr_error *e)
 {
     memset(out, 0, sizeof *out);
+    for (int m = 0; m < TR_IO_MODULES; m++)
+        out->modules[m].v[TR_IO_DC_MAX_BYTE_READ] = out->modules[m].v[TR_IO_DC_MAX_BYTE_WRITTEN] =
+            -1;
     io_ctx c = {.t = t, .out = out, .access = access, .calls = calls};
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
@@ -714,7 +1011,7 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_ve
         io_finish(&c);
         rc = TR_OK;
     }
-    tr_free(c.kind_of);
+    tr_free(c.fn_of);
     tr_free(c.io_rows);
     tr_free(c.parent_io);
     tr_free(c.has_child);

@@ -155,6 +155,20 @@ static void csv_io_files(const tr_report *r, tr_buf *b)
     }
 }
 
+/* One row per Darshan counter of each module present. */
+static void csv_io_modules(const tr_report *r, tr_buf *b)
+{
+    csv_row(b, 4, "module", "records", "counter", "value");
+    for (int m = 0; m < TR_IO_MODULES; m++) {
+        const tr_io_module_stats *ms = &r->io.modules[m];
+        for (int k = 0; k < TR_IO_DC_COUNT && ms->records; k++)
+            if (tr_io_dc_name(m, k))
+                tr_buf_addf(b, "%s,%llu,%s,%lld\n", tr_io_module_name(m),
+                            (unsigned long long)ms->records, tr_io_dc_name(m, k),
+                            (long long)ms->v[k]);
+    }
+}
+
 static void csv_io_sizes(const tr_report *r, tr_buf *b)
 {
     csv_row(b, 3, "size", "reads", "writes");
@@ -263,6 +277,7 @@ static const struct {
     {"io-ranks", TR_REPORT_IO, csv_io_ranks},
     {"io-layers", TR_REPORT_IO, csv_io_layers},
     {"io-files", TR_REPORT_IO, csv_io_files},
+    {"io-modules", TR_REPORT_IO, csv_io_modules},
     {"io-sizes", TR_REPORT_IO, csv_io_sizes},
     {"hot", TR_REPORT_HOT, csv_hot},
     {"stragglers", TR_REPORT_STRAGGLERS, csv_stragglers},

@@ -158,6 +158,24 @@ static void json_io(const tr_report *r, tr_buf *b)
         json_counts(b, &io->layers[i].c);
         tr_buf_adds(b, "}");
     }
+    tr_buf_adds(b, "],\"modules\":[");
+    int any = 0;
+    for (int m = 0; m < TR_IO_MODULES; m++) {
+        const tr_io_module_stats *ms = &io->modules[m];
+        if (!ms->records) continue;
+        tr_buf_adds(b, any++ ? ",{\"module\":" : "{\"module\":");
+        js(b, tr_io_module_name(m));
+        tr_buf_addf(b, ",\"records\":%llu,\"counters\":{", (unsigned long long)ms->records);
+        int k1 = 0;
+        for (int k = 0; k < TR_IO_DC_COUNT; k++) {
+            const char *name = tr_io_dc_name(m, k);
+            if (!name) continue;
+            if (k1++) tr_buf_addc(b, ',');
+            js(b, name);
+            tr_buf_addf(b, ":%lld", (long long)ms->v[k]);
+        }
+        tr_buf_adds(b, "}}");
+    }
     tr_buf_adds(b, "],\"files\":[");
     n = tr_rp_top(r, io->n_files, 0);
     for (size_t i = 0; i < n; i++) {

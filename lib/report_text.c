@@ -268,6 +268,35 @@ static void io_layers(const tr_report *r, tr_buf *b)
     tr_rp_table_fini(&tb);
 }
 
+/* Darshan's counters of each module present, those that are not 0 (the JSON has them all). */
+static void io_modules(const tr_report *r, tr_buf *b)
+{
+    static const char *const heads[] = {"module", "counter", "value"};
+    int any = 0;
+    for (int m = 0; m < TR_IO_MODULES; m++) any |= r->io.modules[m].records > 0;
+    if (!any) return;
+    tr_rp_heading(r, b,
+                  "Darshan's modules (module by function name; each rank's file is a record)");
+    tr_rp_table tb;
+    tr_rp_table_init(&tb, "llr", -1);
+    tr_rp_cells(&tb, heads, 3);
+    for (int m = 0; m < TR_IO_MODULES; m++) {
+        const tr_io_module_stats *ms = &r->io.modules[m];
+        int first = 1;
+        for (int k = 0; k < TR_IO_DC_COUNT && ms->records; k++) {
+            const char *name = tr_io_dc_name(m, k);
+            int is_max = k == TR_IO_DC_MAX_BYTE_READ || k == TR_IO_DC_MAX_BYTE_WRITTEN;
+            if (!name || ms->v[k] == (is_max ? -1 : 0)) continue;
+            tr_rp_cell(&tb, "%s", first ? tr_io_module_name(m) : "");
+            tr_rp_cell(&tb, "%s", name);
+            tr_rp_cell(&tb, "%lld", (long long)ms->v[k]);
+            first = 0;
+        }
+    }
+    tr_rp_table_print(r, &tb, b);
+    tr_rp_table_fini(&tb);
+}
+
 static void io_sizes(const tr_report *r, tr_buf *b)
 {
     static const char *const heads[] = {"size", "reads", "writes"};
@@ -324,6 +353,7 @@ void tr_rp_text_io(const tr_report *r, tr_buf *b)
     io_ranks(r, b, &cell);
     tr_buf_fini(&cell);
     io_layers(r, b);
+    io_modules(r, b);
     io_sizes(r, b);
     io_files(r, b);
 }

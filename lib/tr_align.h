@@ -80,9 +80,11 @@ int64_t tr_timeline_origin(const tr_trace *t);
 /*
 ** tr_process_groups: the process group of every process
 ** ^Processes of one rank read from two or more inputs form a group (one
-** rank's Python stacks, ops and I/O); GROUP[p] is the lowest process id of
-** P's group, or P itself when it is in none.  GROUP holds tr_process_count
-** entries.
+** rank's Python stacks, ops and I/O); ^so do processes of two or more inputs
+** that name the same host and pid and were seen at overlapping times, or
+** less than a second apart (tracerecord's and tracesniff's view of one OS
+** process).  GROUP[p] is the lowest process id of P's group, or P itself
+** when it is in none.  GROUP holds tr_process_count entries.
 */
 void tr_process_groups(const tr_trace *t, uint32_t *group);
 

@@ -172,6 +172,77 @@ const char *tr_io_bucket_name(int bucket);
 /* ^The size in bytes of the named MPI datatype NAME (N bytes, "MPI_INT"), 0 when not one. */
 int tr_io_mpi_type_size(const char *name, size_t n);
 
+/*
+** Darshan's modules: each I/O call is counted in the module its function
+** belongs to (fopen, fread, fflush, ...: STDIO; open, write, lseek, dup,
+** ...: POSIX; MPI_File_*: MPI-IO; H5F*, H5D*), whatever layer the trace
+** gives it (Recorder files stdio calls under POSIX).
+*/
+enum tr_io_module {
+    TR_IO_MOD_POSIX = 0,
+    TR_IO_MOD_STDIO,
+    TR_IO_MOD_MPIIO,
+    TR_IO_MOD_H5F,
+    TR_IO_MOD_H5D,
+    TR_IO_MODULES
+};
+
+/* ^The tr_io_module of the I/O function NAME, or -1 when NAME is not one (tr_io_kind_of). */
+int tr_io_module_of(const char *name);
+/* ^"POSIX", "STDIO", "MPI-IO", "H5F", "H5D"; "?" for anything else. */
+const char *tr_io_module_name(int module);
+
+/* Darshan's counters, by what they count; each module has some of them (tr_io_dc_name). */
+enum tr_io_dc {
+    TR_IO_DC_OPENS = 0, /* every open, fdopen, dup and fileno (Darshan counts them all) */
+    TR_IO_DC_FDOPENS,
+    TR_IO_DC_FILENOS,
+    TR_IO_DC_DUPS, /* dup, dup2, dup3, fcntl F_DUPFD / F_DUPFD_CLOEXEC */
+    TR_IO_DC_INDEP_OPENS,
+    TR_IO_DC_COLL_OPENS,
+    TR_IO_DC_READS,
+    TR_IO_DC_WRITES,
+    TR_IO_DC_INDEP_READS,
+    TR_IO_DC_INDEP_WRITES,
+    TR_IO_DC_COLL_READS,
+    TR_IO_DC_COLL_WRITES,
+    TR_IO_DC_SPLIT_READS,
+    TR_IO_DC_SPLIT_WRITES,
+    TR_IO_DC_NB_READS,
+    TR_IO_DC_NB_WRITES,
+    TR_IO_DC_SEEKS,
+    TR_IO_DC_STATS,
+    TR_IO_DC_MMAPS,
+    TR_IO_DC_FSYNCS,
+    TR_IO_DC_FDSYNCS,
+    TR_IO_DC_FLUSHES,
+    TR_IO_DC_SYNCS,
+    TR_IO_DC_VIEWS,
+    TR_IO_DC_BYTES_READ,
+    TR_IO_DC_BYTES_WRITTEN,
+    TR_IO_DC_MAX_BYTE_READ, /* the highest over the module's records; -1 when none */
+    TR_IO_DC_MAX_BYTE_WRITTEN,
+    TR_IO_DC_CONSEC_READS,
+    TR_IO_DC_CONSEC_WRITES,
+    TR_IO_DC_SEQ_READS,
+    TR_IO_DC_SEQ_WRITES,
+    TR_IO_DC_RW_SWITCHES,
+    TR_IO_DC_COUNT
+};
+
+/*
+** ^Darshan's name of counter DC in MODULE ("STDIO_OPENS", "POSIX_DUPS",
+** "MPIIO_COLL_WRITES", "H5D_BYTES_READ"), or NULL when the module has no
+** such counter.
+*/
+const char *tr_io_dc_name(int module, int dc);
+
+/* One module's counters, summed over its records (one per rank and file), MAX_BYTE the highest. */
+typedef struct tr_io_module_stats {
+    uint64_t records; /* (rank, file) pairs with a call of the module; 0: the module is absent */
+    int64_t v[TR_IO_DC_COUNT];
+} tr_io_module_stats;
+
 typedef struct tr_io_counts {
     uint64_t ops[TR_IO_KIND_COUNT];
     int64_t bytes_read, bytes_written;
@@ -231,6 +302,7 @@ typedef struct tr_io_stats {
                               agg_perf_by_slowest); 0 when there is no I/O time */
     uint64_t requested;    /* reads and writes whose bytes are those asked for: the trace holds no
                               return value (a Recorder trace), so a short read counts in full */
+    tr_io_module_stats modules[TR_IO_MODULES]; /* by tr_io_module: Darshan's counters */
 } tr_io_stats;
 
 int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e);

@@ -44,7 +44,7 @@ int tr_report_section_find(const char *name, size_t n);
 /*
 ** ^The section that CSV table NAME comes from ("io-files": TR_REPORT_IO), or
 ** -1 when there is no such table.  The tables: lanes, ops, categories,
-** io-ranks, io-layers, io-files, io-sizes, hot, stragglers, hangs,
+** io-ranks, io-layers, io-files, io-modules, io-sizes, hot, stragglers, hangs,
 ** gpu-streams, gpu-devices.
 */
 int tr_report_csv_section(const char *name);

@@ -446,6 +446,37 @@ static int load_named(rec_run *run, const char *name, int zipped, rec_bytes *out
 }
 
 /*
+** <r>.proc (tracerecord): "pid=PID host=NAME\n", the OS process that was
+** rank R, so that what tracesniff saw of it joins it in a merged trace.  An
+** auxiliary file: a bad one is warned about and left out.
+*/
+static int read_proc(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
+{
+    char name[64], path[1024], text[160];
+    snprintf(name, sizeof name, "%d.proc", (int)r);
+    if (fs_exists(run->dir, name, NULL) != TR_OK) return TR_OK;
+    rec_bytes b;
+    tr_error big = {0};
+    int rc = load_all(run->dir, name, sizeof text - 1, &b, &big);
+    if (rc == TR_FATAL) return *e = big, rc;
+    rec_path(run->dir, name, path, sizeof path);
+    size_t n = rc == TR_OK ? b.n : 0;
+    if (rc == TR_OK) memcpy(text, b.p, n), rec_bytes_free(&b);
+    text[n] = '\0';
+    char *end = NULL;
+    long long pid = strncmp(text, "pid=", 4) == 0 ? strtoll(text + 4, &end, 10) : 0;
+    size_t h = end && strncmp(end, " host=", 6) == 0 ? strcspn(end + 6, "\n") : SIZE_MAX;
+    if (pid <= 0 || h >= sizeof rk->os_host || end[6 + h] != '\n') {
+        warn_keep(rk, path, 0, "not \"pid=PID host=NAME\": rank %d's process is not known", (int)r);
+        return TR_OK;
+    }
+    rk->os_pid = pid;
+    memcpy(rk->os_host, end + 6, h);
+    rk->os_host[h] = '\0';
+    return TR_OK;
+}
+
+/*
 ** <r>.inflight (tracerecord, local mode): the calls the rank had entered and
 ** not returned at its last flush: uint32 n, n int64 start ticks, then a
 ** call-signature table of n entries (bin/tracerecord/rr_core.c).
@@ -565,6 +596,7 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
     rk->seq = tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
     rc = rk->seq ? rec_cfg_expand(&g, rk->seq, e) : tr_error_nomem(e);
     rec_cfg_free(&g);
+    if (rc >= 0) rc = read_proc(run, r, rk, e);
     return rc < 0 ? rc : read_inflight(run, r, rk, e);
 }
 

@@ -143,6 +143,8 @@ typedef struct rec_rank {
     rec_cst fly;                 /* their signatures */
     const unsigned char *fly_at; /* their int64 start ticks, fly.n of them */
     int cut;                     /* the rank's trace ends without its closing checkpoint */
+    int64_t os_pid;              /* <r>.proc (tracerecord): its OS process, 0 when unknown */
+    char os_host[72];            /* and the host it ran on */
     int rc;
     tr_error err;
     tr_error warn[REC_WARN_KEEP]; /* workers cannot call the diag, which is not thread-safe */

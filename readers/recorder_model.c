@@ -582,7 +582,15 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
     rank_out *o = &m->ro[r];
     char path[1024];
     tr_vec_init(&o->tracks, sizeof(tid_track));
-    o->process = tr_process_intern(m->t, m->input, r);
+    /* The OS process when tracerecord named it (the same pid and host as tracesniff's dumps),
+     * else the rank; a second rank of one process (a program it exec'd) stays apart. */
+    size_t before = tr_process_count(m->t);
+    const rec_rank *rk = &m->rk[r];
+    if (rk->os_pid > 0)
+        o->process =
+            tr_process_intern_on(m->t, m->input, tr_str_internz(m->t, rk->os_host), rk->os_pid);
+    if (rk->os_pid <= 0 || (o->process != TR_NONE && tr_process_count(m->t) == before))
+        o->process = tr_process_intern(m->t, m->input, r);
     if (o->process == TR_NONE) return tr_error_nomem(e);
     tr_process *p = tr_process_at(m->t, o->process);
     char name[32];

@@ -453,7 +453,7 @@ static int write_process_meta(chrome_w *w, uint32_t id)
     const tr_process *p = tr_process_get(w->t, id);
     uint32_t pid = id + 1;
     if (w->group[id] != id) return TR_OK; /* the group's first process speaks for it */
-    if (w->grouped[id]) {
+    if (w->grouped[id] && p->rank >= 0) {
         int rc = meta_open(w, "process_name", id, TR_NONE);
         rc |= LIT(&w->b, "\"name\":\"rank ");
         rc |= tr_buf_add_int(&w->b, p->rank);

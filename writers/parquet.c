@@ -38,8 +38,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#define PQ_SCHEMA_VERSION 2 /* bumped when a table or column changes; in _tracecat.json */
-#define MAX_COLS          14
+#define PQ_SCHEMA_VERSION 2  /* bumped when a table or column changes; in _tracecat.json */
+#define MAX_COLS          16 /* the widest table (io, 12) and part */
 #define NO_PART           UINT32_MAX
 
 /* A part's rows of a table: model rows (r32) or composite keys (r64). */

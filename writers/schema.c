@@ -708,7 +708,8 @@ static const tr_sc_column io_cols[] = {{"slice_id", TR_SC_INT, 0, NULL},
                                        {"path", TR_SC_TEXT, TR_SC_NULL, NULL},
                                        {"offset", TR_SC_INT, TR_SC_NULL, NULL},
                                        {"bytes", TR_SC_INT, TR_SC_NULL, NULL},
-                                       {"file_offset", TR_SC_INT, TR_SC_NULL, NULL}};
+                                       {"file_offset", TR_SC_INT, TR_SC_NULL, NULL},
+                                       {"module", TR_SC_TEXT, TR_SC_NULL, NULL}};
 
 /* The slices of Recorder inputs. */
 static int io_where(const tr_sc_ctx *c, uint64_t r)
@@ -750,7 +751,7 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     const tr_slices *s = &c->sl;
     const tr_track *k = tr_track_get(c->t, s->track[r]);
-    const tr_io_call *call = col >= 7 && col != 9 ? io_call(c, r) : NULL;
+    const tr_io_call *call = col >= 7 && col != 9 && col != 11 ? io_call(c, r) : NULL;
     tr_arg a;
     switch (col) {
     case 0:
@@ -794,9 +795,18 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
     case 9:
         v_opt(v, tr_slice_bytes(s, r), -1);
         break;
-    default:
+    case 10:
         v_opt(v, call ? call->file_offset : -1, -1);
         break;
+    default: {
+        /* Darshan's module, from the function name: Recorder's layer says POSIX for fopen. */
+        int m = tr_io_module_of(tr_str_get(c->t, s->name[r], NULL));
+        if (m < 0)
+            v->is_null = 1;
+        else
+            v_const(v, tr_io_module_name(m), (uint64_t)m);
+        break;
+    }
     }
 }
 

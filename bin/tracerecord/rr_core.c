@@ -521,7 +521,8 @@ static int claim(void)
     if (fd < 0) return rr.rank = -1, -1;
     rr.ts_fd = fd;
     /* The rank is readable (empty) at once; the table then grows in place. */
-    if (rr_write_empty_rank(rr.dirfd, rr.rank, 1) != 0) return -1;
+    if (rr_write_empty_rank(rr.dirfd, rr.rank, 1) != 0 || rr_write_proc(rr.dirfd, rr.rank, rr.pid))
+        return -1;
     rank_file(name, ".cst");
     rr.cst_fd = rr_sys_open(rr.dirfd, name, O_RDWR, 0);
     if (rr.cst_fd < 0) return -1;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 int rr_sys_open(int dirfd, const char *path, int flags, int mode)
@@ -107,6 +108,23 @@ int rr_write_empty_rank(int dirfd, int rank, int have_ts)
     if (rr_write_file(dirfd, name, tr_rec_empty_cst, sizeof tr_rec_empty_cst) != 0) return -1;
     rank_name(name, rank, ".cfg");
     return rr_write_file(dirfd, name, tr_rec_empty_cfg, sizeof tr_rec_empty_cfg);
+}
+
+int rr_write_proc(int dirfd, int rank, int pid)
+{
+    struct utsname u;
+    if (syscall(SYS_uname, &u) != 0) u.nodename[0] = '\0';
+    size_t h = strnlen(u.nodename, sizeof u.nodename);
+    char buf[48 + sizeof u.nodename], name[40];
+    size_t n = 4;
+    memcpy(buf, "pid=", 4);
+    n += rr_fmt_i64(buf + n, pid);
+    memcpy(buf + n, " host=", 6);
+    memcpy(buf + n + 6, u.nodename, h);
+    n += 6 + h;
+    buf[n++] = '\n';
+    rank_name(name, rank, ".proc");
+    return rr_write_file(dirfd, name, buf, n);
 }
 
 int rr_count_ranks(int dirfd)

@@ -36,6 +36,12 @@ int rr_write_file(int dirfd, const char *file, const void *p, size_t n);
 int rr_write_meta(int dirfd, int total, int64_t start_ns, int64_t res_ns);
 /* The empty <r>.cst, <r>.cfg and (unless HAVE_TS) <r>.ts of a rank without records. */
 int rr_write_empty_rank(int dirfd, int rank, int have_ts);
+/*
+** <r>.proc: the OS process that is rank RANK, "pid=PID host=NODENAME\n" (the
+** keys of tracesniff's dump markers), so that a merged trace joins what
+** tracesniff saw of the same process; Recorder's tools ignore the file.
+*/
+int rr_write_proc(int dirfd, int rank, int pid);
 /* How many ranks 0..n-1 have all three files (the total_ranks a reader can use). */
 int rr_count_ranks(int dirfd);
 /* Decimal text of V into BUF (at least 24 bytes); returns its length. */

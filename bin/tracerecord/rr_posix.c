@@ -10,8 +10,11 @@
 ** nearest entry (openat and __open*_2 as open/open64 with the resolved
 ** absolute path, stat/lstat/fstat/fstatat as __xstat/__lxstat/__fxstat
 ** with version 1, unlinkat/mkdirat/renameat as unlink or rmdir/mkdir/
-** rename, dup3 as dup2, fseeko64/ftello64 as fseeko/ftello) and fflush as a
-** user function named fflush.  Recorder keeps no return values: a failed
+** rename, dup3 as dup2, fseeko64/ftello64 as fseeko/ftello, rewind as
+** fseek to 0 from SEEK_SET, fcntl64 as fcntl) and fflush as a user function
+** named fflush.  fcntl is traced for F_DUPFD and F_DUPFD_CLOEXEC only: the
+** new descriptor names the file (Darshan counts these, and dup, dup2, dup3
+** and fileno, as opens of the file).  Recorder keeps no return values: a failed
 ** call is recorded like a successful one, and byte counts are the counts
 ** asked for.
 **
@@ -50,6 +53,7 @@ int __lxstat64(int ver, const char *path, struct stat64 *buf);
 int __fxstat(int ver, int fd, struct stat *buf);
 int __fxstat64(int ver, int fd, struct stat64 *buf);
 int __open_2(const char *path, int flags);
+int fcntl64(int fd, int cmd, ...);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
@@ -420,6 +424,45 @@ RR_VISIBLE int dup3(int oldfd, int newfd, int flags)
     return traced_dup2(oldfd, newfd, flags, 1);
 }
 
+REAL_PTR(fcntl);
+REAL_PTR(fcntl64);
+
+/*
+** fcntl's third argument is read as glibc's own fcntl reads it (a pointer's
+** width, whatever CMD takes); only the descriptor-duplicating commands are
+** traced, their argument being the lowest new descriptor.
+*/
+static int traced_fcntl(int is64, int fd, int cmd, void *arg)
+{
+    int dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+    rr_thread *t = dup ? rr_enter(RR_L_POSIX) : NULL;
+    uint32_t path = t ? rr_fd_path(fd) : 0;
+    rr_rec *r = path ? rr_begin(t, RR_FCNTL, RR_S_PDD) : NULL;
+    int ret = is64 ? real_fcntl64(fd, cmd, arg) : real_fcntl(fd, cmd, arg);
+    if (!r) return ret;
+    rr_fd_set(ret, path);
+    r->a[0] = path;
+    r->a[1] = cmd;
+    r->a[2] = (int)(intptr_t)arg;
+    rr_end(t, r, RET(ret));
+    return ret;
+}
+
+/* fcntl and fcntl64 (what fcntl is with 64-bit offsets): the same, apart from the real call. */
+#define FCNTL_WRAPPER(name, is64)                                                                  \
+    RR_VISIBLE int name(int fd, int cmd, ...)                                                      \
+    {                                                                                              \
+        va_list ap;                                                                                \
+        va_start(ap, cmd);                                                                         \
+        void *arg = va_arg(ap, void *);                                                            \
+        va_end(ap);                                                                                \
+        RR_REAL(name);                                                                             \
+        return traced_fcntl(is64, fd, cmd, arg);                                                   \
+    }
+
+FCNTL_WRAPPER(fcntl, 0)
+FCNTL_WRAPPER(fcntl64, 1)
+
 /* ---- stat: Recorder's __xstat family, the entry points glibc 2.33+ programs call ---- */
 
 REAL_PTR(stat);
@@ -624,13 +667,22 @@ REAL_PTR(ftello);
 REAL_PTR(ftello64);
 REAL_PTR(fflush);
 REAL_PTR(remove);
+REAL_PTR(fileno);
+REAL_PTR(rewind);
+
+/* F's descriptor, through the real fileno: the library's own calls are not the program's. */
+static int stream_fd(FILE *f)
+{
+    RR_REAL(fileno);
+    return real_fileno(f);
+}
 
 /* The file of stream F; fileno sets errno on streams without a descriptor. */
 static uint32_t stream_path(FILE *f)
 {
     if (!f) return 0;
     int err = errno;
-    uint32_t id = rr_fd_path(fileno(f));
+    uint32_t id = rr_fd_path(stream_fd(f));
     errno = err;
     return id;
 }
@@ -647,7 +699,7 @@ static FILE *traced_fopen(int func, const char *path, const char *mode)
     }
     rr_rec *r = rr_begin(t, func, RR_S_PM);
     FILE *f = func == RR_FOPEN ? real_fopen(path, mode) : real_fopen64(path, mode);
-    int err = errno, fd = f ? fileno(f) : -1;
+    int err = errno, fd = f ? stream_fd(f) : -1;
     errno = err;
     uint32_t id = rr_path_id(AT_FDCWD, path, fd);
     rr_fd_set(fd, id);
@@ -682,17 +734,18 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
     uint32_t path = t ? stream_path(f) : 0;
     if (!path) return real_fclose(f);
     rr_rec *r = rr_begin(t, RR_FCLOSE, RR_S_P);
-    rr_fd_set(fileno(f), 0);
+    rr_fd_set(stream_fd(f), 0);
     int ret = real_fclose(f);
     r->a[0] = path;
     rr_end(t, r, RET(ret));
     return ret;
 }
 
-#define STREAM_CALL(type, name, func, spec, f, args, fill)                                         \
+/* A call on stream F in LAYER (fileno is Darshan's POSIX module), traced when F's file is. */
+#define STREAM_CALL_IN(layer, type, name, func, spec, f, args, fill)                               \
     {                                                                                              \
         RR_REAL(name);                                                                             \
-        rr_thread *t = rr_enter(RR_L_STDIO);                                                       \
+        rr_thread *t = rr_enter(layer);                                                            \
         uint32_t path = t ? stream_path(f) : 0;                                                    \
         if (!path) return real_##name args;                                                        \
         rr_rec *r = rr_begin(t, func, spec);                                                       \
@@ -701,6 +754,7 @@ RR_VISIBLE FILE *fdopen(int fd, const char *mode)
         rr_end(t, r, RET(ret));                                                                    \
         return ret;                                                                                \
     }
+#define STREAM_CALL(...) STREAM_CALL_IN(RR_L_STDIO, __VA_ARGS__)
 
 RR_VISIBLE size_t fread(void *buf, size_t size, size_t n, FILE *f)
     STREAM_CALL(size_t, fread, RR_FREAD, RR_S_XDDP, f, (buf, size, n, f),
@@ -738,12 +792,33 @@ RR_VISIBLE size_t __fread_chk(void *buf, size_t size_buf, size_t size, size_t n,
         RR_VISIBLE off64_t ftello64(FILE *f)
             STREAM_CALL(off64_t, ftello64, RR_FTELLO, RR_S_P, f, (f), (r->a[0] = path))
 
-    /* Recorder 2.5 lists no fflush: a user function named fflush, the path after the name. */
-    RR_VISIBLE int fflush(FILE *f) STREAM_CALL(int, fflush, RR_USER, RR_S_USER_P, f, (f),
-                                               (r->a[0] = rr_intern("fflush", 6), r->a[1] = path))
+    /* Darshan's POSIX module counts fileno as an open of the stream's file (POSIX_FILENOS). */
+    RR_VISIBLE int fileno(FILE *f)
+        STREAM_CALL_IN(RR_L_POSIX, int, fileno, RR_FILENO, RR_S_P, f, (f), (r->a[0] = path))
 
-        RR_VISIBLE
-    int remove(const char *p)
+    /* Recorder lists no rewind: fseek(f, 0, SEEK_SET), which it is (errors cleared aside). */
+    RR_VISIBLE void rewind(FILE *f)
+{
+    RR_REAL(rewind);
+    rr_thread *t = rr_enter(RR_L_STDIO);
+    uint32_t path = t ? stream_path(f) : 0;
+    if (!path) {
+        real_rewind(f);
+        return;
+    }
+    rr_rec *r = rr_begin(t, RR_FSEEK, RR_S_PDD);
+    real_rewind(f);
+    r->a[0] = path;
+    r->a[1] = 0;
+    r->a[2] = SEEK_SET;
+    rr_end(t, r, 0);
+}
+
+/* Recorder 2.5 lists no fflush: a user function named fflush, the path after the name. */
+RR_VISIBLE int fflush(FILE *f) STREAM_CALL(int, fflush, RR_USER, RR_S_USER_P, f, (f),
+                                           (r->a[0] = rr_intern("fflush", 6), r->a[1] = path))
+
+    RR_VISIBLE int remove(const char *p)
         PATH_CALL(int, remove, RR_L_STDIO, RR_REMOVE, RR_S_P, AT_FDCWD, p, (p), (r->a[0] = path))
 
     /* ---- the process: exec, _exit, vfork, signals ---- */

@@ -38,7 +38,7 @@ const char tracestat_usage_options[] =
     "      --section NAME    print only this section (repeatable, or NAME,NAME)\n"
     "      --json            print JSON (schema tracestat/1, see README.md)\n"
     "      --csv SECTION     print one table as CSV: lanes, ops, categories, io-ranks,\n"
-    "                        io-layers, io-files, io-sizes, hot, stragglers, hangs,\n"
+    "                        io-layers, io-files, io-modules, io-sizes, hot, stragglers, hangs,\n"
     "                        gpu-streams, gpu-devices\n"
     "      --sort KEY        ops order: total (default), count, mean, max\n"
     "      --top N           rows per table (default 20 in tables, all in JSON and\n"

@@ -21,26 +21,18 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
+
+import rec_common
 
 TRACERECORD, TRACECAT, SRCDIR, CASE = sys.argv[1:5]
 BIN = os.path.dirname(TRACECAT)
 TRACESTAT = os.path.join(BIN, "tracestat")
 TRACESQL = os.path.join(BIN, "tracesql")
-WORK = os.path.realpath(tempfile.mkdtemp(prefix="darshan-"))
-failures = []
+CASE_RUN = rec_common.Case("darshan-")
+WORK, fail, eq = CASE_RUN.work, CASE_RUN.fail, CASE_RUN.eq
 
 
-def fail(msg):
-    failures.append(msg)
-
-
-def eq(got, want, what):
-    if got != want:
-        fail("%s: got %r, want %r" % (what, got, want))
-
-
-def build(name, source, cc=None):
+def build(name, source, cc=None, flags=()):
     """Compile SOURCE into WORK/NAME; skip the case without the compiler."""
     src = os.path.join(WORK, name + ".c")
     with open(src, "w") as f:
@@ -50,8 +42,8 @@ def build(name, source, cc=None):
     if not shutil.which(cc):
         print("skip: no %s" % cc)
         sys.exit(77)
-    p = subprocess.run([cc, "-O1", "-o", os.path.join(WORK, name), src], capture_output=True,
-                       text=True)
+    p = subprocess.run([cc, "-O1", *flags, "-o", os.path.join(WORK, name), src],
+                       capture_output=True, text=True)
     if p.returncode != 0:
         print("skip: %s cannot build a test program: %s" % (cc, p.stderr))
         sys.exit(77)
@@ -277,16 +269,161 @@ def case_flushes():
        [{"syncs": 2}, {"syncs": 1}], "syncs of fl.txt and fs.dat")
 
 
-CASES = {"flushes": case_flushes, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
+def modules(io_):
+    """Darshan's counters by module name, from tracestat's JSON."""
+    return {m["module"]: m["counters"] for m in io_.get("modules", [])}
+
+
+def nonzero(counters, *drop):
+    """The counters that are not 0 (MAX_BYTE_*: not -1), without those named in DROP."""
+    return {k: v for k, v in counters.items()
+            if v != (-1 if "MAX_BYTE" in k else 0) and k not in drop}
+
+
+STDIO = r"""
+#include <stdlib.h>
+int main(void)
+{
+    static char buf[256];
+    memset(buf, 's', sizeof buf);
+    FILE *f = fopen("s.txt", "w");
+    fwrite(buf, 1, 100, f);
+    fwrite(buf, 1, 50, f);
+    fflush(f);
+    fseek(f, 10, SEEK_SET);
+    fwrite(buf, 1, 5, f);
+    fseek(f, 0, SEEK_END);
+    long end = ftell(f);
+    fwrite(buf, 1, 20, f);
+    fclose(f);
+    f = fopen("s.txt", "a");
+    fwrite(buf, 1, 30, f);
+    fflush(f);
+    fclose(f);
+    f = fopen("s.txt", "r");
+    fread(buf, 1, 64, f);
+    rewind(f);
+    fread(buf, 1, 16, f);
+    fseek(f, 100, SEEK_CUR);
+    fread(buf, 1, 4, f);
+    fclose(f);
+    FILE *g = fdopen(open("s.txt", O_RDONLY), "r");
+    fread(buf, 1, 8, g);
+    fclose(g);
+    return end == 150 ? 0 : 1;
+}
+"""
+
+
+def case_stdio():
+    """Darshan's STDIO module on a tracerecord trace (darshan-stdio.c: one record per file and
+    process, its offset shared by every stream of the file; fopen sets it to 0 whatever the
+    mode, "a" too; fdopen keeps it (STDIO_RECORD_REFOPEN, no reset); fseek/rewind set it to
+    ftell; fread/fwrite add the bytes moved; fflush is a write of 0 bytes at the offset).
+    s.txt: fopen "w" (OPENS 1, offset 0); fwrite 100 at 0, 50 at 100 (MAX_BYTE_WRITTEN 149,
+    offset 150); fflush (FLUSHES 1, 150 - 1 = 149); fseek 10 (SEEKS 1); fwrite 5 at 10;
+    fseek SEEK_END (SEEKS 2, offset = ftell = 150: the trace gives it by ftell's return
+    value); fwrite 20 at 150 (MAX 169); fopen "a" (OPENS 2, offset 0 although the stream
+    appends); fwrite 30 at 0; fflush (FLUSHES 2, 29 < 169); fopen "r" (OPENS 3); fread 64 at
+    0 (MAX_BYTE_READ 63); rewind (SEEKS 3, 0); fread 16 at 0; fseek +100 SEEK_CUR (SEEKS 4,
+    116); fread 4 at 116 (119); fdopen (OPENS 4, FDOPENS 1, offset kept: 120); fread 8 at 120
+    (MAX_BYTE_READ 127, though the new stream reads byte 0).  WRITES 5, BYTES_WRITTEN 205,
+    READS 4, BYTES_READ 92.  The POSIX module has the one open() under fdopen: POSIX_OPENS 1.
+    In the SQL io view the stdio calls are module STDIO while their layer stays POSIX, as
+    Recorder writes it."""
+    d = trace(build("stdio", STDIO))
+    got = modules(stat_json(d))
+    eq(nonzero(got.get("STDIO", {})),
+       {"STDIO_OPENS": 4, "STDIO_FDOPENS": 1, "STDIO_READS": 4, "STDIO_WRITES": 5,
+        "STDIO_SEEKS": 4, "STDIO_FLUSHES": 2, "STDIO_BYTES_WRITTEN": 205,
+        "STDIO_BYTES_READ": 92, "STDIO_MAX_BYTE_READ": 127, "STDIO_MAX_BYTE_WRITTEN": 169},
+       "STDIO counters")
+    eq(nonzero(got.get("POSIX", {})), {"POSIX_OPENS": 1}, "POSIX counters")
+    eq(sql(d, "SELECT module, layer, count(*) FROM io WHERE function IN ('fopen', 'fwrite')"
+              " GROUP BY 1, 2").splitlines(), ["STDIO\tPOSIX\t8"], "module and layer of stdio")
+
+
+def case_stdio_recorder():
+    """Recorder's own trace (iomix-2r), whose layer for fopen/fwrite/fclose is POSIX: each rank
+    fopen()s stdio_rank<r>.txt "w" and fwrite()s 15 then 32 B: STDIO_OPENS 2, WRITES 4,
+    BYTES_WRITTEN 94, MAX_BYTE_WRITTEN 46 (15 + 32 - 1; the highest of the two records).
+    Its POSIX module: 4 opens on rank 0 (its file, /etc/romio-hints and ROMIO's two of
+    shared.mpiio), 2 on rank 1; 4 writes + 2 pwrites per rank (BYTES_WRITTEN 2 x 656 = 1312);
+    MAX_BYTE_WRITTEN 511 (rank 1's pwrite of 128 at 384); consecutive 3 per rank (the file's
+    writes at 100, 200, 300); sequential 3 + 1 on rank 0 (its pwrite at 256 > 127; the one at
+    0 is not) and 3 + 2 on rank 1 (128 > 0, 384 > 255); reads: 64 at 0 (not sequential: the
+    last byte starts at 0) and 50 at 200 (sequential), MAX_BYTE_READ 249; one read/write
+    switch per rank.  MPI-IO: MPI_File_open on MPI_COMM_WORLD of 2 ranks is collective
+    (MPIIO_COLL_OPENS 2), 4 MPI_File_write_at_all (COLL_WRITES 4, 512 B)."""
+    d = os.path.join(SRCDIR, "testdata", "recorder", "iomix-2r")
+    got = modules(stat_json(d))
+    eq(nonzero(got.get("STDIO", {})),
+       {"STDIO_OPENS": 2, "STDIO_WRITES": 4, "STDIO_BYTES_WRITTEN": 94,
+        "STDIO_MAX_BYTE_WRITTEN": 46}, "STDIO counters")
+    eq(nonzero(got.get("POSIX", {})),
+       {"POSIX_OPENS": 6, "POSIX_READS": 4, "POSIX_WRITES": 12, "POSIX_SEEKS": 4,
+        "POSIX_BYTES_READ": 228, "POSIX_BYTES_WRITTEN": 1312, "POSIX_MAX_BYTE_READ": 249,
+        "POSIX_MAX_BYTE_WRITTEN": 511, "POSIX_CONSEC_WRITES": 6, "POSIX_SEQ_READS": 2,
+        "POSIX_SEQ_WRITES": 9, "POSIX_RW_SWITCHES": 2}, "POSIX counters")
+    eq(nonzero(got.get("MPI-IO", {})),
+       {"MPIIO_COLL_OPENS": 2, "MPIIO_COLL_WRITES": 4, "MPIIO_BYTES_WRITTEN": 512},
+       "MPI-IO counters")
+    p = subprocess.run([TRACECAT, "cat", d], capture_output=True, text=True, timeout=100)
+    eq(sorted({l.split("\t")[5] for l in p.stdout.splitlines() if "\tfopen\t" in l}),
+       ["POSIX"], "tracecat cat's category of fopen (Recorder's layer)")
+
+
+DUPS = r"""
+int main(void)
+{
+    char buf[100];
+    memset(buf, 'd', sizeof buf);
+    int fd = open("d.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, buf, 100) != 100) return 1;
+    int fd2 = dup(fd);
+    if (write(fd2, buf, 100) != 100) return 1;
+    int fd3 = fcntl(fd, F_DUPFD, 10);
+    if (write(fd3, buf, 50) != 50) return 1;
+    if (dup2(fd, 20) != 20 || lseek(20, 0, SEEK_SET) != 0) return 1;
+    if (write(fd, buf, 10) != 10) return 1;
+    close(fd), close(fd2), close(fd3), close(20);
+    FILE *f = fopen("d.dat", "r");
+    if (read(fileno(f), buf, 5) != 5) return 1;
+    return fclose(f);
+}
+"""
+
+
+def case_dups():
+    """dup, fcntl(F_DUPFD), dup2 and fileno as darshan-posix.c counts them: each is an open
+    of the file (POSIX_RECORD_REFOPEN: POSIX_OPENS + POSIX_DUPS or POSIX_FILENOS) that keeps
+    the record's offset, one per file and process however many descriptors share it.
+    d.dat: open (OPENS 1, offset 0); write 100 at 0 (neither sequential nor consecutive: the
+    last byte starts at 0); dup (OPENS 2, DUPS 1); write 100 through it at 100 (consecutive);
+    fcntl F_DUPFD (OPENS 3, DUPS 2); write 50 through it at 200 (consecutive; MAX 249);
+    dup2 (OPENS 4, DUPS 3); lseek on the dup2'd descriptor to 0 (SEEKS 1); write 10 through
+    the first at 0 (not sequential); fopen + fileno (STDIO_OPENS 1; POSIX_OPENS 5, FILENOS 1,
+    offset kept at 10); read 5 through fileno's descriptor at 10 (sequential: 10 > 0, the
+    last byte read; MAX_BYTE_READ 14; a write-to-read switch).  WRITES 4, 260 B,
+    CONSEC_WRITES 2, SEQ_WRITES 2, READS 1.  Built twice: with 64-bit offsets the program
+    calls fcntl64."""
+    for name, flags in (("dups", ()), ("dups64", ("-D_FILE_OFFSET_BITS=64",))):
+        d = trace(build(name, DUPS, flags=flags), "t-" + name)
+        io_ = stat_json(d)
+        got = modules(io_)
+        eq(nonzero(got.get("POSIX", {})),
+           {"POSIX_OPENS": 5, "POSIX_FILENOS": 1, "POSIX_DUPS": 3, "POSIX_READS": 1,
+            "POSIX_WRITES": 4, "POSIX_SEEKS": 1, "POSIX_BYTES_READ": 5,
+            "POSIX_BYTES_WRITTEN": 260, "POSIX_MAX_BYTE_READ": 14, "POSIX_MAX_BYTE_WRITTEN": 249,
+            "POSIX_CONSEC_WRITES": 2, "POSIX_SEQ_READS": 1, "POSIX_SEQ_WRITES": 2,
+            "POSIX_RW_SWITCHES": 1}, "%s: POSIX counters" % name)
+        eq(nonzero(got.get("STDIO", {})), {"STDIO_OPENS": 1}, "%s: STDIO counters" % name)
+        eq(file_row(io_, os.path.join(WORK, "d.dat"), ("writes", "bytes_written", "consecutive")),
+           {"writes": 4, "bytes_written": 260, "consecutive": 2}, "%s: d.dat's row" % name)
+
+
+CASES = {"flushes": case_flushes, "stdio": case_stdio, "stdio-recorder": case_stdio_recorder,
+         "dups": case_dups, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
          "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder}
 
-try:
-    CASES[CASE]()
-finally:
-    if not failures:
-        shutil.rmtree(WORK, ignore_errors=True)
-for f in failures[:20]:
-    print("FAIL:", f)
-if failures:
-    print("work dir kept:", WORK)
-sys.exit(1 if failures else 0)
+CASE_RUN.run(CASES, CASE)

@@ -9,21 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import rec_common
 
 TRACERECORD, TRACECAT, PROG, FORTIFY, MPI, SRCDIR, CASE = sys.argv[1:8]
 TRACESTAT = os.path.join(os.path.dirname(TRACECAT), "tracestat")
-WORK = os.path.realpath(tempfile.mkdtemp(prefix="record-"))
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-
-
-def eq(got, want, what):
-    if got != want:
-        fail("%s: got %r, want %r" % (what, got, want))
+CASE_RUN = rec_common.Case("record-")
+WORK, fail, eq = CASE_RUN.work, CASE_RUN.fail, CASE_RUN.eq
 
 
 def trace(argv, out="trace", opts=(), expect_rc=0):
@@ -137,7 +129,17 @@ def case_basic():
     eq(len({r["track"] for r in recs}), 1, "threads")
     written = sum(r["bytes"] for r in recs if r["name"] in ("write", "pwrite", "fwrite"))
     eq(written, 4 * 100 + 50 + 7 + 15 + 32 + 11 + 12, "bytes written")
-    eq(sorted(os.listdir(d)), ["0.cfg", "0.cst", "0.ts", "VERSION", "recorder.mt"], "files")
+    eq(sorted(os.listdir(d)), ["0.cfg", "0.cst", "0.proc", "0.ts", "VERSION", "recorder.mt"],
+       "files")
+    # 0.proc names the OS process (issue 19 item 14): the pid tracecat reads into the process.
+    with open(os.path.join(d, "0.proc")) as f:
+        proc = f.read()
+    eq(proc.split(" host=")[1], os.uname().nodename + "\n", "0.proc's host")
+    p = subprocess.run([TRACECAT, "convert", d, "-o", "-"], capture_output=True, text=True)
+    names = [e["args"] for e in json.loads(p.stdout)["traceEvents"]
+             if e.get("name") == "process_name"]
+    eq([(a.get("source_pid"), a.get("host")) for a in names],
+       [(int(proc.split()[0][4:]), os.uname().nodename)], "the process's pid and host")
 
 
 def case_fortify():
@@ -260,7 +262,7 @@ def case_hang():
     d, _ = trace(["mpiexec", "-n", "4", MPI, "hang"], expect_rc=9)
     eq(sorted(os.listdir(d)),
        sorted(["VERSION", "recorder.mt"] + ["%d.%s" % (r, x) for r in range(4)
-                                            for x in ("cst", "cfg", "ts")] +
+                                            for x in ("cst", "cfg", "ts", "proc")] +
               ["%d.inflight" % r for r in (0, 2, 3)]), "files")
     ranks = by_rank(cat(d, expect_warning="had 1 call in flight at its last flush"))
     for r in range(4):
@@ -405,13 +407,4 @@ CASES = {"basic": case_basic, "fortify": case_fortify, "threads": case_threads,
          "steady": case_steady, "signals": case_signals, "hang": case_hang,
          "append": case_append}
 
-try:
-    CASES[CASE]()
-finally:
-    if not failures:
-        shutil.rmtree(WORK, ignore_errors=True)
-for f in failures[:20]:
-    print("FAIL:", f)
-if failures:
-    print("work dir kept:", WORK)
-sys.exit(1 if failures else 0)
+CASE_RUN.run(CASES, CASE)

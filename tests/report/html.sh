@@ -43,7 +43,9 @@ content)
     page rec testdata/recorder/iomix-4r
     [ "$(sections rec)" = "overview lanes ops timeline opmix io access heatmap stragglers " ] ||
         fail "recorder sections: $(sections rec)"
-    [ "$(grep -c '<table class="sortable">' "$tmp/rec.html")" = 9 ] || fail "recorder: not 9 tables"
+    # 10: the I/O section's Darshan modules table (issue 19) is the tenth.
+    [ "$(grep -c '<table class="sortable">' "$tmp/rec.html")" = 10 ] || fail "recorder: not 10 tables"
+    grep -q '<td>STDIO_OPENS</td>' "$tmp/rec.html" || fail "recorder: no STDIO_OPENS row"
     grep -q '<td>/tmp/tracecat/iomix-4r/shared.mpiio</td><td class="r">4 shared</td>' "$tmp/rec.html" ||
         fail "recorder: no shared file row"
     page dumps testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt
