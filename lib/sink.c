@@ -20,6 +20,11 @@ void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user)
     s->low = INT64_MIN;
 }
 
+void tr_sink_expect(tr_sink *s, const tr_expect *x)
+{
+    if (!s->forget) tr_trace_expect(s->t, x);
+}
+
 int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
 {
     if (!s->fn) return TR_OK;

@@ -89,6 +89,14 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 }
 
 /*
+** tr_sink_expect: what a reader expects to append (tr_trace_expect)
+** ^Passed on to the trace when it keeps every event (the model builder);
+** ^a sink that forgets its rows after each batch holds no more than one, so
+** it ignores the hint.
+*/
+void tr_sink_expect(tr_sink *s, const tr_expect *x);
+
+/*
 ** tr_sink_flush: hand out a batch
 ** ^Calls the consumer with the events appended to input INPUT since the
 ** previous flush (an empty batch too when LAST, so the consumer learns the

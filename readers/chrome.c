@@ -343,7 +343,7 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
                           : ph == 't' ? "t"
                                       : "f");
     uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
-    tr_str key = cj_intern_key(r);
+    tr_str key = cj_flow_key(r, r->key.p, r->key.len);
     int enclose = ph == 's' || cj_tok_eq(&ev->bp, "e");
     return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
                          ev->off);
@@ -841,6 +841,7 @@ static void chrome_close(void *rd)
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);
     tr_vec_fini(&r->flows);
+    tr_trace_free(r->flow_keys);
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
     tr_vec_fini(&r->profs);
@@ -857,6 +858,26 @@ static void chrome_close(void *rd)
     tr_buf_fini(&r->raw);
     tr_free(r->buf);
     tr_free(r);
+}
+
+/*
+** Sizes the model for the input.  A Kineto trace spends about 340 bytes on
+** a slice (pretty-printed, with its args), 6 bytes on an arg value, and has
+** a flow (two points) a few kilobytes; other Chrome traces spend more a
+** slice, which only leaves room unused.
+*/
+static void cj_expect(cj_rd *r, const tr_read_ctx *c)
+{
+    size_t size = (size_t)tr_input_size(c->in);
+    tr_expect x = {{0}, 0, 0, 0, 0};
+    x.events[TR_EV_SLICE] = size / 330;
+    x.events[TR_EV_COUNTER] = size / 1000;
+    x.args = size / 55;
+    x.sets = size / 300;
+    x.flows = size / 2000;
+    if (!size) return;
+    tr_sink_expect(c->sink, &x);
+    (void)tr_vec_reserve(&r->flows, size / 1000);
 }
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
@@ -884,14 +905,16 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->threads, sizeof(thread_st));
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
+    r->flow_keys = tr_trace_new();
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
     tr_vec_init(&r->profs, sizeof(v8_prof));
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
+    cj_expect(r, c);
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
-    return r->buf && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
+    return r->buf && r->flow_keys && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 /* ---- probing ---- */

@@ -984,8 +984,24 @@ static void ps_text_close(void *rd)
     tr_free(r);
 }
 
+/*
+** Sizes the model for the input: a sample (a thread's stack in a dump)
+** takes 1.5 to 3 KB, and a dump sequence whose stacks keep changing makes a
+** new stack node every 200 bytes or so; repetitive dumps make far fewer,
+** which leaves part of the stack index unused.
+*/
+static void ps_expect(const tr_read_ctx *c)
+{
+    size_t size = (size_t)tr_input_size(c->in);
+    tr_expect x = {{0}, 0, 0, 0, 0};
+    x.events[TR_EV_SAMPLE] = size / 1500;
+    x.stacks = size / 200;
+    if (size) tr_sink_expect(c->sink, &x);
+}
+
 static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
+    ps_expect(c);
     ps_rd *r = tr_calloc(1, sizeof *r);
     *rd = r;
     if (!r) return tr_error_nomem(e);
