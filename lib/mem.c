@@ -33,7 +33,7 @@ static int alloc_should_fail(void)
 static void *mem_advise(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    if (p && n >= TR_MEM_HUGE * 2) {
+    if (p && n >= TR_MEM_HUGE) {
         uintptr_t a = ((uintptr_t)p + TR_MEM_HUGE - 1) & ~(TR_MEM_HUGE - 1);
         uintptr_t b = ((uintptr_t)p + n) & ~(TR_MEM_HUGE - 1);
         if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
@@ -69,7 +69,21 @@ void tr_free(void *p)
 
 /* ---- arena ---- */
 
-#define ARENA_BLOCK (256 * 1024)
+#define ARENA_BLOCK     (256 * 1024)
+#define ARENA_BLOCK_MAX ((size_t)32 << 20)
+
+/*
+** The size of an arena's next block: 256 KiB, and an eighth of what it holds
+** once that is more, so that a big arena (a model's strings) is carved from
+** blocks large enough for huge pages.
+*/
+static size_t arena_block_size(const tr_arena *a)
+{
+    size_t b = a->total / 8;
+    if (b <= ARENA_BLOCK) return ARENA_BLOCK;
+    b = b < ARENA_BLOCK_MAX ? b : ARENA_BLOCK_MAX;
+    return (b + TR_MEM_HUGE - 1) & ~(TR_MEM_HUGE - 1);
+}
 
 struct tr_arena_block {
     tr_arena_block *next;
@@ -99,11 +113,11 @@ void *tr_arena_alloc(tr_arena *a, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
     if (!a->head || a->head->size - a->used < n) {
-        size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        size_t block = arena_block_size(a), size = n > block / 4 ? n : block;
         tr_arena_block *b = tr_malloc(sizeof *b + size);
         if (!b) return NULL;
         b->size = size;
-        if (a->head && size != ARENA_BLOCK) {
+        if (a->head && size != block) {
             /* A big one-off goes behind the head so the head's free room stays usable. */
             b->next = a->head->next;
             a->head->next = b;

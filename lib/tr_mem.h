@@ -17,7 +17,10 @@ void *tr_malloc(size_t n);
 void *tr_calloc(size_t count, size_t size);
 void *tr_realloc(void *p, size_t n);
 void tr_free(void *p);
-/* ^Blocks of twice this and more are backed by transparent huge pages where the kernel allows. */
+/*
+** ^Blocks of this size and more are backed by transparent huge pages where
+** the kernel allows, for the whole huge pages that fit inside them.
+*/
 #define TR_MEM_HUGE ((size_t)2 << 20)
 /* ^qsort that accepts an empty (even NULL) array, which qsort itself must not be given. */
 static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))

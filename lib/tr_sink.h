@@ -90,9 +90,9 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 
 /*
 ** tr_sink_expect: what a reader expects to append (tr_trace_expect)
-** ^Passed on to the trace when it keeps every event (the model builder);
-** ^a sink that forgets its rows after each batch holds no more than one, so
-** it ignores the hint.
+** ^Passed on to the trace; ^a sink that forgets its rows after each batch
+** holds no more events and flows than one batch, so it passes on only the
+** dictionaries' part (args, sets, stacks), which stay for the whole load.
 */
 void tr_sink_expect(tr_sink *s, const tr_expect *x);
 

@@ -1056,9 +1056,10 @@ static size_t index_bytes(const row_index *ix)
     return ix->cap * sizeof *ix->slots;
 }
 
+/* What a vector has filled: room it grew into but has not written takes no memory. */
 static size_t vec_bytes(const tr_vec *v)
 {
-    return v->cap * v->elem;
+    return v->len * v->elem;
 }
 
 size_t tr_trace_memory(const tr_trace *t)
@@ -1073,11 +1074,11 @@ size_t tr_trace_memory(const tr_trace *t)
     n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
     n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);
     n += index_bytes(&t->stack_index);
-    n += t->slices.cap * (8 + 5 * 4 + 2) + (t->slices.cat ? t->slices.cap * 4 : 0);
-    n += t->slices.bytes ? t->slices.cap * 8 : 0;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        model_cols c;
+        model_table_columns((tr_trace *)t, k, &c); /* read only: the list the appends grow */
+        for (size_t i = 0; i < c.ncols; i++) n += *c.n * c.size[i];
+    }
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
-    n += t->instants.cap * (2 * 8 + 4 * 4 + 1);
-    n += t->counters.cap * (8 + 8 + 4);
-    n += t->samples.cap * (8 + 3 * 4);
     return n;
 }
