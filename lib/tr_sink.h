@@ -89,12 +89,14 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 }
 
 /*
-** tr_sink_expect: what a reader expects to append (tr_trace_expect)
-** ^Passed on to the trace; ^a sink that forgets its rows after each batch
-** holds no more events and flows than one batch, so it passes on only the
-** dictionaries' part (args, sets, stacks), which stay for the whole load.
+** tr_sink_expect: what a reader is about to append (tr_trace_expect)
+** ^For an input of SIZE bytes (tr_input_size; 0: unknown, no hint) whose
+** format spends PER's bytes on each item (an event of each kind, an arg
+** value, a set, a stack, a flow; 0: none expected).  ^A sink that forgets
+** its rows after each batch holds no more than one batch, and its budget
+** counts the trace's room (tr_trace_memory), so it ignores the hint.
 */
-void tr_sink_expect(tr_sink *s, const tr_expect *x);
+void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per);
 
 /*
 ** tr_sink_flush: hand out a batch

@@ -418,11 +418,7 @@ typedef struct tr_expect {
 
 void tr_trace_expect(tr_trace *t, const tr_expect *x);
 
-/*
-** ^Bytes the model holds (columns, strings, args), for the budget check:
-** what it has filled.  ^Room made by growing or by tr_trace_expect is not
-** counted until it is filled: pages never written take no memory.
-*/
+/* ^Bytes the model holds (columns, strings, args), for the budget check. */
 size_t tr_trace_memory(const tr_trace *t);
 
 /*

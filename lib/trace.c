@@ -1056,10 +1056,9 @@ static size_t index_bytes(const row_index *ix)
     return ix->cap * sizeof *ix->slots;
 }
 
-/* What a vector has filled: room it grew into but has not written takes no memory. */
 static size_t vec_bytes(const tr_vec *v)
 {
-    return v->len * v->elem;
+    return v->cap * v->elem;
 }
 
 size_t tr_trace_memory(const tr_trace *t)
@@ -1077,7 +1076,7 @@ size_t tr_trace_memory(const tr_trace *t)
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
         model_cols c;
         model_table_columns((tr_trace *)t, k, &c); /* read only: the list the appends grow */
-        for (size_t i = 0; i < c.ncols; i++) n += *c.n * c.size[i];
+        for (size_t i = 0; i < c.ncols; i++) n += *c.cap * c.size[i];
     }
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
     return n;

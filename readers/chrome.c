@@ -861,24 +861,12 @@ static void chrome_close(void *rd)
 }
 
 /*
-** Sizes the model for the input.  A Kineto trace spends about 340 bytes on
-** a slice (pretty-printed, with its args), 6 bytes on an arg value, and has
-** a flow (two points) a few kilobytes; other Chrome traces spend more a
-** slice, which only leaves room unused.
+** Input bytes a slice, counter, arg value, set and flow take in a Kineto
+** trace (pretty-printed, with its args; a flow, two points, a kernel
+** launch).  Other Chrome traces spend more a slice, which leaves room
+** unused.  It sizes the model up front (tr_sink_expect).
 */
-static void cj_expect(cj_rd *r, const tr_read_ctx *c)
-{
-    size_t size = (size_t)tr_input_size(c->in);
-    tr_expect x = {{0}, 0, 0, 0, 0};
-    x.events[TR_EV_SLICE] = size / 330;
-    x.events[TR_EV_COUNTER] = size / 1000;
-    x.args = size / 55;
-    x.sets = size / 300;
-    x.flows = size / 2000;
-    if (!size) return;
-    tr_sink_expect(c->sink, &x);
-    (void)tr_vec_reserve(&r->flows, size / 1000);
-}
+static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000};
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -911,7 +899,8 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->profs, sizeof(v8_prof));
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
-    cj_expect(r, c);
+    tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
+    (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000)); /* two points a flow */
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
     return r->buf && r->flow_keys && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);

@@ -985,23 +985,16 @@ static void ps_text_close(void *rd)
 }
 
 /*
-** Sizes the model for the input: a sample (a thread's stack in a dump)
-** takes 1.5 to 3 KB, and a dump sequence whose stacks keep changing makes a
-** new stack node every 200 bytes or so; repetitive dumps make far fewer,
-** which leaves part of the stack index unused.
+** Input bytes a sample and a stack take: a sample (a thread's stack in a
+** dump) 1.5 to 3 KB, and dumps whose stacks keep changing make a new stack
+** node every 200 bytes or so; repetitive dumps make far fewer, which leaves
+** part of the stack index unused.  It sizes the model (tr_sink_expect).
 */
-static void ps_expect(const tr_read_ctx *c)
-{
-    size_t size = (size_t)tr_input_size(c->in);
-    tr_expect x = {{0}, 0, 0, 0, 0};
-    x.events[TR_EV_SAMPLE] = size / 1500;
-    x.stacks = size / 200;
-    if (size) tr_sink_expect(c->sink, &x);
-}
+static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 200, 0};
 
 static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
-    ps_expect(c);
+    tr_sink_expect(c->sink, tr_input_size(c->in), &ps_bytes_per);
     ps_rd *r = tr_calloc(1, sizeof *r);
     *rd = r;
     if (!r) return tr_error_nomem(e);
