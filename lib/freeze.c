@@ -313,9 +313,9 @@ static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
 */
 static void shrink_columns(size_t n, size_t *cap, void **cols[], const size_t sizes[], size_t ncols)
 {
-    if (n == 0 || n == *cap) return;
+    if (n == *cap) return;
     for (size_t i = 0; i < ncols; i++) {
-        void *p = tr_realloc(*cols[i], n * sizes[i]);
+        void *p = tr_realloc(*cols[i], (n ? n : 1) * sizes[i]);
         if (p) *cols[i] = p;
     }
     *cap = n; /* a failed shrink leaves a bigger block, which is no harm */
@@ -331,26 +331,11 @@ static void shrink_vec(tr_vec *v)
 
 static void shrink_tables(tr_trace *t)
 {
-    slice_table *s = &t->slices;
-    void **scols[MODEL_SLICE_COLS];
-    size_t ssizes[MODEL_SLICE_COLS], ns;
-    model_slice_columns(s, scols, ssizes, &ns);
-    shrink_columns(s->n, &s->cap, scols, ssizes, ns);
-    instant_table *in = &t->instants;
-    void **icols[] = {(void **)&in->ts,   (void **)&in->bytes, (void **)&in->track,
-                      (void **)&in->name, (void **)&in->cat,   (void **)&in->args,
-                      (void **)&in->scope};
-    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    shrink_columns(in->n, &in->cap, icols, isizes, 7);
-    counter_table *c = &t->counters;
-    void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
-    static const size_t csizes[] = {8, 8, 4};
-    shrink_columns(c->n, &c->cap, ccols, csizes, 3);
-    sample_table *sm = &t->samples;
-    void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
-                       (void **)&sm->args};
-    static const size_t smsizes[] = {8, 4, 4, 4};
-    shrink_columns(sm->n, &sm->cap, smcols, smsizes, 4);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        model_cols c;
+        model_table_columns(t, k, &c);
+        shrink_columns(*c.n, c.cap, c.col, c.size, c.ncols);
+    }
     tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->flows, &t->strs};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
 }

@@ -34,6 +34,7 @@ struct tr_input {
     uint64_t off;    /* stream offset of buf[pos] */
     uint64_t lineno; /* lines handed out so far */
     size_t line_max;
+    uint64_t size; /* the stream's length when known up front, else 0 */
 
     struct archive *a; /* format raw; NULL for an empty stream or one in memory */
     const char *blk;   /* the rest of libarchive's current block, not yet copied */
@@ -75,6 +76,7 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
     in->pos = in->end = in->scan = 0;
     in->off = in->lineno = 0;
     in->line_max = TR_LINE_MAX_DEFAULT;
+    in->size = 0;
     in->a = a;
     in->blk = NULL;
     in->blk_left = 0;
@@ -93,7 +95,18 @@ int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *nam
     in->blk_left = n;
     in->fetched = n;
     in->eof = n == 0;
+    in->size = n;
     return rc;
+}
+
+void tr_input_set_size(tr_input *in, uint64_t size)
+{
+    in->size = size;
+}
+
+uint64_t tr_input_size(const tr_input *in)
+{
+    return in->size;
 }
 
 void tr_input_set_owner(tr_input *in, tr_source *owner)

@@ -32,6 +32,8 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
 void tr_input_free(tr_input *in);
 /* Points IN at the N bytes at P (which outlive the stream) named NAME, as they are. */
 int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *name, tr_error *e);
+/* The length of IN's stream, known before reading it (tr_input_size); after a reset. */
+void tr_input_set_size(tr_input *in, uint64_t size);
 /* tr_input_close(IN) closes OWNER, the source IN belongs to. */
 void tr_input_set_owner(tr_input *in, tr_source *owner);
 /* IN frees P (tr_malloc'd) when freed: the bytes of a memory stream handed over. */

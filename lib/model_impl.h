@@ -201,6 +201,17 @@ int model_slice_make_thread_time(slice_table *s);
 #define MODEL_SLICE_COLS 11
 void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *n);
 
+/* The columns of one event table: where each is held, its element size, and the table's rows. */
+typedef struct model_cols {
+    void **col[MODEL_SLICE_COLS];
+    size_t size[MODEL_SLICE_COLS];
+    size_t ncols;
+    size_t *n, *cap;
+} model_cols;
+
+/* The columns of event table KIND (enum tr_event_kind): for growing, reserving and trimming. */
+void model_table_columns(tr_trace *t, int kind, model_cols *out);
+
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);
 

@@ -20,6 +20,24 @@ void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user)
     s->low = INT64_MIN;
 }
 
+/* SIZE / PER: the items of PER bytes each in SIZE bytes (none when PER is 0). */
+static size_t per_bytes(uint64_t size, size_t per)
+{
+    return per ? (size_t)(size / per) : 0;
+}
+
+void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per)
+{
+    if (!size || s->forget) return;
+    tr_expect x;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) x.events[k] = per_bytes(size, per->events[k]);
+    x.args = per_bytes(size, per->args);
+    x.sets = per_bytes(size, per->sets);
+    x.stacks = per_bytes(size, per->stacks);
+    x.flows = per_bytes(size, per->flows);
+    tr_trace_expect(s->t, &x);
+}
+
 int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
 {
     if (!s->fn) return TR_OK;

@@ -481,6 +481,10 @@ static int source_yield(tr_source *s, tr_input **in, tr_error *e)
         if (rc == TR_OK) rc = tr_input_reset(s->in, inner, s->name.p, e);
         s->member_no++;
     }
+    /* What is not decompressed is as long as what is stored. */
+    struct archive *a = s->raw ? s->a : s->inner;
+    if (rc == TR_OK && a && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE)
+        tr_input_set_size(s->in, tr_source_stream_size(s));
     if (rc == TR_OK) *in = s->in;
     return rc;
 }

@@ -171,6 +171,11 @@ int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
 ** ^LINE stays valid until the next call on IN.
 */
 int tr_input_getline(tr_input *in, tr_line *line, tr_error *e);
+/*
+** ^The stream's length in bytes when it is known before reading (a file
+** that is not compressed), else 0.  ^A hint for sizing what is read from it.
+*/
+uint64_t tr_input_size(const tr_input *in);
 /* ^Bytes of the decompressed stream consumed so far. */
 uint64_t tr_input_offset(const tr_input *in);
 /* ^The location of LINE in IN, for errors and warnings. */

@@ -18,16 +18,10 @@ void *tr_calloc(size_t count, size_t size);
 void *tr_realloc(void *p, size_t n);
 void tr_free(void *p);
 /*
-** tr_mem_prefault: bytes [FROM, TO) of the block at P are about to be written
-** ^When they span TR_MEM_PREFAULT bytes or more, their pages are made present
-** in one system call (madvise MADV_POPULATE_WRITE) rather than by one page
-** fault each as they are first written; in a virtual machine a fault costs
-** microseconds.  ^For arrays that grow by doubling and are then filled (the
-** model's columns).  ^Advice only: a kernel without it (before Linux 5.14)
-** leaves the pages to fault in.
+** ^Blocks of this size and more are backed by transparent huge pages where
+** the kernel allows, for the whole huge pages that fit inside them.
 */
-#define TR_MEM_PREFAULT ((size_t)1 << 20)
-void tr_mem_prefault(void *p, size_t from, size_t to);
+#define TR_MEM_HUGE ((size_t)2 << 20)
 /* ^qsort that accepts an empty (even NULL) array, which qsort itself must not be given. */
 static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

@@ -89,6 +89,16 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 }
 
 /*
+** tr_sink_expect: what a reader is about to append (tr_trace_expect)
+** ^For an input of SIZE bytes (tr_input_size; 0: unknown, no hint) whose
+** format spends PER's bytes on each item (an event of each kind, an arg
+** value, a set, a stack, a flow; 0: none expected).  ^A sink that forgets
+** its rows after each batch holds no more than one batch, and its budget
+** counts the trace's room (tr_trace_memory), so it ignores the hint.
+*/
+void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per);
+
+/*
 ** tr_sink_flush: hand out a batch
 ** ^Calls the consumer with the events appended to input INPUT since the
 ** previous flush (an empty batch too when LAST, so the consumer learns the

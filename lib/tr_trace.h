@@ -419,6 +419,26 @@ void tr_iter_init(tr_iter *it, const tr_trace *t);
 /* ^Returns 1 and fills EV, or 0 at the end. */
 int tr_iter_next(tr_iter *it, tr_event *ev);
 
+/*
+** tr_trace_expect: make room for what a reader is about to append
+** ^A reader that knows its input's size (tr_input_size) and how many bytes
+** its format spends on an event states how many rows it expects, so that
+** the columns are sized once rather than grown (and copied) again and again.
+** ^The room is address space: pages never written cost no memory, and
+** freeze gives back what was not filled.  ^Counts are added to the rows the
+** trace already has.  ^Advice only: when the room cannot be had, the trace
+** stays as it was and grows as it fills.
+*/
+typedef struct tr_expect {
+    size_t events[TR_EV_KIND_COUNT]; /* rows of each event table, by enum tr_event_kind */
+    size_t args;                     /* arg values (every set's) */
+    size_t sets;                     /* arg sets */
+    size_t stacks;                   /* distinct stacks (tr_stack_push) */
+    size_t flows;
+} tr_expect;
+
+void tr_trace_expect(tr_trace *t, const tr_expect *x);
+
 /* ^Bytes the model holds (columns, strings, args), for the budget check. */
 size_t tr_trace_memory(const tr_trace *t);
 

@@ -19,9 +19,9 @@
 
 typedef int (*row_eq_fn)(const tr_trace *t, uint32_t row, const void *key);
 
-static int index_grow(row_index *ix)
+/* Rehashes IX into CAP slots (a power of two, above its row count). */
+static int index_resize(row_index *ix, size_t cap)
 {
-    size_t cap = ix->cap ? ix->cap * 2 : 64;
     uint64_t *slots = tr_calloc(cap, sizeof *slots);
     if (!slots) return TR_FATAL;
     for (size_t i = 0; i < ix->cap; i++) {
@@ -35,6 +35,19 @@ static int index_grow(row_index *ix)
     ix->slots = slots;
     ix->cap = cap;
     return TR_OK;
+}
+
+static int index_grow(row_index *ix)
+{
+    return index_resize(ix, ix->cap ? ix->cap * 2 : 64);
+}
+
+/* Room in IX for N rows in all without a rehash; advice, as tr_trace_expect. */
+static void index_expect(row_index *ix, size_t n)
+{
+    size_t cap = ix->cap ? ix->cap : 64;
+    while (cap < SIZE_MAX / 8 && (n + 1) * 4 > cap * 3) cap *= 2;
+    if (cap > ix->cap) (void)index_resize(ix, cap);
 }
 
 /*
@@ -86,8 +99,6 @@ int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t
         if (cap > SIZE_MAX / sizes[i]) return TR_FATAL;
         void *p = tr_realloc(*cols[i], cap * sizes[i]);
         if (!p) return TR_FATAL;
-        /* Columns at least double: the top half is new (a bigger jump leaves the rest to fault). */
-        tr_mem_prefault(p, cap / 2 * sizes[i], cap * sizes[i]);
         *cols[i] = p;
     }
     return TR_OK;
@@ -706,14 +717,67 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
     *n = k;
 }
 
-/* Room for one more slice; the slow half of tr_slice_add. */
-static TRACE_SLOW int slice_room(tr_trace *t)
+void model_table_columns(tr_trace *t, int kind, model_cols *out)
 {
-    slice_table *s = &t->slices;
-    void **cols[MODEL_SLICE_COLS];
-    size_t sizes[MODEL_SLICE_COLS], n;
-    model_slice_columns(s, cols, sizes, &n);
-    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, n);
+    static const size_t instant_sizes[] = {8, 8, 4, 4, 4, 4, 1}, counter_sizes[] = {8, 8, 4},
+                        sample_sizes[] = {8, 4, 4, 4};
+    const size_t *sizes = NULL;
+    size_t k = 0;
+    if (kind == TR_EV_SLICE) {
+        model_slice_columns(&t->slices, out->col, out->size, &out->ncols);
+        out->n = &t->slices.n, out->cap = &t->slices.cap;
+        return;
+    } else if (kind == TR_EV_INSTANT) {
+        instant_table *s = &t->instants;
+        void **cols[] = {(void **)&s->ts,   (void **)&s->bytes, (void **)&s->track,
+                         (void **)&s->name, (void **)&s->cat,   (void **)&s->args,
+                         (void **)&s->scope};
+        for (; k < 7; k++) out->col[k] = cols[k];
+        sizes = instant_sizes, out->n = &s->n, out->cap = &s->cap;
+    } else if (kind == TR_EV_COUNTER) {
+        counter_table *s = &t->counters;
+        void **cols[] = {(void **)&s->ts, (void **)&s->value, (void **)&s->track};
+        for (; k < 3; k++) out->col[k] = cols[k];
+        sizes = counter_sizes, out->n = &s->n, out->cap = &s->cap;
+    } else {
+        sample_table *s = &t->samples;
+        void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->stack,
+                         (void **)&s->args};
+        for (; k < 4; k++) out->col[k] = cols[k];
+        sizes = sample_sizes, out->n = &s->n, out->cap = &s->cap;
+    }
+    for (size_t i = 0; i < k; i++) out->size[i] = sizes[i];
+    out->ncols = k;
+}
+
+/* Room for one more row of table KIND; the slow half of the appends. */
+static TRACE_SLOW int event_room(tr_trace *t, int kind)
+{
+    model_cols c;
+    model_table_columns(t, kind, &c);
+    return appendable(t) && table_room(t, *c.n, c.cap, c.col, c.size, c.ncols);
+}
+
+void tr_trace_expect(tr_trace *t, const tr_expect *x)
+{
+    if (t->failed || t->frozen) return;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        model_cols c;
+        model_table_columns(t, k, &c);
+        size_t want = *c.n + x->events[k];
+        if (x->events[k] && want > *c.cap && want < TR_NONE - 1 &&
+            model_grow_columns(c.col, c.size, c.ncols, want) == TR_OK)
+            *c.cap = want;
+    }
+    /* A failed reserve leaves the vector as it was: the room is advice. */
+    (void)tr_vec_reserve(&t->args, t->args.len + x->args);
+    (void)tr_vec_reserve(&t->set_start, t->set_start.len + x->sets);
+    (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + x->sets);
+    (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
+    if (x->stacks) {
+        (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
+        index_expect(&t->stack_index, t->stack_index.n + x->stacks);
+    }
 }
 
 int model_slice_set_dur(slice_table *s, size_t i, int64_t dur)
@@ -779,7 +843,7 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
                       int64_t bytes, uint32_t args)
 {
     slice_table *s = &t->slices;
-    if ((s->n >= s->cap || (t->failed | t->frozen)) && !slice_room(t)) return TR_NONE;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_SLICE)) return TR_NONE;
     size_t i = s->n;
     s->ts[i] = ts;
     s->track[i] = track;
@@ -839,21 +903,12 @@ void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent)
     s->parent[row] = parent;
 }
 
-/* Room for one more instant; the slow half of tr_instant_add. */
-static TRACE_SLOW int instant_room(tr_trace *t)
-{
-    instant_table *s = &t->instants;
-    void **cols[] = {(void **)&s->ts,  (void **)&s->bytes, (void **)&s->track, (void **)&s->name,
-                     (void **)&s->cat, (void **)&s->args,  (void **)&s->scope};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 1};
-    return appendable(t) && table_room(t, s->n, &s->cap, cols, sizes, 7);
-}
-
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args)
 {
     instant_table *s = &t->instants;
-    if ((s->n >= s->cap || (t->failed | t->frozen)) && !instant_room(t)) return TR_NONE;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
+        return TR_NONE;
     size_t i = s->n++;
     s->ts[i] = ts;
     s->bytes[i] = bytes;
@@ -868,9 +923,8 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value)
 {
     counter_table *s = &t->counters;
-    void **cols[] = {(void **)&s->ts, (void **)&s->value, (void **)&s->track};
-    static const size_t sizes[] = {8, 8, 4};
-    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 3)) return TR_NONE;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_COUNTER))
+        return TR_NONE;
     size_t i = s->n++;
     s->ts[i] = ts;
     s->value[i] = value;
@@ -881,9 +935,7 @@ uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value)
 uint32_t tr_sample_add(tr_trace *t, uint32_t track, int64_t ts, uint32_t stack, uint32_t args)
 {
     sample_table *s = &t->samples;
-    void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->stack, (void **)&s->args};
-    static const size_t sizes[] = {8, 4, 4, 4};
-    if (!appendable(t) || !table_room(t, s->n, &s->cap, cols, sizes, 4)) return TR_NONE;
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_SAMPLE)) return TR_NONE;
     size_t i = s->n++;
     s->ts[i] = ts;
     s->track[i] = track;
@@ -1050,12 +1102,11 @@ size_t tr_trace_memory(const tr_trace *t)
     n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
     n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);
     n += index_bytes(&t->stack_index);
-    n += t->slices.cap * (8 + 5 * 4 + 2) + (t->slices.cat ? t->slices.cap * 4 : 0);
-    n += t->slices.bytes ? t->slices.cap * 8 : 0;
-    n += t->slices.thread_ts ? t->slices.cap * 16 : 0;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        model_cols c;
+        model_table_columns((tr_trace *)t, k, &c); /* read only: the list the appends grow */
+        for (size_t i = 0; i < c.ncols; i++) n += *c.cap * c.size[i];
+    }
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
-    n += t->instants.cap * (2 * 8 + 4 * 4 + 1);
-    n += t->counters.cap * (8 + 8 + 4);
-    n += t->samples.cap * (8 + 3 * 4);
     return n;
 }

@@ -373,7 +373,7 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
                           : ph == 't' ? "t"
                                       : "f");
     uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
-    tr_str key = cj_intern_key(r);
+    tr_str key = cj_flow_key(r, r->key.p, r->key.len);
     /* s and t bind to the slice they are in (Perfetto's importer); f to the next, or with bp "e" */
     int enclose = ph != 'f' || cj_tok_eq(&ev->bp, "e");
     return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
@@ -875,6 +875,7 @@ static void chrome_close(void *rd)
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);
     tr_vec_fini(&r->flows);
+    tr_trace_free(r->flow_keys);
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
     tr_vec_fini(&r->profs);
@@ -892,6 +893,14 @@ static void chrome_close(void *rd)
     tr_free(r->buf);
     tr_free(r);
 }
+
+/*
+** Input bytes a slice, counter, arg value, set and flow take in a Kineto
+** trace (pretty-printed, with its args; a flow, two points, a kernel
+** launch).  Other Chrome traces spend more a slice, which leaves room
+** unused.  It sizes the model up front (tr_sink_expect).
+*/
+static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000};
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -918,14 +927,17 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->threads, sizeof(thread_st));
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
+    r->flow_keys = tr_trace_new();
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
     tr_vec_init(&r->profs, sizeof(v8_prof));
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
+    tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
+    (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000)); /* two points a flow */
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
-    return r->buf && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
+    return r->buf && r->flow_keys && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 /* ---- probing ---- */

@@ -55,7 +55,7 @@ int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
 {
     if (!o->bind || (!o->flow_in && !o->flow_out)) return TR_OK;
     size_t n;
-    const char *s = tr_str_get(r->t, o->bind, &n);
+    const char *s = tr_str_get(r->flow_keys, o->bind, &n);
     uint64_t id = cj_flow_id_num(s, n);
     char ph = o->flow_in && o->flow_out ? 't' : o->flow_in ? 'f' : 's';
     return cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, ph, 1, o->off);
@@ -74,7 +74,12 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
         const char *s = cj_str_text(&ev->bind_id, &r->scratch, &n, bad);
         tr_buf_add(&r->raw, s, n);
     }
-    return cj_intern(r, r->raw.p, r->raw.len);
+    return cj_flow_key(r, r->raw.p, r->raw.len);
+}
+
+tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
+{
+    return tr_str_intern(r->flow_keys, s, n);
 }
 
 /* Closes open slice O, DUR long (-1: still open), on TRACK, with its thread time. */
@@ -238,7 +243,8 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
     int rc = TR_OK;
     for (size_t i = 0; i < r->flows.len && rc == TR_OK; i++) {
         if (!f[i].drop) continue;
-        const char *name = tr_str_get(r->t, f[i].name ? f[i].name : f[i].key, NULL);
+        const char *name = f[i].name ? tr_str_get(r->t, f[i].name, NULL)
+                                     : tr_str_get(r->flow_keys, f[i].key, NULL);
         rc = cj_warn_at(r, f[i].off, drop_text[f[i].drop], name);
     }
     if (rc == TR_OK) rc = cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
@@ -294,7 +300,7 @@ static int chain_flows(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbou
 static int finish_flows(cj_rd *r)
 {
     if (!r->flows.len) return TR_OK;
-    if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
+    if (tr_trace_status(r->flow_keys, r->e) != TR_OK || bind_flow_ends(r) != TR_OK) return TR_FATAL;
     flow_pt *f = r->flows.data;
     tr_qsort(f, r->flows.len, sizeof *f, flow_cmp);
     uint64_t unbound = 0;

@@ -251,7 +251,13 @@ typedef struct cj_rd {
     jtok last_pid, last_tid;
     tr_vec asyncs; /* async_st */
     pair_map async_map;
-    tr_vec flows;   /* flow_pt */
+    tr_vec flows; /* flow_pt */
+    /*
+    ** The flows' identities (cat, name and id; "v2" and bind_id), interned
+    ** apart from the model's strings: a flow's is needed only until its
+    ** points are bound, and a Kineto trace has one for every kernel launch.
+    */
+    tr_trace *flow_keys;
     tr_vec samples; /* pend_sample */
     tr_vec frames;  /* sframe */
     pair_map frame_map;
@@ -376,6 +382,8 @@ int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, ui
                   uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
+/* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
+tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
 int cj_finish_end(cj_rd *r);

@@ -950,6 +950,14 @@ static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
     return gt_record(g, &r, ln, e);
 }
 
+/*
+** Input bytes a record line, slice, arg value, set and flow take: a line is
+** 110 to 120 bytes and becomes an instant with 5 or 6 args; about one in
+** three makes a slice, two in three a flow (tests/bench/gen_gt.py's mix, as
+** a training run logs).  It sizes the model up front (tr_sink_expect).
+*/
+static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170};
+
 static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
     gt_rd *g = tr_calloc(1, sizeof *g);
@@ -960,6 +968,7 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     g->flow_req = GT_NO_LANE;
     tr_buf_init(&g->scratch, 0);
     g->sink = c->sink;
+    tr_sink_expect(c->sink, tr_input_size(c->in), &gt_bytes_per);
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
                : tr_error_nomem(e);

@@ -984,8 +984,17 @@ static void ps_text_close(void *rd)
     tr_free(r);
 }
 
+/*
+** Input bytes a sample and a stack take: a sample (a thread's stack in a
+** dump) 1.5 to 3 KB, and dumps whose stacks keep changing make a new stack
+** node every 200 bytes or so; repetitive dumps make far fewer, which leaves
+** part of the stack index unused.  It sizes the model (tr_sink_expect).
+*/
+static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 200, 0};
+
 static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
+    tr_sink_expect(c->sink, tr_input_size(c->in), &ps_bytes_per);
     ps_rd *r = tr_calloc(1, sizeof *r);
     *rd = r;
     if (!r) return tr_error_nomem(e);
