@@ -14,9 +14,9 @@
 ** The files are members of a tr_dir: a directory, or an archive read in
 ** place (lib/dir.c), never extracted.  Ranks are independent, so they are
 ** decoded on threads (read, inflate, parse, expand the grammar), a few
-** ranks per thread per call of next; the model is filled afterwards on the
-** calling thread by a k-way merge of the ranks by start time
-** (recorder_model.c).
+** ranks per thread per call of next; a k-way merge of the ranks by start
+** time then orders the records, and threads fill the model's rows in
+** chunks (recorder_model.c).
 */
 #include "recorder_impl.h"
 #include "tr_pool.h"
@@ -676,7 +676,7 @@ static int decode_step(rec_rd *r, tr_error *e)
     }
     r->decoded += n;
     if (r->decoded < r->run.ranks) return TR_OK;
-    return rec_model_open(&r->model, r->t, &r->run, r->rk, r->input, r->diag, e);
+    return rec_model_open(&r->model, r->t, &r->run, r->rk, r->input, r->diag, r->threads, e);
 }
 
 static int recorder_next(void *rd, tr_error *e)
