@@ -239,7 +239,8 @@ void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent);
 ** tr_slice_reserve: room for N more slices
 ** ^The slice columns grow to exactly N rows past the current ones (never
 ** shrink), so a reader that knows its count appends without the columns
-** doubling and copying.  ^TR_OK, or TR_FATAL when out of memory (the trace
+** doubling and copying.  ^The new room is not prefaulted (tr_slice_touch).  ^TR_OK, or TR_FATAL
+*when out of memory (the trace
 ** is then failed).
 */
 int tr_slice_reserve(tr_trace *t, size_t n);
@@ -261,6 +262,12 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes);
 */
 int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t dur, tr_str name,
                  tr_str cat, int64_t bytes, uint32_t args, uint32_t parent);
+/*
+** tr_slice_touch: rows [FIRST, FIRST + N) of a block are about to be put
+** ^Makes their pages present at once (tr_mem_prefault), on the calling
+** thread: each thread that fills a part of a block calls it for its part.
+*/
+void tr_slice_touch(tr_trace *t, uint32_t first, size_t n);
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);

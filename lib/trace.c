@@ -818,12 +818,32 @@ int tr_slice_reserve(tr_trace *t, size_t n)
     void **cols[9];
     size_t sizes[9], ncols;
     model_slice_columns(s, cols, sizes, &ncols);
-    if (n >= TR_NONE - 1 - s->n || model_grow_columns(cols, sizes, ncols, s->n + n) != TR_OK) {
+    if (n >= TR_NONE - 1 - s->n) {
         t->failed = 1;
         return TR_FATAL;
     }
+    /* Not prefaulted here: whoever fills the rows does it (tr_slice_touch), on its thread. */
+    for (size_t i = 0; i < ncols; i++) {
+        void *p = tr_realloc(*cols[i], (s->n + n) * sizes[i]);
+        if (!p) {
+            t->failed = 1;
+            return TR_FATAL;
+        }
+        *cols[i] = p;
+    }
     s->cap = s->n + n;
     return TR_OK;
+}
+
+void tr_slice_touch(tr_trace *t, uint32_t first, size_t n)
+{
+    slice_table *s = &t->slices;
+    if (first >= s->n || n > s->n - first) return;
+    void **cols[9];
+    size_t sizes[9], ncols;
+    model_slice_columns(s, cols, sizes, &ncols);
+    for (size_t i = 0; i < ncols; i++)
+        tr_mem_prefault(*cols[i], first * sizes[i], (first + n) * sizes[i]);
 }
 
 uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)

@@ -190,6 +190,11 @@ typedef struct rank_out {
     tid_track *last;
     tr_vec tracks; /* tid_track: (tid, track) pairs seen */
     int bad_order;
+    /* the nesting, found per rank on the pool's threads before the merge */
+    tr_vec nest;   /* tid_track (no track): open records by their position in the rank */
+    uint32_t *up;  /* per record: the position of its parent, or TR_NONE */
+    uint32_t *row; /* per record: its row in the block (the merge's) */
+    int rc;
 } rank_out;
 
 struct rec_model {
@@ -217,7 +222,6 @@ struct rec_model {
     size_t chunk;    /* rows a fill job puts */
     uint32_t first;  /* the block's first row */
     uint32_t *who;   /* per row: its rank */
-    uint32_t *par;   /* per row: its stated parent, a row, or TR_NONE */
     fill_mark *mark; /* per chunk and rank: where the rank stood */
     int any_bytes;   /* a record has a size: the model's column is made */
 };
@@ -487,9 +491,14 @@ static int merge_start(rec_model *m, tr_error *e)
     m->c = tr_malloc((size_t)n * sizeof *m->c);
     m->h = tr_malloc((size_t)n * sizeof *m->h);
     m->who = tr_malloc((m->rows ? m->rows : 1) * sizeof *m->who);
-    m->par = tr_malloc((m->rows ? m->rows : 1) * sizeof *m->par);
     m->mark = tr_malloc((n_chunks ? n_chunks : 1) * (size_t)n * sizeof *m->mark);
-    if (!m->c || !m->h || !m->who || !m->par || !m->mark) return tr_error_nomem(e);
+    if (!m->c || !m->h || !m->who || !m->mark) return tr_error_nomem(e);
+    for (int32_t r = 0; r < n; r++) {
+        size_t k = m->rk[r].n ? (size_t)m->rk[r].n : 1;
+        m->ro[r].up = tr_malloc(k * sizeof *m->ro[r].up);
+        m->ro[r].row = tr_malloc(k * sizeof *m->ro[r].row);
+        if (!m->ro[r].up || !m->ro[r].row) return tr_error_nomem(e);
+    }
     double dlimit = (double)INT64_MAX / run->res_nsd / 2;
     m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
                : dlimit >= 1.8e19 ? UINT64_MAX
@@ -504,6 +513,56 @@ static int merge_start(rec_model *m, tr_error *e)
     return TR_OK;
 }
 
+/* Rank R's open records on thread TID, by position (made on first use). */
+static tid_track *nest_for(rank_out *o, int64_t tid)
+{
+    for (size_t i = 0; i < o->nest.len; i++) {
+        tid_track *tt = &TR_VEC_AT(&o->nest, tid_track, i);
+        if (tt->tid == tid) return tt;
+    }
+    tid_track *tt = tr_vec_push(&o->nest);
+    if (!tt) return NULL;
+    tt->tid = tid;
+    tr_vec_init(&tt->open, sizeof(open_rec));
+    return tt;
+}
+
+/* One rank's parents, by position in the rank (a pool job: it touches its rank only). */
+static int nest_rank(void *user, size_t r)
+{
+    rec_model *m = user;
+    rank_out *o = &m->ro[r];
+    const rec_rank *rk = &m->rk[r];
+    tid_track *tt = NULL;
+    for (uint64_t pos = 0; pos < rk->n; pos++) {
+        const sig_model *s = &o->sm[rk->seq[pos]];
+        if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
+        if (!tt || nest_by_level(tt, (uint32_t)pos, s->level, &o->up[pos]) != TR_OK)
+            return o->rc = TR_FATAL;
+    }
+    return TR_OK;
+}
+
+/* What is still open at each rank's end, as rows, where the calls in flight look for it. */
+static int nest_end(rec_model *m)
+{
+    for (int32_t r = 0; r < m->run->ranks; r++) {
+        rank_out *o = &m->ro[r];
+        for (size_t i = 0; i < o->nest.len; i++) {
+            const tid_track *lt = &TR_VEC_AT(&o->nest, tid_track, i);
+            tid_track *tt = track_for(m, o, r, lt->tid);
+            if (!tt) return TR_FATAL;
+            for (size_t k = 0; k < lt->open.len; k++) {
+                open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
+                open_rec *to = tr_vec_push(&tt->open);
+                if (!to) return TR_FATAL;
+                *to = (open_rec){m->first + o->row[rec.row], rec.level};
+            }
+        }
+    }
+    return TR_OK;
+}
+
 /* Where every rank stands: the mark of the chunk that begins here. */
 static void mark_chunk(rec_model *m, size_t chunk)
 {
@@ -513,8 +572,8 @@ static void mark_chunk(rec_model *m, size_t chunk)
 
 /*
 ** The merge: the earliest record of all ranks is the next row, again and
-** again.  It records each row's rank and stated parent and makes the tracks
-** in the order their first records come, as appending row by row did.
+** again.  It records each row's rank, each record's row, and makes the
+** tracks in the order their first records come, as appending row by row did.
 */
 static int merge_order(rec_model *m, tr_error *e)
 {
@@ -528,12 +587,11 @@ static int merge_order(rec_model *m, tr_error *e)
         cursor *cu = &m->c[r];
         rank_out *o = &m->ro[r];
         const sig_model *s = &o->sm[m->rk[r].seq[cu->pos]];
-        tid_track *tt = track_for(m, o, r, s->tid);
-        if (!tt || nest_by_level(tt, m->first + (uint32_t)k, s->level, &m->par[k]) != TR_OK)
-            return tr_error_nomem(e);
+        if (!track_for(m, o, r, s->tid)) return tr_error_nomem(e);
         if (cu->end < cu->start) o->bad_order = 1;
         m->any_bytes |= s->bytes != -1;
         m->who[k] = (uint32_t)r;
+        o->row[cu->pos] = (uint32_t)k;
         cu->pos++;
         int got = cursor_load(m->run, &m->rk[r], cu, m->limit);
         if (got < 0) return merge_overflow(m, r, e);
@@ -584,6 +642,7 @@ static int fill_chunk(void *user, size_t j)
     if (!at) return fp->job[j].rc = TR_FATAL;
     memcpy(at, mk, (size_t)run->ranks * sizeof *at);
     size_t end = (j + 1) * m->chunk < m->rows ? (j + 1) * m->chunk : m->rows;
+    tr_slice_touch(m->t, m->first + (uint32_t)(j * m->chunk), end - j * m->chunk);
     int rc = TR_OK;
     for (size_t k = j * m->chunk; k < end && rc == TR_OK; k++) {
         uint32_t r = m->who[k];
@@ -593,13 +652,14 @@ static int fill_chunk(void *user, size_t j)
         const unsigned char *p = rk->ts.p + c->pos * 8;
         uint64_t st = c->base + rec_le32(p), en = c->base + rec_le32(p + 4);
         const sig_model *s = &o->sm[rk->seq[c->pos]];
+        uint32_t up = o->up[c->pos];
         c->base = st;
         c->pos++;
         int64_t start = ticks_ns(run, st), dur = ticks_ns(run, en) - start;
         if (dur < 0) dur = 0;
         uint32_t row = m->first + (uint32_t)k;
         if (tr_slice_put(m->t, row, track_of(o, s->tid), start, dur, s->name, s->cat, s->bytes,
-                         s->args, m->par[k]) == TR_END) {
+                         s->args, up == TR_NONE ? TR_NONE : m->first + o->row[up]) == TR_END) {
             wide_end *w = tr_vec_push(&fp->job[j].wide);
             if (w)
                 *w = (wide_end){row, start + dur};
@@ -719,6 +779,7 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
     rank_out *o = &m->ro[r];
     char path[1024];
     tr_vec_init(&o->tracks, sizeof(tid_track));
+    tr_vec_init(&o->nest, sizeof(tid_track));
     o->process = tr_process_intern(m->t, m->input, r);
     if (o->process == TR_NONE) return tr_error_nomem(e);
     tr_process *p = tr_process_at(m->t, o->process);
@@ -828,15 +889,35 @@ static int model_end(rec_model *m, tr_error *e)
     return tr_trace_status(m->t, e);
 }
 
+/* The per-rank nesting, once the rows have their parents. */
+static void rank_nest_free(rec_model *m)
+{
+    for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
+        rank_out *o = &m->ro[r];
+        for (size_t i = 0; i < o->nest.len; i++)
+            tr_vec_fini(&TR_VEC_AT(&o->nest, tid_track, i).open);
+        tr_vec_fini(&o->nest);
+        tr_free(o->up);
+        tr_free(o->row);
+        o->up = o->row = NULL;
+    }
+}
+
 int rec_model_next(rec_model *m, tr_error *e)
 {
     if (!m->filled) {
         m->filled = 1;
-        int rc = merge_order(m, e);
+        int32_t n = m->run->ranks;
+        tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, nest_rank, m);
+        int rc = TR_OK;
+        for (int32_t r = 0; r < n && rc == TR_OK; r++)
+            if (m->ro[r].rc != TR_OK) rc = tr_error_nomem(e);
+        if (rc == TR_OK) rc = merge_order(m, e);
         if (rc == TR_OK) rc = fill_rows(m, e);
+        if (rc == TR_OK && nest_end(m) != TR_OK) rc = tr_error_nomem(e);
+        rank_nest_free(m);
         tr_free(m->who);
-        tr_free(m->par);
-        m->who = m->par = NULL;
+        m->who = NULL;
         return rc;
     }
     int rc = model_end(m, e);
@@ -846,6 +927,7 @@ int rec_model_next(rec_model *m, tr_error *e)
 void rec_model_free(rec_model *m)
 {
     if (!m) return;
+    rank_nest_free(m);
     for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
         for (size_t i = 0; i < m->ro[r].tracks.len; i++)
             tr_vec_fini(&TR_VEC_AT(&m->ro[r].tracks, tid_track, i).open);
@@ -858,7 +940,6 @@ void rec_model_free(rec_model *m)
     tr_free(m->c);
     tr_free(m->h);
     tr_free(m->who);
-    tr_free(m->par);
     tr_free(m->mark);
     tr_vec_fini(&m->argn);
     tr_free(m);
