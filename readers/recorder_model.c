@@ -483,6 +483,7 @@ static int merge_start(rec_model *m, tr_error *e)
     rec_run *run = m->run;
     int32_t n = run->ranks;
     for (int32_t r = 0; r < n; r++) m->rows += m->rk[r].n;
+    if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
     /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
     size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
     m->chunk = (m->rows + want - 1) / want;
@@ -658,13 +659,12 @@ static int fill_chunk(void *user, size_t j)
         int64_t start = ticks_ns(run, st), dur = ticks_ns(run, en) - start;
         if (dur < 0) dur = 0;
         uint32_t row = m->first + (uint32_t)k;
-        if (tr_slice_put(m->t, row, track_of(o, s->tid), start, dur, s->name, s->cat, s->bytes,
-                         s->args, up == TR_NONE ? TR_NONE : m->first + o->row[up]) == TR_END) {
+        rc = tr_slice_put(m->t, row, track_of(o, s->tid), start, dur, s->name, s->cat, s->bytes,
+                          s->args, up == TR_NONE ? TR_NONE : m->first + o->row[up]);
+        if (rc == TR_END) {
             wide_end *w = tr_vec_push(&fp->job[j].wide);
-            if (w)
-                *w = (wide_end){row, start + dur};
-            else
-                rc = TR_FATAL;
+            if (w) *w = (wide_end){row, start + dur};
+            rc = w ? TR_OK : TR_FATAL;
         }
     }
     tr_free(at);
@@ -682,7 +682,7 @@ static int fill_rows(rec_model *m, tr_error *e)
     size_t fly = 0;
     for (int32_t r = 0; r < m->run->ranks; r++) fly += m->rk[r].fly.n;
     if (tr_slice_reserve(m->t, m->rows + fly) != TR_OK ||
-        tr_slice_add_rows(m->t, m->rows, 1, m->any_bytes) != m->first)
+        tr_slice_add_rows(m->t, m->rows, m->rows > 0, m->any_bytes) != m->first)
         rc = tr_error_nomem(e);
     for (size_t j = 0; j < n_chunks; j++) tr_vec_init(&job[j].wide, sizeof(wide_end));
     fill_pool fp = {m, job};
