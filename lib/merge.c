@@ -2,6 +2,11 @@
 ** merge.c: appending one trace to another, and reading many inputs on
 ** several threads (each into its own trace) merged in input order.
 **
+** The first input is read straight into the destination, and each later
+** one is merged as soon as it and every input before it are in, by the
+** thread that finished it, while the other threads go on reading: the
+** merges overlap the reading instead of following all of it.
+**
 ** The merge replays what the reader did, table by table in id order:
 ** strings interned stay interned (and meet DST's copies), strings stored
 ** with tr_str_add stay apart, frames and stacks are interned again.  Readers
@@ -340,8 +345,9 @@ int tr_trace_merge(tr_trace *dst, const tr_trace *src, tr_error *e)
 
 typedef struct load_job {
     const char *path;
-    tr_trace *t;
+    tr_trace *t; /* the job's own trace; for job 0, the destination */
     int rc;
+    int done; /* read (under the pool's lock) */
     tr_error err;
     tr_diag diag;
     tr_vec warns; /* tr_error */
@@ -351,7 +357,14 @@ typedef struct load_job {
 
 typedef struct load_pool {
     load_job *jobs;
+    size_t n;
     const tr_load_opts *o;
+    tr_trace *dst;
+    pthread_mutex_t lock;
+    size_t next; /* the next job to merge */
+    int merging; /* a thread is merging: the others leave it to it */
+    int failed;  /* a job or merge failed: nothing after it is merged */
+    uint64_t merge_ns;
 } load_pool;
 
 static void keep_warning(void *user, const tr_error *w)
@@ -379,6 +392,45 @@ static void locked_progress(void *user, const char *name, uint64_t done, uint64_
     pthread_mutex_unlock(&p->lock);
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+** Merges, in input order, every job read and not merged yet, unless another
+** thread is at it (it takes these too: it looks again before it stops).
+** Job 0 read into the destination itself.  A failed read or merge stops the
+** merging there: the caller reports the first failure in input order.
+*/
+static void merge_ready(load_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->merging) {
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
+    p->merging = 1;
+    while (!p->failed && p->next < p->n && p->jobs[p->next].done) {
+        load_job *j = &p->jobs[p->next];
+        pthread_mutex_unlock(&p->lock);
+        uint64_t t0 = now_ns();
+        if (j->rc >= 0 && p->next > 0) {
+            j->rc = tr_trace_merge(p->dst, j->t, &j->err);
+            tr_trace_free(j->t);
+            j->t = NULL;
+        }
+        pthread_mutex_lock(&p->lock);
+        p->merge_ns += now_ns() - t0;
+        p->failed = j->rc < 0;
+        p->next++;
+    }
+    p->merging = 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
 static int run_job(void *user, size_t i)
 {
     load_pool *p = user;
@@ -388,17 +440,15 @@ static int run_job(void *user, size_t i)
     j->diag = (tr_diag){.fn = keep_warning, .user = j, .strict = parent && parent->strict};
     o.read.diag = &j->diag;
     o.streams_ignored = 0;
-    j->t = tr_trace_new();
+    j->t = i == 0 ? p->dst : tr_trace_new();
     j->rc = j->t ? tr_load(j->t, j->path, &o, &j->err) : tr_error_nomem(&j->err);
+    if (i == 0) j->t = NULL;
     j->ignored = o.streams_ignored;
+    pthread_mutex_lock(&p->lock);
+    j->done = 1;
+    pthread_mutex_unlock(&p->lock);
+    merge_ready(p);
     return j->rc;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Hands a job's warnings to the caller's diag, as a read in sequence would have. */
@@ -428,27 +478,24 @@ static int load_parallel(tr_trace *t, const char *const *paths, size_t n, tr_loa
         shared.progress = locked_progress;
         shared.progress_user = &pl;
     }
-    load_pool pool = {.jobs = jobs, .o = &shared};
+    load_pool pool = {.jobs = jobs, .n = n, .o = &shared, .dst = t};
+    pthread_mutex_init(&pool.lock, NULL);
     uint64_t t0 = now_ns();
     size_t started = tr_pool_run(threads, n, run_job, &pool);
-    uint64_t t1 = now_ns();
-    o->read_ns += t1 - t0;
+    uint64_t read = now_ns() - t0;
+    o->read_ns += read > pool.merge_ns ? read - pool.merge_ns : 0;
+    o->merge_ns += pool.merge_ns;
+    pthread_mutex_destroy(&pool.lock);
     int rc = TR_OK;
-    size_t i = 0;
-    for (; i < started && rc == TR_OK; i++) {
+    for (size_t i = 0; i < started && rc == TR_OK; i++) {
         load_job *j = &jobs[i];
         replay_warnings(j, o->read.diag);
         o->streams_ignored += j->ignored;
         if (j->rc < 0) {
             *e = j->err;
             rc = j->rc;
-        } else {
-            rc = tr_trace_merge(t, j->t, e);
         }
-        tr_trace_free(j->t);
-        j->t = NULL;
     }
-    o->merge_ns += now_ns() - t1;
     for (size_t k = 0; k < n; k++) {
         tr_trace_free(jobs[k].t);
         tr_vec_fini(&jobs[k].warns);

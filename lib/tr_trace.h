@@ -244,6 +244,32 @@ void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent);
 */
 #define TR_TIME_NONE INT64_MIN
 void tr_slice_set_thread_time(tr_trace *t, uint32_t row, int64_t ts, int64_t dur);
+/*
+** tr_slice_reserve: room for N more slices
+** ^The slice columns grow to exactly N rows past the current ones (never
+** shrink), so a reader that knows its count appends without the columns
+** doubling and copying.  ^TR_OK, or TR_FATAL when out of memory (the
+** trace is then failed).
+*/
+int tr_slice_reserve(tr_trace *t, size_t n);
+/*
+** tr_slice_add_rows: append N slices at once, to be filled by tr_slice_put
+** ^Returns the first new row, or TR_NONE when out of memory, frozen or too
+** many.  ^CAT and BYTES nonzero make the category and size columns exist,
+** as a tr_slice_add with a category or a size does.  ^Every new row must be
+** put before the trace is used again; until then the rows hold garbage.
+*/
+uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes);
+/*
+** tr_slice_put: fill row ROW of a block from tr_slice_add_rows
+** ^Threads may put distinct rows at once: it touches that row only.  ^PARENT
+** is an earlier row of the same track or TR_NONE (as tr_slice_set_parent
+** states it; only "earlier" is checked).  ^A DUR the row cannot hold (-1,
+** or 2^32 - 1 ns and more) is stored as 0 and TR_END is returned: set it
+** with tr_slice_end from one thread once the puts are done.
+*/
+int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t dur, tr_str name,
+                 tr_str cat, int64_t bytes, uint32_t args, uint32_t parent);
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args);
 uint32_t tr_counter_add(tr_trace *t, uint32_t track, int64_t ts, double value);

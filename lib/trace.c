@@ -903,6 +903,55 @@ void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent)
     s->parent[row] = parent;
 }
 
+int tr_slice_reserve(tr_trace *t, size_t n)
+{
+    slice_table *s = &t->slices;
+    if (!appendable(t)) return TR_FATAL;
+    if (n <= s->cap - s->n) return TR_OK;
+    void **cols[MODEL_SLICE_COLS];
+    size_t sizes[MODEL_SLICE_COLS], ncols;
+    model_slice_columns(s, cols, sizes, &ncols);
+    if (n >= TR_NONE - 1 - s->n || model_grow_columns(cols, sizes, ncols, s->n + n) != TR_OK) {
+        t->failed = 1;
+        return TR_FATAL;
+    }
+    s->cap = s->n + n;
+    return TR_OK;
+}
+
+uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
+{
+    slice_table *s = &t->slices;
+    if (tr_slice_reserve(t, n) != TR_OK) return TR_NONE;
+    if ((cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
+        (bytes && !s->bytes && model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK)) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    uint32_t first = (uint32_t)s->n;
+    s->n += n;
+    return first;
+}
+
+int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t dur, tr_str name,
+                 tr_str cat, int64_t bytes, uint32_t args, uint32_t parent)
+{
+    slice_table *s = &t->slices;
+    if (row >= s->n || t->frozen) return TR_FATAL;
+    s->ts[row] = ts;
+    s->track[row] = track;
+    s->name[row] = name;
+    s->args[row] = args;
+    s->parent[row] = parent < row ? parent : TR_NONE;
+    s->depth[row] = 0;
+    if (s->cat) s->cat[row] = cat;
+    if (s->bytes) s->bytes[row] = bytes;
+    if (s->thread_ts) s->thread_ts[row] = s->thread_dur[row] = TR_TIME_NONE;
+    int fits = dur >= 0 && dur < TR_DUR_WIDE;
+    s->dur[row] = fits ? (uint32_t)dur : 0;
+    return fits ? TR_OK : TR_END;
+}
+
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args)
 {

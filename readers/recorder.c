@@ -14,9 +14,9 @@
 ** The files are members of a tr_dir: a directory, or an archive read in
 ** place (lib/dir.c), never extracted.  Ranks are independent, so they are
 ** decoded on threads (read, inflate, parse, expand the grammar), a few
-** ranks per thread per call of next; the model is filled afterwards on the
-** calling thread by a k-way merge of the ranks by start time
-** (recorder_model.c).
+** ranks per thread per call of next; a k-way merge of the ranks by start
+** time then orders the records, and threads fill the model's rows in
+** chunks (recorder_model.c).
 */
 #include "recorder_impl.h"
 #include "tr_pool.h"
@@ -28,9 +28,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define REC_MT_MAX    ((uint64_t)16 << 20) /* recorder.mt is a few KB */
-#define REC_SMALL_MAX 4096                 /* VERSION */
-#define REC_RANKS_RUN 4                    /* ranks a thread decodes per call of next */
+#define REC_MT_MAX     ((uint64_t)16 << 20)  /* recorder.mt is a few KB */
+#define REC_SMALL_MAX  4096                  /* VERSION */
+#define REC_RANKS_RUN  4                     /* ranks a thread decodes per call of next */
+#define REC_SIZE_TRUST ((uint64_t)256 << 20) /* stated sizes believed up to this */
 
 /* ---- files: members of the trace's directory ---- */
 
@@ -49,20 +50,28 @@ static int fs_exists(const tr_dir *d, const char *name, uint64_t *size)
     return TR_OK;
 }
 
-/* Reads the stream IN whole, up to MAX bytes (more is *TOO_BIG), into OUT. */
-static int read_whole(tr_input *in, uint64_t max, rec_bytes *out, int *too_big, tr_error *e)
+/*
+** Reads the stream IN whole, up to MAX bytes (more is *TOO_BIG), into OUT.
+** SIZE, what the directory says the file holds, sizes the buffer so that it
+** is read without growing; only up to REC_SIZE_TRUST of it is believed (a
+** hint too large costs address space, not memory: the rest is not touched).
+*/
+static int read_whole(tr_input *in, uint64_t size, uint64_t max, rec_bytes *out, int *too_big,
+                      tr_error *e)
 {
     tr_buf b;
     tr_buf_init(&b, 0);
     int rc = TR_OK;
     *too_big = 0;
+    size_t first = size < max && size < REC_SIZE_TRUST ? (size_t)size : 0;
     for (;;) {
-        if (tr_buf_grow(&b, 65536) != TR_OK) {
+        if (tr_buf_grow(&b, b.len ? 65536 : first + 65536) != TR_OK) {
             rc = tr_error_nomem(e);
             break;
         }
         size_t got;
-        if ((rc = tr_input_read(in, b.p + b.len, 65536, &got, e)) != TR_OK || got == 0) break;
+        if ((rc = tr_input_read(in, b.p + b.len, b.cap - b.len - 1, &got, e)) != TR_OK || got == 0)
+            break;
         b.len += got;
         if (b.len > max) {
             *too_big = 1;
@@ -91,7 +100,7 @@ static int load_all(const tr_dir *d, const char *name, uint64_t max, rec_bytes *
     int too_big = size > max, rc = too_big ? TR_OK : tr_dir_open_member((tr_dir *)d, i, &in, e);
     if (rc != TR_OK) return rc;
     if (!too_big) {
-        rc = read_whole(in, max, out, &too_big, e);
+        rc = read_whole(in, size, max, out, &too_big, e);
         tr_input_close(in);
     }
     if (rc == TR_OK && too_big)
@@ -708,7 +717,7 @@ static int decode_step(rec_rd *r, tr_error *e)
     }
     r->decoded += n;
     if (r->decoded < r->run.ranks) return TR_OK;
-    return rec_model_open(&r->model, r->t, &r->run, r->rk, r->input, r->diag, e);
+    return rec_model_open(&r->model, r->t, &r->run, r->rk, r->input, r->diag, r->threads, e);
 }
 
 static int recorder_next(void *rd, tr_error *e)

@@ -154,12 +154,13 @@ typedef struct rec_rank {
 /*
 ** rec_model_open: get ready to put the decoded ranks RK of RUN into T as
 ** input INPUT: replays the ranks' warnings to DIAG (may be NULL), converts
-** the call-signature tables, adds the ranks' processes.
+** the call-signature tables, adds the ranks' processes.  THREADS fill the
+** model (tr_pool_threads).
 */
 typedef struct rec_model rec_model;
 int rec_model_open(rec_model **m, tr_trace *t, rec_run *run, rec_rank *rk, uint32_t input,
-                   tr_diag *diag, tr_error *e);
-/* ^Up to TR_READ_BATCH records into the model: TR_OK, TR_END after the last, or a failure. */
+                   tr_diag *diag, int threads, tr_error *e);
+/* ^First every record into the model (TR_OK), then the end (TR_END), or a failure. */
 int rec_model_next(rec_model *m, tr_error *e);
 /* ^NULL is a no-op. */
 void rec_model_free(rec_model *m);

@@ -3,14 +3,18 @@
 ** (shared/formats/recorder.md).
 **
 ** The ranks are merged k-way by start time, so the slices arrive already in
-** the order freeze wants and need no sort; each call of the reader's next
-** puts up to TR_READ_BATCH records in.  A record is a slice on its rank's
-** thread track, named by its function, categorised by its layer, with its
-** arguments as args; its level becomes its depth through its parent's
-** enclosing times.
+** the order freeze wants and need no sort.  The merge runs on one thread and
+** only decides: each row's rank and stated parent, and the tracks in the
+** order they first appear.  The rows are then appended as one block, sized
+** exactly, and filled in chunks on the pool's threads (tr_slice_put), each
+** chunk starting from where the merge saw every rank stand.  A record is a
+** slice on its rank's thread track, named by its function, categorised by
+** its layer, with its arguments as args; its level becomes its depth
+** through its parent's enclosing times.
 */
 #include "recorder_impl.h"
 #include "tr_analysis.h"
+#include "tr_pool.h"
 #include "tr_text.h"
 
 #include <math.h>
@@ -149,15 +153,24 @@ typedef struct func_info {
 enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
 static const char *const cat_text[CAT_COUNT] = {"POSIX", "MPI-IO", "MPI", "HDF5", "USER"};
 
+/* Rows a chunk of the fill holds at least: fewer would cost more in marks than they win. */
+#define FILL_CHUNK_MIN 65536
+
 /* A rank's cursor in the k-way merge. */
 typedef struct cursor {
     int64_t start, end; /* of the record at pos, ns */
     uint64_t pos;
-    uint64_t prev; /* ticks: start of the previous record */
+    uint64_t prev; /* ticks: start of the record at pos (once loaded) */
+    uint64_t base; /* ticks: start of the record before pos */
     int32_t rank;
     uint32_t level; /* of the record at pos */
     const sig_model *sm;
 } cursor;
+
+/* Where a rank stood when a chunk of rows began: its next record, and the tick before it. */
+typedef struct fill_mark {
+    uint64_t pos, base;
+} fill_mark;
 
 /* A slice still open on a track, for nesting by level. */
 typedef struct open_rec {
@@ -177,6 +190,11 @@ typedef struct rank_out {
     tid_track *last;
     tr_vec tracks; /* tid_track: (tid, track) pairs seen */
     int bad_order;
+    /* the nesting, found per rank on the pool's threads before the merge */
+    tr_vec nest;   /* tid_track (no track): open records by their position in the rank */
+    uint32_t *up;  /* per record: the position of its parent, or TR_NONE */
+    uint32_t *row; /* per record: its row in the block (the merge's) */
+    int rc;
 } rank_out;
 
 struct rec_model {
@@ -197,6 +215,15 @@ struct rec_model {
     int32_t *h; /* a heap of ranks, the earliest record first */
     size_t hn;
     uint64_t limit; /* ticks past it overflow int64 nanoseconds */
+    /* what the merge decided, for the fill */
+    int threads;
+    int filled;
+    size_t rows;     /* records of all ranks */
+    size_t chunk;    /* rows a fill job puts */
+    uint32_t first;  /* the block's first row */
+    uint32_t *who;   /* per row: its rank */
+    fill_mark *mark; /* per chunk and rank: where the rank stood */
+    int any_bytes;   /* a record has a size: the model's column is made */
 };
 
 /* The canonical decimal form: what an integer prints back as. */
@@ -369,6 +396,7 @@ static int cursor_load(const rec_run *run, const rec_rank *rk, cursor *c, uint64
     const unsigned char *p = rk->ts.p + c->pos * 8;
     uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
     if (en > limit) return -1;
+    c->base = c->prev;
     c->start = ticks_ns(run, s);
     c->end = ticks_ns(run, en);
     c->level = c->sm[rk->seq[c->pos]].level;
@@ -428,12 +456,11 @@ static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t ti
 ** starts: time containment would get both wrong (the tracks are
 ** TR_NEST_GIVEN).
 */
-static int nest_by_level(rec_model *m, tid_track *tt, uint32_t row, uint32_t level)
+static int nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint32_t *parent)
 {
     tr_vec *open = &tt->open;
     while (open->len && TR_VEC_AT(open, open_rec, open->len - 1).level >= level) open->len--;
-    tr_slice_set_parent(m->t, row,
-                        open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE);
+    *parent = open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE;
     open_rec *o = tr_vec_push(open);
     if (!o) return TR_FATAL;
     *o = (open_rec){row, level};
@@ -450,20 +477,35 @@ static int merge_overflow(rec_model *m, int32_t bad, tr_error *e)
                      "rank %d's timestamps run past what nanoseconds can hold", (int)bad);
 }
 
-/* The cursors at each rank's first record, in a heap. */
+/* The cursors at each rank's first record, in a heap; the merge's outputs, sized. */
 static int merge_start(rec_model *m, tr_error *e)
 {
     rec_run *run = m->run;
     int32_t n = run->ranks;
+    for (int32_t r = 0; r < n; r++) m->rows += m->rk[r].n;
+    if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
+    /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
+    size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
+    m->chunk = (m->rows + want - 1) / want;
+    if (m->chunk < FILL_CHUNK_MIN) m->chunk = FILL_CHUNK_MIN;
+    size_t n_chunks = (m->rows + m->chunk - 1) / m->chunk;
     m->c = tr_malloc((size_t)n * sizeof *m->c);
     m->h = tr_malloc((size_t)n * sizeof *m->h);
-    if (!m->c || !m->h) return tr_error_nomem(e);
+    m->who = tr_malloc((m->rows ? m->rows : 1) * sizeof *m->who);
+    m->mark = tr_malloc((n_chunks ? n_chunks : 1) * (size_t)n * sizeof *m->mark);
+    if (!m->c || !m->h || !m->who || !m->mark) return tr_error_nomem(e);
+    for (int32_t r = 0; r < n; r++) {
+        size_t k = m->rk[r].n ? (size_t)m->rk[r].n : 1;
+        m->ro[r].up = tr_malloc(k * sizeof *m->ro[r].up);
+        m->ro[r].row = tr_malloc(k * sizeof *m->ro[r].row);
+        if (!m->ro[r].up || !m->ro[r].row) return tr_error_nomem(e);
+    }
     double dlimit = (double)INT64_MAX / run->res_nsd / 2;
     m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
                : dlimit >= 1.8e19 ? UINT64_MAX
                                   : (uint64_t)dlimit;
     for (int32_t r = 0; r < n; r++) {
-        m->c[r] = (cursor){0, 0, 0, 0, r, 0, m->ro[r].sm};
+        m->c[r] = (cursor){.rank = r, .sm = m->ro[r].sm};
         int got = cursor_load(run, &m->rk[r], &m->c[r], m->limit);
         if (got < 0) return merge_overflow(m, r, e);
         if (got > 0) m->h[m->hn++] = r;
@@ -472,34 +514,188 @@ static int merge_start(rec_model *m, tr_error *e)
     return TR_OK;
 }
 
-/* The earliest record of all ranks into the model, and its rank's next one up. */
-static int merge_one(rec_model *m, tr_error *e)
+/* Rank R's open records on thread TID, by position (made on first use). */
+static tid_track *nest_for(rank_out *o, int64_t tid)
 {
-    int32_t r = m->h[0];
-    cursor *cu = &m->c[r];
-    rec_rank *k = &m->rk[r];
-    rank_out *o = &m->ro[r];
-    const sig_model *s = &o->sm[k->seq[cu->pos]];
-    tid_track *tt = track_for(m, o, r, s->tid);
-    int64_t dur = cu->end - cu->start;
-    if (dur < 0) {
-        o->bad_order = 1;
-        dur = 0;
+    for (size_t i = 0; i < o->nest.len; i++) {
+        tid_track *tt = &TR_VEC_AT(&o->nest, tid_track, i);
+        if (tt->tid == tid) return tt;
     }
-    uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, cu->start, dur, s->name, s->cat,
-                                s->bytes, s->args);
-    if (!tt || row == TR_NONE || nest_by_level(m, tt, row, s->level) != TR_OK)
-        return tr_error_nomem(e);
-    cu->pos++;
-    int got = cursor_load(m->run, k, cu, m->limit);
-    if (got < 0) return merge_overflow(m, r, e);
-    if (got == 0) {
-        m->h[0] = m->h[--m->hn];
-        if (m->hn) heap_down(m->c, m->h, m->hn, 0);
-    } else if (m->hn > 1) {
-        heap_down(m->c, m->h, m->hn, 0);
+    tid_track *tt = tr_vec_push(&o->nest);
+    if (!tt) return NULL;
+    tt->tid = tid;
+    tr_vec_init(&tt->open, sizeof(open_rec));
+    return tt;
+}
+
+/* One rank's parents, by position in the rank (a pool job: it touches its rank only). */
+static int nest_rank(void *user, size_t r)
+{
+    rec_model *m = user;
+    rank_out *o = &m->ro[r];
+    const rec_rank *rk = &m->rk[r];
+    tid_track *tt = NULL;
+    for (uint64_t pos = 0; pos < rk->n; pos++) {
+        const sig_model *s = &o->sm[rk->seq[pos]];
+        if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
+        if (!tt || nest_by_level(tt, (uint32_t)pos, s->level, &o->up[pos]) != TR_OK)
+            return o->rc = TR_FATAL;
     }
     return TR_OK;
+}
+
+/* What is still open at each rank's end, as rows, where the calls in flight look for it. */
+static int nest_end(rec_model *m)
+{
+    for (int32_t r = 0; r < m->run->ranks; r++) {
+        rank_out *o = &m->ro[r];
+        for (size_t i = 0; i < o->nest.len; i++) {
+            const tid_track *lt = &TR_VEC_AT(&o->nest, tid_track, i);
+            tid_track *tt = track_for(m, o, r, lt->tid);
+            if (!tt) return TR_FATAL;
+            for (size_t k = 0; k < lt->open.len; k++) {
+                open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
+                open_rec *to = tr_vec_push(&tt->open);
+                if (!to) return TR_FATAL;
+                *to = (open_rec){m->first + o->row[rec.row], rec.level};
+            }
+        }
+    }
+    return TR_OK;
+}
+
+/* Where every rank stands: the mark of the chunk that begins here. */
+static void mark_chunk(rec_model *m, size_t chunk)
+{
+    fill_mark *mk = m->mark + chunk * (size_t)m->run->ranks;
+    for (int32_t r = 0; r < m->run->ranks; r++) mk[r] = (fill_mark){m->c[r].pos, m->c[r].base};
+}
+
+/*
+** The merge: the earliest record of all ranks is the next row, again and
+** again.  It records each row's rank, each record's row, and makes the
+** tracks in the order their first records come, as appending row by row did.
+*/
+static int merge_order(rec_model *m, tr_error *e)
+{
+    size_t base[TR_EV_KIND_COUNT];
+    tr_trace_event_counts(m->t, base);
+    if (m->rows >= TR_NONE - 1 - base[TR_EV_SLICE]) return tr_error_nomem(e);
+    m->first = (uint32_t)base[TR_EV_SLICE];
+    for (size_t k = 0; m->hn; k++) {
+        if (k % m->chunk == 0) mark_chunk(m, k / m->chunk);
+        int32_t r = m->h[0];
+        cursor *cu = &m->c[r];
+        rank_out *o = &m->ro[r];
+        const sig_model *s = &o->sm[m->rk[r].seq[cu->pos]];
+        if (!track_for(m, o, r, s->tid)) return tr_error_nomem(e);
+        if (cu->end < cu->start) o->bad_order = 1;
+        m->any_bytes |= s->bytes != -1;
+        m->who[k] = (uint32_t)r;
+        o->row[cu->pos] = (uint32_t)k;
+        cu->pos++;
+        int got = cursor_load(m->run, &m->rk[r], cu, m->limit);
+        if (got < 0) return merge_overflow(m, r, e);
+        if (got == 0) {
+            m->h[0] = m->h[--m->hn];
+            if (m->hn) heap_down(m->c, m->h, m->hn, 0);
+        } else if (m->hn > 1) {
+            heap_down(m->c, m->h, m->hn, 0);
+        }
+    }
+    return TR_OK;
+}
+
+/* The track of RO's thread TID, which the merge made (read-only: fill jobs share it). */
+static uint32_t track_of(const rank_out *ro, int64_t tid)
+{
+    for (size_t i = 0; i < ro->tracks.len; i++) {
+        const tid_track *tt = &TR_VEC_AT(&ro->tracks, tid_track, i);
+        if (tt->tid == tid) return tt->track;
+    }
+    return TR_NONE;
+}
+
+/* A duration too long for the row, set by tr_slice_end once the jobs are done. */
+typedef struct wide_end {
+    uint32_t row;
+    int64_t end;
+} wide_end;
+
+/* One fill job: a chunk of rows, each rank's cursor resumed from the chunk's mark. */
+typedef struct fill_job {
+    tr_vec wide; /* wide_end */
+    int rc;
+} fill_job;
+
+typedef struct fill_pool {
+    rec_model *m;
+    fill_job *job;
+} fill_pool;
+
+static int fill_chunk(void *user, size_t j)
+{
+    fill_pool *fp = user;
+    rec_model *m = fp->m;
+    const rec_run *run = m->run;
+    const fill_mark *mk = m->mark + j * (size_t)run->ranks;
+    fill_mark *at = tr_malloc((size_t)run->ranks * sizeof *at);
+    if (!at) return fp->job[j].rc = TR_FATAL;
+    memcpy(at, mk, (size_t)run->ranks * sizeof *at);
+    size_t end = (j + 1) * m->chunk < m->rows ? (j + 1) * m->chunk : m->rows;
+    int rc = TR_OK;
+    for (size_t k = j * m->chunk; k < end && rc == TR_OK; k++) {
+        uint32_t r = m->who[k];
+        const rec_rank *rk = &m->rk[r];
+        const rank_out *o = &m->ro[r];
+        fill_mark *c = &at[r];
+        const unsigned char *p = rk->ts.p + c->pos * 8;
+        uint64_t st = c->base + rec_le32(p), en = c->base + rec_le32(p + 4);
+        const sig_model *s = &o->sm[rk->seq[c->pos]];
+        uint32_t up = o->up[c->pos];
+        c->base = st;
+        c->pos++;
+        int64_t start = ticks_ns(run, st), dur = ticks_ns(run, en) - start;
+        if (dur < 0) dur = 0;
+        uint32_t row = m->first + (uint32_t)k;
+        rc = tr_slice_put(m->t, row, track_of(o, s->tid), start, dur, s->name, s->cat, s->bytes,
+                          s->args, up == TR_NONE ? TR_NONE : m->first + o->row[up]);
+        if (rc == TR_END) {
+            wide_end *w = tr_vec_push(&fp->job[j].wide);
+            if (w) *w = (wide_end){row, start + dur};
+            rc = w ? TR_OK : TR_FATAL;
+        }
+    }
+    tr_free(at);
+    return fp->job[j].rc = rc;
+}
+
+/* The merged rows into the model: one block, filled by chunks on the pool's threads. */
+static int fill_rows(rec_model *m, tr_error *e)
+{
+    size_t n_chunks = m->rows ? (m->rows + m->chunk - 1) / m->chunk : 0;
+    fill_job *job = tr_calloc(n_chunks ? n_chunks : 1, sizeof *job);
+    if (!job) return tr_error_nomem(e);
+    int rc = TR_OK;
+    /* Room for the calls in flight too, which come after: the block is the table's size. */
+    size_t fly = 0;
+    for (int32_t r = 0; r < m->run->ranks; r++) fly += m->rk[r].fly.n;
+    if (tr_slice_reserve(m->t, m->rows + fly) != TR_OK ||
+        tr_slice_add_rows(m->t, m->rows, m->rows > 0, m->any_bytes) != m->first)
+        rc = tr_error_nomem(e);
+    for (size_t j = 0; j < n_chunks; j++) tr_vec_init(&job[j].wide, sizeof(wide_end));
+    fill_pool fp = {m, job};
+    if (rc == TR_OK) tr_pool_run(tr_pool_threads(m->threads, n_chunks), n_chunks, fill_chunk, &fp);
+    for (size_t j = 0; j < n_chunks; j++) {
+        if (rc == TR_OK && job[j].rc != TR_OK) rc = tr_error_nomem(e);
+        for (size_t i = 0; rc == TR_OK && i < job[j].wide.len; i++) {
+            const wide_end *w = &TR_VEC_AT(&job[j].wide, wide_end, i);
+            tr_slice_end(m->t, w->row, w->end);
+        }
+        tr_vec_fini(&job[j].wide);
+    }
+    tr_free(job);
+    return rc == TR_OK ? tr_trace_status(m->t, e) : rc;
 }
 
 /* Input metadata: origin, clock and what the header says. */
@@ -582,6 +778,7 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
     rank_out *o = &m->ro[r];
     char path[1024];
     tr_vec_init(&o->tracks, sizeof(tid_track));
+    tr_vec_init(&o->nest, sizeof(tid_track));
     /* The OS process when tracerecord named it (the same pid and host as tracesniff's dumps),
      * else the rank; a second rank of one process (a program it exec'd) stays apart. */
     size_t before = tr_process_count(m->t);
@@ -610,7 +807,7 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
 }
 
 int rec_model_open(rec_model **out, tr_trace *t, rec_run *run, rec_rank *rk, uint32_t input,
-                   tr_diag *diag, tr_error *e)
+                   tr_diag *diag, int threads, tr_error *e)
 {
     rec_model *m = tr_calloc(1, sizeof *m);
     *out = m;
@@ -619,6 +816,7 @@ int rec_model_open(rec_model **out, tr_trace *t, rec_run *run, rec_rank *rk, uin
     m->run = run;
     m->rk = rk;
     m->input = input;
+    m->threads = threads;
     m->diag = diag ? diag : &m->quiet;
     tr_vec_init(&m->argn, sizeof(tr_str));
     for (int i = 0; i < CAT_COUNT; i++) m->cat[i] = tr_str_internz(t, cat_text[i]);
@@ -658,8 +856,10 @@ static int add_inflight(rec_model *m, int32_t r, tr_error *e)
         tid_track *tt = track_for(m, o, r, s.tid);
         uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, ticks_ns(m->run, ticks), -1,
                                     s.name, s.cat, s.bytes, s.args);
-        if (!tt || row == TR_NONE || nest_by_level(m, tt, row, s.level) != TR_OK)
+        uint32_t parent;
+        if (!tt || row == TR_NONE || nest_by_level(tt, row, s.level, &parent) != TR_OK)
             return tr_error_nomem(e);
+        tr_slice_set_parent(m->t, row, parent);
     }
     if (!k->fly.n) return TR_OK;
     const char *first = tr_str_get(m->t, func_resolve(m, k->fly.sig[0].func)->name, NULL);
@@ -696,13 +896,37 @@ static int model_end(rec_model *m, tr_error *e)
     return tr_trace_status(m->t, e);
 }
 
+/* The per-rank nesting, once the rows have their parents. */
+static void rank_nest_free(rec_model *m)
+{
+    for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
+        rank_out *o = &m->ro[r];
+        for (size_t i = 0; i < o->nest.len; i++)
+            tr_vec_fini(&TR_VEC_AT(&o->nest, tid_track, i).open);
+        tr_vec_fini(&o->nest);
+        tr_free(o->up);
+        tr_free(o->row);
+        o->up = o->row = NULL;
+    }
+}
+
 int rec_model_next(rec_model *m, tr_error *e)
 {
-    for (int k = 0; k < TR_READ_BATCH && m->hn; k++) {
-        int rc = merge_one(m, e);
-        if (rc != TR_OK) return rc;
+    if (!m->filled) {
+        m->filled = 1;
+        int32_t n = m->run->ranks;
+        tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, nest_rank, m);
+        int rc = TR_OK;
+        for (int32_t r = 0; r < n && rc == TR_OK; r++)
+            if (m->ro[r].rc != TR_OK) rc = tr_error_nomem(e);
+        if (rc == TR_OK) rc = merge_order(m, e);
+        if (rc == TR_OK) rc = fill_rows(m, e);
+        if (rc == TR_OK && nest_end(m) != TR_OK) rc = tr_error_nomem(e);
+        rank_nest_free(m);
+        tr_free(m->who);
+        m->who = NULL;
+        return rc;
     }
-    if (m->hn) return tr_trace_status(m->t, e);
     int rc = model_end(m, e);
     return rc == TR_OK ? TR_END : rc;
 }
@@ -710,6 +934,7 @@ int rec_model_next(rec_model *m, tr_error *e)
 void rec_model_free(rec_model *m)
 {
     if (!m) return;
+    rank_nest_free(m);
     for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
         for (size_t i = 0; i < m->ro[r].tracks.len; i++)
             tr_vec_fini(&TR_VEC_AT(&m->ro[r].tracks, tid_track, i).open);
@@ -721,6 +946,8 @@ void rec_model_free(rec_model *m)
     tr_free(m->func);
     tr_free(m->c);
     tr_free(m->h);
+    tr_free(m->who);
+    tr_free(m->mark);
     tr_vec_fini(&m->argn);
     tr_free(m);
 }

@@ -346,3 +346,56 @@ TR_TEST(freeze_nearly_sorted_ties)
     }
     tr_trace_free(t);
 }
+
+/* A block put by tr_slice_put (rows out of order, a wide duration) is the trace tr_slice_add makes.
+ */
+TR_TEST(slice_block_equals_appends)
+{
+    tr_trace *a = tr_trace_new(), *b = tr_trace_new();
+    tr_trace *both[2] = {a, b};
+    uint32_t tk[2];
+    tr_str name[2], cat[2];
+    for (int k = 0; k < 2; k++) {
+        uint32_t in = tr_input_add(both[k], "x", "test");
+        tk[k] = tr_track_intern(both[k], tr_process_intern(both[k], in, 1), TR_TRACK_THREAD, 1, 0);
+        tr_track_at(both[k], tk[k])->nesting = TR_NEST_GIVEN;
+        name[k] = tr_str_internz(both[k], "f");
+        cat[k] = tr_str_internz(both[k], "POSIX");
+    }
+    enum { N = 6 };
+    const int64_t ts[N] = {0, 10, 20, 30, 40, 50}, dur[N] = {100, 5, 5000000000LL, 0, 3, 1};
+    const int64_t bytes[N] = {-1, 4096, -1, 7, -1, -1};
+    const uint32_t parent[N] = {TR_NONE, 0, 0, 2, TR_NONE, 4};
+    for (int i = 0; i < N; i++) {
+        uint32_t row = tr_slice_add(a, tk[0], ts[i], dur[i], name[0], cat[0], bytes[i], 0);
+        tr_slice_set_parent(a, row, parent[i]);
+    }
+    CHECK_INT(tr_slice_reserve(b, N + 1), TR_OK);
+    uint32_t first = tr_slice_add_rows(b, N, 1, 1);
+    CHECK_INT(first, 0);
+    tr_slice_touch(b, first, N);
+    for (int i = N; i-- > 0;) {
+        int rc = tr_slice_put(b, first + (uint32_t)i, tk[1], ts[i], dur[i], name[1], cat[1],
+                              bytes[i], 0, parent[i]);
+        CHECK_INT(rc, i == 2 ? TR_END : TR_OK);
+        if (rc == TR_END) tr_slice_end(b, first + (uint32_t)i, ts[i] + dur[i]);
+    }
+    CHECK_INT(tr_slice_put(b, N, tk[1], 0, 0, 0, 0, -1, 0, TR_NONE), TR_FATAL); /* not a row */
+    CHECK_INT(tr_trace_freeze(a, NULL), 0);
+    CHECK_INT(tr_trace_freeze(b, NULL), 0);
+    tr_slices sa, sb;
+    tr_trace_slices(a, &sa);
+    tr_trace_slices(b, &sb);
+    CHECK_INT(sb.n, N);
+    for (size_t i = 0; i < N; i++) {
+        CHECK_INT(sb.ts[i], sa.ts[i]);
+        CHECK_INT(tr_slice_dur(&sb, i), tr_slice_dur(&sa, i));
+        CHECK_INT(tr_slice_bytes(&sb, i), tr_slice_bytes(&sa, i));
+        CHECK_INT(tr_slice_cat(&sb, i), tr_slice_cat(&sa, i));
+        CHECK_INT(sb.parent[i], sa.parent[i]);
+        CHECK_INT(sb.depth[i], sa.depth[i]);
+    }
+    CHECK_INT(tr_slice_dur(&sb, 2), 5000000000LL);
+    tr_trace_free(a);
+    tr_trace_free(b);
+}

@@ -222,13 +222,14 @@ def rank_files(kin_steps):
     kin = gen(os.path.join(OUT, "kineto-%d.json" % kin_steps),
               [py, os.path.join(HERE, "chrome", "gen_kineto.py"), os.path.join(OUT, "kineto-%d.json" % kin_steps),
                str(kin_steps)])
+    # Hard links, not symlinks: tracecat reads a file named twice (its real path) once.
     files = []
     for i in range(8):
         p = os.path.join(OUT, "speed-rank%d.json" % i)
-        if os.path.islink(p) and os.readlink(p) != os.path.basename(kin):
+        if os.path.lexists(p) and (os.path.islink(p) or not os.path.samefile(p, kin)):
             os.remove(p)
-        if not os.path.islink(p):
-            os.symlink(os.path.basename(kin), p)
+        if not os.path.exists(p):
+            os.link(kin, p)
         files.append(p)
     return files
 

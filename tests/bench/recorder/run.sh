@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh [BUILD_DIR]: the Recorder benchmark (issue 6).  Generates a 64-rank,
 # 5.2 M-record trace with the writer (once, under $BENCH_DIR or /tmp), then,
-# with one and with two decoding threads: the decode/merge/freeze phases
+# with one and with two threads: the read and freeze phases
 # (bench_recorder read), and `tracecat info` and `tracecat convert` to Chrome
 # JSON with wall time and peak RSS (GNU time).  Prints figures, checks nothing.
 set -eu
