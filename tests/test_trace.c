@@ -373,7 +373,6 @@ TR_TEST(slice_block_equals_appends)
     CHECK_INT(tr_slice_reserve(b, N + 1), TR_OK);
     uint32_t first = tr_slice_add_rows(b, N, 1, 1);
     CHECK_INT(first, 0);
-    tr_slice_touch(b, first, N);
     for (int i = N; i-- > 0;) {
         int rc = tr_slice_put(b, first + (uint32_t)i, tk[1], ts[i], dur[i], name[1], cat[1],
                               bytes[i], 0, parent[i]);
