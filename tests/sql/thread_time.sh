@@ -52,7 +52,8 @@ grep -c '"ph":"X"' "$tmp/s2.json" | grep -q '^6$' || fail "schema 2 db: slices l
 cp "$tmp/r.db" "$tmp/s1.db"
 sqlite3 "$tmp/s1.db" "CREATE TABLE io1 AS SELECT slice_id, rank, thread, ts, dur, function,
     layer, path, offset, bytes FROM io; DROP VIEW io; DROP TABLE __intrinsic_io;
-    ALTER TABLE io1 RENAME TO io; DROP VIEW kernel_launch;
+    ALTER TABLE io1 RENAME TO io; DROP VIEW IF EXISTS queue_length; DROP VIEW IF EXISTS kernel_sequence;
+    DROP VIEW IF EXISTS kernel_sequence_root; DROP VIEW kernel_launch;
     DROP INDEX slice_track_ts; DROP INDEX slice_name;
     ALTER TABLE slice DROP COLUMN thread_ts; ALTER TABLE slice DROP COLUMN thread_dur;
     UPDATE meta SET value = 1 WHERE key = 'schema_version'" || fail "cannot make a schema 1 db"
