@@ -73,6 +73,12 @@ typedef struct tr_sink {
     ** start before LOW before the input ends (tr_stream.h).
     */
     int64_t low;
+    /*
+    ** Rows of each kind dropped so far: row R of the trace now is row
+    ** dropped[kind] + R of the whole load, the number a stream gives it
+    ** (tr_event_rec.seq) and the one a reader that forgets names in flows.
+    */
+    size_t dropped[TR_EV_KIND_COUNT];
 } tr_sink;
 
 /*

@@ -191,11 +191,13 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                         int sort_all, int *retry)
 {
     char dir[4096];
-    tr_stream_opts so = {.memory = (size_t)tr_cli_memory(c),
+    /* the readers' share of the budget is for what they sort themselves (Chrome's flows) */
+    tr_stream_opts so = {.memory = (size_t)(tr_cli_memory(c) - tr_cli_sort_memory(c)),
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
                          .free_bytes = a->free_bytes,
                          .sort_all = sort_all};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
+    c->read.spill_dir = so.tmpdir;
     tr_error e = {0};
     tr_trace *t = tr_trace_new();
     if (!t || tr_stream_open(&job.s, &so, &e) != TR_OK) {
