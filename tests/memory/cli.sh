@@ -1,8 +1,9 @@
 #!/bin/bash
 # cli.sh TRACECAT ROOT CASE: streaming cat and convert (issue 18) from the command line.
 #   equal    every sample in testdata/: the stream (--memory 1M) writes what the model does, with
-#            each streaming writer (lines, folded)
-#   equal-quick  the same on a few samples
+#            each streaming writer (lines, folded), and warns as it does
+#   equal-quick  the same on a few samples, Chrome and Kineto ones among them, and on a generated
+#            Kineto trace whose flows the reader binds through sorters that spill
 #   spill    a generated GT log under --memory 8M: runs spilled and merged, the same output,
 #            no spill directory left
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
@@ -39,15 +40,17 @@ gen_held() {
     } { print }' "$tmp/big.log" >"$tmp/held.log" && mv "$tmp/held.log" "$tmp/big.log"
 }
 
-# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte.
+# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte, and so
+# are the warnings.
 same_as_model() {
     local f=$1 want got
-    in_memory "$f" >"$tmp/want" 2>/dev/null
+    "$tracecat" cat -v --name '*' "$f" >"$tmp/want" 2>"$tmp/want.err"
     want=$?
-    "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
+    "$tracecat" cat -v --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
     got=$?
     [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
     cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+    cmp -s "$tmp/err" "$tmp/want.err" || fail "$f: the stream warns otherwise than the model"
     for prefix in none process,thread; do
         "$tracecat" convert -q --name '*' --folded-prefix $prefix "$f" -o "$tmp/want.folded" \
             >/dev/null 2>&1
@@ -75,9 +78,15 @@ equal)
 equal-quick)
     for f in testdata/gt/gt-mlp-4workers-autoshard.log testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         testdata/pyspy/12_raw_folded_gevent_pyspy179.txt testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt \
-        testdata/input/empty.txt; do
+        testdata/input/empty.txt testdata/chrome/catapult/flow.json \
+        testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz; do
         same_as_model "$f"
     done
+    # Kineto: the stream's runs and the Chrome reader's flow sorters spill and merge
+    python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 3000 || fail "gen_kineto.py"
+    same_as_model "$tmp/k.json"
+    run 0 cat -vv --memory 1M --tmpdir "$spill" "$tmp/k.json"
+    expect_err "tracecat: 0 events written while reading, 7 sorted runs spilled"
     # the folded writer takes the streaming path (the sorter says what it did)
     run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         -o "$tmp/s.folded"
