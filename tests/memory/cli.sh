@@ -8,6 +8,8 @@
 #            no spill directory left
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
 #   sigterm  SIGTERM while the runs are being merged: nothing left
+#   merged   several inputs (GT, Kineto, py-spy; two ranks; --align): merged through the stream as
+#            the model merges them, and --align-on read into the model
 #   window   a GT log in time order: lines written while it is read, the model's lines; `| head -1`
 #            ends quietly; a log whose time goes back fails on a pipe and is sorted into a file
 # spill, fail and sigterm read a log whose first request is never answered: it holds the reorder
@@ -168,6 +170,34 @@ window)
     expect_err "tracecat: the input is not in time order: reading it again, sorted"
     in_memory "$tmp/back.log" | cmp -s - "$tmp/back.tsv" || fail "sorted again: other lines"
     rm "$tmp/back.tsv"
+    nothing_left
+    ;;
+merged)
+    # same_inputs ARGS...: the stream of several inputs (--memory 1M) is the model's (read one input
+    # after the other, as the stream reads them: the threads' loader shows fewer warnings), warnings
+    # included
+    same_inputs() {
+        "$tracecat" cat -v --threads 1 --name '*' "$@" >"$tmp/want" 2>"$tmp/want.err" ||
+            fail "in memory: $*"
+        run 0 cat -vv --memory 1M --tmpdir "$spill" "$@"
+        expect_err "tracecat: 0 events written while reading, [0-9]* sorted runs spilled"
+        grep -v "events written while reading" "$tmp/err" >"$tmp/got.err"
+        cmp -s "$tmp/out" "$tmp/want" || fail "$*: the stream prints other lines than the model"
+        "$tracecat" cat -v --memory 1M --tmpdir "$spill" "$@" 2>"$tmp/err" >/dev/null
+        cmp -s "$tmp/err" "$tmp/want.err" || fail "$*: the stream warns otherwise than the model"
+    }
+    hta=testdata/chrome/hta/trace_filter
+    python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 2000 || fail "gen_kineto.py"
+    same_inputs "$hta/sampled_rank-0.json.gz" "$hta/sampled_rank-1.json.gz"
+    same_inputs testdata/gt/gt-mlp-4workers-autoshard.log "$tmp/k.json" \
+        testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt testdata/chrome/catapult/flow.json
+    same_inputs --align testdata/chrome/catapult/flow.json=5s testdata/chrome/catapult/flow.json
+    same_inputs --align "$tmp/k.json=-2.5s" "$tmp/k.json" testdata/gt/gt-server-2workers.log
+    # an input named twice is read once
+    same_inputs "$tmp/k.json" "$tmp/k.json"
+    # --align-on needs the events of all inputs: they are read into the model
+    run 0 cat -vv --align-on 'aten::linear' "$tmp/k.json" testdata/gt/gt-server-2workers.log
+    ! grep -q "events written while reading" "$tmp/err" || fail "--align-on streamed"
     nothing_left
     ;;
 *)
