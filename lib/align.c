@@ -774,6 +774,8 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
         first_of(&a, t->counters.ts, t->counters.track, t->counters.n);
         first_of(&a, t->samples.ts, t->samples.track, t->samples.n);
         for (size_t i = 0; i < a.n_in; i++) {
+            int64_t dropped = TR_VEC_AT(&t->inputs, tr_input_info, i).dropped_first_ts;
+            if (dropped < a.first_ts[i]) a.first_ts[i] = dropped;
             TR_VEC_AT(&t->inputs, tr_input_info, i).placed = TR_PLACED_AS_IS;
             TR_VEC_AT(&t->inputs, tr_input_info, i).offset_ns = 0;
         }

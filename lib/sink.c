@@ -10,6 +10,30 @@ static void sink_counts(const tr_trace *t, size_t n[TR_EV_KIND_COUNT], size_t *f
     *flows = tr_flow_count(t);
 }
 
+/* The earliest time among the rows of T, all of batch B's input, about to be dropped: for tr_align.
+ */
+static void sink_note_first(tr_trace *t, const tr_batch *b)
+{
+    tr_input_info *in = tr_input_at(t, b->input);
+    if (!in) return;
+    tr_slices sl;
+    tr_instants it;
+    tr_counters ct;
+    tr_samples sm;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &it);
+    tr_trace_counters(t, &ct);
+    tr_trace_samples(t, &sm);
+    const int64_t *ts[TR_EV_KIND_COUNT];
+    ts[TR_EV_SLICE] = sl.ts;
+    ts[TR_EV_INSTANT] = it.ts;
+    ts[TR_EV_COUNTER] = ct.ts;
+    ts[TR_EV_SAMPLE] = sm.ts;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        for (size_t i = 0; i < b->end[k]; i++)
+            if (ts[k][i] < in->dropped_first_ts) in->dropped_first_ts = ts[k][i];
+}
+
 void tr_sink_init(tr_sink *s, tr_trace *t, tr_sink_fn fn, void *user)
 {
     memset(s, 0, sizeof *s);
@@ -53,6 +77,8 @@ int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
     s->flow_mark = b.flow_end;
     int rc = s->fn(s->user, s->t, &b, e);
     if (rc == TR_OK && s->forget && (s->forget_now || last)) {
+        for (int k = 0; k < TR_EV_KIND_COUNT; k++) s->dropped[k] += b.end[k];
+        sink_note_first(s->t, &b);
         tr_trace_drop_events(s->t);
         memset(s->mark, 0, sizeof s->mark);
         s->flow_mark = 0;

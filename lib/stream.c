@@ -10,7 +10,18 @@
 #include <string.h>
 
 struct tr_stream {
-    tr_sorter *sort;
+    /*
+    ** One sorter per input (tr_sorter *, NULL until it has a record): an
+    ** input's times are shifted onto the merged timeline (tr_align) only
+    ** when all inputs are read, by one offset for all its events, so each
+    ** input is sorted on its own clock and the inputs are merged, shifted,
+    ** at the end.
+    */
+    tr_vec sorts;
+    tr_sorter_opts sort_opts;
+    const tr_trace *t; /* the trace of the last batch: its tracks and their offsets at the end */
+    tr_vec merge;      /* tr_event_rec: the next record of each input, shifted: a heap */
+    int merging;
     size_t budget;
     int sort_all; /* tr_stream_opts.sort_all */
     /*
@@ -158,13 +169,38 @@ static void heap_pop(tr_vec *v, tr_event_rec *r)
     }
 }
 
-/* The window is given up: what it holds goes into the sorter, as every later record does. */
-static int window_close(tr_stream *s, tr_error *e)
+static uint32_t track_input(const tr_trace *t, uint32_t track);
+
+/* The sorter of input IN, opened at its first record. */
+static tr_sorter *input_sorter(tr_stream *s, uint32_t in, tr_error *e)
+{
+    while (s->sorts.len <= in) {
+        tr_sorter **at = tr_vec_push(&s->sorts);
+        if (!at) {
+            tr_error_nomem(e);
+            return NULL;
+        }
+        *at = NULL;
+    }
+    tr_sorter **at = &TR_VEC_AT(&s->sorts, tr_sorter *, in);
+    if (!*at && tr_sorter_open(at, &s->sort_opts, e) != TR_OK) return NULL;
+    return *at;
+}
+
+static int sort_push(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error *e)
+{
+    tr_sorter *so = input_sorter(s, in, e);
+    return so ? tr_sorter_push(so, r, e) : TR_FATAL;
+}
+
+/* The window is given up: what it holds goes into the sorters, as every later record does. */
+static int window_close(tr_stream *s, const tr_trace *t, tr_error *e)
 {
     s->window = 0;
     const tr_event_rec *h = s->heap.data;
     int rc = TR_OK;
-    for (size_t i = 0; i < s->heap.len && rc == TR_OK; i++) rc = tr_sorter_push(s->sort, &h[i], e);
+    for (size_t i = 0; i < s->heap.len && rc == TR_OK; i++)
+        rc = sort_push(s, track_input(t, h[i].track), &h[i], e);
     s->heap.len = 0;
     return rc;
 }
@@ -222,10 +258,10 @@ static int64_t *input_end(tr_stream *s, uint32_t in)
     return &TR_VEC_AT(&s->end, int64_t, in);
 }
 
-/* A finished record waits in the window or in the sorter. */
-static int stream_route(tr_stream *s, const tr_event_rec *r, tr_error *e)
+/* A finished record of input IN waits in the window or in its input's sorter. */
+static int stream_route(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error *e)
 {
-    if (!s->window) return tr_sorter_push(s->sort, r, e);
+    if (!s->window) return sort_push(s, in, r, e);
     return heap_push(&s->heap, r) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
@@ -240,7 +276,7 @@ static int stream_take(tr_stream *s, const tr_trace *t, tr_event_rec *r, tr_erro
     if (last > *end) *end = last;
     if (r->kind == TR_EV_SLICE && nest_given(t, r->track)) r->key = 0;
     if (s->sent && r->ts < s->sent_to) return stream_late(s, t, in, r, e);
-    if (!open) return stream_route(s, r, e);
+    if (!open) return stream_route(s, in, r, e);
     tr_event_rec *held = tr_vec_push(&s->open);
     uint32_t *held_in = held ? tr_vec_push(&s->open_input) : NULL;
     if (!held_in) return tr_error_nomem(e);
@@ -266,7 +302,7 @@ static int stream_close_open(tr_stream *s, const tr_trace *t, uint32_t in, tr_er
         int64_t end = in < s->end.len ? TR_VEC_AT(&s->end, int64_t, in) : r.ts;
         r.dur = end > r.ts ? end - r.ts : 0;
         r.key = nest_given(t, r.track) ? 0 : r.dur;
-        if (rc == TR_OK) rc = stream_route(s, &r, e);
+        if (rc == TR_OK) rc = stream_route(s, in, &r, e);
     }
     s->open.len = s->open_input.len = keep;
     return rc;
@@ -294,10 +330,34 @@ static int batch_empty(const tr_batch *b)
 static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     if (!s->window) return TR_OK;
-    if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, e);
+    if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, t, e);
     int rc = window_send(s, t, stream_low(s, b), e);
     if (rc == TR_OK && s->heap.len * sizeof(tr_event_rec) + tr_trace_memory(t) > s->budget)
-        rc = window_close(s, e);
+        rc = window_close(s, t, e);
+    return rc;
+}
+
+/* Bytes of records the sorters hold. */
+static size_t sorts_held(const tr_stream *s)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < s->sorts.len; i++) {
+        tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
+        if (so) held += tr_sorter_held(so);
+    }
+    return held;
+}
+
+/* The model's dictionaries take their share of the budget: past it, every sorter spills. */
+static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
+{
+    size_t held = sorts_held(s);
+    if (held < s->budget / 8 || held + tr_trace_memory(t) <= s->budget) return TR_OK;
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) {
+        tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
+        if (so) rc = tr_sorter_spill(so, e);
+    }
     return rc;
 }
 
@@ -305,6 +365,7 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
 {
     tr_stream *s = user;
     int rc = TR_OK;
+    s->t = t;
     for (int k = 0; k < TR_EV_KIND_COUNT && rc == TR_OK; k++) {
         for (size_t i = b->first[k]; i < b->end[k] && rc == TR_OK; i++) {
             tr_event_rec r;
@@ -315,10 +376,30 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
     }
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
-    /* The model's dictionaries take their share of the budget. */
-    size_t held = tr_sorter_held(s->sort);
-    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
-        rc = tr_sorter_spill(s->sort, e);
+    return rc == TR_OK ? sorts_fit(s, t, e) : rc;
+}
+
+/* ---- the merge of the inputs ---- */
+
+/* The next record of input IN's sorter onto the merge heap, shifted by its track's offset. */
+static int merge_pull(tr_stream *s, uint32_t in, tr_error *e)
+{
+    tr_sorter *so = in < s->sorts.len ? TR_VEC_AT(&s->sorts, tr_sorter *, in) : NULL;
+    const void *rec;
+    int rc = so ? tr_sorter_next(so, &rec, e) : TR_END;
+    if (rc != TR_OK) return rc == TR_END ? TR_OK : rc;
+    tr_event_rec r = *(const tr_event_rec *)rec;
+    const tr_track *tk = r.track < tr_track_count(s->t) ? tr_track_get(s->t, r.track) : NULL;
+    const tr_process *p = tk ? tr_process_get(s->t, tk->process) : NULL;
+    if (p && p->offset_ns) r.ts = tr_time_add(r.ts, p->offset_ns);
+    return heap_push(&s->merge, &r) == TR_OK ? TR_OK : tr_error_nomem(e);
+}
+
+static int merge_start(tr_stream *s, tr_error *e)
+{
+    s->merging = 1;
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) rc = merge_pull(s, (uint32_t)i, e);
     return rc;
 }
 
@@ -333,15 +414,17 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->open_input, sizeof(uint32_t));
     tr_vec_init(&s->end, sizeof(int64_t));
     tr_vec_init(&s->heap, sizeof(tr_event_rec));
+    tr_vec_init(&s->merge, sizeof(tr_event_rec));
+    tr_vec_init(&s->sorts, sizeof(tr_sorter *));
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
-    tr_sorter_opts so = {.rec_size = sizeof(tr_event_rec),
-                         .cmp = rec_cmp,
-                         .budget = o->memory,
-                         .tmpdir = o->tmpdir,
-                         .free_bytes = o->free_bytes};
-    return tr_sorter_open(&s->sort, &so, e);
+    s->sort_opts = (tr_sorter_opts){.rec_size = sizeof(tr_event_rec),
+                                    .cmp = rec_cmp,
+                                    .budget = o->memory,
+                                    .tmpdir = o->tmpdir,
+                                    .free_bytes = o->free_bytes};
+    return TR_OK;
 }
 
 void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user)
@@ -359,15 +442,23 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
         *ev = &s->cur;
         return TR_OK;
     }
-    const void *rec;
-    int rc = tr_sorter_next(s->sort, &rec, e);
-    if (rc == TR_OK) *ev = rec;
-    return rc;
+    int rc = s->merging ? TR_OK : merge_start(s, e);
+    if (rc != TR_OK) return rc;
+    if (!s->merge.len) return TR_END;
+    heap_pop(&s->merge, &s->cur);
+    if ((rc = merge_pull(s, track_input(s->t, s->cur.track), e)) != TR_OK) return rc;
+    *ev = &s->cur;
+    return TR_OK;
 }
 
 uint64_t tr_stream_runs(const tr_stream *s)
 {
-    return tr_sorter_runs(s->sort);
+    uint64_t runs = 0;
+    for (size_t i = 0; i < s->sorts.len; i++) {
+        tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
+        if (so) runs += tr_sorter_runs(so);
+    }
+    return runs;
 }
 
 uint64_t tr_stream_sent(const tr_stream *s)
@@ -383,7 +474,9 @@ int tr_stream_late(const tr_stream *s)
 void tr_stream_close(tr_stream *s)
 {
     if (!s) return;
-    tr_sorter_close(s->sort);
+    for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
+    tr_vec_fini(&s->sorts);
+    tr_vec_fini(&s->merge);
     tr_vec_fini(&s->open);
     tr_vec_fini(&s->open_input);
     tr_vec_fini(&s->end);

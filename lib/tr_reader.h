@@ -55,6 +55,14 @@ typedef struct tr_read_opts {
     */
     int no_stack_slices;
     int threads; /* threads a reader may use (Recorder ranks); 0 = the CPUs (tr_pool_threads) */
+    /*
+    ** A reader whose sink forgets (tr_sink.forget) keeps what it must see
+    ** whole (Chrome's flow points and the slices they bind to) in external
+    ** sorters (tr_sorter.h) of SORT_MEMORY bytes in all, spilled under
+    ** TMPDIR; 0 and NULL: a quarter of 1 GiB, /tmp.
+    */
+    size_t sort_memory;
+    const char *tmpdir;
 } tr_read_opts;
 
 /* What open reads and where it goes; it and what it points to outlive the reader. */

@@ -20,9 +20,10 @@
 **   - stated parents: on a TR_NEST_GIVEN track, tr_slice_set_parent names a
 **     slice of an earlier batch as the parent (Recorder's call levels);
 **   - flows: tr_flow_add may name events of any earlier batch of the same
-**     input (Chrome binds flow points to slices when its input ends);
+**     input (Chrome binds flow points to slices when its input ends; when
+**     the sink forgets, by their rows in the whole load, tr_sink.dropped);
 **   - reading back: a reader may read the rows it appended for its input
-**     (Chrome scans its slices when binding flows and naming async tracks);
+**     unless it streams (tr_reader.streams);
 **   - dictionary rows: process and track names, ranks and sort indexes, and
 **     the input's info (origin, clock, metadata, counts) may be set or
 **     changed until the input's last batch (Chrome's "M" events rename a
@@ -73,6 +74,12 @@ typedef struct tr_sink {
     ** start before LOW before the input ends (tr_stream.h).
     */
     int64_t low;
+    /*
+    ** Rows of each kind dropped so far: row R of the trace now is row
+    ** dropped[kind] + R of the whole load, the number a stream gives it
+    ** (tr_event_rec.seq) and the one a reader that forgets names in flows.
+    */
+    size_t dropped[TR_EV_KIND_COUNT];
 } tr_sink;
 
 /*

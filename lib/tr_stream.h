@@ -14,7 +14,10 @@
 **
 ** The budget is for the records and the model together: when the model's
 ** dictionaries (tr_trace_memory) and the records held pass it, the records
-** are spilled, in runs of at least an eighth of it.  What a stream holds
+** are spilled, in runs of at least an eighth of it.  Each input is sorted
+** apart, on its own clock: tr_align shifts an input's events by one offset
+** only once all inputs are read, so the inputs are merged at the end, each
+** record shifted by its process's offset_ns.  What a stream holds
 ** besides: the slices left open until their input ends, and each input's
 ** time span.
 **

@@ -75,6 +75,12 @@ typedef struct tr_input_info {
     tr_str origin_from;          /* what the origin was inferred from */
     int64_t offset_ns;           /* added to the input's times on the merged timeline */
     int32_t placed;              /* enum tr_align_how */
+    /*
+    ** The earliest time among its events that a sink which forgets dropped
+    ** (tr_sink.h), INT64_MAX when none: tr_align places the input by it as
+    ** by the events still in the trace.
+    */
+    int64_t dropped_first_ts;
 } tr_input_info;
 
 /* ^Adds an input and returns its id, or TR_NONE when out of memory. */

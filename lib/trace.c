@@ -291,6 +291,7 @@ uint32_t tr_input_add(tr_trace *t, const char *path, const char *format)
     in->format = tr_str_internz(t, format);
     in->origin_unix_ns = INT64_MIN;
     in->rank = -1;
+    in->dropped_first_ts = INT64_MAX;
     return (uint32_t)(t->inputs.len - 1);
 }
 

@@ -233,6 +233,8 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     if (!a) return TR_NONE;
     id = (uint32_t)(r->asyncs.len - 1);
     tr_vec_init(&a->opens, sizeof(open_slice));
+    a->first_ts = INT64_MAX;
+    a->first_name = 0;
     a->track = tr_track_intern(r->t, proc, TR_TRACK_ASYNC, -1, key);
     tr_track *tk = tr_track_at(r->t, a->track);
     if (tk) tk->name = name;
@@ -274,7 +276,7 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
                 (a->opens.len - k) * sizeof o);
         a->opens.len--;
         uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
-        return cj_close_open(r, &o, a->track, ts > o.ts ? ts - o.ts : 0, args);
+        return cj_async_close(r, a, &o, ts > o.ts ? ts - o.ts : 0, args);
     }
     /* n, T, p: a step or instant on the async track */
     int64_t bytes;
@@ -439,9 +441,7 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
     if (dur < 0) return cj_warn_at(r, ev->off, "X event with a negative %s: skipped", "\"dur\"");
     int64_t bytes;
     uint32_t args = cj_event_args(r, ev, &bytes, bad);
-    uint32_t track = cj_track_of(r, th, cat);
-    uint32_t row = tr_slice_add(r->t, track, ts, dur, name, cat, bytes, args);
-    if (row == TR_NONE) return tr_error_nomem(r->e);
+    uint32_t track = cj_track_of(r, th, cat), row;
     open_slice o = {ts,
                     name,
                     cat,
@@ -452,7 +452,8 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
                     ev->flow_out.type == J_TRUE,
                     thread_time(&ev->tts),
                     thread_time(&ev->tdur)};
-    tr_slice_set_thread_time(r->t, row, o.tts, o.tdur);
+    int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
+    if (rc != TR_OK) return rc;
     return cj_flow_v2(r, &o, track, row);
 }
 
@@ -478,10 +479,9 @@ static int phase_state(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str 
 {
     int64_t bytes;
     uint32_t args = cj_event_args(r, ev, &bytes, bad);
-    if (tr_slice_add(r->t, cj_track_of(r, th, cat), ts, dur < 0 ? 0 : dur, name,
-                     r->c[K_THREAD_STATE], bytes, args) == TR_NONE)
-        return tr_error_nomem(r->e);
-    return TR_OK;
+    uint32_t row;
+    return cj_slice_add(r, cj_track_of(r, th, cat), ts, dur < 0 ? 0 : dur, name,
+                        r->c[K_THREAD_STATE], bytes, args, TR_TIME_NONE, TR_TIME_NONE, &row);
 }
 
 /* P: a sample (sf or stack), or an instant that may carry a V8 profile. */
@@ -851,7 +851,7 @@ static int chrome_step(cj_rd *r, int *budget)
     case ST_SAMPLES:
         return cj_finish_samples(r, budget);
     default:
-        return cj_finish_end(r);
+        return cj_finish_end(r, budget);
     }
 }
 
@@ -872,6 +872,7 @@ static void chrome_close(void *rd)
     for (size_t i = 0; i < r->threads.len; i++) tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
     for (size_t i = 0; i < r->asyncs.len; i++)
         tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).opens);
+    cj_bind_close(r);
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);
     tr_vec_fini(&r->flows);
@@ -913,6 +914,8 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     r->e = e;
     r->diag = c->opts ? c->opts->diag : NULL;
     r->input = c->input;
+    r->sink = c->sink;
+    r->forgets = c->sink->forget;
     r->rank = -1;
     r->base_ns = INT64_MIN;
     r->last_thread = TR_NONE;
@@ -933,11 +936,13 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->profs, sizeof(v8_prof));
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
+    tr_vec_init(&r->group, sizeof(flow_pt));
     tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
     (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000)); /* two points a flow */
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
-    return r->buf && r->flow_keys && tr_trace_status(t, NULL) == TR_OK ? TR_OK : tr_error_nomem(e);
+    if (!r->buf || !r->flow_keys || tr_trace_status(t, NULL) != TR_OK) return tr_error_nomem(e);
+    return cj_bind_open(r, c->opts);
 }
 
 /* ---- probing ---- */
@@ -979,4 +984,5 @@ const tr_reader tr_reader_chrome = {
     .open = chrome_open,
     .next = chrome_next,
     .close = chrome_close,
+    .streams = 1,
 };

@@ -33,20 +33,21 @@ uint64_t cj_flow_id_num(const char *s, size_t n)
 int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
                   uint32_t row, int64_t ts, char ph, int enclose, uint64_t off)
 {
+    flow_pt pt = {.key = key,
+                  .id = id,
+                  .name = name,
+                  .cat = cat,
+                  .track = track,
+                  .row = row,
+                  .ts = ts,
+                  .seq = r->n_points++,
+                  .ph = ph,
+                  .enclose = (uint8_t)enclose,
+                  .off = off};
+    if (r->forgets) return cj_bind_point(r, &pt);
     flow_pt *f = tr_vec_push(&r->flows);
     if (!f) return tr_error_nomem(r->e);
-    f->key = key;
-    f->id = id;
-    f->name = name;
-    f->cat = cat;
-    f->track = track;
-    f->row = row;
-    f->ts = ts;
-    f->seq = (uint32_t)(r->flows.len - 1);
-    f->ph = ph;
-    f->enclose = (uint8_t)enclose;
-    f->drop = 0;
-    f->off = off;
+    *f = pt;
     return TR_OK;
 }
 
@@ -82,14 +83,42 @@ tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
     return tr_str_intern(r->flow_keys, s, n);
 }
 
+/*
+** A slice into the model, with its thread time TTS, TDUR (TR_TIME_NONE when
+** the event has none); *ROW its row in the whole load (tr_sink.dropped), the
+** one flows name.  A reader that forgets keeps its key for binding.
+*/
+int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
+                 int64_t bytes, uint32_t args, int64_t tts, int64_t tdur, uint32_t *row)
+{
+    *row = tr_slice_add(r->t, track, ts, dur, name, cat, bytes, args);
+    if (*row == TR_NONE) return tr_error_nomem(r->e);
+    tr_slice_set_thread_time(r->t, *row, tts, tdur);
+    *row += (uint32_t)r->sink->dropped[TR_EV_SLICE];
+    return r->forgets ? cj_bind_slice(r, track, ts, dur, *row) : TR_OK;
+}
+
 /* Closes open slice O, DUR long (-1: still open), on TRACK, with its thread time. */
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args)
 {
-    uint32_t row =
-        tr_slice_add(r->t, track, o->ts, dur, o->name, o->cat, cj_bytes_of(r, args), args);
-    if (row == TR_NONE) return tr_error_nomem(r->e);
-    tr_slice_set_thread_time(r->t, row, o->tts, o->tdur);
-    return cj_flow_v2(r, o, track, row);
+    uint32_t row;
+    int rc = cj_slice_add(r, track, o->ts, dur, o->name, o->cat, cj_bytes_of(r, args), args, o->tts,
+                          o->tdur, &row);
+    return rc == TR_OK ? cj_flow_v2(r, o, track, row) : rc;
+}
+
+/*
+** Closes async slice O on A's track.  The track is named by its earliest
+** slice (the least name at a tie), whatever the file order: kept as they
+** come, since a reader that forgets cannot look back.
+*/
+int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args)
+{
+    if (o->ts < a->first_ts || (o->ts == a->first_ts && o->name < a->first_name)) {
+        a->first_ts = o->ts;
+        a->first_name = o->name;
+    }
+    return cj_close_open(r, o, a->track, dur, args);
 }
 
 /* ---- binding flow ends to slices ---- */
@@ -115,7 +144,7 @@ static int slice_key_cmp(const void *a, const void *b)
 }
 
 /* Points of one flow in time order (files put an f before its s): s, then t, then f. */
-static int flow_cmp(const void *a, const void *b)
+int cj_flow_cmp(const void *a, const void *b)
 {
     const flow_pt *x = a, *y = b;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
@@ -261,7 +290,7 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
 ** start, an 's' after the flow has linked starts a new one (Chrome reuses
 ** ids; Catapult reads them so).
 */
-static int chain_flows(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound)
+static int chain_one(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound)
 {
     flow_pt *from = NULL;
     int lost = 0, used = 0; /* a start without a slice; the start has linked */
@@ -297,20 +326,31 @@ static int chain_flows(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbou
     return TR_OK;
 }
 
-static int finish_flows(cj_rd *r)
+/* Chains every identity's points: the N points at F, bound and in cj_flow_cmp's order. */
+int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound)
 {
-    if (!r->flows.len) return TR_OK;
-    if (tr_trace_status(r->flow_keys, r->e) != TR_OK || bind_flow_ends(r) != TR_OK) return TR_FATAL;
-    flow_pt *f = r->flows.data;
-    tr_qsort(f, r->flows.len, sizeof *f, flow_cmp);
-    uint64_t unbound = 0;
-    for (size_t i = 0; i < r->flows.len;) {
+    for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < r->flows.len && f[j].key == f[i].key) j++;
-        if (chain_flows(r, f, i, j, &unbound) != TR_OK) return TR_FATAL;
+        while (j < n && f[j].key == f[i].key) j++;
+        if (chain_one(r, f, i, j, unbound) != TR_OK) return TR_FATAL;
         i = j;
     }
-    return unbound ? warn_dropped_flows(r, unbound) : TR_OK;
+    return TR_OK;
+}
+
+/* Flows from the points bound in the model; in a reader that forgets, cj_bind_step did it. */
+static int finish_flows(cj_rd *r)
+{
+    if (tr_trace_status(r->flow_keys, r->e) != TR_OK) return TR_FATAL;
+    if (r->forgets) return r->unbound ? warn_dropped_flows(r, r->unbound) : TR_OK;
+    if (!r->flows.len) return TR_OK;
+    if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
+    flow_pt *f = r->flows.data;
+    tr_qsort(f, r->flows.len, sizeof *f, cj_flow_cmp);
+    uint64_t unbound = 0;
+    int rc = cj_chain_flows(r, f, r->flows.len, &unbound);
+    if (rc == TR_OK && unbound) rc = warn_dropped_flows(r, unbound);
+    return rc;
 }
 
 /* ---- the end of the input ---- */
@@ -336,7 +376,7 @@ int cj_finish_opens(cj_rd *r)
             rc = cj_warn_at(r, o->off, "async slice never ended (\"%s\"): kept open to the end",
                             tr_str_get(r->t, o->name, NULL));
             if (rc == TR_OK)
-                rc = cj_close_open(r, o, a->track, -1, cj_args_merge(r, o->args, NULL, 1, &bad));
+                rc = cj_async_close(r, a, o, -1, cj_args_merge(r, o->args, NULL, 1, &bad));
         }
     }
     return rc;
@@ -397,19 +437,10 @@ static void finish_names(cj_rd *r)
         snprintf(tmp, sizeof tmp, "%s %lld", tr_track_kind_name(tk->kind), (long long)tk->tid);
         tk->name = tr_str_internz(t, tmp);
     }
-    /* async tracks: named by their earliest slice, whatever the file order */
-    tr_slices sl;
-    tr_trace_slices(t, &sl);
     for (size_t i = 0; i < r->asyncs.len; i++) {
         async_st *a = &TR_VEC_AT(&r->asyncs, async_st, i);
-        int64_t best = INT64_MAX;
-        tr_str name = 0;
-        for (size_t row = r->first_slice; row < sl.n; row++)
-            if (sl.track[row] == a->track &&
-                (sl.ts[row] < best || (sl.ts[row] == best && sl.name[row] < name)))
-                best = sl.ts[row], name = sl.name[row];
         tr_track *tk = tr_track_at(t, a->track);
-        if (tk && name) tk->name = name;
+        if (tk && a->first_name) tk->name = a->first_name;
     }
 }
 
@@ -444,9 +475,13 @@ static void finish_info(cj_rd *r)
     info->meta = tr_args_end(r->t);
 }
 
-/* What needed the whole input, after the samples: flows, names, the input's info. */
-int cj_finish_end(cj_rd *r)
+/*
+** What needed the whole input, after the samples: flows, names, the input's
+** info.  A reader that forgets chains its flows first, *BUDGET points a call.
+*/
+int cj_finish_end(cj_rd *r, int *budget)
 {
+    if (r->forgets && !r->flows_done) return cj_bind_step(r, budget);
     int rc = finish_flows(r);
     if (rc != TR_OK) return rc;
     if (r->bad_unit &&

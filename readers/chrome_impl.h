@@ -7,12 +7,15 @@
 **   chrome_args.c  strings, args and metadata into the model
 **   chrome_v8.c    samples, stackFrames and V8 CPU profiles
 **   chrome_flow.c  flows, and what only the end of the input settles
+**   chrome_bind.c  flows bound through sorters when the sink forgets
 */
 #ifndef TR_CHROME_IMPL_H
 #define TR_CHROME_IMPL_H
 
 #include "tr_map.h"
 #include "tr_reader.h"
+#include "tr_sink.h"
+#include "tr_sorter.h"
 #include "tr_text.h"
 
 #include <stdint.h>
@@ -101,6 +104,8 @@ typedef struct thread_st {
 typedef struct async_st {
     uint32_t track;
     tr_vec opens;
+    int64_t first_ts; /* its earliest slice so far (INT64_MAX: none), which names it */
+    tr_str first_name;
 } async_st;
 
 /* A flow end, bound to a slice when the input ends. */
@@ -266,9 +271,21 @@ typedef struct cj_rd {
     pair_map node_map; /* (profs row, node id) -> stack */
     tr_vec meta;       /* meta_kv */
     uint32_t first_slice;
-    int32_t rank;    /* distributedInfo.rank, -1 = none */
-    int64_t base_ns; /* baseTimeNanoseconds, INT64_MIN = none */
-    int bad_unit;    /* displayTimeUnit was not ms/ns */
+    /*
+    ** A sink that forgets (tr_sink.forget) drops the rows of each batch:
+    ** flows are then bound through sorters (chrome_bind.c), not by looking
+    ** back at the slices.
+    */
+    tr_sink *sink;
+    int forgets;
+    uint32_t n_points;                            /* flow points so far: the next one's seq */
+    tr_sorter *bind_slices, *bind_points, *chain; /* forgets: slice keys, points, bound points */
+    tr_vec group;                                 /* flow_pt: the points of one flow, or waiting */
+    int bound, flows_done;                        /* forgets: points bound; flows chained */
+    uint64_t unbound;                             /* forgets: points that made no flow */
+    int32_t rank;                                 /* distributedInfo.rank, -1 = none */
+    int64_t base_ns;                              /* baseTimeNanoseconds, INT64_MIN = none */
+    int bad_unit;                                 /* displayTimeUnit was not ms/ns */
 } cj_rd;
 
 /* A scanner of one unit at *PP (cj_win_unit): S_OK, S_MORE or S_ERR. */
@@ -381,12 +398,24 @@ uint64_t cj_flow_id_num(const char *s, size_t n);
 int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
                   uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
+int cj_flow_cmp(const void *a, const void *b);
+int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound);
+int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
+                 int64_t bytes, uint32_t args, int64_t tts, int64_t tdur, uint32_t *row);
+int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 /* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
-int cj_finish_end(cj_rd *r);
+int cj_finish_end(cj_rd *r, int *budget);
+
+/* chrome_bind.c */
+int cj_bind_open(cj_rd *r, const tr_read_opts *o);
+void cj_bind_close(cj_rd *r);
+int cj_bind_slice(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, uint32_t row);
+int cj_bind_point(cj_rd *r, const flow_pt *f);
+int cj_bind_step(cj_rd *r, int *budget);
 
 /* chrome.c */
 uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad);

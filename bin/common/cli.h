@@ -37,6 +37,7 @@ typedef struct tr_cli_read {
     int threads;              /* --threads, 0 = $TRACECAT_THREADS or the CPUs */
     uint64_t memory;          /* --memory, 0 = tr_cli_memory's default */
     const char *tmpdir;       /* --tmpdir, NULL = beside the output, else $TMPDIR */
+    const char *spill_dir;    /* where a streaming load's readers spill (tr_cli_tmpdir), or NULL */
 } tr_cli_read;
 
 typedef struct tr_cli {
@@ -113,6 +114,8 @@ int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int
                       tr_sink_fn consume, void *user, tr_error *e);
 /* ^The memory budget: --memory, else 1 GiB or a quarter of this machine's memory when less. */
 uint64_t tr_cli_memory(const tr_cli *c);
+/* ^The share of it that readers of a streaming load sort themselves (tr_read_opts.sort_memory). */
+uint64_t tr_cli_sort_memory(const tr_cli *c);
 /* ^Where to spill: --tmpdir, else the directory of OUTPUT (a file; NULL or "-": none), else
  * $TMPDIR, else /tmp; BUF holds it. */
 const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t n);

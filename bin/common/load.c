@@ -99,6 +99,11 @@ int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int
         .consume_forgets = consume != NULL,
     };
     align.diag = &c->diag;
+    char dir[4096];
+    if (consume) {
+        lo.read.sort_memory = (size_t)tr_cli_sort_memory(c);
+        lo.read.tmpdir = r->spill_dir ? r->spill_dir : tr_cli_tmpdir(c, NULL, dir, sizeof dir);
+    }
     int rc = tr_load_many(t, (const char *const *)inputs, n, &lo, e);
     tr_cli_progress_done(c);
     if (rc < 0) {
@@ -137,6 +142,11 @@ uint64_t tr_cli_memory(const tr_cli *c)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     uint64_t quarter = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : gib;
     return quarter < gib ? quarter : gib;
+}
+
+uint64_t tr_cli_sort_memory(const tr_cli *c)
+{
+    return tr_cli_memory(c) / 4;
 }
 
 const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t n)

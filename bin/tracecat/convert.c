@@ -133,18 +133,16 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
 ** Events go through a stream (tr_stream.h: sorted within --memory, spilled
 ** past it) instead of the whole model when the writer formats them one by
 ** one and nothing needs the model: no filter (it names rows of the model),
-** one input (placing several on one timeline shifts their events): one
-** file that is no archive, and a reader that lets the model drop what it
-** read (tr_reader.streams).  Standard input cannot be looked at twice, so
-** it is read whole.
+** no --align-on (it looks for events once all are read), and inputs that
+** are files and no archives, each read by a reader that lets the model drop
+** what it read (tr_reader.streams).  Standard input cannot be looked at
+** twice, so it is read whole.
 */
-static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
+static int input_streams(const tr_cli *c, const char *path)
 {
-    if (!w->event || has_filter(a) || a->n_inputs != 1 || c->read.align.n_offsets ||
-        c->read.align.align_on || strcmp(a->inputs[0], "-") == 0)
-        return 0;
+    if (strcmp(path, "-") == 0) return 0;
     tr_source *src;
-    if (tr_source_open(&src, a->inputs[0], NULL) != TR_OK) return 0;
+    if (tr_source_open(&src, path, NULL) != TR_OK) return 0;
     const tr_reader *r = NULL;
     tr_input *in;
     const unsigned char *head;
@@ -160,6 +158,14 @@ static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
     }
     tr_source_close(src);
     return r && r->streams;
+}
+
+static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
+{
+    if (!w->event || has_filter(a) || c->read.align.align_on || a->n_inputs < 1) return 0;
+    for (int i = 0; i < a->n_inputs; i++)
+        if (!input_streams(c, a->inputs[i])) return 0;
+    return 1;
 }
 
 /* One streaming conversion: what its load callback needs, and how it went. */
@@ -191,11 +197,13 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                         int sort_all, int *retry)
 {
     char dir[4096];
-    tr_stream_opts so = {.memory = (size_t)tr_cli_memory(c),
+    /* the readers' share of the budget is for what they sort themselves (Chrome's flows) */
+    tr_stream_opts so = {.memory = (size_t)(tr_cli_memory(c) - tr_cli_sort_memory(c)),
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
                          .free_bytes = a->free_bytes,
                          .sort_all = sort_all};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
+    c->read.spill_dir = so.tmpdir;
     tr_error e = {0};
     tr_trace *t = tr_trace_new();
     if (!t || tr_stream_open(&job.s, &so, &e) != TR_OK) {
@@ -221,11 +229,15 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
     return e.code == TR_E_USAGE ? TR_EXIT_USAGE : TR_EXIT_DATA;
 }
 
-/* Streams, and sorts everything when the input's time order was not what its reader promised. */
+/*
+** Streams, and sorts everything when the input's time order was not what
+** its reader promised.  Inputs placed on one timeline (several, or --align)
+** are shifted only once all are read: nothing goes out before.
+*/
 static int stream_convert(tr_cli *c, const args *a, const tr_writer *w, const char *path)
 {
-    int retry;
-    int exit = stream_write(c, a, w, path, 0, &retry);
+    int retry, placed = a->n_inputs > 1 || c->read.align.n_offsets;
+    int exit = stream_write(c, a, w, path, placed, &retry);
     if (retry) {
         if (c->verbosity >= 2)
             fprintf(stderr, "%s: the input is not in time order: reading it again, sorted\n",

@@ -1,12 +1,15 @@
 #!/bin/bash
 # cli.sh TRACECAT ROOT CASE: streaming cat and convert (issue 18) from the command line.
 #   equal    every sample in testdata/: the stream (--memory 1M) writes what the model does, with
-#            each streaming writer (lines, folded)
-#   equal-quick  the same on a few samples
+#            each streaming writer (lines, folded), and warns as it does
+#   equal-quick  the same on a few samples, Chrome and Kineto ones among them, and on a generated
+#            Kineto trace whose flows the reader binds through sorters that spill
 #   spill    a generated GT log under --memory 8M: runs spilled and merged, the same output,
 #            no spill directory left
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
 #   sigterm  SIGTERM while the runs are being merged: nothing left
+#   merged   several inputs (GT, Kineto, py-spy; two ranks; --align): merged through the stream as
+#            the model merges them, and --align-on read into the model
 #   window   a GT log in time order: lines written while it is read, the model's lines; `| head -1`
 #            ends quietly; a log whose time goes back fails on a pipe and is sorted into a file
 # spill, fail and sigterm read a log whose first request is never answered: it holds the reorder
@@ -39,15 +42,17 @@ gen_held() {
     } { print }' "$tmp/big.log" >"$tmp/held.log" && mv "$tmp/held.log" "$tmp/big.log"
 }
 
-# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte.
+# same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte, and so
+# are the warnings.
 same_as_model() {
     local f=$1 want got
-    in_memory "$f" >"$tmp/want" 2>/dev/null
+    "$tracecat" cat -v --name '*' "$f" >"$tmp/want" 2>"$tmp/want.err"
     want=$?
-    "$tracecat" cat -q --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
+    "$tracecat" cat -v --memory 1M --tmpdir "$spill" "$f" >"$tmp/out" 2>"$tmp/err"
     got=$?
     [ "$got" = "$want" ] || fail "$f: exit $got, the model's $want"
     cmp -s "$tmp/out" "$tmp/want" || fail "$f: the stream prints other lines than the model"
+    cmp -s "$tmp/err" "$tmp/want.err" || fail "$f: the stream warns otherwise than the model"
     for prefix in none process,thread; do
         "$tracecat" convert -q --name '*' --folded-prefix $prefix "$f" -o "$tmp/want.folded" \
             >/dev/null 2>&1
@@ -75,9 +80,15 @@ equal)
 equal-quick)
     for f in testdata/gt/gt-mlp-4workers-autoshard.log testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         testdata/pyspy/12_raw_folded_gevent_pyspy179.txt testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt \
-        testdata/input/empty.txt; do
+        testdata/input/empty.txt testdata/chrome/catapult/flow.json \
+        testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz; do
         same_as_model "$f"
     done
+    # Kineto: the stream's runs and the Chrome reader's flow sorters spill and merge
+    python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 3000 || fail "gen_kineto.py"
+    same_as_model "$tmp/k.json"
+    run 0 cat -vv --memory 1M --tmpdir "$spill" "$tmp/k.json"
+    expect_err "tracecat: 0 events written while reading, 7 sorted runs spilled"
     # the folded writer takes the streaming path (the sorter says what it did)
     run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         -o "$tmp/s.folded"
@@ -89,12 +100,12 @@ spill)
     gen_held 100000
     in_memory "$tmp/big.log" >"$tmp/want" || fail "in memory"
     run 0 cat -vv --memory 8M --tmpdir "$spill" "$tmp/big.log"
-    expect_err "tracecat: 0 events written while reading, 4 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 5 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled and merged: other lines than the model"
     nothing_left
     # convert spills beside its output by default
     run 0 convert -vv --memory 1M "$tmp/big.log" -o "$tmp/big.tsv"
-    expect_err "tracecat: 0 events written while reading, 26 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 27 sorted runs spilled"
     cmp -s "$tmp/big.tsv" "$tmp/want" || fail "convert --to lines: other lines than the model"
     rm "$tmp/big.tsv"
     nothing_left
@@ -102,7 +113,7 @@ spill)
 fail)
     gen_held 100000
     run 1 convert --memory 8M --assume-free-bytes 1000 "$tmp/big.log" -o "$tmp/big.tsv"
-    expect_err "spill-[0-9]*.tmp-[0-9]*-[0-9a-f]*-[A-Za-z0-9]*: no room to spill 4377088 bytes (1000 free): name another place with --tmpdir"
+    expect_err "spill-[0-9]*.tmp-[0-9]*-[0-9a-f]*-[A-Za-z0-9]*: no room to spill 3646144 bytes (1000 free): name another place with --tmpdir"
     [ -e "$tmp/big.tsv" ] && fail "a failed convert left its output"
     nothing_left
     # the runs are on disk when the merged lines cannot be written
@@ -159,6 +170,34 @@ window)
     expect_err "tracecat: the input is not in time order: reading it again, sorted"
     in_memory "$tmp/back.log" | cmp -s - "$tmp/back.tsv" || fail "sorted again: other lines"
     rm "$tmp/back.tsv"
+    nothing_left
+    ;;
+merged)
+    # same_inputs ARGS...: the stream of several inputs (--memory 1M) is the model's (read one input
+    # after the other, as the stream reads them: the threads' loader shows fewer warnings), warnings
+    # included
+    same_inputs() {
+        "$tracecat" cat -v --threads 1 --name '*' "$@" >"$tmp/want" 2>"$tmp/want.err" ||
+            fail "in memory: $*"
+        run 0 cat -vv --memory 1M --tmpdir "$spill" "$@"
+        expect_err "tracecat: 0 events written while reading, [0-9]* sorted runs spilled"
+        grep -v "events written while reading" "$tmp/err" >"$tmp/got.err"
+        cmp -s "$tmp/out" "$tmp/want" || fail "$*: the stream prints other lines than the model"
+        "$tracecat" cat -v --memory 1M --tmpdir "$spill" "$@" 2>"$tmp/err" >/dev/null
+        cmp -s "$tmp/err" "$tmp/want.err" || fail "$*: the stream warns otherwise than the model"
+    }
+    hta=testdata/chrome/hta/trace_filter
+    python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 2000 || fail "gen_kineto.py"
+    same_inputs "$hta/sampled_rank-0.json.gz" "$hta/sampled_rank-1.json.gz"
+    same_inputs testdata/gt/gt-mlp-4workers-autoshard.log "$tmp/k.json" \
+        testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt testdata/chrome/catapult/flow.json
+    same_inputs --align testdata/chrome/catapult/flow.json=5s testdata/chrome/catapult/flow.json
+    same_inputs --align "$tmp/k.json=-2.5s" "$tmp/k.json" testdata/gt/gt-server-2workers.log
+    # an input named twice is read once
+    same_inputs "$tmp/k.json" "$tmp/k.json"
+    # --align-on needs the events of all inputs: they are read into the model
+    run 0 cat -vv --align-on 'aten::linear' "$tmp/k.json" testdata/gt/gt-server-2workers.log
+    ! grep -q "events written while reading" "$tmp/err" || fail "--align-on streamed"
     nothing_left
     ;;
 *)
