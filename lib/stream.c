@@ -30,6 +30,8 @@ struct tr_stream {
     tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
     tr_vec open_input;              /* uint32_t: the input of each */
     tr_vec end;                     /* int64_t per input: where its events end so far */
+    tr_vec flows;                   /* tr_flow: every flow read, its ends as (kind, seq) */
+    int flows_checked;              /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -42,6 +44,15 @@ static int rec_cmp(const void *pa, const void *pb)
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
     if (a->kind == TR_EV_SLICE && a->key != b->key) return a->key > b->key ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* rec_cmp with the samples after every other event. */
+static int rec_cmp_samples_last(const void *pa, const void *pb)
+{
+    const tr_event_rec *a = pa, *b = pb;
+    int sa = a->kind == TR_EV_SAMPLE, sb = b->kind == TR_EV_SAMPLE;
+    if (sa != sb) return sa - sb;
+    return rec_cmp(a, b);
 }
 
 static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
@@ -313,11 +324,19 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
             rc = stream_take(s, t, &r, e);
         }
     }
+    for (size_t i = b->flow_first; i < b->flow_end && rc == TR_OK; i++) {
+        tr_flow *f = tr_vec_push(&s->flows);
+        if (!f)
+            rc = tr_error_nomem(e);
+        else
+            *f = *tr_flow_get(t, (uint32_t)i);
+    }
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
-    /* The model's dictionaries take their share of the budget. */
-    size_t held = tr_sorter_held(s->sort);
-    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
+    /* The model's dictionaries and the flows take their share of the budget. */
+    size_t held = tr_sorter_held(s->sort),
+           kept = tr_trace_memory(t) + s->flows.len * sizeof(tr_flow);
+    if (rc == TR_OK && held >= s->budget / 8 && held + kept > s->budget)
         rc = tr_sorter_spill(s->sort, e);
     return rc;
 }
@@ -333,11 +352,12 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->open_input, sizeof(uint32_t));
     tr_vec_init(&s->end, sizeof(int64_t));
     tr_vec_init(&s->heap, sizeof(tr_event_rec));
+    tr_vec_init(&s->flows, sizeof(tr_flow));
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
     tr_sorter_opts so = {.rec_size = sizeof(tr_event_rec),
-                         .cmp = rec_cmp,
+                         .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
                          .budget = o->memory,
                          .tmpdir = o->tmpdir,
                          .free_bytes = o->free_bytes};
@@ -365,6 +385,26 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
     return rc;
 }
 
+/* An end that names no event read names kind TR_EV_KIND_COUNT. */
+static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
+{
+    int kind = TR_REF_KIND(r);
+    if (kind >= 0 && kind < TR_EV_KIND_COUNT && TR_REF_ROW(r) < s->seq[kind]) return r;
+    return TR_REF(TR_EV_KIND_COUNT, TR_REF_ROW(r));
+}
+
+tr_flow *tr_stream_flows(tr_stream *s, size_t *n)
+{
+    tr_flow *f = s->flows.data;
+    for (size_t i = 0; i < s->flows.len && !s->flows_checked; i++) {
+        f[i].from = flow_end_check(s, f[i].from);
+        f[i].to = flow_end_check(s, f[i].to);
+    }
+    s->flows_checked = 1;
+    *n = s->flows.len;
+    return f;
+}
+
 uint64_t tr_stream_runs(const tr_stream *s)
 {
     return tr_sorter_runs(s->sort);
@@ -388,5 +428,6 @@ void tr_stream_close(tr_stream *s)
     tr_vec_fini(&s->open_input);
     tr_vec_fini(&s->end);
     tr_vec_fini(&s->heap);
+    tr_vec_fini(&s->flows);
     tr_free(s);
 }

@@ -20,7 +20,8 @@
 **   - stated parents: on a TR_NEST_GIVEN track, tr_slice_set_parent names a
 **     slice of an earlier batch as the parent (Recorder's call levels);
 **   - flows: tr_flow_add may name events of any earlier batch of the same
-**     input (Chrome binds flow points to slices when its input ends);
+**     input (Chrome binds flow points to slices when its input ends; GT
+**     links a reply to its request), by their row plus tr_sink.dropped;
 **   - reading back: a reader may read the rows it appended for its input
 **     (Chrome scans its slices when binding flows and naming async tracks);
 **   - dictionary rows: process and track names, ranks and sort indexes, and
@@ -73,6 +74,13 @@ typedef struct tr_sink {
     ** start before LOW before the input ends (tr_stream.h).
     */
     int64_t low;
+    /*
+    ** dropped: the rows of each table the trace forgot so far.  A reader
+    ** whose rows are dropped names an event of an earlier batch in a flow
+    ** by its row plus dropped[kind] when it was appended (0 for the model
+    ** builder), so a consumer that keeps flows finds their ends.
+    */
+    size_t dropped[TR_EV_KIND_COUNT];
 } tr_sink;
 
 /*

@@ -194,7 +194,8 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
     tr_stream_opts so = {.memory = (size_t)tr_cli_memory(c),
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
                          .free_bytes = a->free_bytes,
-                         .sort_all = sort_all};
+                         .sort_all = sort_all,
+                         .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     tr_error e = {0};
     tr_trace *t = tr_trace_new();
