@@ -439,8 +439,8 @@ static void remove_parts(pq_w *w)
 }
 
 /* Starts table TB's file for PART at PATH (its directories made), with the columns COLS. */
-static int file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *path,
-                      tr_output **out, tr_pq_file **f, tr_error *e)
+static int file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *path, tr_output **out,
+                      tr_pq_file **f, tr_error *e)
 {
     int rc = file_path(w, ctx->tb, ctx->part, 1, path, e);
     int ncols = file_columns(w->ds, ctx, cols);
