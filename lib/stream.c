@@ -307,7 +307,9 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     if (!s->window) return TR_OK;
     if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, e);
     int rc = window_send(s, t, stream_low(s, b), e);
-    if (rc == TR_OK && s->heap.len * sizeof(tr_event_rec) + tr_trace_memory(t) > s->budget)
+    /* As the sorter spills: a model bigger than the budget alone is no reason to sort. */
+    size_t held = s->heap.len * sizeof(tr_event_rec);
+    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
         rc = window_close(s, e);
     return rc;
 }

@@ -23,8 +23,9 @@
 ** promises where its later events can start (tr_batch.low: a GT log is in
 ** time order), the records before that go out at once, so the first lines
 ** of a big input come before it is read to the end.  A reader that
-** promises nothing, or a window that outgrows the budget (a request never
-** answered holds the promise back), gives the window up: what it holds and
+** promises nothing, or a window that outgrows the budget (at least an
+** eighth of it; a request never answered holds the promise back), gives the
+** window up: what it holds and
 ** all later records go through the sorter and come out at the end.  A
 ** record that breaks the promise (a clock that stepped back) fails the
 ** load with tr_stream_late set: what went out cannot be taken back, so the

@@ -50,8 +50,7 @@ typedef struct chrome_w {
     unsigned char *grouped; /* process -> 1 when in a group of several */
     int kineto;             /* the kineto writer: the source's ids and top-level keys */
     /* Streaming (chrome_event): the events come after the inputs are read, samples last. */
-    int in_samples; /* the "samples" key is open */
-    tr_map end_at;  /* TR_REF(kind, seq) -> its first end in ends[kind], whose rows are seqs */
+    int in_samples;       /* the "samples" key is open; ends[kind] are by seq, not row */
     const tr_flow *flows; /* the stream's, NULL: the trace's */
 } chrome_w;
 
@@ -413,7 +412,7 @@ static int flows_prepare(chrome_w *w, const tr_filter *filter)
 
 /*
 ** A stream's flows: their ends name events by seq (an end that names no
-** event has kind TR_EV_KIND_COUNT), found through end_at as the events come.
+** event has kind TR_EV_KIND_COUNT), found by ends_find as the events come.
 ** Samples are written under their own key after the other events, so ends
 ** on them are left out (no streaming reader makes flows to samples).
 */
@@ -426,17 +425,28 @@ static int flows_prepare_stream(chrome_w *w, const tr_flow *f, size_t n)
         if (flow_ends_add(w, (uint32_t)i, (tr_ref[2]){f[i].from, f[i].to})) return TR_FATAL;
     }
     flow_ends_sort(w);
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
-        const flow_end *fe = w->ends[k].data;
-        for (size_t i = 0; i < w->ends[k].len; i++) {
-            if (i > 0 && fe[i].row == fe[i - 1].row) continue;
-            int is_new;
-            uint32_t *at = tr_map_slot(&w->end_at, TR_REF(k, fe[i].row), &is_new);
-            if (!at) return TR_FATAL;
-            *at = (uint32_t)i;
-        }
-    }
     return TR_OK;
+}
+
+/*
+** Where the ends on the event of seq SEQ start in V (sorted by seq), or
+** V->len: at *NEXT when the events come in seq order, as a log's do, else
+** found by bisection.
+*/
+static size_t ends_find(const tr_vec *v, uint32_t seq, const size_t *next)
+{
+    const flow_end *fe = v->data;
+    if (*next < v->len && fe[*next].row == seq && (*next == 0 || fe[*next - 1].row < seq))
+        return *next;
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fe[mid].row < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < v->len && fe[lo].row == seq ? lo : v->len;
 }
 
 /*
@@ -853,7 +863,6 @@ static void chrome_free(chrome_w *w)
     tr_free(w->group);
     tr_free(w->grouped);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w->ends[k]);
-    tr_map_fini(&w->end_at);
 }
 
 static int chrome_write(tr_write *run, const tr_trace *t, int kineto, tr_error *e)
@@ -924,8 +933,12 @@ static int chrome_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev
         w->in_samples = 1;
     } else {
         rc = write_event(w, ev);
-        size_t at = tr_map_find(&w->end_at, TR_REF(ev->kind, ev->seq));
-        if (!rc && at != UINT32_MAX) rc = write_flow_ends(w, ev, (uint32_t)ev->seq, &at);
+        const tr_vec *v = &w->ends[ev->kind];
+        size_t at = v->len ? ends_find(v, (uint32_t)ev->seq, &w->next_end[ev->kind]) : v->len;
+        if (!rc && at < v->len) {
+            rc = write_flow_ends(w, ev, (uint32_t)ev->seq, &at);
+            w->next_end[ev->kind] = at;
+        }
     }
     if (rc) return tr_error_nomem(e);
     return w->b.len >= FLUSH_AT ? flush(w, e) : TR_OK;

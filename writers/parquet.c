@@ -822,8 +822,9 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
 ** and stacks a part's events use are marked for its args, callsite and
 ** frame files.  At the end, when the dictionaries and flows are final, the
 ** other tables are written as for a model, and each part gets an empty file
-** of the event tables it had no rows of.  The free-space check, which judges
-** from the model's size, is not made.
+** of the event tables it had no rows of.  The free space is checked, as for
+** a model, with what is known: at the first event (the files' least size)
+** and again at the end (the dictionaries').
 */
 
 #define MAX_EVENT_TABLES 8
@@ -955,12 +956,22 @@ static int sfile_add(pq_stream *st, pq_spart *sp, size_t i, const tr_sc_event *x
     return f->rows.len >= st->w.ds->lim.row_group_rows ? sfile_flush(f, e) : TR_OK;
 }
 
+/* The stream, made at its first event or at its flows after the free space is checked. */
+static int stream_get(pq_dataset *ds, const tr_trace *t, pq_stream **st, tr_error *e)
+{
+    if ((*st = ds->stream) != NULL) return TR_OK;
+    int rc = check_space(ds, t, e);
+    if (rc) return rc;
+    return (*st = stream_new(ds, t)) ? TR_OK : tr_error_nomem(e);
+}
+
 static int parquet_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
 {
-    pq_dataset *ds = run->state;
-    pq_stream *st = ds->stream ? ds->stream : stream_new(ds, t);
+    pq_stream *st;
+    int grc = stream_get(run->state, t, &st, e);
+    if (grc) return grc;
     tr_sc_event x;
-    if (!st || tr_rows_next(&st->rows, ev, &x)) return tr_error_nomem(e);
+    if (tr_rows_next(&st->rows, ev, &x)) return tr_error_nomem(e);
     pq_spart *sp = stream_part(st, ev->track);
     if (!sp) {
         if (tr_track_get(t, ev->track)) return tr_error_nomem(e);
@@ -981,9 +992,9 @@ static int parquet_event(tr_write *run, const tr_trace *t, const tr_event_rec *e
 
 static int parquet_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
 {
-    pq_dataset *ds = run->state;
-    pq_stream *st = ds->stream ? ds->stream : stream_new(ds, t);
-    if (!st) return tr_error_nomem(e);
+    pq_stream *st;
+    int rc = stream_get(run->state, t, &st, e);
+    if (rc) return rc;
     st->streaming = 1;
     st->flows = f;
     st->n_flows = n;
@@ -1041,7 +1052,8 @@ static int stream_finish(pq_stream *st, tr_error *e)
     pq_w *w = &st->w;
     tr_rows_flows(&st->rows, st->flows, st->n_flows);
     tr_sc_close(&w->sc);
-    int rc = tr_sc_open(&w->sc, st->t, NULL, e);
+    int rc = check_space(w->ds, st->t, e);
+    if (!rc) rc = tr_sc_open(&w->sc, st->t, NULL, e);
     w->sc.flows = st->flows;
     w->sc.n_flows = st->n_flows;
     w->rows = &st->rows;
