@@ -41,6 +41,8 @@ struct tr_stream {
     tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
     tr_vec open_input;              /* uint32_t: the input of each */
     tr_vec end;                     /* int64_t per input: where its events end so far */
+    tr_vec flows;                   /* tr_flow: every flow read, its ends as (kind, seq) */
+    int flows_checked;              /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -53,6 +55,15 @@ static int rec_cmp(const void *pa, const void *pb)
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
     if (a->kind == TR_EV_SLICE && a->key != b->key) return a->key > b->key ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* rec_cmp with the samples after every other event. */
+static int rec_cmp_samples_last(const void *pa, const void *pb)
+{
+    const tr_event_rec *a = pa, *b = pb;
+    int sa = a->kind == TR_EV_SAMPLE, sb = b->kind == TR_EV_SAMPLE;
+    if (sa != sb) return sa - sb;
+    return rec_cmp(a, b);
 }
 
 static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
@@ -142,27 +153,27 @@ static void heap_swap(tr_event_rec *h, size_t a, size_t b)
     h[b] = tmp;
 }
 
-static int heap_push(tr_vec *v, const tr_event_rec *r)
+static int heap_push(tr_vec *v, const tr_event_rec *r, tr_sorter_cmp cmp)
 {
     tr_event_rec *at = tr_vec_push(v);
     if (!at) return TR_FATAL;
     *at = *r;
     tr_event_rec *h = v->data;
-    for (size_t i = v->len - 1; i > 0 && rec_cmp(&h[i], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+    for (size_t i = v->len - 1; i > 0 && cmp(&h[i], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)
         heap_swap(h, i, (i - 1) / 2);
     return TR_OK;
 }
 
 /* Takes the first record off the heap into *R. */
-static void heap_pop(tr_vec *v, tr_event_rec *r)
+static void heap_pop(tr_vec *v, tr_event_rec *r, tr_sorter_cmp cmp)
 {
     tr_event_rec *h = v->data;
     *r = h[0];
     h[0] = h[--v->len];
     for (size_t i = 0;;) {
         size_t l = 2 * i + 1, best = i;
-        if (l < v->len && rec_cmp(&h[l], &h[best]) < 0) best = l;
-        if (l + 1 < v->len && rec_cmp(&h[l + 1], &h[best]) < 0) best = l + 1;
+        if (l < v->len && cmp(&h[l], &h[best]) < 0) best = l;
+        if (l + 1 < v->len && cmp(&h[l + 1], &h[best]) < 0) best = l + 1;
         if (best == i) return;
         heap_swap(h, i, best);
         i = best;
@@ -211,7 +222,7 @@ static int window_send(tr_stream *s, const tr_trace *t, int64_t low, tr_error *e
     const tr_event_rec *h = s->heap.data;
     int rc = TR_OK;
     while (rc == TR_OK && s->heap.len && h[0].ts < low) {
-        heap_pop(&s->heap, &s->cur);
+        heap_pop(&s->heap, &s->cur, rec_cmp);
         rc = s->emit(s->emit_user, t, &s->cur, e);
         s->sent++;
     }
@@ -262,7 +273,7 @@ static int64_t *input_end(tr_stream *s, uint32_t in)
 static int stream_route(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error *e)
 {
     if (!s->window) return sort_push(s, in, r, e);
-    return heap_push(&s->heap, r) == TR_OK ? TR_OK : tr_error_nomem(e);
+    return heap_push(&s->heap, r, rec_cmp) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 /* Takes one record: the span of its input grows, an open slice waits, the rest is sorted. */
@@ -332,7 +343,9 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     if (!s->window) return TR_OK;
     if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, t, e);
     int rc = window_send(s, t, stream_low(s, b), e);
-    if (rc == TR_OK && s->heap.len * sizeof(tr_event_rec) + tr_trace_memory(t) > s->budget)
+    /* As the sorters spill: a model bigger than the budget alone is no reason to sort. */
+    size_t held = s->heap.len * sizeof(tr_event_rec);
+    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
         rc = window_close(s, t, e);
     return rc;
 }
@@ -348,11 +361,14 @@ static size_t sorts_held(const tr_stream *s)
     return held;
 }
 
-/* The model's dictionaries take their share of the budget: past it, every sorter spills. */
+/*
+** The model's dictionaries and the flows take their share of the budget:
+** past it, every sorter spills.
+*/
 static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
 {
-    size_t held = sorts_held(s);
-    if (held < s->budget / 8 || held + tr_trace_memory(t) <= s->budget) return TR_OK;
+    size_t held = sorts_held(s), kept = tr_trace_memory(t) + s->flows.len * sizeof(tr_flow);
+    if (held < s->budget / 8 || held + kept <= s->budget) return TR_OK;
     int rc = TR_OK;
     for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) {
         tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
@@ -374,6 +390,13 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
             rc = stream_take(s, t, &r, e);
         }
     }
+    for (size_t i = b->flow_first; i < b->flow_end && rc == TR_OK; i++) {
+        tr_flow *f = tr_vec_push(&s->flows);
+        if (!f)
+            rc = tr_error_nomem(e);
+        else
+            *f = *tr_flow_get(t, (uint32_t)i);
+    }
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
     return rc == TR_OK ? sorts_fit(s, t, e) : rc;
@@ -392,7 +415,7 @@ static int merge_pull(tr_stream *s, uint32_t in, tr_error *e)
     const tr_track *tk = r.track < tr_track_count(s->t) ? tr_track_get(s->t, r.track) : NULL;
     const tr_process *p = tk ? tr_process_get(s->t, tk->process) : NULL;
     if (p && p->offset_ns) r.ts = tr_time_add(r.ts, p->offset_ns);
-    return heap_push(&s->merge, &r) == TR_OK ? TR_OK : tr_error_nomem(e);
+    return heap_push(&s->merge, &r, s->sort_opts.cmp) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 static int merge_start(tr_stream *s, tr_error *e)
@@ -416,11 +439,12 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->heap, sizeof(tr_event_rec));
     tr_vec_init(&s->merge, sizeof(tr_event_rec));
     tr_vec_init(&s->sorts, sizeof(tr_sorter *));
+    tr_vec_init(&s->flows, sizeof(tr_flow));
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
     s->sort_opts = (tr_sorter_opts){.rec_size = sizeof(tr_event_rec),
-                                    .cmp = rec_cmp,
+                                    .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
                                     .budget = o->memory,
                                     .tmpdir = o->tmpdir,
                                     .free_bytes = o->free_bytes};
@@ -438,17 +462,37 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
 {
     if (s->window) {
         if (!s->heap.len) return TR_END;
-        heap_pop(&s->heap, &s->cur);
+        heap_pop(&s->heap, &s->cur, rec_cmp);
         *ev = &s->cur;
         return TR_OK;
     }
     int rc = s->merging ? TR_OK : merge_start(s, e);
     if (rc != TR_OK) return rc;
     if (!s->merge.len) return TR_END;
-    heap_pop(&s->merge, &s->cur);
+    heap_pop(&s->merge, &s->cur, s->sort_opts.cmp);
     if ((rc = merge_pull(s, track_input(s->t, s->cur.track), e)) != TR_OK) return rc;
     *ev = &s->cur;
     return TR_OK;
+}
+
+/* An end that names no event read names kind TR_EV_KIND_COUNT. */
+static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
+{
+    int kind = TR_REF_KIND(r);
+    if (kind >= 0 && kind < TR_EV_KIND_COUNT && TR_REF_ROW(r) < s->seq[kind]) return r;
+    return TR_REF(TR_EV_KIND_COUNT, TR_REF_ROW(r));
+}
+
+tr_flow *tr_stream_flows(tr_stream *s, size_t *n)
+{
+    tr_flow *f = s->flows.data;
+    for (size_t i = 0; i < s->flows.len && !s->flows_checked; i++) {
+        f[i].from = flow_end_check(s, f[i].from);
+        f[i].to = flow_end_check(s, f[i].to);
+    }
+    s->flows_checked = 1;
+    *n = s->flows.len;
+    return f;
 }
 
 uint64_t tr_stream_runs(const tr_stream *s)
@@ -481,5 +525,6 @@ void tr_stream_close(tr_stream *s)
     tr_vec_fini(&s->open_input);
     tr_vec_fini(&s->end);
     tr_vec_fini(&s->heap);
+    tr_vec_fini(&s->flows);
     tr_free(s);
 }

@@ -20,8 +20,9 @@
 **   - stated parents: on a TR_NEST_GIVEN track, tr_slice_set_parent names a
 **     slice of an earlier batch as the parent (Recorder's call levels);
 **   - flows: tr_flow_add may name events of any earlier batch of the same
-**     input (Chrome binds flow points to slices when its input ends; when
-**     the sink forgets, by their rows in the whole load, tr_sink.dropped);
+**     input (Chrome binds flow points to slices when its input ends; GT
+**     links a reply to its request); when the sink forgets, by their rows
+**     in the whole load (tr_sink.dropped);
 **   - reading back: a reader may read the rows it appended for its input
 **     unless it streams (tr_reader.streams);
 **   - dictionary rows: process and track names, ranks and sort indexes, and

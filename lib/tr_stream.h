@@ -26,8 +26,9 @@
 ** promises where its later events can start (tr_batch.low: a GT log is in
 ** time order), the records before that go out at once, so the first lines
 ** of a big input come before it is read to the end.  A reader that
-** promises nothing, or a window that outgrows the budget (a request never
-** answered holds the promise back), gives the window up: what it holds and
+** promises nothing, or a window that outgrows the budget (at least an
+** eighth of it; a request never answered holds the promise back), gives the
+** window up: what it holds and
 ** all later records go through the sorter and come out at the end.  A
 ** record that breaks the promise (a clock that stepped back) fails the
 ** load with tr_stream_late set: what went out cannot be taken back, so the
@@ -71,6 +72,7 @@ typedef struct tr_stream_opts {
     const char *tmpdir;  /* where it spills */
     uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
     int sort_all;        /* no window: every record through the sorter */
+    int samples_last;    /* samples after every other event (each part in the model's order) */
 } tr_stream_opts;
 
 /* Where a stream hands out the records it can place before the input ends. */
@@ -94,6 +96,13 @@ void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user);
 ** ^Sets *EV (valid until the next call) and returns TR_OK, or TR_END.
 */
 int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
+/*
+** tr_stream_flows: the flows read, once loading is over
+** ^Returns them in the order they were added (a flow's id is its place) and
+** sets *N.  ^An end names an event by its kind and seq (tr_event_rec.seq);
+** ^an end that names no event read gets the kind TR_EV_KIND_COUNT.
+*/
+tr_flow *tr_stream_flows(tr_stream *s, size_t *n);
 /* ^Runs the sorter spilled (0: it all fit the budget). */
 uint64_t tr_stream_runs(const tr_stream *s);
 /* ^Records handed out through the emit function while loading. */

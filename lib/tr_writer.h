@@ -58,8 +58,15 @@ enum {
     TR_WRITE_PER_INPUT = 1,   /* add gets each input's part alone, not the merged trace */
     TR_WRITE_DIR = 2,         /* the target is a directory, whatever the path looks like */
     TR_WRITE_DIR_OR_FILE = 4, /* a directory when the path ends in '/' or names one, else a file */
-    TR_WRITE_DATASET = 8      /* the directory is added to (TR_DIR_ADD); partition_rank and
+    TR_WRITE_DATASET = 8,     /* the directory is added to (TR_DIR_ADD); partition_rank and
                                  row_group_rows apply */
+    /*
+    ** Streaming: event is first called once every input is read (the
+    ** dictionaries and flows are final), and with the samples after every
+    ** other event (tr_stream_opts.samples_last): Chrome JSON writes the
+    ** processes and tracks first and the samples under their own key.
+    */
+    TR_WRITE_EVENTS_AFTER = 16
 };
 
 /* One run of a writer: what begin, add and end share. */
@@ -101,6 +108,13 @@ typedef struct tr_writer {
     ** the events (tr_stream.h); the output is the one add gives.
     */
     int (*event)(tr_write *w, const tr_trace *t, const tr_event_rec *ev, tr_error *e);
+    /*
+    ** ^Streaming (NULL: the writer writes no flows): called once the inputs
+    ** are read, before the events the stream yields after that, with the N
+    ** flows at F (tr_stream_flows: ends by kind and seq), which the writer
+    ** may rewrite and use until end.
+    */
+    int (*flows)(tr_write *w, const tr_trace *t, tr_flow *f, size_t n, tr_error *e);
 } tr_writer;
 
 #endif

@@ -829,6 +829,8 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     uint32_t args = tr_args_end(t);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
+    /* Flows name it by its row among all the input's instants, dropped ones too (tr_sink.h). */
+    if (row != TR_NONE) row += (uint32_t)g->sink->dropped[TR_EV_INSTANT];
 
     gt_open cur = {1, r->ts, r->seq, r->size, cmd, 0, row};
     /* A batch: its WORKER_RECV, then at once its WORKER_SEND, seq + 1. */

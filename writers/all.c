@@ -198,12 +198,19 @@ static int emit_event(void *user, const tr_trace *t, const tr_event_rec *ev, tr_
     return to->w->event(to->run, t, ev, e);
 }
 
-/* Loads through the stream, which writes what it can place at once, then writes the rest. */
+/*
+** Loads through the stream, which writes what it can place at once (unless
+** the writer wants its events after the inputs are read), hands the writer
+** the flows, then writes the rest.
+*/
 static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
     emit_to to = {w, run};
-    tr_stream_set_emit(p->stream, emit_event, &to);
+    if (!(w->flags & TR_WRITE_EVENTS_AFTER)) tr_stream_set_emit(p->stream, emit_event, &to);
     int rc = p->load(p->user, p->stream_trace, 0, p->n, e);
+    size_t n_flows;
+    tr_flow *flows = tr_stream_flows(p->stream, &n_flows);
+    if (rc == TR_OK && w->flows) rc = w->flows(run, p->stream_trace, flows, n_flows, e);
     const tr_event_rec *ev;
     while (rc == TR_OK && (rc = tr_stream_next(p->stream, &ev, e)) == TR_OK)
         rc = w->event(run, p->stream_trace, ev, e);

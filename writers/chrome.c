@@ -49,6 +49,10 @@ typedef struct chrome_w {
     uint32_t *group;        /* process -> the first process of its group */
     unsigned char *grouped; /* process -> 1 when in a group of several */
     int kineto;             /* the kineto writer: the source's ids and top-level keys */
+    /* Streaming (chrome_event): the events come after the inputs are read, samples last. */
+    int in_samples;       /* the "samples" key is open; ends[kind] are by seq, not row */
+    const tr_flow *flows; /* the stream's, NULL: the trace's */
+    int streamed;         /* the events come from a stream, which holds no thread times */
 } chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
@@ -166,20 +170,19 @@ static int add_name_cat(chrome_w *w, tr_str name, tr_str cat)
 }
 
 /* An async track's slice: a b/e pair with the track as its id. */
-static int write_async_slice(chrome_w *w, uint32_t r)
+static int write_async_slice(chrome_w *w, const tr_event_rec *r)
 {
-    uint32_t track = w->sl.track[r];
     int rc = TR_OK;
     for (int end = 0; end < 2; end++) {
         rc |= event_open(w);
-        rc |= add_name_cat(w, w->sl.name[r], tr_slice_cat(&w->sl, r));
+        rc |= add_name_cat(w, r->u.s.name, r->u.s.cat);
         rc |= end ? LIT(&w->b, ",\"ph\":\"e\",\"id2\":{\"local\":")
                   : LIT(&w->b, ",\"ph\":\"b\",\"id2\":{\"local\":");
-        rc |= tr_buf_add_int(&w->b, (int64_t)track + 1);
+        rc |= tr_buf_add_int(&w->b, (int64_t)r->track + 1);
         rc |= LIT(&w->b, "},\"ts\":");
-        rc |= add_ts(&w->b, w->sl.ts[r] + (end ? tr_slice_dur(&w->sl, r) : 0));
-        rc |= add_pid_tid(w, track);
-        if (!end) rc |= add_args_bytes(w, w->sl.args[r], tr_slice_bytes(&w->sl, r));
+        rc |= add_ts(&w->b, r->ts + (end ? r->dur : 0));
+        rc |= add_pid_tid(w, r->track);
+        if (!end) rc |= add_args_bytes(w, r->args, r->bytes);
         rc |= tr_buf_addc(&w->b, '}');
     }
     return rc;
@@ -190,77 +193,78 @@ static int track_kind(const chrome_w *w, uint32_t track)
     return tr_track_get(w->t, track)->kind;
 }
 
-static int write_slice(chrome_w *w, uint32_t r)
+static int write_slice(chrome_w *w, const tr_event_rec *r)
 {
-    if (track_kind(w, w->sl.track[r]) == TR_TRACK_ASYNC) return write_async_slice(w, r);
+    if (track_kind(w, r->track) == TR_TRACK_ASYNC) return write_async_slice(w, r);
     int rc = event_open(w);
-    rc |= add_name_cat(w, w->sl.name[r], tr_slice_cat(&w->sl, r));
+    rc |= add_name_cat(w, r->u.s.name, r->u.s.cat);
     rc |= LIT(&w->b, ",\"ph\":\"X\",\"ts\":");
-    rc |= add_ts(&w->b, w->sl.ts[r]);
+    rc |= add_ts(&w->b, r->ts);
     rc |= LIT(&w->b, ",\"dur\":");
-    rc |= add_ts(&w->b, tr_slice_dur(&w->sl, r));
+    rc |= add_ts(&w->b, r->dur);
     /* the thread clock, where the source stated it (Chrome's tts, tdur) */
-    int64_t tts = tr_slice_thread_ts(&w->sl, r), tdur = tr_slice_thread_dur(&w->sl, r);
+    int64_t tts = w->streamed ? TR_TIME_NONE : tr_slice_thread_ts(&w->sl, (size_t)r->seq);
+    int64_t tdur = w->streamed ? TR_TIME_NONE : tr_slice_thread_dur(&w->sl, (size_t)r->seq);
     if (tts != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tts\":") | add_ts(&w->b, tts);
     if (tdur != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tdur\":") | add_ts(&w->b, tdur);
-    rc |= add_pid_tid(w, w->sl.track[r]);
-    rc |= add_args_bytes(w, w->sl.args[r], tr_slice_bytes(&w->sl, r));
+    rc |= add_pid_tid(w, r->track);
+    rc |= add_args_bytes(w, r->args, r->bytes);
     return rc | tr_buf_addc(&w->b, '}');
 }
 
-static int write_instant(chrome_w *w, uint32_t r)
+static int write_instant(chrome_w *w, const tr_event_rec *r)
 {
     static const char *const scope[] = {"t", "p", "g"};
-    uint8_t s = w->in.scope[r];
+    uint8_t s = r->scope;
     int rc = event_open(w);
-    rc |= add_name_cat(w, w->in.name[r], w->in.cat[r]);
-    if (track_kind(w, w->in.track[r]) == TR_TRACK_ASYNC) {
+    rc |= add_name_cat(w, r->u.s.name, r->u.s.cat);
+    if (track_kind(w, r->track) == TR_TRACK_ASYNC) {
         /* an async instant: n with the track as its id */
         rc |= LIT(&w->b, ",\"ph\":\"n\",\"id2\":{\"local\":");
-        rc |= tr_buf_add_int(&w->b, (int64_t)w->in.track[r] + 1);
+        rc |= tr_buf_add_int(&w->b, (int64_t)r->track + 1);
         rc |= LIT(&w->b, "},\"ts\":");
-        rc |= add_ts(&w->b, w->in.ts[r]);
-        rc |= add_pid_tid(w, w->in.track[r]);
-        rc |= add_args_bytes(w, w->in.args[r], w->in.bytes[r]);
+        rc |= add_ts(&w->b, r->ts);
+        rc |= add_pid_tid(w, r->track);
+        rc |= add_args_bytes(w, r->args, r->bytes);
         return rc | tr_buf_addc(&w->b, '}');
     }
     rc |= LIT(&w->b, ",\"ph\":\"i\",\"s\":\"");
     rc |= tr_buf_adds(&w->b, scope[s <= TR_SCOPE_GLOBAL ? s : TR_SCOPE_THREAD]);
     rc |= LIT(&w->b, "\",\"ts\":");
-    rc |= add_ts(&w->b, w->in.ts[r]);
-    rc |= add_pid_tid(w, w->in.track[r]);
-    rc |= add_args_bytes(w, w->in.args[r], w->in.bytes[r]);
+    rc |= add_ts(&w->b, r->ts);
+    rc |= add_pid_tid(w, r->track);
+    rc |= add_args_bytes(w, r->args, r->bytes);
     return rc | tr_buf_addc(&w->b, '}');
 }
 
-static int write_counter(chrome_w *w, uint32_t r)
+static int write_counter(chrome_w *w, const tr_event_rec *r)
 {
-    tr_str name = tr_track_get(w->t, w->co.track[r])->name;
+    tr_str name = tr_track_get(w->t, r->track)->name;
     int rc = event_open(w);
     rc |= LIT(&w->b, "\"name\":");
     rc |= add_str(&w->b, w->t, name);
     rc |= LIT(&w->b, ",\"ph\":\"C\",\"ts\":");
-    rc |= add_ts(&w->b, w->co.ts[r]);
-    rc |= add_pid_tid(w, w->co.track[r]);
+    rc |= add_ts(&w->b, r->ts);
+    rc |= add_pid_tid(w, r->track);
     rc |= LIT(&w->b, ",\"args\":{");
     rc |= add_str(&w->b, w->t, name);
     rc |= tr_buf_addc(&w->b, ':');
-    rc |= tr_buf_add_real(&w->b, w->co.value[r]);
+    rc |= tr_buf_add_real(&w->b, r->u.value);
     return rc | LIT(&w->b, "}}");
 }
 
 /* One sample of the "samples" key: {"ts","pid","tid","sf","args"}. */
-static int write_sample(chrome_w *w, uint32_t r, int first)
+static int write_sample(chrome_w *w, const tr_event_rec *r, int first)
 {
     int rc = first ? LIT(&w->b, "\n{\"ts\":") : LIT(&w->b, ",\n{\"ts\":");
-    rc |= add_ts(&w->b, w->sa.ts[r]);
-    rc |= add_pid_tid(w, w->sa.track[r]);
+    rc |= add_ts(&w->b, r->ts);
+    rc |= add_pid_tid(w, r->track);
     rc |= LIT(&w->b, ",\"sf\":\"");
-    rc |= tr_buf_add_int(&w->b, w->sa.stack[r]);
+    rc |= tr_buf_add_int(&w->b, r->stack);
     rc |= tr_buf_addc(&w->b, '"');
-    if (w->sa.args[r]) {
+    if (r->args) {
         rc |= LIT(&w->b, ",\"args\":");
-        rc |= tr_buf_add_json_args(&w->b, w->t, w->sa.args[r]);
+        rc |= tr_buf_add_json_args(&w->b, w->t, r->args);
     }
     return rc | tr_buf_addc(&w->b, '}');
 }
@@ -295,6 +299,18 @@ static int write_stack_frame(chrome_w *w, uint32_t stack, int first)
     return rc | tr_buf_addc(&w->b, '}');
 }
 
+/* The "stackFrames" key after the samples: every stack node. */
+static int write_stack_frames(chrome_w *w, tr_error *e)
+{
+    int rc = LIT(&w->b, "],\n\"stackFrames\":{");
+    size_t n = tr_stack_count(w->t);
+    for (size_t i = 1; i < n && !rc; i++) {
+        rc = write_stack_frame(w, (uint32_t)i, i == 1);
+        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+    }
+    return rc | LIT(&w->b, "},");
+}
+
 /*
 ** The "samples" and "stackFrames" keys, when there are samples to write.  A
 ** sample with an empty stack (an idle thread in a py-spy sequence) is left out:
@@ -309,18 +325,14 @@ static int write_samples(chrome_w *w, const tr_filter *filter, tr_error *e)
         if (w->sa.stack[i] == 0) continue;
         if (filter && !filter->keep(filter->user, w->t, &ev)) continue;
         if (first) rc = LIT(&w->b, "\n\"samples\":[");
-        rc |= write_sample(w, (uint32_t)i, first);
+        tr_event_rec r;
+        tr_event_rec_get(w->t, &ev, &r);
+        rc |= write_sample(w, &r, first);
         first = 0;
         if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
     }
     if (first) return rc;
-    rc |= LIT(&w->b, "],\n\"stackFrames\":{");
-    size_t n = tr_stack_count(w->t);
-    for (size_t i = 1; i < n && !rc; i++) {
-        rc = write_stack_frame(w, (uint32_t)i, i == 1);
-        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
-    }
-    return rc | LIT(&w->b, "},");
+    return rc ? rc : write_stack_frames(w, e);
 }
 
 /* ---- flows ---- */
@@ -365,6 +377,26 @@ static int end_cmp(const void *a, const void *b)
     return (int)x->is_to - (int)y->is_to;
 }
 
+/* Lists the two ends of flow FLOW, at REFS (from, to). */
+static int flow_ends_add(chrome_w *w, uint32_t flow, const tr_ref refs[2])
+{
+    for (int k = 0; k < 2; k++) {
+        flow_end *fe = tr_vec_push(&w->ends[TR_REF_KIND(refs[k])]);
+        if (!fe) return TR_FATAL;
+        fe->row = TR_REF_ROW(refs[k]);
+        fe->flow = flow;
+        fe->is_to = (uint32_t)k;
+    }
+    return TR_OK;
+}
+
+static void flow_ends_sort(chrome_w *w)
+{
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (w->ends[k].len > 1)
+            tr_qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
+}
+
 /* Lists the ends of every flow whose two events are written, by table and row. */
 static int flows_prepare(chrome_w *w, const tr_filter *filter)
 {
@@ -378,34 +410,65 @@ static int flows_prepare(chrome_w *w, const tr_filter *filter)
         if (filter &&
             !(filter->keep(filter->user, w->t, &ev[0]) && filter->keep(filter->user, w->t, &ev[1])))
             continue;
-        for (int k = 0; k < 2; k++) {
-            flow_end *fe = tr_vec_push(&w->ends[ev[k].kind]);
-            if (!fe) return TR_FATAL;
-            fe->row = ev[k].row;
-            fe->flow = (uint32_t)i;
-            fe->is_to = (uint32_t)k;
-        }
+        if (flow_ends_add(w, (uint32_t)i, (tr_ref[2]){f->from, f->to})) return TR_FATAL;
     }
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
-        if (w->ends[k].len > 1)
-            tr_qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
+    flow_ends_sort(w);
     return TR_OK;
 }
 
-/* Writes the flow ends that sit on event EV, just after it. */
-static int write_flow_ends(chrome_w *w, const tr_event *ev)
+/*
+** A stream's flows: their ends name events by seq (an end that names no
+** event has kind TR_EV_KIND_COUNT), found by ends_find as the events come.
+** Samples are written under their own key after the other events, so ends
+** on them are left out (no streaming reader makes flows to samples).
+*/
+static int flows_prepare_stream(chrome_w *w, const tr_flow *f, size_t n)
 {
-    const tr_vec *v = &w->ends[ev->kind];
-    size_t *i = &w->next_end[ev->kind];
+    w->flows = f;
+    for (size_t i = 0; i < n; i++) {
+        if (TR_REF_KIND(f[i].from) >= TR_EV_SAMPLE || TR_REF_KIND(f[i].to) >= TR_EV_SAMPLE)
+            continue;
+        if (flow_ends_add(w, (uint32_t)i, (tr_ref[2]){f[i].from, f[i].to})) return TR_FATAL;
+    }
+    flow_ends_sort(w);
+    return TR_OK;
+}
+
+/*
+** Where the ends on the event of seq SEQ start in V (sorted by seq), or
+** V->len: at *NEXT when the events come in seq order, as a log's do, else
+** found by bisection.
+*/
+static size_t ends_find(const tr_vec *v, uint32_t seq, const size_t *next)
+{
+    const flow_end *fe = v->data;
+    if (*next < v->len && fe[*next].row == seq && (*next == 0 || fe[*next - 1].row < seq))
+        return *next;
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fe[mid].row < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < v->len && fe[lo].row == seq ? lo : v->len;
+}
+
+/*
+** Writes the flow ends at ENDS[kind][*I ..] whose row is KEY, just after
+** event R (the ends sit on it: their time and track are its); *I moves past
+** them.
+*/
+static int write_flow_ends(chrome_w *w, const tr_event_rec *r, uint32_t key, size_t *i)
+{
+    const tr_vec *v = &w->ends[r->kind];
     int rc = TR_OK;
     for (; *i < v->len; ++*i) {
         const flow_end *fe = &TR_VEC_AT(v, flow_end, *i);
-        if (fe->row > ev->row) break;
-        if (fe->row < ev->row) continue; /* the filter dropped it after all */
-        const tr_flow *f = tr_flow_get(w->t, fe->flow);
-        tr_event at;
-        uint32_t track;
-        ref_event(w, fe->is_to ? f->to : f->from, &at, &track);
+        if (fe->row > key) break;
+        if (fe->row < key) continue; /* the filter dropped it after all */
+        const tr_flow *f = w->flows ? &w->flows[fe->flow] : tr_flow_get(w->t, fe->flow);
         rc |= event_open(w);
         rc |= add_name_cat(w, f->name, f->cat);
         rc |= fe->is_to ? LIT(&w->b, ",\"ph\":\"f\",\"bp\":\"e\",\"id\":")
@@ -413,8 +476,8 @@ static int write_flow_ends(chrome_w *w, const tr_event *ev)
         /* The row, not the source's id: ids from different inputs may clash. */
         rc |= tr_buf_add_int(&w->b, (int64_t)fe->flow + 1);
         rc |= LIT(&w->b, ",\"ts\":");
-        rc |= add_ts(&w->b, at.ts);
-        rc |= add_pid_tid(w, track);
+        rc |= add_ts(&w->b, r->ts);
+        rc |= add_pid_tid(w, r->track);
         rc |= tr_buf_addc(&w->b, '}');
     }
     return rc;
@@ -717,7 +780,8 @@ static int write_tail(chrome_w *w)
     return rc | LIT(&w->b, "}}}\n");
 }
 
-static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
+/* The opening: the processes' and tracks' metadata events. */
+static int write_head(chrome_w *w, tr_error *e)
 {
     const tr_trace *t = w->t;
     int rc = LIT(&w->b, "{\"traceEvents\":[");
@@ -729,25 +793,38 @@ static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
         rc = write_track_meta(w, (uint32_t)i);
         if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
     }
+    return rc ? tr_error_nomem(e) : TR_OK;
+}
+
+/* One event of traceEvents; samples go to the "samples" key. */
+static int write_event(chrome_w *w, const tr_event_rec *r)
+{
+    switch (r->kind) {
+    case TR_EV_SLICE:
+        return write_slice(w, r);
+    case TR_EV_INSTANT:
+        return write_instant(w, r);
+    case TR_EV_COUNTER:
+        return write_counter(w, r);
+    default:
+        return TR_OK;
+    }
+}
+
+static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
+{
+    const tr_trace *t = w->t;
+    int rc = write_head(w, e);
+    if (rc) return rc;
     tr_iter it;
     tr_event ev;
+    tr_event_rec r;
     tr_iter_init(&it, t);
     while (!rc && tr_iter_next(&it, &ev)) {
         if (filter && !filter->keep(filter->user, t, &ev)) continue;
-        switch (ev.kind) {
-        case TR_EV_SLICE:
-            rc = write_slice(w, ev.row);
-            break;
-        case TR_EV_INSTANT:
-            rc = write_instant(w, ev.row);
-            break;
-        case TR_EV_COUNTER:
-            rc = write_counter(w, ev.row);
-            break;
-        default:
-            break; /* samples go to the "samples" key */
-        }
-        if (!rc && w->ends[ev.kind].len) rc = write_flow_ends(w, &ev);
+        tr_event_rec_get(t, &ev, &r);
+        rc = write_event(w, &r);
+        if (!rc && w->ends[ev.kind].len) rc = write_flow_ends(w, &r, ev.row, &w->next_end[ev.kind]);
         if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
     }
     if (!rc) rc = LIT(&w->b, "\n],");
@@ -757,41 +834,52 @@ static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
     return flush(w, e);
 }
 
+/* Sets W up to write trace T: its process groups, the tracks' ids, the buffer. */
+static int chrome_setup(chrome_w *w, tr_output *out, const tr_trace *t, int kineto, tr_error *e)
+{
+    w->t = t;
+    w->kineto = kineto;
+    w->out = out;
+    tr_buf_init(&w->b, 0);
+    tr_buf_init(&w->ids, 0);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w->ends[k], sizeof(flow_end));
+    tr_trace_slices(t, &w->sl);
+    tr_trace_instants(t, &w->in);
+    tr_trace_counters(t, &w->co);
+    tr_trace_samples(t, &w->sa);
+    size_t n_proc = tr_process_count(t);
+    w->group = tr_malloc((n_proc ? n_proc : 1) * sizeof *w->group);
+    w->grouped = tr_calloc(n_proc ? n_proc : 1, 1);
+    if (w->group && w->grouped) {
+        tr_process_groups(t, w->group);
+        for (size_t i = 0; i < n_proc; i++)
+            if (w->group[i] != i) w->grouped[i] = w->grouped[w->group[i]] = 1;
+    }
+    if (!w->group || !w->grouped || tr_buf_grow(&w->b, FLUSH_AT + 4096) != TR_OK ||
+        ids_prepare(w) != TR_OK)
+        return tr_error_nomem(e);
+    return kineto ? kineto_check(w, e) : TR_OK;
+}
+
+static void chrome_free(chrome_w *w)
+{
+    tr_buf_fini(&w->b);
+    tr_buf_fini(&w->ids);
+    tr_free(w->id_end);
+    tr_free(w->group);
+    tr_free(w->grouped);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w->ends[k]);
+}
+
 static int chrome_write(tr_write *run, const tr_trace *t, int kineto, tr_error *e)
 {
     chrome_w w;
     memset(&w, 0, sizeof w);
-    w.t = t;
-    w.kineto = kineto;
-    w.out = run->out;
-    tr_buf_init(&w.b, 0);
-    tr_buf_init(&w.ids, 0);
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w.ends[k], sizeof(flow_end));
-    tr_trace_slices(t, &w.sl);
-    tr_trace_instants(t, &w.in);
-    tr_trace_counters(t, &w.co);
-    tr_trace_samples(t, &w.sa);
     const tr_filter *filter = run->opts->filter;
-    int rc = TR_OK;
-    size_t n_proc = tr_process_count(t);
-    w.group = tr_malloc((n_proc ? n_proc : 1) * sizeof *w.group);
-    w.grouped = tr_calloc(n_proc ? n_proc : 1, 1);
-    if (w.group && w.grouped) {
-        tr_process_groups(t, w.group);
-        for (size_t i = 0; i < n_proc; i++)
-            if (w.group[i] != i) w.grouped[i] = w.grouped[w.group[i]] = 1;
-    }
-    if (!w.group || !w.grouped || tr_buf_grow(&w.b, FLUSH_AT + 4096) != TR_OK ||
-        flows_prepare(&w, filter) != TR_OK || ids_prepare(&w) != TR_OK)
-        rc = tr_error_nomem(e);
-    if (rc == TR_OK && kineto) rc = kineto_check(&w, e);
+    int rc = chrome_setup(&w, run->out, t, kineto, e);
+    if (rc == TR_OK && flows_prepare(&w, filter) != TR_OK) rc = tr_error_nomem(e);
     if (rc == TR_OK) rc = write_events(&w, filter, e);
-    tr_buf_fini(&w.b);
-    tr_buf_fini(&w.ids);
-    tr_free(w.id_end);
-    tr_free(w.group);
-    tr_free(w.grouped);
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w.ends[k]);
+    chrome_free(&w);
     return rc;
 }
 
@@ -805,13 +893,90 @@ static int kineto_add(tr_write *run, const tr_trace *t, tr_error *e)
     return chrome_write(run, t, 1, e);
 }
 
+/* ---- streaming ---- */
+
+/*
+** The writer asks for its events after the inputs are read
+** (TR_WRITE_EVENTS_AFTER): the flows come first, when the processes and
+** tracks are final, so the opening is written then; the events follow in
+** the model's order and the samples after them, as the model's writer
+** writes them.
+*/
+static int chrome_begin(tr_write *run, tr_error *e)
+{
+    run->state = tr_calloc(1, sizeof(chrome_w));
+    return run->state ? TR_OK : tr_error_nomem(e);
+}
+
+static int stream_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, int kineto,
+                        tr_error *e)
+{
+    chrome_w *w = run->state;
+    int rc = chrome_setup(w, run->out, t, kineto, e);
+    w->streamed = 1;
+    if (rc == TR_OK && flows_prepare_stream(w, f, n) != TR_OK) rc = tr_error_nomem(e);
+    return rc == TR_OK ? write_head(w, e) : rc;
+}
+
+static int chrome_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
+{
+    return stream_flows(run, t, f, n, 0, e);
+}
+
+static int kineto_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
+{
+    return stream_flows(run, t, f, n, 1, e);
+}
+
+static int chrome_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
+{
+    (void)t;
+    chrome_w *w = run->state;
+    int rc = TR_OK;
+    if (ev->kind == TR_EV_SAMPLE) {
+        if (ev->stack == 0) return TR_OK; /* see write_samples */
+        if (!w->in_samples) rc = LIT(&w->b, "\n],\n\"samples\":[");
+        rc |= write_sample(w, ev, !w->in_samples);
+        w->in_samples = 1;
+    } else {
+        rc = write_event(w, ev);
+        const tr_vec *v = &w->ends[ev->kind];
+        size_t at = v->len ? ends_find(v, (uint32_t)ev->seq, &w->next_end[ev->kind]) : v->len;
+        if (!rc && at < v->len) {
+            rc = write_flow_ends(w, ev, (uint32_t)ev->seq, &at);
+            w->next_end[ev->kind] = at;
+        }
+    }
+    if (rc) return tr_error_nomem(e);
+    return w->b.len >= FLUSH_AT ? flush(w, e) : TR_OK;
+}
+
+static int chrome_end(tr_write *run, int rc, tr_error *e)
+{
+    chrome_w *w = run->state;
+    if (!w) return rc;
+    if (rc == TR_OK && w->t) {
+        rc = w->in_samples ? write_stack_frames(w, e) : LIT(&w->b, "\n],");
+        if (rc == TR_OK) rc = write_tail(w);
+        rc = rc ? tr_error_nomem(e) : flush(w, e);
+    }
+    chrome_free(w);
+    tr_free(w);
+    return rc;
+}
+
 const tr_writer tr_writer_chrome = {
     .abi = TR_WRITER_ABI,
     .name = "chrome",
     .description = "Chrome Trace Event JSON (chrome://tracing, Perfetto UI)",
     .extensions = "json",
     .binary = 0,
+    .flags = TR_WRITE_EVENTS_AFTER,
+    .begin = chrome_begin,
     .add = chrome_add,
+    .end = chrome_end,
+    .event = chrome_event,
+    .flows = chrome_flows,
 };
 
 const tr_writer tr_writer_kineto = {
@@ -821,5 +986,10 @@ const tr_writer tr_writer_kineto = {
                    "top-level keys (distributedInfo, deviceProperties, ...)",
     .extensions = "",
     .binary = 0,
+    .flags = TR_WRITE_EVENTS_AFTER,
+    .begin = chrome_begin,
     .add = kineto_add,
+    .end = chrome_end,
+    .event = chrome_event,
+    .flows = kineto_flows,
 };

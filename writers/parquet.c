@@ -26,6 +26,7 @@
 ** parquet_page.c a page at a time.
 */
 #include "parquet_impl.h"
+#include "rows_impl.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
 #include "tr_text.h"
@@ -62,11 +63,14 @@ typedef struct pq_bucket {
     size_t *off;
 } pq_bucket;
 
+typedef struct pq_stream pq_stream;
+
 /* The directory a run adds to. */
 typedef struct pq_dataset {
     const char *dir;
     const tr_write_opts *o;
     tr_pq_limits lim;
+    pq_stream *stream; /* the inputs come through a stream (parquet_event) */
 } pq_dataset;
 
 /* One trace being written. */
@@ -80,6 +84,12 @@ typedef struct pq_w {
     uint32_t *stamp;                /* per set or stack: the last part that took it */
     size_t n_stamp;
     tr_vec keys; /* uint64: a derived table's rows for one part */
+    /*
+    ** A stream's: its rows (tracks kept when flows must find their part),
+    ** and per part the arg sets and stacks its events used (tr_vec of uint8_t).
+    */
+    const tr_rows *rows;
+    const tr_vec *set_marks, *stack_marks;
 } pq_w;
 
 /* ---- which part a row is in ---- */
@@ -95,6 +105,8 @@ static uint32_t ref_part(const pq_w *w, tr_ref ref)
 {
     if (!tr_sc_ref_kept(&w->sc, ref)) return NO_PART;
     uint32_t row = TR_REF_ROW(ref);
+    /* A stream of one input has one part, unless it is split by rank: then the track says. */
+    if (w->rows) return w->rows->tracks ? track_part(w, tr_rows_track(w->rows, ref)) : 0;
     return track_part(w,
                       TR_REF_KIND(ref) == TR_EV_SLICE ? w->sc.sl.track[row] : w->sc.in.track[row]);
 }
@@ -114,7 +126,7 @@ static uint32_t part_of(const pq_w *w, int rows, size_t r)
         return track_part(w, (uint32_t)r);
     case TR_SC_ROWS_FLOW: {
         /* A flow lives in the part of its start; both ends must be written. */
-        const tr_flow *f = tr_flow_get(c->t, (uint32_t)r);
+        const tr_flow *f = tr_sc_flow_get(c, (uint32_t)r);
         return ref_part(w, f->to) == NO_PART ? NO_PART : ref_part(w, f->from);
     }
     default:
@@ -133,7 +145,7 @@ static size_t row_count(const pq_w *w, int rows)
     case TR_SC_ROWS_TRACK:
         return tr_track_count(c->t);
     case TR_SC_ROWS_FLOW:
-        return tr_flow_count(c->t);
+        return tr_sc_flow_count(c);
     default: {
         size_t n[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
         return n[tr_sc_event_kind(rows)];
@@ -204,7 +216,10 @@ static int part_sets(pq_w *w, uint32_t p)
     static const int kinds[] = {TR_EV_SLICE, TR_EV_INSTANT, TR_EV_SAMPLE};
     w->keys.len = 0;
     int rc = TR_OK;
-    for (size_t k = 0; k < 3 && !rc; k++) {
+    const tr_vec *marks = w->set_marks ? &w->set_marks[p] : NULL;
+    for (size_t set = 1; marks && set < marks->len && set <= w->sc.n_sets && !rc; set++)
+        if (TR_VEC_AT(marks, uint8_t, set)) rc = take(w, (uint32_t)set, p);
+    for (size_t k = 0; k < 3 && !rc && !marks; k++) {
         const pq_bucket *b = &w->ev[kinds[k]];
         const uint32_t *args = kinds[k] == TR_EV_SLICE     ? w->sc.sl.args
                                : kinds[k] == TR_EV_INSTANT ? w->sc.in.args
@@ -247,6 +262,12 @@ static int part_stacks(pq_w *w, uint32_t p)
 {
     const pq_bucket *b = &w->ev[TR_EV_SAMPLE];
     w->keys.len = 0;
+    if (w->stack_marks) {
+        const tr_vec *marks = &w->stack_marks[p];
+        for (size_t s = 1; s < marks->len; s++)
+            if (TR_VEC_AT(marks, uint8_t, s) && take(w, (uint32_t)s, p)) return TR_FATAL;
+        return TR_OK;
+    }
     for (size_t i = b->off[p]; i < b->off[p + 1]; i++)
         for (uint32_t s = w->sc.sa.stack[b->rows[i]]; s && w->stamp[s] != p;
              s = tr_stack_parent(w->sc.t, s))
@@ -335,9 +356,10 @@ static int make_dir(const char *path, tr_error *e)
 typedef struct pq_file_ctx {
     pq_w *w;
     const tr_sc_table *tb;
-    uint32_t p;
+    const pq_part *part;
     pq_rows rows;
-    int colmap[MAX_COLS]; /* file column -> table column, -1: part */
+    const tr_sc_event *evs; /* a stream's rows instead: row I is EVS[I] */
+    int colmap[MAX_COLS];   /* file column -> table column, -1: part */
 } pq_file_ctx;
 
 static void file_get(void *user, int col, uint64_t row, tr_pq_value *v)
@@ -345,10 +367,17 @@ static void file_get(void *user, int col, uint64_t row, tr_pq_value *v)
     pq_file_ctx *c = user;
     v->key = TR_PQ_NO_KEY;
     if (c->colmap[col] < 0) {
-        const pq_part *part = &c->w->parts[c->p];
+        const pq_part *part = c->part;
         v->s = part->name;
         v->n = part->name_len;
         v->key = 0;
+        return;
+    }
+    if (c->evs) {
+        int kind = c->evs[row].rec.kind;
+        c->w->sc.cur[kind] = &c->evs[row];
+        c->tb->get(&c->w->sc, c->colmap[col], c->evs[row].row, v);
+        c->w->sc.cur[kind] = NULL;
         return;
     }
     uint64_t key = c->rows.r32 ? c->rows.r32[row] : c->rows.r64[row];
@@ -409,20 +438,21 @@ static void remove_parts(pq_w *w)
     tr_buf_fini(&path);
 }
 
-/* Part P's file of table TB: each through its own tr_output, so each is atomic. */
-static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, tr_error *e)
+/* Starts table TB's file for PART at PATH (its directories made), with the columns COLS. */
+static int file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *path, tr_output **out,
+                      tr_pq_file **f, tr_error *e)
 {
-    tr_buf path;
-    tr_buf_init(&path, 0);
-    int rc = file_path(w, tb, &w->parts[p], 1, &path, e);
-    pq_file_ctx ctx = {.w = w, .tb = tb, .p = p, .rows = rows};
-    tr_pq_column cols[MAX_COLS];
-    int ncols = file_columns(w->ds, &ctx, cols);
-    tr_output *out = NULL;
-    tr_pq_file *f = NULL;
-    if (!rc) rc = tr_output_open(&out, path.p, e);
-    if (!rc) rc = tr_pq_file_open(&f, out, cols, ncols, &w->ds->lim, e);
-    if (!rc) rc = tr_pq_file_rows(f, rows.n, file_get, &ctx, e);
+    int rc = file_path(w, ctx->tb, ctx->part, 1, path, e);
+    int ncols = file_columns(w->ds, ctx, cols);
+    if (!rc) rc = tr_output_open(out, path->p, e);
+    if (!rc) rc = tr_pq_file_open(f, *out, cols, ncols, &w->ds->lim, e);
+    return rc;
+}
+
+/* Ends a file: its footer and metadata, then the commit; or, after a failure, nothing is left. */
+static int file_finish(const tr_sc_table *tb, tr_output *out, tr_pq_file *f, const tr_buf *path,
+                       int rc, tr_error *e)
+{
     char version[16];
     snprintf(version, sizeof version, "%d", PQ_SCHEMA_VERSION);
     if (!rc) rc = tr_pq_file_meta(f, "tracecat.schema_version", version, e);
@@ -437,7 +467,22 @@ static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, 
         out = NULL;
     }
     tr_output_abort(out);
-    if (rc && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", path.p);
+    if (rc && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", path->p);
+    return rc;
+}
+
+/* Part P's file of table TB: each through its own tr_output, so each is atomic. */
+static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, tr_error *e)
+{
+    tr_buf path;
+    tr_buf_init(&path, 0);
+    pq_file_ctx ctx = {.w = w, .tb = tb, .part = &w->parts[p], .rows = rows};
+    tr_pq_column cols[MAX_COLS];
+    tr_output *out = NULL;
+    tr_pq_file *f = NULL;
+    int rc = file_start(w, &ctx, cols, &path, &out, &f, e);
+    if (!rc) rc = tr_pq_file_rows(f, rows.n, file_get, &ctx, e);
+    rc = file_finish(tb, out, f, &path, rc, e);
     tr_buf_fini(&path);
     return rc;
 }
@@ -517,16 +562,9 @@ static int input_part_name(const tr_trace *t, uint32_t input, tr_buf *b)
     return rc;
 }
 
-static int add_part(pq_w *w, uint32_t input, int32_t rank, size_t *cap)
+/* Names part P: input INPUT, of rank RANK when the dataset is partitioned. */
+static int part_fill(const pq_w *w, pq_part *p, uint32_t input, int32_t rank)
 {
-    if (w->n_parts == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        pq_part *parts = tr_realloc(w->parts, c * sizeof *parts);
-        if (!parts) return TR_FATAL;
-        w->parts = parts;
-        *cap = c;
-    }
-    pq_part *p = &w->parts[w->n_parts];
     tr_buf name;
     tr_buf_init(&name, 0);
     int rc = input_part_name(w->sc.t, input, &name);
@@ -539,6 +577,19 @@ static int add_part(pq_w *w, uint32_t input, int32_t rank, size_t *cap)
     p->rank = rank;
     p->name = name.p; /* the buffer's text is ours to keep */
     p->name_len = name.len;
+    return TR_OK;
+}
+
+static int add_part(pq_w *w, uint32_t input, int32_t rank, size_t *cap)
+{
+    if (w->n_parts == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        pq_part *parts = tr_realloc(w->parts, c * sizeof *parts);
+        if (!parts) return TR_FATAL;
+        w->parts = parts;
+        *cap = c;
+    }
+    if (part_fill(w, &w->parts[w->n_parts], input, rank)) return TR_FATAL;
     w->n_parts++;
     return TR_OK;
 }
@@ -761,10 +812,300 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+/* ---- streaming ----
+**
+** A stream's events (tr_writer.event) go into their tables' files as they
+** come: each event table of each part has its file open, and its rows
+** gather for one row group (row_group_rows of them) that is then written,
+** so the files are those the model gives, byte for byte.  The part of an
+** event is its process's (input, rank), met as the events come; the arg sets
+** and stacks a part's events use are marked for its args, callsite and
+** frame files.  At the end, when the dictionaries and flows are final, the
+** other tables are written as for a model, and each part gets an empty file
+** of the event tables it had no rows of.  The free space is checked, as for
+** a model, with what is known: at the first event (the files' least size)
+** and again at the end (the dictionaries').
+*/
+
+#define MAX_EVENT_TABLES 8
+
+/* A streamed table's file for one part: its rows gather for a row group. */
+typedef struct pq_sfile {
+    pq_file_ctx ctx;
+    tr_pq_column cols[MAX_COLS];
+    tr_output *out;
+    tr_pq_file *f;
+    tr_buf path;
+    tr_vec rows; /* tr_sc_event */
+} pq_sfile;
+
+/* A part as the stream meets it. */
+typedef struct pq_spart {
+    pq_part part;
+    pq_sfile *files[MAX_EVENT_TABLES]; /* by event table, NULL: no row yet */
+    tr_vec sets, stacks;               /* uint8_t by id: its events used it */
+} pq_spart;
+
+struct pq_stream {
+    pq_w w;
+    const tr_trace *t;
+    tr_rows rows;
+    const tr_sc_table *tables[MAX_EVENT_TABLES]; /* the event tables */
+    size_t n_tables;
+    pq_spart **parts;
+    size_t n_parts;
+    tr_vec proc_part; /* uint32_t per process: its part in parts, NO_PART when not met yet */
+    tr_flow *flows;
+    size_t n_flows;
+    int streaming; /* the input was read (the flows came) */
+};
+
+static pq_stream *stream_new(pq_dataset *ds, const tr_trace *t)
+{
+    pq_stream *st = tr_calloc(1, sizeof *st);
+    if (!st) return NULL;
+    st->t = t;
+    st->w.ds = ds;
+    st->w.sc.t = t; /* the event getters read the dictionaries; the rest is read at the end */
+    tr_buf_init(&st->w.sc.scratch, 0);
+    tr_rows_init(&st->rows, ds->o->partition_rank);
+    tr_vec_init(&st->proc_part, sizeof(uint32_t));
+    for (size_t i = 0; i < tr_sc_n_tables && st->n_tables < MAX_EVENT_TABLES; i++)
+        if (tr_sc_tables[i].get && tr_sc_event_kind(tr_sc_tables[i].rows) >= 0)
+            st->tables[st->n_tables++] = &tr_sc_tables[i];
+    ds->stream = st;
+    return st;
+}
+
+/* The part of TRACK's process, made when the stream first meets it. */
+static pq_spart *stream_part(pq_stream *st, uint32_t track)
+{
+    const tr_track *k = tr_track_get(st->t, track);
+    const tr_process *pr = k ? tr_process_get(st->t, k->process) : NULL;
+    if (!pr) return NULL;
+    while (st->proc_part.len <= k->process) {
+        uint32_t *p = tr_vec_push(&st->proc_part);
+        if (!p) return NULL;
+        *p = NO_PART;
+    }
+    uint32_t *at = &TR_VEC_AT(&st->proc_part, uint32_t, k->process);
+    int32_t rank = st->w.ds->o->partition_rank ? pr->rank : -1;
+    for (size_t i = 0; i < st->n_parts && *at == NO_PART; i++)
+        if (st->parts[i]->part.input == pr->input && st->parts[i]->part.rank == rank)
+            *at = (uint32_t)i;
+    if (*at != NO_PART) return st->parts[*at];
+    pq_spart **grown = tr_realloc(st->parts, (st->n_parts + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    st->parts = grown;
+    pq_spart *sp = tr_calloc(1, sizeof *sp);
+    if (!sp) return NULL;
+    tr_vec_init(&sp->sets, 1);
+    tr_vec_init(&sp->stacks, 1);
+    st->parts[st->n_parts] = sp;
+    if (part_fill(&st->w, &sp->part, pr->input, rank)) return NULL;
+    *at = (uint32_t)st->n_parts++;
+    return sp;
+}
+
+/* Marks ID in MARKS; 1 when it was marked already. */
+static int mark(tr_vec *marks, uint32_t id, int *was)
+{
+    while (marks->len <= id)
+        if (!tr_vec_push(marks)) return TR_FATAL;
+    *was = TR_VEC_AT(marks, uint8_t, id);
+    TR_VEC_AT(marks, uint8_t, id) = 1;
+    return TR_OK;
+}
+
+/* The arg set and the stack (with its callers) event EV uses, marked in its part. */
+static int mark_uses(pq_stream *st, pq_spart *sp, const tr_event_rec *ev)
+{
+    int was;
+    if (ev->kind != TR_EV_COUNTER && ev->args && mark(&sp->sets, ev->args, &was)) return TR_FATAL;
+    for (uint32_t s = ev->kind == TR_EV_SAMPLE ? ev->stack : 0; s; s = tr_stack_parent(st->t, s)) {
+        if (mark(&sp->stacks, s, &was)) return TR_FATAL;
+        if (was) break;
+    }
+    return TR_OK;
+}
+
+/* Writes the rows gathered in F as a row group. */
+static int sfile_flush(pq_sfile *f, tr_error *e)
+{
+    f->ctx.evs = f->rows.data;
+    int rc = tr_pq_file_rows(f->f, f->rows.len, file_get, &f->ctx, e);
+    f->rows.len = 0;
+    return rc;
+}
+
+/* Adds row X to table I's file of part SP, opening it first; a full row group is written. */
+static int sfile_add(pq_stream *st, pq_spart *sp, size_t i, const tr_sc_event *x, tr_error *e)
+{
+    pq_sfile *f = sp->files[i];
+    if (!f) {
+        if (!(f = sp->files[i] = tr_calloc(1, sizeof *f))) return tr_error_nomem(e);
+        tr_buf_init(&f->path, 0);
+        tr_vec_init(&f->rows, sizeof(tr_sc_event));
+        f->ctx = (pq_file_ctx){.w = &st->w, .tb = st->tables[i], .part = &sp->part};
+        int rc = file_start(&st->w, &f->ctx, f->cols, &f->path, &f->out, &f->f, e);
+        if (rc) return rc;
+    }
+    tr_sc_event *at = tr_vec_push(&f->rows);
+    if (!at) return tr_error_nomem(e);
+    *at = *x;
+    return f->rows.len >= st->w.ds->lim.row_group_rows ? sfile_flush(f, e) : TR_OK;
+}
+
+/* The stream, made at its first event or at its flows after the free space is checked. */
+static int stream_get(pq_dataset *ds, const tr_trace *t, pq_stream **st, tr_error *e)
+{
+    if ((*st = ds->stream) != NULL) return TR_OK;
+    int rc = check_space(ds, t, e);
+    if (rc) return rc;
+    return (*st = stream_new(ds, t)) ? TR_OK : tr_error_nomem(e);
+}
+
+static int parquet_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
+{
+    pq_stream *st;
+    int grc = stream_get(run->state, t, &st, e);
+    if (grc) return grc;
+    tr_sc_event x;
+    if (tr_rows_next(&st->rows, ev, &x)) return tr_error_nomem(e);
+    pq_spart *sp = stream_part(st, ev->track);
+    if (!sp) {
+        if (tr_track_get(t, ev->track)) return tr_error_nomem(e);
+        return TR_OK; /* an event of no track is in no part, as in part_of */
+    }
+    if (mark_uses(st, sp, ev)) return tr_error_nomem(e);
+    int rc = TR_OK;
+    for (size_t i = 0; i < st->n_tables && !rc; i++) {
+        const tr_sc_table *tb = st->tables[i];
+        if (tr_sc_event_kind(tb->rows) != ev->kind) continue;
+        st->w.sc.cur[ev->kind] = &x;
+        int keep = !tb->where || tb->where(&st->w.sc, x.row);
+        st->w.sc.cur[ev->kind] = NULL;
+        if (keep) rc = sfile_add(st, sp, i, &x, e);
+    }
+    return rc;
+}
+
+static int parquet_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
+{
+    pq_stream *st;
+    int rc = stream_get(run->state, t, &st, e);
+    if (rc) return rc;
+    st->streaming = 1;
+    st->flows = f;
+    st->n_flows = n;
+    return TR_OK;
+}
+
+/* The streamed part that is final part P, or NULL. */
+static pq_spart *stream_match(const pq_stream *st, const pq_part *p)
+{
+    for (size_t i = 0; i < st->n_parts; i++)
+        if (st->parts[i]->part.input == p->input && st->parts[i]->part.rank == p->rank)
+            return st->parts[i];
+    return NULL;
+}
+
+/* Event table I's file of each final part: the streamed one finished, or an empty one. */
+static int stream_table(pq_stream *st, size_t i, tr_error *e)
+{
+    pq_w *w = &st->w;
+    int rc = TR_OK;
+    for (uint32_t p = 0; p < w->n_parts && !rc; p++) {
+        pq_spart *sp = stream_match(st, &w->parts[p]);
+        pq_sfile *f = sp ? sp->files[i] : NULL;
+        if (!f) {
+            rc = write_file(w, st->tables[i], p, (pq_rows){0}, e);
+            continue;
+        }
+        rc = f->rows.len ? sfile_flush(f, e) : TR_OK;
+        rc = file_finish(st->tables[i], f->out, f->f, &f->path, rc, e);
+        f->out = NULL;
+        f->f = NULL;
+    }
+    return rc;
+}
+
+/* The marks of each final part (empty for a part no event was in). */
+static int stream_marks(pq_stream *st, tr_vec **sets, tr_vec **stacks)
+{
+    pq_w *w = &st->w;
+    *sets = tr_calloc(w->n_parts ? w->n_parts : 1, sizeof **sets);
+    *stacks = tr_calloc(w->n_parts ? w->n_parts : 1, sizeof **stacks);
+    if (!*sets || !*stacks) return TR_FATAL;
+    for (uint32_t p = 0; p < w->n_parts; p++) {
+        pq_spart *sp = stream_match(st, &w->parts[p]);
+        if (sp) (*sets)[p] = sp->sets, (*stacks)[p] = sp->stacks;
+    }
+    w->set_marks = *sets;
+    w->stack_marks = *stacks;
+    return TR_OK;
+}
+
+/* At the end: the final parts, then every table, the event tables from their files. */
+static int stream_finish(pq_stream *st, tr_error *e)
+{
+    pq_w *w = &st->w;
+    tr_rows_flows(&st->rows, st->flows, st->n_flows);
+    tr_sc_close(&w->sc);
+    int rc = check_space(w->ds, st->t, e);
+    if (!rc) rc = tr_sc_open(&w->sc, st->t, NULL, e);
+    w->sc.flows = st->flows;
+    w->sc.n_flows = st->n_flows;
+    w->rows = &st->rows;
+    if (!rc) rc = prepare(w, e);
+    tr_vec *sets = NULL, *stacks = NULL;
+    if (!rc && stream_marks(st, &sets, &stacks)) rc = tr_error_nomem(e);
+    size_t ev_table = 0;
+    for (size_t i = 0; i < tr_sc_n_tables && !rc; i++) {
+        const tr_sc_table *tb = &tr_sc_tables[i];
+        if (!tb->get) continue;
+        if (ev_table < st->n_tables && tb == st->tables[ev_table])
+            rc = stream_table(st, ev_table++, e);
+        else
+            rc = write_table(w, tb, e);
+    }
+    tr_free(sets);
+    tr_free(stacks);
+    return rc;
+}
+
+static void stream_free(pq_stream *st)
+{
+    for (size_t i = 0; i < st->n_parts; i++) {
+        pq_spart *sp = st->parts[i];
+        for (size_t k = 0; k < MAX_EVENT_TABLES; k++) {
+            pq_sfile *f = sp->files[k];
+            if (!f) continue;
+            tr_pq_file_free(f->f);
+            tr_output_abort(f->out);
+            tr_buf_fini(&f->path);
+            tr_vec_fini(&f->rows);
+            tr_free(f);
+        }
+        tr_vec_fini(&sp->sets);
+        tr_vec_fini(&sp->stacks);
+        tr_free(sp->part.name);
+        tr_free(sp);
+    }
+    tr_free(st->parts);
+    tr_vec_fini(&st->proc_part);
+    tr_rows_fini(&st->rows);
+    finish(&st->w);
+    tr_free(st);
+}
+
 static int parquet_end(tr_write *run, int rc, tr_error *e)
 {
-    (void)e;
-    tr_free(run->state);
+    pq_dataset *ds = run->state;
+    pq_stream *st = ds ? ds->stream : NULL;
+    if (st && rc == TR_OK && st->streaming) rc = stream_finish(st, e);
+    if (st) stream_free(st);
+    tr_free(ds);
     return rc;
 }
 
@@ -778,4 +1119,6 @@ const tr_writer tr_writer_parquet = {
     .begin = parquet_begin,
     .add = parquet_add,
     .end = parquet_end,
+    .event = parquet_event,
+    .flows = parquet_flows,
 };

@@ -85,9 +85,22 @@ int tr_sc_thread_track(const tr_sc_ctx *c, uint32_t track)
     return k && k->kind != TR_TRACK_COUNTER && k->kind != TR_TRACK_ASYNC;
 }
 
+size_t tr_sc_flow_count(const tr_sc_ctx *c)
+{
+    return c->flows ? c->n_flows : tr_flow_count(c->t);
+}
+
+const tr_flow *tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row)
+{
+    if (!c->flows) return tr_flow_get(c->t, row);
+    return row < c->n_flows ? &c->flows[row] : NULL;
+}
+
 int tr_sc_ref_kept(const tr_sc_ctx *c, tr_ref ref)
 {
     int kind = TR_REF_KIND(ref);
+    /* a stream's ends are bound to rows, or name no event (no filter applies) */
+    if (c->flows) return kind == TR_EV_SLICE || kind == TR_EV_INSTANT;
     size_t n = kind == TR_EV_SLICE ? c->sl.n : kind == TR_EV_INSTANT ? c->in.n : 0;
     return TR_REF_ROW(ref) < n && tr_sc_kept(c, kind, TR_REF_ROW(ref));
 }
@@ -311,46 +324,47 @@ static const tr_sc_column slice_cols[] = {{"id", TR_SC_INT, 0, NULL},
 static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     const tr_slices *s = &c->sl;
+    const tr_sc_event *x = c->cur[TR_EV_SLICE];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
         break;
     case 1:
-        v_int(v, s->ts[r]);
+        v_int(v, x ? x->rec.ts : s->ts[r]);
         break;
     case 2:
-        v_int(v, tr_slice_dur(s, r));
+        v_int(v, x ? x->rec.dur : tr_slice_dur(s, r));
         break;
     case 3:
-        v_int(v, s->track[r]);
+        v_int(v, x ? x->rec.track : s->track[r]);
         break;
     case 4:
-        v_str(c, v, tr_slice_cat(s, r));
+        v_str(c, v, x ? x->rec.u.s.cat : tr_slice_cat(s, r));
         break;
     case 5:
-        v_str(c, v, s->name[r]);
+        v_str(c, v, x ? x->rec.u.s.name : s->name[r]);
         break;
     case 6:
-        v_int(v, s->depth[r]);
+        v_int(v, x ? x->depth : s->depth[r]);
         break;
     case 7: {
         /* a parent the filter dropped is no parent */
-        uint32_t parent = s->parent[r];
+        uint32_t parent = x ? x->parent : s->parent[r];
         int none = parent == TR_NONE || !tr_sc_kept(c, TR_EV_SLICE, parent);
         v_opt(v, none ? -1 : (int64_t)parent, -1);
         break;
     }
     case 8:
-        v_opt(v, s->args[r], 0);
+        v_opt(v, x ? x->rec.args : s->args[r], 0);
         break;
     case 9:
-        v_opt(v, tr_slice_bytes(s, r), -1);
+        v_opt(v, x ? x->rec.bytes : tr_slice_bytes(s, r), -1);
         break;
     case 10:
-        v_opt(v, tr_slice_thread_ts(s, r), TR_TIME_NONE);
+        v_opt(v, x ? TR_TIME_NONE : tr_slice_thread_ts(s, r), TR_TIME_NONE); /* a stream has none */
         break;
     default:
-        v_opt(v, tr_slice_thread_dur(s, r), TR_TIME_NONE);
+        v_opt(v, x ? TR_TIME_NONE : tr_slice_thread_dur(s, r), TR_TIME_NONE);
         break;
     }
 }
@@ -368,32 +382,34 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     static const char *const scopes[] = {"thread", "process", "global"};
     const tr_instants *s = &c->in;
+    const tr_sc_event *x = c->cur[TR_EV_INSTANT];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
         break;
     case 1:
-        v_int(v, s->ts[r]);
+        v_int(v, x ? x->rec.ts : s->ts[r]);
         break;
     case 2:
-        v_int(v, s->track[r]);
+        v_int(v, x ? x->rec.track : s->track[r]);
         break;
     case 3:
-        v_str(c, v, s->cat[r]);
+        v_str(c, v, x ? x->rec.u.s.cat : s->cat[r]);
         break;
     case 4:
-        v_str(c, v, s->name[r]);
+        v_str(c, v, x ? x->rec.u.s.name : s->name[r]);
         break;
     case 5: {
-        unsigned scope = s->scope[r] < 3 ? s->scope[r] : 0;
+        unsigned sc = x ? x->rec.scope : s->scope[r];
+        unsigned scope = sc < 3 ? sc : 0;
         v_const(v, scopes[scope], scope);
         break;
     }
     case 6:
-        v_opt(v, s->args[r], 0);
+        v_opt(v, x ? x->rec.args : s->args[r], 0);
         break;
     default:
-        v_opt(v, s->bytes[r], -1);
+        v_opt(v, x ? x->rec.bytes : s->bytes[r], -1);
         break;
     }
 }
@@ -405,18 +421,19 @@ static const tr_sc_column counter_cols[] = {{"id", TR_SC_INT, 0, NULL},
 
 static void get_counter(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
+    const tr_sc_event *x = c->cur[TR_EV_COUNTER];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
         break;
     case 1:
-        v_int(v, c->co.ts[r]);
+        v_int(v, x ? x->rec.ts : c->co.ts[r]);
         break;
     case 2:
-        v_int(v, c->co.track[r]);
+        v_int(v, x ? x->rec.track : c->co.track[r]);
         break;
     default:
-        v->d = c->co.value[r];
+        v->d = x ? x->rec.u.value : c->co.value[r];
         break;
     }
 }
@@ -430,10 +447,25 @@ static const tr_sc_column sample_cols[] = {{"id", TR_SC_INT, 0, NULL},
                                            {"weight", TR_SC_INT, 0, NULL}};
 
 /* A folded input's line stands for "count" samples (as the folded writer reads it). */
+static uint32_t sample_args(const tr_sc_ctx *c, size_t r)
+{
+    return c->cur[TR_EV_SAMPLE] ? c->cur[TR_EV_SAMPLE]->rec.args : c->sa.args[r];
+}
+
+static uint32_t sample_track(const tr_sc_ctx *c, size_t r)
+{
+    return c->cur[TR_EV_SAMPLE] ? c->cur[TR_EV_SAMPLE]->rec.track : c->sa.track[r];
+}
+
+static uint32_t sample_stack_id(const tr_sc_ctx *c, size_t r)
+{
+    return c->cur[TR_EV_SAMPLE] ? c->cur[TR_EV_SAMPLE]->rec.stack : c->sa.stack[r];
+}
+
 static int64_t sample_weight(const tr_sc_ctx *c, size_t r)
 {
     tr_arg a;
-    uint32_t set = c->sa.args[r];
+    uint32_t set = sample_args(c, r);
     if (!set || !tr_args_find(c->t, set, "count", &a)) return 1;
     if (a.type == TR_ARG_UINT) return (int64_t)(a.v.u > INT64_MAX ? INT64_MAX : a.v.u);
     return a.v.i > 0 ? a.v.i : 0;
@@ -441,30 +473,31 @@ static int64_t sample_weight(const tr_sc_ctx *c, size_t r)
 
 static int64_t sample_utid(const tr_sc_ctx *c, size_t r)
 {
-    return tr_sc_thread_track(c, c->sa.track[r]) ? (int64_t)c->sa.track[r] : -1;
+    uint32_t track = sample_track(c, r);
+    return tr_sc_thread_track(c, track) ? (int64_t)track : -1;
 }
 
 static void get_sample(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
-    const tr_samples *s = &c->sa;
+    const tr_sc_event *x = c->cur[TR_EV_SAMPLE];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
         break;
     case 1:
-        v_int(v, s->ts[r]);
+        v_int(v, x ? x->rec.ts : c->sa.ts[r]);
         break;
     case 2:
-        v_int(v, s->track[r]);
+        v_int(v, sample_track(c, r));
         break;
     case 3:
         v_opt(v, sample_utid(c, r), -1);
         break;
     case 4:
-        v_opt(v, s->stack[r], 0);
+        v_opt(v, sample_stack_id(c, r), 0);
         break;
     case 5:
-        v_opt(v, s->args[r], 0);
+        v_opt(v, sample_args(c, r), 0);
         break;
     default:
         v_int(v, sample_weight(c, r));
@@ -491,7 +524,7 @@ static void ref_col(tr_sc_value *v, tr_ref ref, int kind)
 
 static void get_flow(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
-    const tr_flow *f = tr_flow_get(c->t, (uint32_t)key);
+    const tr_flow *f = tr_sc_flow_get(c, (uint32_t)key);
     switch (col) {
     case 0:
         v_int(v, (int64_t)key);
@@ -714,6 +747,7 @@ static const tr_sc_column io_cols[] = {{"slice_id", TR_SC_INT, 0, NULL},
 /* The slices of Recorder inputs. */
 static int io_where(const tr_sc_ctx *c, uint64_t r)
 {
+    if (c->cur[TR_EV_SLICE]) return 0; /* a stream: Recorder directories never stream */
     const tr_track *k = tr_track_get(c->t, c->sl.track[r]);
     const tr_process *p = k ? tr_process_get(c->t, k->process) : NULL;
     const tr_input_info *in = p ? tr_input_get(c->t, p->input) : NULL;
@@ -895,11 +929,10 @@ static void stack_text(tr_sc_ctx *c, uint32_t stack, tr_sc_value *v)
 
 static void get_sample_stack(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
-    const tr_samples *s = &c->sa;
-    uint32_t stack = s->stack[r];
+    uint32_t stack = sample_stack_id(c, r);
     switch (col) {
     case 4: {
-        const tr_track *k = tr_track_get(c->t, s->track[r]);
+        const tr_track *k = tr_track_get(c->t, sample_track(c, r));
         v_str(c, v, k ? k->name : 0);
         break;
     }

@@ -74,6 +74,13 @@ typedef struct tr_sc_value {
     uint64_t key;
 } tr_sc_value;
 
+/* One event of a stream with what freeze gives it: its row, a slice's depth and parent. */
+typedef struct tr_sc_event {
+    tr_event_rec rec;
+    uint64_t row;
+    uint32_t depth, parent;
+} tr_sc_event;
+
 /* What getters read: the trace, its tables, which events the filter keeps. */
 typedef struct tr_sc_ctx {
     const tr_trace *t;
@@ -86,6 +93,14 @@ typedef struct tr_sc_ctx {
     uint64_t *set_first; /* per arg set (1-based), the id of its first arg */
     tr_buf scratch;      /* computed text (display values, stacks) */
     tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
+    /*
+    ** Streaming (writers/rows_impl.h): the trace holds no events, so an event
+    ** table's getter reads CUR[kind] (set before each get: its row is the
+    ** key), and the flows are FLOWS, bound to rows (tr_rows_flows).
+    */
+    const tr_sc_event *cur[TR_EV_KIND_COUNT];
+    const tr_flow *flows;
+    size_t n_flows;
 } tr_sc_ctx;
 
 /* ^Reads T's tables and marks the events FILTER (NULL: all) keeps.  ^TR_OK or TR_E_NOMEM. */
@@ -95,6 +110,9 @@ void tr_sc_close(tr_sc_ctx *c);
 int tr_sc_kept(const tr_sc_ctx *c, int kind, size_t row);
 /* ^Whether TRACK is a lane where one thing runs at a time: it has a thread row (utid = id). */
 int tr_sc_thread_track(const tr_sc_ctx *c, uint32_t track);
+/* ^The flows: the trace's, or a stream's. */
+size_t tr_sc_flow_count(const tr_sc_ctx *c);
+const tr_flow *tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row);
 /* ^Whether a flow end is a written slice or instant. */
 int tr_sc_ref_kept(const tr_sc_ctx *c, tr_ref ref);
 

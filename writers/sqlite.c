@@ -13,6 +13,7 @@
 ** sorts once instead of updating a b-tree per row.
 */
 #include "tr_sqlite.h"
+#include "rows_impl.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
 
@@ -24,6 +25,8 @@ typedef struct sq_w {
     sqlite3 *db;
     tr_sc_ctx sc;
     tr_error *e;
+    const uint8_t *marked; /* streaming: per arg set, 1 = an event used it (sq_stream) */
+    size_t n_marked;
 } sq_w;
 
 static const char meta_sql[] = "CREATE TABLE meta(key TEXT NOT NULL, value);\n";
@@ -185,6 +188,8 @@ typedef struct sq_bulk {
     uint64_t keys[BULK_ROWS];
     int n;
     int rc;
+    int kind;                   /* streaming: the kind of the events EVS holds; -1: keys only */
+    tr_sc_event evs[BULK_ROWS]; /* streaming: the rows of the batch, for a partial last one */
 } sq_bulk;
 
 /* "INSERT INTO table VALUES(?,..),(?,..)" for ROWS rows. */
@@ -203,10 +208,11 @@ static int bulk_prepare(sq_bulk *b, int rows, sqlite3_stmt **st)
     return rc;
 }
 
-/* Binds the stored columns of row KEY of B's table as BASE+1 ... */
-static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key)
+/* Binds the stored columns of row KEY of B's table (streaming: event I of B) as BASE+1 ... */
+static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i)
 {
     const tr_sc_table *tb = b->tb;
+    if (b->kind >= 0) b->w->sc.cur[b->kind] = &b->evs[i];
     for (int c = 0; c < tb->ncols; c++) {
         if (tb->cols[c].sql) continue;
         tr_sc_value v = {.key = TR_SC_NO_KEY};
@@ -223,6 +229,7 @@ static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key)
             sqlite3_bind_text(st, at, v.s, (int)v.n,
                               v.transient ? SQLITE_TRANSIENT : SQLITE_STATIC);
     }
+    if (b->kind >= 0) b->w->sc.cur[b->kind] = NULL;
 }
 
 static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
@@ -230,6 +237,7 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
     memset(b, 0, sizeof *b);
     b->w = w;
     b->tb = tb;
+    b->kind = -1;
     for (int c = 0; c < tb->ncols; c++) b->ncol += tb->cols[c].sql == NULL;
     return b->rc = bulk_prepare(b, BULK_ROWS, &b->full);
 }
@@ -237,7 +245,7 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
 static int bulk_add(sq_bulk *b, uint64_t key)
 {
     if (b->rc) return b->rc;
-    bind_row(b, b->full, b->n * b->ncol, key);
+    bind_row(b, b->full, b->n * b->ncol, key, b->n);
     b->keys[b->n++] = key;
     if (b->n == BULK_ROWS) {
         b->n = 0;
@@ -249,10 +257,11 @@ static int bulk_add(sq_bulk *b, uint64_t key)
 static int bulk_end(sq_bulk *b)
 {
     sqlite3_finalize(b->full);
+    b->full = NULL;
     if (b->rc || b->n == 0) return b->rc;
     sqlite3_stmt *st;
     if ((b->rc = bulk_prepare(b, b->n, &st))) return b->rc;
-    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i]);
+    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i);
     b->rc = sq_step(b->w, st);
     sqlite3_finalize(st);
     return b->rc;
@@ -287,11 +296,17 @@ static int put_meta(sq_w *w)
     return rc;
 }
 
-/* The arg sets that written events and the inputs use (1-based); NULL when out of memory. */
-static uint8_t *used_sets(const tr_sc_ctx *c)
+/*
+** The arg sets that written events and the inputs use (1-based); NULL when
+** out of memory.  A stream's events marked theirs as they came (W->marked).
+*/
+static uint8_t *used_sets(const sq_w *w)
 {
+    const tr_sc_ctx *c = &w->sc;
     uint8_t *used = tr_calloc(c->n_sets + 1, 1);
     if (!used) return NULL;
+    if (w->marked)
+        memcpy(used, w->marked, w->n_marked < c->n_sets + 1 ? w->n_marked : c->n_sets + 1);
 #define USE(set)                                                                                   \
     do {                                                                                           \
         uint32_t s_ = (set);                                                                       \
@@ -311,7 +326,7 @@ static uint8_t *used_sets(const tr_sc_ctx *c)
 /* Sets are written in id order, so the table's primary key is appended to, never split. */
 static int put_args(sq_w *w, sq_bulk *b)
 {
-    uint8_t *used = used_sets(&w->sc);
+    uint8_t *used = used_sets(w);
     if (!used) return b->rc = tr_error_nomem(w->e);
     for (size_t set = 1; set <= w->sc.n_sets && !b->rc; set++) {
         if (!used[set]) continue;
@@ -352,8 +367,8 @@ static int put_table(sq_w *w, const tr_sc_table *tb)
         for (size_t i = 1; i < tr_stack_count(t) && !b.rc; i++) bulk_add(&b, i);
         break;
     case TR_SC_ROWS_FLOW:
-        for (size_t i = 0; i < tr_flow_count(t) && !b.rc; i++) {
-            const tr_flow *f = tr_flow_get(t, (uint32_t)i);
+        for (size_t i = 0; i < tr_sc_flow_count(c) && !b.rc; i++) {
+            const tr_flow *f = tr_sc_flow_get(c, (uint32_t)i);
             if (tr_sc_ref_kept(c, f->from) && tr_sc_ref_kept(c, f->to)) bulk_add(&b, i);
         }
         break;
@@ -425,6 +440,41 @@ static int sq_fill(sq_w *w)
     return rc;
 }
 
+/*
+** The bulk-load settings: the file is a temporary one until renamed, so a
+** crash loses nothing to journal.  Two threads let SQLite sort for the index
+** builds in parallel.  A stream keeps a smaller page cache and SQLite's
+** temporary files (the index sorts) on disk: its memory is the budget's.
+*/
+static int sq_start(sq_w *w, sq_pragmas *saved, int stream)
+{
+    int rc = pragmas_save(w, saved);
+    if (!rc)
+        rc = sq_exec(w,
+                     stream ? "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                              " PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;"
+                              " PRAGMA threads=2; BEGIN;"
+                            : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                              " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;"
+                              " PRAGMA threads=2; BEGIN;",
+                     "cannot start the load");
+    return rc;
+}
+
+/* Commits when RC is TR_OK, else rolls back; puts the settings back either way. */
+static int sq_finish(sq_w *w, const sq_pragmas *saved, int rc)
+{
+    tr_error *e = w->e;
+    if (!rc) rc = sq_exec(w, "COMMIT", "cannot commit");
+    if (rc && !sqlite3_get_autocommit(w->db)) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    /* After a failure restoring is tidying up: its error must not hide the first. */
+    tr_error ignored;
+    w->e = rc ? &ignored : e;
+    int rrc = pragmas_restore(w, saved);
+    w->e = e;
+    return rc ? rc : rrc;
+}
+
 int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_error *e)
 {
     sq_w w;
@@ -433,27 +483,7 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
     w.e = e;
     sq_pragmas saved;
     int rc = tr_sc_open(&w.sc, t, o ? o->filter : NULL, e);
-    if (!rc) rc = pragmas_save(&w, &saved);
-    if (!rc) {
-        /*
-        ** The file is a temporary one until renamed: a crash loses nothing to
-        ** journal.  Two threads let SQLite sort for the index builds in parallel.
-        */
-        rc = sq_exec(
-            &w,
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-            " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY; PRAGMA threads=2; BEGIN;",
-            "cannot start the load");
-        if (!rc) rc = sq_fill(&w);
-        if (!rc) rc = sq_exec(&w, "COMMIT", "cannot commit");
-        if (rc && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        /* After a failure restoring is tidying up: its error must not hide the first. */
-        tr_error ignored;
-        w.e = rc ? &ignored : e;
-        int rrc = pragmas_restore(&w, &saved);
-        w.e = e;
-        if (!rc) rc = rrc;
-    }
+    if (!rc && !(rc = sq_start(&w, &saved, 0))) rc = sq_finish(&w, &saved, sq_fill(&w));
     tr_sc_close(&w.sc);
     return rc;
 }
@@ -604,28 +634,178 @@ int tr_sqlite_save(sqlite3 *src, tr_output *out, tr_error *e)
     return result;
 }
 
-static int sqlite_add(tr_write *run, const tr_trace *t, tr_error *e)
+/* Opens the database OUT's temporary file holds, or one in memory when it has none. */
+static int sq_open(tr_output *out, sqlite3 **db, tr_error *e)
 {
-    tr_output *out = run->out;
     const char *tmp = tr_output_temp_path(out);
-    sqlite3 *db;
     /* With no temporary file (standard output, .gz), build in memory and stream it. */
     int rc =
-        sqlite3_open_v2(tmp ? tmp : ":memory:", &db,
+        sqlite3_open_v2(tmp ? tmp : ":memory:", db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        rc = db ? tr_errorf(e, TR_E_IO, NULL, "%s: cannot open: %s", tr_output_path(out),
-                            sqlite3_errmsg(db))
-                : tr_error_nomem(e);
-        sqlite3_close(db);
-        return rc;
-    }
-    rc = tr_sqlite_load(db, t, run->opts, e);
-    if (rc == TR_OK && !tmp) rc = tr_sqlite_save(db, out, e);
+    if (rc == SQLITE_OK) return TR_OK;
+    rc = *db ? tr_errorf(e, TR_E_IO, NULL, "%s: cannot open: %s", tr_output_path(out),
+                         sqlite3_errmsg(*db))
+             : tr_error_nomem(e);
+    sqlite3_close(*db);
+    *db = NULL;
+    return rc;
+}
+
+/* After the database is filled: saved into OUT when it was built in memory, and closed. */
+static int sq_close(tr_output *out, sqlite3 *db, int rc, tr_error *e)
+{
+    if (rc == TR_OK && !tr_output_temp_path(out)) rc = tr_sqlite_save(db, out, e);
     if (sqlite3_close(db) != SQLITE_OK && rc == TR_OK)
         rc = tr_errorf(e, TR_E_IO, NULL, "%s: cannot close the database", tr_output_path(out));
     if (rc != TR_OK && e && !e->file[0])
         snprintf(e->file, sizeof e->file, "%s", tr_output_path(out));
+    return rc;
+}
+
+static int sqlite_add(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    sqlite3 *db;
+    int rc = sq_open(run->out, &db, e);
+    if (rc == TR_OK) rc = sq_close(run->out, db, tr_sqlite_load(db, t, run->opts, e), e);
+    return rc;
+}
+
+/* ---- streaming ---- */
+
+/*
+** A stream's events go into their tables as they come (tr_writer.event),
+** each event table through its own batched insert; the dictionaries
+** (inputs, processes, tracks, args, stacks), the flows and meta go in at
+** the end, when they are final.  Every table gets the rows the model gives
+** it, in the same order, so the database's dump is the model's; its pages
+** interleave, so the file's bytes are not.
+*/
+typedef struct sq_stream {
+    sq_w w;
+    sq_pragmas saved;
+    const tr_trace *t;
+    int streaming; /* the inputs were read through a stream (flows came) */
+    tr_rows rows;
+    sq_bulk *bulk[8]; /* the event tables' inserts */
+    size_t n_bulk;
+    tr_vec marks; /* uint8_t per arg set: an event used it */
+    tr_flow *flows;
+    size_t n_flows;
+} sq_stream;
+
+/* Opens the database, starts the load, creates the schema and the event tables' inserts. */
+static int stream_open(sq_stream *s, tr_output *out, const tr_trace *t, tr_error *e)
+{
+    s->t = t;
+    s->w.e = e;
+    s->w.sc.t = t; /* the event getters read the dictionaries; the rest is read at the end */
+    tr_buf_init(&s->w.sc.scratch, 0);
+    int rc = sq_open(out, &s->w.db, e);
+    if (!rc) rc = sq_start(&s->w, &s->saved, 1);
+    if (!rc) rc = sq_schema(&s->w);
+    for (size_t k = 0; k < tr_sc_n_tables && !rc; k++) {
+        const tr_sc_table *tb = &tr_sc_tables[k];
+        int kind = tr_sc_event_kind(tb->rows);
+        if (tb->view_sql || kind < 0) continue;
+        sq_bulk *b = s->n_bulk < sizeof s->bulk / sizeof *s->bulk ? tr_calloc(1, sizeof *b) : NULL;
+        if (!b) return tr_error_nomem(e);
+        s->bulk[s->n_bulk++] = b;
+        rc = bulk_begin(b, &s->w, tb);
+        b->kind = kind;
+    }
+    return rc;
+}
+
+static int mark_set(sq_stream *s, uint32_t set)
+{
+    while (s->marks.len <= set)
+        if (!tr_vec_push(&s->marks)) return TR_FATAL;
+    TR_VEC_AT(&s->marks, uint8_t, set) = 1;
+    return TR_OK;
+}
+
+static int sqlite_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
+{
+    sq_stream *s = run->state;
+    int rc = s->w.db ? TR_OK : stream_open(s, run->out, t, e);
+    s->w.e = e;
+    tr_sc_event x;
+    if (!rc && (tr_rows_next(&s->rows, ev, &x) || (ev->args && mark_set(s, ev->args))))
+        rc = tr_error_nomem(e);
+    for (size_t i = 0; i < s->n_bulk && !rc; i++) {
+        sq_bulk *b = s->bulk[i];
+        if (b->kind != ev->kind) continue;
+        s->w.sc.cur[b->kind] = &x;
+        int keep = !b->tb->where || b->tb->where(&s->w.sc, x.row);
+        s->w.sc.cur[b->kind] = NULL;
+        if (!keep) continue;
+        b->evs[b->n] = x;
+        rc = bulk_add(b, x.row);
+    }
+    return rc;
+}
+
+static int sqlite_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
+{
+    sq_stream *s = run->state;
+    s->streaming = 1;
+    s->flows = f;
+    s->n_flows = n;
+    return s->w.db ? TR_OK : stream_open(s, run->out, t, e);
+}
+
+/* The event tables' last rows; then the dictionaries, the flows, meta and the indexes. */
+static int stream_fill(sq_stream *s, tr_error *e)
+{
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->n_bulk; i++) {
+        int brc = bulk_end(s->bulk[i]);
+        if (!rc) rc = brc;
+    }
+    tr_rows_flows(&s->rows, s->flows, s->n_flows);
+    tr_sc_close(&s->w.sc);
+    if (!rc) rc = tr_sc_open(&s->w.sc, s->t, NULL, e);
+    s->w.sc.flows = s->flows;
+    s->w.sc.n_flows = s->n_flows;
+    s->w.marked = s->marks.data;
+    s->w.n_marked = s->marks.len;
+    if (!rc) rc = put_meta(&s->w);
+    for (size_t k = 0; k < tr_sc_n_tables && !rc; k++) {
+        const tr_sc_table *tb = &tr_sc_tables[k];
+        if (!tb->view_sql && tr_sc_event_kind(tb->rows) < 0) rc = put_table(&s->w, tb);
+    }
+    if (!rc) rc = sq_exec(&s->w, index_sql, "cannot create the indexes");
+    return rc;
+}
+
+static int sqlite_begin(tr_write *run, tr_error *e)
+{
+    sq_stream *s = tr_calloc(1, sizeof *s);
+    run->state = s;
+    if (!s) return tr_error_nomem(e);
+    tr_rows_init(&s->rows, 0);
+    tr_vec_init(&s->marks, 1);
+    return TR_OK;
+}
+
+static int sqlite_end(tr_write *run, int rc, tr_error *e)
+{
+    sq_stream *s = run->state;
+    if (!s) return rc;
+    s->w.e = e;
+    if (s->w.db) {
+        if (rc == TR_OK && s->streaming) rc = stream_fill(s, e);
+        rc = sq_finish(&s->w, &s->saved, rc);
+        rc = sq_close(run->out, s->w.db, rc, e);
+    }
+    for (size_t i = 0; i < s->n_bulk; i++) {
+        if (s->bulk[i]->full) sqlite3_finalize(s->bulk[i]->full);
+        tr_free(s->bulk[i]);
+    }
+    tr_sc_close(&s->w.sc);
+    tr_rows_fini(&s->rows);
+    tr_vec_fini(&s->marks);
+    tr_free(s);
     return rc;
 }
 
@@ -635,5 +815,9 @@ const tr_writer tr_writer_sqlite = {
     .description = "SQLite database (Perfetto-like tables; query with tracesql)",
     .extensions = "db,sqlite,sqlite3",
     .binary = 1,
+    .begin = sqlite_begin,
     .add = sqlite_add,
+    .end = sqlite_end,
+    .event = sqlite_event,
+    .flows = sqlite_flows,
 };

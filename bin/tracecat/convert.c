@@ -138,11 +138,12 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
 ** what it read (tr_reader.streams).  Standard input cannot be looked at
 ** twice, so it is read whole.
 */
-static int input_streams(const tr_cli *c, const char *path)
+/* The reader that would read PATH when it streams (tr_reader.streams), else NULL. */
+static const tr_reader *input_streams(const tr_cli *c, const char *path)
 {
-    if (strcmp(path, "-") == 0) return 0;
+    if (strcmp(path, "-") == 0) return NULL;
     tr_source *src;
-    if (tr_source_open(&src, path, NULL) != TR_OK) return 0;
+    if (tr_source_open(&src, path, NULL) != TR_OK) return NULL;
     const tr_reader *r = NULL;
     tr_input *in;
     const unsigned char *head;
@@ -157,14 +158,23 @@ static int input_streams(const tr_cli *c, const char *path)
         r = tr_probe(tr_readers, &pk, NULL);
     }
     tr_source_close(src);
-    return r && r->streams;
+    return r && r->streams ? r : NULL;
 }
 
+/*
+** The writers that also take the flows (Chrome JSON, SQLite, Parquet) stream
+** one input of a reader whose events a record holds whole: a Chrome slice's
+** thread time (tts, tdur) is not in the stream's records, and the flows of
+** several inputs are not numbered across them, so those are read whole.
+*/
 static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
 {
     if (!w->event || has_filter(a) || c->read.align.align_on || a->n_inputs < 1) return 0;
-    for (int i = 0; i < a->n_inputs; i++)
-        if (!input_streams(c, a->inputs[i])) return 0;
+    if (w->flows && a->n_inputs != 1) return 0;
+    for (int i = 0; i < a->n_inputs; i++) {
+        const tr_reader *r = input_streams(c, a->inputs[i]);
+        if (!r || (w->flows && strcmp(r->name, "chrome") == 0)) return 0;
+    }
     return 1;
 }
 
@@ -201,7 +211,8 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
     tr_stream_opts so = {.memory = (size_t)(tr_cli_memory(c) - tr_cli_sort_memory(c)),
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
                          .free_bytes = a->free_bytes,
-                         .sort_all = sort_all};
+                         .sort_all = sort_all,
+                         .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     c->read.spill_dir = so.tmpdir;
     tr_error e = {0};

@@ -1,7 +1,8 @@
 #!/bin/bash
 # cli.sh TRACECAT ROOT CASE: streaming cat and convert (issue 18) from the command line.
 #   equal    every sample in testdata/: the stream (--memory 1M) writes what the model does, with
-#            each streaming writer (lines, folded), and warns as it does
+#            each streaming writer (lines, folded, Chrome JSON, SQLite: the same dump, Parquet),
+#            and warns as it does
 #   equal-quick  the same on a few samples, Chrome and Kineto ones among them, and on a generated
 #            Kineto trace whose flows the reader binds through sorters that spill
 #   spill    a generated GT log under --memory 8M: runs spilled and merged, the same output,
@@ -12,6 +13,8 @@
 #            the model merges them, and --align-on read into the model
 #   window   a GT log in time order: lines written while it is read, the model's lines; `| head -1`
 #            ends quietly; a log whose time goes back fails on a pipe and is sorted into a file
+#   writers  Chrome JSON, SQLite and Parquet under --memory 4M: runs spilled and merged, the
+#            model's output, nothing left after success, a failure and SIGTERM
 # spill, fail and sigterm read a log whose first request is never answered: it holds the reorder
 # window back until the window outgrows the budget and gives way to the sorter.
 set -u
@@ -42,6 +45,36 @@ gen_held() {
     } { print }' "$tmp/big.log" >"$tmp/held.log" && mv "$tmp/held.log" "$tmp/big.log"
 }
 
+# same_output FMT A B: two outputs of FMT are the same: the bytes, the dump of a database
+# (its pages are laid out in the order rows came), every file of a Parquet directory.
+same_output() {
+    case $1 in
+    db) cmp -s <(sqlite3 "$2" .dump) <(sqlite3 "$3" .dump) ;;
+    parquet) diff -rq "$2" "$3" >/dev/null ;;
+    *) cmp -s "$2" "$3" ;;
+    esac
+}
+
+# same_writers FILE PARQUET_OPTIONS OPTIONS...: Chrome JSON, SQLite and Parquet (with
+# PARQUET_OPTIONS too) write from the stream what they write from the model.
+same_writers() {
+    local f=$1 pq=$2 fmt want got
+    shift 2
+    for fmt in json db parquet; do
+        local to=(-o "$tmp/want.$fmt") out=(-o "$tmp/got.$fmt")
+        # shellcheck disable=SC2206 # PARQUET_OPTIONS are words
+        [ $fmt = parquet ] && to=(--to parquet $pq -o "$tmp/want.$fmt/") out=(--to parquet $pq -o "$tmp/got.$fmt/")
+        "$tracecat" convert -q --name '*' "$f" "${to[@]}" >/dev/null 2>&1
+        want=$?
+        "$tracecat" convert -q --tmpdir "$spill" "$@" "$f" "${out[@]}" >/dev/null 2>&1
+        got=$?
+        [ "$got" = "$want" ] || fail "$f: $fmt: exit $got, the model's $want"
+        [ "$got" != 0 ] || same_output $fmt "$tmp/want.$fmt" "$tmp/got.$fmt" ||
+            fail "$f: $fmt: the stream writes other rows than the model"
+        rm -rf "$tmp/want.$fmt" "$tmp/got.$fmt"
+    done
+}
+
 # same_as_model FILE: each streaming writer's output on FILE is the model's, byte for byte, and so
 # are the warnings.
 same_as_model() {
@@ -65,6 +98,7 @@ same_as_model() {
             fail "$f: folded ($prefix): the stream writes other stacks than the model"
         rm -f "$tmp/out.folded" "$tmp/want.folded"
     done
+    same_writers "$f" "" --memory 1M
 }
 
 case $case in
@@ -94,6 +128,17 @@ equal-quick)
         -o "$tmp/s.folded"
     expect_err "tracecat: 0 events written while reading, 0 sorted runs spilled"
     rm "$tmp/s.folded"
+    # and so do Chrome JSON (after reading), SQLite and Parquet (while reading)
+    f=testdata/gt/gt-mlp-4workers-autoshard.log
+    run 0 convert -vv --tmpdir "$spill" $f -o "$tmp/s.json"
+    expect_err "tracecat: 0 events written while reading, 0 sorted runs spilled"
+    run 0 convert -vv --tmpdir "$spill" $f -o "$tmp/s.db"
+    expect_err "tracecat: 5660 events written while reading, 0 sorted runs spilled"
+    run 0 convert -vv --tmpdir "$spill" $f --to parquet -o "$tmp/s.pq/"
+    expect_err "tracecat: 5660 events written while reading, 0 sorted runs spilled"
+    rm -r "$tmp/s.json" "$tmp/s.db" "$tmp/s.pq"
+    # more than one row group, and one part per rank
+    same_writers $f "--row-group-rows 1000 --partition rank" --memory 1M
     nothing_left
     ;;
 spill)
@@ -199,6 +244,53 @@ merged)
     run 0 cat -vv --align-on 'aten::linear' "$tmp/k.json" testdata/gt/gt-server-2workers.log
     ! grep -q "events written while reading" "$tmp/err" || fail "--align-on streamed"
     nothing_left
+    ;;
+writers)
+    gen_held 100000
+    for fmt in json db parquet; do
+        to=(-o "$tmp/big.$fmt") ref=(-o "$tmp/want.$fmt")
+        [ $fmt = parquet ] && to=(--to parquet -o "$tmp/big.$fmt/") ref=(--to parquet -o "$tmp/want.$fmt/")
+        "$tracecat" convert -q --name '*' "$tmp/big.log" "${ref[@]}" || fail "$fmt: in memory"
+        run 0 convert -vv --memory 4M --tmpdir "$spill" "$tmp/big.log" "${to[@]}"
+        grep -q "tracecat: [0-9]* events written while reading, [1-9][0-9]* sorted runs spilled" \
+            "$tmp/err" || fail "$fmt: no runs spilled: $(cat "$tmp/err")"
+        same_output $fmt "$tmp/want.$fmt" "$tmp/big.$fmt" || fail "$fmt: spilled: other rows than the model"
+        rm -r "$tmp/want.$fmt" "$tmp/big.$fmt"
+        nothing_left
+        # no room to spill: nothing is written, nothing left
+        run 1 convert --memory 4M --tmpdir "$spill" --assume-free-bytes 1000 "$tmp/big.log" "${to[@]}"
+        expect_err "no room to spill"
+        [ -e "$tmp/big.$fmt" ] && fail "$fmt: a failed convert left its output"
+        nothing_left
+    done
+    # SIGTERM with runs on disk: Chrome JSON blocks writing to a pipe no one reads; Parquet is
+    # stopped while it reads
+    mkfifo "$tmp/pipe"
+    exec 3<>"$tmp/pipe"
+    runs() { find "$spill" -type f | grep -q .; }
+    for fmt in json parquet; do
+        if [ $fmt = json ]; then
+            "$tracecat" convert --memory 1M --tmpdir "$spill" "$tmp/big.log" -o - >"$tmp/pipe" \
+                2>"$tmp/err" &
+        else
+            gen_held 400000
+            "$tracecat" convert --memory 1M --tmpdir "$spill" "$tmp/big.log" --to parquet \
+                -o "$tmp/big.pq/" 2>"$tmp/err" &
+        fi
+        pid=$!
+        for _ in $(seq 1200); do
+            runs && break
+            sleep 0.05
+        done
+        runs || fail "$fmt: no runs spilled"
+        kill -TERM "$pid"
+        wait "$pid"
+        got=$?
+        [ "$got" = 143 ] || fail "$fmt: exit $got after SIGTERM, want 143"
+        [ -e "$tmp/big.pq" ] && fail "$fmt: SIGTERM left the output"
+        nothing_left
+    done
+    exec 3>&-
     ;;
 *)
     echo "cli.sh: unknown case $case" >&2
