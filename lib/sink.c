@@ -80,7 +80,6 @@ int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
         for (int k = 0; k < TR_EV_KIND_COUNT; k++) s->dropped[k] += b.end[k];
         sink_note_first(s->t, &b);
         tr_trace_drop_events(s->t);
-        for (int k = 0; k < TR_EV_KIND_COUNT; k++) s->dropped[k] += b.end[k];
         memset(s->mark, 0, sizeof s->mark);
         s->flow_mark = 0;
     }

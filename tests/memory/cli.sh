@@ -145,7 +145,7 @@ spill)
     gen_held 100000
     in_memory "$tmp/big.log" >"$tmp/want" || fail "in memory"
     run 0 cat -vv --memory 8M --tmpdir "$spill" "$tmp/big.log"
-    expect_err "tracecat: 0 events written while reading, 5 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 6 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled and merged: other lines than the model"
     nothing_left
     # convert spills beside its output by default
