@@ -518,8 +518,7 @@ static int claim(void)
         fd = rr_sys_open(rr.dirfd, name, O_RDWR | O_CREAT | O_EXCL, 0644);
         if (fd >= 0 || errno != EEXIST || r == INT_MAX) break;
     }
-    if (fd < 0) return rr.rank = -1, -1;
-    rr.ts_fd = fd;
+    if ((rr.ts_fd = fd) < 0) return rr.rank = -1, -1;
     /* The rank is readable (empty) at once; the table then grows in place. */
     if (rr_write_empty_rank(rr.dirfd, rr.rank, 1) != 0 || rr_write_proc(rr.dirfd, rr.rank, rr.pid))
         return -1;
