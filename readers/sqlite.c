@@ -79,10 +79,8 @@ static int sq_int(sq_rd *r, int col, int nullable, int64_t none, int64_t *v)
 {
     int type = sqlite3_column_type(r->st, col);
     const char *what = sqlite3_column_name(r->st, col);
-    if (type == SQLITE_NULL && nullable) {
-        *v = none;
-        return TR_OK;
-    }
+    *v = none; /* set on every path, so an optimizer sees no use before set */
+    if (type == SQLITE_NULL && nullable) return TR_OK;
     if (type != SQLITE_INTEGER) return sq_bad(r, "%s is not an integer", what);
     *v = sqlite3_column_int64(r->st, col);
     return TR_OK;
