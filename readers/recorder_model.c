@@ -315,12 +315,14 @@ static int tail_int(const char *f, uint32_t n, const char *key, size_t kn, int64
     return n > kn && memcmp(f, key, kn) == 0 && canonical_int(f + kn, n - kn, v);
 }
 
-/* Takes tracerecord's fields off the end of FIELD into T; returns the fields left. */
-static uint32_t tail_fields(const char *const *field, const uint32_t *flen, uint32_t nf,
+/* Takes tracerecord's fields off the end of FIELD into T (HDF5's only when H5); returns the
+ * fields left. */
+static uint32_t tail_fields(const char *const *field, const uint32_t *flen, uint32_t nf, int h5,
                             rec_tail *t)
 {
     memset(t, 0, sizeof *t);
-    if (!nf || !(t->has_ret = tail_int(field[nf - 1], flen[nf - 1], "ret=", 4, &t->ret))) return nf;
+    if (!nf || !(t->has_ret = tail_int(field[nf - 1], flen[nf - 1], "ret=", 4, &t->ret)) || !h5)
+        return nf - (uint32_t)t->has_ret;
     nf--;
     if (nf && (t->has_bytes = tail_int(field[nf - 1], flen[nf - 1], "bytes=", 6, &t->bytes)))
         return nf - 1;
@@ -330,6 +332,16 @@ static uint32_t tail_fields(const char *const *field, const uint32_t *flen, uint
         return nf - 1;
     }
     return nf;
+}
+
+/* T's fields as args (after Recorder's). */
+static void tail_args(rec_model *m, const rec_tail *t)
+{
+    if (t->dataset)
+        tr_args_str(m->t, tr_str_internz(m->t, "dataset"),
+                    tr_str_intern(m->t, t->dataset, t->dataset_len));
+    if (t->has_bytes) tr_args_int(m->t, tr_str_internz(m->t, "bytes"), t->bytes);
+    if (t->has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), t->ret);
 }
 
 /* One table entry into a name, a category, an arg set and bytes moved. */
@@ -367,7 +379,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
     if (nf > 256) nf = 256;
     int64_t count = -1, size = -1, nmemb = -1, tsize = 0;
     rec_tail tail;
-    nf = tail_fields(field, flen, nf, &tail);
+    nf = tail_fields(field, flen, nf, f->cat == m->cat[CAT_HDF5], &tail);
     int has_ret = tail.has_ret;
     int64_t ret = tail.ret;
     if (s->func == 255) {
@@ -378,7 +390,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
         if (nf < 3 || !flen[2] || field[2][0] != '/') return TR_OK;
         tr_args_begin(m->t);
         tr_args_str(m->t, tr_str_internz(m->t, "path"), tr_str_intern(m->t, field[2], flen[2]));
-        if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+        tail_args(m, &tail);
         out->args = tr_args_end(m->t);
         return TR_OK;
     }
@@ -397,11 +409,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
             if (strcmp(ks, "datatype") == 0) tsize = tr_io_mpi_type_size(field[i], flen[i]);
         }
     }
-    if (tail.dataset)
-        tr_args_str(m->t, tr_str_internz(m->t, "dataset"),
-                    tr_str_intern(m->t, tail.dataset, tail.dataset_len));
-    if (tail.has_bytes) tr_args_int(m->t, tr_str_internz(m->t, "bytes"), tail.bytes);
-    if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+    tail_args(m, &tail);
     if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
     out->args = tr_args_end(m->t);
     if (f->io == IO_H5 && tail.has_bytes && tail.bytes >= 0) out->bytes = tail.bytes;
