@@ -6,7 +6,10 @@
 ** with dlsym when first called, so a program without HDF5 never reaches
 ** them.  Types are HDF5 1.10+'s (H5Ipublic.h: hid_t is int64_t; herr_t is
 ** int; hssize_t is long long); under an older HDF5, whose hid_t is an int,
-** the calls pass through untraced (H5get_libversion says which).
+** the calls pass through untraced (H5get_libversion says which).  A
+** libhdf5 that a library opened RTLD_LOCAL brought in (Python's extension
+** modules are opened so, h5py's too) is outside the scope RTLD_NEXT
+** searches: it is then found among the loaded objects (h5_resolve).
 **
 ** Arguments are Recorder's (lib/recorder-hdf5.c, ids 169-189): ids, flags
 ** and scopes in decimal, a file's path resolved as open's is, a dataset's
@@ -26,8 +29,10 @@
 #include "rr_impl.h"
 #include "rr_lib_impl.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -48,13 +53,50 @@ static size_t (*real_H5Tget_size)(hid);
 static herr (*real_H5Sclose)(hid);
 static herr (*real_H5Tclose)(hid);
 
+/* The loaded objects but this library, by name. */
+typedef struct h5_objs {
+    const char *self;
+    const char *name[256];
+    size_t n;
+} h5_objs;
+
+static int h5_obj(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    h5_objs *o = arg;
+    if (info->dlpi_name[0] && strcmp(info->dlpi_name, o->self) != 0 && o->n < 256)
+        o->name[o->n++] = info->dlpi_name;
+    return 0;
+}
+
+/* NAME after this library into *SLOT, else in any loaded object but this one (names first:
+ * dlopen is not called under dl_iterate_phdr's lock). */
+static void h5_resolve(void *slot, const char *name)
+{
+    rr_resolve(slot, name, NULL);
+    void *p;
+    memcpy(&p, slot, sizeof p);
+    Dl_info me;
+    if (p || !dladdr(&h5_traced, &me) || !me.dli_fname) return;
+    h5_objs o = {me.dli_fname, {NULL}, 0};
+    dl_iterate_phdr(h5_obj, &o);
+    for (size_t i = 0; i < o.n && !p; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h) p = dlsym(h, name), dlclose(h);
+    }
+    memcpy(slot, &p, sizeof p);
+}
+
+#define H5_REAL(name)                                                                              \
+    if (!real_##name) h5_resolve(&real_##name, #name)
+
 static rr_thread *h5_enter(void)
 {
     rr_thread *t = rr_enter(RR_L_HDF5);
     if (!t || h5_traced == 0) return NULL;
     if (h5_traced < 0) {
         unsigned major = 0, minor = 0, release = 0;
-        RR_REAL(H5get_libversion);
+        H5_REAL(H5get_libversion);
         h5_traced = real_H5get_libversion && real_H5get_libversion(&major, &minor, &release) >= 0 &&
                     (major > 1 || minor >= 10);
     }
@@ -65,8 +107,8 @@ static rr_thread *h5_enter(void)
 static uint32_t dataset_path(hid dset)
 {
     char file[PATH_MAX], name[PATH_MAX + 1024];
-    RR_REAL(H5Fget_name);
-    RR_REAL(H5Iget_name);
+    H5_REAL(H5Fget_name);
+    H5_REAL(H5Iget_name);
     if (!real_H5Fget_name || !real_H5Iget_name) return 0;
     ssize_t n = real_H5Fget_name(dset, file, sizeof file);
     /* The file is open, so it exists: realpath is the path rr_path_id gives it. */
@@ -84,12 +126,12 @@ static uint32_t dataset_path(hid dset)
 static int64_t dataset_bytes(hid dset, hid fspace, herr ret)
 {
     if (ret < 0) return 0;
-    RR_REAL(H5Dget_space);
-    RR_REAL(H5Dget_type);
-    RR_REAL(H5Sget_select_npoints);
-    RR_REAL(H5Tget_size);
-    RR_REAL(H5Sclose);
-    RR_REAL(H5Tclose);
+    H5_REAL(H5Dget_space);
+    H5_REAL(H5Dget_type);
+    H5_REAL(H5Sget_select_npoints);
+    H5_REAL(H5Tget_size);
+    H5_REAL(H5Sclose);
+    H5_REAL(H5Tclose);
     if (!real_H5Dget_space || !real_H5Dget_type || !real_H5Sget_select_npoints ||
         !real_H5Tget_size || !real_H5Sclose || !real_H5Tclose)
         return -1;
@@ -112,7 +154,7 @@ static int64_t dataset_bytes(hid dset, hid fspace, herr ret)
     static type(*real_##name) params;                                                              \
     RR_VISIBLE type name params                                                                    \
     {                                                                                              \
-        RR_REAL(name);                                                                             \
+        H5_REAL(name);                                                                             \
         if (!real_##name) return -1;                                                               \
         rr_thread *t = h5_enter();                                                                 \
         if (!t) return real_##name args;                                                           \

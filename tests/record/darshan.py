@@ -422,23 +422,48 @@ def case_dups():
            {"writes": 4, "bytes_written": 260, "consecutive": 2}, "%s: d.dat's row" % name)
 
 
-def build_h5():
-    """tests/record/rec_h5.c built against the shared HDF5 (pkg-config's flags, else Debian's
-    serial HDF5, else h5cc -shlib: h5cc links libhdf5.a by default, whose calls no preload
-    library sees); the case is skipped without HDF5."""
-    src, exe = os.path.join(SRCDIR, "tests", "record", "rec_h5.c"), os.path.join(WORK, "rec_h5")
+def build_h5(out, *extra):
+    """tests/record/rec_h5.c built (with the compiler flags EXTRA) into WORK/OUT against the
+    shared HDF5 (pkg-config's flags, else Debian's serial HDF5, else h5cc -shlib: h5cc links
+    libhdf5.a by default, whose calls no preload library sees); skipped without HDF5."""
+    src, exe = os.path.join(SRCDIR, "tests", "record", "rec_h5.c"), os.path.join(WORK, out)
     p = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5"], capture_output=True,
                        text=True) if shutil.which("pkg-config") else None
     deb = "/usr/include/hdf5/serial/hdf5.h"
-    cmds = ([["cc", "-o", exe, src, *p.stdout.split()]] if p and p.returncode == 0 else []) + \
-        ([["cc", "-I/usr/include/hdf5/serial", "-o", exe, src,
+    cmds = ([["cc", *extra, "-o", exe, src, *p.stdout.split()]] if p and p.returncode == 0
+            else []) + \
+        ([["cc", *extra, "-I/usr/include/hdf5/serial", "-o", exe, src,
            "-L/usr/lib/x86_64-linux-gnu/hdf5/serial", "-lhdf5"]] if os.path.exists(deb) else []) + \
-        ([["h5cc", "-shlib", "-o", exe, src]] if shutil.which("h5cc") else [])
+        ([["h5cc", "-shlib", *extra, "-o", exe, src]] if shutil.which("h5cc") else [])
     for cmd in cmds:
         if subprocess.run(cmd, capture_output=True, cwd=WORK).returncode == 0:
             return exe
     print("skip: HDF5 is not installed (libhdf5-dev)")
     sys.exit(77)
+
+
+LOADER = r"""
+#include <dlfcn.h>
+int main(int argc, char **argv)
+{
+    void *h = dlopen(argv[1], RTLD_LOCAL | RTLD_NOW);
+    int (*run)(int, char **) = h ? (int (*)(int, char **))dlsym(h, "rec_h5_main") : NULL;
+    return run ? run(argc - 1, argv + 1) : 3;
+}
+"""
+
+
+def h5_local():
+    """HDF5 brought in by a library opened RTLD_LOCAL, as Python opens h5py's modules: outside
+    the scope dlsym(RTLD_NEXT) searches.  The wrappers find it all the same (rec_h5.c as such a
+    library): the same 18 HDF5 calls, and the program's data reach the file (its reads check
+    them)."""
+    lib = build_h5("librec_h5.so", "-shared", "-fPIC", "-Dmain=rec_h5_main")
+    t = os.path.join(WORK, "t-local")
+    p = subprocess.run([TRACERECORD, "-q", "-o", t, "--", build("loader", LOADER, flags=("-ldl",)),
+                        lib, "local.h5"], cwd=WORK, capture_output=True, text=True, timeout=100)
+    eq(p.returncode, 0, "RTLD_LOCAL: the program's exit status (stderr %r)" % p.stderr)
+    eq(len(cat_args(t, "HDF5")), 18, "RTLD_LOCAL: the HDF5 calls traced")
 
 
 def cat_args(d, layer):
@@ -461,8 +486,9 @@ def case_h5():
     H5Dopen2 "missing" fails: not counted, one failed call.  H5D_WRITES 4, BYTES_WRITTEN
     400 + 40 + 40 + 12 = 492, READS 2, BYTES_READ 440, RW_SWITCHES 1; records H5F 1, H5D 2.
     Every POSIX call HDF5 makes on d.h5 is one level under an H5 call (Recorder's call level),
-    none at the top.  --layers hdf5 traces the H5 calls alone, --layers posix none of them."""
-    exe = build_h5()
+    none at the top.  --layers hdf5 traces the H5 calls alone, --layers posix none of them.
+    HDF5 loaded RTLD_LOCAL (h5py's way) is traced too."""
+    exe = build_h5("rec_h5")
     d = os.path.join(WORK, "t-h5")
     p = subprocess.run([TRACERECORD, "-q", "-o", d, "--", exe, "d.h5"], cwd=WORK,
                        capture_output=True, text=True, timeout=100)
@@ -488,6 +514,15 @@ def case_h5():
     eq(file_row(io_, shorts, keys),
        {"reads": 0, "writes": 2, "bytes_read": 0, "bytes_written": 52, "accesses": 0},
        "the files table's row of d.h5:/shorts")
+    h5_cat(d, h5, ints)
+    h5_sql(d, h5, ints, shorts)
+    h5_layers(exe)
+    h5_local()
+
+
+def h5_cat(d, h5, ints):
+    """rec_h5's HDF5 calls in tracecat cat: their order, arg names (Recorder's parameter names,
+    then tracerecord's dataset/bytes/ret) and the values that say which id is which."""
     calls = cat_args(d, "HDF5")
     eq([f for f, _ in calls],
        ["H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Dwrite", "H5Dcreate2", "H5Dwrite", "H5Dwrite",
@@ -517,6 +552,11 @@ def case_h5():
        [(dints, True, 400, 0), (dints, False, 40, 0)], "H5Dwrite's args")
     eq((calls[7][1]["object_id"], calls[7][1]["scope"]), (fid, 1), "H5Fflush's args")
     eq((calls[15][1]["name"], calls[15][1]["ret"]), ("missing", -1), "the failed H5Dopen2")
+
+
+def h5_sql(d, h5, ints, shorts):
+    """The io view's rows of rec_h5's HDF5 calls (a dataset's calls on "<file>:<dataset>"), and
+    the POSIX calls HDF5 makes one level under them."""
     eq(sql(d, "SELECT function, path, bytes, module FROM io WHERE layer = 'HDF5'").splitlines(),
        ["H5Fcreate\t%s\t\tH5F" % h5, "H5Dcreate2\t%s\t\tH5D" % ints,
         "H5Dwrite\t%s\t400\tH5D" % ints, "H5Dwrite\t%s\t40\tH5D" % ints,
@@ -535,6 +575,10 @@ def case_h5():
     eq(sql(d, "SELECT p.name FROM io i JOIN slice s ON s.id = i.slice_id JOIN slice p"
               " ON p.id = s.parent_id WHERE i.function = 'open' AND i.path = '%s'"
               " GROUP BY 1" % h5).split(), ["H5Fcreate", "H5Fopen"], "the opens' parents")
+
+
+def h5_layers(exe):
+    """--layers hdf5: the H5 calls alone; --layers posix: none of them."""
     for layers, want in (("hdf5", {"HDF5"}), ("posix", {"POSIX"})):
         t = os.path.join(WORK, "t-" + layers)
         subprocess.run([TRACERECORD, "-q", "--layers", layers, "-o", t, "--", exe, "l.h5"],
