@@ -188,7 +188,7 @@ H5_CALL(herr, H5Fflush, RR_H5FFLUSH, RR_S_DD, (hid object, int scope), (object, 
 /* An open: the location and name, and the dataset's Darshan name when it opened. */
 #define DSET_OPENED(loc, name, at)                                                                 \
     r->a[0] = loc;                                                                                 \
-    r->a[1] = rr_intern(name, strlen(name));                                                       \
+    r->a[1] = rr_intern(name ? name : "", name ? strlen(name) : 0);                                \
     r->a[at] = ret >= 0 ? dataset_path(ret) : 0;                                                   \
     keep = ret < 0 || r->a[at] != 0
 
