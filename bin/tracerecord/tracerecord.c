@@ -49,7 +49,8 @@ static void usage(FILE *f)
             "Options:\n"
             "  -o, --output DIR     the trace directory (default ./recorder-YYYYMMDD-HHMMSS);\n"
             "                       it must not exist or be empty\n"
-            "      --layers LIST    what to trace: posix, stdio, mpiio, mpi (default all)\n"
+            "      --layers LIST    what to trace (default all): posix, stdio, mpiio, mpi,\n"
+            "                       hdf5\n"
             "      --exclude LIST   path prefixes not traced (default Darshan's: /etc,/dev,\n"
             "                       /usr,/bin,/boot,/lib,/opt,/sbin,/sys,/proc,/var;\n"
             "                       '' traces every path)\n"
@@ -64,8 +65,12 @@ static void usage(FILE *f)
             "fcntl(64) F_DUPFD(_CLOEXEC), fileno; fopen(64), fdopen, fclose, fread, fwrite,\n"
             "fseek(o), ftell(o), rewind, fflush, remove;\n"
             "MPI_File_* (open, close, read/write in every form, seek, sync, set_view,\n"
-            "set_size, get_size); MPI_Barrier.  Not traced: statx, preadv/pwritev, sendfile,\n"
-            "copy_file_range, fprintf/fputs/fgets/getc, other fcntl commands, aio, io_uring,\n"
+            "set_size, get_size); MPI_Barrier; HDF5 1.10+: H5Fcreate, H5Fopen, H5Fflush,\n"
+            "H5Fclose, H5Dcreate(1,2), H5Dopen(1,2), H5Dread, H5Dwrite, H5Dclose, with the\n"
+            "bytes Darshan counts for H5Dread/H5Dwrite as an argument bytes=N (the points\n"
+            "selected in the file dataspace x the dataset type's size).  Not traced: statx,\n"
+            "preadv/pwritev, sendfile, copy_file_range, fprintf/fputs/fgets/getc, other\n"
+            "fcntl commands, aio, io_uring, H5Dflush, H5G*, H5A*, H5O*, HDF5 before 1.10,\n"
             "static programs, descriptors opened before the program started (stdin,\n"
             "stdout, stderr), pipes and sockets.  Recorder stores no return values: a failed call\n"
             "is recorded too, and byte counts are the counts asked for.\n"
@@ -222,8 +227,9 @@ static int check_layers(const char *list)
         size_t k = strcspn(p, ",");
         if (!(k == 5 &&
               (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) || !strncmp(p, "mpiio", 5))) &&
-            !(k == 3 && !strncmp(p, "mpi", 3)))
-            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio, mpi)", list);
+            !(k == 3 && !strncmp(p, "mpi", 3)) && !(k == 4 && !strncmp(p, "hdf5", 4)))
+            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio, mpi, hdf5)",
+                               list);
         p += k + (p[k] != '\0');
     }
     return -1;
