@@ -52,13 +52,21 @@ static size_t per_bytes(uint64_t size, size_t per)
 
 void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per)
 {
-    if (!size || s->forget) return;
-    tr_expect x;
-    for (int k = 0; k < TR_EV_KIND_COUNT; k++) x.events[k] = per_bytes(size, per->events[k]);
-    x.args = per_bytes(size, per->args);
-    x.sets = per_bytes(size, per->sets);
+    if (!size) return;
+    tr_expect x = {{0}, 0, 0, 0, 0};
+    /*
+    ** A forgetting sink drops the events, args and flows of every batch, so
+    ** room for them all would be wasted; the stacks stay (they are how a
+    ** sample is named), and growing their index by doubling rehashes it
+    ** again and again.
+    */
+    if (!s->forget) {
+        for (int k = 0; k < TR_EV_KIND_COUNT; k++) x.events[k] = per_bytes(size, per->events[k]);
+        x.args = per_bytes(size, per->args);
+        x.sets = per_bytes(size, per->sets);
+        x.flows = per_bytes(size, per->flows);
+    }
     x.stacks = per_bytes(size, per->stacks);
-    x.flows = per_bytes(size, per->flows);
     tr_trace_expect(s->t, &x);
 }
 

@@ -102,7 +102,8 @@ static inline tr_trace *tr_sink_trace(const tr_sink *s)
 ** format spends PER's bytes on each item (an event of each kind, an arg
 ** value, a set, a stack, a flow; 0: none expected).  ^A sink that forgets
 ** its rows after each batch holds no more than one batch, and its budget
-** counts the trace's room (tr_trace_memory), so it ignores the hint.
+** counts the trace's room (tr_trace_memory), so it takes only the stacks
+** of the hint: those it keeps.
 */
 void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per);
 
