@@ -27,7 +27,7 @@ _tracecat()
     --kind) COMPREPLY=($(compgen -W "timeline flame icicle heatmap access ops stree" -- "$cur")); return ;;
     --hta-steps) COMPREPLY=($(compgen -W "complete last all" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
-    --tmpdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --tmpdir | --io-exclude | --io-include) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_tracecat_options "$prog")" -- "$cur"))
