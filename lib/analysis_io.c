@@ -1039,8 +1039,8 @@ void tr_io_stats_fini(tr_io_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out,
-                      tr_vec *access, tr_vec *calls, tr_error *e)
+static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *access,
+                      tr_vec *calls, tr_error *e)
 {
     memset(out, 0, sizeof *out);
     for (int m = 0; m < TR_IO_MODULES; m++)
@@ -1083,8 +1083,7 @@ static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *ou
     return TR_OK;
 }
 
-int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out,
-                        tr_error *e)
+int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_error *e)
 {
     return io_compute(t, so, out, NULL, NULL, e);
 }

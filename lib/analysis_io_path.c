@@ -133,8 +133,7 @@ static int iop_under(const char *path, const char *list)
     for (const char *p = list; p && *p;) {
         size_t k = strcspn(p, ",");
         /* "/etc/" is a prefix (Darshan's form); "/etc" is itself and what is under it. */
-        if (k && strncmp(path, p, k) == 0 &&
-            (p[k - 1] == '/' || path[k] == '\0' || path[k] == '/'))
+        if (k && strncmp(path, p, k) == 0 && (p[k - 1] == '/' || path[k] == '\0' || path[k] == '/'))
             return 1;
         p += k + (p[k] != '\0');
     }

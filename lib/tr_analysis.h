@@ -45,15 +45,15 @@
 #include "tr_trace.h"
 
 typedef struct tr_stat_opts {
-    size_t gaps;           /* idle gaps kept per lane */
-    double mad_k;          /* the straggler threshold's k */
-    const char *step_glob; /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
-    int hot_per_thread;    /* hot: one table per thread besides the merged one */
-    int64_t kernel_wait;   /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
-    int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
-    const char *seq_op;    /* gpu-kernels: sequences' operator text, NULL = "aten::" */
-    size_t seq_min;        /* gpu-kernels: the fewest kernels of a sequence */
-    int hta_steps;         /* gpu-breakdown, gpu-kernels: enum tr_hta_steps */
+    size_t gaps;            /* idle gaps kept per lane */
+    double mad_k;           /* the straggler threshold's k */
+    const char *step_glob;  /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
+    int hot_per_thread;     /* hot: one table per thread besides the merged one */
+    int64_t kernel_wait;    /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
+    int hta_rounding;       /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
+    const char *seq_op;     /* gpu-kernels: sequences' operator text, NULL = "aten::" */
+    size_t seq_min;         /* gpu-kernels: the fewest kernels of a sequence */
+    int hta_steps;          /* gpu-breakdown, gpu-kernels: enum tr_hta_steps */
     const char *io_exclude; /* io: directories whose files are left out (comma-separated);
                                NULL = Darshan's (TR_IO_EXCLUDE), "" = none */
     const char *io_include; /* io: directories kept although under an excluded one, besides
@@ -264,8 +264,8 @@ typedef struct tr_io_counts {
     int64_t read_time, write_time;     /* the rest is metadata time */
     uint64_t hist_read[TR_IO_BUCKETS]; /* request sizes of reads */
     uint64_t hist_write[TR_IO_BUCKETS];
-    uint64_t failed; /* calls Darshan does not count: an error returned, or a stdio read or
-                        write that moved no item; in no other field */
+    uint64_t failed;   /* calls Darshan does not count: an error returned, or a stdio read or
+                          write that moved no item; in no other field */
     uint64_t excluded; /* calls on a file under an excluded directory; in no other field */
 } tr_io_counts;
 
@@ -327,8 +327,7 @@ typedef struct tr_io_stats {
 ** calls on a file under SO's excluded directories (Darshan's by default)
 ** count only in the excluded fields, failed calls only in failed.
 */
-int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out,
-                        tr_error *e);
+int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_error *e);
 void tr_io_stats_fini(tr_io_stats *s);
 
 /* One read or write at a known offset: a point of a file's access plot. */
