@@ -958,9 +958,9 @@ static int io_pass(io_ctx *c)
         }
         /* A dup is an open to Darshan (POSIX_OPENS counts it), its time metadata time. */
         if (fn.ev == EV_FCNTL && io_fcntl_dups(c, row)) kind = TR_IO_OPEN;
-        if ((kind == TR_IO_READ || kind == TR_IO_WRITE) && bytes >= 0 &&
-            !io_arg(c->t, c->s.args[row], k_ret, &(tr_arg){0}))
-            out->requested++;
+        int has_ret = io_arg(c->t, c->s.args[row], k_ret, &(tr_arg){0});
+        out->no_ret += !has_ret;
+        if ((kind == TR_IO_READ || kind == TR_IO_WRITE) && bytes >= 0 && !has_ret) out->requested++;
         io_count(&ly->c, kind, dur, bytes);
         if (top) {
             io_count(&out->ranks[unit].c, kind, dur, bytes);

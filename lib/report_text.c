@@ -254,6 +254,11 @@ static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
     if (io->total.failed)
         tr_buf_addf(b, "failed calls: %llu (left out of every count, as Darshan does)\n",
                     (unsigned long long)io->total.failed);
+    if (io->no_ret)
+        tr_buf_addf(b,
+                    "failed calls not known: %llu calls carry no return value (Recorder stores "
+                    "none), so one that failed counts as made, where Darshan leaves it out\n",
+                    (unsigned long long)io->no_ret);
     io_excluded_note(r, b);
     if (io->requested)
         tr_buf_addf(b,

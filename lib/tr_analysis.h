@@ -318,6 +318,8 @@ typedef struct tr_io_stats {
     uint64_t requested;    /* reads and writes whose bytes are those asked for: the trace holds no
                               return value (a Recorder trace), so a short read counts in full */
     tr_io_module_stats modules[TR_IO_MODULES]; /* by tr_io_module: Darshan's counters */
+    uint64_t no_ret;         /* counted calls without a return value: whether they failed is
+                                not known (a Recorder trace) */
     uint64_t excluded_calls; /* calls on files under excluded directories, nested ones too */
     size_t excluded_files;   /* those files: in no other field (files, ranks' files) */
 } tr_io_stats;
