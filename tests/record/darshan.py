@@ -231,6 +231,10 @@ int main(int argc, char **argv)
     MPI_File_set_view(fh, 1000, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
     MPI_File_write_at(fh, rank * 10, buf, 10, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_close(&fh);
+    MPI_File bad; /* files return errors (MPI_ERRORS_RETURN): a failed open */
+    if (MPI_File_open(MPI_COMM_WORLD, "no-such-dir/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &bad) ==
+        MPI_SUCCESS)
+        return 1;
     MPI_Finalize();
     return 0;
 }
@@ -240,7 +244,9 @@ int main(int argc, char **argv)
 def case_mpiio():
     """MPI-IO in the io view: a data call's path is its handle's open path, and file_offset
     applies the view: before MPI_File_set_view offsets are bytes (5 -> 5); after a view of
-    displacement 1000 and etype MPI_INT, offset rank x 10 is byte 1000 + 40 x rank."""
+    displacement 1000 and etype MPI_INT, offset rank x 10 is byte 1000 + 40 x rank.  The
+    MPI_File_open of a missing file returns an error code on each rank: 2 failed MPI-IO calls,
+    in no MPI-IO counter (MPIIO_COLL_OPENS 2, the good open's), marked failed in the view."""
     if not shutil.which("mpiexec"):
         print("skip: no mpiexec")
         sys.exit(77)
@@ -251,6 +257,15 @@ def case_mpiio():
     eq(got.splitlines(), ["0\t%s\t5\t5" % path, "0\t%s\t0\t1000" % path,
                           "1\t%s\t5\t5" % path, "1\t%s\t10\t1040" % path],
        "MPI_File_write_at rows of io")
+    io_ = stat_json(d)
+    eq(([(l["layer"], l["failed"]) for l in io_["layers"] if l["layer"] == "MPI-IO"],
+        nonzero(modules(io_)["MPI-IO"])),
+       ([("MPI-IO", 2)], {"MPIIO_COLL_OPENS": 2, "MPIIO_INDEP_WRITES": 4, "MPIIO_VIEWS": 2,
+                          "MPIIO_BYTES_WRITTEN": 88}), "the failed MPI_File_open")
+    eq(sql(d, "SELECT rank, function, path FROM io WHERE failed AND layer = 'MPI-IO'"
+              " ORDER BY rank").splitlines(),
+       ["%d\tMPI_File_open\t%s" % (r, os.path.join(WORK, "no-such-dir", "x")) for r in (0, 1)],
+       "the io view's failed MPI-IO calls")
 
 
 def case_mpiio_recorder():
