@@ -9,7 +9,11 @@
 **   files         the innermost I/O calls (those with no I/O call inside),
 **                 where offsets are real: what Darshan's POSIX module sees.
 ** Paths come from a "path" arg (or "pathname", "filename", "file"); an MPI
-** file handle ("fh") is followed back to the MPI_File_open that made it.
+** file handle ("fh") is followed back to the MPI_File_open that made it, an
+** HDF5 id back to the H5Fcreate/H5Fopen or H5Dcreate/H5Dopen that returned
+** it ("ret": tracerecord's traces have it): H5F calls are on the file, H5D
+** calls on the dataset, named as Darshan names its H5D records
+** "<file>:<dataset>" (tracerecord's "dataset" arg).
 ** As Darshan, the figures leave out calls that failed and calls on files
 ** under excluded directories (/etc/, /proc/, ...), and count them apart.
 */
@@ -430,6 +434,9 @@ static const char *const k_ret[] = {"ret", NULL};
 static const char *const k_disp[] = {"disp", NULL};
 static const char *const k_etype[] = {"etype", NULL};
 static const char *const k_filetype[] = {"filetype", NULL};
+static const char *const k_dataset[] = {"dataset", NULL};
+static const char *const k_loc[] = {"loc_id", NULL};
+static const char *const k_hid[] = {"dataset_id", "file_id", "object_id", NULL};
 
 /* ---- the pass ---- */
 
@@ -446,6 +453,11 @@ typedef struct io_pos {
     unsigned mods; /* bit per module that has a record */
     io_rec rec[TR_IO_MODULES];
 } io_pos;
+
+/* What an HDF5 id names: its dataset's Darshan name (H5D calls) and its file (H5F calls). */
+typedef struct io_hid {
+    tr_str path, file;
+} io_hid;
 
 /* An MPI file handle's view: offsets of data calls are in etypes past the displacement. */
 typedef struct io_view {
@@ -464,9 +476,10 @@ typedef struct io_ctx {
     uint32_t *parent_io; /* per I/O row (index into io_rows): nearest I/O ancestor's row */
     uint8_t *has_child;  /* per I/O row: an I/O call runs inside it */
     uint32_t *unit_of_process;
-    tr_map units, layers, files, pos_map, fh_map, canon, views;
+    tr_map units, layers, files, pos_map, fh_map, canon, views, h5_ids, h5_map;
     tr_vec pos;  /* io_pos, by (unit, file) through pos_map */
     tr_vec view; /* io_view, by (unit, fh) through views */
+    tr_vec h5;   /* io_hid, by (unit, the id's number in h5_ids) through h5_map */
     int64_t *run_first, *run_last;
     int world;      /* ranks in the trace: MPI_COMM_WORLD's size */
     tr_vec *access; /* tr_io_access rows, when asked (tr_io_accesses) */
@@ -673,20 +686,72 @@ static io_pos *io_pos_get(io_ctx *c, uint32_t unit, uint32_t file, tr_vec *files
     return ps;
 }
 
+/* The path arg of ARGS in its one spelling per file; 0 when none. */
+static tr_str io_path_arg(io_ctx *c, uint32_t args)
+{
+    tr_str path = io_arg_str(c->t, args, k_path);
+    uint32_t canon = path ? tr_map_find(&c->canon, path) : UINT32_MAX;
+    return canon != UINT32_MAX ? canon : path;
+}
+
 /*
-** The file an I/O call works on: its path, or the path its MPI file handle
-** was opened on.  ^A call naming both (MPI_File_open) ties the handle to
-** the path when REMEMBER (it did not fail).
+** What UNIT's HDF5 id ID names (ADD: made if new, zeroed); NULL when
+** unknown or out of memory (*RC TR_FATAL).  An id is 64 bits: it is
+** numbered in h5_ids first, so that (unit, number) is one key.
 */
-static tr_str io_path(io_ctx *c, size_t row, uint32_t unit, int remember)
+static io_hid *io_hid_at(io_ctx *c, uint32_t unit, int64_t id, int add, int *rc)
+{
+    uint32_t n = tr_map_find(&c->h5_ids, (uint64_t)id);
+    if (n == UINT32_MAX && add) {
+        int is_new;
+        uint32_t *slot = tr_map_slot(&c->h5_ids, (uint64_t)id, &is_new);
+        if (slot) *slot = n = (uint32_t)(c->h5_ids.n - 1);
+    }
+    uint64_t key = (uint64_t)unit << 32 | n;
+    uint32_t i = n == UINT32_MAX ? UINT32_MAX
+                 : add           ? io_index_of(&c->h5_map, &c->h5, key)
+                                 : tr_map_find(&c->h5_map, key);
+    if (i == UINT32_MAX && add) *rc = TR_FATAL;
+    return i == UINT32_MAX ? NULL : &TR_VEC_AT(&c->h5, io_hid, i);
+}
+
+/*
+** The file of an H5F call, the dataset of an H5D call: an open names it
+** (H5F: its path; H5D: its "dataset" arg, its file that of its location
+** id) and gives its id ("ret") that name; the other calls name an id.
+*/
+static int io_h5_path(io_ctx *c, size_t row, uint32_t unit, io_fn fn, tr_str *path)
 {
     uint32_t args = c->s.args[row];
-    tr_str path = io_arg_str(c->t, args, k_path);
-    tr_str fh = io_arg_str(c->t, args, k_fh);
-    if (path) {
-        uint32_t canon = tr_map_find(&c->canon, path);
-        if (canon != UINT32_MAX) path = canon;
+    int h5d = fn.mod == TR_IO_MOD_H5D, rc = TR_OK;
+    int64_t id, loc;
+    if (fn.ev != EV_OPEN) {
+        const io_hid *h =
+            io_arg_int(c->t, args, k_hid, &id) ? io_hid_at(c, unit, id, 0, &rc) : NULL;
+        *path = !h ? 0 : h5d ? h->path : h->file;
+        return rc;
     }
+    *path = h5d ? io_arg_str(c->t, args, k_dataset) : io_path_arg(c, args);
+    if (!*path || !io_arg_int(c->t, args, k_ret, &id) || id < 0) return TR_OK;
+    const io_hid *l =
+        h5d && io_arg_int(c->t, args, k_loc, &loc) ? io_hid_at(c, unit, loc, 0, &rc) : NULL;
+    io_hid *h = io_hid_at(c, unit, id, 1, &rc);
+    if (h) *h = (io_hid){*path, !h5d ? *path : l ? l->file : 0};
+    return rc;
+}
+
+/*
+** The file an I/O call works on: its path, the path its MPI file handle was
+** opened on, or its HDF5 id's file or dataset.  ^A call naming both a path
+** and a handle (MPI_File_open) ties them when REMEMBER (it did not fail).
+*/
+static int io_path(io_ctx *c, size_t row, uint32_t unit, io_fn fn, int remember, tr_str *out)
+{
+    if (fn.mod == TR_IO_MOD_H5F || fn.mod == TR_IO_MOD_H5D)
+        return io_h5_path(c, row, unit, fn, out);
+    uint32_t args = c->s.args[row];
+    tr_str path = io_path_arg(c, args);
+    tr_str fh = io_arg_str(c->t, args, k_fh);
     if (path && fh && remember) {
         int is_new;
         uint32_t *slot = tr_map_slot(&c->fh_map, (uint64_t)unit << 32 | fh, &is_new);
@@ -695,7 +760,8 @@ static tr_str io_path(io_ctx *c, size_t row, uint32_t unit, int remember)
         uint32_t p = tr_map_find(&c->fh_map, (uint64_t)unit << 32 | fh);
         if (p != UINT32_MAX) path = p;
     }
-    return path;
+    *out = path;
+    return TR_OK;
 }
 
 /* MPI_File_set_view: the handle's displacement and etype from now on. */
@@ -805,7 +871,8 @@ static void io_record(io_ctx *c, size_t row, io_fn fn, io_pos *ps, int64_t *at, 
     case EV_READ:
     case EV_WRITE: {
         int rd = fn.ev == EV_READ;
-        *at = has_off ? off : r->pos;
+        /* An HDF5 dataset has no byte offsets: its calls are not accesses of a file. */
+        *at = has_off ? off : fn.mod >= TR_IO_MOD_H5F ? -1 : r->pos;
         v[fn.dc >= 0 ? fn.dc : rd ? TR_IO_DC_READS : TR_IO_DC_WRITES]++;
         if (bytes > 0) v[rd ? TR_IO_DC_BYTES_READ : TR_IO_DC_BYTES_WRITTEN] += bytes;
         if (r->last_io && r->last_io != (rd ? 1 : 2)) v[TR_IO_DC_RW_SWITCHES]++;
@@ -888,7 +955,10 @@ static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_str path,
      * files table takes the innermost calls only, so bytes are not counted twice. */
     io_record(c, row, fn, ps, &at, &seq, &consec);
     f = &TR_VEC_AT(files, tr_io_file, fi);
-    if (!c->has_child[k] && io_file_access(c, row, kind, f, at, seq, consec) != TR_OK)
+    /* An H5F or H5D record's name is its own (no POSIX call inside shares it): every call
+     * counts there. */
+    int own = fn.mod == TR_IO_MOD_H5F || fn.mod == TR_IO_MOD_H5D;
+    if ((own || !c->has_child[k]) && io_file_access(c, row, kind, f, at, seq, consec) != TR_OK)
         return TR_FATAL;
     if (!c->calls) return TR_OK;
     int data = kind == TR_IO_READ || kind == TR_IO_WRITE;
@@ -948,7 +1018,8 @@ static int io_pass(io_ctx *c)
         tr_io_layer *ly = &TR_VEC_AT(&layers, tr_io_layer, li);
         ly->cat = tr_slice_cat(&c->s, row);
         int top = c->parent_io[k] == UINT32_MAX, failed = io_failed(c, row, kind);
-        tr_str path = io_path(c, row, unit, !failed);
+        tr_str path;
+        if (io_path(c, row, unit, fn, !failed, &path) != TR_OK) goto done;
         /* Darshan never sees a call on an excluded file: it is not failed either. */
         int excluded = path && c->excl[path];
         if (excluded || failed) {
@@ -1050,11 +1121,13 @@ static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *ou
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
     tr_vec_init(&c.view, sizeof(io_view));
+    tr_vec_init(&c.h5, sizeof(io_hid));
     int rc = TR_FATAL;
     if (tr_map_init(&c.units, 16) == TR_OK && tr_map_init(&c.layers, 8) == TR_OK &&
         tr_map_init(&c.files, 64) == TR_OK && tr_map_init(&c.pos_map, 64) == TR_OK &&
         tr_map_init(&c.fh_map, 16) == TR_OK && tr_map_init(&c.canon, 64) == TR_OK &&
-        tr_map_init(&c.views, 16) == TR_OK && io_units(&c) == TR_OK && io_collect(&c) == TR_OK &&
+        tr_map_init(&c.views, 16) == TR_OK && tr_map_init(&c.h5_ids, 16) == TR_OK &&
+        tr_map_init(&c.h5_map, 16) == TR_OK && io_units(&c) == TR_OK && io_collect(&c) == TR_OK &&
         io_pass(&c) == TR_OK) {
         io_finish(&c);
         rc = TR_OK;
@@ -1074,8 +1147,11 @@ static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *ou
     tr_map_fini(&c.fh_map);
     tr_map_fini(&c.canon);
     tr_map_fini(&c.views);
+    tr_map_fini(&c.h5_ids);
+    tr_map_fini(&c.h5_map);
     tr_vec_fini(&c.pos);
     tr_vec_fini(&c.view);
+    tr_vec_fini(&c.h5);
     if (rc != TR_OK) {
         tr_io_stats_fini(out);
         return tr_error_nomem(e);

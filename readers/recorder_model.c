@@ -31,9 +31,9 @@ typedef struct sig_model {
     uint32_t level;
 } sig_model;
 
-/* How a call's bytes moved are found: its count, size x nmemb, count x datatype, or only what
- * it returned (tracerecord's "ret=N" argument). */
-enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI, IO_RET };
+/* How a call's bytes moved are found: its count, size x nmemb, count x datatype, only what
+ * it returned (tracerecord's "ret=N" argument), or tracerecord's "bytes=N" (HDF5). */
+enum { IO_NONE = 0, IO_COUNT, IO_SIZE_NMEMB, IO_MPI, IO_RET, IO_H5 };
 
 /* Argument names in prototype order as Recorder stores them (recorder.md §3). */
 typedef struct arg_names {
@@ -140,6 +140,18 @@ static const arg_names arg_table[] = {
     {"MPI_Comm_size", "comm,size", IO_NONE},
     {"MPI_Barrier", "comm", IO_NONE},
     {"MPI_Bcast", "buf,count,datatype,root,comm", IO_NONE},
+    /* HDF5: the parameter names of lib/recorder-hdf5.c's prototypes */
+    {"H5Fcreate", "filename,flags,create_plist,access_plist", IO_NONE},
+    {"H5Fopen", "filename,flags,access_plist", IO_NONE},
+    {"H5Fclose", "file_id", IO_NONE},
+    {"H5Fflush", "object_id,scope", IO_NONE},
+    {"H5Dcreate1", "loc_id,name,type_id,space_id,dcpl_id", IO_NONE},
+    {"H5Dcreate2", "loc_id,name,dtype_id,space_id,lcpl_id,dcpl_id,dapl_id", IO_NONE},
+    {"H5Dopen1", "loc_id,name", IO_NONE},
+    {"H5Dopen2", "loc_id,name,dapl_id", IO_NONE},
+    {"H5Dclose", "dataset_id", IO_NONE},
+    {"H5Dread", "dataset_id,mem_type_id,mem_space_id,file_space_id,xfer_plist_id,buf", IO_H5},
+    {"H5Dwrite", "dataset_id,mem_type_id,mem_space_id,file_space_id,xfer_plist_id,buf", IO_H5},
 };
 
 /* Per function id: the argument keys and the bytes rule, resolved once. */
@@ -285,6 +297,53 @@ static func_info *func_resolve(rec_model *m, uint8_t func)
     return f;
 }
 
+/*
+** tracerecord's fields after Recorder's arguments (Recorder keeps none):
+** "ret=N", what the call returned, last; before it, for HDF5 calls,
+** "bytes=N" (H5Dread/H5Dwrite: the bytes Darshan counts) or "dataset=S"
+** (H5Dcreate/H5Dopen: Darshan's record name "<file>:<name>").
+*/
+typedef struct rec_tail {
+    int has_ret, has_bytes;
+    int64_t ret, bytes;
+    const char *dataset; /* NULL when absent or empty */
+    uint32_t dataset_len;
+} rec_tail;
+
+static int tail_int(const char *f, uint32_t n, const char *key, size_t kn, int64_t *v)
+{
+    return n > kn && memcmp(f, key, kn) == 0 && canonical_int(f + kn, n - kn, v);
+}
+
+/* Takes tracerecord's fields off the end of FIELD into T (HDF5's only when H5); returns the
+ * fields left. */
+static uint32_t tail_fields(const char *const *field, const uint32_t *flen, uint32_t nf, int h5,
+                            rec_tail *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!nf || !(t->has_ret = tail_int(field[nf - 1], flen[nf - 1], "ret=", 4, &t->ret)) || !h5)
+        return nf - (uint32_t)t->has_ret;
+    nf--;
+    if (nf && (t->has_bytes = tail_int(field[nf - 1], flen[nf - 1], "bytes=", 6, &t->bytes)))
+        return nf - 1;
+    if (nf && flen[nf - 1] >= 8 && memcmp(field[nf - 1], "dataset=", 8) == 0) {
+        t->dataset = flen[nf - 1] > 8 ? field[nf - 1] + 8 : NULL;
+        t->dataset_len = flen[nf - 1] - 8;
+        return nf - 1;
+    }
+    return nf;
+}
+
+/* T's fields as args (after Recorder's). */
+static void tail_args(rec_model *m, const rec_tail *t)
+{
+    if (t->dataset)
+        tr_args_str(m->t, tr_str_internz(m->t, "dataset"),
+                    tr_str_intern(m->t, t->dataset, t->dataset_len));
+    if (t->has_bytes) tr_args_int(m->t, tr_str_internz(m->t, "bytes"), t->bytes);
+    if (t->has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), t->ret);
+}
+
 /* One table entry into a name, a category, an arg set and bytes moved. */
 /* UNFINISHED: a call in flight (<r>.inflight), marked by the arg "unfinished": 1. */
 static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int unfinished,
@@ -318,11 +377,11 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
         if (rc == TR_FAIL) return rc;
     }
     if (nf > 256) nf = 256;
-    int64_t count = -1, size = -1, nmemb = -1, tsize = 0, ret = 0;
-    /* tracerecord adds what the call returned as a last argument "ret=N" (Recorder keeps none). */
-    int has_ret = nf > 0 && flen[nf - 1] > 4 && memcmp(field[nf - 1], "ret=", 4) == 0 &&
-                  canonical_int(field[nf - 1] + 4, flen[nf - 1] - 4, &ret);
-    nf -= (uint32_t)has_ret;
+    int64_t count = -1, size = -1, nmemb = -1, tsize = 0;
+    rec_tail tail;
+    nf = tail_fields(field, flen, nf, f->cat == m->cat[CAT_HDF5], &tail);
+    int has_ret = tail.has_ret;
+    int64_t ret = tail.ret;
     if (s->func == 255) {
         /* User functions: the name is the second field, no arguments shown but the file that
          * tracerecord's fflush names after it (an absolute path) and the return value. */
@@ -331,7 +390,7 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
         if (nf < 3 || !flen[2] || field[2][0] != '/') return TR_OK;
         tr_args_begin(m->t);
         tr_args_str(m->t, tr_str_internz(m->t, "path"), tr_str_intern(m->t, field[2], flen[2]));
-        if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+        tail_args(m, &tail);
         out->args = tr_args_end(m->t);
         return TR_OK;
     }
@@ -350,9 +409,10 @@ static int sig_convert(rec_model *m, const rec_sig *s, const char *cst_name, int
             if (strcmp(ks, "datatype") == 0) tsize = tr_io_mpi_type_size(field[i], flen[i]);
         }
     }
-    if (has_ret) tr_args_int(m->t, tr_str_internz(m->t, "ret"), ret);
+    tail_args(m, &tail);
     if (unfinished) tr_args_int(m->t, tr_str_internz(m->t, "unfinished"), 1);
     out->args = tr_args_end(m->t);
+    if (f->io == IO_H5 && tail.has_bytes && tail.bytes >= 0) out->bytes = tail.bytes;
     if (f->io == IO_COUNT && count >= 0) out->bytes = count;
     if (f->io == IO_SIZE_NMEMB && size >= 0 && nmemb >= 0 && (!size || nmemb <= INT64_MAX / size))
         out->bytes = size * nmemb;

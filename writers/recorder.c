@@ -92,9 +92,16 @@ static size_t build_args(wr_state *w, size_t row, int *rc)
         const char *s = num;
         size_t n;
         switch (arg.type) {
-        case TR_ARG_STR:
+        case TR_ARG_STR: {
+            /* tracerecord's "dataset=" keeps its mark too (see "ret=" below) */
+            size_t kn;
+            const char *k = tr_str_get(t, arg.key, &kn);
             s = tr_str_get(t, arg.v.s, &n);
+            if (kn == 7 && memcmp(k, "dataset", 7) == 0 &&
+                tr_buf_add(&w->args, "dataset=", 8) != TR_OK)
+                *rc = TR_FATAL;
             break;
+        }
         case TR_ARG_UINT:
             len = snprintf(num, sizeof num, "%llu", (unsigned long long)arg.v.u);
             break;
@@ -102,11 +109,14 @@ static size_t build_args(wr_state *w, size_t row, int *rc)
             len = snprintf(num, sizeof num, "%.17g", arg.v.d);
             break;
         default: {
-            /* tracerecord's return value keeps its "ret=" mark, so it reads back as one */
+            /* tracerecord's return value keeps its "ret=" mark, so it reads back as one; the
+             * HDF5 "bytes=" too */
             size_t kn;
             const char *k = tr_str_get(t, arg.key, &kn);
-            int ret = kn == 3 && memcmp(k, "ret", 3) == 0;
-            len = snprintf(num, sizeof num, "%s%lld", ret ? "ret=" : "", (long long)arg.v.i);
+            const char *mark = kn == 3 && memcmp(k, "ret", 3) == 0     ? "ret="
+                               : kn == 5 && memcmp(k, "bytes", 5) == 0 ? "bytes="
+                                                                       : "";
+            len = snprintf(num, sizeof num, "%s%lld", mark, (long long)arg.v.i);
             break;
         }
         }

@@ -87,27 +87,6 @@ typedef struct rr_rule {
     uint32_t off, len; /* pairs in rr.rbody */
 } rr_rule;
 
-static const char *const rr_spec_text[RR_S_COUNT] = {
-    [RR_S_P] = "p",
-    [RR_S_PD] = "pd",
-    [RR_S_PDD] = "pdd",
-    [RR_S_PXD] = "pxd",
-    [RR_S_PXDD] = "pxdd",
-    [RR_S_XDDP] = "xddp",
-    [RR_S_PM] = "pm",
-    [RR_S_DPX] = "dpx",
-    [RR_S_PP] = "pp",
-    [RR_S_MMAP] = "xdddpd",
-    [RR_S_USER_P] = "npp",
-    [RR_S_MPI_OPEN] = "ppdxp",
-    [RR_S_MPI_SET_VIEW] = "pdpppx",
-    [RR_S_MPI_RW_AT] = "pdxdpp",
-    [RR_S_MPI_RW] = "pxdpp",
-    [RR_S_MPI_IRW_AT] = "pdxdpx",
-    [RR_S_MPI_IRW] = "pxdpx",
-    [RR_S_MPI_BEGIN_AT] = "pdxdp",
-    [RR_S_MPI_BEGIN] = "pxdp",
-};
 static uint8_t rr_spec_slots[RR_S_COUNT];
 
 static RR_TLS __thread rr_thread *rr_self;
@@ -543,17 +522,24 @@ static int add_args(rr_vec *b, const rr_sig *s)
 {
     size_t k = 0;
     for (const char *c = rr_spec_text[s->spec]; *c; c++) {
-        char num[24];
+        char num[32];
         int rc = 0;
         switch (*c) {
-        case 'p': {
+        case 'p':
+        case 'q': {
+            /* "dataset=" is tracerecord's, as "bytes=" and "ret=" are: Recorder has no such field.
+             */
             const char *str = str_get((uint32_t)s->a[k++]);
-            rc = add_field(b, str, strlen(str));
+            rc = (*c == 'q' && vec_add(b, "dataset=", 8)) || add_field(b, str, strlen(str));
             break;
         }
         case 'd':
-            rc = add_field(b, num, rr_fmt_i64(num, s->a[k++]));
+        case 'b': {
+            size_t pre = *c == 'b' ? 6 : 0;
+            memcpy(num, "bytes=", 6);
+            rc = add_field(b, num + 6 - pre, pre + rr_fmt_i64(num + 6, s->a[k++]));
             break;
+        }
         case 'm':
             memcpy(num, &s->a[k++], 8);
             num[8] = '\0';
@@ -1137,7 +1123,7 @@ __attribute__((constructor)) static void init(void)
     if (rr_is_launcher()) return;
     for (int s = 0; s < RR_S_COUNT; s++) {
         uint8_t k = 0;
-        for (const char *c = rr_spec_text[s]; *c; c++) k += *c == 'p' || *c == 'd' || *c == 'm';
+        for (const char *c = rr_spec_text[s]; *c; c++) k += *c != 'x' && *c != 'n';
         rr_spec_slots[s] = k;
     }
     static const char *const rank_vars[][2] = {{"RANK", "WORLD_SIZE"},

@@ -14,9 +14,9 @@
 ** fseek to 0 from SEEK_SET, fcntl64 as fcntl) and fflush as a user function
 ** named fflush.  fcntl is traced for F_DUPFD and F_DUPFD_CLOEXEC only: the
 ** new descriptor names the file (Darshan counts these, and dup, dup2, dup3
-** and fileno, as opens of the file).  Recorder keeps no return values: a failed
-** call is recorded like a successful one, and byte counts are the counts
-** asked for.
+** and fileno, as opens of the file).  Recorder keeps no return values; each
+** finished call gets its own as a last argument ret=N, so that the bytes a
+** call moved and its failure are known.
 **
 ** Descriptors and streams are traced when a traced open made them (fd ->
 ** path table); stdin, stdout, stderr, pipes and sockets are not, nor are

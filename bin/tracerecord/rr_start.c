@@ -69,11 +69,12 @@ int rr_is_launcher(void)
 
 unsigned rr_parse_layers(const char *s)
 {
-    if (!s) return RR_L_POSIX | RR_L_STDIO | RR_L_MPIIO | RR_L_MPI;
+    if (!s) return RR_L_POSIX | RR_L_STDIO | RR_L_MPIIO | RR_L_MPI | RR_L_HDF5;
     unsigned l = 0;
     l |= in_list("posix", s) ? RR_L_POSIX : 0;
     l |= in_list("stdio", s) ? RR_L_STDIO : 0;
     l |= in_list("mpiio", s) ? RR_L_MPIIO : 0;
     l |= in_list("mpi", s) ? RR_L_MPI : 0;
+    l |= in_list("hdf5", s) ? RR_L_HDF5 : 0;
     return l;
 }

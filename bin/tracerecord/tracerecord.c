@@ -39,46 +39,51 @@ static pid_t child = -1;
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "Usage: " PROG " [OPTION]... [--] PROGRAM [ARG]...\n"
-            "Run PROGRAM with libtracerecord.so preloaded and write its I/O calls as a\n"
-            "Recorder 2.5 trace directory: one rank per process (the MPI rank, else\n"
-            "RANK, PMI_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID, else 0; a forked or\n"
-            "exec'd process takes the next free number after the job's size).\n"
-            "\n"
-            "Options:\n"
-            "  -o, --output DIR     the trace directory (default ./recorder-YYYYMMDD-HHMMSS);\n"
-            "                       it must not exist or be empty\n"
-            "      --layers LIST    what to trace: posix, stdio, mpiio, mpi (default all)\n"
-            "      --exclude LIST   path prefixes not traced (default Darshan's: /etc,/dev,\n"
-            "                       /usr,/bin,/boot,/lib,/opt,/sbin,/sys,/proc,/var;\n"
-            "                       '' traces every path)\n"
-            "  -q, --quiet          no summary line\n"
-            "  -h, --help           show this help and exit\n"
-            "      --version        show the version and exit\n"
-            "\n"
-            "Traced: open, open64, openat, creat, __open_2 (FORTIFY), close, read, write,\n"
-            "pread, pwrite (+64), readv, writev, lseek(64), fsync, fdatasync, stat, lstat,\n"
-            "fstat, fstatat (+64, and the __xstat family), unlink(at), rmdir, mkdir(at),\n"
-            "rename(at), access, truncate, ftruncate, mmap of files, dup, dup2, dup3,\n"
-            "fcntl(64) F_DUPFD(_CLOEXEC), fileno; fopen(64), fdopen, fclose, fread, fwrite,\n"
-            "fseek(o), ftell(o), rewind, fflush, remove;\n"
-            "MPI_File_* (open, close, read/write in every form, seek, sync, set_view,\n"
-            "set_size, get_size); MPI_Barrier.  Not traced: statx, preadv/pwritev, sendfile,\n"
-            "copy_file_range, fprintf/fputs/fgets/getc, other fcntl commands, aio, io_uring,\n"
-            "static programs, descriptors opened before the program started (stdin,\n"
-            "stdout, stderr), pipes and sockets.  Recorder stores no return values: a failed call\n"
-            "is recorded too, and byte counts are the counts asked for.\n"
-            "\n"
-            "Records are written at least once a second and when SIGTERM, SIGINT,\n"
-            "SIGABRT or SIGSEGV ends the program, so SIGKILL loses at most the last\n"
-            "second; calls entered and not yet returned (a rank waiting in MPI_Barrier)\n"
-            "are written beside each rank as <rank>.inflight, which tracecat reads as\n"
-            "calls that had not returned when the trace ends.\n"
-            "\n"
-            "Exit status: the program's (128+N when signal N killed it); 1 when the\n"
-            "trace cannot be set up or completed, 2 on usage errors, 127 when PROGRAM\n"
-            "cannot be run.\n");
+    fprintf(f, "Usage: " PROG " [OPTION]... [--] PROGRAM [ARG]...\n"
+               "Run PROGRAM with libtracerecord.so preloaded and write its I/O calls as a\n"
+               "Recorder 2.5 trace directory: one rank per process (the MPI rank, else\n"
+               "RANK, PMI_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID, else 0; a forked or\n"
+               "exec'd process takes the next free number after the job's size).\n"
+               "\n"
+               "Options:\n"
+               "  -o, --output DIR     the trace directory (default ./recorder-YYYYMMDD-HHMMSS);\n"
+               "                       it must not exist or be empty\n"
+               "      --layers LIST    what to trace (default all): posix, stdio, mpiio, mpi,\n"
+               "                       hdf5\n"
+               "      --exclude LIST   path prefixes not traced (default Darshan's: /etc,/dev,\n"
+               "                       /usr,/bin,/boot,/lib,/opt,/sbin,/sys,/proc,/var;\n"
+               "                       '' traces every path)\n"
+               "  -q, --quiet          no summary line\n"
+               "  -h, --help           show this help and exit\n"
+               "      --version        show the version and exit\n"
+               "\n"
+               "Traced: open, open64, openat, creat, __open_2 (FORTIFY), close, read, write,\n"
+               "pread, pwrite (+64), readv, writev, lseek(64), fsync, fdatasync, stat, lstat,\n"
+               "fstat, fstatat (+64, and the __xstat family), unlink(at), rmdir, mkdir(at),\n"
+               "rename(at), access, truncate, ftruncate, mmap of files, dup, dup2, dup3,\n"
+               "fcntl(64) F_DUPFD(_CLOEXEC), fileno; fopen(64), fdopen, fclose, fread, fwrite,\n"
+               "fseek(o), ftell(o), rewind, fflush, remove;\n"
+               "MPI_File_* (open, close, read/write in every form, seek, sync, set_view,\n"
+               "set_size, get_size); MPI_Barrier; HDF5 1.10+: H5Fcreate, H5Fopen, H5Fflush,\n"
+               "H5Fclose, H5Dcreate(1,2), H5Dopen(1,2), H5Dread, H5Dwrite, H5Dclose, with the\n"
+               "bytes Darshan counts for H5Dread/H5Dwrite as an argument bytes=N (the points\n"
+               "selected in the file dataspace x the dataset type's size).  Not traced: statx,\n"
+               "preadv/pwritev, sendfile, copy_file_range, fprintf/fputs/fgets/getc, other\n"
+               "fcntl commands, aio, io_uring, H5Dflush, H5G*, H5A*, H5O*, HDF5 before 1.10,\n"
+               "static programs, descriptors opened before the program started (stdin,\n"
+               "stdout, stderr), pipes and sockets.  Recorder stores no return values;\n"
+               "tracerecord adds one to every finished call as a last argument ret=N (the\n"
+               "return value: the bytes a read or write moved, -1 when it failed).\n"
+               "\n"
+               "Records are written at least once a second and when SIGTERM, SIGINT,\n"
+               "SIGABRT or SIGSEGV ends the program, so SIGKILL loses at most the last\n"
+               "second; calls entered and not yet returned (a rank waiting in MPI_Barrier)\n"
+               "are written beside each rank as <rank>.inflight, which tracecat reads as\n"
+               "calls that had not returned when the trace ends.\n"
+               "\n"
+               "Exit status: the program's (128+N when signal N killed it); 1 when the\n"
+               "trace cannot be set up or completed, 2 on usage errors, 127 when PROGRAM\n"
+               "cannot be run.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -222,8 +227,9 @@ static int check_layers(const char *list)
         size_t k = strcspn(p, ",");
         if (!(k == 5 &&
               (!strncmp(p, "posix", 5) || !strncmp(p, "stdio", 5) || !strncmp(p, "mpiio", 5))) &&
-            !(k == 3 && !strncmp(p, "mpi", 3)))
-            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio, mpi)", list);
+            !(k == 3 && !strncmp(p, "mpi", 3)) && !(k == 4 && !strncmp(p, "hdf5", 4)))
+            return usage_error("--layers: unknown layer in '%s' (posix, stdio, mpiio, mpi, hdf5)",
+                               list);
         p += k + (p[k] != '\0');
     }
     return -1;

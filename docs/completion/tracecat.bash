@@ -28,6 +28,9 @@ _tracecat()
     --hta-steps) COMPREPLY=($(compgen -W "complete last all" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
     --tmpdir | --io-exclude | --io-include) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --layers) # tracerecord's comma-separated list: complete its last item
+        local pre=${cur%"${cur##*,}"}
+        COMPREPLY=($(compgen -P "$pre" -W "posix stdio mpiio mpi hdf5" -- "${cur##*,}")); return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_tracecat_options "$prog")" -- "$cur"))

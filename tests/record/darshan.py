@@ -551,7 +551,172 @@ def case_exclusions():
        "the io view: every call, 7 excluded, 1 failed")
 
 
-CASES = {"flushes": case_flushes, "stdio": case_stdio, "stdio-recorder": case_stdio_recorder,
+def build_h5(out, *extra):
+    """tests/record/rec_h5.c built (with the compiler flags EXTRA) into WORK/OUT against the
+    shared HDF5 (pkg-config's flags, else Debian's serial HDF5, else h5cc -shlib: h5cc links
+    libhdf5.a by default, whose calls no preload library sees); skipped without HDF5."""
+    src, exe = os.path.join(SRCDIR, "tests", "record", "rec_h5.c"), os.path.join(WORK, out)
+    p = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5"], capture_output=True,
+                       text=True) if shutil.which("pkg-config") else None
+    deb = "/usr/include/hdf5/serial/hdf5.h"
+    cmds = ([["cc", *extra, "-o", exe, src, *p.stdout.split()]] if p and p.returncode == 0
+            else []) + \
+        ([["cc", *extra, "-I/usr/include/hdf5/serial", "-o", exe, src,
+           "-L/usr/lib/x86_64-linux-gnu/hdf5/serial", "-lhdf5"]] if os.path.exists(deb) else []) + \
+        ([["h5cc", "-shlib", *extra, "-o", exe, src]] if shutil.which("h5cc") else [])
+    for cmd in cmds:
+        if subprocess.run(cmd, capture_output=True, cwd=WORK).returncode == 0:
+            return exe
+    print("skip: HDF5 is not installed (libhdf5-dev)")
+    sys.exit(77)
+
+
+LOADER = r"""
+#include <dlfcn.h>
+int main(int argc, char **argv)
+{
+    void *h = dlopen(argv[1], RTLD_LOCAL | RTLD_NOW);
+    int (*run)(int, char **) = h ? (int (*)(int, char **))dlsym(h, "rec_h5_main") : NULL;
+    return run ? run(argc - 1, argv + 1) : 3;
+}
+"""
+
+
+def h5_local():
+    """HDF5 brought in by a library opened RTLD_LOCAL, as Python opens h5py's modules: outside
+    the scope dlsym(RTLD_NEXT) searches.  The wrappers find it all the same (rec_h5.c as such a
+    library): the same 18 HDF5 calls, and the program's data reach the file (its reads check
+    them)."""
+    lib = build_h5("librec_h5.so", "-shared", "-fPIC", "-Dmain=rec_h5_main")
+    t = os.path.join(WORK, "t-local")
+    p = subprocess.run([TRACERECORD, "-q", "-o", t, "--", build("loader", LOADER, flags=("-ldl",)),
+                        lib, "local.h5"], cwd=WORK, capture_output=True, text=True, timeout=100)
+    eq(p.returncode, 0, "RTLD_LOCAL: the program's exit status (stderr %r)" % p.stderr)
+    eq(len(cat_args(t, "HDF5")), 18, "RTLD_LOCAL: the HDF5 calls traced")
+
+
+def cat_args(d, layer):
+    """(function, args) of each slice of LAYER in tracecat cat's output, in order."""
+    p = subprocess.run([TRACECAT, "cat", d], capture_output=True, text=True, timeout=100)
+    rows = [l.split("\t") for l in p.stdout.splitlines() if l.startswith("slice\t")]
+    return [(r[6], json.loads(r[8])) for r in rows if r[5] == layer]
+
+
+def case_h5():
+    """HDF5 (tracerecord's H5F/H5D layer) as darshan-hdf5.c counts it: an H5F record per file,
+    an H5D record per dataset named "<file>:<dataset>"; only calls that succeed count; H5Dwrite
+    and H5Dread add the points selected in the FILE dataspace (H5S_ALL: the dataset's whole
+    extent) times the size of the DATASET's type (not the memory type).  rec_h5.c on d.h5:
+    H5Fcreate (H5F_OPENS 1); H5Dcreate2 "ints" (int32, 100 points; H5D_OPENS 1); H5Dwrite
+    H5S_ALL (100 x 4 = 400 B) and a hyperslab of 10 (40 B); H5Dcreate2 "shorts" (int16, 4 x 5;
+    H5D_OPENS 2) written from an int buffer: H5S_ALL 20 x 2 = 40 B, a 2 x 3 hyperslab 6 x 2 =
+    12 B; H5Fflush (H5F_FLUSHES 1); H5Dclose x 2, H5Fclose; H5Fopen (H5F_OPENS 2); H5Dopen2
+    "ints" (H5D_OPENS 3); H5Dread H5S_ALL 400 B (a write-to-read switch) and the hyperslab 40 B;
+    H5Dopen2 "missing" fails: not counted, one failed call.  H5D_WRITES 4, BYTES_WRITTEN
+    400 + 40 + 40 + 12 = 492, READS 2, BYTES_READ 440, RW_SWITCHES 1; records H5F 1, H5D 2.
+    Every POSIX call HDF5 makes on d.h5 is one level under an H5 call (Recorder's call level),
+    none at the top.  --layers hdf5 traces the H5 calls alone, --layers posix none of them.
+    HDF5 loaded RTLD_LOCAL (h5py's way) is traced too."""
+    exe = build_h5("rec_h5")
+    d = os.path.join(WORK, "t-h5")
+    p = subprocess.run([TRACERECORD, "-q", "-o", d, "--", exe, "d.h5"], cwd=WORK,
+                       capture_output=True, text=True, timeout=100)
+    eq(p.returncode, 0, "rec_h5's exit status (stderr %r)" % p.stderr)
+    h5, ints, shorts = (os.path.join(WORK, "d.h5"), os.path.join(WORK, "d.h5:/ints"),
+                        os.path.join(WORK, "d.h5:/shorts"))
+    io_ = stat_json(d)
+    got = modules(io_)
+    eq(nonzero(got.get("H5F", {})), {"H5F_OPENS": 2, "H5F_FLUSHES": 1}, "H5F counters")
+    eq(nonzero(got.get("H5D", {})),
+       {"H5D_OPENS": 3, "H5D_READS": 2, "H5D_WRITES": 4, "H5D_BYTES_READ": 440,
+        "H5D_BYTES_WRITTEN": 492, "H5D_RW_SWITCHES": 1}, "H5D counters")
+    eq({m["module"]: m["records"] for m in io_["modules"] if m["module"].startswith("H5")},
+       {"H5F": 1, "H5D": 2}, "H5 records")
+    eq(io_["total"]["failed"], 1, "failed outermost calls: the missing dataset")
+    eq({l["layer"]: l["failed"] for l in io_["layers"]},
+       {"HDF5": 1, "POSIX": sum(1 for _, a in cat_args(d, "POSIX") if a["ret"] < 0)},
+       "failed calls per layer (HDF5 probes d.h5 with open() before it creates it)")
+    keys = ("reads", "writes", "bytes_read", "bytes_written", "accesses")
+    eq(file_row(io_, ints, keys),
+       {"reads": 2, "writes": 2, "bytes_read": 440, "bytes_written": 440, "accesses": 0},
+       "the files table's row of d.h5:/ints")
+    eq(file_row(io_, shorts, keys),
+       {"reads": 0, "writes": 2, "bytes_read": 0, "bytes_written": 52, "accesses": 0},
+       "the files table's row of d.h5:/shorts")
+    h5_cat(d, h5, ints)
+    h5_sql(d, h5, ints, shorts)
+    h5_layers(exe)
+    h5_local()
+
+
+def h5_cat(d, h5, ints):
+    """rec_h5's HDF5 calls in tracecat cat: their order, arg names (Recorder's parameter names,
+    then tracerecord's dataset/bytes/ret) and the values that say which id is which."""
+    calls = cat_args(d, "HDF5")
+    eq([f for f, _ in calls],
+       ["H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Dwrite", "H5Dcreate2", "H5Dwrite", "H5Dwrite",
+        "H5Fflush", "H5Dclose", "H5Dclose", "H5Fclose", "H5Fopen", "H5Dopen2", "H5Dread",
+        "H5Dread", "H5Dopen2", "H5Dclose", "H5Fclose"], "tracecat cat's HDF5 calls")
+    rw = ["dataset_id", "mem_type_id", "mem_space_id", "file_space_id", "xfer_plist_id", "buf",
+          "bytes", "ret"]
+    want_keys = {"H5Fcreate": ["filename", "flags", "create_plist", "access_plist", "ret"],
+                 "H5Fopen": ["filename", "flags", "access_plist", "ret"],
+                 "H5Dcreate2": ["loc_id", "name", "dtype_id", "space_id", "lcpl_id", "dcpl_id",
+                                "dapl_id", "dataset", "ret"],
+                 "H5Dopen2": ["loc_id", "name", "dapl_id", "dataset", "ret"],
+                 "H5Dwrite": rw, "H5Dread": rw, "H5Fflush": ["object_id", "scope", "ret"],
+                 "H5Dclose": ["dataset_id", "ret"], "H5Fclose": ["file_id", "ret"]}
+    for i, (f, a) in enumerate(calls):
+        keys_f = want_keys[f][:]
+        if i == 15:  # the failed open has no dataset name
+            keys_f.remove("dataset")
+        eq(list(a), keys_f, "call %d (%s): arg names" % (i, f))
+    fid, dints = calls[0][1]["ret"], calls[1][1]["ret"]
+    eq({k: calls[0][1][k] for k in ("filename", "flags", "create_plist", "access_plist")},
+       {"filename": h5, "flags": 2, "create_plist": 0, "access_plist": 0}, "H5Fcreate's args")
+    eq({k: calls[1][1][k] for k in ("loc_id", "name", "lcpl_id", "dcpl_id", "dapl_id", "dataset")},
+       {"loc_id": fid, "name": "ints", "lcpl_id": 0, "dcpl_id": 0, "dapl_id": 0,
+        "dataset": ints}, "H5Dcreate2's args")
+    eq([(a["dataset_id"], a["file_space_id"] == 0, a["bytes"], a["ret"]) for _, a in calls[2:4]],
+       [(dints, True, 400, 0), (dints, False, 40, 0)], "H5Dwrite's args")
+    eq((calls[7][1]["object_id"], calls[7][1]["scope"]), (fid, 1), "H5Fflush's args")
+    eq((calls[15][1]["name"], calls[15][1]["ret"]), ("missing", -1), "the failed H5Dopen2")
+
+
+def h5_sql(d, h5, ints, shorts):
+    """The io view's rows of rec_h5's HDF5 calls (a dataset's calls on "<file>:<dataset>"), and
+    the POSIX calls HDF5 makes one level under them."""
+    eq(sql(d, "SELECT function, path, bytes, module FROM io WHERE layer = 'HDF5'").splitlines(),
+       ["H5Fcreate\t%s\t\tH5F" % h5, "H5Dcreate2\t%s\t\tH5D" % ints,
+        "H5Dwrite\t%s\t400\tH5D" % ints, "H5Dwrite\t%s\t40\tH5D" % ints,
+        "H5Dcreate2\t%s\t\tH5D" % shorts, "H5Dwrite\t%s\t40\tH5D" % shorts,
+        "H5Dwrite\t%s\t12\tH5D" % shorts, "H5Fflush\t%s\t\tH5F" % h5,
+        "H5Dclose\t%s\t\tH5D" % shorts, "H5Dclose\t%s\t\tH5D" % ints,
+        "H5Fclose\t%s\t\tH5F" % h5, "H5Fopen\t%s\t\tH5F" % h5,
+        "H5Dopen2\t%s\t\tH5D" % ints, "H5Dread\t%s\t400\tH5D" % ints,
+        "H5Dread\t%s\t40\tH5D" % ints, "H5Dopen2\t\t\tH5D",
+        "H5Dclose\t%s\t\tH5D" % ints, "H5Fclose\t%s\t\tH5F" % h5], "the io view's HDF5 rows")
+    nest = sql(d, "SELECT coalesce(p.category, 'top'), s.depth, count(*) FROM io i"
+                  " JOIN slice s ON s.id = i.slice_id LEFT JOIN slice p ON p.id = s.parent_id"
+                  " WHERE i.layer = 'POSIX' AND i.path = '%s' GROUP BY 1, 2" % h5).splitlines()
+    eq([r.split("\t")[:2] for r in nest], [["HDF5", "1"]],
+       "the POSIX calls on d.h5: one level under an HDF5 call, none at the top")
+    eq(sql(d, "SELECT p.name FROM io i JOIN slice s ON s.id = i.slice_id JOIN slice p"
+              " ON p.id = s.parent_id WHERE i.function = 'open' AND i.path = '%s'"
+              " GROUP BY 1" % h5).split(), ["H5Fcreate", "H5Fopen"], "the opens' parents")
+
+
+def h5_layers(exe):
+    """--layers hdf5: the H5 calls alone; --layers posix: none of them."""
+    for layers, want in (("hdf5", {"HDF5"}), ("posix", {"POSIX"})):
+        t = os.path.join(WORK, "t-" + layers)
+        subprocess.run([TRACERECORD, "-q", "--layers", layers, "-o", t, "--", exe, "l.h5"],
+                       cwd=WORK, capture_output=True, timeout=100)
+        eq(set(sql(t, "SELECT DISTINCT category FROM slice").split()), want,
+           "--layers %s: the layers traced" % layers)
+
+
+CASES = {"h5": case_h5, "flushes": case_flushes, "stdio": case_stdio, "stdio-recorder": case_stdio_recorder,
          "dups": case_dups, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
          "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder,
          "exclusions": case_exclusions, "exclusions-recorder": case_exclusions_recorder}
