@@ -93,11 +93,11 @@ static int df_frames(df_side *s, const tr_stat_opts *o, uint64_t *samples)
     return rc;
 }
 
-static int df_io(df_side *s)
+static int df_io(df_side *s, const tr_stat_opts *o)
 {
     tr_io_stats io;
     tr_error e = {0};
-    if (tr_io_stats_compute(s->t, &io, &e) != TR_OK) return TR_FATAL;
+    if (tr_io_stats_compute(s->t, o, &io, &e) != TR_OK) return TR_FATAL;
     int rc = TR_OK;
     for (size_t i = 0; i < io.n_files && rc == TR_OK; i++) {
         const tr_io_file *f = &io.files[i];
@@ -128,7 +128,7 @@ static int df_run(const tr_trace *t, int side, const tr_stat_opts *o, tr_vec *ro
     int64_t first, last;
     out->span[side] = tr_stat_span(t, &first, &last) ? last - first : 0;
     if (df_ops(&s) != TR_OK || df_kernels(&s, o) != TR_OK ||
-        df_frames(&s, o, &out->samples[side]) != TR_OK || df_io(&s) != TR_OK)
+        df_frames(&s, o, &out->samples[side]) != TR_OK || df_io(&s, o) != TR_OK)
         return TR_FATAL;
     return TR_OK;
 }

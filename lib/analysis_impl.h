@@ -21,9 +21,12 @@ int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b);
 /*
 ** ^The file each of the N path ids IDS names, into CANON: one id for every
 ** spelling of one file (lexical normal form; a relative path is the one
-** absolute path that ends with it).  ^TR_OK or TR_FATAL (out of memory).
+** absolute path that ends with it), and into EXCLUDED whether that file is
+** under SO's excluded directories (NULL SO: Darshan's).  ^TR_OK or
+** TR_FATAL (out of memory).
 */
-int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, tr_str *canon);
+int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, const tr_stat_opts *so,
+                   tr_str *canon, uint8_t *excluded);
 /* ^The end of slice I (ts + dur, a still-open slice ending at ts). */
 static inline int64_t tr_an_end(const tr_slices *s, size_t i)
 {

@@ -14,6 +14,8 @@
 ** it ("ret": tracerecord's traces have it): H5F calls are on the file, H5D
 ** calls on the dataset, named as Darshan names its H5D records
 ** "<file>:<dataset>" (tracerecord's "dataset" arg).
+** As Darshan, the figures leave out calls that failed and calls on files
+** under excluded directories (/etc/, /proc/, ...), and count them apart.
 */
 #include "analysis_impl.h"
 
@@ -27,7 +29,7 @@ enum io_ev {
     EV_NONE = 0,
     EV_OPEN,   /* OPENS; the position and last bytes start again at 0 */
     EV_FDOPEN, /* STDIO_OPENS + STDIO_FDOPENS, the position kept */
-    EV_DUP,    /* POSIX_OPENS + POSIX_DUPS, the position shared */
+    EV_DUP,    /* POSIX_OPENS + POSIX_DUPS, the position shared; an open as Darshan counts it */
     EV_FCNTL,  /* a dup when its cmd is F_DUPFD or F_DUPFD_CLOEXEC */
     EV_FILENO, /* POSIX_OPENS + POSIX_FILENOS */
     EV_READ,
@@ -77,9 +79,9 @@ static const io_name io_names[] = {
     {"closedir", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
     {"creat", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
     {"creat64", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_OPEN},
-    {"dup", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
-    {"dup2", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
-    {"dup3", TR_IO_META, TR_IO_MOD_POSIX, EV_DUP},
+    {"dup", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_DUP},
+    {"dup2", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_DUP},
+    {"dup3", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_DUP},
     {"faccessat", TR_IO_STAT, TR_IO_MOD_POSIX, EV_NONE},
     {"fchmod", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
     {"fchown", TR_IO_META, TR_IO_MOD_POSIX, EV_NONE},
@@ -90,7 +92,7 @@ static const io_name io_names[] = {
     {"fflush", TR_IO_SYNC, TR_IO_MOD_STDIO, EV_FLUSH},
     {"fgetc", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
     {"fgets", TR_IO_READ, TR_IO_MOD_STDIO, EV_READ},
-    {"fileno", TR_IO_META, TR_IO_MOD_POSIX, EV_FILENO},
+    {"fileno", TR_IO_OPEN, TR_IO_MOD_POSIX, EV_FILENO},
     {"fopen", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
     {"fopen64", TR_IO_OPEN, TR_IO_MOD_STDIO, EV_OPEN},
     {"fprintf", TR_IO_WRITE, TR_IO_MOD_STDIO, EV_WRITE},
@@ -464,9 +466,11 @@ typedef struct io_view {
 
 typedef struct io_ctx {
     const tr_trace *t;
+    const tr_stat_opts *so;
     tr_slices s;
     tr_io_stats *out;
     io_fn *fn_of;      /* by string id: kind -1 not I/O, -2 not looked up */
+    uint8_t *excl;     /* by a file's string id: 1 excluded, 2 excluded and counted */
     uint32_t *io_rows; /* slices that are I/O calls, in order */
     size_t n_io;
     uint32_t *parent_io; /* per I/O row (index into io_rows): nearest I/O ancestor's row */
@@ -589,15 +593,19 @@ static int io_canon(io_ctx *c)
         }
     }
     tr_str *canon = tr_malloc((ids.len ? ids.len : 1) * sizeof *canon);
-    if (rc == TR_OK && canon && tr_an_io_canon(c->t, ids.data, ids.len, canon) == TR_OK) {
+    uint8_t *excl = tr_malloc(ids.len ? ids.len : 1);
+    if (rc == TR_OK && canon && excl &&
+        tr_an_io_canon(c->t, ids.data, ids.len, c->so, canon, excl) == TR_OK) {
         for (size_t i = 0; i < ids.len; i++) {
             int is_new;
             *tr_map_slot(&c->canon, TR_VEC_AT(&ids, tr_str, i), &is_new) = canon[i];
+            c->excl[canon[i]] = excl[i];
         }
     } else {
         rc = TR_FATAL;
     }
     tr_free(canon);
+    tr_free(excl);
     tr_vec_fini(&ids);
     return rc;
 }
@@ -607,8 +615,9 @@ static int io_collect(io_ctx *c)
 {
     size_t n_str = tr_str_count(c->t);
     c->fn_of = tr_malloc((n_str ? n_str : 1) * sizeof *c->fn_of);
+    c->excl = tr_calloc(n_str ? n_str : 1, 1);
     uint32_t *io_index = tr_malloc((c->s.n ? c->s.n : 1) * sizeof *io_index);
-    if (!c->fn_of || !io_index) {
+    if (!c->fn_of || !c->excl || !io_index) {
         tr_free(io_index);
         return TR_FATAL;
     }
@@ -731,16 +740,19 @@ static int io_h5_path(io_ctx *c, size_t row, uint32_t unit, io_fn fn, tr_str *pa
     return rc;
 }
 
-/* The file an I/O call works on: its path, the path its MPI file handle was opened on, or its
- * HDF5 id's file or dataset. */
-static int io_path(io_ctx *c, size_t row, uint32_t unit, io_fn fn, tr_str *out)
+/*
+** The file an I/O call works on: its path, the path its MPI file handle was
+** opened on, or its HDF5 id's file or dataset.  ^A call naming both a path
+** and a handle (MPI_File_open) ties them when REMEMBER (it did not fail).
+*/
+static int io_path(io_ctx *c, size_t row, uint32_t unit, io_fn fn, int remember, tr_str *out)
 {
     if (fn.mod == TR_IO_MOD_H5F || fn.mod == TR_IO_MOD_H5D)
         return io_h5_path(c, row, unit, fn, out);
     uint32_t args = c->s.args[row];
     tr_str path = io_path_arg(c, args);
     tr_str fh = io_arg_str(c->t, args, k_fh);
-    if (path && fh) {
+    if (path && fh && remember) {
         int is_new;
         uint32_t *slot = tr_map_slot(&c->fh_map, (uint64_t)unit << 32 | fh, &is_new);
         if (slot) *slot = path;
@@ -779,6 +791,14 @@ static int64_t io_mpi_offset(io_ctx *c, size_t row, uint32_t unit, int64_t off)
     if (vi == UINT32_MAX) return off; /* the default view: bytes from the start */
     const io_view *v = &TR_VEC_AT(&c->view, io_view, vi);
     return v->etype_size ? v->disp + off * v->etype_size : -1;
+}
+
+/* fcntl(F_DUPFD) and fcntl(F_DUPFD_CLOEXEC) (cmd 0 and 1030 on Linux) duplicate a descriptor. */
+static int io_fcntl_dups(io_ctx *c, size_t row)
+{
+    int64_t cmd;
+    return io_arg_int(c->t, c->s.args[row], (const char *const[]){"cmd", NULL}, &cmd) &&
+           (cmd == 0 || cmd == 1030);
 }
 
 /* A seek: the new position (Darshan takes lseek's return value; fseek's is a status). */
@@ -869,14 +889,9 @@ static void io_record(io_ctx *c, size_t row, io_fn fn, io_pos *ps, int64_t *at, 
         r->pos = *at >= 0 && bytes >= 0 ? *at + bytes : -1;
         break;
     }
-    case EV_FCNTL: {
-        int64_t cmd;
-        /* F_DUPFD (0) and F_DUPFD_CLOEXEC (1030) duplicate the descriptor. */
-        if (io_arg_int(c->t, c->s.args[row], (const char *const[]){"cmd", NULL}, &cmd) &&
-            (cmd == 0 || cmd == 1030))
-            v[TR_IO_DC_OPENS]++, v[TR_IO_DC_DUPS]++;
+    case EV_FCNTL:
+        if (io_fcntl_dups(c, row)) v[TR_IO_DC_OPENS]++, v[TR_IO_DC_DUPS]++;
         break;
-    }
     case EV_FLUSH:
         v[TR_IO_DC_FLUSHES]++;
         /* STDIO records a flush as a write of 0 bytes at the position (STDIO_RECORD_WRITE). */
@@ -920,13 +935,11 @@ static int io_file_access(io_ctx *c, size_t row, int kind, tr_io_file *f, int64_
     return TR_OK;
 }
 
-/* The file of call K (index into io_rows), its module's record, its accesses, its row of CALLS. */
-static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_vec *files)
+/* The file PATH of call K (index into io_rows), its module's record, its accesses, its call. */
+static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_str path, tr_vec *files)
 {
     size_t row = c->io_rows[k];
     if (fn.ev == EV_VIEW && io_set_view(c, row, unit) != TR_OK) return TR_FATAL;
-    tr_str path;
-    if (io_path(c, row, unit, fn, &path) != TR_OK) return TR_FATAL;
     if (!path) return TR_OK;
     size_t before = files->len;
     uint32_t fi = io_index_of(&c->files, files, path);
@@ -954,7 +967,35 @@ static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_vec *file
     if (!has_off && data && !mpi) off = file_off = at;
     tr_io_call *call = tr_vec_push(c->calls);
     if (!call) return TR_FATAL;
-    *call = (tr_io_call){(uint32_t)row, path, has_off || data ? off : -1, file_off};
+    *call = (tr_io_call){(uint32_t)row, path, has_off || data ? off : -1, file_off, 0, 0};
+    return TR_OK;
+}
+
+/* A call left out, on an excluded file or failed: in its LAYER, in UNIT's (when outermost). */
+static void io_count_left_out(io_ctx *c, tr_io_counts *layer, uint32_t unit, tr_str path,
+                              int excluded)
+{
+    tr_io_stats *out = c->out;
+    if (!excluded) {
+        layer->failed++;
+        if (unit != UINT32_MAX) out->ranks[unit].c.failed++, out->total.failed++;
+        return;
+    }
+    layer->excluded++;
+    if (unit != UINT32_MAX) out->ranks[unit].c.excluded++, out->total.excluded++;
+    out->excluded_calls++;
+    if (c->excl[path] == 1) c->excl[path] = 2, out->excluded_files++;
+}
+
+/* A call left out (on an excluded file, or failed): its row of CALLS with the offset arg only. */
+static int io_left_out(io_ctx *c, size_t row, tr_str path, int excluded)
+{
+    int64_t off = -1;
+    if (!c->calls || !path) return TR_OK;
+    io_arg_int(c->t, c->s.args[row], k_offset, &off);
+    tr_io_call *call = tr_vec_push(c->calls);
+    if (!call) return TR_FATAL;
+    *call = (tr_io_call){(uint32_t)row, path, off, -1, (uint8_t)excluded, (uint8_t)!excluded};
     return TR_OK;
 }
 
@@ -976,21 +1017,27 @@ static int io_pass(io_ctx *c)
         if (li == UINT32_MAX) goto done;
         tr_io_layer *ly = &TR_VEC_AT(&layers, tr_io_layer, li);
         ly->cat = tr_slice_cat(&c->s, row);
-        int top = c->parent_io[k] == UINT32_MAX;
-        if (io_failed(c, row, kind)) {
-            ly->c.failed++;
-            if (top) out->ranks[unit].c.failed++, out->total.failed++;
+        int top = c->parent_io[k] == UINT32_MAX, failed = io_failed(c, row, kind);
+        tr_str path;
+        if (io_path(c, row, unit, fn, !failed, &path) != TR_OK) goto done;
+        /* Darshan never sees a call on an excluded file: it is not failed either. */
+        int excluded = path && c->excl[path];
+        if (excluded || failed) {
+            io_count_left_out(c, &ly->c, top ? unit : UINT32_MAX, path, excluded);
+            if (io_left_out(c, row, path, excluded) != TR_OK) goto done;
             continue;
         }
-        if ((kind == TR_IO_READ || kind == TR_IO_WRITE) && bytes >= 0 &&
-            !io_arg(c->t, c->s.args[row], k_ret, &(tr_arg){0}))
-            out->requested++;
+        /* A dup is an open to Darshan (POSIX_OPENS counts it), its time metadata time. */
+        if (fn.ev == EV_FCNTL && io_fcntl_dups(c, row)) kind = TR_IO_OPEN;
+        int has_ret = io_arg(c->t, c->s.args[row], k_ret, &(tr_arg){0});
+        out->no_ret += !has_ret;
+        if ((kind == TR_IO_READ || kind == TR_IO_WRITE) && bytes >= 0 && !has_ret) out->requested++;
         io_count(&ly->c, kind, dur, bytes);
         if (top) {
             io_count(&out->ranks[unit].c, kind, dur, bytes);
             io_count(&out->total, kind, dur, bytes);
         }
-        if (io_on_file(c, k, fn, unit, &files) != TR_OK) goto done;
+        if (io_on_file(c, k, fn, unit, path, &files) != TR_OK) goto done;
     }
     rc = TR_OK;
 done:
@@ -1063,14 +1110,14 @@ void tr_io_stats_fini(tr_io_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_vec *calls,
-                      tr_error *e)
+static int io_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *access,
+                      tr_vec *calls, tr_error *e)
 {
     memset(out, 0, sizeof *out);
     for (int m = 0; m < TR_IO_MODULES; m++)
         out->modules[m].v[TR_IO_DC_MAX_BYTE_READ] = out->modules[m].v[TR_IO_DC_MAX_BYTE_WRITTEN] =
             -1;
-    io_ctx c = {.t = t, .out = out, .access = access, .calls = calls};
+    io_ctx c = {.t = t, .so = so, .out = out, .access = access, .calls = calls};
     tr_trace_slices(t, &c.s);
     tr_vec_init(&c.pos, sizeof(io_pos));
     tr_vec_init(&c.view, sizeof(io_view));
@@ -1086,6 +1133,7 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_ve
         rc = TR_OK;
     }
     tr_free(c.fn_of);
+    tr_free(c.excl);
     tr_free(c.io_rows);
     tr_free(c.parent_io);
     tr_free(c.has_child);
@@ -1111,23 +1159,25 @@ static int io_compute(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_ve
     return TR_OK;
 }
 
-int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e)
+int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_error *e)
 {
-    return io_compute(t, out, NULL, NULL, e);
+    return io_compute(t, so, out, NULL, NULL, e);
 }
 
-int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e)
+int tr_io_accesses(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *access,
+                   tr_error *e)
 {
     tr_vec_init(access, sizeof(tr_io_access));
-    int rc = io_compute(t, out, access, NULL, e);
+    int rc = io_compute(t, so, out, access, NULL, e);
     if (rc != TR_OK) tr_vec_fini(access);
     return rc;
 }
 
-int tr_io_calls(const tr_trace *t, tr_io_stats *out, tr_vec *calls, tr_error *e)
+int tr_io_calls(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *calls,
+                tr_error *e)
 {
     tr_vec_init(calls, sizeof(tr_io_call));
-    int rc = io_compute(t, out, NULL, calls, e);
+    int rc = io_compute(t, so, out, NULL, calls, e);
     if (rc != TR_OK) tr_vec_fini(calls);
     return rc;
 }

@@ -10,7 +10,9 @@
 ** the open have no known offset (issue 19: 0 consecutive where Darshan
 ** counts 299).  So paths are compared in a lexical normal form, and a
 ** relative one is the absolute path of the trace that ends with it, when
-** exactly one does.
+** exactly one does.  A file under an excluded directory (Darshan's
+** /etc/, /proc/, ... by default) is decided on that normal form, as Darshan
+** decides on the absolute path it resolves.
 */
 #include "analysis_impl.h"
 
@@ -123,7 +125,31 @@ static tr_str iop_relative(const iop_ctx *c, size_t i, const tr_str *canon)
     return canon[j];
 }
 
-int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, tr_str *canon)
+/* ---- exclusions ---- */
+
+/* Whether PATH is under one of the comma-separated directories of LIST. */
+static int iop_under(const char *path, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        size_t k = strcspn(p, ",");
+        /* "/etc/" is a prefix (Darshan's form); "/etc" is itself and what is under it. */
+        if (k && strncmp(path, p, k) == 0 && (p[k - 1] == '/' || path[k] == '\0' || path[k] == '/'))
+            return 1;
+        p += k + (p[k] != '\0');
+    }
+    return 0;
+}
+
+/* Darshan's rule (darshan-core.c): excluded unless an included directory holds it too. */
+static int iop_excluded(const char *path, const tr_stat_opts *so)
+{
+    const char *ex = so && so->io_exclude ? so->io_exclude : TR_IO_EXCLUDE;
+    if (!iop_under(path, ex)) return 0;
+    return !iop_under(path, TR_IO_INCLUDE) && !(so && iop_under(path, so->io_include));
+}
+
+int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, const tr_stat_opts *so,
+                   tr_str *canon, uint8_t *excluded)
 {
     iop_ctx c = {.t = t};
     tr_buf one;
@@ -147,6 +173,10 @@ int tr_an_io_canon(const tr_trace *t, const tr_str *ids, size_t n, tr_str *canon
     if (rc == TR_OK) rc = iop_map_tails(&c, ids, canon, n);
     for (size_t i = 0; i < n && rc == TR_OK; i++)
         if (iop_text(&c, i)[0] != '/') canon[i] = iop_relative(&c, i, canon);
+    for (size_t i = 0; i < n && rc == TR_OK; i++) {
+        rc = iop_norm(&one, tr_str_get(t, canon[i], NULL));
+        if (rc == TR_OK) excluded[i] = (uint8_t)iop_excluded(one.p, so);
+    }
     tr_free(c.at);
     tr_buf_fini(&c.text);
     tr_buf_fini(&one);

@@ -144,7 +144,7 @@ static int rank_sweep(rank_ctx *c)
 static int rank_io(rank_ctx *c, tr_error *e)
 {
     tr_io_stats io;
-    if (tr_io_stats_compute(c->t, &io, e) != TR_OK) return TR_FATAL;
+    if (tr_io_stats_compute(c->t, c->o, &io, e) != TR_OK) return TR_FATAL;
     for (size_t i = 0; i < io.n_ranks; i++) {
         const tr_io_rank *r = &io.ranks[i];
         uint32_t u = tr_map_find(&c->units, unit_key(r->rank, r->process));

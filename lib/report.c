@@ -61,7 +61,7 @@ static int compute(tr_report *r, tr_error *e)
     if (tr_rp_has(r, TR_REPORT_LANES) && tr_lane_stats_compute(t, so, &r->lanes, e) < 0)
         return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_OPS) && tr_op_stats_compute(t, &r->ops, e) < 0) return TR_FATAL;
-    if (tr_rp_has(r, TR_REPORT_IO) && tr_io_stats_compute(t, &r->io, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_IO) && tr_io_stats_compute(t, so, &r->io, e) < 0) return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_HOT) && tr_hot_stats_compute(t, so, &r->hot, e) < 0) return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_STRAGGLERS) && tr_straggler_stats_compute(t, so, &r->strag, e) < 0)
         return TR_FATAL;

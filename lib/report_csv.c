@@ -57,7 +57,7 @@ static void csv_counts_head(tr_buf *b)
 {
     tr_buf_adds(b, "bytes_read,bytes_written");
     for (int k = 0; k < TR_IO_KIND_COUNT; k++) tr_buf_addf(b, ",%s", tr_io_kind_name(k));
-    tr_buf_adds(b, ",time_ns,read_time_ns,write_time_ns,failed");
+    tr_buf_adds(b, ",time_ns,read_time_ns,write_time_ns,failed,excluded");
 }
 
 static void csv_counts(tr_buf *b, const tr_io_counts *c)
@@ -65,8 +65,9 @@ static void csv_counts(tr_buf *b, const tr_io_counts *c)
     tr_buf_addf(b, "%lld,%lld", (long long)c->bytes_read, (long long)c->bytes_written);
     for (int k = 0; k < TR_IO_KIND_COUNT; k++)
         tr_buf_addf(b, ",%llu", (unsigned long long)c->ops[k]);
-    tr_buf_addf(b, ",%lld,%lld,%lld,%llu", (long long)c->time, (long long)c->read_time,
-                (long long)c->write_time, (unsigned long long)c->failed);
+    tr_buf_addf(b, ",%lld,%lld,%lld,%llu,%llu", (long long)c->time, (long long)c->read_time,
+                (long long)c->write_time, (unsigned long long)c->failed,
+                (unsigned long long)c->excluded);
 }
 
 static void csv_ops(const tr_report *r, tr_buf *b, const tr_op_stat *v, size_t nv, const char *key)

@@ -123,7 +123,8 @@ static void json_counts(tr_buf *b, const tr_io_counts *c)
     tr_buf_adds(b, "],\"sizes_written\":[");
     for (int k = 0; k < TR_IO_BUCKETS; k++)
         tr_buf_addf(b, "%s%llu", k ? "," : "", (unsigned long long)c->hist_write[k]);
-    tr_buf_addf(b, "],\"failed\":%llu", (unsigned long long)c->failed);
+    tr_buf_addf(b, "],\"failed\":%llu,\"excluded\":%llu", (unsigned long long)c->failed,
+                (unsigned long long)c->excluded);
 }
 
 static void json_io(const tr_report *r, tr_buf *b)
@@ -136,8 +137,13 @@ static void json_io(const tr_report *r, tr_buf *b)
     }
     tr_buf_adds(b, "],\"total\":{");
     json_counts(b, &io->total);
-    tr_buf_addf(b, "},\"shared_files\":%u,\"bytes_requested_calls\":%llu,\"bandwidth_bps\":",
-                io->shared_files, (unsigned long long)io->requested);
+    tr_buf_addf(b, "},\"shared_files\":%u,\"bytes_requested_calls\":%llu,", io->shared_files,
+                (unsigned long long)io->requested);
+    tr_buf_addf(b, "\"calls_without_return_value\":%llu,", (unsigned long long)io->no_ret);
+    tr_buf_addf(b, "\"excluded_calls\":%llu,\"excluded_files\":%zu,\"exclude\":",
+                (unsigned long long)io->excluded_calls, io->excluded_files);
+    js(b, r->o.stat.io_exclude ? r->o.stat.io_exclude : TR_IO_EXCLUDE);
+    tr_buf_adds(b, ",\"bandwidth_bps\":");
     tr_buf_add_real(b, io->bandwidth);
     tr_buf_adds(b, ",\"ranks\":[");
     size_t n = tr_rp_top(r, io->n_ranks, 0);

@@ -193,6 +193,19 @@ static void io_count_cells(tr_rp_table *tb, const tr_io_counts *c)
         tr_rp_cell(tb, "%llu", (unsigned long long)c->ops[k]);
 }
 
+/* The calls on files under excluded directories, and how to count them. */
+static void io_excluded_note(const tr_report *r, tr_buf *b)
+{
+    const tr_io_stats *io = &r->io;
+    if (!io->excluded_calls) return;
+    const char *dirs = r->o.stat.io_exclude ? r->o.stat.io_exclude : TR_IO_EXCLUDE;
+    tr_buf_addf(b,
+                "excluded calls: %llu on %zu file%s under %s (left out of every count, as "
+                "Darshan does; --io-all-files counts them)\n",
+                (unsigned long long)io->excluded_calls, io->excluded_files,
+                io->excluded_files == 1 ? "" : "s", dirs);
+}
+
 static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
 {
     static const char *const heads[] = {"rank",     "read",   "written",   "reads", "writes",
@@ -241,6 +254,12 @@ static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
     if (io->total.failed)
         tr_buf_addf(b, "failed calls: %llu (left out of every count, as Darshan does)\n",
                     (unsigned long long)io->total.failed);
+    if (io->no_ret)
+        tr_buf_addf(b,
+                    "failed calls not known: %llu calls carry no return value (Recorder stores "
+                    "none), so one that failed counts as made, where Darshan leaves it out\n",
+                    (unsigned long long)io->no_ret);
+    io_excluded_note(r, b);
     if (io->requested)
         tr_buf_addf(b,
                     "bytes are those asked for, not moved: %llu reads and writes carry no return "

@@ -45,15 +45,19 @@
 #include "tr_trace.h"
 
 typedef struct tr_stat_opts {
-    size_t gaps;           /* idle gaps kept per lane */
-    double mad_k;          /* the straggler threshold's k */
-    const char *step_glob; /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
-    int hot_per_thread;    /* hot: one table per thread besides the merged one */
-    int64_t kernel_wait;   /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
-    int hta_rounding;      /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
-    const char *seq_op;    /* gpu-kernels: sequences' operator text, NULL = "aten::" */
-    size_t seq_min;        /* gpu-kernels: the fewest kernels of a sequence */
-    int hta_steps;         /* gpu-breakdown, gpu-kernels: enum tr_hta_steps */
+    size_t gaps;            /* idle gaps kept per lane */
+    double mad_k;           /* the straggler threshold's k */
+    const char *step_glob;  /* names of step slices (fnmatch), NULL = "ProfilerStep*" */
+    int hot_per_thread;     /* hot: one table per thread besides the merged one */
+    int64_t kernel_wait;    /* gpu-breakdown: gaps shorter than this are kernel wait (ns) */
+    int hta_rounding;       /* gpu-breakdown, gpu-kernels: HTA's whole microseconds, see below */
+    const char *seq_op;     /* gpu-kernels: sequences' operator text, NULL = "aten::" */
+    size_t seq_min;         /* gpu-kernels: the fewest kernels of a sequence */
+    int hta_steps;          /* gpu-breakdown, gpu-kernels: enum tr_hta_steps */
+    const char *io_exclude; /* io: directories whose files are left out (comma-separated);
+                               NULL = Darshan's (TR_IO_EXCLUDE), "" = none */
+    const char *io_include; /* io: directories kept although under an excluded one, besides
+                               Darshan's (TR_IO_INCLUDE) */
 } tr_stat_opts;
 
 /*
@@ -71,7 +75,7 @@ enum tr_hta_steps { TR_HTA_STEPS_COMPLETE = 0, TR_HTA_STEPS_LAST, TR_HTA_STEPS_A
 ** ^Defaults: 3 gaps, k = 3, steps "ProfilerStep*", merged hot stacks only,
 ** kernel wait below 30 us (HTA's consecutive_kernel_delay), exact times,
 ** kernel sequences of "aten::" operators with 3 kernels or more (HTA's
-** min_pattern_len).
+** min_pattern_len), Darshan's excluded and included directories.
 */
 void tr_stat_opts_init(tr_stat_opts *o);
 
@@ -243,6 +247,16 @@ typedef struct tr_io_module_stats {
     int64_t v[TR_IO_DC_COUNT];
 } tr_io_module_stats;
 
+/*
+** Darshan's default path exclusions and inclusions (darshan-config.c): a
+** file under one of these directories is not the job's I/O (hwloc's /sys
+** and /proc, pci.ids, ROMIO's /etc/romio-hints), unless it is also under
+** an included one.  ^A directory written with a trailing '/' is a prefix; one
+** without names itself and what is under it.
+*/
+#define TR_IO_EXCLUDE "/etc/,/dev/,/usr/,/bin/,/boot/,/lib/,/opt/,/sbin/,/sys/,/proc/,/var/"
+#define TR_IO_INCLUDE "/var/opt/cray/dws/mounts/"
+
 typedef struct tr_io_counts {
     uint64_t ops[TR_IO_KIND_COUNT];
     int64_t bytes_read, bytes_written;
@@ -250,8 +264,9 @@ typedef struct tr_io_counts {
     int64_t read_time, write_time;     /* the rest is metadata time */
     uint64_t hist_read[TR_IO_BUCKETS]; /* request sizes of reads */
     uint64_t hist_write[TR_IO_BUCKETS];
-    uint64_t failed; /* calls Darshan does not count: an error returned, or a stdio read or
-                        write that moved no item; in no other field */
+    uint64_t failed;   /* calls Darshan does not count: an error returned, or a stdio read or
+                          write that moved no item; in no other field */
+    uint64_t excluded; /* calls on a file under an excluded directory; in no other field */
 } tr_io_counts;
 
 typedef struct tr_io_rank {
@@ -303,9 +318,18 @@ typedef struct tr_io_stats {
     uint64_t requested;    /* reads and writes whose bytes are those asked for: the trace holds no
                               return value (a Recorder trace), so a short read counts in full */
     tr_io_module_stats modules[TR_IO_MODULES]; /* by tr_io_module: Darshan's counters */
+    uint64_t no_ret;         /* counted calls without a return value: whether they failed is
+                                not known (a Recorder trace) */
+    uint64_t excluded_calls; /* calls on files under excluded directories, nested ones too */
+    size_t excluded_files;   /* those files: in no other field (files, ranks' files) */
 } tr_io_stats;
 
-int tr_io_stats_compute(const tr_trace *t, tr_io_stats *out, tr_error *e);
+/*
+** ^The I/O analysis of T with the options SO (NULL: tr_stat_opts_init's):
+** calls on a file under SO's excluded directories (Darshan's by default)
+** count only in the excluded fields, failed calls only in failed.
+*/
+int tr_io_stats_compute(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_error *e);
 void tr_io_stats_fini(tr_io_stats *s);
 
 /* One read or write at a known offset: a point of a file's access plot. */
@@ -322,7 +346,8 @@ typedef struct tr_io_access {
 ** its offset arg, else the position its file's earlier calls left), in slice
 ** order.  ^On failure ACCESS is freed and empty.
 */
-int tr_io_accesses(const tr_trace *t, tr_io_stats *out, tr_vec *access, tr_error *e);
+int tr_io_accesses(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *access,
+                   tr_error *e);
 
 /* Where one I/O call works: its file and offsets as the analysis places them. */
 typedef struct tr_io_call {
@@ -333,14 +358,17 @@ typedef struct tr_io_call {
     int64_t file_offset; /* the byte offset in the file: OFFSET for POSIX and stdio, an MPI-IO
                             offset through its file view (displacement + offset x etype size);
                             -1 unknown or not a data call */
+    uint8_t excluded;    /* its file is under an excluded directory: not counted */
+    uint8_t failed;      /* it returned an error: not counted (positions not derived) */
 } tr_io_call;
 
 /*
 ** ^tr_io_stats_compute that also keeps, in CALLS (initialised here, of
-** tr_io_call), every I/O call that names a file, in slice order.  ^On failure
-** CALLS is freed and empty.
+** tr_io_call), every I/O call that names a file, in slice order, the
+** excluded and failed ones too.  ^On failure CALLS is freed and empty.
 */
-int tr_io_calls(const tr_trace *t, tr_io_stats *out, tr_vec *calls, tr_error *e);
+int tr_io_calls(const tr_trace *t, const tr_stat_opts *so, tr_io_stats *out, tr_vec *calls,
+                tr_error *e);
 
 /* ---- hot stacks ---- */
 

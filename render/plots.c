@@ -492,7 +492,7 @@ static int access_render(const tr_trace *t, const tr_render_opts *o, const char 
     int64_t w[2];
     if (!plot_window(t, o, &w[0], &w[1]))
         return tr_errorf(e, TR_E_USAGE, NULL, "the trace is empty");
-    if (tr_io_accesses(t, &io, &acc, e) != TR_OK) return TR_FATAL;
+    if (tr_io_accesses(t, NULL, &io, &acc, e) != TR_OK) return TR_FATAL;
     access_panel pan[ACCESS_FILES];
     size_t n = access_panels(&io, &acc, pan);
     int rc = TR_FATAL;

@@ -168,7 +168,8 @@ TR_TEST(schema_complete_and_typed)
     CHECK_STR(q(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"),
               "7");
     CHECK_STR(q(db, "SELECT group_concat(name) FROM pragma_table_info('io')"),
-              "slice_id,rank,thread,ts,dur,function,layer,path,offset,bytes,file_offset,module");
+              "slice_id,rank,thread,ts,dur,function,layer,path,offset,bytes,file_offset,module,"
+              "excluded,failed");
     CHECK_STR(q(db, "SELECT group_concat(name) FROM pragma_table_info('args')"),
               "arg_set_id,id,flat_key,key,int_value,string_value,real_value,value_type,"
               "display_value");

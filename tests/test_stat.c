@@ -219,7 +219,7 @@ TR_TEST(io_ranks_layers_files)
     freeze(t);
     tr_io_stats io;
     tr_error e = {0};
-    CHECK(tr_io_stats_compute(t, &io, &e) == TR_OK);
+    CHECK(tr_io_stats_compute(t, NULL, &io, &e) == TR_OK);
     CHECK_INT(io.n_ranks, 2);
     const tr_io_rank *a = &io.ranks[0], *b = &io.ranks[1];
     CHECK_INT(a->rank, 0);
@@ -509,7 +509,7 @@ TR_TEST(empty_trace)
     CHECK(!tr_stat_span(t, &a, &b));
     CHECK(tr_lane_stats_compute(t, &o, &ls, &e) == TR_OK && ls.n == 0);
     CHECK(tr_op_stats_compute(t, &os, &e) == TR_OK && os.n_names == 0);
-    CHECK(tr_io_stats_compute(t, &io, &e) == TR_OK && io.n_ranks == 0);
+    CHECK(tr_io_stats_compute(t, NULL, &io, &e) == TR_OK && io.n_ranks == 0);
     CHECK(tr_hot_stats_compute(t, &o, &h, &e) == TR_OK && h.merged.samples == 0);
     CHECK(tr_stree_build(t, NULL, &hg, &e) == TR_OK && hg.n_members == 0);
     CHECK(tr_gpu_stats_compute(t, &g, &e) == TR_OK && g.n_streams == 0);
@@ -554,7 +554,7 @@ TR_TEST(out_of_memory)
         tr_alloc_fail_after(n);
         rc[1] = tr_op_stats_compute(t, &os, &e);
         tr_alloc_fail_after(n);
-        rc[2] = tr_io_stats_compute(t, &io, &e);
+        rc[2] = tr_io_stats_compute(t, NULL, &io, &e);
         tr_alloc_fail_after(n);
         rc[3] = tr_hot_stats_compute(t, &o, &h, &e);
         tr_alloc_fail_after(n);

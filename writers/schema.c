@@ -37,7 +37,7 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     if (sc_has_recorder(t)) {
         /* The io table's files and offsets are the I/O analysis's (derived where no arg says). */
         tr_io_stats io;
-        if (tr_io_calls(t, &io, &c->io_calls, e) != TR_OK) return TR_FATAL;
+        if (tr_io_calls(t, NULL, &io, &c->io_calls, e) != TR_OK) return TR_FATAL;
         tr_io_stats_fini(&io);
     }
     tr_trace_slices(t, &c->sl);
@@ -742,7 +742,9 @@ static const tr_sc_column io_cols[] = {{"slice_id", TR_SC_INT, 0, NULL},
                                        {"offset", TR_SC_INT, TR_SC_NULL, NULL},
                                        {"bytes", TR_SC_INT, TR_SC_NULL, NULL},
                                        {"file_offset", TR_SC_INT, TR_SC_NULL, NULL},
-                                       {"module", TR_SC_TEXT, TR_SC_NULL, NULL}};
+                                       {"module", TR_SC_TEXT, TR_SC_NULL, NULL},
+                                       {"excluded", TR_SC_INT, 0, NULL},
+                                       {"failed", TR_SC_INT, 0, NULL}};
 
 /* The slices of Recorder inputs. */
 static int io_where(const tr_sc_ctx *c, uint64_t r)
@@ -831,6 +833,13 @@ static void get_io(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         break;
     case 10:
         v_opt(v, call ? call->file_offset : -1, -1);
+        break;
+    case 12:
+        /* Under Darshan's excluded directories: tracestat leaves the call out. */
+        v_int(v, call && call->excluded);
+        break;
+    case 13:
+        v_int(v, call && call->failed);
         break;
     default: {
         /* Darshan's module, from the function name: Recorder's layer says POSIX for fopen. */

@@ -42,7 +42,10 @@ enum {
     OPT_SEQ_MIN,
     OPT_DIFF,
     OPT_HTML,
-    OPT_FOLLOW
+    OPT_FOLLOW,
+    OPT_IO_EXCLUDE,
+    OPT_IO_INCLUDE,
+    OPT_IO_ALL_FILES
 };
 
 static const tr_cli_opt options[] = {
@@ -59,6 +62,9 @@ static const tr_cli_opt options[] = {
     {"hta-steps", required_argument, OPT_HTA_STEPS},
     {"html", required_argument, OPT_HTML},
     {"ignore-lines", no_argument, OPT_IGNORE_LINES},
+    {"io-all-files", no_argument, OPT_IO_ALL_FILES},
+    {"io-exclude", required_argument, OPT_IO_EXCLUDE},
+    {"io-include", required_argument, OPT_IO_INCLUDE},
     {"json", no_argument, OPT_JSON},
     {"k", required_argument, OPT_K},
     {"kernel-wait", required_argument, OPT_KERNEL_WAIT},
@@ -116,6 +122,28 @@ static int tree_option(tr_cli *c, args *a, int id, const char *arg)
         a->ro.sections |= 1u << TR_REPORT_HANGS;
         break;
     }
+    return TR_EXIT_OK;
+}
+
+/* --io-exclude, --io-include: absolute directories, comma-separated; --io-all-files. */
+static int io_option(tr_cli *c, args *a, int id, const char *arg)
+{
+    const char *name = id == OPT_IO_EXCLUDE ? "--io-exclude" : "--io-include";
+    if (id == OPT_IO_ALL_FILES) {
+        a->ro.stat.io_exclude = "";
+        return TR_EXIT_OK;
+    }
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && *p != '/')
+            return tr_cli_usage_error(c, "bad %s '%.*s' (absolute directories, comma-separated)",
+                                      name, (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    if (id == OPT_IO_EXCLUDE)
+        a->ro.stat.io_exclude = arg;
+    else
+        a->ro.stat.io_include = arg;
     return TR_EXIT_OK;
 }
 
@@ -245,6 +273,10 @@ static int option(tr_cli *c, void *user, int id, const char *arg)
         return TR_EXIT_OK;
     case OPT_HTA_STEPS:
         return parse_hta_steps(c, a, arg);
+    case OPT_IO_EXCLUDE:
+    case OPT_IO_INCLUDE:
+    case OPT_IO_ALL_FILES:
+        return io_option(c, a, id, arg);
     case OPT_DIFF: {
         char **in = tr_vec_push(&a->control);
         if (!in) return tr_cli_usage_error(c, "out of memory");

@@ -27,7 +27,7 @@ _tracecat()
     --kind) COMPREPLY=($(compgen -W "timeline flame icicle heatmap access ops stree" -- "$cur")); return ;;
     --hta-steps) COMPREPLY=($(compgen -W "complete last all" -- "$cur")); return ;;
     --gt-pairing) COMPREPLY=($(compgen -W "batch visualize" -- "$cur")); return ;;
-    --tmpdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --tmpdir | --io-exclude | --io-include) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --layers) # tracerecord's comma-separated list: complete its last item
         local pre=${cur%"${cur##*,}"}
         COMPREPLY=($(compgen -P "$pre" -W "posix stdio mpiio mpi hdf5" -- "${cur##*,}")); return ;;

@@ -59,13 +59,20 @@ def trace(prog, out="trace", launcher=()):
     return d
 
 
-def stat_json(d):
-    p = subprocess.run([TRACESTAT, "--section", "io", "--json", d], capture_output=True,
+def stat_json(d, *opts):
+    p = subprocess.run([TRACESTAT, "--section", "io", "--json", *opts, d], capture_output=True,
                        text=True, timeout=100)
     if p.returncode != 0:
         fail("tracestat %s exited %d: %s" % (d, p.returncode, p.stderr))
         return {"files": [], "total": {}, "layers": []}
     return json.loads(p.stdout)["io"]
+
+
+def stat_notes(d, *opts):
+    """The lines of the text report that say what was left out."""
+    p = subprocess.run([TRACESTAT, "--section", "io", *opts, d], capture_output=True, text=True,
+                       timeout=100)
+    return [l for l in p.stdout.splitlines() if l.startswith(("failed", "excluded"))]
 
 
 def file_row(io_, path, keys):
@@ -193,9 +200,21 @@ def case_returns():
     eq((t.get("failed"), t.get("bytes_read"), t["ops"]["read"], t.get("sizes_read")),
        (3, 20742, 6, [1, 0, 5, 0, 0, 0, 0, 0, 0, 0]), "total failed, bytes, reads, sizes")
     eq(io_.get("bytes_requested_calls"), 0, "reads and writes without a return value")
-    p = subprocess.run([TRACESTAT, "--section", "io", d], capture_output=True, text=True)
-    eq([l for l in p.stdout.splitlines() if l.startswith(("failed", "bytes are"))],
-       ["failed calls: 3 (left out of every count, as Darshan does)"], "the text report's notes")
+    eq(stat_notes(d), ["failed calls: 3 (left out of every count, as Darshan does)"],
+       "the text report's notes")
+    # Every counter leaves them out: the failed open, write and fread are in none.
+    eq((nonzero(modules(io_)["POSIX"], "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN",
+                "POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN", "POSIX_CONSEC_READS",
+                "POSIX_CONSEC_WRITES", "POSIX_SEQ_READS", "POSIX_SEQ_WRITES"),
+        nonzero(modules(io_)["STDIO"], "STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN",
+                "STDIO_MAX_BYTE_READ", "STDIO_MAX_BYTE_WRITTEN")),
+       ({"POSIX_OPENS": 2, "POSIX_READS": 3, "POSIX_WRITES": 2, "POSIX_RW_SWITCHES": 1},
+        {"STDIO_OPENS": 2, "STDIO_READS": 3, "STDIO_WRITES": 2}), "POSIX and STDIO counters")
+    eq([(l["layer"], l["failed"], l["ops"]) for l in io_["layers"]],
+       [("POSIX", 3, {"read": 6, "write": 4, "open": 4, "stat": 0, "seek": 0, "sync": 0,
+                      "metadata": 4})], "the layer's calls")
+    eq(sql(d, "SELECT function, path IS NOT NULL FROM io WHERE failed ORDER BY ts").splitlines(),
+       ["write\t1", "fread\t1", "open\t1"], "the io view's failed calls")
 
 
 MPI_VIEW = r"""
@@ -212,6 +231,10 @@ int main(int argc, char **argv)
     MPI_File_set_view(fh, 1000, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
     MPI_File_write_at(fh, rank * 10, buf, 10, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_close(&fh);
+    MPI_File bad; /* files return errors (MPI_ERRORS_RETURN): a failed open */
+    if (MPI_File_open(MPI_COMM_WORLD, "no-such-dir/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &bad) ==
+        MPI_SUCCESS)
+        return 1;
     MPI_Finalize();
     return 0;
 }
@@ -221,7 +244,9 @@ int main(int argc, char **argv)
 def case_mpiio():
     """MPI-IO in the io view: a data call's path is its handle's open path, and file_offset
     applies the view: before MPI_File_set_view offsets are bytes (5 -> 5); after a view of
-    displacement 1000 and etype MPI_INT, offset rank x 10 is byte 1000 + 40 x rank."""
+    displacement 1000 and etype MPI_INT, offset rank x 10 is byte 1000 + 40 x rank.  The
+    MPI_File_open of a missing file returns an error code on each rank: 2 failed MPI-IO calls,
+    in no MPI-IO counter (MPIIO_COLL_OPENS 2, the good open's), marked failed in the view."""
     if not shutil.which("mpiexec"):
         print("skip: no mpiexec")
         sys.exit(77)
@@ -232,6 +257,15 @@ def case_mpiio():
     eq(got.splitlines(), ["0\t%s\t5\t5" % path, "0\t%s\t0\t1000" % path,
                           "1\t%s\t5\t5" % path, "1\t%s\t10\t1040" % path],
        "MPI_File_write_at rows of io")
+    io_ = stat_json(d)
+    eq(([(l["layer"], l["failed"]) for l in io_["layers"] if l["layer"] == "MPI-IO"],
+        nonzero(modules(io_)["MPI-IO"])),
+       ([("MPI-IO", 2)], {"MPIIO_COLL_OPENS": 2, "MPIIO_INDEP_WRITES": 4, "MPIIO_VIEWS": 2,
+                          "MPIIO_BYTES_WRITTEN": 88}), "the failed MPI_File_open")
+    eq(sql(d, "SELECT rank, function, path FROM io WHERE failed AND layer = 'MPI-IO'"
+              " ORDER BY rank").splitlines(),
+       ["%d\tMPI_File_open\t%s" % (r, os.path.join(WORK, "no-such-dir", "x")) for r in (0, 1)],
+       "the io view's failed MPI-IO calls")
 
 
 def case_mpiio_recorder():
@@ -347,8 +381,8 @@ def case_stdio_recorder():
     """Recorder's own trace (iomix-2r), whose layer for fopen/fwrite/fclose is POSIX: each rank
     fopen()s stdio_rank<r>.txt "w" and fwrite()s 15 then 32 B: STDIO_OPENS 2, WRITES 4,
     BYTES_WRITTEN 94, MAX_BYTE_WRITTEN 46 (15 + 32 - 1; the highest of the two records).
-    Its POSIX module: 4 opens on rank 0 (its file, /etc/romio-hints and ROMIO's two of
-    shared.mpiio), 2 on rank 1; 4 writes + 2 pwrites per rank (BYTES_WRITTEN 2 x 656 = 1312);
+    Its POSIX module: 3 opens on rank 0 (its file and ROMIO's two of shared.mpiio; ROMIO's
+    open of /etc/romio-hints is under Darshan's excluded /etc/), 2 on rank 1; 4 writes + 2 pwrites per rank (BYTES_WRITTEN 2 x 656 = 1312);
     MAX_BYTE_WRITTEN 511 (rank 1's pwrite of 128 at 384); consecutive 3 per rank (the file's
     writes at 100, 200, 300); sequential 3 + 1 on rank 0 (its pwrite at 256 > 127; the one at
     0 is not) and 3 + 2 on rank 1 (128 > 0, 384 > 255); reads: 64 at 0 (not sequential: the
@@ -361,7 +395,7 @@ def case_stdio_recorder():
        {"STDIO_OPENS": 2, "STDIO_WRITES": 4, "STDIO_BYTES_WRITTEN": 94,
         "STDIO_MAX_BYTE_WRITTEN": 46}, "STDIO counters")
     eq(nonzero(got.get("POSIX", {})),
-       {"POSIX_OPENS": 6, "POSIX_READS": 4, "POSIX_WRITES": 12, "POSIX_SEEKS": 4,
+       {"POSIX_OPENS": 5, "POSIX_READS": 4, "POSIX_WRITES": 12, "POSIX_SEEKS": 4,
         "POSIX_BYTES_READ": 228, "POSIX_BYTES_WRITTEN": 1312, "POSIX_MAX_BYTE_READ": 249,
         "POSIX_MAX_BYTE_WRITTEN": 511, "POSIX_CONSEC_WRITES": 6, "POSIX_SEQ_READS": 2,
         "POSIX_SEQ_WRITES": 9, "POSIX_RW_SWITCHES": 2}, "POSIX counters")
@@ -420,6 +454,101 @@ def case_dups():
         eq(nonzero(got.get("STDIO", {})), {"STDIO_OPENS": 1}, "%s: STDIO counters" % name)
         eq(file_row(io_, os.path.join(WORK, "d.dat"), ("writes", "bytes_written", "consecutive")),
            {"writes": 4, "bytes_written": 260, "consecutive": 2}, "%s: d.dat's row" % name)
+        # The rank table counts opens as Darshan's job summary does (POSIX_OPENS + STDIO_OPENS:
+        # open, dup, fcntl F_DUPFD, dup2, fileno, fopen); closes are the metadata calls.
+        eq(io_["ranks"][0]["ops"], {"read": 1, "write": 4, "open": 6, "stat": 0, "seek": 1,
+                                    "sync": 0, "metadata": 5}, "%s: rank 0's calls" % name)
+
+
+def case_exclusions_recorder():
+    """Darshan's default exclusions on Recorder's own trace (iomix-4r, 4 ranks): rank 0's
+    MPI_File_open makes ROMIO open /etc/romio-hints (one call, nested), which Darshan never
+    records (darshan-config.c: /etc/ is excluded).  Files: 9 (4 posix_rank, 4 stdio_rank,
+    shared.mpiio), not 10; one shared; every rank 3 files; the POSIX layer's opens 13 (an open
+    of posix_rank<r>.dat and an fopen of stdio_rank<r>.txt per rank, which Recorder files under
+    POSIX, and ROMIO's opens of shared.mpiio: 2 on rank 0, 1 on each other), not 14.
+    --io-all-files, or --io-include /etc/romio-hints, counts it again; --io-exclude replaces
+    Darshan's list (as DARSHAN_EXCLUDE_DIRS did): excluding shared.mpiio leaves out its 35
+    calls (rank 0: MPI_File_open, 2 opens and a close under it, 2 MPI_File_write_at_all with
+    a pwrite each, MPI_File_close with a close, unlink: 11; each other rank 8, one open),
+    17 of them outermost (4 MPI-IO calls per rank and the unlink), so 6 writes per rank."""
+    d = os.path.join(SRCDIR, "testdata", "recorder", "iomix-4r")
+    def figures(io_):
+        posix = [l for l in io_["layers"] if l["layer"] == "POSIX"][0]
+        return (len(io_["files"]), io_["shared_files"], [r["files"] for r in io_["ranks"]],
+                posix["ops"]["open"], posix["excluded"], io_["excluded_calls"],
+                io_["excluded_files"])
+    eq(figures(stat_json(d)), (9, 1, [3, 3, 3, 3], 13, 1, 1, 1), "Darshan's exclusions")
+    eq(figures(stat_json(d, "--io-all-files")), (10, 1, [4, 3, 3, 3], 14, 0, 0, 0),
+       "--io-all-files")
+    eq(figures(stat_json(d, "--io-include", "/etc/romio-hints")),
+       (10, 1, [4, 3, 3, 3], 14, 0, 0, 0), "--io-include /etc/romio-hints")
+    shared = "/tmp/tracecat/iomix-4r/shared.mpiio"
+    io_ = stat_json(d, "--io-exclude", shared)
+    eq((len(io_["files"]), io_["shared_files"], io_["excluded_calls"], io_["total"]["excluded"],
+        io_["total"]["ops"]["write"]), (9, 0, 35, 17, 24), "--io-exclude the shared file")
+    # 114 records: 12 MPI calls that are not I/O, the excluded open, 101 I/O calls counted.
+    unknown = ("failed calls not known: %d calls carry no return value (Recorder stores none), "
+               "so one that failed counts as made, where Darshan leaves it out")
+    eq(stat_notes(d), [unknown % 101,
+                       "excluded calls: 1 on 1 file under /etc/,/dev/,/usr/,/bin/,/boot/,/lib/,"
+                       "/opt/,/sbin/,/sys/,/proc/,/var/ (left out of every count, as Darshan "
+                       "does; --io-all-files counts them)"], "the text report's notes")
+    eq(stat_notes(d, "--io-all-files"), [unknown % 102], "the notes with --io-all-files")
+    eq(sql(d, "SELECT rank, function, path, failed FROM io WHERE excluded").splitlines(),
+       ["0\topen\t/etc/romio-hints\t0"], "the io view keeps the call, marked excluded")
+
+
+SYSTEM_FILES = r"""
+#include <sys/stat.h>
+int main(void)
+{
+    char buf[64];
+    struct stat st;
+    int fd = open("/dev/null", O_WRONLY);
+    if (write(fd, "hello", 5) != 5 || close(fd)) return 1;
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f || fread(buf, 1, 10, f) != 10 || fclose(f)) return 1;
+    if (stat("/etc", &st)) return 1;
+    if (open("/etc/no-such-file", O_RDONLY) != -1) return 1;
+    if (open("/var/opt/cray/dws/mounts/no-such-file", O_RDONLY) != -1) return 1;
+    fd = open("out.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, buf, 10) != 10) return 1;
+    return close(fd);
+}
+"""
+
+
+def case_exclusions():
+    """System files in a tracerecord trace made with --exclude '' (every path traced), left out
+    by the analysis as Darshan leaves them: /dev/null (open, write, close), /proc/<pid>/stat
+    (fopen, fread, fclose) and the failed open of /etc/no-such-file (excluded, so not a failed
+    call: Darshan never sees it) are 7 calls on 3 files; stat("/etc") stays (Darshan's prefix
+    is "/etc/", the directory itself is not under it: POSIX_STATS 1); the failed open under
+    /var/opt/cray/dws/mounts/ (Darshan's inclusion) is a failed call.  Left: out.dat's open,
+    write, close and the stat: files out.dat and /etc, 10 B written, 1 open."""
+    prog = build("system", SYSTEM_FILES)
+    d = os.path.join(WORK, "trace")
+    p = subprocess.run([TRACERECORD, "-q", "--exclude", "", "-o", d, "--", prog], cwd=WORK,
+                       capture_output=True, text=True, timeout=100)
+    if p.returncode != 0:
+        fail("%s exited %d: %s" % (prog, p.returncode, p.stderr))
+    io_ = stat_json(d)
+    t = io_["total"]
+    eq((sorted(f["path"] for f in io_["files"]), t["ops"], t["bytes_written"], t["failed"],
+        t["excluded"], io_["excluded_calls"], io_["excluded_files"]),
+       (["/etc", os.path.join(WORK, "out.dat")],
+        {"read": 0, "write": 1, "open": 1, "stat": 1, "seek": 0, "sync": 0, "metadata": 1},
+        10, 1, 7, 7, 3), "files, calls, bytes, failed and excluded")
+    eq(nonzero(modules(io_).get("POSIX", {}), "POSIX_MAX_BYTE_WRITTEN"),
+       {"POSIX_OPENS": 1, "POSIX_WRITES": 1, "POSIX_STATS": 1, "POSIX_BYTES_WRITTEN": 10},
+       "POSIX counters")
+    eq(modules(io_).get("STDIO"), None, "no STDIO record")
+    t = stat_json(d, "--io-all-files")["total"]
+    eq((t["ops"]["open"], t["ops"]["read"], t["bytes_written"], t["failed"], t["excluded"]),
+       (3, 1, 15, 2, 0), "--io-all-files: the system files' calls, the failed open of /etc")
+    eq(sql(d, "SELECT sum(excluded), sum(failed), count(*) FROM io").splitlines(), ["7\t1\t12"],
+       "the io view: every call, 7 excluded, 1 failed")
 
 
 def build_h5(out, *extra):
@@ -589,6 +718,7 @@ def h5_layers(exe):
 
 CASES = {"h5": case_h5, "flushes": case_flushes, "stdio": case_stdio, "stdio-recorder": case_stdio_recorder,
          "dups": case_dups, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
-         "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder}
+         "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder,
+         "exclusions": case_exclusions, "exclusions-recorder": case_exclusions_recorder}
 
 CASE_RUN.run(CASES, CASE)

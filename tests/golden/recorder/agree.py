@@ -16,12 +16,17 @@ a tarball of it, or its recorder.mt.
 Order is compared exactly: a reference lists a rank's records in sequence
 (start) order (recorder.md §2.5), and tracecat must print them in that order.
 
+Nesting too: each slice's depth (tracesql, beside tracecat) is the call
+level recorder2text prints (the 4th column), record for record by rank,
+start tick and function (issue 19 item 2: the level, not time containment).
+
 On a mismatch the first differing record of the rank is printed, both sides.
 """
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from decimal import Decimal
 
 LAYER = {"POSIX": 0, "MPI-IO": 1, "MPI": 2, "HDF5": 3, "USER": 4}
@@ -53,6 +58,29 @@ def reference(path):
             recs.append((tok[2], Decimal(tok[0]), Decimal(tok[1]), int(tok[4]), tok[6:-1],
                          f"{path}:{no}: {line.rstrip()}"))
     return recs
+
+
+def depths(tracecat, path):
+    """(rank, start in ns, function, depth) of every slice, counted, from tracesql."""
+    q = ("SELECT p.rank, s.ts, s.name, s.depth FROM slice s"
+         " JOIN thread_track t ON t.id = s.track_id JOIN thread USING (utid)"
+         " JOIN process p USING (upid)")
+    tracesql = os.path.join(os.path.dirname(tracecat), "tracesql")
+    out = subprocess.run([tracesql, path, "-c", q], check=True, capture_output=True, text=True)
+    return Counter(tuple(int(v) if i != 2 else v for i, v in enumerate(line.split("\t")))
+                   for line in out.stdout.splitlines())
+
+
+def check_levels(tracecat, given, textdir, files):
+    want = Counter()
+    for rank, fname in enumerate(files):
+        for line in open(os.path.join(textdir, fname)):
+            tok = line.split(" ")
+            want[(rank, int(Decimal(tok[0]) * 10**9), tok[2], int(tok[3]))] += 1
+    have = depths(tracecat, given)
+    if have != want:
+        raise SystemExit(f"depths differ from Recorder's levels: tracecat has "
+                         f"{sorted(have - want)[:3]}, the reference {sorted(want - have)[:3]}")
 
 
 def main():
@@ -91,7 +119,8 @@ def main():
                                  f"  reference: {w[5]}\n  tracecat:  {h[5]}\n"
                                  f"  args {h[4]} vs {w[4]}")
         total += len(want)
-    print(f"{trace}: {len(files)} ranks, {total} records agree")
+    check_levels(tracecat, given, textdir, files)
+    print(f"{trace}: {len(files)} ranks, {total} records agree (times, levels)")
 
 
 if __name__ == "__main__":
