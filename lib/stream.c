@@ -38,11 +38,19 @@ struct tr_stream {
     int late;                       /* a record came for a time that had gone out */
     tr_event_rec cur;               /* the record tr_stream_next handed out from the heap */
     uint64_t seq[TR_EV_KIND_COUNT]; /* events of each kind handed out so far */
-    tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
-    tr_vec open_input;              /* uint32_t: the input of each */
-    tr_vec end;                     /* int64_t per input: where its events end so far */
-    tr_vec flows;                   /* tr_flow: every flow read, its ends as (kind, seq) */
-    int flows_checked;              /* ends naming no event have been marked */
+    /*
+    ** Each input is loaded apart, so its flows name its events by their rows
+    ** in that input (tr_sink.dropped); BASE is the events of each kind of
+    ** the inputs before it, which a flow's ends are shifted by, as merging
+    ** the inputs' models shifts them.
+    */
+    uint64_t base[TR_EV_KIND_COUNT];
+    uint32_t input;    /* the input of the last batch */
+    tr_vec open;       /* tr_event_rec: slices still open (dur -1) */
+    tr_vec open_input; /* uint32_t: the input of each */
+    tr_vec end;        /* int64_t per input: where its events end so far */
+    tr_vec flows;      /* tr_flow: every flow read, its ends as (kind, seq) */
+    int flows_checked; /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -71,7 +79,9 @@ static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
     *r = (tr_event_rec){.ts = v->ts[i],
                         .dur = tr_slice_dur(v, i),
                         .bytes = tr_slice_bytes(v, i),
-                        .key = tr_slice_dur(v, i)};
+                        .key = tr_slice_dur(v, i),
+                        .thread_ts = tr_slice_thread_ts(v, i),
+                        .thread_dur = tr_slice_thread_dur(v, i)};
     r->u.s.name = v->name[i];
     r->u.s.cat = tr_slice_cat(v, i);
     r->track = v->track[i];
@@ -136,6 +146,7 @@ static void rec_fill(const tr_trace *t, int kind, size_t i, tr_event_rec *r)
         break;
     }
     }
+    if (kind != TR_EV_SLICE) r->thread_ts = r->thread_dur = TR_TIME_NONE;
     r->seq = i;
 }
 
@@ -377,11 +388,32 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+/* The flows of batch B, their ends shifted from rows in B's input to seqs in the stream. */
+static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
+{
+    for (size_t i = b->flow_first; i < b->flow_end; i++) {
+        tr_flow *f = tr_vec_push(&s->flows);
+        if (!f) return tr_error_nomem(e);
+        *f = *tr_flow_get(t, (uint32_t)i);
+        tr_ref *end[] = {&f->from, &f->to};
+        for (int j = 0; j < 2; j++) {
+            int k = TR_REF_KIND(*end[j]);
+            if (k >= 0 && k < TR_EV_KIND_COUNT)
+                *end[j] = TR_REF(k, TR_REF_ROW(*end[j]) + (uint32_t)s->base[k]);
+        }
+    }
+    return TR_OK;
+}
+
 int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     tr_stream *s = user;
     int rc = TR_OK;
     s->t = t;
+    if (b->input != s->input) {
+        s->input = b->input;
+        memcpy(s->base, s->seq, sizeof s->base);
+    }
     for (int k = 0; k < TR_EV_KIND_COUNT && rc == TR_OK; k++) {
         for (size_t i = b->first[k]; i < b->end[k] && rc == TR_OK; i++) {
             tr_event_rec r;
@@ -390,13 +422,7 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
             rc = stream_take(s, t, &r, e);
         }
     }
-    for (size_t i = b->flow_first; i < b->flow_end && rc == TR_OK; i++) {
-        tr_flow *f = tr_vec_push(&s->flows);
-        if (!f)
-            rc = tr_error_nomem(e);
-        else
-            *f = *tr_flow_get(t, (uint32_t)i);
-    }
+    if (rc == TR_OK) rc = stream_take_flows(s, t, b, e);
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
     return rc == TR_OK ? sorts_fit(s, t, e) : rc;
@@ -411,7 +437,9 @@ static int merge_pull(tr_stream *s, uint32_t in, tr_error *e)
     const void *rec;
     int rc = so ? tr_sorter_next(so, &rec, e) : TR_END;
     if (rc != TR_OK) return rc == TR_END ? TR_OK : rc;
-    tr_event_rec r = *(const tr_event_rec *)rec;
+    tr_event_rec r;
+    memcpy(&r, rec, s->sort_opts.rec_size);
+    if (s->sort_opts.rec_size < sizeof r) r.thread_ts = r.thread_dur = TR_TIME_NONE;
     const tr_track *tk = r.track < tr_track_count(s->t) ? tr_track_get(s->t, r.track) : NULL;
     const tr_process *p = tk ? tr_process_get(s->t, tk->process) : NULL;
     if (p && p->offset_ns) r.ts = tr_time_add(r.ts, p->offset_ns);
@@ -443,11 +471,12 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
-    s->sort_opts = (tr_sorter_opts){.rec_size = sizeof(tr_event_rec),
-                                    .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
-                                    .budget = o->memory,
-                                    .tmpdir = o->tmpdir,
-                                    .free_bytes = o->free_bytes};
+    s->sort_opts =
+        (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
+                         .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
+                         .budget = o->memory,
+                         .tmpdir = o->tmpdir,
+                         .free_bytes = o->free_bytes};
     return TR_OK;
 }
 
