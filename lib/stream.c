@@ -45,12 +45,13 @@ struct tr_stream {
     ** the inputs' models shifts them.
     */
     uint64_t base[TR_EV_KIND_COUNT];
-    uint32_t input;    /* the input of the last batch */
-    tr_vec open;       /* tr_event_rec: slices still open (dur -1) */
-    tr_vec open_input; /* uint32_t: the input of each */
-    tr_vec end;        /* int64_t per input: where its events end so far */
-    tr_vec flows;      /* tr_flow: every flow read, its ends as (kind, seq) */
-    int flows_checked; /* ends naming no event have been marked */
+    uint32_t input;                /* the input of the last batch */
+    uint64_t runs_past, sent_past; /* runs spilled and records sent before tr_stream_reset */
+    tr_vec open;                   /* tr_event_rec: slices still open (dur -1) */
+    tr_vec open_input;             /* uint32_t: the input of each */
+    tr_vec end;                    /* int64_t per input: where its events end so far */
+    tr_vec flows;                  /* tr_flow: every flow read, its ends as (kind, seq) */
+    int flows_checked;             /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -526,7 +527,7 @@ tr_flow *tr_stream_flows(tr_stream *s, size_t *n)
 
 uint64_t tr_stream_runs(const tr_stream *s)
 {
-    uint64_t runs = 0;
+    uint64_t runs = s->runs_past;
     for (size_t i = 0; i < s->sorts.len; i++) {
         tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
         if (so) runs += tr_sorter_runs(so);
@@ -536,12 +537,29 @@ uint64_t tr_stream_runs(const tr_stream *s)
 
 uint64_t tr_stream_sent(const tr_stream *s)
 {
-    return s->sent;
+    return s->sent_past + s->sent;
 }
 
 int tr_stream_late(const tr_stream *s)
 {
     return s->late;
+}
+
+void tr_stream_reset(tr_stream *s)
+{
+    s->runs_past = tr_stream_runs(s);
+    s->sent_past += s->sent;
+    for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
+    s->sorts.len = s->merge.len = s->open.len = s->open_input.len = s->end.len = 0;
+    s->heap.len = s->flows.len = 0;
+    s->t = NULL;
+    s->merging = s->late = s->flows_checked = 0;
+    s->sent = 0;
+    s->sent_to = INT64_MIN;
+    s->input = 0;
+    memset(s->seq, 0, sizeof s->seq);
+    memset(s->base, 0, sizeof s->base);
+    s->window = s->emit != NULL && !s->sort_all;
 }
 
 void tr_stream_close(tr_stream *s)

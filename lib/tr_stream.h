@@ -117,12 +117,19 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
 ** ^an end that names no event read gets the kind TR_EV_KIND_COUNT.
 */
 tr_flow *tr_stream_flows(tr_stream *s, size_t *n);
-/* ^Runs the sorter spilled (0: it all fit the budget). */
+/* ^Runs the sorters spilled (0: it all fit the budget), before tr_stream_reset too. */
 uint64_t tr_stream_runs(const tr_stream *s);
-/* ^Records handed out through the emit function while loading. */
+/* ^Records handed out through the emit function while loading, before tr_stream_reset too. */
 uint64_t tr_stream_sent(const tr_stream *s);
 /* ^1 when the load failed on a record earlier than what went out (see above). */
 int tr_stream_late(const tr_stream *s);
+/*
+** tr_stream_reset: a stream for another load
+** ^Drops the records, flows and runs S holds (removing what it spilled) and
+** counts events from 0 again, as a stream just opened with its options;
+** ^the emit function stays set.
+*/
+void tr_stream_reset(tr_stream *s);
 /* ^Frees S and removes what it spilled.  ^NULL is a no-op. */
 void tr_stream_close(tr_stream *s);
 

@@ -1099,6 +1099,20 @@ static void stream_free(pq_stream *st)
     tr_free(st);
 }
 
+/* An input's part streamed: its files finished, its stream freed for the next input's. */
+static int parquet_part_end(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    (void)t;
+    pq_dataset *ds = run->state;
+    pq_stream *st = ds->stream;
+    int rc = st && st->streaming ? stream_finish(st, e) : TR_OK;
+    if (rc) remove_parts(&st->w); /* the new tree holds whole parts only, as after add */
+    if (st) stream_free(st);
+    ds->stream = NULL;
+    run->keep |= rc == TR_OK;
+    return rc;
+}
+
 static int parquet_end(tr_write *run, int rc, tr_error *e)
 {
     pq_dataset *ds = run->state;
@@ -1121,4 +1135,5 @@ const tr_writer tr_writer_parquet = {
     .end = parquet_end,
     .event = parquet_event,
     .flows = parquet_flows,
+    .part_end = parquet_part_end,
 };

@@ -174,16 +174,22 @@ static const tr_reader *input_streams(const tr_cli *c, const char *path)
 static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
 {
     if (!w->event || has_filter(a) || c->read.align.align_on || a->n_inputs < 1) return 0;
+    if (a->n_inputs > 1 && (w->flags & TR_WRITE_PER_INPUT) && !w->part_end) return 0;
+    /* a per-input writer's model holds one input at a time */
+    int one_model = (w->flags & TR_WRITE_PER_INPUT) != 0;
     double chrome_bytes = 0;
     int other = 0;
     for (int i = 0; i < a->n_inputs; i++) {
         const tr_reader *r = input_streams(c, a->inputs[i]);
         if (!r) return 0;
         struct stat st;
+        double size = stat(a->inputs[i], &st) == 0 ? (double)st.st_size : 0;
         if (strcmp(r->name, "chrome") != 0)
             other = 1;
+        else if (one_model)
+            chrome_bytes = size > chrome_bytes ? size : chrome_bytes;
         else
-            chrome_bytes += stat(a->inputs[i], &st) == 0 ? (double)st.st_size : 0;
+            chrome_bytes += size;
     }
     return other || c->read.memory ||
            chrome_bytes * CHROME_MODEL_PER_BYTE > (double)tr_cli_memory(c);
