@@ -287,6 +287,11 @@ writers)
         rm -r "$tmp/want.$fmt" "$tmp/got.$fmt"
         nothing_left
     done
+    # a dataset directory is made at the end: the runs spill beside it, not in it
+    run 0 convert -vv --memory 1M "$tmp/k.json" --to parquet -o "$tmp/got.parquet/"
+    expect_err "tracecat: 0 events written while reading, [1-9][0-9]* sorted runs spilled"
+    rm -r "$tmp/got.parquet"
+    nothing_left
     gen_held 100000
     for fmt in json db parquet; do
         to=(-o "$tmp/big.$fmt") ref=(-o "$tmp/want.$fmt")
