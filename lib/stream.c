@@ -356,7 +356,8 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, t, e);
     int rc = window_send(s, t, stream_low(s, b), e);
     /* As the sorters spill: a model bigger than the budget alone is no reason to sort. */
-    size_t held = s->heap.len * sizeof(tr_event_rec);
+    /* counted as the sorter would hold them, so the window gives way where the sorter spills */
+    size_t held = s->heap.len * s->sort_opts.rec_size;
     if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
         rc = window_close(s, t, e);
     return rc;
