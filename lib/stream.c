@@ -38,11 +38,20 @@ struct tr_stream {
     int late;                       /* a record came for a time that had gone out */
     tr_event_rec cur;               /* the record tr_stream_next handed out from the heap */
     uint64_t seq[TR_EV_KIND_COUNT]; /* events of each kind handed out so far */
-    tr_vec open;                    /* tr_event_rec: slices still open (dur -1) */
-    tr_vec open_input;              /* uint32_t: the input of each */
-    tr_vec end;                     /* int64_t per input: where its events end so far */
-    tr_vec flows;                   /* tr_flow: every flow read, its ends as (kind, seq) */
-    int flows_checked;              /* ends naming no event have been marked */
+    /*
+    ** Each input is loaded apart, so its flows name its events by their rows
+    ** in that input (tr_sink.dropped); BASE is the events of each kind of
+    ** the inputs before it, which a flow's ends are shifted by, as merging
+    ** the inputs' models shifts them.
+    */
+    uint64_t base[TR_EV_KIND_COUNT];
+    uint32_t input;                /* the input of the last batch */
+    uint64_t runs_past, sent_past; /* runs spilled and records sent before tr_stream_reset */
+    tr_vec open;                   /* tr_event_rec: slices still open (dur -1) */
+    tr_vec open_input;             /* uint32_t: the input of each */
+    tr_vec end;                    /* int64_t per input: where its events end so far */
+    tr_vec flows;                  /* tr_flow: every flow read, its ends as (kind, seq) */
+    int flows_checked;             /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -71,7 +80,9 @@ static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
     *r = (tr_event_rec){.ts = v->ts[i],
                         .dur = tr_slice_dur(v, i),
                         .bytes = tr_slice_bytes(v, i),
-                        .key = tr_slice_dur(v, i)};
+                        .key = tr_slice_dur(v, i),
+                        .thread_ts = tr_slice_thread_ts(v, i),
+                        .thread_dur = tr_slice_thread_dur(v, i)};
     r->u.s.name = v->name[i];
     r->u.s.cat = tr_slice_cat(v, i);
     r->track = v->track[i];
@@ -136,6 +147,7 @@ static void rec_fill(const tr_trace *t, int kind, size_t i, tr_event_rec *r)
         break;
     }
     }
+    if (kind != TR_EV_SLICE) r->thread_ts = r->thread_dur = TR_TIME_NONE;
     r->seq = i;
 }
 
@@ -344,7 +356,8 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     if (b->low == INT64_MIN && !batch_empty(b)) return window_close(s, t, e);
     int rc = window_send(s, t, stream_low(s, b), e);
     /* As the sorters spill: a model bigger than the budget alone is no reason to sort. */
-    size_t held = s->heap.len * sizeof(tr_event_rec);
+    /* counted as the sorter would hold them, so the window gives way where the sorter spills */
+    size_t held = s->heap.len * s->sort_opts.rec_size;
     if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
         rc = window_close(s, t, e);
     return rc;
@@ -377,11 +390,32 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+/* The flows of batch B, their ends shifted from rows in B's input to seqs in the stream. */
+static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
+{
+    for (size_t i = b->flow_first; i < b->flow_end; i++) {
+        tr_flow *f = tr_vec_push(&s->flows);
+        if (!f) return tr_error_nomem(e);
+        *f = *tr_flow_get(t, (uint32_t)i);
+        tr_ref *end[] = {&f->from, &f->to};
+        for (int j = 0; j < 2; j++) {
+            int k = TR_REF_KIND(*end[j]);
+            if (k >= 0 && k < TR_EV_KIND_COUNT)
+                *end[j] = TR_REF(k, TR_REF_ROW(*end[j]) + (uint32_t)s->base[k]);
+        }
+    }
+    return TR_OK;
+}
+
 int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     tr_stream *s = user;
     int rc = TR_OK;
     s->t = t;
+    if (b->input != s->input) {
+        s->input = b->input;
+        memcpy(s->base, s->seq, sizeof s->base);
+    }
     for (int k = 0; k < TR_EV_KIND_COUNT && rc == TR_OK; k++) {
         for (size_t i = b->first[k]; i < b->end[k] && rc == TR_OK; i++) {
             tr_event_rec r;
@@ -390,13 +424,7 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
             rc = stream_take(s, t, &r, e);
         }
     }
-    for (size_t i = b->flow_first; i < b->flow_end && rc == TR_OK; i++) {
-        tr_flow *f = tr_vec_push(&s->flows);
-        if (!f)
-            rc = tr_error_nomem(e);
-        else
-            *f = *tr_flow_get(t, (uint32_t)i);
-    }
+    if (rc == TR_OK) rc = stream_take_flows(s, t, b, e);
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
     return rc == TR_OK ? sorts_fit(s, t, e) : rc;
@@ -411,7 +439,9 @@ static int merge_pull(tr_stream *s, uint32_t in, tr_error *e)
     const void *rec;
     int rc = so ? tr_sorter_next(so, &rec, e) : TR_END;
     if (rc != TR_OK) return rc == TR_END ? TR_OK : rc;
-    tr_event_rec r = *(const tr_event_rec *)rec;
+    tr_event_rec r;
+    memcpy(&r, rec, s->sort_opts.rec_size);
+    if (s->sort_opts.rec_size < sizeof r) r.thread_ts = r.thread_dur = TR_TIME_NONE;
     const tr_track *tk = r.track < tr_track_count(s->t) ? tr_track_get(s->t, r.track) : NULL;
     const tr_process *p = tk ? tr_process_get(s->t, tk->process) : NULL;
     if (p && p->offset_ns) r.ts = tr_time_add(r.ts, p->offset_ns);
@@ -443,11 +473,12 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
-    s->sort_opts = (tr_sorter_opts){.rec_size = sizeof(tr_event_rec),
-                                    .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
-                                    .budget = o->memory,
-                                    .tmpdir = o->tmpdir,
-                                    .free_bytes = o->free_bytes};
+    s->sort_opts =
+        (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
+                         .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
+                         .budget = o->memory,
+                         .tmpdir = o->tmpdir,
+                         .free_bytes = o->free_bytes};
     return TR_OK;
 }
 
@@ -497,7 +528,7 @@ tr_flow *tr_stream_flows(tr_stream *s, size_t *n)
 
 uint64_t tr_stream_runs(const tr_stream *s)
 {
-    uint64_t runs = 0;
+    uint64_t runs = s->runs_past;
     for (size_t i = 0; i < s->sorts.len; i++) {
         tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
         if (so) runs += tr_sorter_runs(so);
@@ -507,12 +538,29 @@ uint64_t tr_stream_runs(const tr_stream *s)
 
 uint64_t tr_stream_sent(const tr_stream *s)
 {
-    return s->sent;
+    return s->sent_past + s->sent;
 }
 
 int tr_stream_late(const tr_stream *s)
 {
     return s->late;
+}
+
+void tr_stream_reset(tr_stream *s)
+{
+    s->runs_past = tr_stream_runs(s);
+    s->sent_past += s->sent;
+    for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
+    s->sorts.len = s->merge.len = s->open.len = s->open_input.len = s->end.len = 0;
+    s->heap.len = s->flows.len = 0;
+    s->t = NULL;
+    s->merging = s->late = s->flows_checked = 0;
+    s->sent = 0;
+    s->sent_to = INT64_MIN;
+    s->input = 0;
+    memset(s->seq, 0, sizeof s->seq);
+    memset(s->base, 0, sizeof s->base);
+    s->window = s->emit != NULL && !s->sort_all;
 }
 
 void tr_stream_close(tr_stream *s)

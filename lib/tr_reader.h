@@ -93,6 +93,8 @@ typedef struct tr_reader {
     ** earlier batch, so a sink that forgets may drop them (tr_sink.h)
     */
     int streams;
+    /* 1: may give slices a thread time (tr_slice_set_thread_time), which a stream then keeps */
+    int thread_time;
 } tr_reader;
 
 /*

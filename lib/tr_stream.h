@@ -44,7 +44,10 @@
 #include "tr_sink.h"
 #include "tr_trace.h"
 
-/* One event, whatever its kind: 64 bytes. */
+/*
+** One event, whatever its kind: 80 bytes, of which a stream sorts the first
+** TR_EVENT_REC_BARE when no input may give thread times (tr_stream_opts).
+*/
 typedef struct tr_event_rec {
     int64_t ts;
     int64_t dur;   /* slices (never -1 once handed out); -1 for other kinds */
@@ -62,7 +65,12 @@ typedef struct tr_event_rec {
     uint32_t stack; /* samples */
     uint8_t kind;   /* enum tr_event_kind */
     uint8_t scope;  /* instants: enum tr_scope */
+    /* slices: the thread clock's start and length (Chrome's tts, tdur); TR_TIME_NONE otherwise */
+    int64_t thread_ts, thread_dur;
 } tr_event_rec;
+
+/* The bytes of a record before its thread times: all a record of a trace without them needs. */
+#define TR_EVENT_REC_BARE offsetof(tr_event_rec, thread_ts)
 
 /* ^Fills R with event EV of frozen trace T (seq: its row), as a stream would hand it out. */
 void tr_event_rec_get(const tr_trace *t, const tr_event *ev, tr_event_rec *r);
@@ -73,6 +81,12 @@ typedef struct tr_stream_opts {
     uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
     int sort_all;        /* no window: every record through the sorter */
     int samples_last;    /* samples after every other event (each part in the model's order) */
+    /*
+    ** 1: an input may give slices a thread time (tr_reader.thread_time), so
+    ** the records keep it; 0: they are sorted and spilled without it, 16
+    ** bytes less each, and come out with TR_TIME_NONE.
+    */
+    int thread_time;
 } tr_stream_opts;
 
 /* Where a stream hands out the records it can place before the input ends. */
@@ -103,12 +117,19 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
 ** ^an end that names no event read gets the kind TR_EV_KIND_COUNT.
 */
 tr_flow *tr_stream_flows(tr_stream *s, size_t *n);
-/* ^Runs the sorter spilled (0: it all fit the budget). */
+/* ^Runs the sorters spilled (0: it all fit the budget), before tr_stream_reset too. */
 uint64_t tr_stream_runs(const tr_stream *s);
-/* ^Records handed out through the emit function while loading. */
+/* ^Records handed out through the emit function while loading, before tr_stream_reset too. */
 uint64_t tr_stream_sent(const tr_stream *s);
 /* ^1 when the load failed on a record earlier than what went out (see above). */
 int tr_stream_late(const tr_stream *s);
+/*
+** tr_stream_reset: a stream for another load
+** ^Drops the records, flows and runs S holds (removing what it spilled) and
+** counts events from 0 again, as a stream just opened with its options;
+** ^the emit function stays set.
+*/
+void tr_stream_reset(tr_stream *s);
 /* ^Frees S and removes what it spilled.  ^NULL is a no-op. */
 void tr_stream_close(tr_stream *s);
 

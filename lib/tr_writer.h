@@ -115,6 +115,12 @@ typedef struct tr_writer {
     ** may rewrite and use until end.
     */
     int (*flows)(tr_write *w, const tr_trace *t, tr_flow *f, size_t n, tr_error *e);
+    /*
+    ** ^Streaming with TR_WRITE_PER_INPUT (NULL: one input only): each input
+    ** is streamed alone, as add gets it, through its own trace T; called
+    ** once its events have all come, before T is freed.
+    */
+    int (*part_end)(tr_write *w, const tr_trace *t, tr_error *e);
 } tr_writer;
 
 #endif

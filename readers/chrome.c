@@ -985,4 +985,5 @@ const tr_reader tr_reader_chrome = {
     .next = chrome_next,
     .close = chrome_close,
     .streams = 1,
+    .thread_time = 1,
 };

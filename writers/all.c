@@ -203,24 +203,46 @@ static int emit_event(void *user, const tr_trace *t, const tr_event_rec *ev, tr_
 ** the writer wants its events after the inputs are read), hands the writer
 ** the flows, then writes the rest.
 */
-static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_trace *t, size_t first,
+                      size_t n, tr_error *e)
 {
     emit_to to = {w, run};
     if (!(w->flags & TR_WRITE_EVENTS_AFTER)) tr_stream_set_emit(p->stream, emit_event, &to);
-    int rc = p->load(p->user, p->stream_trace, 0, p->n, e);
+    int rc = p->load(p->user, t, first, n, e);
     size_t n_flows;
     tr_flow *flows = tr_stream_flows(p->stream, &n_flows);
-    if (rc == TR_OK && w->flows) rc = w->flows(run, p->stream_trace, flows, n_flows, e);
+    if (rc == TR_OK && w->flows) rc = w->flows(run, t, flows, n_flows, e);
     const tr_event_rec *ev;
     while (rc == TR_OK && (rc = tr_stream_next(p->stream, &ev, e)) == TR_OK)
-        rc = w->event(run, p->stream_trace, ev, e);
+        rc = w->event(run, t, ev, e);
     return rc == TR_END ? TR_OK : rc;
+}
+
+/*
+** A per-input writer's parts, streamed one after the other: each input is
+** loaded alone into a trace of its own (its ids are its own, as add gets
+** them), through the stream made anew.
+*/
+static int add_stream_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
+{
+    int rc = TR_OK;
+    for (size_t i = 0; i < p->n && rc == TR_OK; i++) {
+        tr_trace *t = i ? tr_trace_new() : p->stream_trace;
+        if (!t) return tr_error_nomem(e);
+        if (i) tr_stream_reset(p->stream);
+        rc = add_stream(w, run, p, t, i, 1, e);
+        if (rc == TR_OK) rc = w->part_end(run, t, e);
+        if (i) tr_trace_free(t);
+    }
+    return rc;
 }
 
 /* add with every part: the given trace, all N inputs in one trace, or each alone. */
 static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
-    if (p->stream) return add_stream(w, run, p, e);
+    if (p->stream && (w->flags & TR_WRITE_PER_INPUT) && w->part_end)
+        return add_stream_parts(w, run, p, e);
+    if (p->stream) return add_stream(w, run, p, p->stream_trace, 0, p->n, e);
     if (p->given) return w->add(run, p->given, e);
     size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
     if (step == 1 && p->n > 1 && tr_pool_threads(run->opts->threads, p->n) > 1)

@@ -52,7 +52,6 @@ typedef struct chrome_w {
     /* Streaming (chrome_event): the events come after the inputs are read, samples last. */
     int in_samples;       /* the "samples" key is open; ends[kind] are by seq, not row */
     const tr_flow *flows; /* the stream's, NULL: the trace's */
-    int streamed;         /* the events come from a stream, which holds no thread times */
 } chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
@@ -203,10 +202,9 @@ static int write_slice(chrome_w *w, const tr_event_rec *r)
     rc |= LIT(&w->b, ",\"dur\":");
     rc |= add_ts(&w->b, r->dur);
     /* the thread clock, where the source stated it (Chrome's tts, tdur) */
-    int64_t tts = w->streamed ? TR_TIME_NONE : tr_slice_thread_ts(&w->sl, (size_t)r->seq);
-    int64_t tdur = w->streamed ? TR_TIME_NONE : tr_slice_thread_dur(&w->sl, (size_t)r->seq);
-    if (tts != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tts\":") | add_ts(&w->b, tts);
-    if (tdur != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tdur\":") | add_ts(&w->b, tdur);
+    if (r->thread_ts != TR_TIME_NONE) rc |= LIT(&w->b, ",\"tts\":") | add_ts(&w->b, r->thread_ts);
+    if (r->thread_dur != TR_TIME_NONE)
+        rc |= LIT(&w->b, ",\"tdur\":") | add_ts(&w->b, r->thread_dur);
     rc |= add_pid_tid(w, r->track);
     rc |= add_args_bytes(w, r->args, r->bytes);
     return rc | tr_buf_addc(&w->b, '}');
@@ -913,7 +911,6 @@ static int stream_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, 
 {
     chrome_w *w = run->state;
     int rc = chrome_setup(w, run->out, t, kineto, e);
-    w->streamed = 1;
     if (rc == TR_OK && flows_prepare_stream(w, f, n) != TR_OK) rc = tr_error_nomem(e);
     return rc == TR_OK ? write_head(w, e) : rc;
 }

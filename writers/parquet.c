@@ -29,6 +29,7 @@
 #include "rows_impl.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
+#include "tr_pool.h"
 #include "tr_text.h"
 
 #include <errno.h>
@@ -515,6 +516,58 @@ static int write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
     return rc;
 }
 
+/*
+** The tables on the pool's threads (--threads), each file through its own
+** output and zstd context, so the bytes are those of one thread.  A job
+** reads the shared W (the trace, parts and event buckets, fixed by prepare)
+** and has its own scratch: stamps, keys and the getters' text buffer.
+*/
+typedef struct pq_tables {
+    const pq_w *w;
+    const tr_sc_table **tb; /* the tables that have rows to get */
+    size_t n;
+    int *rc; /* each job's */
+    tr_error *err;
+} pq_tables;
+
+static int table_job(void *user, size_t i)
+{
+    pq_tables *j = user;
+    pq_w own = *j->w;
+    own.stamp = tr_malloc((own.n_stamp ? own.n_stamp : 1) * sizeof *own.stamp);
+    tr_vec_init(&own.keys, sizeof(uint64_t));
+    tr_buf_init(&own.sc.scratch, 0);
+    int rc = own.stamp ? write_table(&own, j->tb[i], &j->err[i]) : tr_error_nomem(&j->err[i]);
+    tr_free(own.stamp);
+    tr_vec_fini(&own.keys);
+    tr_buf_fini(&own.sc.scratch);
+    return j->rc[i] = rc;
+}
+
+/* Every table of W's trace; the first failure in table order is the one reported. */
+static int write_tables(pq_w *w, tr_error *e)
+{
+    int threads = tr_pool_threads(w->ds->o->threads, tr_sc_n_tables);
+    int rc = TR_OK;
+    for (size_t i = 0; threads <= 1 && i < tr_sc_n_tables && !rc; i++)
+        if (tr_sc_tables[i].get) rc = write_table(w, &tr_sc_tables[i], e);
+    if (threads <= 1) return rc;
+    pq_tables j = {.w = w,
+                   .tb = tr_calloc(tr_sc_n_tables, sizeof *j.tb),
+                   .rc = tr_calloc(tr_sc_n_tables, sizeof *j.rc),
+                   .err = tr_calloc(tr_sc_n_tables, sizeof *j.err)};
+    if (!j.tb || !j.rc || !j.err) rc = tr_error_nomem(e);
+    for (size_t i = 0; !rc && i < tr_sc_n_tables; i++)
+        if (tr_sc_tables[i].get) j.tb[j.n++] = &tr_sc_tables[i];
+    if (!rc) tr_pool_run(threads, j.n, table_job, &j);
+    for (size_t i = 0; !rc && i < j.n; i++)
+        if (j.rc[i]) *e = j.err[i], rc = j.rc[i];
+    tr_free(j.tb);
+    tr_free(j.rc);
+    tr_free(j.err);
+    return rc;
+}
+
 /* ---- parts ---- */
 
 /*
@@ -804,8 +857,7 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
     w.ds = ds;
     rc = tr_sc_open(&w.sc, t, ds->o->filter, e);
     if (!rc) rc = prepare(&w, e);
-    for (size_t i = 0; i < tr_sc_n_tables && !rc; i++)
-        if (tr_sc_tables[i].get) rc = write_table(&w, &tr_sc_tables[i], e);
+    if (!rc) rc = write_tables(&w, e);
     if (rc) remove_parts(&w);
     run->keep |= rc == TR_OK;
     finish(&w);
@@ -1099,6 +1151,20 @@ static void stream_free(pq_stream *st)
     tr_free(st);
 }
 
+/* An input's part streamed: its files finished, its stream freed for the next input's. */
+static int parquet_part_end(tr_write *run, const tr_trace *t, tr_error *e)
+{
+    (void)t;
+    pq_dataset *ds = run->state;
+    pq_stream *st = ds->stream;
+    int rc = st && st->streaming ? stream_finish(st, e) : TR_OK;
+    if (rc) remove_parts(&st->w); /* the new tree holds whole parts only, as after add */
+    if (st) stream_free(st);
+    ds->stream = NULL;
+    run->keep |= rc == TR_OK;
+    return rc;
+}
+
 static int parquet_end(tr_write *run, int rc, tr_error *e)
 {
     pq_dataset *ds = run->state;
@@ -1121,4 +1187,5 @@ const tr_writer tr_writer_parquet = {
     .end = parquet_end,
     .event = parquet_event,
     .flows = parquet_flows,
+    .part_end = parquet_part_end,
 };

@@ -361,10 +361,10 @@ static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_opt(v, x ? x->rec.bytes : tr_slice_bytes(s, r), -1);
         break;
     case 10:
-        v_opt(v, x ? TR_TIME_NONE : tr_slice_thread_ts(s, r), TR_TIME_NONE); /* a stream has none */
+        v_opt(v, x ? x->rec.thread_ts : tr_slice_thread_ts(s, r), TR_TIME_NONE);
         break;
     default:
-        v_opt(v, x ? TR_TIME_NONE : tr_slice_thread_dur(s, r), TR_TIME_NONE);
+        v_opt(v, x ? x->rec.thread_dur : tr_slice_thread_dur(s, r), TR_TIME_NONE);
         break;
     }
 }

@@ -153,7 +153,12 @@ const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t
 {
     if (c->read.tmpdir) return c->read.tmpdir;
     if (output && strcmp(output, "-") != 0) {
-        const char *slash = strrchr(output, '/');
+        /* a directory output (pq/) is made at the end: its spill goes beside it */
+        size_t end = strlen(output);
+        while (end > 1 && output[end - 1] == '/') end--;
+        const char *slash = NULL;
+        for (size_t i = 0; i < end; i++)
+            if (output[i] == '/') slash = output + i;
         if (!slash) return ".";
         size_t len = slash == output ? 1 : (size_t)(slash - output);
         snprintf(buf, n, "%.*s", (int)len, output);

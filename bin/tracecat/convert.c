@@ -163,12 +163,6 @@ static const tr_reader *input_streams(const tr_cli *c, const char *path)
 }
 
 /*
-** The writers that also take the flows (Chrome JSON, SQLite, Parquet) stream
-** one input of a reader whose events a record holds whole: a Chrome slice's
-** thread time (tts, tdur) is not in the stream's records, and the flows of
-** several inputs are not numbered across them, so those are read whole.
-*/
-/*
 ** A Chrome stream costs more than its model (a 64-byte record and a binding
 ** key a slice, sorted: 1.7x the CPU on a 1 GB Kineto trace) until the model
 ** outgrows the budget, so under the default budget Chrome JSON streams only
@@ -180,22 +174,35 @@ static const tr_reader *input_streams(const tr_cli *c, const char *path)
 static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
 {
     if (!w->event || has_filter(a) || c->read.align.align_on || a->n_inputs < 1) return 0;
-    if (w->flows && a->n_inputs != 1) return 0;
+    if (a->n_inputs > 1 && (w->flags & TR_WRITE_PER_INPUT) && !w->part_end) return 0;
+    /* a per-input writer's model holds one input at a time */
+    int one_model = (w->flags & TR_WRITE_PER_INPUT) != 0;
     double chrome_bytes = 0;
     int other = 0;
     for (int i = 0; i < a->n_inputs; i++) {
         const tr_reader *r = input_streams(c, a->inputs[i]);
         if (!r) return 0;
         struct stat st;
+        double size = stat(a->inputs[i], &st) == 0 ? (double)st.st_size : 0;
         if (strcmp(r->name, "chrome") != 0)
             other = 1;
-        else if (w->flows)
-            return 0;
+        else if (one_model)
+            chrome_bytes = size > chrome_bytes ? size : chrome_bytes;
         else
-            chrome_bytes += stat(a->inputs[i], &st) == 0 ? (double)st.st_size : 0;
+            chrome_bytes += size;
     }
     return other || c->read.memory ||
            chrome_bytes * CHROME_MODEL_PER_BYTE > (double)tr_cli_memory(c);
+}
+
+/* Whether a reader of the inputs may give slices thread times, which the records then keep. */
+static int inputs_thread_time(const tr_cli *c, const args *a)
+{
+    for (int i = 0; i < a->n_inputs; i++) {
+        const tr_reader *r = input_streams(c, a->inputs[i]);
+        if (r && r->thread_time) return 1;
+    }
+    return 0;
 }
 
 /* One streaming conversion: what its load callback needs, and how it went. */
@@ -232,7 +239,8 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                          .tmpdir = tr_cli_tmpdir(c, path, dir, sizeof dir),
                          .free_bytes = a->free_bytes,
                          .sort_all = sort_all,
-                         .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0};
+                         .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0,
+                         .thread_time = inputs_thread_time(c, a)};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     c->read.spill_dir = so.tmpdir;
     tr_error e = {0};

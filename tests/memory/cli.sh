@@ -11,11 +11,12 @@
 #   fail     no room to spill, and a write that fails after spilling: exit 1, nothing left
 #   sigterm  SIGTERM while the runs are being merged: nothing left
 #   merged   several inputs (GT, Kineto, py-spy; two ranks; --align): merged through the stream as
-#            the model merges them, and --align-on read into the model
+#            the model merges them (lines; Chrome JSON, SQLite and Parquet with their flows), and
+#            --align-on read into the model
 #   window   a GT log in time order: lines written while it is read, the model's lines; `| head -1`
 #            ends quietly; a log whose time goes back fails on a pipe and is sorted into a file
-#   writers  Chrome JSON, SQLite and Parquet under --memory 4M: runs spilled and merged, the
-#            model's output, nothing left after success, a failure and SIGTERM
+#   writers  Chrome JSON, SQLite and Parquet from Kineto (--memory 1M) and GT (4M): runs spilled
+#            and merged, the model's output, nothing left after success, a failure and SIGTERM
 # spill, fail and sigterm read a log whose first request is never answered: it holds the reorder
 # window back until the window outgrows the budget and gives way to the sorter.
 set -u
@@ -57,19 +58,24 @@ same_output() {
 }
 
 # same_writers FILE PARQUET_OPTIONS OPTIONS...: Chrome JSON, SQLite and Parquet (with
-# PARQUET_OPTIONS too) write from the stream what they write from the model.
+# PARQUET_OPTIONS too) write from the stream what they write from the model, and stream whatever
+# `cat` streams (Chrome too: the records keep the thread times).
 same_writers() {
-    local f=$1 pq=$2 fmt want got
+    local f=$1 pq=$2 fmt want got streams=0
     shift 2
+    "$tracecat" cat -vv --tmpdir "$spill" "$@" "$f" 2>&1 >/dev/null |
+        grep -q "events written while reading" && streams=1
     for fmt in json db parquet; do
         local to=(-o "$tmp/want.$fmt") out=(-o "$tmp/got.$fmt")
         # shellcheck disable=SC2206 # PARQUET_OPTIONS are words
         [ $fmt = parquet ] && to=(--to parquet $pq -o "$tmp/want.$fmt/") out=(--to parquet $pq -o "$tmp/got.$fmt/")
         "$tracecat" convert -q --name '*' "$f" "${to[@]}" >/dev/null 2>&1
         want=$?
-        "$tracecat" convert -q --tmpdir "$spill" "$@" "$f" "${out[@]}" >/dev/null 2>&1
+        "$tracecat" convert -vv --tmpdir "$spill" "$@" "$f" "${out[@]}" >/dev/null 2>"$tmp/w.err"
         got=$?
         [ "$got" = "$want" ] || fail "$f: $fmt: exit $got, the model's $want"
+        [ $streams = 0 ] || [ "$got" != 0 ] || grep -q "events written while reading" "$tmp/w.err" ||
+            fail "$f: $fmt: read into the model, not streamed"
         [ "$got" != 0 ] || same_output $fmt "$tmp/want.$fmt" "$tmp/got.$fmt" ||
             fail "$f: $fmt: the stream writes other rows than the model"
         rm -rf "$tmp/want.$fmt" "$tmp/got.$fmt"
@@ -118,7 +124,9 @@ equal-quick)
     for f in testdata/gt/gt-mlp-4workers-autoshard.log testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         testdata/pyspy/12_raw_folded_gevent_pyspy179.txt testdata/pyspy/05_deepspeed6524_unnamed_threads_truncated.txt \
         testdata/input/empty.txt testdata/chrome/catapult/flow.json \
-        testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz; do
+        testdata/chrome/hta/trace_filter/sampled_rank-0.json.gz \
+        testdata/chrome/perfetto/diff_tests/json_all_slice_types.json \
+        testdata/chrome/speedscope/chrome-devtools/chrome69-simple.json; do
         same_as_model "$f"
     done
     # Kineto: the stream's runs and the Chrome reader's flow sorters spill and merge
@@ -243,12 +251,50 @@ merged)
     same_inputs --align "$tmp/k.json=-2.5s" "$tmp/k.json" testdata/gt/gt-server-2workers.log
     # an input named twice is read once
     same_inputs "$tmp/k.json" "$tmp/k.json"
+    # writers_inputs ARGS...: Chrome JSON, SQLite and Parquet (an input a part) stream several
+    # inputs (flows numbered across them) and write what they write from the model
+    writers_inputs() {
+        local fmt to ref
+        for fmt in json db parquet; do
+            to=(-o "$tmp/got.$fmt") ref=(-o "$tmp/want.$fmt")
+            [ $fmt = parquet ] && to=(--to parquet -o "$tmp/got.$fmt/") ref=(--to parquet -o "$tmp/want.$fmt/")
+            "$tracecat" convert -q --threads 1 --name '*' "$@" "${ref[@]}" 2>/dev/null ||
+                fail "$fmt: in memory: $*"
+            run 0 convert -vv --memory 1M --tmpdir "$spill" "$@" "${to[@]}"
+            grep -q "tracecat: 0 events written while reading, [1-9][0-9]* sorted runs spilled" \
+                "$tmp/err" || fail "$fmt: $*: not streamed and spilled: $(tail -1 "$tmp/err")"
+            same_output $fmt "$tmp/want.$fmt" "$tmp/got.$fmt" || fail "$fmt: $*: other rows than the model"
+            rm -r "$tmp/want.$fmt" "$tmp/got.$fmt"
+        done
+    }
+    writers_inputs "$hta/sampled_rank-0.json.gz" "$hta/sampled_rank-1.json.gz"
+    writers_inputs testdata/gt/gt-mlp-4workers-autoshard.log "$tmp/k.json" \
+        testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt testdata/chrome/catapult/flow.json \
+        testdata/chrome/perfetto/diff_tests/json_all_slice_types.json
     # --align-on needs the events of all inputs: they are read into the model
     run 0 cat -vv --align-on 'aten::linear' "$tmp/k.json" testdata/gt/gt-server-2workers.log
     ! grep -q "events written while reading" "$tmp/err" || fail "--align-on streamed"
     nothing_left
     ;;
 writers)
+    # a Kineto trace: its records and the Chrome reader's flow sorters spill in each writer
+    python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 3000 || fail "gen_kineto.py"
+    for fmt in json db parquet; do
+        to=(-o "$tmp/got.$fmt") ref=(-o "$tmp/want.$fmt")
+        [ $fmt = parquet ] && to=(--to parquet -o "$tmp/got.$fmt/") ref=(--to parquet -o "$tmp/want.$fmt/")
+        "$tracecat" convert -q --name '*' "$tmp/k.json" "${ref[@]}" || fail "$fmt: Kineto in memory"
+        run 0 convert -vv --memory 1M --tmpdir "$spill" "$tmp/k.json" "${to[@]}"
+        grep -q "tracecat: 0 events written while reading, [1-9][0-9]* sorted runs spilled" \
+            "$tmp/err" || fail "$fmt: Kineto: no runs spilled: $(tail -1 "$tmp/err")"
+        same_output $fmt "$tmp/want.$fmt" "$tmp/got.$fmt" || fail "$fmt: Kineto: other rows than the model"
+        rm -r "$tmp/want.$fmt" "$tmp/got.$fmt"
+        nothing_left
+    done
+    # a dataset directory is made at the end: the runs spill beside it, not in it
+    run 0 convert -vv --memory 1M "$tmp/k.json" --to parquet -o "$tmp/got.parquet/"
+    expect_err "tracecat: 0 events written while reading, [1-9][0-9]* sorted runs spilled"
+    rm -r "$tmp/got.parquet"
+    nothing_left
     gen_held 100000
     for fmt in json db parquet; do
         to=(-o "$tmp/big.$fmt") ref=(-o "$tmp/want.$fmt")
