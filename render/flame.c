@@ -59,8 +59,13 @@ typedef struct flame {
     uint32_t *order;       /* nodes sorted by (parent, label text) */
     uint32_t max_depth;
     size_t threads;
-    size_t pruned;      /* stacks with samples left out as too narrow */
-    uint64_t frameless; /* samples with no frames: nothing to draw, said in the subtitle */
+    size_t pruned;         /* stacks with samples left out as too narrow */
+    uint64_t frameless;    /* samples with no frames: nothing to draw, said in the subtitle */
+    tr_flame_next_fn next; /* where the samples come from */
+    void *ctx;
+    const tr_error *err; /* the source's failure */
+    size_t n_sel;        /* tracks selected or not */
+    uint64_t met;        /* samples met, selected or not */
 } flame;
 
 /*
@@ -272,24 +277,55 @@ static void flame_free(flame *f)
     tr_free(f->order);
 }
 
+/* The model's samples, one at a time (a tr_flame_next_fn). */
+typedef struct model_samples {
+    tr_samples sm;
+    size_t i;
+} model_samples;
+
+static int model_next(void *ctx, tr_event_rec *r)
+{
+    model_samples *m = ctx;
+    if (m->i >= m->sm.n) return TR_END;
+    size_t i = m->i++;
+    *r = (tr_event_rec){.ts = m->sm.ts[i],
+                        .seq = i,
+                        .track = m->sm.track[i],
+                        .args = m->sm.args[i],
+                        .stack = m->sm.stack[i],
+                        .kind = TR_EV_SAMPLE};
+    return TR_OK;
+}
+
+/* The next sample of the source in the window and on a selected track: TR_OK, TR_END or failed. */
+static int next_sample(flame *f, const uint8_t *sel, tr_event_rec *r)
+{
+    const tr_render_opts *o = f->o;
+    int rc;
+    while ((rc = f->next(f->ctx, r)) == TR_OK) {
+        if (r->kind != TR_EV_SAMPLE) continue;
+        f->met++;
+        if (r->track < f->n_sel && sel[r->track] && !(o->has_since && r->ts < o->since) &&
+            !(o->has_until && r->ts > o->until))
+            return TR_OK;
+    }
+    return rc;
+}
+
 /* Counts the selected samples per (root, stack) into TALLY: pairs of key and count. */
 static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many_processes,
                          tr_vec *tally)
 {
     const tr_trace *t = f->t;
     const tr_render_opts *o = f->o;
-    tr_samples sm;
-    tr_trace_samples(t, &sm);
     tr_map counts = {0};
     weight_cache cache = {0, 1};
-    int rc = TR_OK;
-    for (size_t i = 0; i < sm.n && rc == TR_OK; i++) {
-        uint32_t tk = sm.track[i];
-        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
-            (o->has_until && sm.ts[i] > o->until))
-            continue;
-        if (sm.stack[i] == 0) {
-            f->frameless += sample_weight(t, sm.args[i], &cache);
+    tr_event_rec r;
+    int rc;
+    while ((rc = next_sample(f, sel, &r)) == TR_OK) {
+        uint32_t tk = r.track;
+        if (r.stack == 0) {
+            f->frameless += sample_weight(t, r.args, &cache);
             continue;
         }
         if (roots[tk] == TR_NONE) {
@@ -300,7 +336,7 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
             }
             f->threads++;
         }
-        uint64_t key = (uint64_t)roots[tk] << 32 | sm.stack[i];
+        uint64_t key = (uint64_t)roots[tk] << 32 | r.stack;
         int is_new;
         uint32_t *slot = tr_map_slot(&counts, key, &is_new);
         uint64_t *pair = NULL;
@@ -318,10 +354,11 @@ static int count_samples(flame *f, uint32_t *roots, const uint8_t *sel, int many
                 rc = TR_FATAL;
             }
         }
-        if (rc == TR_OK) pair[1] += sample_weight(t, sm.args[i], &cache);
+        if (rc != TR_OK) break;
+        pair[1] += sample_weight(t, r.args, &cache);
     }
     tr_map_fini(&counts);
-    return rc;
+    return rc == TR_END ? TR_OK : rc;
 }
 
 /* The plot's width in pixels, which decides how many samples a frame needs to be drawn. */
@@ -334,33 +371,30 @@ static double plot_width(const tr_render_opts *o)
 static int build_from_trie(flame *f, const uint8_t *sel)
 {
     const tr_trace *t = f->t;
-    const tr_render_opts *o = f->o;
     size_t ns = tr_stack_count(t);
     uint64_t *tot = tr_calloc(ns + 1, sizeof *tot);
     uint32_t *node_of = tr_malloc((ns + 1) * sizeof *node_of);
     uint8_t *seen = tr_calloc(tr_track_count(t) + 1, 1);
     int rc = TR_FATAL;
     if (!tot || !node_of || !seen) goto done;
-    tr_samples sm;
-    tr_trace_samples(t, &sm);
     weight_cache cache = {0, 1};
-    for (size_t i = 0; i < sm.n; i++) {
-        uint32_t tk = sm.track[i];
-        if (!sel[tk] || (o->has_since && sm.ts[i] < o->since) ||
-            (o->has_until && sm.ts[i] > o->until) || sm.stack[i] >= ns)
-            continue;
-        if (sm.stack[i] == 0) {
-            f->frameless += sample_weight(t, sm.args[i], &cache);
+    tr_event_rec r;
+    while ((rc = next_sample(f, sel, &r)) == TR_OK) {
+        if (r.stack >= ns) continue;
+        if (r.stack == 0) {
+            f->frameless += sample_weight(t, r.args, &cache);
             continue;
         }
-        if (!seen[tk]) f->threads++;
-        seen[tk] = 1;
-        tot[sm.stack[i]] += sample_weight(t, sm.args[i], &cache);
+        if (!seen[r.track]) f->threads++;
+        seen[r.track] = 1;
+        tot[r.stack] += sample_weight(t, r.args, &cache);
     }
+    if (rc != TR_END) goto done;
+    rc = TR_FATAL;
     /* A parent's id is below its children's: one backward pass carries the totals up. */
     for (size_t s = ns; s-- > 1;) tot[tr_stack_parent(t, (uint32_t)s)] += tot[s];
     f->nodes[0].total = tot[0];
-    double min = o->min_width_px * (double)tot[0] / plot_width(o);
+    double min = f->o->min_width_px * (double)tot[0] / plot_width(f->o);
     node_of[0] = 0;
     for (size_t s = 1; s < ns; s++) {
         uint32_t parent = node_of[tr_stack_parent(t, (uint32_t)s)];
@@ -407,11 +441,12 @@ static int flame_build(flame *f, tr_error *e)
         if (tr_track_get(t, (uint32_t)i)->process != tr_track_get(t, 0)->process)
             many_processes = 1;
     }
+    f->n_sel = n_tracks;
     if (!f->o->reverse && !f->o->per_thread) {
-        if (build_from_trie(f, sel) < 0) goto nomem;
+        if ((rc = build_from_trie(f, sel)) < 0) goto failed;
     } else {
         /* Count first: a profile repeats few stacks many times. */
-        if (count_samples(f, roots, sel, many_processes, &tally) < 0) goto nomem;
+        if ((rc = count_samples(f, roots, sel, many_processes, &tally)) < 0) goto failed;
         for (size_t i = 0; i < tally.len; i += 2) {
             uint64_t key = TR_VEC_AT(&tally, uint64_t, i);
             uint32_t root = (uint32_t)(key >> 32), stack = (uint32_t)key;
@@ -445,6 +480,12 @@ static int flame_build(flame *f, tr_error *e)
         x += (double)n->total;
     }
     goto done;
+failed:
+    /* A source's failure is in its error; anything else is memory. */
+    if (f->err && f->err->code != TR_E_NONE) {
+        *e = *f->err;
+        goto done;
+    }
 nomem:
     rc = tr_error_nomem(e);
 done:
@@ -883,8 +924,9 @@ void tr_flame_layout_free(tr_flame_layout *l)
     tr_free(l);
 }
 
-int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
-                        tr_flame_layout **out, tr_error *e)
+int tr_flame_layout_from(const tr_trace *t, const tr_render_opts *o, int format,
+                         tr_flame_next_fn next, void *ctx, const tr_error *err,
+                         tr_flame_layout **out, tr_error *e)
 {
     *out = NULL;
     tr_flame_layout *l = tr_calloc(1, sizeof *l);
@@ -893,14 +935,14 @@ int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
     l->format = format;
     l->f.t = t;
     l->f.o = &l->o;
+    l->f.next = next;
+    l->f.ctx = ctx;
+    l->f.err = err;
     int rc = flame_build(&l->f, e);
-    if (rc >= 0 && l->f.nodes[0].total == 0) {
-        tr_samples sm;
-        tr_trace_samples(t, &sm);
+    if (rc >= 0 && l->f.nodes[0].total == 0)
         rc = tr_errorf(e, TR_E_USAGE, NULL,
-                       sm.n ? "no stack samples in the window and lanes selected"
-                            : "the trace has no stack samples to draw a flame graph of");
-    }
+                       l->f.met ? "no stack samples in the window and lanes selected"
+                                : "the trace has no stack samples to draw a flame graph of");
     if (rc >= 0 && flame_geom(&l->f, &l->g, format) < 0) rc = tr_error_nomem(e);
     if (rc < 0) {
         tr_flame_layout_free(l);
@@ -908,6 +950,14 @@ int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
     }
     *out = l;
     return TR_OK;
+}
+
+int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
+                        tr_flame_layout **out, tr_error *e)
+{
+    model_samples m = {.i = 0};
+    tr_trace_samples(t, &m.sm);
+    return tr_flame_layout_from(t, o, format, model_next, &m, NULL, out, e);
 }
 
 void tr_flame_size(const tr_flame_layout *l, int *w, int *h)
@@ -958,18 +1008,24 @@ int tr_flame_part(const tr_flame_layout *l, size_t i, tr_render_box *box)
     return 1;
 }
 
+int tr_flame_draw(const tr_flame_layout *l, const char *path, tr_render_stats *st, tr_error *e)
+{
+    memset(st, 0, sizeof *st);
+    st->width_px = l->g.W;
+    st->height_px = l->g.H;
+    st->samples = l->f.nodes[0].total;
+    st->frames_hidden = l->f.pruned;
+    return l->format == TR_RENDER_SVG ? write_svg(&l->f, &l->g, path, st, e)
+                                      : draw_cairo(&l->f, &l->g, path, l->format, st, e);
+}
+
 int tr_flame_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
                     tr_render_stats *st, tr_error *e)
 {
     tr_flame_layout *l;
     int rc = tr_flame_layout_new(t, o, format, &l, e);
     if (rc < 0) return rc;
-    st->width_px = l->g.W;
-    st->height_px = l->g.H;
-    st->samples = l->f.nodes[0].total;
-    st->frames_hidden = l->f.pruned;
-    rc = format == TR_RENDER_SVG ? write_svg(&l->f, &l->g, path, st, e)
-                                 : draw_cairo(&l->f, &l->g, path, format, st, e);
+    rc = tr_flame_draw(l, path, st, e);
     tr_flame_layout_free(l);
     return rc;
 }

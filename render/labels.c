@@ -35,48 +35,56 @@ static int64_t instant_seq(const tr_trace *t, uint32_t args)
     return -1;
 }
 
-int tl_markers(const tr_timeline_layout *l, tl_marker_fn fn, void *ctx, size_t *merged)
+int tl_marker_add(tr_timeline_layout *l, const tl_lane *ln, uint32_t li, const tr_event_rec *ev)
 {
-    const tr_trace *t = l->t;
-    tr_instants in;
-    tr_trace_instants(t, &in);
-    size_t n_runs = l->n_lanes * TR_SHAPE_COUNT;
-    if (!in.n || !n_runs) return TR_OK;
-    /* Per lane and shape, the marker being gathered. */
-    tl_marker *runs = tr_malloc(n_runs * sizeof *runs);
-    if (!runs) return TR_FATAL;
-    for (size_t i = 0; i < n_runs; i++) runs[i].shape = -1;
-    int rc = TR_OK;
-    for (size_t i = 0; i < in.n && rc >= 0; i++) {
-        uint32_t li = l->lane_of[in.track[i]];
-        if (li == TR_NONE || in.ts[i] < l->t0 || in.ts[i] > l->t1) continue;
-        const tl_lane *ln = &l->lanes[li];
-        if (ln->strip <= 0) continue; /* summarised */
-        double x = tr_timeline_x(l, in.ts[i]);
-        size_t n;
-        const char *name = tr_str_get(t, in.name[i], &n);
-        int shape = tr_render_marker_shape(name, n);
-        double r = marker_radius(l, ln, in.bytes[i]);
-        tl_marker *m = &runs[li * TR_SHAPE_COUNT + (size_t)shape];
-        if (m->shape == shape && x - m->x < fmax(1, m->r * 0.5)) {
-            if (r > m->r) m->r = r;
-            if (merged) ++*merged;
-            continue;
-        }
-        if (m->shape >= 0) rc = fn(ctx, m);
-        const tl_name *nm = tl_names_find(&l->instant_names, in.name[i]);
-        *m = (tl_marker){.x = x,
-                         .y = ln->y + ln->strip / 2,
-                         .r = r,
-                         .top = ln->y,
-                         .shape = shape,
-                         .lane = li,
-                         .rgb = nm ? nm->rgb : 0x888888,
-                         .seq = l->o.annotate ? instant_seq(t, in.args[i]) : -1};
+    tl_pixels *ps = &l->px_state;
+    double x = tr_timeline_x(l, ev->ts);
+    size_t n;
+    const char *name = tr_str_get(l->t, ev->u.s.name, &n);
+    int shape = tr_render_marker_shape(name, n);
+    double r = marker_radius(l, ln, ev->bytes);
+    tl_marker *m = &ps->runs[li * TR_SHAPE_COUNT + (size_t)shape];
+    if (m->shape == shape && x - m->x < fmax(1, m->r * 0.5)) {
+        if (r > m->r) m->r = r;
+        ps->st.markers_merged++;
+        return TR_OK;
     }
-    for (size_t i = 0; i < n_runs && rc >= 0; i++)
-        if (runs[i].shape >= 0) rc = fn(ctx, &runs[i]);
-    tr_free(runs);
+    if (m->shape >= 0) {
+        tl_marker *out = tr_vec_push(&ps->markers);
+        if (!out) return TR_FATAL;
+        *out = *m;
+    }
+    const tl_name *nm = tl_names_find(&l->instant_names, ev->u.s.name);
+    *m = (tl_marker){.x = x,
+                     .y = ln->y + ln->strip / 2,
+                     .r = r,
+                     .top = ln->y,
+                     .shape = shape,
+                     .lane = li,
+                     .rgb = nm ? nm->rgb : 0x888888,
+                     .seq = l->o.annotate ? instant_seq(l->t, ev->args) : -1};
+    return TR_OK;
+}
+
+int tl_markers_end(tr_timeline_layout *l)
+{
+    tl_pixels *ps = &l->px_state;
+    size_t n_runs = l->n_lanes * TR_SHAPE_COUNT;
+    for (size_t i = 0; ps->runs && i < n_runs; i++) {
+        if (ps->runs[i].shape < 0) continue;
+        tl_marker *out = tr_vec_push(&ps->markers);
+        if (!out) return TR_FATAL;
+        *out = ps->runs[i];
+        ps->runs[i].shape = -1;
+    }
+    return TR_OK;
+}
+
+int tl_markers(const tr_timeline_layout *l, tl_marker_fn fn, void *ctx)
+{
+    int rc = TR_OK;
+    for (size_t i = 0; i < l->px_state.markers.len && rc >= 0; i++)
+        rc = fn(ctx, &TR_VEC_AT(&l->px_state.markers, tl_marker, i));
     return rc;
 }
 
@@ -204,62 +212,46 @@ static int place_counter_labels(placer *p)
 }
 
 /* Slice names inside their slices, in rows of their own, left to right. */
-static int place_slice_labels(placer *p)
+int tl_label_slice(tr_timeline_layout *l, const tr_event_rec *ev, int d, const uint32_t *keys,
+                   int nk)
 {
-    tr_timeline_layout *l = p->l;
     const tr_trace *t = l->t;
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    double text_px_min = 2.5 * l->text_pt * l->px_per_pt;
+    const tl_lane *ln = &l->lanes[l->lane_of[ev->track]];
+    int64_t a = ev->ts, b = tr_time_add(ev->ts, ev->dur);
+    if (ln->track == TR_NONE || b < l->t0 || a > l->t1 || ln->row_h < 6 || d >= ln->rows ||
+        (d == ln->rows - 1 && tl_lane_collapsed(ln)))
+        return TR_OK;
+    double x0 = tr_timeline_x(l, a), x1 = tr_timeline_x(l, b);
+    double cx0 = fmax(x0, l->px - 1), cx1 = fmin(x1, l->px + l->pw + 1);
+    double gap = cx1 - cx0 >= 4 ? 1 : 0;
+    double tx = fmax(cx0, l->px) + 2;
+    double room = fmin(cx1 - cx0 - gap - 4, l->px + l->pw - tx - 2);
+    double *end = &l->px_state.row_end[ln->first_row + (size_t)d];
+    /* A slice drawn in stripes (a GT batch) is labelled in its first. */
+    if (nk > 1) room = fmin(room, (cx1 - cx0) / nk - gap - 4);
+    if (room < 2.5 * l->text_pt * l->px_per_pt || tx < *end) return TR_OK;
+    size_t n;
+    const char *name = tr_str_get(t, ev->u.s.name, &n);
     tr_buf label;
     tr_buf_init(&label, 0);
-    int rc = TR_OK;
-    for (size_t i = 0; i < s.n && rc >= 0; i++) {
-        uint32_t li = l->lane_of[s.track[i]];
-        if (li == TR_NONE) continue;
-        const tl_lane *ln = &l->lanes[li];
-        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
-        int d = s.depth[i];
-        if (ln->track == TR_NONE || b < l->t0 || a > l->t1 || ln->row_h < 6 || d >= ln->rows ||
-            (d == ln->rows - 1 && tl_lane_collapsed(ln)))
-            continue;
-        double x0 = tr_timeline_x(l, a), x1 = tr_timeline_x(l, b);
-        double cx0 = fmax(x0, l->px - 1), cx1 = fmin(x1, l->px + l->pw + 1);
-        double gap = cx1 - cx0 >= 4 ? 1 : 0;
-        double tx = fmax(cx0, l->px) + 2;
-        double room = fmin(cx1 - cx0 - gap - 4, l->px + l->pw - tx - 2);
-        double *end = &p->row_end[ln->first_row + (size_t)d];
-        uint32_t keys[TL_KEYS_MAX];
-        int nk = tl_slice_keys(l, &s, i, keys);
-        if (nk < 0) {
-            rc = TR_FATAL;
-            break;
-        }
-        /* A slice drawn in stripes (a GT batch) is labelled in its first. */
-        if (nk > 1) room = fmin(room, (cx1 - cx0) / nk - gap - 4);
-        if (room < text_px_min || tx < *end) continue;
-        size_t n;
-        const char *name = tr_str_get(t, s.name[i], &n);
-        tr_arg seq;
-        if (l->o.annotate && s.args[i] && tr_args_find(t, s.args[i], "seq", &seq) &&
-            (seq.type == TR_ARG_INT || seq.type == TR_ARG_UINT)) {
-            tr_buf_reset(&label);
-            if (tr_buf_addf(&label, "#%lld %s", (long long)seq.v.i, name) >= 0)
-                name = label.p, n = label.len;
-        }
-        double pt = fmin(l->text_pt, ln->row_h * 0.5 / l->px_per_pt);
-        double th = pt * l->px_per_pt * 1.17;
-        double y = ln->y + ln->strip + d * ln->row_h;
-        const tl_name *nm = tl_names_find(&l->slice_names, keys[0]);
-        uint32_t fill = nm ? nm->rgb : 0x888888;
-        tl_label *lb = add_label(p, TL_LABEL_SLICE, name, n, tx, y + (ln->row_h - th) / 2, room, pt,
-                                 0, TR_ALIGN_LEFT,
-                                 tr_render_fill_is_dark(fill) ? 0xffffff : 0x000000, &l->labels);
-        if (!lb) rc = TR_FATAL;
-        if (lb) *end = lb->x1 + 2;
-    }
+    tr_arg seq;
+    if (l->o.annotate && ev->args && tr_args_find(t, ev->args, "seq", &seq) &&
+        (seq.type == TR_ARG_INT || seq.type == TR_ARG_UINT) &&
+        tr_buf_addf(&label, "#%lld %s", (long long)seq.v.i, name) >= 0)
+        name = label.p, n = label.len;
+    double pt = fmin(l->text_pt, ln->row_h * 0.5 / l->px_per_pt);
+    double th = pt * l->px_per_pt * 1.17;
+    double y = ln->y + ln->strip + d * ln->row_h;
+    const tl_name *nm = tl_names_find(&l->slice_names, keys[0]);
+    uint32_t fill = nm ? nm->rgb : 0x888888;
+    placer p = {.l = l, .m = &l->m};
+    tl_label *lb =
+        add_label(&p, TL_LABEL_SLICE, name, n, tx, y + (ln->row_h - th) / 2, room, pt, 0,
+                  TR_ALIGN_LEFT, tr_render_fill_is_dark(fill) ? 0xffffff : 0x000000, &l->labels);
     tr_buf_fini(&label);
-    return rc;
+    if (!lb) return TR_FATAL;
+    *end = lb->x1 + 2;
+    return TR_OK;
 }
 
 /* ---- instruction ids ---- */
@@ -293,7 +285,7 @@ static int place_ids(placer *p)
 {
     tr_timeline_layout *l = p->l;
     if (!l->o.annotate) return TR_OK;
-    if (tl_markers(l, id_candidate, p, NULL) < 0) return TR_FATAL;
+    if (tl_markers(l, id_candidate, p) < 0) return TR_FATAL;
     tr_qsort(p->ids.data, p->ids.len, sizeof(tl_label), id_cmp);
     double end = -1e300, top = -1e300;
     for (size_t i = 0; i < p->ids.len; i++) {
@@ -310,18 +302,19 @@ static int place_ids(placer *p)
 
 int tl_labels_place(tr_timeline_layout *l, tr_measure *m, tr_error *e)
 {
-    placer p = {.l = l, .m = m};
-    tr_vec_init(&p.ids, sizeof(tl_label));
-    p.row_end = tr_malloc((l->total_rows + 1) * sizeof *p.row_end);
-    int rc = p.row_end ? TR_OK : TR_FATAL;
-    for (size_t i = 0; p.row_end && i <= l->total_rows; i++) p.row_end[i] = -1e300;
-    if (rc >= 0) rc = place_lane_labels(&p);
+    placer p = {.l = l, .m = m, .row_end = l->px_state.row_end};
+    int rc = place_lane_labels(&p);
     if (rc >= 0) rc = place_counter_labels(&p);
-    if (rc >= 0) rc = place_slice_labels(&p);
-    if (rc >= 0) rc = place_ids(&p);
-    tr_vec_fini(&p.ids);
-    tr_free(p.row_end);
     return rc < 0 ? tr_error_nomem(e) : TR_OK;
+}
+
+int tl_labels_ids(tr_timeline_layout *l)
+{
+    placer p = {.l = l, .m = &l->m};
+    tr_vec_init(&p.ids, sizeof(tl_label));
+    int rc = place_ids(&p);
+    tr_vec_fini(&p.ids);
+    return rc;
 }
 
 void tl_labels_draw(const tr_timeline_layout *l, tr_canvas *c)

@@ -356,7 +356,9 @@ uint32_t tr_timeline_slice_color(const tr_timeline_layout *l, size_t row)
     tr_trace_slices(l->t, &s);
     uint32_t keys[TL_KEYS_MAX];
     /* The keys are a cache the layout filled for every slice it shows. */
-    if (row >= s.n || tl_slice_keys((tr_timeline_layout *)l, &s, row, keys) < 1) return 0x888888;
+    if (row >= s.n || tl_slice_keys((tr_timeline_layout *)l, s.name[row], tr_slice_cat(&s, row),
+                                    s.args[row], keys) < 1)
+        return 0x888888;
     size_t n;
     const char *text = tl_key_text(l, keys[0], &n);
     return tr_timeline_color(l, text, n);

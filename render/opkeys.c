@@ -9,8 +9,10 @@
 ** command, each without the "Worker" prefix, so a worker's UnaryOp shares
 ** the legend entry and colour of the client's UnaryOp; with
 ** --gt-pairing=visualize by the op type GT's visualize gives it (its "op"
-** arg).  Keys are string ids: a trace's own, or past tr_str_count for text
-** made here (a command family); the legend merges keys by text.
+** arg).  Keys are string ids: a trace's own, or counting down from
+** KEY_MADE for text made here (a command family: a stream's trace interns
+** strings while it is read, so the trace's ids may not be passed); the
+** legend merges keys by text.
 */
 #include "timeline_impl.h"
 
@@ -18,6 +20,7 @@
 
 #define GT_WORKER_CAT "gt.worker"
 #define WORKER_PREFIX "Worker"
+#define KEY_MADE      (TR_NONE - 1) /* the first text made here; the next is one less */
 
 void tl_keys_init(tl_keys *k)
 {
@@ -37,9 +40,8 @@ void tl_keys_fini(tl_keys *k)
 
 const char *tl_key_text(const tr_timeline_layout *l, uint32_t key, size_t *len)
 {
-    size_t base = tr_str_count(l->t);
-    if (key < base) return tr_str_get(l->t, key, len);
-    const tl_key_span *sp = &TR_VEC_AT(&l->keys.spans, tl_key_span, key - base);
+    if (key > KEY_MADE || KEY_MADE - key >= l->keys.spans.len) return tr_str_get(l->t, key, len);
+    const tl_key_span *sp = &TR_VEC_AT(&l->keys.spans, tl_key_span, KEY_MADE - key);
     if (len) *len = sp->len;
     return l->keys.text.p + sp->off;
 }
@@ -55,8 +57,7 @@ static uint32_t key_intern(tr_timeline_layout *l, const char *s, size_t n)
         if (!slot) return TR_NONE;
         if (!is_new) {
             const tl_key_span *sp = &TR_VEC_AT(&k->spans, tl_key_span, *slot);
-            if (sp->len == n && memcmp(k->text.p + sp->off, s, n) == 0)
-                return (uint32_t)(tr_str_count(l->t) + *slot);
+            if (sp->len == n && memcmp(k->text.p + sp->off, s, n) == 0) return KEY_MADE - *slot;
             continue; /* another text with this hash: probe on */
         }
         tl_key_span *sp = tr_vec_push(&k->spans);
@@ -64,7 +65,7 @@ static uint32_t key_intern(tr_timeline_layout *l, const char *s, size_t n)
         *sp = (tl_key_span){k->text.len, n};
         *slot = (uint32_t)(k->spans.len - 1);
         if (tr_buf_add(&k->text, s, n) < 0 || tr_buf_addc(&k->text, '\0') < 0) return TR_NONE;
-        return (uint32_t)(tr_str_count(l->t) + *slot);
+        return KEY_MADE - *slot;
     }
 }
 
@@ -105,29 +106,29 @@ static size_t batch_keys(tr_timeline_layout *l, const char *s, uint32_t *keys)
     return n;
 }
 
-int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_t *keys)
+int tl_slice_keys(tr_timeline_layout *l, tr_str name, tr_str cat, uint32_t args, uint32_t *keys)
 {
     int oom = 0;
-    keys[0] = s->name[row];
-    if (!is_gt_worker(l, tr_slice_cat(s, row), &oom)) return oom ? -1 : 1;
+    keys[0] = name;
+    if (!is_gt_worker(l, cat, &oom)) return oom ? -1 : 1;
     /* Most are batches: "commands" first (tr_args_find rules keys out by length and first byte). */
     tr_arg a;
-    if (tr_args_find(l->t, s->args[row], "commands", &a) && a.type == TR_ARG_STR) {
+    if (tr_args_find(l->t, args, "commands", &a) && a.type == TR_ARG_STR) {
         size_t n = batch_keys(l, tr_str_get(l->t, a.v.s, NULL), keys);
         if (n == SIZE_MAX) return -1;
         if (n > 0) return (int)n;
-    } else if (tr_args_find(l->t, s->args[row], "op", &a) && a.type == TR_ARG_STR) {
+    } else if (tr_args_find(l->t, args, "op", &a) && a.type == TR_ARG_STR) {
         keys[0] = a.v.s;
         return 1;
     }
     /* A synchronous round trip: its command's family, cached by name. */
     int is_new;
-    uint32_t *slot = tr_map_slot(&l->keys.by_name, s->name[row], &is_new);
+    uint32_t *slot = tr_map_slot(&l->keys.by_name, name, &is_new);
     if (!slot) return -1;
     if (is_new) {
         size_t n;
-        const char *name = tr_str_get(l->t, s->name[row], &n);
-        if ((*slot = family(l, name, n)) == TR_NONE) return -1;
+        const char *text = tr_str_get(l->t, name, &n);
+        if ((*slot = family(l, text, n)) == TR_NONE) return -1;
     }
     keys[0] = *slot;
     return 1;

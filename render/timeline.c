@@ -18,70 +18,15 @@
 #define BUSY_MIN_FRAC   0.3 /* a busy bar is at least this tall, so a lone instant-long op shows */
 #define MAX_FLOWS_DRAWN 200000 /* distinct arrows */
 
-/* ---- busy bars: slices narrower than a pixel ---- */
-
-typedef struct busy_row {
-    float *busy;   /* ns busy per column */
-    uint32_t *rgb; /* colour of the longest slice in the column */
-    float *longest;
-} busy_row;
-
 typedef struct draw_state {
     tr_timeline_layout *l;
     tr_canvas *c;
     tr_render_stats *st;
-    busy_row *rows; /* per lane row, allocated on first use */
     int cols;
 } draw_state;
 
-static void free_rows(draw_state *d)
-{
-    if (!d->rows) return;
-    for (size_t i = 0; i < d->l->total_rows; i++) {
-        tr_free(d->rows[i].busy);
-        tr_free(d->rows[i].rgb);
-        tr_free(d->rows[i].longest);
-    }
-    tr_free(d->rows);
-}
-
-static busy_row *row_get(draw_state *d, size_t row)
-{
-    busy_row *r = &d->rows[row];
-    if (!r->busy) {
-        r->busy = tr_calloc((size_t)d->cols, sizeof *r->busy);
-        r->rgb = tr_calloc((size_t)d->cols, sizeof *r->rgb);
-        r->longest = tr_calloc((size_t)d->cols, sizeof *r->longest);
-        if (!r->busy || !r->rgb || !r->longest) return NULL;
-    }
-    return r;
-}
-
-/* Adds [a, b) ns of colour RGB to row ROW's busy bars (in shares of a column: axis segments
- * differ). */
-static int busy_add(draw_state *d, size_t row, int64_t a, int64_t b, uint32_t rgb)
-{
-    busy_row *r = row_get(d, row);
-    if (!r) return TR_FATAL;
-    const tr_timeline_layout *l = d->l;
-    double xa = tr_timeline_x(l, a) - l->px, xb = tr_timeline_x(l, b) - l->px;
-    int ca = (int)floor(xa), cb = (int)floor(xb);
-    for (int c = ca; c <= cb && c < d->cols; c++) {
-        if (c < 0) continue;
-        double lo = fmax(xa, c), hi = fmin(xb, c + 1.0);
-        float part = (float)(hi > lo ? hi - lo : 0);
-        /* Even an instant-long op marks its column: the bar has a minimum height. */
-        r->busy[c] += part > 0 ? part : 1e-9f;
-        if (part >= r->longest[c]) {
-            r->longest[c] = part;
-            r->rgb[c] = rgb;
-        }
-    }
-    return TR_OK;
-}
-
 /* The height of a busy bar in eighths of its row. */
-static int busy_eighths(const busy_row *br, int c, double full)
+static int busy_eighths(const tl_busy_row *br, int c, double full)
 {
     return (int)lround(fmax(fmin(1, br->busy[c] / full), BUSY_MIN_FRAC) * 8);
 }
@@ -93,7 +38,7 @@ static void draw_busy(draw_state *d)
         const tl_lane *ln = &l->lanes[li];
         double full = ln->track == TR_NONE ? (double)l->summarised : 1;
         for (int r = 0; r < ln->rows; r++) {
-            busy_row *br = &d->rows[ln->first_row + (size_t)r];
+            const tl_busy_row *br = &l->px_state.rows[ln->first_row + (size_t)r];
             if (!br->busy) continue;
             double y1 = ln->y + ln->strip + (r + 1) * ln->row_h;
             /* Neighbouring columns of one colour and height become one rectangle. */
@@ -122,80 +67,40 @@ static uint32_t colour_of(const tl_names *m, tr_str name)
     return s ? s->rgb : 0x888888;
 }
 
-static int draw_slices(draw_state *d)
+static void draw_slices(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    tr_slices s;
-    tr_trace_slices(l->t, &s);
     cairo_save(d->c->cr);
     cairo_rectangle(d->c->cr, l->px, l->py0, l->pw, l->py1 - l->py0);
     cairo_clip(d->c->cr);
-    for (size_t i = 0; i < s.n; i++) {
-        uint32_t li = l->lane_of[s.track[i]];
-        if (li == TR_NONE) continue;
-        int64_t a = s.ts[i], b = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
-        if (b < l->t0 || a > l->t1) continue;
-        const tl_lane *ln = &l->lanes[li];
-        if (ln->rows == 0) continue;
-        int r = s.depth[i] < ln->rows ? s.depth[i] : ln->rows - 1;
-        if (ln->track == TR_NONE) r = 0;
-        uint32_t keys[TL_KEYS_MAX];
-        int nk = tl_slice_keys(l, &s, i, keys);
-        if (nk < 0) return TR_FATAL;
-        uint32_t rgb = colour_of(&l->slice_names, keys[0]);
-        double x0 = tr_timeline_x(l, a), x1 = tr_timeline_x(l, b);
-        if (x1 - x0 < 1 || ln->track == TR_NONE) {
-            if (busy_add(d, ln->first_row + (size_t)r, a < l->t0 ? l->t0 : a, b > l->t1 ? l->t1 : b,
-                         rgb) < 0)
-                return TR_FATAL;
-            d->st->slices_merged++;
-            continue;
-        }
-        double y = ln->y + ln->strip + r * ln->row_h;
-        double cx0 = fmax(x0, l->px - 1), cx1 = fmin(x1, l->px + l->pw + 1);
+    for (size_t i = 0; i < l->px_state.rects.len; i++) {
+        const tl_rect *rc = &TR_VEC_AT(&l->px_state.rects, tl_rect, i);
+        const tl_lane *ln = &l->lanes[rc->lane];
+        double y = ln->y + ln->strip + rc->row * ln->row_h;
+        double cx0 = fmax(rc->x0, l->px - 1), cx1 = fmin(rc->x1, l->px + l->pw + 1);
         /* A one-pixel gap keeps neighbours apart; thin rows get no gap. */
         double gap = cx1 - cx0 >= 4 ? 1 : 0, vgap = ln->row_h >= 6 ? 1 : 0;
         /* One stripe per key, as wide as the others: GT logs no time per command of a batch. */
-        double w = (cx1 - cx0 - gap) / nk;
-        for (int k = 0; k < nk; k++)
+        double w = (cx1 - cx0 - gap) / rc->nk;
+        for (int k = 0; k < rc->nk; k++)
             tr_canvas_rect(d->c, cx0 + k * w, y + vgap, w, ln->row_h - 2 * vgap,
-                           k ? colour_of(&l->slice_names, keys[k]) : rgb);
-        d->st->slices_drawn++;
+                           colour_of(&l->slice_names, rc->keys[k]));
     }
     draw_busy(d);
     cairo_restore(d->c->cr);
-    return TR_OK;
 }
 
-static int draw_counters(draw_state *d)
+static void draw_counters(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
     const tr_trace *t = l->t;
-    tr_counters cn;
-    tr_trace_counters(t, &cn);
-    if (!cn.n) return TR_OK;
-    /* The peak value per column of each counter lane, then one step path per lane. */
+    /* The peak value per column of each counter lane (the second pass's), as one step path. */
     size_t cols = (size_t)d->cols;
     for (size_t li = 0; li < l->n_lanes; li++) {
         const tl_lane *ln = &l->lanes[li];
         if (!ln->has_counter || ln->track == TR_NONE) continue;
-        double *val = tr_malloc(cols * sizeof *val);
-        if (!val) return TR_FATAL;
-        for (size_t c = 0; c < cols; c++) val[c] = NAN;
-        double before = NAN;
-        for (size_t i = 0; i < cn.n; i++) {
-            if (cn.track[i] != ln->track || !isfinite(cn.value[i])) continue;
-            if (cn.ts[i] < l->t0) {
-                before = cn.value[i];
-                continue;
-            }
-            if (cn.ts[i] > l->t1) break;
-            double x = tr_timeline_x(l, cn.ts[i]) - l->px;
-            size_t c = x > 0 ? (size_t)x : 0;
-            if (c >= cols) c = cols - 1;
-            /* The column keeps its peak, so a spike narrower than a pixel still shows. */
-            val[c] = isnan(val[c]) || cn.value[i] > val[c] ? cn.value[i] : val[c];
-        }
+        const double *val = l->px_state.counter[li];
+        double before = l->px_state.before[li];
         size_t len;
         const char *name = tr_str_get(t, tr_track_get(t, ln->track)->name, &len);
         uint32_t rgb = tr_render_color(name, len);
@@ -205,7 +110,7 @@ static int draw_counters(draw_state *d)
         double level = before, y = bottom;
         int open = 0;
         for (size_t c = 0; c < cols; c++) {
-            if (!isnan(val[c])) level = val[c];
+            if (val && !isnan(val[c])) level = val[c];
             if (isnan(level)) continue;
             double ny = bottom - (level - ln->cmin) / span * (bottom - top);
             if (!open) {
@@ -229,9 +134,7 @@ static int draw_counters(draw_state *d)
             cairo_set_line_width(cr, 1);
             cairo_stroke(cr);
         }
-        tr_free(val);
     }
-    return TR_OK;
 }
 
 static int draw_marker(void *ctx, const tl_marker *m)
@@ -245,15 +148,9 @@ static int draw_marker(void *ctx, const tl_marker *m)
 static int draw_instants(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    tr_instants in;
-    tr_trace_instants(l->t, &in);
     /* A global instant is a line across the plot. */
-    for (size_t i = 0; i < in.n; i++) {
-        uint32_t li = l->lane_of[in.track[i]];
-        if (li == TR_NONE || in.scope[i] != TR_SCOPE_GLOBAL || in.ts[i] < l->t0 ||
-            in.ts[i] > l->t1 || l->lanes[li].strip <= 0)
-            continue;
-        double x = tr_timeline_x(l, in.ts[i]);
+    for (size_t i = 0; i < l->px_state.globals.len; i++) {
+        double x = TR_VEC_AT(&l->px_state.globals, double, i);
         cairo_new_path(d->c->cr);
         tr_canvas_rgb(d->c, TR_RENDER_INK, 0.35);
         cairo_move_to(d->c->cr, x, l->py0);
@@ -261,32 +158,21 @@ static int draw_instants(draw_state *d)
         cairo_set_line_width(d->c->cr, 0.75);
         cairo_stroke(d->c->cr);
     }
-    return tl_markers(l, draw_marker, d, &d->st->markers_merged);
+    return tl_markers(l, draw_marker, d);
 }
 
-static int draw_samples(draw_state *d)
+static void draw_samples(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    tr_samples sm;
-    tr_trace_samples(l->t, &sm);
-    if (!sm.n) return TR_OK;
-    double *last = tr_malloc(l->n_lanes * sizeof *last);
-    if (!last) return TR_FATAL;
-    for (size_t i = 0; i < l->n_lanes; i++) last[i] = -1e9;
+    if (!l->px_state.any_samples) return;
     cairo_new_path(d->c->cr);
     tr_canvas_rgb(d->c, TR_RENDER_FAINT_INK, 0.8);
-    for (size_t i = 0; i < sm.n; i++) {
-        uint32_t li = l->lane_of[sm.track[i]];
-        if (li == TR_NONE || sm.ts[i] < l->t0 || sm.ts[i] > l->t1) continue;
-        double x = floor(tr_timeline_x(l, sm.ts[i]));
-        if (x == last[li]) continue;
-        last[li] = x;
-        const tl_lane *ln = &l->lanes[li];
-        cairo_rectangle(d->c->cr, x, ln->y, 1, fmax(1, fmin(3, ln->h * 0.15)));
+    for (size_t i = 0; i < l->px_state.samples.len; i++) {
+        const tl_sample_mark *m = &TR_VEC_AT(&l->px_state.samples, tl_sample_mark, i);
+        const tl_lane *ln = &l->lanes[m->lane];
+        cairo_rectangle(d->c->cr, m->x, ln->y, 1, fmax(1, fmin(3, ln->h * 0.15)));
     }
     cairo_fill(d->c->cr);
-    tr_free(last);
-    return TR_OK;
 }
 
 static int draw_arrow(void *ctx, const tl_arrow *a)
@@ -312,7 +198,7 @@ static int draw_arrow(void *ctx, const tl_arrow *a)
 static int draw_flows(draw_state *d)
 {
     tr_timeline_layout *l = d->l;
-    if (!tr_flow_count(l->t) || l->flows_hidden) return TR_OK;
+    if (!l->px_state.n_flows || l->flows_hidden) return TR_OK;
     cairo_t *cr = d->c->cr;
     cairo_save(cr);
     cairo_rectangle(cr, l->px, l->py0, l->pw, l->py1 - l->py0);
@@ -516,43 +402,47 @@ static int draw_titles(draw_state *d)
     return rc < 0 ? TR_FATAL : TR_OK;
 }
 
+int tr_timeline_draw(tr_timeline_layout *l, const char *path, int format, tr_render_stats *st,
+                     tr_error *e)
+{
+    const tl_pixels *ps = &l->px_state;
+    memset(st, 0, sizeof *st);
+    st->width_px = l->W;
+    st->height_px = l->H;
+    st->lanes = l->n_lanes;
+    st->lanes_summarised = l->summarised;
+    st->slices_drawn = ps->st.slices_drawn;
+    st->slices_merged = ps->st.slices_merged;
+    st->markers_merged = ps->st.markers_merged;
+    draw_state d = {.l = l, .st = st, .cols = ps->cols};
+    tr_canvas c;
+    memset(&c, 0, sizeof c);
+    d.c = &c;
+    int rc = tr_canvas_open(&c, format, path, l->W, l->H, l->o.dpi, e);
+    if (rc < 0) return rc;
+    /* The drawing steps fail only when out of memory. */
+    draw_lanes(&d);
+    /* Arrows under the slices: they show in the gaps and strips and never hide a slice's colour. */
+    if (draw_titles(&d) < 0 || draw_flows(&d) < 0) goto nomem;
+    draw_slices(&d);
+    draw_counters(&d);
+    draw_samples(&d);
+    if (draw_instants(&d) < 0 || draw_axis(&d) < 0 || tl_legend_draw(l, &c) < 0) goto nomem;
+    draw_guess_marks(&d);
+    tl_labels_draw(l, &c);
+    return tr_canvas_commit(&c, e);
+nomem:
+    tr_canvas_abort(&c);
+    return tr_error_nomem(e);
+}
+
 int tr_timeline_render(const tr_trace *t, const tr_render_opts *o, const char *path, int format,
                        tr_render_stats *st, tr_error *e)
 {
     tr_timeline_layout *l;
     int rc = tr_timeline_layout_new(t, o, &l, e);
     if (rc < 0) return rc;
-    st->width_px = l->W;
-    st->height_px = l->H;
-    st->lanes = l->n_lanes;
-    st->lanes_summarised = l->summarised;
-    draw_state d = {.l = l, .st = st};
-    d.cols = (int)ceil(l->pw);
-    d.rows = tr_calloc(l->total_rows + 1, sizeof *d.rows);
-    tr_canvas c;
-    memset(&c, 0, sizeof c);
-    d.c = &c;
-    if (!d.rows) {
-        rc = tr_error_nomem(e);
-        goto done;
-    }
-    rc = tr_canvas_open(&c, format, path, l->W, l->H, o->dpi, e);
-    if (rc < 0) goto done;
-    /* The drawing steps fail only when out of memory. */
-    draw_lanes(&d);
-    /* Arrows under the slices: they show in the gaps and strips and never hide a slice's colour. */
-    if (draw_titles(&d) < 0 || draw_flows(&d) < 0 || draw_slices(&d) < 0 || draw_counters(&d) < 0 ||
-        draw_samples(&d) < 0 || draw_instants(&d) < 0 || draw_axis(&d) < 0 ||
-        tl_legend_draw(l, &c) < 0) {
-        rc = tr_error_nomem(e);
-        tr_canvas_abort(&c);
-        goto done;
-    }
-    draw_guess_marks(&d);
-    tl_labels_draw(l, &c);
-    rc = tr_canvas_commit(&c, e);
-done:
-    free_rows(&d);
+    rc = tr_timeline_draw(l, path, format, st, e);
     tr_timeline_layout_free(l);
     return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "render_impl.h"
 #include "tr_map.h"
+#include "tr_stream.h"
 
 #define TL_ID_PT     5.5      /* instruction ids beside markers */
 #define TL_GUESS_RGB 0xf0b400 /* the mark on lanes placed by a guess: amber, striped */
@@ -55,11 +56,12 @@ typedef struct tl_keys {
 void tl_keys_init(tl_keys *k);
 void tl_keys_fini(tl_keys *k);
 /*
-** ^The keys of slice ROW of S in KEYS (TL_KEYS_MAX room): its name, or the
+** ^The keys of a slice named NAME in category CAT with ARGS in KEYS (TL_KEYS_MAX room): its name,
+*or the
 ** families of the commands of a GT worker round trip.  ^Returns how many
 ** (1 or more), -1 when out of memory.
 */
-int tl_slice_keys(tr_timeline_layout *l, const tr_slices *s, size_t row, uint32_t *keys);
+int tl_slice_keys(tr_timeline_layout *l, tr_str name, tr_str cat, uint32_t args, uint32_t *keys);
 /* ^The text of KEY (a string id of the trace or one made by the keys). */
 const char *tl_key_text(const tr_timeline_layout *l, uint32_t key, size_t *len);
 
@@ -107,6 +109,18 @@ typedef struct tl_segment {
 
 /* ---- lanes ---- */
 
+/* Per-track facts of the first pass (timeline_layout.c). */
+typedef struct tl_track_scan {
+    uint64_t events; /* slices and instants in the window */
+    int64_t busy;    /* time its top-level slices take in the window */
+    int any;         /* any event in the window */
+    int instants;    /* instants in the window */
+    int depth;       /* deepest slice + 1 */
+    int counter;     /* has counter values */
+    double cmin, cmax;
+    int64_t first, last;
+} tl_track_scan;
+
 typedef struct tl_lane {
     uint32_t track; /* TR_NONE: the summary lane */
     uint32_t process;
@@ -124,6 +138,64 @@ typedef struct tl_lane {
     double cmin, cmax; /* counter range */
     size_t first_row;  /* index of its first row among all rows (busy bars) */
 } tl_lane;
+
+/* ---- what the second pass keeps to draw (timeline_pass.c): bounded by pixels ---- */
+
+/* Slices narrower than a pixel: per lane row and pixel column. */
+typedef struct tl_busy_row {
+    float *busy;   /* ns busy per column */
+    uint32_t *rgb; /* colour of the longest slice in the column */
+    float *longest;
+} tl_busy_row;
+
+/* A slice a pixel wide or more, drawn as one stripe per key. */
+typedef struct tl_rect {
+    double x0, x1;
+    uint32_t lane;
+    int row, nk;
+    uint32_t keys[TL_KEYS_MAX];
+} tl_rect;
+
+/* A flow end, once the pass has met its event: what places it. */
+typedef struct tl_end {
+    int64_t ts, end;
+    uint32_t track;
+    int depth;
+    int kind; /* TR_EV_KIND_COUNT: not met (no event, or one the picture leaves out) */
+} tl_end;
+
+typedef struct tl_pixels {
+    int cols;
+    tl_busy_row *rows;      /* per lane row, allocated on first use */
+    tr_vec rects;           /* tl_rect, in the order met */
+    double **counter;       /* per lane: the peak value per column (NAN: none), NULL when none */
+    double *before;         /* per lane: the counter level the window starts at */
+    double *sample_x;       /* per lane: the column of its last sample mark */
+    tr_vec samples;         /* tl_sample_mark, in the order met */
+    tr_vec globals;         /* double: x of each global instant's line */
+    struct tl_marker *runs; /* per lane and shape: the marker being gathered */
+    tr_vec markers;         /* tl_marker, as drawn */
+    double *row_end;        /* per lane row: where the last slice label placed there ends */
+    const tr_flow *flows;   /* ends as (kind, seq) */
+    size_t n_flows;
+    tr_vec flows_owned; /* tr_flow: the model's, copied */
+    tl_end *ends;       /* per flow: from, to */
+    tr_vec want;        /* tl_want, by ref: the flow ends to fill */
+    uint8_t *wanted[2]; /* per seq of slices, instants: 1 when a flow end names it */
+    size_t n_wanted[2];
+    int any_samples; /* a sample was met (its marks are one path, filled even when empty) */
+    tr_render_stats st;
+} tl_pixels;
+
+typedef struct tl_want {
+    tr_ref ref;   /* (kind, seq) */
+    uint32_t end; /* flow * 2 + (0 from, 1 to) */
+} tl_want;
+
+typedef struct tl_sample_mark {
+    double x;
+    uint32_t lane;
+} tl_sample_mark;
 
 struct tr_timeline_layout {
     const tr_trace *t;
@@ -153,8 +225,14 @@ struct tr_timeline_layout {
     tr_buf label_text; /* the labels' text */
     tr_buf warning;    /* far-apart inputs, said under the title; empty when none */
     tl_segment segs[TL_SEGS_MAX];
-    size_t n_segs;  /* 1, or the clusters of a broken axis */
-    double guess_w; /* width of the mark on the lanes of inputs placed by a guess */
+    size_t n_segs;           /* 1, or the clusters of a broken axis */
+    double guess_w;          /* width of the mark on the lanes of inputs placed by a guess */
+    uint8_t *sel;            /* per track: selected (first pass only) */
+    tl_track_scan *scan;     /* per track (first pass only) */
+    size_t n_scan, cap_scan; /* tracks sel and scan hold, and their room */
+    tr_measure m;            /* text measures while placing */
+    int measure_open;
+    tl_pixels px_state; /* the second pass */
 };
 
 /* ^1 when the lane's slices past its rows share its last row (no labels there). */
@@ -163,7 +241,13 @@ static inline int tl_lane_collapsed(const tl_lane *ln)
     return ln->depth > ln->rows;
 }
 
-/* ---- flows (timeline_layout.c) ---- */
+/* ---- the second pass (timeline_pass.c) ---- */
+
+void tl_pass_init(tr_timeline_layout *l);
+/* ^Readies the second pass once the lanes are placed; FLOWS (N, ends by kind and seq) stay the
+ * caller's. */
+int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error *e);
+void tl_pass_fini(tr_timeline_layout *l);
 
 /* An arrow as drawn, from the end of its first event to the start of its second. */
 typedef struct tl_arrow {
@@ -207,9 +291,19 @@ typedef struct tl_marker {
 
 typedef int (*tl_marker_fn)(void *ctx, const tl_marker *m);
 /* ^Calls FN for every marker of the window, merged as drawn; FN's failure stops it. */
-int tl_markers(const tr_timeline_layout *l, tl_marker_fn fn, void *ctx, size_t *merged);
-/* ^Places lane names, process headers, slice names and (--annotate) instruction ids. */
+int tl_markers(const tr_timeline_layout *l, tl_marker_fn fn, void *ctx);
+/* ^Adds instant EV to the markers being gathered (the second pass).  ^TR_OK or TR_FATAL. */
+int tl_marker_add(tr_timeline_layout *l, const tl_lane *ln, uint32_t li, const tr_event_rec *ev);
+/* ^Ends the gathering: the markers still open are added.  ^TR_OK or TR_FATAL. */
+int tl_markers_end(tr_timeline_layout *l);
+/* ^Places lane names, process headers and counter peaks. */
 int tl_labels_place(tr_timeline_layout *l, tr_measure *m, tr_error *e);
+/* ^Places the name of slice EV (at DEPTH, keys KEYS) inside it when it fits.  ^TR_OK or TR_FATAL.
+ */
+int tl_label_slice(tr_timeline_layout *l, const tr_event_rec *ev, int depth, const uint32_t *keys,
+                   int nk);
+/* ^Places (--annotate) instruction ids beside the markers.  ^TR_OK or TR_FATAL. */
+int tl_labels_ids(tr_timeline_layout *l);
 /* ^The lane's label text (process rank or header, name, guess note) appended to B. */
 int tl_lane_label(const tr_timeline_layout *l, const tl_lane *ln, tr_buf *b);
 void tl_labels_draw(const tr_timeline_layout *l, tr_canvas *c);

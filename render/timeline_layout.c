@@ -142,24 +142,16 @@ void tr_timeline_layout_free(tr_timeline_layout *l)
     tr_vec_fini(&l->labels);
     tr_buf_fini(&l->label_text);
     tr_buf_fini(&l->warning);
+    tl_pass_fini(l);
+    tr_free(l->sel);
+    tr_free(l->scan);
+    if (l->measure_open) tr_measure_close(&l->m);
     tr_free(l);
 }
 
 /* ---- one pass over the tables ---- */
 
-/* Per-track facts gathered in one pass over the tables. */
-typedef struct track_scan {
-    uint64_t events; /* slices and instants in the window */
-    int64_t busy;    /* time its top-level slices take in the window */
-    int any;         /* any event in the window */
-    int instants;    /* instants in the window */
-    int depth;       /* deepest slice + 1 */
-    int counter;     /* has counter values */
-    double cmin, cmax;
-    int64_t first, last;
-} track_scan;
-
-static void seen_at(tr_timeline_layout *l, track_scan *k, int64_t a, int64_t b)
+static void seen_at(tr_timeline_layout *l, tl_track_scan *k, int64_t a, int64_t b)
 {
     if (!k->any) k->first = a, k->last = b;
     if (a < k->first) k->first = a;
@@ -169,78 +161,96 @@ static void seen_at(tr_timeline_layout *l, track_scan *k, int64_t a, int64_t b)
     if (b > l->last) l->last = b;
 }
 
-static int scan_events(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts, tr_error *e)
+static int scan_slice(tr_timeline_layout *l, const tr_event_rec *ev, int depth, int64_t lo,
+                      int64_t hi, tr_error *e)
 {
-    const tr_trace *t = l->t;
-    tr_slices s;
-    tr_instants in;
-    tr_trace_slices(t, &s);
-    tr_trace_instants(t, &in);
-    int64_t lo = l->o.has_since ? l->o.since : INT64_MIN;
-    int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
-    for (size_t i = 0; i < s.n; i++) {
-        uint32_t tk = s.track[i];
-        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i));
-        if (!sel[tk] || end < lo || s.ts[i] > hi) continue;
-        seen_at(l, &ts[tk], s.ts[i], end);
-        ts[tk].events++;
-        int64_t in_window = (end < hi ? end : hi) - (s.ts[i] > lo ? s.ts[i] : lo);
-        if (s.depth[i] == 0) ts[tk].busy += in_window;
-        if (s.depth[i] + 1 > ts[tk].depth) ts[tk].depth = s.depth[i] + 1;
-        uint32_t keys[TL_KEYS_MAX];
-        int nk = tl_slice_keys(l, &s, i, keys);
-        for (int k = 0; k < nk; k++) {
-            tl_name *ns = tl_names_add(&l->slice_names, keys[k]);
-            if (!ns) return tr_error_nomem(e);
-            ns->dur += in_window / nk;
-            ns->count++;
-        }
-        if (nk < 0) return tr_error_nomem(e);
-        l->n_slices++;
-    }
-    for (size_t i = 0; i < in.n; i++) {
-        uint32_t tk = in.track[i];
-        if (!sel[tk] || in.ts[i] < lo || in.ts[i] > hi) continue;
-        seen_at(l, &ts[tk], in.ts[i], in.ts[i]);
-        ts[tk].events++;
-        ts[tk].instants = 1;
-        tl_name *ns = tl_names_add(&l->instant_names, in.name[i]);
+    tl_track_scan *k = &l->scan[ev->track];
+    int64_t end = tr_time_add(ev->ts, ev->dur);
+    if (end < lo || ev->ts > hi) return TR_OK;
+    seen_at(l, k, ev->ts, end);
+    k->events++;
+    int64_t in_window = (end < hi ? end : hi) - (ev->ts > lo ? ev->ts : lo);
+    if (depth == 0) k->busy += in_window;
+    if (depth + 1 > k->depth) k->depth = depth + 1;
+    uint32_t keys[TL_KEYS_MAX];
+    int nk = tl_slice_keys(l, ev->u.s.name, ev->u.s.cat, ev->args, keys);
+    for (int i = 0; i < nk; i++) {
+        tl_name *ns = tl_names_add(&l->slice_names, keys[i]);
         if (!ns) return tr_error_nomem(e);
+        ns->dur += in_window / nk;
         ns->count++;
-        if (in.bytes[i] > l->max_bytes) l->max_bytes = in.bytes[i];
-        l->n_instants++;
     }
+    if (nk < 0) return tr_error_nomem(e);
+    l->n_slices++;
     return TR_OK;
 }
 
-static void scan_values(tr_timeline_layout *l, const uint8_t *sel, track_scan *ts)
+/*
+** The per-track facts for N tracks: a stream meets tracks as they are read,
+** so they are selected when first met (the options select by name and rank,
+** which a track has from its start).
+*/
+static int grow_tracks(tr_timeline_layout *l, size_t n)
 {
-    tr_counters cn;
-    tr_samples sm;
-    tr_trace_counters(l->t, &cn);
-    tr_trace_samples(l->t, &sm);
+    if (n <= l->n_scan) return TR_OK;
+    if (n > l->cap_scan) {
+        size_t cap = n > 2 * l->cap_scan ? n + 16 : 2 * l->cap_scan;
+        uint8_t *sel = tr_realloc(l->sel, cap);
+        if (sel) l->sel = sel;
+        tl_track_scan *scan = tr_realloc(l->scan, cap * sizeof *scan);
+        if (!sel || !scan) return TR_FATAL;
+        l->scan = scan;
+        l->cap_scan = cap;
+    }
+    for (size_t i = l->n_scan; i < n; i++) {
+        l->sel[i] = (uint8_t)tr_render_track_selected(l->t, &l->o, (uint32_t)i);
+        memset(&l->scan[i], 0, sizeof *l->scan);
+    }
+    l->n_scan = n;
+    return TR_OK;
+}
+
+int tr_timeline_scan(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e)
+{
+    if (ev->track >= tr_track_count(l->t)) return TR_OK;
+    if (grow_tracks(l, tr_track_count(l->t)) < 0) return tr_error_nomem(e);
+    if (!l->sel[ev->track]) return TR_OK;
+    tl_track_scan *k = &l->scan[ev->track];
     int64_t lo = l->o.has_since ? l->o.since : INT64_MIN;
     int64_t hi = l->o.has_until ? l->o.until : INT64_MAX;
-    for (size_t i = 0; i < cn.n; i++) {
-        uint32_t tk = cn.track[i];
-        if (!sel[tk] || cn.ts[i] > hi) continue;
-        track_scan *k = &ts[tk];
-        double v = cn.value[i];
-        if (!isfinite(v)) continue;
+    switch (ev->kind) {
+    case TR_EV_SLICE:
+        return scan_slice(l, ev, depth, lo, hi, e);
+    case TR_EV_INSTANT: {
+        if (ev->ts < lo || ev->ts > hi) return TR_OK;
+        seen_at(l, k, ev->ts, ev->ts);
+        k->events++;
+        k->instants = 1;
+        tl_name *ns = tl_names_add(&l->instant_names, ev->u.s.name);
+        if (!ns) return tr_error_nomem(e);
+        ns->count++;
+        if (ev->bytes > l->max_bytes) l->max_bytes = ev->bytes;
+        l->n_instants++;
+        return TR_OK;
+    }
+    case TR_EV_COUNTER: {
+        double v = ev->u.value;
+        if (ev->ts > hi || !isfinite(v)) return TR_OK;
         /* A value set before the window is the level the window starts at. */
         if (!k->counter) k->cmin = k->cmax = v;
         if (v < k->cmin) k->cmin = v;
         if (v > k->cmax) k->cmax = v;
         k->counter = 1;
-        if (cn.ts[i] < lo) continue;
-        seen_at(l, k, cn.ts[i], cn.ts[i]);
+        if (ev->ts < lo) return TR_OK;
+        seen_at(l, k, ev->ts, ev->ts);
         l->n_counters++;
+        return TR_OK;
     }
-    for (size_t i = 0; i < sm.n; i++) {
-        uint32_t tk = sm.track[i];
-        if (!sel[tk] || sm.ts[i] < lo || sm.ts[i] > hi) continue;
-        seen_at(l, &ts[tk], sm.ts[i], sm.ts[i]);
+    default:
+        if (ev->ts < lo || ev->ts > hi) return TR_OK;
+        seen_at(l, k, ev->ts, ev->ts);
         l->n_samples++;
+        return TR_OK;
     }
 }
 
@@ -265,7 +275,7 @@ static const char *base_name(const tr_trace *t, uint32_t input)
 }
 
 /* The events' span of each input with any, sorted by start; returns how many (-1: no memory). */
-static long input_spans(const tr_timeline_layout *l, const track_scan *ts, span **out)
+static long input_spans(const tr_timeline_layout *l, const tl_track_scan *ts, span **out)
 {
     const tr_trace *t = l->t;
     size_t ni = tr_input_count(t), n = 0;
@@ -292,7 +302,7 @@ static long input_spans(const tr_timeline_layout *l, const track_scan *ts, span 
 ** shared equally, half by span), with a gap and a break mark between, and
 ** the note under the title says so; with a window, the note warns.
 */
-static int break_axis(tr_timeline_layout *l, const track_scan *ts)
+static int break_axis(tr_timeline_layout *l, const tl_track_scan *ts)
 {
     const tr_trace *t = l->t;
     span *sp;
@@ -363,96 +373,6 @@ static void place_segments(tr_timeline_layout *l)
     l->t1 = l->segs[l->n_segs - 1].t1;
 }
 
-/* ---- flows ---- */
-
-/* Where an event a flow points at is drawn (an instant: its marker); 0 when it has no lane. */
-static int flow_end(const tr_timeline_layout *l, tr_ref ref, int from, double *x, double *y)
-{
-    const tr_trace *t = l->t;
-    uint32_t row = TR_REF_ROW(ref), track;
-    int64_t ts;
-    int depth = 0;
-    if (TR_REF_KIND(ref) == TR_EV_SLICE) {
-        tr_slices s;
-        tr_trace_slices(t, &s);
-        if (row >= s.n) return 0;
-        track = s.track[row];
-        ts = from ? tr_time_add(s.ts[row], tr_slice_dur(&s, row)) : s.ts[row];
-        depth = s.depth[row];
-    } else if (TR_REF_KIND(ref) == TR_EV_INSTANT) {
-        tr_instants in;
-        tr_trace_instants(t, &in);
-        if (row >= in.n) return 0;
-        track = in.track[row];
-        ts = in.ts[row];
-        uint32_t li = l->lane_of[track];
-        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == track) {
-            *x = tr_timeline_x(l, ts);
-            *y = l->lanes[li].y + l->lanes[li].strip / 2;
-            return 1;
-        }
-    } else {
-        return 0;
-    }
-    double y0, y1;
-    if (!tr_timeline_row(l, track, depth, &y0, &y1, NULL)) return 0;
-    *x = tr_timeline_x(l, ts);
-    *y = (y0 + y1) / 2;
-    return 1;
-}
-
-int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
-{
-    size_t n = tr_flow_count(l->t);
-    /* Arrows with the same pixel ends are one. */
-    size_t cap = 1 << 16;
-    uint64_t *seen = n ? tr_calloc(cap, sizeof *seen) : NULL;
-    if (n && !seen) return TR_FATAL;
-    int rc = TR_OK;
-    double right = l->px + l->pw;
-    for (size_t i = 0; i < n && rc == TR_OK; i++) {
-        const tr_flow *f = tr_flow_get(l->t, (uint32_t)i);
-        tl_arrow a;
-        if (!flow_end(l, f->from, 1, &a.x0, &a.y0) || !flow_end(l, f->to, 0, &a.x1, &a.y1))
-            continue;
-        if ((a.x0 < l->px && a.x1 < l->px) || (a.x0 > right && a.x1 > right)) continue;
-        uint64_t key =
-            ((uint64_t)(uint16_t)lround(a.x0) << 48 | (uint64_t)(uint16_t)lround(a.y0) << 32 |
-             (uint64_t)(uint16_t)lround(a.x1) << 16 | (uint16_t)lround(a.y1)) +
-            1;
-        size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
-        if (seen[h] == key) continue;
-        seen[h] = key;
-        rc = fn(ctx, &a);
-    }
-    tr_free(seen);
-    return rc < 0 ? rc : TR_OK;
-}
-
-typedef struct arrow_count {
-    size_t n, max;
-} arrow_count;
-
-static int count_arrow(void *ctx, const tl_arrow *a)
-{
-    (void)a;
-    arrow_count *c = ctx;
-    return ++c->n > c->max; /* past the limit: stop counting */
-}
-
-/*
-** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns
-** (arrows with the same pixel ends counted once) they are a grey smear, so
-** none is drawn and the subtitle says so.  Counting stops at the limit.
-*/
-static int count_flows(tr_timeline_layout *l)
-{
-    arrow_count c = {0, (size_t)(l->pw / TL_FLOW_MIN_PX)};
-    if (tl_flows(l, count_arrow, &c) < 0) return TR_FATAL;
-    l->flows_hidden = c.n > c.max;
-    return TR_OK;
-}
-
 /* ---- lanes ---- */
 
 static int lane_guessed(const tr_trace *t, uint32_t process)
@@ -461,12 +381,12 @@ static int lane_guessed(const tr_trace *t, uint32_t process)
 }
 
 /* The lanes of the tracks with anything to show, sorted; returns how many. */
-static size_t make_lanes(tr_timeline_layout *l, const track_scan *scan)
+static size_t make_lanes(tr_timeline_layout *l, const tl_track_scan *scan)
 {
     const tr_trace *t = l->t;
     size_t n = 0;
     for (size_t i = 0; i < tr_track_count(t); i++) {
-        const track_scan *k = &scan[i];
+        const tl_track_scan *k = &scan[i];
         if (!k->any && !k->counter) continue;
         tl_lane *ln = &l->lanes[n++];
         memset(ln, 0, sizeof *ln);
@@ -670,7 +590,7 @@ static int place_parts(tr_timeline_layout *l, size_t n, tr_measure *m)
     return TR_OK;
 }
 
-int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
+int tr_timeline_stream_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
                            tr_error *e)
 {
     *out = NULL;
@@ -690,26 +610,27 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     tr_vec_init(&l->labels, sizeof(tl_label));
     tr_buf_init(&l->label_text, 0);
     tr_buf_init(&l->warning, 0);
-    size_t n_tracks = tr_track_count(t);
-    uint8_t *sel = tr_calloc(n_tracks + 1, 1);
-    track_scan *scan = tr_calloc(n_tracks + 1, sizeof *scan);
+    tl_pass_init(l);
+    int rc = tr_measure_open(&l->m, o->dpi);
+    l->measure_open = rc >= 0;
+    if (rc < 0 || grow_tracks(l, tr_track_count(t)) < 0) {
+        tr_timeline_layout_free(l);
+        return tr_error_nomem(e);
+    }
+    *out = l;
+    return TR_OK;
+}
+
+int tr_timeline_place(tr_timeline_layout *l, const tr_flow *flows, size_t n_flows, tr_error *e)
+{
+    const tr_render_opts *o = &l->o;
+    size_t n_tracks = tr_track_count(l->t);
     l->lane_of = tr_malloc((n_tracks + 1) * sizeof *l->lane_of);
     l->lanes = tr_malloc((n_tracks + 1) * sizeof *l->lanes);
-    tr_measure m;
-    int rc = tr_measure_open(&m, o->dpi);
-    if (rc < 0 || !sel || !scan || !l->lane_of || !l->lanes) {
-        rc = tr_error_nomem(e);
-        goto done;
-    }
-    for (size_t i = 0; i < n_tracks; i++) {
-        sel[i] = (uint8_t)tr_render_track_selected(t, o, (uint32_t)i);
-        l->lane_of[i] = TR_NONE;
-    }
-    rc = scan_events(l, sel, scan, e);
-    if (rc < 0) goto done;
-    scan_values(l, sel, scan);
-    rc = break_axis(l, scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
-    if (rc < 0) goto done;
+    if (!l->lane_of || !l->lanes || grow_tracks(l, n_tracks) < 0) return tr_error_nomem(e);
+    for (size_t i = 0; i < n_tracks; i++) l->lane_of[i] = TR_NONE;
+    int rc = break_axis(l, l->scan) < 0 ? tr_error_nomem(e) : tl_legend_build(l, e);
+    if (rc < 0) return rc;
     /* The window: what was asked, else the events' span padded by 1% as GT's visualize does. */
     int64_t first = l->first <= l->last ? l->first : 0;
     int64_t last = l->first <= l->last ? l->last : 1000000000;
@@ -717,15 +638,88 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     int64_t pad = (last - first) / 100;
     l->t0 = o->has_since ? o->since : first - pad;
     l->t1 = o->has_until ? o->until : last + pad;
-    rc = place_parts(l, make_lanes(l, scan), &m) < 0 ? tr_error_nomem(e) : TR_OK;
-    if (rc >= 0) place_segments(l);
+    if (place_parts(l, make_lanes(l, l->scan), &l->m) < 0) return tr_error_nomem(e);
+    place_segments(l);
     l->guess_w = GUESS_IN * o->dpi;
-    if (rc >= 0 && count_flows(l) < 0) rc = tr_error_nomem(e);
-    if (rc >= 0) rc = tl_labels_place(l, &m, e);
-done:
-    tr_measure_close(&m);
-    tr_free(sel);
-    tr_free(scan);
+    tr_free(l->sel);
+    tr_free(l->scan);
+    l->sel = NULL;
+    l->scan = NULL;
+    rc = tl_pass_open(l, flows, n_flows, e);
+    return rc < 0 ? rc : tl_labels_place(l, &l->m, e);
+}
+
+/* Both passes over the model's tables, each kind in its rows' order (as a stream hands them out).
+ */
+static int feed_model(tr_timeline_layout *l, int pass, tr_error *e)
+{
+    const tr_trace *t = l->t;
+    tr_slices s;
+    tr_instants in;
+    tr_counters cn;
+    tr_samples sm;
+    tr_trace_slices(t, &s);
+    tr_trace_instants(t, &in);
+    tr_trace_counters(t, &cn);
+    tr_trace_samples(t, &sm);
+    int (*fn)(tr_timeline_layout *, const tr_event_rec *, int, tr_error *) =
+        pass ? tr_timeline_add : tr_timeline_scan;
+    int rc = TR_OK;
+    tr_event_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = TR_EV_SLICE;
+    for (size_t i = 0; i < s.n && rc >= 0; i++) {
+        r = (tr_event_rec){.ts = s.ts[i],
+                           .dur = tr_slice_dur(&s, i),
+                           .seq = i,
+                           .track = s.track[i],
+                           .args = s.args[i],
+                           .kind = TR_EV_SLICE};
+        r.u.s.name = s.name[i];
+        r.u.s.cat = tr_slice_cat(&s, i);
+        rc = fn(l, &r, s.depth[i], e);
+    }
+    for (size_t i = 0; i < in.n && rc >= 0; i++) {
+        r = (tr_event_rec){.ts = in.ts[i],
+                           .bytes = in.bytes[i],
+                           .seq = i,
+                           .track = in.track[i],
+                           .args = in.args[i],
+                           .kind = TR_EV_INSTANT,
+                           .scope = in.scope[i]};
+        r.u.s.name = in.name[i];
+        rc = fn(l, &r, 0, e);
+    }
+    for (size_t i = 0; i < cn.n && rc >= 0; i++) {
+        r = (tr_event_rec){.ts = cn.ts[i], .seq = i, .track = cn.track[i], .kind = TR_EV_COUNTER};
+        r.u.value = cn.value[i];
+        rc = fn(l, &r, 0, e);
+    }
+    for (size_t i = 0; i < sm.n && rc >= 0; i++) {
+        r = (tr_event_rec){.ts = sm.ts[i], .seq = i, .track = sm.track[i], .kind = TR_EV_SAMPLE};
+        rc = fn(l, &r, 0, e);
+    }
+    return rc;
+}
+
+int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
+                           tr_error *e)
+{
+    tr_timeline_layout *l;
+    int rc = tr_timeline_stream_new(t, o, &l, e);
+    if (rc < 0) return rc;
+    tr_vec flows;
+    tr_vec_init(&flows, sizeof(tr_flow));
+    size_t nf = tr_flow_count(t);
+    rc = feed_model(l, 0, e);
+    if (rc >= 0 && nf && tr_vec_reserve(&flows, nf)) rc = tr_error_nomem(e);
+    for (size_t i = 0; i < nf && rc >= 0; i++)
+        *(tr_flow *)tr_vec_push(&flows) = *tr_flow_get(t, (uint32_t)i);
+    /* The layout keeps the copy: tl_flows reads it when drawing. */
+    l->px_state.flows_owned = flows;
+    if (rc >= 0) rc = tr_timeline_place(l, flows.data, flows.len, e);
+    if (rc >= 0) rc = feed_model(l, 1, e);
+    if (rc >= 0) rc = tr_timeline_finish(l, e);
     if (rc < 0) {
         tr_timeline_layout_free(l);
         return rc;

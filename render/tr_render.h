@@ -26,6 +26,7 @@
 
 #include "tr_analysis.h"
 #include "tr_error.h"
+#include "tr_stream.h"
 #include "tr_trace.h"
 
 enum tr_render_kind {
@@ -167,6 +168,28 @@ typedef struct tr_timeline_layout tr_timeline_layout;
 int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
                            tr_error *e);
 void tr_timeline_layout_free(tr_timeline_layout *l);
+/*
+** A timeline from events met one at a time, twice, in tr_iter's order (a
+** stream's, tr_stream.h): what tr_timeline_layout_new does with the model.
+** ^tr_timeline_stream_new starts a layout of T (whose tracks, processes and
+** strings are read; its event tables are not); ^tr_timeline_scan meets each
+** event (a slice with its nesting DEPTH) for the first pass; ^tr_timeline_place
+** places lanes, legend and axis, and takes the N FLOWS (ends by kind and
+** seq, tr_stream_flows; kept until the layout is freed); ^tr_timeline_add
+** meets each event again, in the same order, and keeps what is drawn per
+** pixel; ^tr_timeline_finish ends the pass.  ^Each returns TR_OK, or
+** TR_FATAL when out of memory.  ^The memory held grows with the pixels,
+** tracks, names and flows, not with the events.
+*/
+int tr_timeline_stream_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
+                           tr_error *e);
+int tr_timeline_scan(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e);
+int tr_timeline_place(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error *e);
+int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e);
+int tr_timeline_finish(tr_timeline_layout *l, tr_error *e);
+/* ^Draws finished layout L into PATH as tr_render does; STATS as tr_render's (not NULL). */
+int tr_timeline_draw(tr_timeline_layout *l, const char *path, int format, tr_render_stats *stats,
+                     tr_error *e);
 /* ^The pixel column of time TS (fractional; outside the plot for times outside the window). */
 double tr_timeline_x(const tr_timeline_layout *l, int64_t ts);
 /* ^The pixel columns the plot spans: the window's start and end. */
@@ -245,6 +268,24 @@ typedef struct tr_flame_layout tr_flame_layout;
 int tr_flame_layout_new(const tr_trace *t, const tr_render_opts *o, int format,
                         tr_flame_layout **out, tr_error *e);
 void tr_flame_layout_free(tr_flame_layout *l);
+/*
+** Where a flame graph's samples come from: fills R with the next event
+** (others than samples are skipped) and returns TR_OK, or TR_END, or a
+** failure (said in the source's error).
+*/
+typedef int (*tr_flame_next_fn)(void *ctx, tr_event_rec *r);
+/*
+** ^tr_flame_layout_new with the samples from NEXT (CTX) instead of T's
+** tables, met once, in tr_iter's order (a stream's, tr_stream.h): T gives
+** the tracks, stacks and frames.  ^A failure of NEXT is returned with ERR
+** (the source's error, NULL: none) copied into E.  ^The memory held grows
+** with the distinct stacks (and threads), not with the samples.
+*/
+int tr_flame_layout_from(const tr_trace *t, const tr_render_opts *o, int format,
+                         tr_flame_next_fn next, void *ctx, const tr_error *err,
+                         tr_flame_layout **out, tr_error *e);
+/* ^Draws L into PATH as tr_render does; STATS as tr_render's (not NULL). */
+int tr_flame_draw(const tr_flame_layout *l, const char *path, tr_render_stats *stats, tr_error *e);
 void tr_flame_size(const tr_flame_layout *l, int *w, int *h);
 size_t tr_flame_part_count(const tr_flame_layout *l);
 int tr_flame_part(const tr_flame_layout *l, size_t i, tr_render_box *box);

@@ -26,7 +26,7 @@
 ** parquet_page.c a page at a time.
 */
 #include "parquet_impl.h"
-#include "rows_impl.h"
+#include "tr_rows.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
 #include "tr_pool.h"
@@ -359,8 +359,8 @@ typedef struct pq_file_ctx {
     const tr_sc_table *tb;
     const pq_part *part;
     pq_rows rows;
-    const tr_sc_event *evs; /* a stream's rows instead: row I is EVS[I] */
-    int colmap[MAX_COLS];   /* file column -> table column, -1: part */
+    const tr_row_event *evs; /* a stream's rows instead: row I is EVS[I] */
+    int colmap[MAX_COLS];    /* file column -> table column, -1: part */
 } pq_file_ctx;
 
 static void file_get(void *user, int col, uint64_t row, tr_pq_value *v)
@@ -888,7 +888,7 @@ typedef struct pq_sfile {
     tr_output *out;
     tr_pq_file *f;
     tr_buf path;
-    tr_vec rows; /* tr_sc_event */
+    tr_vec rows; /* tr_row_event */
 } pq_sfile;
 
 /* A part as the stream meets it. */
@@ -991,18 +991,18 @@ static int sfile_flush(pq_sfile *f, tr_error *e)
 }
 
 /* Adds row X to table I's file of part SP, opening it first; a full row group is written. */
-static int sfile_add(pq_stream *st, pq_spart *sp, size_t i, const tr_sc_event *x, tr_error *e)
+static int sfile_add(pq_stream *st, pq_spart *sp, size_t i, const tr_row_event *x, tr_error *e)
 {
     pq_sfile *f = sp->files[i];
     if (!f) {
         if (!(f = sp->files[i] = tr_calloc(1, sizeof *f))) return tr_error_nomem(e);
         tr_buf_init(&f->path, 0);
-        tr_vec_init(&f->rows, sizeof(tr_sc_event));
+        tr_vec_init(&f->rows, sizeof(tr_row_event));
         f->ctx = (pq_file_ctx){.w = &st->w, .tb = st->tables[i], .part = &sp->part};
         int rc = file_start(&st->w, &f->ctx, f->cols, &f->path, &f->out, &f->f, e);
         if (rc) return rc;
     }
-    tr_sc_event *at = tr_vec_push(&f->rows);
+    tr_row_event *at = tr_vec_push(&f->rows);
     if (!at) return tr_error_nomem(e);
     *at = *x;
     return f->rows.len >= st->w.ds->lim.row_group_rows ? sfile_flush(f, e) : TR_OK;
@@ -1022,7 +1022,7 @@ static int parquet_event(tr_write *run, const tr_trace *t, const tr_event_rec *e
     pq_stream *st;
     int grc = stream_get(run->state, t, &st, e);
     if (grc) return grc;
-    tr_sc_event x;
+    tr_row_event x;
     if (tr_rows_next(&st->rows, ev, &x)) return tr_error_nomem(e);
     pq_spart *sp = stream_part(st, ev->track);
     if (!sp) {

@@ -324,7 +324,7 @@ static const tr_sc_column slice_cols[] = {{"id", TR_SC_INT, 0, NULL},
 static void get_slice(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     const tr_slices *s = &c->sl;
-    const tr_sc_event *x = c->cur[TR_EV_SLICE];
+    const tr_row_event *x = c->cur[TR_EV_SLICE];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
@@ -382,7 +382,7 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
     static const char *const scopes[] = {"thread", "process", "global"};
     const tr_instants *s = &c->in;
-    const tr_sc_event *x = c->cur[TR_EV_INSTANT];
+    const tr_row_event *x = c->cur[TR_EV_INSTANT];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
@@ -421,7 +421,7 @@ static const tr_sc_column counter_cols[] = {{"id", TR_SC_INT, 0, NULL},
 
 static void get_counter(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
-    const tr_sc_event *x = c->cur[TR_EV_COUNTER];
+    const tr_row_event *x = c->cur[TR_EV_COUNTER];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);
@@ -479,7 +479,7 @@ static int64_t sample_utid(const tr_sc_ctx *c, size_t r)
 
 static void get_sample(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
 {
-    const tr_sc_event *x = c->cur[TR_EV_SAMPLE];
+    const tr_row_event *x = c->cur[TR_EV_SAMPLE];
     switch (col) {
     case 0:
         v_int(v, (int64_t)r);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "tr_mem.h"
+#include "tr_rows.h"
 #include "tr_writer.h"
 
 /* Column types: Parquet INT64, DOUBLE and UTF-8 strings; SQLite INTEGER, REAL, TEXT. */
@@ -74,13 +75,6 @@ typedef struct tr_sc_value {
     uint64_t key;
 } tr_sc_value;
 
-/* One event of a stream with what freeze gives it: its row, a slice's depth and parent. */
-typedef struct tr_sc_event {
-    tr_event_rec rec;
-    uint64_t row;
-    uint32_t depth, parent;
-} tr_sc_event;
-
 /* What getters read: the trace, its tables, which events the filter keeps. */
 typedef struct tr_sc_ctx {
     const tr_trace *t;
@@ -94,11 +88,11 @@ typedef struct tr_sc_ctx {
     tr_buf scratch;      /* computed text (display values, stacks) */
     tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
-    ** Streaming (writers/rows_impl.h): the trace holds no events, so an event
+    ** Streaming (lib/tr_rows.h): the trace holds no events, so an event
     ** table's getter reads CUR[kind] (set before each get: its row is the
     ** key), and the flows are FLOWS, bound to rows (tr_rows_flows).
     */
-    const tr_sc_event *cur[TR_EV_KIND_COUNT];
+    const tr_row_event *cur[TR_EV_KIND_COUNT];
     const tr_flow *flows;
     size_t n_flows;
 } tr_sc_ctx;

@@ -13,7 +13,7 @@
 ** sorts once instead of updating a b-tree per row.
 */
 #include "tr_sqlite.h"
-#include "rows_impl.h"
+#include "tr_rows.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
 
@@ -188,8 +188,8 @@ typedef struct sq_bulk {
     uint64_t keys[BULK_ROWS];
     int n;
     int rc;
-    int kind;                   /* streaming: the kind of the events EVS holds; -1: keys only */
-    tr_sc_event evs[BULK_ROWS]; /* streaming: the rows of the batch, for a partial last one */
+    int kind;                    /* streaming: the kind of the events EVS holds; -1: keys only */
+    tr_row_event evs[BULK_ROWS]; /* streaming: the rows of the batch, for a partial last one */
 } sq_bulk;
 
 /* "INSERT INTO table VALUES(?,..),(?,..)" for ROWS rows. */
@@ -729,7 +729,7 @@ static int sqlite_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev
     sq_stream *s = run->state;
     int rc = s->w.db ? TR_OK : stream_open(s, run->out, t, e);
     s->w.e = e;
-    tr_sc_event x;
+    tr_row_event x;
     if (!rc && (tr_rows_next(&s->rows, ev, &x) || (ev->args && mark_set(s, ev->args))))
         rc = tr_error_nomem(e);
     for (size_t i = 0; i < s->n_bulk && !rc; i++) {

@@ -116,6 +116,19 @@ int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int
 uint64_t tr_cli_memory(const tr_cli *c);
 /* ^The share of it that readers of a streaming load sort themselves (tr_read_opts.sort_memory). */
 uint64_t tr_cli_sort_memory(const tr_cli *c);
+/*
+** tr_cli_can_stream: whether the N INPUTS are read through a stream
+** ^1 when each is a file (no archive, not standard input) whose reader
+** streams, no --align-on is given (it looks for events once all are read),
+** and the model may not fit: always for readers other than Chrome JSON,
+** for Chrome JSON when --memory was given or its model (about half a byte a
+** byte of JSON) may outgrow the default budget.  ^ONE_MODEL: the consumer
+** holds one input's model at a time, so the largest Chrome input is judged,
+** not their sum.
+*/
+int tr_cli_can_stream(const tr_cli *c, char *const *inputs, size_t n, int one_model);
+/* ^1 when a reader of the N INPUTS may give slices thread times (tr_reader.thread_time). */
+int tr_cli_thread_time(const tr_cli *c, char *const *inputs, size_t n);
 /* ^Where to spill: --tmpdir, else the directory of OUTPUT (a file; NULL or "-": none), else
  * $TMPDIR, else /tmp; BUF holds it. */
 const char *tr_cli_tmpdir(const tr_cli *c, const char *output, char *buf, size_t n);
@@ -163,10 +176,10 @@ void tr_cli_print_version(const char *prog);
     "                        (default 64G; K, M, G, T)\n"                                    \
     "      --max-ratio N     stop when it passes 64 MiB and N times the bytes read\n"        \
     "                        (default 1000; real traces compress 15 to 25 times)\n" \
-    "      --memory SIZE     memory for the events convert and cat sort (8M, 512M, 2G;\n" \
-    "                        default 1G, or a quarter of RAM when less): past it they\n" \
-    "                        spill to --tmpdir and are merged; other commands hold\n"  \
-    "                        the whole trace in memory\n"                              \
+    "      --memory SIZE     memory for the events convert, cat and traceviz (timeline,\n" \
+    "                        flame) sort (8M, 512M, 2G; default 1G, or a quarter of\n" \
+    "                        RAM when less): past it they spill to --tmpdir and are\n" \
+    "                        merged; other commands hold the whole trace in memory\n" \
     "      --tmpdir DIR      where spilled events go (default: beside the output,\n"  \
     "                        else $TMPDIR, else /tmp); removed when done or killed\n"
 

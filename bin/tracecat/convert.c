@@ -8,7 +8,6 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- filters ---- */
 
@@ -131,78 +130,19 @@ static int write_trace(tr_cli *c, const args *a, const tr_trace *t, const tr_wri
 /* ---- streaming ---- */
 
 /*
-** Events go through a stream (tr_stream.h: sorted within --memory, spilled
-** past it) instead of the whole model when the writer formats them one by
-** one and nothing needs the model: no filter (it names rows of the model),
-** no --align-on (it looks for events once all are read), and inputs that
-** are files and no archives, each read by a reader that lets the model drop
-** what it read (tr_reader.streams).  Standard input cannot be looked at
-** twice, so it is read whole.
+** Events go through a stream (tr_stream.h) instead of the whole model when
+** the writer formats them one by one and nothing needs the model: no filter
+** (it names rows of the model), and the inputs stream (tr_cli_can_stream).
+** A writer that writes each input apart streams several only when it can
+** end one input's part and begin the next (tr_writer.part_end).
 */
-/* The reader that would read PATH when it streams (tr_reader.streams), else NULL. */
-static const tr_reader *input_streams(const tr_cli *c, const char *path)
-{
-    if (strcmp(path, "-") == 0) return NULL;
-    tr_source *src;
-    if (tr_source_open(&src, path, NULL) != TR_OK) return NULL;
-    const tr_reader *r = NULL;
-    tr_input *in;
-    const unsigned char *head;
-    size_t n;
-    if (tr_source_kind(src) != TR_SOURCE_STREAM)
-        r = NULL;
-    else if (c->read.from)
-        r = tr_reader_find(tr_readers, c->read.from);
-    else if (tr_source_next(src, &in, NULL) == TR_OK &&
-             tr_input_peek(in, &head, &n, TR_PEEK_SIZE, NULL) == TR_OK) {
-        tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
-        r = tr_probe(tr_readers, &pk, NULL);
-    }
-    tr_source_close(src);
-    return r && r->streams ? r : NULL;
-}
-
-/*
-** A Chrome stream costs more than its model (a 64-byte record and a binding
-** key a slice, sorted: 1.7x the CPU on a 1 GB Kineto trace) until the model
-** outgrows the budget, so under the default budget Chrome JSON streams only
-** when its model may not fit: about half a byte of model per byte of JSON
-** (0.34 measured on Kineto).  A budget given with --memory is obeyed.
-*/
-#define CHROME_MODEL_PER_BYTE 0.5
-
 static int can_stream(const tr_cli *c, const args *a, const tr_writer *w)
 {
-    if (!w->event || has_filter(a) || c->read.align.align_on || a->n_inputs < 1) return 0;
+    if (!w->event || has_filter(a) || a->n_inputs < 1) return 0;
     if (a->n_inputs > 1 && (w->flags & TR_WRITE_PER_INPUT) && !w->part_end) return 0;
     /* a per-input writer's model holds one input at a time */
-    int one_model = (w->flags & TR_WRITE_PER_INPUT) != 0;
-    double chrome_bytes = 0;
-    int other = 0;
-    for (int i = 0; i < a->n_inputs; i++) {
-        const tr_reader *r = input_streams(c, a->inputs[i]);
-        if (!r) return 0;
-        struct stat st;
-        double size = stat(a->inputs[i], &st) == 0 ? (double)st.st_size : 0;
-        if (strcmp(r->name, "chrome") != 0)
-            other = 1;
-        else if (one_model)
-            chrome_bytes = size > chrome_bytes ? size : chrome_bytes;
-        else
-            chrome_bytes += size;
-    }
-    return other || c->read.memory ||
-           chrome_bytes * CHROME_MODEL_PER_BYTE > (double)tr_cli_memory(c);
-}
-
-/* Whether a reader of the inputs may give slices thread times, which the records then keep. */
-static int inputs_thread_time(const tr_cli *c, const args *a)
-{
-    for (int i = 0; i < a->n_inputs; i++) {
-        const tr_reader *r = input_streams(c, a->inputs[i]);
-        if (r && r->thread_time) return 1;
-    }
-    return 0;
+    return tr_cli_can_stream(c, a->inputs, (size_t)a->n_inputs,
+                             (w->flags & TR_WRITE_PER_INPUT) != 0);
 }
 
 /* One streaming conversion: what its load callback needs, and how it went. */
@@ -240,7 +180,7 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                          .free_bytes = a->free_bytes,
                          .sort_all = sort_all,
                          .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0,
-                         .thread_time = inputs_thread_time(c, a)};
+                         .thread_time = tr_cli_thread_time(c, a->inputs, (size_t)a->n_inputs)};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     c->read.spill_dir = so.tmpdir;
     tr_error e = {0};

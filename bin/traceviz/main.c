@@ -89,13 +89,28 @@ static int run(tr_cli *c, args *a, char **inputs, int n)
     if (a->control.len) return run_diff(c, a, inputs, n);
     a->ro.ranks = a->ranks;
     a->ro.n_ranks = a->n_ranks;
+    /* A flame graph needs only the samples, not slices derived from them. */
+    int flame = a->ro.kind == TR_RENDER_FLAME || a->ro.kind == TR_RENDER_ICICLE;
+    if (tr_cli_can_stream(c, inputs, (size_t)n, 0)) {
+        if (a->ro.kind == TR_RENDER_TIMELINE || flame) {
+            tr_render_stats st;
+            rc = flame ? tv_stream_flame(c, a, inputs, n, &st)
+                       : tv_stream_timeline(c, a, inputs, n, &st);
+            if (rc == TR_EXIT_OK && c->verbosity >= 2) say_drawn(a, &st);
+            return rc;
+        }
+        /* The other pictures are drawn from the model: said, since the budget does not hold. */
+        if (c->verbosity >= 1)
+            fprintf(stderr,
+                    "traceviz: the %s picture reads the whole trace into memory, past the "
+                    "%llu MiB budget (only timelines and flame graphs are drawn within --memory)\n",
+                    tv_kinds[a->ro.kind], (unsigned long long)(tr_cli_memory(c) >> 20));
+    }
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");
         return TR_EXIT_DATA;
     }
-    /* A flame graph needs only the samples, not slices derived from them. */
-    int flame = a->ro.kind == TR_RENDER_FLAME || a->ro.kind == TR_RENDER_ICICLE;
     rc = tr_cli_load(c, t, inputs, (size_t)n, flame);
     if (rc == TR_EXIT_OK) {
         tr_error e = {0};

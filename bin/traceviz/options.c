@@ -163,11 +163,12 @@ static int word_index(const char *arg, const char *const *words, int n)
     return -1;
 }
 
+const char *const tv_kinds[TV_KINDS] = {"timeline", "flame", "icicle", "heatmap",
+                                        "access",   "ops",   "stree"};
+
 /* The options that name one of a few words. */
 static int word_option(tr_cli *c, args *a, int id, const char *arg)
 {
-    static const char *const kinds[] = {"timeline", "flame", "icicle", "heatmap",
-                                        "access",   "ops",   "stree"};
     static const int kind_ids[] = {TR_RENDER_TIMELINE, TR_RENDER_FLAME,  TR_RENDER_ICICLE,
                                    TR_RENDER_HEATMAP,  TR_RENDER_ACCESS, TR_RENDER_OPS,
                                    TR_RENDER_STREE};
@@ -177,7 +178,7 @@ static int word_option(tr_cli *c, args *a, int id, const char *arg)
     static const int color_ids[] = {TR_FLAME_BY_NAME, TR_FLAME_BY_MODULE};
     int i;
     if (id == OPT_KIND) {
-        if ((i = word_index(arg, kinds, 7)) < 0)
+        if ((i = word_index(arg, tv_kinds, TV_KINDS)) < 0)
             return tr_cli_usage_error(
                 c, "--kind is timeline, flame, icicle, heatmap, access, ops or stree");
         a->ro.kind = kind_ids[i];

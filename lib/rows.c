@@ -1,7 +1,7 @@
 /*
-** rows.c: rows, nesting and flow ends on a stream (rows_impl.h).
+** rows.c: rows, nesting and flow ends on a stream (tr_rows.h).
 */
-#include "rows_impl.h"
+#include "tr_rows.h"
 
 #include <string.h>
 
@@ -49,7 +49,7 @@ static int put_at(tr_vec *v, uint64_t seq, uint32_t x)
 }
 
 /* The depth and parent of slice OUT on its track, as freeze's nest_slices gives them. */
-static int nest(tr_rows *r, tr_sc_event *out)
+static int nest(tr_rows *r, tr_row_event *out)
 {
     const tr_event_rec *ev = &out->rec;
     while (r->open.len <= ev->track) {
@@ -70,7 +70,7 @@ static int nest(tr_rows *r, tr_sc_event *out)
     return TR_OK;
 }
 
-int tr_rows_next(tr_rows *r, const tr_event_rec *ev, tr_sc_event *out)
+int tr_rows_next(tr_rows *r, const tr_event_rec *ev, tr_row_event *out)
 {
     int k = ev->kind;
     out->rec = *ev;

@@ -1,7 +1,7 @@
 /*
-** rows_impl.h: what freeze gives each event, derived on a stream
-** (writers/rows.c), for the writers that store rows by id (SQLite,
-** Parquet).
+** tr_rows.h: what freeze gives each event, derived on a stream
+** (lib/rows.c), for the writers that store rows by id (SQLite, Parquet)
+** and the analyses that read a stream (tr_analysis.h).
 **
 ** A stream (tr_stream.h) hands events out in tr_iter's order, which within
 ** each kind is the order of the frozen model's rows: the N-th slice handed
@@ -12,10 +12,21 @@
 ** bound to rows at the end.  Tracks whose nesting is given (Recorder) are
 ** not streamed: their parents name rows the stream does not keep.
 */
-#ifndef TR_ROWS_IMPL_H
-#define TR_ROWS_IMPL_H
+#ifndef TR_ROWS_H
+#define TR_ROWS_H
 
-#include "schema_impl.h"
+#include <stdint.h>
+
+#include "tr_mem.h"
+#include "tr_stream.h"
+#include "tr_trace.h"
+
+/* One event of a stream with what freeze gives it: its row, a slice's depth and parent. */
+typedef struct tr_row_event {
+    tr_event_rec rec;
+    uint64_t row;
+    uint32_t depth, parent;
+} tr_row_event;
 
 typedef struct tr_rows {
     uint64_t n[TR_EV_KIND_COUNT];      /* events handed out so far: the next row of each kind */
@@ -25,10 +36,12 @@ typedef struct tr_rows {
     int tracks;                        /* keep track_of */
 } tr_rows;
 
+/* ^Starts R; ^with TRACKS set it keeps each row's track (tr_rows_track). */
 void tr_rows_init(tr_rows *r, int tracks);
+/* ^Frees what R holds. */
 void tr_rows_fini(tr_rows *r);
 /* ^Fills OUT with EV, its row, and a slice's depth and parent.  ^TR_OK or TR_FATAL. */
-int tr_rows_next(tr_rows *r, const tr_event_rec *ev, tr_sc_event *out);
+int tr_rows_next(tr_rows *r, const tr_event_rec *ev, tr_row_event *out);
 /*
 ** tr_rows_flows: bind flow ends to rows
 ** ^Rewrites the ends of the N flows at F (as tr_stream_flows gives them)
