@@ -53,18 +53,145 @@ static void sort_tables(tr_report *r)
     }
 }
 
+/* The sections tr_report_begin computes from events one at a time. */
+#define STREAMED                                                                                   \
+    (1u << TR_REPORT_OVERVIEW | 1u << TR_REPORT_LANES | 1u << TR_REPORT_OPS |                      \
+     1u << TR_REPORT_STRAGGLERS)
+
+/* The sections O asks for: by name, else every one up to gpu. */
+static unsigned sections_wanted(const tr_report_opts *o)
+{
+    /* The HTA breakdowns are printed when asked by name: the default report stays as it was. */
+    return o->sections ? o->sections : (1u << (TR_REPORT_GPU + 1)) - 1;
+}
+
+unsigned tr_report_unstreamed(const tr_report_opts *o)
+{
+    return sections_wanted(o) & ~STREAMED;
+}
+
+static tr_report *report_alloc(const tr_trace *t, const tr_report_opts *o)
+{
+    tr_report *r = tr_calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->t = t;
+    r->o = *o;
+    r->want = sections_wanted(o);
+    r->explicit_sections = o->sections != 0;
+    r->first = INT64_MAX;
+    r->last = INT64_MIN;
+    return r;
+}
+
+static int accumulators_new(tr_report *r, tr_error *e)
+{
+    const tr_stat_opts *so = &r->o.stat;
+    if (tr_rp_has(r, TR_REPORT_LANES) && tr_lane_acc_new(r->t, so, &r->lane_acc, e) < 0)
+        return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_OPS) && tr_op_acc_new(r->t, &r->op_acc, e) < 0) return TR_FATAL;
+    if (tr_rp_has(r, TR_REPORT_STRAGGLERS) && tr_straggler_acc_new(r->t, so, &r->strag_acc, e) < 0)
+        return TR_FATAL;
+    return TR_OK;
+}
+
+static void accumulators_free(tr_report *r)
+{
+    tr_lane_acc_free(r->lane_acc);
+    tr_op_acc_free(r->op_acc);
+    tr_straggler_acc_free(r->strag_acc);
+    r->lane_acc = NULL;
+    r->op_acc = NULL;
+    r->strag_acc = NULL;
+}
+
+int tr_report_begin(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e)
+{
+    *out = NULL;
+    unsigned other = tr_report_unstreamed(o);
+    if (other) {
+        int sec = 0;
+        while (!(other >> sec & 1u)) sec++;
+        return tr_errorf(e, TR_E_USAGE, NULL, "the %s section reads the whole trace",
+                         tr_report_section_name(sec));
+    }
+    tr_report *r = report_alloc(t, o);
+    if (!r) return tr_error_nomem(e);
+    if (accumulators_new(r, e) != TR_OK) {
+        tr_report_free(r);
+        return TR_FATAL;
+    }
+    *out = r;
+    return TR_OK;
+}
+
+int tr_report_add(tr_report *r, const tr_row_event *ev, tr_error *e)
+{
+    r->n_events[ev->rec.kind]++;
+    tr_stat_span_add(&r->first, &r->last, &ev->rec);
+    if (r->lane_acc && tr_lane_acc_add(r->lane_acc, ev, e) < 0) return TR_FATAL;
+    if (r->op_acc && tr_op_acc_add(r->op_acc, ev, e) < 0) return TR_FATAL;
+    if (r->strag_acc && tr_straggler_acc_add(r->strag_acc, ev, e) < 0) return TR_FATAL;
+    return TR_OK;
+}
+
+static int feed_report(void *user, const tr_row_event *ev, tr_error *e)
+{
+    return tr_report_add(user, ev, e);
+}
+
+/*
+** The accumulators' results.  IO is the io section of the same events for
+** the stragglers' I/O time; NULL from a stream, which holds none: then
+** the events must have had no I/O call.
+*/
+static int accumulators_end(tr_report *r, const tr_io_stats *io, tr_error *e)
+{
+    r->have_span = r->first <= r->last;
+    if (!r->have_span) r->first = r->last = 0;
+    if (r->lane_acc && tr_lane_acc_end(r->lane_acc, &r->lanes, e) < 0) return TR_FATAL;
+    if (r->op_acc && tr_op_acc_end(r->op_acc, &r->ops, e) < 0) return TR_FATAL;
+    if (r->strag_acc) {
+        tr_io_stats none;
+        if (!io && tr_straggler_acc_io_calls(r->strag_acc))
+            return tr_errorf(e, TR_E_USAGE, NULL,
+                             "the stragglers' I/O time needs the io section, which reads the "
+                             "whole trace");
+        /* A trace without I/O calls: the io section of its dictionaries alone. */
+        if (!io && tr_io_stats_compute(r->t, &r->o.stat, &none, e) < 0) return TR_FATAL;
+        int rc = tr_straggler_acc_end(r->strag_acc, io ? io : &none, &r->strag, e);
+        if (!io) tr_io_stats_fini(&none);
+        if (rc < 0) return rc;
+    }
+    accumulators_free(r);
+    return TR_OK;
+}
+
+int tr_report_end(tr_report *r, tr_error *e)
+{
+    int rc = accumulators_end(r, NULL, e);
+    if (rc == TR_OK) sort_tables(r);
+    return rc;
+}
+
+/* The sections that read the model's tables, after the accumulators met its rows. */
 static int compute(tr_report *r, tr_error *e)
 {
     const tr_trace *t = r->t;
     const tr_stat_opts *so = &r->o.stat;
-    r->have_span = tr_stat_span(t, &r->first, &r->last);
-    if (tr_rp_has(r, TR_REPORT_LANES) && tr_lane_stats_compute(t, so, &r->lanes, e) < 0)
+    if (accumulators_new(r, e) != TR_OK || tr_stat_feed_model(t, feed_report, r, e) != TR_OK)
         return TR_FATAL;
-    if (tr_rp_has(r, TR_REPORT_OPS) && tr_op_stats_compute(t, &r->ops, e) < 0) return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_IO) && tr_io_stats_compute(t, so, &r->io, e) < 0) return TR_FATAL;
-    if (tr_rp_has(r, TR_REPORT_HOT) && tr_hot_stats_compute(t, so, &r->hot, e) < 0) return TR_FATAL;
-    if (tr_rp_has(r, TR_REPORT_STRAGGLERS) && tr_straggler_stats_compute(t, so, &r->strag, e) < 0)
+    if (r->strag_acc) {
+        tr_io_stats io;
+        const tr_io_stats *have = tr_rp_has(r, TR_REPORT_IO) ? &r->io : NULL;
+        if (!have && tr_io_stats_compute(t, so, &io, e) < 0) return TR_FATAL;
+        int rc = accumulators_end(r, have ? have : &io, e);
+        if (!have) tr_io_stats_fini(&io);
+        if (rc < 0) return TR_FATAL;
+    } else if (accumulators_end(r, NULL, e) < 0) {
         return TR_FATAL;
+    }
+    if (tr_rp_has(r, TR_REPORT_HOT) && tr_hot_stats_compute(t, so, &r->hot, e) < 0) return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_HANGS) &&
         (tr_stree_build(t, &r->o.tree, &r->tree, e) < 0 || tr_hangs_compute(t, &r->events, e) < 0))
         return TR_FATAL;
@@ -82,13 +209,8 @@ static int compute(tr_report *r, tr_error *e)
 int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e)
 {
     *out = NULL;
-    tr_report *r = tr_calloc(1, sizeof *r);
+    tr_report *r = report_alloc(t, o);
     if (!r) return tr_error_nomem(e);
-    r->t = t;
-    r->o = *o;
-    /* The HTA breakdowns are printed when asked by name: the default report stays as it was. */
-    r->want = o->sections ? o->sections : (1u << (TR_REPORT_GPU + 1)) - 1;
-    r->explicit_sections = o->sections != 0;
     if (compute(r, e) != TR_OK) {
         tr_report_free(r);
         return TR_FATAL;
@@ -100,6 +222,7 @@ int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, t
 void tr_report_free(tr_report *r)
 {
     if (!r) return;
+    accumulators_free(r);
     tr_lane_stats_fini(&r->lanes);
     tr_op_stats_fini(&r->ops);
     tr_io_stats_fini(&r->io);

@@ -31,6 +31,10 @@ const char tracestat_usage[] =
     "              per kernel: count, total, mean, min, max, share of the type; launch\n"
     "              statistics: CPU and GPU time, launch delay, short kernels, outliers;\n"
     "              frequent kernel sequences of operators (--seq-op, --seq-min)\n"
+    "The overview, lanes, ops and stragglers are computed as the events stream past,\n"
+    "within --memory, when the inputs stream (GT logs, py-spy dumps, Chrome JSON when\n"
+    "its model may not fit or --memory is given); a report with any other section\n"
+    "(the default one too) reads the whole trace into memory and says so on stderr.\n"
     "\n";
 
 const char tracestat_usage_options[] =
