@@ -59,9 +59,7 @@ struct tr_straggler_acc {
     uint32_t *unit_of_process; /* UINT32_MAX: not a unit (no rank while others have one) */
     unit_state *st;
     size_t n_str;
-    int8_t *is_step;   /* by string id: 1, 0, or -1 not looked up */
-    int8_t *is_io;     /* by string id: the same, for an I/O function's name */
-    uint64_t io_calls; /* slices named like an I/O function (counted when there are 2 units) */
+    int8_t *is_step; /* by string id: 1, 0, or -1 not looked up */
 };
 
 static uint64_t unit_key(int32_t rank, uint32_t process)
@@ -115,14 +113,12 @@ int tr_straggler_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_straggler_
     c->n_str = tr_str_count(t);
     size_t n_str = c->n_str ? c->n_str : 1;
     c->is_step = tr_malloc(n_str);
-    c->is_io = tr_malloc(n_str);
-    if (!c->is_step || !c->is_io || tr_map_init(&c->units, 16) != TR_OK || rank_units(c) != TR_OK ||
+    if (!c->is_step || tr_map_init(&c->units, 16) != TR_OK || rank_units(c) != TR_OK ||
         !(c->st = tr_malloc((c->rows.n ? c->rows.n : 1) * sizeof *c->st))) {
         tr_straggler_acc_free(c);
         return tr_error_nomem(e);
     }
     memset(c->is_step, -1, n_str);
-    memset(c->is_io, -1, n_str);
     for (size_t u = 0; u < c->rows.n; u++) c->st[u] = (unit_state){INT64_MIN, INT64_MIN, 0};
     *out = c;
     return TR_OK;
@@ -135,9 +131,6 @@ int tr_straggler_acc_add(tr_straggler_acc *c, const tr_row_event *x, tr_error *e
     const tr_event_rec *ev = &x->rec;
     if (ev->kind != TR_EV_SLICE || ev->u.s.name >= c->n_str) return TR_OK;
     if (c->rows.n < 2) return TR_OK;
-    int8_t *io = &c->is_io[ev->u.s.name];
-    if (*io < 0) *io = tr_io_kind_of(tr_str_get(c->t, ev->u.s.name, NULL)) >= 0;
-    c->io_calls += (uint64_t)*io;
     uint32_t u = c->unit_of_process[tr_track_get(c->t, ev->track)->process];
     if (u == UINT32_MAX) return TR_OK;
     unit_state *us = &c->st[u];
@@ -157,11 +150,6 @@ int tr_straggler_acc_add(tr_straggler_acc *c, const tr_row_event *x, tr_error *e
         us->step_sum += end - ev->ts;
     }
     return TR_OK;
-}
-
-uint64_t tr_straggler_acc_io_calls(const tr_straggler_acc *c)
-{
-    return c->io_calls;
 }
 
 /* The I/O time of each unit, as the io section counts it. */
@@ -231,7 +219,6 @@ void tr_straggler_acc_free(tr_straggler_acc *c)
     tr_free(c->unit_of_process);
     tr_free(c->st);
     tr_free(c->is_step);
-    tr_free(c->is_io);
     tr_map_fini(&c->units);
     tr_free(c);
 }

@@ -88,8 +88,8 @@ void tr_stat_opts_init(tr_stat_opts *o);
 int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last);
 
 /*
-** Events one at a time.  The span, lanes, ops and stragglers are
-** accumulators as well, for events that come from a stream (tr_stream.h,
+** Events one at a time.  The span, lanes, ops, hot tables, stragglers and
+** GPU streams are accumulators as well, for events that come from a stream (tr_stream.h,
 ** with tr_rows.h's nesting) rather than from the model's tables: each is
 ** made over a trace whose dictionaries (strings, processes, tracks) are
 ** final, meets every event of every kind in tr_iter's order with what
@@ -441,6 +441,15 @@ typedef struct tr_hot_stats {
 } tr_hot_stats;
 
 int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e);
+/*
+** The hot tables as an accumulator (see "Events one at a time"): a count
+** per thread and distinct stack.
+*/
+typedef struct tr_hot_acc tr_hot_acc;
+int tr_hot_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_hot_acc **out, tr_error *e);
+int tr_hot_acc_add(tr_hot_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_hot_acc_end(tr_hot_acc *a, tr_hot_stats *out, tr_error *e);
+void tr_hot_acc_free(tr_hot_acc *a);
 /* ^Sorts a table by total samples instead (BY_TOTAL 1) or back by self (0). */
 void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total);
 void tr_hot_stats_fini(tr_hot_stats *s);
@@ -477,15 +486,12 @@ void tr_straggler_stats_fini(tr_straggler_stats *s);
 /*
 ** The stragglers as an accumulator (see "Events one at a time"): per unit
 ** its busy union and step sums.  ^Its end takes the units' I/O time from
-** IO, the io section of the same events (tr_io_stats_compute; of a trace
-** without I/O calls when tr_straggler_acc_io_calls is 0).
+** IO, the io section of the same events (tr_io_stats_compute).
 */
 typedef struct tr_straggler_acc tr_straggler_acc;
 int tr_straggler_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_straggler_acc **out,
                          tr_error *e);
 int tr_straggler_acc_add(tr_straggler_acc *a, const tr_row_event *ev, tr_error *e);
-/* ^Slices met that are I/O calls (tr_io_kind_of), counted only when there are 2 units or more. */
-uint64_t tr_straggler_acc_io_calls(const tr_straggler_acc *a);
 int tr_straggler_acc_end(tr_straggler_acc *a, const tr_io_stats *io, tr_straggler_stats *out,
                          tr_error *e);
 void tr_straggler_acc_free(tr_straggler_acc *a);
@@ -525,6 +531,17 @@ typedef struct tr_gpu_stats {
 */
 int tr_gpu_stats_compute(const tr_trace *t, tr_gpu_stats *out, tr_error *e);
 void tr_gpu_stats_fini(tr_gpu_stats *s);
+
+/*
+** The GPU streams and devices as an accumulator (see "Events one at a
+** time"): per stream its sums and busy union, per device its sums and the
+** unions of its compute, communication and all kernels; per event the span.
+*/
+typedef struct tr_gpu_acc tr_gpu_acc;
+int tr_gpu_acc_new(const tr_trace *t, tr_gpu_acc **out, tr_error *e);
+int tr_gpu_acc_add(tr_gpu_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_gpu_acc_end(tr_gpu_acc *a, tr_gpu_stats *out, tr_error *e);
+void tr_gpu_acc_free(tr_gpu_acc *a);
 
 /* ---- GPU breakdowns (Holistic Trace Analysis's definitions) ---- */
 

@@ -80,9 +80,10 @@ void tr_report_free(tr_report *r);
 /*
 ** A report from events met one at a time (a stream's: tr_stream.h, with
 ** tr_rows.h's nesting), for traces whose events are not kept.  ^The
-** overview, lanes, ops and stragglers are computed so, by the accumulators
-** of tr_analysis.h that tr_report_new feeds the model's rows through: the
-** same figures either way.  ^The other sections read the model's tables.
+** overview, lanes, ops, hot, stragglers and gpu sections are computed so,
+** by the accumulators of tr_analysis.h that tr_report_new feeds the
+** model's rows through: the same figures either way.  ^The other sections
+** read the model's tables.
 */
 /* ^The sections O asks for that need the model's tables (bits 1u << TR_REPORT_*), 0 when none. */
 unsigned tr_report_unstreamed(const tr_report_opts *o);

@@ -388,24 +388,43 @@ static int run_diff(tr_cli *c, const args *a, char **inputs, int n)
 ** traceviz) and every section asked is computed one event at a time; when
 ** the inputs would stream but a section needs the model, that is said.
 */
+/* ^Appends the names of the sections in SECTIONS (bits 1u << TR_REPORT_*), comma-separated. */
+static void section_names(tr_buf *b, unsigned sections)
+{
+    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
+        if (sections >> s & 1u)
+            tr_buf_addf(b, "%s%s", b->len ? ", " : "", tr_report_section_name(s));
+}
+
 static int streams(tr_cli *c, const args *a, char **inputs, int n)
 {
-    if (a->html || a->dot || !tr_cli_can_stream(c, inputs, (size_t)n, 0)) return 0;
+    if (!tr_cli_can_stream(c, inputs, (size_t)n, 0)) return 0;
+    if (a->html) {
+        if (c->verbosity >= 1)
+            fprintf(stderr,
+                    "tracestat: --html draws its pictures from the whole trace in memory, past the "
+                    "%llu MiB budget\n",
+                    (unsigned long long)(tr_cli_memory(c) >> 20));
+        return 0;
+    }
     unsigned other = tr_report_unstreamed(&a->ro);
     if (!other) return 1;
     if (c->verbosity >= 1) {
-        tr_buf names;
+        tr_report_opts all = a->ro;
+        all.sections = (1u << TR_REPORT_SECTION_COUNT) - 1;
+        tr_buf names, streamed;
         tr_buf_init(&names, 0);
-        for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
-            if (other >> s & 1u)
-                tr_buf_addf(&names, "%s%s", names.len ? ", " : "", tr_report_section_name(s));
+        tr_buf_init(&streamed, 0);
+        section_names(&names, other);
+        section_names(&streamed, all.sections & ~tr_report_unstreamed(&all));
+        int several = strchr(names.p, ',') != NULL;
         fprintf(stderr,
                 "tracestat: the %s section%s read%s the whole trace into memory, past the %llu "
-                "MiB budget (only overview, lanes, ops and stragglers are computed within "
-                "--memory)\n",
-                names.p, strchr(names.p, ',') ? "s" : "", strchr(names.p, ',') ? "" : "s",
-                (unsigned long long)(tr_cli_memory(c) >> 20));
+                "MiB budget (only %s are computed within --memory)\n",
+                names.p, several ? "s" : "", several ? "" : "s",
+                (unsigned long long)(tr_cli_memory(c) >> 20), streamed.p);
         tr_buf_fini(&names);
+        tr_buf_fini(&streamed);
     }
     return 0;
 }

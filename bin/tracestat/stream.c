@@ -2,13 +2,13 @@
 ** stream.c: the report from a stream, in memory set by --memory.
 **
 ** When the inputs stream (tr_cli_can_stream, as for cat and traceviz) and
-** every section asked is computed one event at a time (overview, lanes,
-** ops, stragglers: tr_report_unstreamed), the events never stay in the
-** model.  The stream (tr_stream.h) sorts them through its runs and hands
-** them out in tr_iter's order once all inputs are read; each gets its
-** nesting (tr_rows) and meets the report's accumulators (tr_report_add),
-** the ones tr_report_new feeds the model's rows through, so the report is
-** the model's.  Nothing goes out while reading: the stragglers group
+** every section asked is computed one event at a time (all but the HTA
+** breakdowns: tr_report_unstreamed), the events never stay in the model.
+** The stream (tr_stream.h) sorts them through its runs and hands them out
+** in tr_iter's order once all inputs are read; each gets its nesting
+** (tr_rows) and meets the report's accumulators (tr_report_add), the ones
+** tr_report_new feeds the model's rows through, so the report is the
+** model's.  Nothing goes out while reading: the stragglers and hangs group
 ** tracks by their process's rank, known once everything is read.  The
 ** model keeps its dictionaries, which the report names things by.
 */
@@ -67,7 +67,7 @@ int ts_stream(tr_cli *c, const args *a, char **inputs, int n, int *model)
                 (unsigned long long)tr_stream_runs(s));
     tr_stream_close(s);
     if (rc == TR_FAIL && exit == TR_EXIT_OK && e.code == TR_E_USAGE) {
-        /* The stragglers met I/O calls: their I/O time is the io section's, read from the model. */
+        /* I/O calls met while io or the stragglers are asked: the io section reads the model. */
         if (c->verbosity >= 1) fprintf(stderr, "tracestat: %s: reading it into memory\n", e.msg);
         *model = 1;
     } else if (rc == TR_OK) {

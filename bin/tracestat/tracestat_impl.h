@@ -32,8 +32,8 @@ int ts_print(tr_cli *c, const args *a, const tr_report *r);
 /*
 ** ^The report of the N INPUTS computed from a stream within --memory
 ** (stream.c); an exit code, errors said through C.  ^Sets *MODEL when it
-** could not be (the stragglers met I/O calls) and nothing was printed: the
-** caller reads the model instead.
+** could not be (a slice was an I/O call while io or the stragglers are asked)
+** and nothing was printed: the caller reads the model instead.
 */
 int ts_stream(tr_cli *c, const args *a, char **inputs, int n, int *model);
 /*

@@ -1,23 +1,24 @@
 #!/bin/bash
 # stream.sh TRACESTAT SRCDIR quick|all: the report computed from the stream (a tiny
 # --memory, so its runs spill) is byte for byte the one computed from the model:
-# the text, --json and each CSV table of the sections that stream (overview,
-# lanes, ops, stragglers).
+# the default report's text, --json, each of its CSV tables, --dot and a few
+# options of the sections (every one but gpu-breakdown and gpu-kernels; io
+# when no slice is an I/O call).
 #
 # The model path is forced by what cannot stream: standard input (one input) or
 # a tar archive (several).  The stream path is checked to be taken (-vvv says
 # how many sorted runs it spilled).  The inputs' names are the only difference
 # (a path against "-"), so the "input:" lines and JSON "path" fields are masked.
 # A report asking for a section that needs the model says so on stderr and
-# prints the model's report.  quick: small generated GT and Kineto inputs, a
-# py-spy dump, two GT logs; all: those and every sample under testdata/ that
-# streams.
+# prints the model's report, as does a stream whose slices hold I/O calls when
+# the io section or the stragglers are asked.  quick: small generated GT and Kineto inputs, a
+# py-spy dump, a Kineto rank with NCCL kernels, two GT logs; all: those and
+# every sample under testdata/ that streams.
 set -u
 stat=$1 src=$2 mode=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 checked=0 skipped=0
-core=overview,lanes,ops,stragglers
 
 mask() { sed -E -e 's/^input: .* \(([a-z-]+)\)$/input: X (\1)/' -e 's/"path":"([^"\\]|\\.)*"/"path":"X"/g' "$1"; }
 
@@ -30,8 +31,12 @@ compare() {
         if [ "$a" = "--" ]; then side=m; continue; fi
         if [ $side = s ]; then sargs+=("$a"); else margs+=("$a"); fi
     done
-    local forms=("--section $core" "--section $core --json" "--csv lanes" "--csv ops" \
-        "--csv categories" "--csv stragglers" "--section ops,lanes --sort count --top 0 --gaps 5")
+    local forms=("" "--json" "--csv lanes" "--csv ops" "--csv categories" "--csv io-ranks" \
+        "--csv io-modules" "--csv hot" "--csv stragglers" "--csv hangs" "--csv gpu-streams" \
+        "--csv gpu-devices" "--section ops,lanes --sort count --top 0 --gaps 5" \
+        "--section hot --per-thread --by-total --json" \
+        "--section hangs --ignore-lines --main-thread --json" \
+        "--section hangs --by-function --depth 4 --python-only" "--dot")
     for form in "${forms[@]}"; do
         # shellcheck disable=SC2086
         "$stat" "${sargs[@]}" $form --memory 1M --width 120 -vvv >"$tmp/s.out" 2>"$tmp/s.err"
@@ -83,16 +88,41 @@ fallback() {
     fi
 }
 
+# I/O calls in a stream: the io section (and the stragglers' I/O time) reads the model, said.
+io_fallback() {
+    cat >"$tmp/io.json" <<'JSON'
+{"traceEvents":[
+{"name":"compute","ph":"X","ts":0,"dur":100,"pid":1,"tid":1},
+{"name":"write","ph":"X","ts":10,"dur":20,"pid":1,"tid":1,"args":{"path":"/data/out","bytes":4096}},
+{"name":"compute","ph":"X","ts":0,"dur":150,"pid":2,"tid":1},
+{"name":"read","ph":"X","ts":20,"dur":30,"pid":2,"tid":1,"args":{"path":"/data/in","bytes":100}}
+]}
+JSON
+    for sec in io stragglers; do
+        "$stat" "$tmp/io.json" --section $sec --json --memory 1M >"$tmp/s.out" 2>"$tmp/s.err"
+        "$stat" - --section $sec --json <"$tmp/io.json" >"$tmp/m.out" 2>/dev/null
+        if ! grep -q "2 I/O calls need the io section, which reads the whole trace: reading it into memory" \
+            "$tmp/s.err"; then
+            echo "FAIL io fallback ($sec): not said"; cat "$tmp/s.err"; fail=1
+        elif ! cmp -s <(mask "$tmp/s.out") <(mask "$tmp/m.out"); then
+            echo "FAIL io fallback ($sec): the report differs from the model's"; fail=1
+        fi
+    done
+}
+
 td=$src/testdata
 python3 "$src/tests/bench/gen_gt.py" 10000 "$tmp/gen.log" >/dev/null
 python3 "$src/tests/bench/chrome/gen_kineto.py" "$tmp/kineto.json" 1000 >/dev/null
 one "$tmp/gen.log"
 one "$tmp/kineto.json"
 one "$td/pyspy/11_sglang_multiprocess_xargs_concat.txt"
+# NCCL kernels overlapping compute: the gpu section's unions.
+one "$td/hang/kineto-rank1-one-allreduce-fewer.json.gz"
 # Two processes: the stragglers have rows.
 several "two GT logs" "$td/gt/gt-server-2workers.log" "$td/gt/gt-trace-capture-2workers.log"
-fallback "$tmp/gen.log"
-fallback "$tmp/gen.log" --section lanes,hot --json
+fallback "$tmp/kineto.json" --section gpu-kernels
+fallback "$tmp/kineto.json" --section lanes,gpu-breakdown --json
+io_fallback
 if [ "$mode" = all ]; then
     compare "step names" "$tmp/kineto.json" "$tmp/kineto.json" --step 'aten::*' --k 1 -- - --step 'aten::*' --k 1
     while IFS= read -r f; do one "$f"; done < <(find "$td/gt" "$td/chrome" "$td/pyspy" "$td/hang" \

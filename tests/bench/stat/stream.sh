@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/bench/stat/stream.sh TRACESTAT INPUT...: tracestat's streamed sections (overview,
-# lanes, ops, stragglers) from the model and through the stream, in the same run,
+# tests/bench/stat/stream.sh TRACESTAT INPUT...: tracestat's report (the default one, or
+# the sections SECTIONS names) from the model and through the stream, in the same run,
 # interleaved (RUNS rounds, default 5).
 #
 # The model path reads standard input (which never streams); the stream path reads
@@ -14,7 +14,7 @@ set -uo pipefail
 stat=$1
 shift
 runs=${RUNS:-5}
-sections=${SECTIONS:-overview,lanes,ops,stragglers}
+sections=${SECTIONS:-}
 out=$(mktemp -d "$(dirname "$1")/statbench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
@@ -22,10 +22,10 @@ trap 'rm -rf "$out"' EXIT
 run() {
     local way=$1 in=$2 t=$out/time
     case $way in
-    model) /usr/bin/time -v "$stat" - --section "$sections" <"$in" 2>"$t" >"$out/m.txt" ;;
-    stream1g) /usr/bin/time -v "$stat" "$in" --section "$sections" --memory 1G --tmpdir "$out" \
+    model) /usr/bin/time -v "$stat" - ${sections:+--section "$sections"} <"$in" 2>"$t" >"$out/m.txt" ;;
+    stream1g) /usr/bin/time -v "$stat" "$in" ${sections:+--section "$sections"} --memory 1G --tmpdir "$out" \
         2>"$t" >"$out/s.txt" ;;
-    stream256) /usr/bin/time -v "$stat" "$in" --section "$sections" --memory 256M --tmpdir "$out" \
+    stream256) /usr/bin/time -v "$stat" "$in" ${sections:+--section "$sections"} --memory 256M --tmpdir "$out" \
         2>"$t" >"$out/s256.txt" ;;
     esac || { echo "$way failed on $in:"; cat "$t"; return 1; }
     awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {r = $2}
@@ -47,7 +47,7 @@ for in in "$@"; do
     same=same
     for s in s s256; do cmp -s <(mask "$out/m.txt") <(mask "$out/$s.txt") || same=DIFFERENT; done
     printf '%s (%s MB), %d runs, sections %s, reports %s\n' "$(basename "$in")" \
-        "$(($(stat -c %s "$in") / 1000000))" "$runs" "$sections" "$same"
+        "$(($(stat -c %s "$in") / 1000000))" "$runs" "${sections:-default}" "$same"
     mc=$(median "$out/model" 1) mr=$(median "$out/model" 2)
     for way in model stream1g stream256; do
         c=$(median "$out/$way" 1) r=$(median "$out/$way" 2)
