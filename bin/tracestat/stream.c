@@ -47,7 +47,8 @@ int ts_stream(tr_cli *c, const args *a, char **inputs, int n, int *model)
     size_t budget = (size_t)(tr_cli_memory(c) - tr_cli_sort_memory(c));
     tr_stream_opts so = {.memory = budget - budget / OTHER_SHARE,
                          .tmpdir = tr_cli_tmpdir(c, NULL, dir, sizeof dir),
-                         .sort_all = 1};
+                         .sort_all = 1,
+                         .no_flows = 1};
     c->read.spill_dir = so.tmpdir;
     *model = 0;
     tr_error e = {0}, load_err = {0};
