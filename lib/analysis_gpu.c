@@ -18,16 +18,18 @@
 
 /*
 ** A union of intervals met in start order, growing: its closed length and
-** the interval still open.
+** the interval still open.  ^Zeroed, it is empty.
 */
 typedef struct gpu_union {
-    int64_t total, cur_s, cur_e; /* cur_e INT64_MIN: empty */
+    int64_t total, cur_s, cur_e;
+    int started;
 } gpu_union;
 
 static void union_add(gpu_union *u, int64_t s, int64_t e)
 {
-    if (u->cur_e == INT64_MIN || s > u->cur_e) {
-        if (u->cur_e != INT64_MIN) u->total += u->cur_e - u->cur_s;
+    if (!u->started || s > u->cur_e) {
+        if (u->started) u->total += u->cur_e - u->cur_s;
+        u->started = 1;
         u->cur_s = s;
         u->cur_e = e;
     } else if (e > u->cur_e) {
@@ -37,7 +39,7 @@ static void union_add(gpu_union *u, int64_t s, int64_t e)
 
 static int64_t union_length(const gpu_union *u)
 {
-    return u->total + (u->cur_e != INT64_MIN ? u->cur_e - u->cur_s : 0);
+    return u->total + (u->started ? u->cur_e - u->cur_s : 0);
 }
 
 static int gpu_class_of_cat(const char *cat)
@@ -103,15 +105,12 @@ static int gpu_is_comm(tr_gpu_acc *c, tr_str name)
     return *k;
 }
 
-/* The index of KEY's row in V (and its state in STATE), pushed when new; UINT32_MAX: no memory. */
+/* KEY's row in V and its unions in STATE (zeroed: empty), pushed when new; UINT32_MAX: no memory.
+ */
 static uint32_t gpu_index(uint32_t *of, uint32_t key, tr_vec *v, tr_vec *state)
 {
     if (of[key] == UINT32_MAX) {
-        if (!tr_vec_push(v)) return UINT32_MAX;
-        gpu_union *u = tr_vec_push(state);
-        if (!u) return UINT32_MAX;
-        /* every union of the state starts empty */
-        for (size_t i = 0; i < state->elem / sizeof *u; i++) u[i].cur_e = INT64_MIN;
+        if (!tr_vec_push(v) || !tr_vec_push(state)) return UINT32_MAX;
         of[key] = (uint32_t)(v->len - 1);
     }
     return of[key];

@@ -9,6 +9,7 @@
 # a tar archive (several).  The stream path is checked to be taken (-vvv says
 # how many sorted runs it spilled).  The inputs' names are the only difference
 # (a path against "-"), so the "input:" lines and JSON "path" fields are masked.
+# The stream spills into a directory of its own, which must be empty after.
 # A report asking for a section that needs the model says so on stderr and
 # prints the model's report, as does a stream whose slices hold I/O calls when
 # the io section or the stragglers are asked.  quick: small generated GT and Kineto inputs, a
@@ -19,6 +20,7 @@ stat=$1 src=$2 mode=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 checked=0 skipped=0
+mkdir "$tmp/spill"
 
 mask() { sed -E -e 's/^input: .* \(([a-z-]+)\)$/input: X (\1)/' -e 's/"path":"([^"\\]|\\.)*"/"path":"X"/g' "$1"; }
 
@@ -39,8 +41,12 @@ compare() {
         "--section hangs --by-function --depth 4 --python-only" "--dot")
     for form in "${forms[@]}"; do
         # shellcheck disable=SC2086
-        "$stat" "${sargs[@]}" $form --memory 1M --width 120 -vvv >"$tmp/s.out" 2>"$tmp/s.err"
+        "$stat" "${sargs[@]}" $form --memory 1M --tmpdir "$tmp/spill" --width 120 -vvv \
+            >"$tmp/s.out" 2>"$tmp/s.err"
         local src=$?
+        if [ -n "$(ls -A "$tmp/spill")" ]; then
+            echo "FAIL $name ($form): spilled runs left behind"; ls -A "$tmp/spill"; fail=1; return
+        fi
         # all: a sample whose reader reads it whole is not this test's.
         if ! grep -q "sorted runs spilled" "$tmp/s.err"; then
             if [ "$mode" = all ]; then skipped=$((skipped + 1)); return; fi
