@@ -88,20 +88,65 @@ int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b)
     return a == b ? 0 : strcmp(tr_str_get(t, a, NULL), tr_str_get(t, b, NULL));
 }
 
+/* ---- events one at a time ---- */
+
+void tr_stat_span_add(int64_t *first, int64_t *last, const tr_event_rec *ev)
+{
+    int64_t end = ev->ts + (ev->kind == TR_EV_SLICE && ev->dur > 0 ? ev->dur : 0);
+    if (*first > *last) *first = ev->ts;
+    if (end > *last) *last = end;
+}
+
+int tr_stat_feed_model(const tr_trace *t, tr_stat_event_fn fn, void *user, tr_error *e)
+{
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    tr_iter it;
+    tr_event ev;
+    tr_row_event x;
+    tr_iter_init(&it, t);
+    while (tr_iter_next(&it, &ev)) {
+        tr_event_rec_get(t, &ev, &x.rec);
+        x.row = ev.row;
+        x.depth = 0;
+        x.parent = TR_NONE;
+        x.parent_ts = TR_TIME_NONE;
+        if (ev.kind == TR_EV_SLICE) {
+            x.depth = s.depth[ev.row];
+            x.parent = s.parent[ev.row];
+            if (x.parent != TR_NONE) x.parent_ts = s.ts[x.parent];
+        }
+        int rc = fn(user, &x, e);
+        if (rc != TR_OK) return rc;
+    }
+    return TR_OK;
+}
+
 /* ---- lanes ---- */
 
-typedef struct lane_state {
-    uint32_t lane; /* index into the result, UINT32_MAX before the first slice */
+/* A track with slices: its row of the result and the busy interval still growing. */
+typedef struct lane_acc_lane {
+    tr_lane_stat st;
     int64_t cur_s, cur_e;
-} lane_state;
+} lane_acc_lane;
 
 typedef struct lane_name {
-    uint32_t lane;
+    uint32_t track;
     tr_name_count nc;
 } lane_name;
 
-/* Keeps the O->gaps longest gaps, longest first; a later gap must be longer to pass an equal one.
- */
+struct tr_lane_acc {
+    const tr_trace *t;
+    size_t keep;         /* gaps kept per lane */
+    int64_t first, last; /* the span so far */
+    uint32_t *lane_of;   /* by track: index into lanes, UINT32_MAX before its first slice */
+    size_t n_tracks;
+    tr_vec lanes;   /* lane_acc_lane, in the order of their first slices */
+    tr_map name_of; /* track << 32 | name -> index into names */
+    tr_vec names;   /* lane_name: top-level slices per track and name */
+};
+
+/* Keeps the KEEP longest gaps, longest first; a later gap must be longer to pass an equal one. */
 static void lane_gap(tr_lane_stat *l, size_t keep, int64_t ts, int64_t dur)
 {
     if (dur <= 0 || keep == 0) return;
@@ -124,9 +169,15 @@ static const tr_trace *lane_sort_trace;
 static int lane_name_cmp(const void *pa, const void *pb)
 {
     const lane_name *a = pa, *b = pb;
-    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
+    if (a->track != b->track) return a->track < b->track ? -1 : 1;
     if (a->nc.count != b->nc.count) return a->nc.count > b->nc.count ? -1 : 1;
     return tr_an_strcmp(lane_sort_trace, a->nc.name, b->nc.name);
+}
+
+static int lane_track_cmp(const void *pa, const void *pb)
+{
+    const lane_acc_lane *a = pa, *b = pb;
+    return (a->st.track > b->st.track) - (a->st.track < b->st.track);
 }
 
 void tr_lane_stats_fini(tr_lane_stats *s)
@@ -139,15 +190,97 @@ void tr_lane_stats_fini(tr_lane_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Name counts into each lane's names array. */
+int tr_lane_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_lane_acc **out, tr_error *e)
+{
+    tr_lane_acc *a = tr_calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a) return tr_error_nomem(e);
+    a->t = t;
+    a->keep = o->gaps;
+    a->first = INT64_MAX;
+    a->last = INT64_MIN;
+    a->n_tracks = tr_track_count(t);
+    tr_vec_init(&a->lanes, sizeof(lane_acc_lane));
+    tr_vec_init(&a->names, sizeof(lane_name));
+    a->lane_of = tr_malloc((a->n_tracks ? a->n_tracks : 1) * sizeof *a->lane_of);
+    if (!a->lane_of || tr_map_init(&a->name_of, 64) != TR_OK) {
+        tr_lane_acc_free(a);
+        return tr_error_nomem(e);
+    }
+    memset(a->lane_of, 0xff, (a->n_tracks ? a->n_tracks : 1) * sizeof *a->lane_of);
+    *out = a;
+    return TR_OK;
+}
+
+/* The lane of TRACK, made at its first slice (its leading gap from the span's start). */
+static lane_acc_lane *lane_get(tr_lane_acc *a, uint32_t track, int64_t ts)
+{
+    if (a->lane_of[track] != UINT32_MAX)
+        return &TR_VEC_AT(&a->lanes, lane_acc_lane, a->lane_of[track]);
+    lane_acc_lane *l = tr_vec_push(&a->lanes);
+    if (!l) return NULL;
+    a->lane_of[track] = (uint32_t)(a->lanes.len - 1);
+    l->st.track = track;
+    if (a->keep && !(l->st.gaps = tr_malloc(a->keep * sizeof *l->st.gaps))) return NULL;
+    lane_gap(&l->st, a->keep, a->first, ts - a->first);
+    l->cur_s = ts;
+    l->cur_e = ts;
+    return l;
+}
+
+int tr_lane_acc_add(tr_lane_acc *a, const tr_row_event *x, tr_error *e)
+{
+    const tr_event_rec *ev = &x->rec;
+    tr_stat_span_add(&a->first, &a->last, ev);
+    if (ev->kind != TR_EV_SLICE || ev->track >= a->n_tracks) return TR_OK;
+    int64_t ts = ev->ts, end = ts + (ev->dur > 0 ? ev->dur : 0);
+    int is_new = a->lane_of[ev->track] == UINT32_MAX;
+    lane_acc_lane *ls = lane_get(a, ev->track, ts);
+    if (!ls) return tr_error_nomem(e);
+    tr_lane_stat *l = &ls->st;
+    l->slices++;
+    if (is_new) {
+        ls->cur_e = end;
+    } else if (ts > ls->cur_e) {
+        l->busy += ls->cur_e - ls->cur_s;
+        lane_gap(l, a->keep, ls->cur_e, ts - ls->cur_e);
+        ls->cur_s = ts;
+        ls->cur_e = end;
+    } else if (end > ls->cur_e) {
+        ls->cur_e = end;
+    }
+    /*
+    ** Freeze sorts equal starts longer first, so a zero-length slice at
+    ** its parent's very start (GT batches whose start is estimated from
+    ** the previous line) may as well precede it: it is an op of its own.
+    */
+    if (x->parent != TR_NONE && !(ev->dur <= 0 && x->parent_ts == ts)) return TR_OK;
+    l->ops++;
+    int added;
+    uint32_t *slot = tr_map_slot(&a->name_of, (uint64_t)ev->track << 32 | ev->u.s.name, &added);
+    if (!slot) return tr_error_nomem(e);
+    if (added) {
+        lane_name *ln = tr_vec_push(&a->names);
+        if (!ln) return tr_error_nomem(e);
+        *slot = (uint32_t)(a->names.len - 1);
+        ln->track = ev->track;
+        ln->nc.name = ev->u.s.name;
+    }
+    TR_VEC_AT(&a->names, lane_name, *slot).nc.count++;
+    return TR_OK;
+}
+
+/* Name counts into each lane's names array (lanes and names both in track order). */
 static int lane_names(const tr_trace *t, tr_lane_stats *out, lane_name *v, size_t n)
 {
     lane_sort_trace = t;
     tr_qsort(v, n, sizeof *v, lane_name_cmp);
+    size_t lane = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && v[j].lane == v[i].lane) j++;
-        tr_lane_stat *l = &out->lanes[v[i].lane];
+        while (j < n && v[j].track == v[i].track) j++;
+        while (out->lanes[lane].track != v[i].track) lane++;
+        tr_lane_stat *l = &out->lanes[lane];
         l->names = tr_malloc((j - i) * sizeof *l->names);
         if (!l->names) return TR_FATAL;
         for (size_t k = i; k < j; k++) l->names[k - i] = v[k].nc;
@@ -157,97 +290,62 @@ static int lane_names(const tr_trace *t, tr_lane_stats *out, lane_name *v, size_
     return TR_OK;
 }
 
-static int lanes_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats *out,
-                         lane_state *st, tr_map *map, tr_vec *names)
+int tr_lane_acc_end(tr_lane_acc *a, tr_lane_stats *out, tr_error *e)
 {
-    size_t n_tracks = tr_track_count(t);
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    size_t n_lanes = 0;
-    for (size_t i = 0; i < n_tracks; i++) st[i].lane = UINT32_MAX;
-    for (size_t i = 0; i < s.n; i++) {
-        uint32_t tk = s.track[i];
-        if (st[tk].lane == UINT32_MAX) st[tk].lane = 0, n_lanes++;
-    }
-    out->lanes = tr_calloc(n_lanes ? n_lanes : 1, sizeof *out->lanes);
-    if (!out->lanes) return TR_FATAL;
-    /* Lanes in track order. */
-    for (size_t i = 0; i < n_tracks; i++) {
-        if (st[i].lane == UINT32_MAX) continue;
-        tr_lane_stat *l = &out->lanes[out->n];
-        l->track = (uint32_t)i;
-        if (o->gaps && !(l->gaps = tr_malloc(o->gaps * sizeof *l->gaps))) return TR_FATAL;
-        st[i].lane = (uint32_t)out->n++;
-        st[i].cur_s = st[i].cur_e = INT64_MIN;
-    }
-    for (size_t i = 0; i < s.n; i++) {
-        lane_state *ls = &st[s.track[i]];
-        tr_lane_stat *l = &out->lanes[ls->lane];
-        int64_t ts = s.ts[i], end = tr_an_end(&s, i);
-        l->slices++;
-        if (ls->cur_e == INT64_MIN) {
-            lane_gap(l, o->gaps, out->first, ts - out->first);
-            ls->cur_s = ts;
-            ls->cur_e = end;
-        } else if (ts > ls->cur_e) {
-            l->busy += ls->cur_e - ls->cur_s;
-            lane_gap(l, o->gaps, ls->cur_e, ts - ls->cur_e);
-            ls->cur_s = ts;
-            ls->cur_e = end;
-        } else if (end > ls->cur_e) {
-            ls->cur_e = end;
-        }
-        /*
-        ** Freeze sorts equal starts longer first, so a zero-length slice at
-        ** its parent's very start (GT batches whose start is estimated from
-        ** the previous line) may as well precede it: it is an op of its own.
-        */
-        uint32_t p = s.parent[i];
-        if (p != TR_NONE && !(tr_slice_dur(&s, i) <= 0 && s.ts[p] == ts)) continue;
-        l->ops++;
-        int is_new;
-        uint32_t *slot = tr_map_slot(map, (uint64_t)ls->lane << 32 | s.name[i], &is_new);
-        if (!slot) return TR_FATAL;
-        if (is_new) {
-            lane_name *ln = tr_vec_push(names);
-            if (!ln) return TR_FATAL;
-            *slot = (uint32_t)(names->len - 1);
-            ln->lane = ls->lane;
-            ln->nc.name = s.name[i];
-        }
-        TR_VEC_AT(names, lane_name, *slot).nc.count++;
-    }
+    memset(out, 0, sizeof *out);
+    if (a->first > a->last) return TR_OK;
+    out->first = a->first;
+    out->last = a->last;
+    lane_acc_lane *v = a->lanes.data;
+    size_t n = a->lanes.len;
+    tr_qsort(v, n, sizeof *v, lane_track_cmp);
+    out->lanes = tr_calloc(n ? n : 1, sizeof *out->lanes);
+    if (!out->lanes) return tr_error_nomem(e);
     int64_t span = out->last - out->first;
-    for (size_t i = 0; i < n_tracks; i++) {
-        if (st[i].lane == UINT32_MAX) continue;
-        tr_lane_stat *l = &out->lanes[st[i].lane];
-        l->busy += st[i].cur_e - st[i].cur_s;
-        lane_gap(l, o->gaps, st[i].cur_e, out->last - st[i].cur_e);
+    for (size_t i = 0; i < n; i++) {
+        tr_lane_stat *l = &out->lanes[i];
+        *l = v[i].st;
+        v[i].st.gaps = NULL;
+        l->busy += v[i].cur_e - v[i].cur_s;
+        lane_gap(l, a->keep, v[i].cur_e, out->last - v[i].cur_e);
         l->idle = span - l->busy;
         l->utilization = span > 0 ? (double)l->busy / (double)span : 0.0;
     }
-    return lane_names(t, out, names->data, names->len);
+    out->n = n;
+    a->lanes.len = 0;
+    if (lane_names(a->t, out, a->names.data, a->names.len) != TR_OK) {
+        tr_lane_stats_fini(out);
+        return tr_error_nomem(e);
+    }
+    return TR_OK;
+}
+
+void tr_lane_acc_free(tr_lane_acc *a)
+{
+    if (!a) return;
+    for (size_t i = 0; i < a->lanes.len; i++)
+        tr_free(TR_VEC_AT(&a->lanes, lane_acc_lane, i).st.gaps);
+    tr_vec_fini(&a->lanes);
+    tr_vec_fini(&a->names);
+    tr_map_fini(&a->name_of);
+    tr_free(a->lane_of);
+    tr_free(a);
+}
+
+static int feed_lanes(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_lane_acc_add(user, x, e);
 }
 
 int tr_lane_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stats *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    if (!tr_stat_span(t, &out->first, &out->last)) return TR_OK;
-    size_t n_tracks = tr_track_count(t);
-    lane_state *st = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *st);
-    tr_map map = {0};
-    tr_vec names;
-    tr_vec_init(&names, sizeof(lane_name));
-    int rc = TR_FATAL;
-    if (st && tr_map_init(&map, 64) == TR_OK) rc = lanes_compute(t, o, out, st, &map, &names);
-    tr_free(st);
-    tr_map_fini(&map);
-    tr_vec_fini(&names);
-    if (rc != TR_OK) {
-        tr_lane_stats_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
+    tr_lane_acc *a;
+    int rc = tr_lane_acc_new(t, o, &a, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_lanes, a, e);
+    if (rc == TR_OK) rc = tr_lane_acc_end(a, out, e);
+    tr_lane_acc_free(a);
+    return rc;
 }
 
 /* ---- op breakdown ---- */
@@ -294,77 +392,140 @@ void tr_op_stats_sort(const tr_trace *t, tr_op_stat *v, size_t n, int key)
     tr_qsort(v, n, sizeof *v, op_cmp);
 }
 
-/*
-** One table: KEYS[i] is slice i's group key (a string id).  Groups are
-** counted in an array indexed by string id, then the durations of each
-** group are laid out together and sorted for the percentiles.
-*/
-static int op_table(const tr_trace *t, const tr_slices *s, const uint32_t *keys, tr_op_stat **out,
-                    size_t *n_out)
+/* One group of a table: its figures so far and its durations, for the percentiles. */
+typedef struct op_group {
+    tr_op_stat st;
+    tr_vec durs; /* int64_t */
+} op_group;
+
+/* One table: a group per key (a string id), found through an array by string id. */
+typedef struct op_table {
+    uint32_t *group_of; /* by string id: index into groups, UINT32_MAX none yet */
+    tr_vec groups;      /* op_group */
+} op_table;
+
+struct tr_op_acc {
+    const tr_trace *t;
+    size_t n_str;
+    op_table tables[2]; /* by name, by category */
+};
+
+int tr_op_acc_new(const tr_trace *t, tr_op_acc **out, tr_error *e)
 {
-    size_t n_str = tr_str_count(t);
-    uint32_t *group = tr_malloc((n_str ? n_str : 1) * sizeof *group);
-    size_t *start = NULL;
-    int64_t *durs = NULL;
-    tr_op_stat *v = NULL;
-    int rc = TR_FATAL;
-    if (!group) goto done;
-    memset(group, 0xff, (n_str ? n_str : 1) * sizeof *group);
-    size_t n = 0;
-    /* KEYS NULL: the category column, which no slice needed (every key is 0). */
-#define KEY(i) (keys ? keys[i] : 0)
-    for (size_t i = 0; i < s->n; i++)
-        if (group[KEY(i)] == UINT32_MAX) group[KEY(i)] = (uint32_t)n++;
-    v = tr_calloc(n ? n : 1, sizeof *v);
-    start = tr_calloc(n + 1, sizeof *start);
-    durs = tr_malloc((s->n ? s->n : 1) * sizeof *durs);
-    if (!v || !start || !durs) goto done;
-    for (size_t i = 0; i < s->n; i++) {
-        tr_op_stat *o = &v[group[KEY(i)]];
-        int64_t d = tr_slice_dur(s, i), bytes = tr_slice_bytes(s, i);
-        d = d > 0 ? d : 0;
-        o->key = KEY(i);
-        if (o->count == 0) o->bytes = -1;
-        o->count++;
-        o->total += d;
-        if (d > o->max) o->max = d;
-        if (bytes >= 0) o->bytes = (o->bytes < 0 ? 0 : o->bytes) + bytes;
+    tr_op_acc *a = tr_calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a) return tr_error_nomem(e);
+    a->t = t;
+    a->n_str = tr_str_count(t);
+    for (int k = 0; k < 2; k++) {
+        op_table *tb = &a->tables[k];
+        tr_vec_init(&tb->groups, sizeof(op_group));
+        tb->group_of = tr_malloc((a->n_str ? a->n_str : 1) * sizeof *tb->group_of);
+        if (!tb->group_of) {
+            tr_op_acc_free(a);
+            return tr_error_nomem(e);
+        }
+        memset(tb->group_of, 0xff, (a->n_str ? a->n_str : 1) * sizeof *tb->group_of);
     }
-    for (size_t g = 0; g < n; g++) start[g + 1] = start[g] + v[g].count;
-    for (size_t i = 0; i < s->n; i++) {
-        int64_t d = tr_slice_dur(s, i);
-        durs[start[group[KEY(i)]]++] = d > 0 ? d : 0;
+    *out = a;
+    return TR_OK;
+}
+
+static int op_add(op_table *tb, tr_str key, int64_t d, int64_t bytes)
+{
+    if (tb->group_of[key] == UINT32_MAX) {
+        op_group *g = tr_vec_push(&tb->groups);
+        if (!g) return TR_FATAL;
+        tr_vec_init(&g->durs, sizeof(int64_t));
+        g->st.key = key;
+        g->st.bytes = -1;
+        tb->group_of[key] = (uint32_t)(tb->groups.len - 1);
     }
-#undef KEY
-    for (size_t g = 0; g < n; g++) {
-        size_t at = start[g] - v[g].count;
-        if (tr_an_sort_i64(durs + at, v[g].count) != TR_OK) goto done;
-        v[g].p50 = tr_an_percentile(durs + at, v[g].count, 50);
-        v[g].p95 = tr_an_percentile(durs + at, v[g].count, 95);
-        v[g].mean = (double)v[g].total / (double)v[g].count;
+    op_group *g = &TR_VEC_AT(&tb->groups, op_group, tb->group_of[key]);
+    tr_op_stat *o = &g->st;
+    o->count++;
+    o->total += d;
+    if (d > o->max) o->max = d;
+    if (bytes >= 0) o->bytes = (o->bytes < 0 ? 0 : o->bytes) + bytes;
+    int64_t *slot = tr_vec_push(&g->durs);
+    if (!slot) return TR_FATAL;
+    *slot = d;
+    return TR_OK;
+}
+
+int tr_op_acc_add(tr_op_acc *a, const tr_row_event *x, tr_error *e)
+{
+    const tr_event_rec *ev = &x->rec;
+    if (ev->kind != TR_EV_SLICE) return TR_OK;
+    int64_t d = ev->dur > 0 ? ev->dur : 0;
+    if (ev->u.s.name >= a->n_str || ev->u.s.cat >= a->n_str) return TR_OK;
+    if (op_add(&a->tables[0], ev->u.s.name, d, ev->bytes) != TR_OK ||
+        op_add(&a->tables[1], ev->u.s.cat, d, ev->bytes) != TR_OK)
+        return tr_error_nomem(e);
+    return TR_OK;
+}
+
+/* A table's groups with their percentiles, sorted by total; their durations freed as they go. */
+static int op_table_end(const tr_trace *t, op_table *tb, tr_op_stat **out, size_t *n_out)
+{
+    size_t n = tb->groups.len;
+    tr_op_stat *v = tr_calloc(n ? n : 1, sizeof *v);
+    if (!v) return TR_FATAL;
+    for (size_t i = 0; i < n; i++) {
+        op_group *g = &TR_VEC_AT(&tb->groups, op_group, i);
+        int64_t *durs = g->durs.data;
+        if (tr_an_sort_i64(durs, g->st.count) != TR_OK) {
+            tr_free(v);
+            return TR_FATAL;
+        }
+        v[i] = g->st;
+        v[i].p50 = tr_an_percentile(durs, g->st.count, 50);
+        v[i].p95 = tr_an_percentile(durs, g->st.count, 95);
+        v[i].mean = (double)g->st.total / (double)g->st.count;
+        tr_vec_fini(&g->durs);
     }
     tr_op_stats_sort(t, v, n, TR_OP_SORT_TOTAL);
     *out = v;
     *n_out = n;
-    v = NULL;
-    rc = TR_OK;
-done:
-    tr_free(group);
-    tr_free(start);
-    tr_free(durs);
-    tr_free(v);
-    return rc;
+    return TR_OK;
+}
+
+int tr_op_acc_end(tr_op_acc *a, tr_op_stats *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    if (op_table_end(a->t, &a->tables[0], &out->by_name, &out->n_names) != TR_OK ||
+        op_table_end(a->t, &a->tables[1], &out->by_cat, &out->n_cats) != TR_OK) {
+        tr_op_stats_fini(out);
+        return tr_error_nomem(e);
+    }
+    return TR_OK;
+}
+
+void tr_op_acc_free(tr_op_acc *a)
+{
+    if (!a) return;
+    for (int k = 0; k < 2; k++) {
+        op_table *tb = &a->tables[k];
+        for (size_t i = 0; i < tb->groups.len; i++)
+            tr_vec_fini(&TR_VEC_AT(&tb->groups, op_group, i).durs);
+        tr_vec_fini(&tb->groups);
+        tr_free(tb->group_of);
+    }
+    tr_free(a);
+}
+
+static int feed_ops(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_op_acc_add(user, x, e);
 }
 
 int tr_op_stats_compute(const tr_trace *t, tr_op_stats *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    if (op_table(t, &s, s.name, &out->by_name, &out->n_names) != TR_OK ||
-        op_table(t, &s, s.cat_col, &out->by_cat, &out->n_cats) != TR_OK) {
-        tr_op_stats_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
+    tr_op_acc *a;
+    int rc = tr_op_acc_new(t, &a, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_ops, a, e);
+    if (rc == TR_OK) rc = tr_op_acc_end(a, out, e);
+    tr_op_acc_free(a);
+    return rc;
 }

@@ -6,6 +6,9 @@
 ** the same sums, communication kernels (NCCL/RCCL) apart, and how long they
 ** overlapped other kernels: the intersection of the union of communication
 ** kernels with the union of compute kernels, as HTA's comm/compute overlap.
+** Slices come in start order (tr_iter's, a stream's), so every union grows
+** at its end: a closed length and one open interval (tr_gpu_acc), and the
+** overlap is compute + communication - the union of both.
 */
 #include "analysis_impl.h"
 
@@ -13,55 +16,30 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct kern_iv {
-    uint32_t dev;
-    uint32_t comm;
-    int64_t s, e;
-} kern_iv;
+/*
+** A union of intervals met in start order, growing: its closed length and
+** the interval still open.  ^Zeroed, it is empty.
+*/
+typedef struct gpu_union {
+    int64_t total, cur_s, cur_e;
+    int started;
+} gpu_union;
 
-static int kern_cmp(const void *pa, const void *pb)
+static void union_add(gpu_union *u, int64_t s, int64_t e)
 {
-    const kern_iv *a = pa, *b = pb;
-    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
-    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-    return (a->s > b->s) - (a->s < b->s);
-}
-
-/* Merges the sorted intervals V[0..N) in place; returns how many remain. */
-static size_t kern_merge(kern_iv *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k && v[i].s <= v[k - 1].e) {
-            if (v[i].e > v[k - 1].e) v[k - 1].e = v[i].e;
-        } else {
-            v[k++] = v[i];
-        }
+    if (!u->started || s > u->cur_e) {
+        if (u->started) u->total += u->cur_e - u->cur_s;
+        u->started = 1;
+        u->cur_s = s;
+        u->cur_e = e;
+    } else if (e > u->cur_e) {
+        u->cur_e = e;
     }
-    return k;
 }
 
-static int64_t kern_total(const kern_iv *v, size_t n)
+static int64_t union_length(const gpu_union *u)
 {
-    int64_t sum = 0;
-    for (size_t i = 0; i < n; i++) sum += v[i].e - v[i].s;
-    return sum;
-}
-
-/* The length of the intersection of two merged interval lists. */
-static int64_t kern_overlap(const kern_iv *a, size_t na, const kern_iv *b, size_t nb)
-{
-    int64_t sum = 0;
-    size_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s, e = a[i].e < b[j].e ? a[i].e : b[j].e;
-        if (e > s) sum += e - s;
-        if (a[i].e < b[j].e)
-            i++;
-        else
-            j++;
-    }
-    return sum;
+    return u->total + (u->started ? u->cur_e - u->cur_s : 0);
 }
 
 static int gpu_class_of_cat(const char *cat)
@@ -86,30 +64,38 @@ void tr_gpu_stats_fini(tr_gpu_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-typedef struct gpu_ctx {
-    const tr_trace *t;
-    tr_gpu_stats *out;
-    int8_t *cat_class;      /* by string id: class, -1 none, -2 not looked up */
-    int8_t *name_comm;      /* by string id: 1 communication kernel, 0 not, -1 not looked up */
-    int8_t *name_class;     /* by string id, for slices classed by their GPU track */
-    uint32_t *stream_of;    /* by track */
-    uint32_t *device_of;    /* by process */
-    int64_t *cur_s, *cur_e; /* per stream: the busy interval being built */
-    tr_vec kern;            /* kern_iv */
-} gpu_ctx;
+/* A device's unions of kernels: compute, communication, and both (for their overlap). */
+typedef struct gpu_walls {
+    gpu_union compute, comm, all;
+} gpu_walls;
 
-static int gpu_class(gpu_ctx *c, const tr_slices *s, size_t i)
+struct tr_gpu_acc {
+    const tr_trace *t;
+    int64_t first, last; /* the span so far */
+    size_t n_str, n_tracks;
+    int8_t *cat_class;   /* by string id: class, -1 none, -2 not looked up */
+    int8_t *name_comm;   /* by string id: 1 communication kernel, 0 not, -1 not looked up */
+    int8_t *name_class;  /* by string id, for slices classed by their GPU track */
+    uint32_t *stream_of; /* by track */
+    uint32_t *device_of; /* by process */
+    tr_vec streams;      /* tr_gpu_stream, in the order of their first GPU slices */
+    tr_vec busy;         /* gpu_union per stream */
+    tr_vec devices;      /* tr_gpu_device, the same */
+    tr_vec walls;        /* gpu_walls per device */
+};
+
+static int gpu_class(tr_gpu_acc *c, const tr_event_rec *ev)
 {
-    int8_t *k = &c->cat_class[tr_slice_cat(s, i)];
-    if (*k == -2) *k = (int8_t)gpu_class_of_cat(tr_str_get(c->t, tr_slice_cat(s, i), NULL));
+    int8_t *k = &c->cat_class[ev->u.s.cat];
+    if (*k == -2) *k = (int8_t)gpu_class_of_cat(tr_str_get(c->t, ev->u.s.cat, NULL));
     if (*k >= 0) return *k;
-    if (tr_track_get(c->t, s->track[i])->kind != TR_TRACK_GPU) return -1;
-    int8_t *n = &c->name_class[s->name[i]];
-    if (*n == -2) *n = (int8_t)gpu_class_of_name(tr_str_get(c->t, s->name[i], NULL));
+    if (tr_track_get(c->t, ev->track)->kind != TR_TRACK_GPU) return -1;
+    int8_t *n = &c->name_class[ev->u.s.name];
+    if (*n == -2) *n = (int8_t)gpu_class_of_name(tr_str_get(c->t, ev->u.s.name, NULL));
     return *n;
 }
 
-static int gpu_is_comm(gpu_ctx *c, tr_str name)
+static int gpu_is_comm(tr_gpu_acc *c, tr_str name)
 {
     int8_t *k = &c->name_comm[name];
     if (*k < 0) {
@@ -119,126 +105,135 @@ static int gpu_is_comm(gpu_ctx *c, tr_str name)
     return *k;
 }
 
-static uint32_t gpu_index(uint32_t *of, uint32_t key, tr_vec *v)
+/* KEY's row in V and its unions in STATE (zeroed: empty), pushed when new; UINT32_MAX: no memory.
+ */
+static uint32_t gpu_index(uint32_t *of, uint32_t key, tr_vec *v, tr_vec *state)
 {
     if (of[key] == UINT32_MAX) {
-        if (!tr_vec_push(v)) return UINT32_MAX;
+        if (!tr_vec_push(v) || !tr_vec_push(state)) return UINT32_MAX;
         of[key] = (uint32_t)(v->len - 1);
     }
     return of[key];
 }
 
-static int gpu_pass(gpu_ctx *c, int64_t first, int64_t last)
+int tr_gpu_acc_new(const tr_trace *t, tr_gpu_acc **out, tr_error *e)
 {
-    tr_slices s;
-    tr_trace_slices(c->t, &s);
-    tr_vec streams, devices;
-    tr_vec_init(&streams, sizeof(tr_gpu_stream));
-    tr_vec_init(&devices, sizeof(tr_gpu_device));
-    int rc = TR_FATAL;
-    for (size_t i = 0; i < s.n; i++) {
-        int cl = gpu_class(c, &s, i);
-        if (cl < 0) continue;
-        uint32_t tk = s.track[i], pr = tr_track_get(c->t, tk)->process;
-        uint32_t si = gpu_index(c->stream_of, tk, &streams);
-        uint32_t di = gpu_index(c->device_of, pr, &devices);
-        if (si == UINT32_MAX || di == UINT32_MAX) goto done;
-        tr_gpu_stream *st = &TR_VEC_AT(&streams, tr_gpu_stream, si);
-        tr_gpu_device *dv = &TR_VEC_AT(&devices, tr_gpu_device, di);
-        int64_t d = tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0, end = s.ts[i] + d;
-        if (st->count[0] + st->count[1] + st->count[2] == 0) {
-            st->track = tk;
-            c->cur_s[si] = s.ts[i];
-            c->cur_e[si] = end;
-        } else if (s.ts[i] > c->cur_e[si]) {
-            st->busy += c->cur_e[si] - c->cur_s[si];
-            c->cur_s[si] = s.ts[i];
-            c->cur_e[si] = end;
-        } else if (end > c->cur_e[si]) {
-            c->cur_e[si] = end;
-        }
-        dv->process = pr;
-        st->count[cl]++;
-        st->time[cl] += d;
-        dv->time[cl] += d;
-        if (cl != TR_GPU_KERNEL) continue;
-        int comm = gpu_is_comm(c, s.name[i]);
-        if (comm) st->comm += d, dv->comm += d;
-        kern_iv *k = tr_vec_push(&c->kern);
-        if (!k) goto done;
-        *k = (kern_iv){.dev = di, .comm = (uint32_t)comm, .s = s.ts[i], .e = end};
+    tr_gpu_acc *c = tr_calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c) return tr_error_nomem(e);
+    c->t = t;
+    c->first = INT64_MAX;
+    c->last = INT64_MIN;
+    c->n_str = tr_str_count(t);
+    c->n_tracks = tr_track_count(t);
+    size_t n_str = c->n_str ? c->n_str : 1, n_tracks = c->n_tracks ? c->n_tracks : 1,
+           np = tr_process_count(t) ? tr_process_count(t) : 1;
+    tr_vec_init(&c->streams, sizeof(tr_gpu_stream));
+    tr_vec_init(&c->busy, sizeof(gpu_union));
+    tr_vec_init(&c->devices, sizeof(tr_gpu_device));
+    tr_vec_init(&c->walls, sizeof(gpu_walls));
+    c->cat_class = tr_malloc(n_str);
+    c->name_comm = tr_malloc(n_str);
+    c->name_class = tr_malloc(n_str);
+    c->stream_of = tr_malloc(n_tracks * sizeof *c->stream_of);
+    c->device_of = tr_malloc(np * sizeof *c->device_of);
+    if (!c->cat_class || !c->name_comm || !c->name_class || !c->stream_of || !c->device_of) {
+        tr_gpu_acc_free(c);
+        return tr_error_nomem(e);
     }
-    for (size_t i = 0; i < streams.len; i++) {
-        tr_gpu_stream *st = &TR_VEC_AT(&streams, tr_gpu_stream, i);
-        st->busy += c->cur_e[i] - c->cur_s[i];
-        st->idle = (last - first) - st->busy;
-    }
-    rc = TR_OK;
-done:
-    c->out->streams = streams.data;
-    c->out->n_streams = streams.len;
-    c->out->devices = devices.data;
-    c->out->n_devices = devices.len;
-    return rc;
+    memset(c->cat_class, -2, n_str);
+    memset(c->name_comm, -1, n_str);
+    memset(c->name_class, -2, n_str);
+    memset(c->stream_of, 0xff, n_tracks * sizeof *c->stream_of);
+    memset(c->device_of, 0xff, np * sizeof *c->device_of);
+    *out = c;
+    return TR_OK;
 }
 
-/* Unions and overlap per device. */
-static void gpu_overlap(gpu_ctx *c)
+int tr_gpu_acc_add(tr_gpu_acc *c, const tr_row_event *x, tr_error *e)
 {
-    kern_iv *v = c->kern.data;
-    size_t n = c->kern.len;
-    tr_qsort(v, n, sizeof *v, kern_cmp);
-    for (size_t i = 0; i < n;) {
-        size_t j = i, k;
-        while (j < n && v[j].dev == v[i].dev && v[j].comm == 0) j++;
-        k = j;
-        while (k < n && v[k].dev == v[i].dev) k++;
-        size_t nc = kern_merge(v + i, j - i), nm = kern_merge(v + j, k - j);
-        tr_gpu_device *dv = &c->out->devices[v[i].dev];
-        dv->compute_wall = kern_total(v + i, nc);
-        dv->comm_wall = kern_total(v + j, nm);
-        dv->overlap = kern_overlap(v + i, nc, v + j, nm);
-        i = k;
+    const tr_event_rec *ev = &x->rec;
+    tr_stat_span_add(&c->first, &c->last, ev);
+    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= c->n_str || ev->u.s.cat >= c->n_str ||
+        ev->track >= c->n_tracks)
+        return TR_OK;
+    int cl = gpu_class(c, ev);
+    if (cl < 0) return TR_OK;
+    uint32_t tk = ev->track, pr = tr_track_get(c->t, tk)->process;
+    uint32_t si = gpu_index(c->stream_of, tk, &c->streams, &c->busy);
+    uint32_t di = gpu_index(c->device_of, pr, &c->devices, &c->walls);
+    if (si == UINT32_MAX || di == UINT32_MAX) return tr_error_nomem(e);
+    tr_gpu_stream *st = &TR_VEC_AT(&c->streams, tr_gpu_stream, si);
+    tr_gpu_device *dv = &TR_VEC_AT(&c->devices, tr_gpu_device, di);
+    int64_t d = ev->dur > 0 ? ev->dur : 0, end = ev->ts + d;
+    st->track = tk;
+    union_add(&TR_VEC_AT(&c->busy, gpu_union, si), ev->ts, end);
+    dv->process = pr;
+    st->count[cl]++;
+    st->time[cl] += d;
+    dv->time[cl] += d;
+    if (cl != TR_GPU_KERNEL) return TR_OK;
+    int comm = gpu_is_comm(c, ev->u.s.name);
+    if (comm) st->comm += d, dv->comm += d;
+    gpu_walls *w = &TR_VEC_AT(&c->walls, gpu_walls, di);
+    union_add(comm ? &w->comm : &w->compute, ev->ts, end);
+    union_add(&w->all, ev->ts, end);
+    return TR_OK;
+}
+
+int tr_gpu_acc_end(tr_gpu_acc *c, tr_gpu_stats *out, tr_error *e)
+{
+    (void)e;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < c->streams.len; i++) {
+        tr_gpu_stream *st = &TR_VEC_AT(&c->streams, tr_gpu_stream, i);
+        st->busy = union_length(&TR_VEC_AT(&c->busy, gpu_union, i));
+        st->idle = (c->last - c->first) - st->busy;
     }
+    /* Overlap = compute + communication - their union: the intersection of the two unions. */
+    for (size_t i = 0; i < c->devices.len; i++) {
+        tr_gpu_device *dv = &TR_VEC_AT(&c->devices, tr_gpu_device, i);
+        const gpu_walls *w = &TR_VEC_AT(&c->walls, gpu_walls, i);
+        dv->compute_wall = union_length(&w->compute);
+        dv->comm_wall = union_length(&w->comm);
+        dv->overlap = dv->compute_wall + dv->comm_wall - union_length(&w->all);
+    }
+    out->streams = c->streams.data;
+    out->n_streams = c->streams.len;
+    out->devices = c->devices.data;
+    out->n_devices = c->devices.len;
+    tr_vec_init(&c->streams, sizeof(tr_gpu_stream));
+    tr_vec_init(&c->devices, sizeof(tr_gpu_device));
+    return TR_OK;
+}
+
+void tr_gpu_acc_free(tr_gpu_acc *c)
+{
+    if (!c) return;
+    tr_free(c->cat_class);
+    tr_free(c->name_comm);
+    tr_free(c->name_class);
+    tr_free(c->stream_of);
+    tr_free(c->device_of);
+    tr_vec_fini(&c->streams);
+    tr_vec_fini(&c->busy);
+    tr_vec_fini(&c->devices);
+    tr_vec_fini(&c->walls);
+    tr_free(c);
+}
+
+static int feed_gpu(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_gpu_acc_add(user, x, e);
 }
 
 int tr_gpu_stats_compute(const tr_trace *t, tr_gpu_stats *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    int64_t first, last;
-    if (!tr_stat_span(t, &first, &last)) return TR_OK;
-    size_t n_str = tr_str_count(t), n_tracks = tr_track_count(t), np = tr_process_count(t);
-    gpu_ctx c = {.t = t, .out = out};
-    tr_vec_init(&c.kern, sizeof(kern_iv));
-    c.cat_class = tr_malloc(n_str);
-    c.name_comm = tr_malloc(n_str);
-    c.name_class = tr_malloc(n_str);
-    c.stream_of = tr_malloc(n_tracks * sizeof *c.stream_of);
-    c.device_of = tr_malloc((np ? np : 1) * sizeof *c.device_of);
-    c.cur_s = tr_malloc(n_tracks * sizeof *c.cur_s);
-    c.cur_e = tr_malloc(n_tracks * sizeof *c.cur_e);
-    int rc = TR_FATAL;
-    if (c.cat_class && c.name_comm && c.name_class && c.stream_of && c.device_of && c.cur_s &&
-        c.cur_e) {
-        memset(c.cat_class, -2, n_str);
-        memset(c.name_comm, -1, n_str);
-        memset(c.name_class, -2, n_str);
-        memset(c.stream_of, 0xff, n_tracks * sizeof *c.stream_of);
-        memset(c.device_of, 0xff, (np ? np : 1) * sizeof *c.device_of);
-        rc = gpu_pass(&c, first, last);
-        if (rc == TR_OK) gpu_overlap(&c);
-    }
-    tr_free(c.cat_class);
-    tr_free(c.name_comm);
-    tr_free(c.name_class);
-    tr_free(c.stream_of);
-    tr_free(c.device_of);
-    tr_free(c.cur_s);
-    tr_free(c.cur_e);
-    tr_vec_fini(&c.kern);
-    if (rc != TR_OK) {
-        tr_gpu_stats_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
+    tr_gpu_acc *c;
+    int rc = tr_gpu_acc_new(t, &c, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_gpu, c, e);
+    if (rc == TR_OK) rc = tr_gpu_acc_end(c, out, e);
+    tr_gpu_acc_free(c);
+    return rc;
 }

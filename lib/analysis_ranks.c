@@ -50,22 +50,24 @@ typedef struct unit_state {
     int64_t cur_s, cur_e, step_sum;
 } unit_state;
 
-typedef struct rank_ctx {
+struct tr_straggler_acc {
     const tr_trace *t;
-    const tr_stat_opts *o;
-    tr_straggler_stats *out;
+    const char *glob; /* step names */
+    double k;
+    tr_straggler_stats rows; /* the units, their sums so far */
     tr_map units;
     uint32_t *unit_of_process; /* UINT32_MAX: not a unit (no rank while others have one) */
     unit_state *st;
+    size_t n_str;
     int8_t *is_step; /* by string id: 1, 0, or -1 not looked up */
-} rank_ctx;
+};
 
 static uint64_t unit_key(int32_t rank, uint32_t process)
 {
     return rank >= 0 ? (uint64_t)(uint32_t)rank : (1ull << 32) | process;
 }
 
-static int rank_units(rank_ctx *c)
+static int rank_units(tr_straggler_acc *c)
 {
     size_t np = tr_process_count(c->t);
     int any_rank = 0;
@@ -91,68 +93,74 @@ static int rank_units(rank_ctx *c)
         }
         c->unit_of_process[p] = *slot;
     }
-    c->out->rows = rows.data;
-    c->out->n = rows.len;
+    c->rows.rows = rows.data;
+    c->rows.n = rows.len;
     return TR_OK;
 oom:
     tr_vec_fini(&rows);
     return TR_FATAL;
 }
 
-/* Busy time and steps of every unit, in one sweep over the slices. */
-static int rank_sweep(rank_ctx *c)
+int tr_straggler_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_straggler_acc **out,
+                         tr_error *e)
 {
-    tr_straggler_stats *out = c->out;
-    size_t n_str = tr_str_count(c->t);
-    c->st = tr_malloc(out->n * sizeof *c->st);
-    c->is_step = tr_malloc(n_str ? n_str : 1);
-    if (!c->st || !c->is_step) return TR_FATAL;
-    memset(c->is_step, -1, n_str ? n_str : 1);
-    for (size_t u = 0; u < out->n; u++) c->st[u] = (unit_state){INT64_MIN, INT64_MIN, 0};
-    const char *glob = c->o->step_glob ? c->o->step_glob : "ProfilerStep*";
-    tr_slices s;
-    tr_trace_slices(c->t, &s);
-    for (size_t i = 0; i < s.n; i++) {
-        uint32_t u = c->unit_of_process[tr_track_get(c->t, s.track[i])->process];
-        if (u == UINT32_MAX) continue;
-        unit_state *us = &c->st[u];
-        tr_rank_row *r = &out->rows[u];
-        int64_t end = tr_an_end(&s, i);
-        if (us->cur_e == INT64_MIN || s.ts[i] > us->cur_e) {
-            if (us->cur_e != INT64_MIN) r->value[TR_METRIC_BUSY] += us->cur_e - us->cur_s;
-            us->cur_s = s.ts[i];
-            us->cur_e = end;
-        } else if (end > us->cur_e) {
-            us->cur_e = end;
-        }
-        int8_t *step = &c->is_step[s.name[i]];
-        if (*step < 0) *step = fnmatch(glob, tr_str_get(c->t, s.name[i], NULL), 0) == 0;
-        if (*step) {
-            r->steps++;
-            us->step_sum += end - s.ts[i];
-        }
+    tr_straggler_acc *c = tr_calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c) return tr_error_nomem(e);
+    c->t = t;
+    c->k = o->mad_k;
+    c->glob = o->step_glob ? o->step_glob : "ProfilerStep*";
+    c->n_str = tr_str_count(t);
+    size_t n_str = c->n_str ? c->n_str : 1;
+    c->is_step = tr_malloc(n_str);
+    if (!c->is_step || tr_map_init(&c->units, 16) != TR_OK || rank_units(c) != TR_OK ||
+        !(c->st = tr_malloc((c->rows.n ? c->rows.n : 1) * sizeof *c->st))) {
+        tr_straggler_acc_free(c);
+        return tr_error_nomem(e);
     }
-    for (size_t u = 0; u < out->n; u++) {
-        tr_rank_row *r = &out->rows[u];
-        if (c->st[u].cur_e != INT64_MIN)
-            r->value[TR_METRIC_BUSY] += c->st[u].cur_e - c->st[u].cur_s;
-        r->value[TR_METRIC_STEP] = r->steps ? c->st[u].step_sum / (int64_t)r->steps : -1;
+    memset(c->is_step, -1, n_str);
+    for (size_t u = 0; u < c->rows.n; u++) c->st[u] = (unit_state){INT64_MIN, INT64_MIN, 0};
+    *out = c;
+    return TR_OK;
+}
+
+/* Busy time (the union of the unit's slices) and steps, a slice at a time. */
+int tr_straggler_acc_add(tr_straggler_acc *c, const tr_row_event *x, tr_error *e)
+{
+    (void)e;
+    const tr_event_rec *ev = &x->rec;
+    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= c->n_str) return TR_OK;
+    if (c->rows.n < 2) return TR_OK;
+    uint32_t u = c->unit_of_process[tr_track_get(c->t, ev->track)->process];
+    if (u == UINT32_MAX) return TR_OK;
+    unit_state *us = &c->st[u];
+    tr_rank_row *r = &c->rows.rows[u];
+    int64_t end = ev->ts + (ev->dur > 0 ? ev->dur : 0);
+    if (us->cur_e == INT64_MIN || ev->ts > us->cur_e) {
+        if (us->cur_e != INT64_MIN) r->value[TR_METRIC_BUSY] += us->cur_e - us->cur_s;
+        us->cur_s = ev->ts;
+        us->cur_e = end;
+    } else if (end > us->cur_e) {
+        us->cur_e = end;
+    }
+    int8_t *step = &c->is_step[ev->u.s.name];
+    if (*step < 0) *step = fnmatch(c->glob, tr_str_get(c->t, ev->u.s.name, NULL), 0) == 0;
+    if (*step) {
+        r->steps++;
+        us->step_sum += end - ev->ts;
     }
     return TR_OK;
 }
 
-static int rank_io(rank_ctx *c, tr_error *e)
+/* The I/O time of each unit, as the io section counts it. */
+static void rank_io(const tr_map *units, tr_straggler_stats *out, const tr_io_stats *io)
 {
-    tr_io_stats io;
-    if (tr_io_stats_compute(c->t, c->o, &io, e) != TR_OK) return TR_FATAL;
-    for (size_t i = 0; i < io.n_ranks; i++) {
-        const tr_io_rank *r = &io.ranks[i];
-        uint32_t u = tr_map_find(&c->units, unit_key(r->rank, r->process));
-        if (u != UINT32_MAX) c->out->rows[u].value[TR_METRIC_IO] = r->c.time;
+    for (size_t i = 0; i < io->n_ranks; i++) {
+        const tr_io_rank *r = &io->ranks[i];
+        uint32_t u = tr_map_find(units, unit_key(r->rank, r->process));
+        if (u != UINT32_MAX) out->rows[u].value[TR_METRIC_IO] = r->c.time;
     }
-    c->out->has[TR_METRIC_IO] = io.n_ranks > 0;
-    tr_io_stats_fini(&io);
-    return TR_OK;
+    out->has[TR_METRIC_IO] = io->n_ranks > 0;
 }
 
 /* Median, MAD and the outlier flags of one metric over the units that have it. */
@@ -177,40 +185,62 @@ static void rank_verdict(tr_straggler_stats *out, int m, int64_t *tmp)
     }
 }
 
+int tr_straggler_acc_end(tr_straggler_acc *c, const tr_io_stats *io, tr_straggler_stats *out,
+                         tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    out->k = c->k;
+    if (c->rows.n < 2) return TR_OK;
+    *out = c->rows;
+    out->k = c->k;
+    memset(&c->rows, 0, sizeof c->rows);
+    for (size_t u = 0; u < out->n; u++) {
+        tr_rank_row *r = &out->rows[u];
+        if (c->st[u].cur_e != INT64_MIN)
+            r->value[TR_METRIC_BUSY] += c->st[u].cur_e - c->st[u].cur_s;
+        r->value[TR_METRIC_STEP] = r->steps ? c->st[u].step_sum / (int64_t)r->steps : -1;
+    }
+    rank_io(&c->units, out, io);
+    int64_t *tmp = tr_malloc(out->n * sizeof *tmp);
+    if (!tmp) {
+        tr_straggler_stats_fini(out);
+        return tr_error_nomem(e);
+    }
+    for (int m = 0; m < TR_METRIC_COUNT; m++) rank_verdict(out, m, tmp);
+    tr_free(tmp);
+    tr_qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    return TR_OK;
+}
+
+void tr_straggler_acc_free(tr_straggler_acc *c)
+{
+    if (!c) return;
+    tr_free(c->rows.rows);
+    tr_free(c->unit_of_process);
+    tr_free(c->st);
+    tr_free(c->is_step);
+    tr_map_fini(&c->units);
+    tr_free(c);
+}
+
+static int feed_stragglers(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_straggler_acc_add(user, x, e);
+}
+
 int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_straggler_stats *out,
                                tr_error *e)
 {
     memset(out, 0, sizeof *out);
     out->k = o->mad_k;
-    rank_ctx c = {.t = t, .o = o, .out = out};
-    int rc = TR_FATAL;
-    int64_t *tmp = NULL;
-    if (tr_map_init(&c.units, 16) != TR_OK || rank_units(&c) != TR_OK) goto done;
-    if (out->n < 2) {
-        tr_straggler_stats_fini(out);
-        out->k = o->mad_k;
-        rc = TR_OK;
-        goto done;
-    }
-    if (rank_sweep(&c) != TR_OK) goto done;
-    if (rank_io(&c, e) != TR_OK) {
-        rc = TR_FATAL;
-        goto done;
-    }
-    tmp = tr_malloc(out->n * sizeof *tmp);
-    if (!tmp) goto done;
-    for (int m = 0; m < TR_METRIC_COUNT; m++) rank_verdict(out, m, tmp);
-    tr_qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
-    rc = TR_OK;
-done:
-    tr_free(tmp);
-    tr_free(c.unit_of_process);
-    tr_free(c.st);
-    tr_free(c.is_step);
-    tr_map_fini(&c.units);
-    if (rc != TR_OK) {
-        tr_straggler_stats_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
+    tr_straggler_acc *c;
+    tr_io_stats io = {0};
+    int rc = tr_straggler_acc_new(t, o, &c, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_stragglers, c, e);
+    /* Fewer than 2 units give no rows: their I/O is not needed. */
+    if (rc == TR_OK && c->rows.n >= 2) rc = tr_io_stats_compute(t, o, &io, e);
+    if (rc == TR_OK) rc = tr_straggler_acc_end(c, &io, out, e);
+    tr_io_stats_fini(&io);
+    tr_straggler_acc_free(c);
+    return rc;
 }

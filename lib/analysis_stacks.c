@@ -4,6 +4,8 @@
 ** Samples are first counted per distinct stack (per thread and stack for the
 ** per-thread tables), so each stack's path is walked once however often it
 ** was sampled: a dump sequence repeats a few thousand stacks millions of times.
+** The counting is an accumulator (tr_hot_acc), so a stream's samples need no
+** more than the counts; the stacks and frames stay in the trace.
 */
 #include "analysis_impl.h"
 
@@ -106,30 +108,55 @@ void tr_hot_stats_fini(tr_hot_stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_map *map,
-                       tr_vec *pairs)
+struct tr_hot_acc {
+    const tr_trace *t;
+    int per_thread;
+    tr_map slot_of; /* track << 32 | stack -> index into counts */
+    tr_vec counts;  /* stack_count */
+};
+
+int tr_hot_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_hot_acc **out, tr_error *e)
 {
-    tr_samples sm;
-    tr_trace_samples(t, &sm);
-    for (size_t i = 0; i < sm.n; i++) {
-        int is_new;
-        uint32_t *slot = tr_map_slot(map, (uint64_t)sm.track[i] << 32 | sm.stack[i], &is_new);
-        if (!slot) return TR_FATAL;
-        if (is_new) {
-            stack_count *c = tr_vec_push(pairs);
-            if (!c) return TR_FATAL;
-            c->track = sm.track[i];
-            c->stack = sm.stack[i];
-            *slot = (uint32_t)(pairs->len - 1);
-        }
-        TR_VEC_AT(pairs, stack_count, *slot).n++;
+    tr_hot_acc *a = tr_calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a) return tr_error_nomem(e);
+    a->t = t;
+    a->per_thread = o->hot_per_thread;
+    tr_vec_init(&a->counts, sizeof(stack_count));
+    if (tr_map_init(&a->slot_of, 1024) != TR_OK) {
+        tr_hot_acc_free(a);
+        return tr_error_nomem(e);
     }
-    stack_count *v = pairs->data;
-    size_t n = pairs->len;
+    *out = a;
+    return TR_OK;
+}
+
+int tr_hot_acc_add(tr_hot_acc *a, const tr_row_event *x, tr_error *e)
+{
+    const tr_event_rec *ev = &x->rec;
+    if (ev->kind != TR_EV_SAMPLE) return TR_OK;
+    int is_new;
+    uint32_t *slot = tr_map_slot(&a->slot_of, (uint64_t)ev->track << 32 | ev->stack, &is_new);
+    if (!slot) return tr_error_nomem(e);
+    if (is_new) {
+        stack_count *c = tr_vec_push(&a->counts);
+        if (!c) return tr_error_nomem(e);
+        c->track = ev->track;
+        c->stack = ev->stack;
+        *slot = (uint32_t)(a->counts.len - 1);
+    }
+    TR_VEC_AT(&a->counts, stack_count, *slot).n++;
+    return TR_OK;
+}
+
+/* The tables from the counts per thread and stack, sorted by thread. */
+static int hot_tables(const tr_trace *t, int per_thread, stack_count *v, size_t n,
+                      tr_hot_stats *out)
+{
     tr_qsort(v, n, sizeof *v, sc_cmp);
     out->merged.track = TR_NONE;
     if (hot_table(t, v, n, &out->merged) != TR_OK) return TR_FATAL;
-    if (!o->hot_per_thread) return TR_OK;
+    if (!per_thread) return TR_OK;
     size_t n_threads = 0;
     for (size_t i = 0; i < n; i++) n_threads += i == 0 || v[i].track != v[i - 1].track;
     out->threads = tr_calloc(n_threads ? n_threads : 1, sizeof *out->threads);
@@ -145,21 +172,36 @@ static int hot_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *o
     return TR_OK;
 }
 
-int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e)
+int tr_hot_acc_end(tr_hot_acc *a, tr_hot_stats *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
-    tr_map map;
-    tr_vec pairs;
-    tr_vec_init(&pairs, sizeof(stack_count));
-    int rc = TR_FATAL;
-    if (tr_map_init(&map, 1024) == TR_OK) {
-        rc = hot_compute(t, o, out, &map, &pairs);
-        tr_map_fini(&map);
-    }
-    tr_vec_fini(&pairs);
-    if (rc != TR_OK) {
+    if (hot_tables(a->t, a->per_thread, a->counts.data, a->counts.len, out) != TR_OK) {
         tr_hot_stats_fini(out);
         return tr_error_nomem(e);
     }
     return TR_OK;
+}
+
+void tr_hot_acc_free(tr_hot_acc *a)
+{
+    if (!a) return;
+    tr_map_fini(&a->slot_of);
+    tr_vec_fini(&a->counts);
+    tr_free(a);
+}
+
+static int feed_hot(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_hot_acc_add(user, x, e);
+}
+
+int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    tr_hot_acc *a;
+    int rc = tr_hot_acc_new(t, o, &a, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_hot, a, e);
+    if (rc == TR_OK) rc = tr_hot_acc_end(a, out, e);
+    tr_hot_acc_free(a);
+    return rc;
 }

@@ -99,34 +99,29 @@ static int hg_lane_cmp(const void *pa, const void *pb)
     return (a->track > b->track) - (a->track < b->track);
 }
 
-static int hg_lanes(const tr_trace *t, tr_hangs *h)
+/* What a track's events say: its last slice and instant (each the last row with the latest end). */
+typedef struct hg_track {
+    int64_t slice_last, instant_last; /* INT64_MIN: none */
+    tr_str slice_name, instant_name;
+    int64_t send_ts; /* its open synchronous WORKER_SEND, TR_TIME_NONE when none */
+    uint32_t send_args;
+    uint32_t stream; /* index into the streams, TR_NONE before its first GPU slice */
+} hg_track;
+
+/* Every lane's last record: a slice's end, or an instant at or after it. */
+static void hg_lanes(tr_hangs *h, const hg_track *tracks, size_t n)
 {
-    size_t n = tr_track_count(t);
-    h->lanes = tr_calloc(n ? n : 1, sizeof *h->lanes);
-    if (!h->lanes) return TR_FATAL;
-    for (size_t i = 0; i < n; i++) h->lanes[i] = (tr_hang_lane){(uint32_t)i, INT64_MIN, 0, 0};
-    tr_slices s;
-    tr_instants in;
-    tr_trace_slices(t, &s);
-    tr_trace_instants(t, &in);
-    for (size_t i = 0; i < s.n; i++) {
-        tr_hang_lane *l = &h->lanes[s.track[i]];
-        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
-        if (end >= l->last) l->last = end, l->name = s.name[i];
-    }
-    for (size_t i = 0; i < in.n; i++) {
-        tr_hang_lane *l = &h->lanes[in.track[i]];
-        if (in.ts[i] >= l->last) l->last = in.ts[i], l->name = in.name[i];
-    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (h->lanes[i].last == INT64_MIN) continue;
-        h->lanes[i].before_end = h->end - h->lanes[i].last;
-        h->lanes[k++] = h->lanes[i];
+        const hg_track *tk = &tracks[i];
+        int inst = tk->instant_last != INT64_MIN && tk->instant_last >= tk->slice_last;
+        int64_t last = inst ? tk->instant_last : tk->slice_last;
+        if (last == INT64_MIN) continue;
+        h->lanes[k++] = (tr_hang_lane){(uint32_t)i, last, inst ? tk->instant_name : tk->slice_name,
+                                       h->end - last};
     }
     h->n_lanes = k;
     if (k > 1) tr_qsort(h->lanes, k, sizeof *h->lanes, hg_lane_cmp);
-    return TR_OK;
 }
 
 /* ---- GT: requests never answered, round trips never returned ---- */
@@ -158,56 +153,10 @@ static tr_str hg_arg_str(const tr_trace *t, uint32_t args, const char *key)
     return tr_args_find(t, args, key, &a) && a.type == TR_ARG_STR ? a.v.s : 0;
 }
 
-static int hg_requests(const tr_trace *t, tr_vec *out)
-{
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    for (size_t i = 0; i < s.n; i++) {
-        if (tr_track_get(t, s.track[i])->kind != TR_TRACK_CLIENT) continue;
-        if (hg_arg_int(t, s.args[i], "unfinished") != 1) continue;
-        if (hg_wait_add(out, s.track[i], s.ts[i], hg_arg_int(t, s.args[i], "seq"), s.name[i]) !=
-            TR_OK)
-            return TR_FATAL;
-    }
-    return TR_OK;
-}
-
 /* Synchronous worker commands: their WORKER_SEND waits for a WORKER_RECV. */
 static int hg_sync_command(const char *cmd)
 {
     return strncmp(cmd, "WorkerGet", 9) == 0 || strncmp(cmd, "WorkerCompile", 13) == 0;
-}
-
-static int hg_round_trips(const tr_trace *t, tr_vec *out)
-{
-    size_t n = tr_track_count(t);
-    uint32_t *open = tr_malloc((n ? n : 1) * sizeof *open); /* per worker: its open send */
-    if (!open) return TR_FATAL;
-    for (size_t i = 0; i < n; i++) open[i] = TR_NONE;
-    tr_instants in;
-    tr_trace_instants(t, &in);
-    tr_str wsend = 0, wrecv = 0;
-    for (size_t i = 0; i < tr_str_count(t) && (!wsend || !wrecv); i++) {
-        const char *s = tr_str_get(t, (tr_str)i, NULL);
-        if (strcmp(s, "WORKER_SEND") == 0) wsend = (tr_str)i;
-        if (strcmp(s, "WORKER_RECV") == 0) wrecv = (tr_str)i;
-    }
-    for (size_t i = 0; wsend && i < in.n; i++) {
-        if (tr_track_get(t, in.track[i])->kind != TR_TRACK_WORKER) continue;
-        if (in.name[i] == wrecv) open[in.track[i]] = TR_NONE;
-        if (in.name[i] != wsend) continue;
-        tr_str cmd = hg_arg_str(t, in.args[i], "command");
-        if (hg_sync_command(tr_str_get(t, cmd, NULL))) open[in.track[i]] = (uint32_t)i;
-    }
-    int rc = TR_OK;
-    for (size_t k = 0; k < n && rc == TR_OK; k++) {
-        uint32_t i = open[k];
-        if (i == TR_NONE) continue;
-        rc = hg_wait_add(out, (uint32_t)k, in.ts[i], hg_arg_int(t, in.args[i], "seq"),
-                         hg_arg_str(t, in.args[i], "command"));
-    }
-    tr_free(open);
-    return rc;
 }
 
 /* ---- ranks and collectives ---- */
@@ -281,37 +230,6 @@ static tr_hang_collective *hg_collective(tr_hangs *h, tr_vec *v, const char *nam
     return c;
 }
 
-/* Counts collectives and finds every rank's last call; NAMES maps a slice name to its collective.
- */
-static int hg_walk_ranks(const tr_trace *t, tr_hangs *h, const tr_map *ranks, tr_vec *colls)
-{
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    char buf[128];
-    for (size_t i = 0; i < s.n; i++) {
-        int32_t r = hg_rank_of(t, s.track[i]);
-        uint32_t k = r >= 0 ? tr_map_find(ranks, (uint64_t)(uint32_t)r) : UINT32_MAX;
-        if (k == UINT32_MAX) continue;
-        tr_hang_rank *hr = &h->ranks[k];
-        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
-        /* A call that never returned is where the rank is, whatever ended later. */
-        int open = s.depth[i] == 0 && hg_arg_int(t, s.args[i], "unfinished") == 1;
-        if (s.depth[i] == 0 && (open || (!hr->in_flight && end >= hr->last_end))) {
-            hr->last_end = open ? s.ts[i] : end;
-            hr->last_call = s.name[i];
-            hr->in_flight = open;
-        }
-        const char *coll = tr_hangs_collective(tr_str_get(t, s.name[i], NULL), buf, sizeof buf);
-        if (!coll) continue;
-        tr_hang_collective *c = hg_collective(h, colls, coll);
-        if (!c) return TR_FATAL;
-        c->counts[k]++;
-        if (!hr->last_collective || s.ts[i] >= hr->last_collective_ts)
-            hr->last_collective = c->name, hr->last_collective_ts = s.ts[i];
-    }
-    return TR_OK;
-}
-
 static int hg_coll_cmp(const void *pa, const void *pb)
 {
     const tr_hang_collective *a = pa, *b = pb;
@@ -333,71 +251,201 @@ static void hg_mode(tr_hang_collective *c, size_t n)
     c->odd = (uint32_t)(n - best_n);
 }
 
-static int hg_collectives(const tr_trace *t, tr_hangs *h)
+/* ---- the accumulator ---- */
+
+struct tr_hangs_acc {
+    const tr_trace *t;
+    tr_hangs h; /* ranks, collectives' names and streams as they are made */
+    int64_t first, last;
+    size_t n_tracks;
+    hg_track *tracks;
+    tr_map ranks; /* rank -> index into h.ranks */
+    tr_vec colls; /* tr_hang_collective */
+    tr_vec req;   /* tr_hang_wait: GT requests never answered */
+    tr_str wsend, wrecv;
+};
+
+void tr_hangs_acc_free(tr_hangs_acc *a)
 {
-    tr_map ranks = {0};
-    tr_vec colls;
-    tr_vec_init(&colls, sizeof(tr_hang_collective));
-    int rc = hg_ranks(t, h, &ranks);
-    if (rc == TR_OK) rc = hg_walk_ranks(t, h, &ranks, &colls);
-    tr_map_fini(&ranks);
-    h->collectives = colls.data;
-    h->n_collectives = colls.len;
+    if (!a) return;
+    for (size_t i = 0; i < a->colls.len; i++)
+        tr_free(TR_VEC_AT(&a->colls, tr_hang_collective, i).counts);
+    tr_vec_fini(&a->colls);
+    tr_vec_fini(&a->req);
+    tr_map_fini(&a->ranks);
+    tr_free(a->tracks);
+    tr_hangs_fini(&a->h);
+    tr_free(a);
+}
+
+int tr_hangs_acc_new(const tr_trace *t, tr_hangs_acc **out, tr_error *e)
+{
+    tr_hangs_acc *a = tr_calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a) return tr_error_nomem(e);
+    a->t = t;
+    a->first = INT64_MAX;
+    a->last = INT64_MIN;
+    tr_arena_init(&a->h.names);
+    tr_vec_init(&a->colls, sizeof(tr_hang_collective));
+    tr_vec_init(&a->req, sizeof(tr_hang_wait));
+    a->n_tracks = tr_track_count(t);
+    size_t n = a->n_tracks ? a->n_tracks : 1;
+    a->tracks = tr_malloc(n * sizeof *a->tracks);
+    a->h.streams = tr_calloc(n, sizeof *a->h.streams);
+    a->h.lanes = tr_calloc(n, sizeof *a->h.lanes);
+    if (!a->tracks || !a->h.streams || !a->h.lanes || hg_ranks(t, &a->h, &a->ranks) != TR_OK) {
+        tr_hangs_acc_free(a);
+        return tr_error_nomem(e);
+    }
+    for (size_t i = 0; i < a->n_tracks; i++)
+        a->tracks[i] = (hg_track){INT64_MIN, INT64_MIN, 0, 0, TR_TIME_NONE, 0, TR_NONE};
+    for (size_t i = 0; i < tr_str_count(t) && (!a->wsend || !a->wrecv); i++) {
+        const char *s = tr_str_get(t, (tr_str)i, NULL);
+        if (strcmp(s, "WORKER_SEND") == 0) a->wsend = (tr_str)i;
+        if (strcmp(s, "WORKER_RECV") == 0) a->wrecv = (tr_str)i;
+    }
+    *out = a;
+    return TR_OK;
+}
+
+/* A rank's last call and its collectives, a slice at a time. */
+static int hg_rank_slice(tr_hangs_acc *a, const tr_row_event *x, int64_t end)
+{
+    const tr_event_rec *ev = &x->rec;
+    tr_hangs *h = &a->h;
+    int32_t r = hg_rank_of(a->t, ev->track);
+    uint32_t k = r >= 0 ? tr_map_find(&a->ranks, (uint64_t)(uint32_t)r) : UINT32_MAX;
+    if (k == UINT32_MAX) return TR_OK;
+    tr_hang_rank *hr = &h->ranks[k];
+    /* A call that never returned is where the rank is, whatever ended later. */
+    int open = x->depth == 0 && hg_arg_int(a->t, ev->args, "unfinished") == 1;
+    if (x->depth == 0 && (open || (!hr->in_flight && end >= hr->last_end))) {
+        hr->last_end = open ? ev->ts : end;
+        hr->last_call = ev->u.s.name;
+        hr->in_flight = open;
+    }
+    char buf[128];
+    const char *coll = tr_hangs_collective(tr_str_get(a->t, ev->u.s.name, NULL), buf, sizeof buf);
+    if (!coll) return TR_OK;
+    tr_hang_collective *c = hg_collective(h, &a->colls, coll);
+    if (!c) return TR_FATAL;
+    c->counts[k]++;
+    if (!hr->last_collective || ev->ts >= hr->last_collective_ts)
+        hr->last_collective = c->name, hr->last_collective_ts = ev->ts;
+    return TR_OK;
+}
+
+static int hg_slice(tr_hangs_acc *a, const tr_row_event *x)
+{
+    const tr_event_rec *ev = &x->rec;
+    hg_track *tk = &a->tracks[ev->track];
+    const tr_track *track = tr_track_get(a->t, ev->track);
+    int64_t end = tr_time_add(ev->ts, ev->dur > 0 ? ev->dur : 0);
+    if (end >= tk->slice_last) tk->slice_last = end, tk->slice_name = ev->u.s.name;
+    if (track->kind == TR_TRACK_CLIENT && hg_arg_int(a->t, ev->args, "unfinished") == 1 &&
+        hg_wait_add(&a->req, ev->track, ev->ts, hg_arg_int(a->t, ev->args, "seq"), ev->u.s.name) !=
+            TR_OK)
+        return TR_FATAL;
+    if (track->kind == TR_TRACK_GPU) {
+        tr_hangs *h = &a->h;
+        if (tk->stream == TR_NONE) {
+            tk->stream = (uint32_t)h->n_streams++;
+            h->streams[tk->stream] = (tr_hang_stream){ev->track, 0, INT64_MIN};
+        }
+        tr_hang_stream *st = &h->streams[tk->stream];
+        if (end >= st->end) st->end = end, st->kernel = ev->u.s.name;
+    }
+    return hg_rank_slice(a, x, end);
+}
+
+static void hg_instant(tr_hangs_acc *a, const tr_event_rec *ev)
+{
+    hg_track *tk = &a->tracks[ev->track];
+    /* Instants come in time order: each is at or after the one before. */
+    tk->instant_last = ev->ts;
+    tk->instant_name = ev->u.s.name;
+    if (!a->wsend || tr_track_get(a->t, ev->track)->kind != TR_TRACK_WORKER) return;
+    if (ev->u.s.name == a->wrecv) tk->send_ts = TR_TIME_NONE;
+    if (ev->u.s.name != a->wsend) return;
+    tr_str cmd = hg_arg_str(a->t, ev->args, "command");
+    if (hg_sync_command(tr_str_get(a->t, cmd, NULL)))
+        tk->send_ts = ev->ts, tk->send_args = ev->args;
+}
+
+int tr_hangs_acc_add(tr_hangs_acc *a, const tr_row_event *x, tr_error *e)
+{
+    const tr_event_rec *ev = &x->rec;
+    tr_stat_span_add(&a->first, &a->last, ev);
+    if (ev->track >= a->n_tracks) return TR_OK;
+    if (ev->kind == TR_EV_SLICE && hg_slice(a, x) != TR_OK) return tr_error_nomem(e);
+    if (ev->kind == TR_EV_INSTANT) hg_instant(a, ev);
+    return TR_OK;
+}
+
+/* The round trips still open on each worker, in track order. */
+static int hg_round_trips(tr_hangs_acc *a, tr_vec *out)
+{
+    for (size_t k = 0; k < a->n_tracks; k++) {
+        const hg_track *tk = &a->tracks[k];
+        if (tk->send_ts == TR_TIME_NONE) continue;
+        if (hg_wait_add(out, (uint32_t)k, tk->send_ts, hg_arg_int(a->t, tk->send_args, "seq"),
+                        hg_arg_str(a->t, tk->send_args, "command")) != TR_OK)
+            return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+int tr_hangs_acc_end(tr_hangs_acc *a, tr_hangs *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    tr_arena_init(&out->names);
+    if (a->first > a->last) return TR_OK;
+    tr_hangs *h = &a->h;
+    h->start = a->first;
+    h->end = a->last;
+    hg_lanes(h, a->tracks, a->n_tracks);
+    h->requests = a->req.data, h->n_requests = a->req.len;
+    tr_vec_init(&a->req, sizeof(tr_hang_wait));
+    tr_vec rt;
+    tr_vec_init(&rt, sizeof(tr_hang_wait));
+    int rc = hg_round_trips(a, &rt);
+    h->round_trips = rt.data, h->n_round_trips = rt.len;
+    h->collectives = a->colls.data;
+    h->n_collectives = a->colls.len;
+    tr_vec_init(&a->colls, sizeof(tr_hang_collective));
     for (size_t i = 0; rc == TR_OK && i < h->n_collectives; i++)
         hg_mode(&h->collectives[i], h->n_ranks);
     if (h->n_collectives > 1)
         tr_qsort(h->collectives, h->n_collectives, sizeof *h->collectives, hg_coll_cmp);
     for (size_t i = 0; rc == TR_OK && i < h->n_ranks; i++)
-        h->ranks[i].state = hg_state(t, h, &h->ranks[i]);
-    return rc;
+        h->ranks[i].state = hg_state(a->t, h, &h->ranks[i]);
+    tr_arena_fini(&out->names);
+    *out = *h;
+    memset(h, 0, sizeof *h);
+    tr_arena_init(&h->names);
+    if (rc != TR_OK) {
+        tr_hangs_fini(out);
+        return tr_error_nomem(e);
+    }
+    return TR_OK;
 }
 
-/* ---- GPU streams ---- */
-
-static int hg_streams(const tr_trace *t, tr_hangs *h)
+static int feed_hangs(void *user, const tr_row_event *x, tr_error *e)
 {
-    size_t n = tr_track_count(t);
-    h->streams = tr_calloc(n ? n : 1, sizeof *h->streams);
-    if (!h->streams) return TR_FATAL;
-    uint32_t *at = tr_malloc((n ? n : 1) * sizeof *at);
-    if (!at) return TR_FATAL;
-    for (size_t i = 0; i < n; i++) at[i] = TR_NONE;
-    tr_slices s;
-    tr_trace_slices(t, &s);
-    for (size_t i = 0; i < s.n; i++) {
-        if (tr_track_get(t, s.track[i])->kind != TR_TRACK_GPU) continue;
-        uint32_t k = at[s.track[i]];
-        if (k == TR_NONE) {
-            k = at[s.track[i]] = (uint32_t)h->n_streams++;
-            h->streams[k] = (tr_hang_stream){s.track[i], 0, INT64_MIN};
-        }
-        int64_t end = tr_time_add(s.ts[i], tr_slice_dur(&s, i) > 0 ? tr_slice_dur(&s, i) : 0);
-        if (end >= h->streams[k].end) h->streams[k].end = end, h->streams[k].kernel = s.name[i];
-    }
-    tr_free(at);
-    return TR_OK;
+    return tr_hangs_acc_add(user, x, e);
 }
 
 int tr_hangs_compute(const tr_trace *t, tr_hangs *out, tr_error *e)
 {
     memset(out, 0, sizeof *out);
     tr_arena_init(&out->names);
-    if (!tr_stat_span(t, &out->start, &out->end)) return TR_OK;
-    tr_vec req, rt;
-    tr_vec_init(&req, sizeof(tr_hang_wait));
-    tr_vec_init(&rt, sizeof(tr_hang_wait));
-    int rc = hg_lanes(t, out);
-    if (rc == TR_OK) rc = hg_requests(t, &req);
-    if (rc == TR_OK) rc = hg_round_trips(t, &rt);
-    out->requests = req.data, out->n_requests = req.len;
-    out->round_trips = rt.data, out->n_round_trips = rt.len;
-    if (rc == TR_OK) rc = hg_collectives(t, out);
-    if (rc == TR_OK) rc = hg_streams(t, out);
-    if (rc != TR_OK) {
-        tr_hangs_fini(out);
-        return tr_error_nomem(e);
-    }
-    return TR_OK;
+    tr_hangs_acc *a;
+    int rc = tr_hangs_acc_new(t, &a, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_hangs, a, e);
+    if (rc == TR_OK) rc = tr_hangs_acc_end(a, out, e);
+    tr_hangs_acc_free(a);
+    return rc;
 }
 
 void tr_hangs_fini(tr_hangs *h)

@@ -22,6 +22,18 @@ struct tr_report {
     int explicit_sections; /* asked by name: printed even when empty */
     int have_span;
     int64_t first, last;
+    uint64_t n_events[TR_EV_KIND_COUNT]; /* by enum tr_event_kind: the overview's counts */
+    /* the sections computed from events one at a time (tr_report_begin), until tr_report_end */
+    tr_lane_acc *lane_acc;
+    tr_op_acc *op_acc;
+    tr_hot_acc *hot_acc;
+    tr_straggler_acc *strag_acc;
+    tr_gpu_acc *gpu_acc;
+    tr_stree_acc *tree_acc;
+    tr_hangs_acc *hangs_acc;
+    int8_t *is_io; /* by string id: a slice so named is an I/O call (1), not (0), unknown (-1) */
+    size_t n_str;  /* of is_io */
+    uint64_t io_calls; /* slices met that are I/O calls: a stream's io section needs the model */
     tr_lane_stats lanes;
     tr_op_stats ops;
     tr_io_stats io;

@@ -20,16 +20,11 @@ void tr_rp_text_overview(const tr_report *r, tr_buf *b)
                         (unsigned long long)in->lines_skipped, (unsigned long long)in->warnings);
     }
     tr_rp_span(b, r->have_span, r->first, r->last);
-    tr_slices s;
-    tr_instants in;
-    tr_counters c;
-    tr_samples sm;
-    tr_trace_slices(t, &s);
-    tr_trace_instants(t, &in);
-    tr_trace_counters(t, &c);
-    tr_trace_samples(t, &sm);
-    tr_buf_addf(b, "events: %zu slices, %zu instants, %zu counter values, %zu samples\n", s.n, in.n,
-                c.n, sm.n);
+    tr_buf_addf(b, "events: %llu slices, %llu instants, %llu counter values, %llu samples\n",
+                (unsigned long long)r->n_events[TR_EV_SLICE],
+                (unsigned long long)r->n_events[TR_EV_INSTANT],
+                (unsigned long long)r->n_events[TR_EV_COUNTER],
+                (unsigned long long)r->n_events[TR_EV_SAMPLE]);
     tr_buf_addf(b, "lanes: %zu tracks of %zu processes\n", tr_track_count(t), tr_process_count(t));
 }
 

@@ -7,7 +7,7 @@
 
 /* A slice still open on its track. */
 typedef struct rows_open {
-    int64_t end;
+    int64_t ts, end;
     uint32_t row;
     uint16_t depth;
     uint8_t zero; /* a zero-length slice encloses nothing */
@@ -22,6 +22,7 @@ void tr_rows_init(tr_rows *r, int tracks)
     }
     tr_vec_init(&r->open, sizeof(tr_vec));
     r->tracks = tracks;
+    r->bind_flows = 1;
 }
 
 void tr_rows_fini(tr_rows *r)
@@ -62,11 +63,12 @@ static int nest(tr_rows *r, tr_row_event *out)
     while (st->len && (o[st->len - 1].end <= ev->ts || o[st->len - 1].zero)) st->len--;
     const rows_open *top = st->len ? &o[st->len - 1] : NULL;
     out->parent = top ? top->row : TR_NONE;
+    out->parent_ts = top ? top->ts : TR_TIME_NONE;
     out->depth = !top ? 0 : top->depth == UINT16_MAX ? UINT16_MAX : top->depth + 1u;
     rows_open *now = tr_vec_push(st);
     if (!now) return TR_FATAL;
-    *now = (rows_open){tr_time_add(ev->ts, ev->dur), (uint32_t)out->row, (uint16_t)out->depth,
-                       ev->dur == 0};
+    *now = (rows_open){ev->ts, tr_time_add(ev->ts, ev->dur), (uint32_t)out->row,
+                       (uint16_t)out->depth, ev->dur == 0};
     return TR_OK;
 }
 
@@ -77,7 +79,8 @@ int tr_rows_next(tr_rows *r, const tr_event_rec *ev, tr_row_event *out)
     out->row = r->n[k]++;
     out->depth = 0;
     out->parent = TR_NONE;
-    if (put_at(&r->row_of[k], ev->seq, (uint32_t)out->row)) return TR_FATAL;
+    out->parent_ts = TR_TIME_NONE;
+    if (r->bind_flows && put_at(&r->row_of[k], ev->seq, (uint32_t)out->row)) return TR_FATAL;
     if (r->tracks && put_at(&r->track_of[k], out->row, ev->track)) return TR_FATAL;
     return k == TR_EV_SLICE ? nest(r, out) : TR_OK;
 }

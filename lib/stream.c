@@ -24,6 +24,7 @@ struct tr_stream {
     int merging;
     size_t budget;
     int sort_all; /* tr_stream_opts.sort_all */
+    int no_flows; /* tr_stream_opts.no_flows */
     /*
     ** The reorder window: while WINDOW is set the records wait in HEAP, not
     ** in the sorter, and those that start before the reader's promise
@@ -393,7 +394,7 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
 /* The flows of batch B, their ends shifted from rows in B's input to seqs in the stream. */
 static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
-    for (size_t i = b->flow_first; i < b->flow_end; i++) {
+    for (size_t i = b->flow_first; i < b->flow_end && !s->no_flows; i++) {
         tr_flow *f = tr_vec_push(&s->flows);
         if (!f) return tr_error_nomem(e);
         *f = *tr_flow_get(t, (uint32_t)i);
@@ -473,6 +474,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
+    s->no_flows = o->no_flows;
     s->sort_opts =
         (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
                          .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,

@@ -2,6 +2,7 @@
 ** stree.c: the stack prefix tree (tr_stree.h): members, the tree, its
 ** depth-first order, the splits and who is furthest behind.
 */
+#include "tr_analysis.h"
 #include "tr_map.h"
 #include "tr_stree.h"
 
@@ -17,24 +18,24 @@ static int st_is_main(const tr_trace *t, const tr_track *tk, const tr_process *p
     return strcmp(name, "MainThread") == 0 || (tk->tid >= 0 && tk->tid == p->pid);
 }
 
-/* The last sample of every track (TR_NONE for none). */
-static uint32_t *st_last_samples(const tr_trace *t, const tr_samples *sm)
-{
-    size_t n = tr_track_count(t);
-    uint32_t *last = tr_malloc((n ? n : 1) * sizeof *last);
-    if (!last) return NULL;
-    for (size_t i = 0; i < n; i++) last[i] = TR_NONE;
-    for (size_t i = 0; i < sm->n; i++) /* samples are in time order */
-        if (sm->track[i] < n) last[sm->track[i]] = (uint32_t)i;
-    return last;
-}
+/*
+** What a track's samples say, as they come: its last stack, and the 3D
+** view's changes between consecutive samples and entries.
+*/
+typedef struct st_track {
+    uint32_t stack; /* of its last sample */
+    int64_t ts;
+    uint32_t samples, changes, entries;
+    int64_t last_change;
+    uint64_t digest; /* of its last sample's path */
+    uint8_t had;     /* its last sample was in the counted function */
+} st_track;
 
 /*
 ** With opts.main_thread, one track per process: its main thread, else its
 ** first sampled track.  CHOSEN[p] is the track kept for process p.
 */
-static int st_pick_members(const tr_trace *t, tr_stree *s, const tr_samples *sm,
-                           const uint32_t *last)
+static int st_pick_members(const tr_trace *t, tr_stree *s, const st_track *tracks)
 {
     size_t n_tracks = tr_track_count(t), n_proc = tr_process_count(t);
     uint32_t *chosen = tr_malloc((n_proc ? n_proc : 1) * sizeof *chosen);
@@ -46,7 +47,7 @@ static int st_pick_members(const tr_trace *t, tr_stree *s, const tr_samples *sm,
     for (size_t p = 0; p < n_proc; p++) chosen[p] = TR_NONE;
     for (size_t i = 0; i < n_tracks; i++) {
         const tr_track *tk = tr_track_get(t, (uint32_t)i);
-        if (last[i] == TR_NONE || tk->process >= n_proc) continue;
+        if (!tracks[i].samples || tk->process >= n_proc) continue;
         uint32_t *c = &chosen[tk->process];
         if (*c == TR_NONE || (!st_is_main(t, tr_track_get(t, *c), tr_process_get(t, tk->process)) &&
                               st_is_main(t, tk, tr_process_get(t, tk->process))))
@@ -54,7 +55,8 @@ static int st_pick_members(const tr_trace *t, tr_stree *s, const tr_samples *sm,
     }
     for (size_t i = 0; i < n_tracks; i++) {
         const tr_track *tk = tr_track_get(t, (uint32_t)i);
-        if (last[i] == TR_NONE) continue;
+        const st_track *st = &tracks[i];
+        if (!st->samples) continue;
         if (s->opts.main_thread && (tk->process >= n_proc || chosen[tk->process] != i)) continue;
         const tr_process *p = tr_process_get(t, tk->process);
         s->members[s->n_members++] = (tr_stree_member){
@@ -63,9 +65,12 @@ static int st_pick_members(const tr_trace *t, tr_stree *s, const tr_samples *sm,
             .rank = p ? p->rank : -1,
             .pid = p ? p->pid : -1,
             .tid = tk->tid,
-            .stack = sm->stack[last[i]],
-            .ts = sm->ts[last[i]],
-            .last_change = INT64_MIN,
+            .stack = st->stack,
+            .ts = st->ts,
+            .samples = st->samples,
+            .changes = st->changes,
+            .last_change = st->last_change,
+            .entries = st->entries,
         };
     }
     tr_free(chosen);
@@ -74,15 +79,19 @@ static int st_pick_members(const tr_trace *t, tr_stree *s, const tr_samples *sm,
 
 /* ---- frames as the tree groups them ---- */
 
-typedef struct st_build {
+struct tr_stree_acc {
     const tr_trace *t;
     tr_stree *s;
+    tr_stree out;     /* the tree being made: its options, then its members and nodes */
+    st_track *tracks; /* by track */
+    size_t n_tracks;
     tr_map child;  /* (node << 32 | frame key) -> node */
     tr_map fkey;   /* (function << 32 | file) -> key, for TR_STREE_BY_FILE */
     tr_vec nodes;  /* tr_stree_node */
     tr_vec path;   /* uint32_t model frames, outermost first */
     int8_t *count; /* per model frame: 1 when it is the counted function, -1 unknown */
-} st_build;
+};
+typedef struct tr_stree_acc st_build;
 
 /* The key frame F is grouped by; UINT32_MAX when out of memory. */
 static uint32_t st_frame_key(st_build *b, uint32_t f)
@@ -173,43 +182,29 @@ static int st_counted(st_build *b, uint32_t f)
     return b->count[f];
 }
 
-/* The 3D view: changes between a member's consecutive samples, and entries. */
-static int st_progress(st_build *b, const tr_samples *sm)
+/* The 3D view, a sample at a time: changes between a track's consecutive samples, and entries. */
+int tr_stree_acc_add(tr_stree_acc *b, const tr_row_event *x, tr_error *e)
 {
-    tr_stree *s = b->s;
-    size_t n_tracks = tr_track_count(b->t), n_frames = tr_frame_count(b->t);
-    uint32_t *member_of = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *member_of);
-    uint64_t *prev = tr_malloc((s->n_members ? s->n_members : 1) * sizeof *prev);
-    uint8_t *had = tr_calloc(s->n_members ? s->n_members : 1, 1);
-    if (s->opts.counted) b->count = tr_malloc(n_frames ? n_frames : 1);
-    int rc = member_of && prev && had && (!s->opts.counted || b->count) ? TR_OK : TR_FATAL;
-    if (rc == TR_OK && b->count) memset(b->count, 0xff, n_frames);
-    for (size_t i = 0; rc == TR_OK && i < n_tracks; i++) member_of[i] = TR_NONE;
-    for (size_t m = 0; rc == TR_OK && m < s->n_members; m++)
-        member_of[s->members[m].track] = (uint32_t)m;
-    for (size_t i = 0; rc == TR_OK && i < sm->n; i++) {
-        uint32_t m = sm->track[i] < n_tracks ? member_of[sm->track[i]] : TR_NONE;
-        if (m == TR_NONE) continue;
-        tr_stree_member *mb = &s->members[m];
-        if ((rc = st_path(b, sm->stack[i])) != TR_OK) break;
-        uint64_t d = st_path_digest(b);
-        if (mb->samples && d != prev[m]) {
-            mb->changes++;
-            mb->last_change = sm->ts[i];
-        }
-        prev[m] = d;
-        mb->samples++;
-        if (!b->count) continue;
-        int has = 0;
-        for (size_t k = 0; k < b->path.len && !has; k++)
-            has = st_counted(b, TR_VEC_AT(&b->path, uint32_t, k));
-        if (has && !had[m]) mb->entries++;
-        had[m] = (uint8_t)has;
+    const tr_event_rec *ev = &x->rec;
+    if (ev->kind != TR_EV_SAMPLE || ev->track >= b->n_tracks) return TR_OK;
+    st_track *st = &b->tracks[ev->track];
+    if (st_path(b, ev->stack) != TR_OK) return tr_error_nomem(e);
+    uint64_t d = st_path_digest(b);
+    if (st->samples && d != st->digest) {
+        st->changes++;
+        st->last_change = ev->ts;
     }
-    tr_free(member_of);
-    tr_free(prev);
-    tr_free(had);
-    return rc;
+    st->digest = d;
+    st->samples++;
+    st->stack = ev->stack;
+    st->ts = ev->ts;
+    if (!b->count) return TR_OK;
+    int has = 0;
+    for (size_t k = 0; k < b->path.len && !has; k++)
+        has = st_counted(b, TR_VEC_AT(&b->path, uint32_t, k));
+    if (has && !st->had) st->entries++;
+    st->had = (uint8_t)has;
+    return TR_OK;
 }
 
 /* ---- ordering ---- */
@@ -317,15 +312,37 @@ static int st_finish(const tr_trace *t, tr_stree *s)
     return rc;
 }
 
-static int st_build_all(st_build *b, const tr_samples *sm)
+int tr_stree_acc_new(const tr_trace *t, const tr_stree_opts *o, tr_stree_acc **out, tr_error *e)
+{
+    st_build *b = tr_calloc(1, sizeof *b);
+    *out = NULL;
+    if (!b) return tr_error_nomem(e);
+    b->t = t;
+    b->s = &b->out;
+    if (o) b->out.opts = *o;
+    tr_vec_init(&b->nodes, sizeof(tr_stree_node));
+    tr_vec_init(&b->path, sizeof(uint32_t));
+    b->n_tracks = tr_track_count(t);
+    b->tracks = tr_calloc(b->n_tracks ? b->n_tracks : 1, sizeof *b->tracks);
+    size_t n_frames = tr_frame_count(t);
+    if (b->out.opts.counted) b->count = tr_malloc(n_frames ? n_frames : 1);
+    if (!b->tracks || (b->out.opts.counted && !b->count)) {
+        tr_stree_acc_free(b);
+        return tr_error_nomem(e);
+    }
+    if (b->count) memset(b->count, 0xff, n_frames ? n_frames : 1);
+    for (size_t i = 0; i < b->n_tracks; i++) b->tracks[i].last_change = INT64_MIN;
+    *out = b;
+    return TR_OK;
+}
+
+/* The members from the tracks' last samples, their paths merged into the tree, its order. */
+static int st_build_all(st_build *b)
 {
     tr_stree *s = b->s;
-    uint32_t *last = st_last_samples(b->t, sm);
-    int rc = last ? st_pick_members(b->t, s, sm, last) : TR_FATAL;
-    tr_free(last);
+    int rc = st_pick_members(b->t, s, b->tracks);
     if (rc == TR_OK && st_node_add(b, TR_NONE, TR_NONE) == TR_NONE) rc = TR_FATAL;
     for (size_t m = 0; rc == TR_OK && m < s->n_members; m++) rc = st_insert(b, &s->members[m]);
-    if (rc == TR_OK) rc = st_progress(b, sm);
     if (rc == TR_OK) {
         s->nodes = b->nodes.data;
         s->n_nodes = b->nodes.len;
@@ -335,26 +352,46 @@ static int st_build_all(st_build *b, const tr_samples *sm)
     return rc;
 }
 
-int tr_stree_build(const tr_trace *t, const tr_stree_opts *o, tr_stree *out, tr_error *e)
+int tr_stree_acc_end(tr_stree_acc *b, tr_stree *out, tr_error *e)
 {
-    memset(out, 0, sizeof *out);
-    if (o) out->opts = *o;
-    st_build b = {.t = t, .s = out};
-    tr_vec_init(&b.nodes, sizeof(tr_stree_node));
-    tr_vec_init(&b.path, sizeof(uint32_t));
-    tr_samples sm;
-    tr_trace_samples(t, &sm);
-    int rc = st_build_all(&b, &sm);
-    tr_map_fini(&b.child);
-    tr_map_fini(&b.fkey);
-    tr_vec_fini(&b.nodes);
-    tr_vec_fini(&b.path);
-    tr_free(b.count);
+    int rc = st_build_all(b);
+    *out = b->out;
+    memset(&b->out, 0, sizeof b->out);
     if (rc != TR_OK) {
         tr_stree_fini(out);
         return tr_error_nomem(e);
     }
     return TR_OK;
+}
+
+void tr_stree_acc_free(tr_stree_acc *b)
+{
+    if (!b) return;
+    tr_map_fini(&b->child);
+    tr_map_fini(&b->fkey);
+    tr_vec_fini(&b->nodes);
+    tr_vec_fini(&b->path);
+    tr_free(b->count);
+    tr_free(b->tracks);
+    tr_stree_fini(&b->out);
+    tr_free(b);
+}
+
+static int feed_stree(void *user, const tr_row_event *x, tr_error *e)
+{
+    return tr_stree_acc_add(user, x, e);
+}
+
+int tr_stree_build(const tr_trace *t, const tr_stree_opts *o, tr_stree *out, tr_error *e)
+{
+    memset(out, 0, sizeof *out);
+    if (o) out->opts = *o;
+    tr_stree_acc *b;
+    int rc = tr_stree_acc_new(t, o, &b, e);
+    if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_stree, b, e);
+    if (rc == TR_OK) rc = tr_stree_acc_end(b, out, e);
+    tr_stree_acc_free(b);
+    return rc;
 }
 
 void tr_stree_fini(tr_stree *s)

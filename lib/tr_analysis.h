@@ -42,6 +42,7 @@
 
 #include "tr_error.h"
 #include "tr_mem.h"
+#include "tr_rows.h"
 #include "tr_trace.h"
 
 typedef struct tr_stat_opts {
@@ -86,6 +87,33 @@ void tr_stat_opts_init(tr_stat_opts *o);
 */
 int tr_stat_span(const tr_trace *t, int64_t *first, int64_t *last);
 
+/*
+** Events one at a time.  The span, lanes, ops, hot tables, stragglers and
+** GPU streams are accumulators as well, for events that come from a stream (tr_stream.h,
+** with tr_rows.h's nesting) rather than from the model's tables: each is
+** made over a trace whose dictionaries (strings, processes, tracks) are
+** final, meets every event of every kind in tr_iter's order with what
+** freeze gives it (a slice's parent and the parent's start), and ends
+** into the result struct below, which it then no longer owns.  ^The
+** compute functions feed the frozen model's rows through the same
+** accumulators (tr_stat_feed_model), so both ways give the same result.
+** ^An accumulator's add returns TR_OK, or TR_FATAL with E filled when out
+** of memory; ^its free takes NULL.
+*/
+typedef int (*tr_stat_event_fn)(void *user, const tr_row_event *ev, tr_error *e);
+/*
+** ^Calls FN with USER for every event of the frozen trace T in tr_iter's
+** order, with its row, depth, parent and the parent's start; ^stops at
+** the first return that is not TR_OK and returns it.
+*/
+int tr_stat_feed_model(const tr_trace *t, tr_stat_event_fn fn, void *user, tr_error *e);
+/*
+** ^Widens the span *FIRST .. *LAST (start with INT64_MAX, INT64_MIN) by EV,
+** the next event in tr_iter's order: the first event's start, the latest
+** end (a slice's ts + dur); as tr_stat_span gives it.
+*/
+void tr_stat_span_add(int64_t *first, int64_t *last, const tr_event_rec *ev);
+
 /* ---- lanes ---- */
 
 typedef struct tr_gap {
@@ -119,6 +147,16 @@ int tr_lane_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_lane_stat
                           tr_error *e);
 void tr_lane_stats_fini(tr_lane_stats *s);
 
+/*
+** The lanes as an accumulator (see "Events one at a time"): per track its
+** busy union, its longest gaps and its top-level names; per event the span.
+*/
+typedef struct tr_lane_acc tr_lane_acc;
+int tr_lane_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_lane_acc **out, tr_error *e);
+int tr_lane_acc_add(tr_lane_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_lane_acc_end(tr_lane_acc *a, tr_lane_stats *out, tr_error *e);
+void tr_lane_acc_free(tr_lane_acc *a);
+
 /* ---- op breakdown ---- */
 
 typedef struct tr_op_stat {
@@ -143,6 +181,17 @@ int tr_op_stats_compute(const tr_trace *t, tr_op_stats *out, tr_error *e);
 /* ^Sorts descending by KEY; ties by total, then by key text (T names them). */
 void tr_op_stats_sort(const tr_trace *t, tr_op_stat *v, size_t n, int key);
 void tr_op_stats_fini(tr_op_stats *s);
+
+/*
+** The op breakdown as an accumulator (see "Events one at a time"): per
+** name and per category its sums and every duration (8 bytes a slice in
+** each table, for the percentiles).
+*/
+typedef struct tr_op_acc tr_op_acc;
+int tr_op_acc_new(const tr_trace *t, tr_op_acc **out, tr_error *e);
+int tr_op_acc_add(tr_op_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_op_acc_end(tr_op_acc *a, tr_op_stats *out, tr_error *e);
+void tr_op_acc_free(tr_op_acc *a);
 
 /* ---- I/O ---- */
 
@@ -392,6 +441,15 @@ typedef struct tr_hot_stats {
 } tr_hot_stats;
 
 int tr_hot_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_hot_stats *out, tr_error *e);
+/*
+** The hot tables as an accumulator (see "Events one at a time"): a count
+** per thread and distinct stack.
+*/
+typedef struct tr_hot_acc tr_hot_acc;
+int tr_hot_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_hot_acc **out, tr_error *e);
+int tr_hot_acc_add(tr_hot_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_hot_acc_end(tr_hot_acc *a, tr_hot_stats *out, tr_error *e);
+void tr_hot_acc_free(tr_hot_acc *a);
 /* ^Sorts a table by total samples instead (BY_TOTAL 1) or back by self (0). */
 void tr_hot_table_sort(const tr_trace *t, tr_hot_table *h, int by_total);
 void tr_hot_stats_fini(tr_hot_stats *s);
@@ -424,6 +482,19 @@ typedef struct tr_straggler_stats {
 int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_straggler_stats *out,
                                tr_error *e);
 void tr_straggler_stats_fini(tr_straggler_stats *s);
+
+/*
+** The stragglers as an accumulator (see "Events one at a time"): per unit
+** its busy union and step sums.  ^Its end takes the units' I/O time from
+** IO, the io section of the same events (tr_io_stats_compute).
+*/
+typedef struct tr_straggler_acc tr_straggler_acc;
+int tr_straggler_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_straggler_acc **out,
+                         tr_error *e);
+int tr_straggler_acc_add(tr_straggler_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_straggler_acc_end(tr_straggler_acc *a, const tr_io_stats *io, tr_straggler_stats *out,
+                         tr_error *e);
+void tr_straggler_acc_free(tr_straggler_acc *a);
 
 /* ---- GPU ---- */
 
@@ -460,6 +531,17 @@ typedef struct tr_gpu_stats {
 */
 int tr_gpu_stats_compute(const tr_trace *t, tr_gpu_stats *out, tr_error *e);
 void tr_gpu_stats_fini(tr_gpu_stats *s);
+
+/*
+** The GPU streams and devices as an accumulator (see "Events one at a
+** time"): per stream its sums and busy union, per device its sums and the
+** unions of its compute, communication and all kernels; per event the span.
+*/
+typedef struct tr_gpu_acc tr_gpu_acc;
+int tr_gpu_acc_new(const tr_trace *t, tr_gpu_acc **out, tr_error *e);
+int tr_gpu_acc_add(tr_gpu_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_gpu_acc_end(tr_gpu_acc *a, tr_gpu_stats *out, tr_error *e);
+void tr_gpu_acc_free(tr_gpu_acc *a);
 
 /* ---- GPU breakdowns (Holistic Trace Analysis's definitions) ---- */
 

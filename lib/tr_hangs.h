@@ -29,6 +29,7 @@
 
 #include "tr_error.h"
 #include "tr_mem.h"
+#include "tr_rows.h"
 #include "tr_trace.h"
 
 typedef struct tr_hang_lane {
@@ -91,6 +92,19 @@ typedef struct tr_hangs {
 /* ^Fills OUT; TR_OK, or TR_FATAL with E filled (OUT then empty and safe to fini). */
 int tr_hangs_compute(const tr_trace *t, tr_hangs *out, tr_error *e);
 void tr_hangs_fini(tr_hangs *h);
+
+/*
+** The checks as an accumulator (tr_analysis.h's "Events one at a time"):
+** per track its last slice and instant, its open GT request count and
+** round trip, its GPU stream's last kernel; per rank its last call and
+** collective counts; the span.  ^tr_hangs_compute feeds the model's rows
+** through it.
+*/
+typedef struct tr_hangs_acc tr_hangs_acc;
+int tr_hangs_acc_new(const tr_trace *t, tr_hangs_acc **out, tr_error *e);
+int tr_hangs_acc_add(tr_hangs_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_hangs_acc_end(tr_hangs_acc *a, tr_hangs *out, tr_error *e);
+void tr_hangs_acc_free(tr_hangs_acc *a);
 
 /* ^The collective a slice name counts as ("nccl AllReduce" for an NCCL kernel), or NULL. */
 const char *tr_hangs_collective(const char *name, char *buf, size_t size);

@@ -78,6 +78,35 @@ int tr_report_new(const tr_trace *t, const tr_report_opts *o, tr_report **out, t
 void tr_report_free(tr_report *r);
 
 /*
+** A report from events met one at a time (a stream's: tr_stream.h, with
+** tr_rows.h's nesting), for traces whose events are not kept.  ^The
+** overview, lanes, ops, hot, stragglers and gpu sections are computed so,
+** by the accumulators of tr_analysis.h that tr_report_new feeds the
+** model's rows through: the same figures either way.  ^The other sections
+** read the model's tables.
+*/
+/* ^The sections O asks for that need the model's tables (bits 1u << TR_REPORT_*), 0 when none. */
+unsigned tr_report_unstreamed(const tr_report_opts *o);
+/*
+** tr_report_begin: a report to feed events
+** CONSTRUCTOR: tr_report
+**
+** ^T's dictionaries must be final (loaded and frozen), its events need not
+** be there.  ^Returns TR_OK, TR_FAIL with E's code TR_E_USAGE when O asks
+** for a section tr_report_unstreamed names, or TR_FATAL.
+*/
+int tr_report_begin(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e);
+/* ^Meets the next event in tr_iter's order.  ^TR_OK or TR_FATAL (out of memory). */
+int tr_report_add(tr_report *r, const tr_row_event *ev, tr_error *e);
+/*
+** ^Ends the sections after the last event; R is then formatted as
+** tr_report_new's.  ^Returns TR_OK, TR_FATAL, or TR_FAIL (TR_E_USAGE) when
+** the stragglers would need the I/O time of I/O calls met (the io section
+** reads the model): the caller reads the model instead.
+*/
+int tr_report_end(tr_report *r, tr_error *e);
+
+/*
 ** tr_report_text: the report as people read it
 ** METHOD: tr_report
 **

@@ -26,6 +26,7 @@ typedef struct tr_row_event {
     tr_event_rec rec;
     uint64_t row;
     uint32_t depth, parent;
+    int64_t parent_ts; /* the parent's start (TR_TIME_NONE without one): the analyses' nesting */
 } tr_row_event;
 
 typedef struct tr_rows {
@@ -34,9 +35,14 @@ typedef struct tr_rows {
     tr_vec track_of[TR_EV_KIND_COUNT]; /* uint32_t by row: its track, when TRACKS is set */
     tr_vec open;                       /* tr_vec of rows_open, per track: its open slices */
     int tracks;                        /* keep track_of */
+    int bind_flows;                    /* keep row_of, for tr_rows_flows (1 after tr_rows_init) */
 } tr_rows;
 
-/* ^Starts R; ^with TRACKS set it keeps each row's track (tr_rows_track). */
+/*
+** ^Starts R; ^with TRACKS set it keeps each row's track (tr_rows_track).
+** ^A caller that binds no flows clears R->bind_flows: the 4 bytes an event
+** of row_of are then not kept.
+*/
 void tr_rows_init(tr_rows *r, int tracks);
 /* ^Frees what R holds. */
 void tr_rows_fini(tr_rows *r);

@@ -87,6 +87,7 @@ typedef struct tr_stream_opts {
     ** bytes less each, and come out with TR_TIME_NONE.
     */
     int thread_time;
+    int no_flows; /* 1: the consumer needs no flows (tracestat): not kept, 32 bytes each */
 } tr_stream_opts;
 
 /* Where a stream hands out the records it can place before the input ends. */
@@ -113,7 +114,8 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
 /*
 ** tr_stream_flows: the flows read, once loading is over
 ** ^Returns them in the order they were added (a flow's id is its place) and
-** sets *N.  ^An end names an event by its kind and seq (tr_event_rec.seq);
+** sets *N (0 for a stream opened with no_flows).  ^An end names an event by its kind and seq
+*(tr_event_rec.seq);
 ** ^an end that names no event read gets the kind TR_EV_KIND_COUNT.
 */
 tr_flow *tr_stream_flows(tr_stream *s, size_t *n);

@@ -23,6 +23,7 @@
 
 #include "tr_error.h"
 #include "tr_mem.h"
+#include "tr_rows.h"
 #include "tr_trace.h"
 
 enum tr_stree_frames {
@@ -81,6 +82,18 @@ typedef struct tr_stree {
 */
 int tr_stree_build(const tr_trace *t, const tr_stree_opts *o, tr_stree *out, tr_error *e);
 void tr_stree_fini(tr_stree *s);
+
+/*
+** The tree as an accumulator (tr_analysis.h's "Events one at a time"):
+** per track its last sample's stack and time and its 3D view (changes,
+** entries); the members are picked and their paths merged at the end.
+** ^tr_stree_build feeds the model's samples through it.
+*/
+typedef struct tr_stree_acc tr_stree_acc;
+int tr_stree_acc_new(const tr_trace *t, const tr_stree_opts *o, tr_stree_acc **out, tr_error *e);
+int tr_stree_acc_add(tr_stree_acc *a, const tr_row_event *ev, tr_error *e);
+int tr_stree_acc_end(tr_stree_acc *a, tr_stree *out, tr_error *e);
+void tr_stree_acc_free(tr_stree_acc *a);
 
 /* ^The members under node N. */
 static inline uint32_t tr_stree_count(const tr_stree *s, uint32_t n)

@@ -176,10 +176,11 @@ void tr_cli_print_version(const char *prog);
     "                        (default 64G; K, M, G, T)\n"                                    \
     "      --max-ratio N     stop when it passes 64 MiB and N times the bytes read\n"        \
     "                        (default 1000; real traces compress 15 to 25 times)\n" \
-    "      --memory SIZE     memory for the events convert, cat and traceviz (timeline,\n" \
-    "                        flame) sort (8M, 512M, 2G; default 1G, or a quarter of\n" \
-    "                        RAM when less): past it they spill to --tmpdir and are\n" \
-    "                        merged; other commands hold the whole trace in memory\n" \
+    "      --memory SIZE     memory for the events convert, cat, traceviz (timeline,\n" \
+    "                        flame) and tracestat (see its sections) sort (8M, 512M,\n" \
+    "                        2G; default 1G, or a quarter of RAM when less): past it\n" \
+    "                        they spill to --tmpdir and are merged; other commands\n" \
+    "                        hold the whole trace in memory\n" \
     "      --tmpdir DIR      where spilled events go (default: beside the output,\n"  \
     "                        else $TMPDIR, else /tmp); removed when done or killed\n"
 

@@ -82,15 +82,6 @@ static const tr_cli_opt options[] = {
     {NULL, 0, 0},
 };
 
-typedef struct args {
-    tr_report_opts ro;
-    int json, dot;
-    const char *csv;
-    tr_vec control;   /* char *: the --diff inputs (the control run) */
-    const char *html; /* --html FILE */
-    int follow;
-} args;
-
 /* The options of the hangs section's stack tree. */
 static int tree_option(tr_cli *c, args *a, int id, const char *arg)
 {
@@ -312,19 +303,8 @@ static int terminal_width(void)
     return 100;
 }
 
-static int report(tr_cli *c, const args *a, const tr_trace *t)
+int ts_print(tr_cli *c, const args *a, const tr_report *r)
 {
-    tr_report *r;
-    tr_error e = {0};
-    if (tr_report_new(t, &a->ro, &r, &e) < 0) {
-        tr_cli_error(c, &e);
-        return TR_EXIT_DATA;
-    }
-    if (a->html) {
-        int rc = ts_write_html(c, t, r, a->html);
-        tr_report_free(r);
-        return rc;
-    }
     tr_buf b;
     tr_buf_init(&b, 0);
     if (a->dot)
@@ -341,6 +321,18 @@ static int report(tr_cli *c, const args *a, const tr_trace *t)
         rc = TR_EXIT_DATA;
     }
     tr_buf_fini(&b);
+    return rc;
+}
+
+static int report(tr_cli *c, const args *a, const tr_trace *t)
+{
+    tr_report *r;
+    tr_error e = {0};
+    if (tr_report_new(t, &a->ro, &r, &e) < 0) {
+        tr_cli_error(c, &e);
+        return TR_EXIT_DATA;
+    }
+    int rc = a->html ? ts_write_html(c, t, r, a->html) : ts_print(c, a, r);
     tr_report_free(r);
     return rc;
 }
@@ -391,9 +383,60 @@ static int run_diff(tr_cli *c, const args *a, char **inputs, int n)
     return rc;
 }
 
+/*
+** Whether the report is computed from a stream: the inputs stream (as for
+** traceviz) and every section asked is computed one event at a time; when
+** the inputs would stream but a section needs the model, that is said.
+*/
+/* ^Appends the names of the sections in SECTIONS (bits 1u << TR_REPORT_*), comma-separated. */
+static void section_names(tr_buf *b, unsigned sections)
+{
+    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++)
+        if (sections >> s & 1u)
+            tr_buf_addf(b, "%s%s", b->len ? ", " : "", tr_report_section_name(s));
+}
+
+static int streams(tr_cli *c, const args *a, char **inputs, int n)
+{
+    if (!tr_cli_can_stream(c, inputs, (size_t)n, 0)) return 0;
+    if (a->html) {
+        if (c->verbosity >= 1)
+            fprintf(stderr,
+                    "tracestat: --html draws its pictures from the whole trace in memory, past the "
+                    "%llu MiB budget\n",
+                    (unsigned long long)(tr_cli_memory(c) >> 20));
+        return 0;
+    }
+    unsigned other = tr_report_unstreamed(&a->ro);
+    if (!other) return 1;
+    if (c->verbosity >= 1) {
+        tr_report_opts all = a->ro;
+        all.sections = (1u << TR_REPORT_SECTION_COUNT) - 1;
+        tr_buf names, streamed;
+        tr_buf_init(&names, 0);
+        tr_buf_init(&streamed, 0);
+        section_names(&names, other);
+        section_names(&streamed, all.sections & ~tr_report_unstreamed(&all));
+        int several = strchr(names.p, ',') != NULL;
+        fprintf(stderr,
+                "tracestat: the %s section%s read%s the whole trace into memory, past the %llu "
+                "MiB budget (only %s are computed within --memory)\n",
+                names.p, several ? "s" : "", several ? "" : "s",
+                (unsigned long long)(tr_cli_memory(c) >> 20), streamed.p);
+        tr_buf_fini(&names);
+        tr_buf_fini(&streamed);
+    }
+    return 0;
+}
+
 static int run(tr_cli *c, const args *a, char **inputs, int n)
 {
     if (a->control.len) return run_diff(c, a, inputs, n);
+    if (streams(c, a, inputs, n)) {
+        int model;
+        int rc = ts_stream(c, a, inputs, n, &model);
+        if (!model) return rc;
+    }
     tr_trace *t = tr_trace_new();
     if (!t) {
         tr_cli_errorf(c, "out of memory");

@@ -31,6 +31,11 @@ const char tracestat_usage[] =
     "              per kernel: count, total, mean, min, max, share of the type; launch\n"
     "              statistics: CPU and GPU time, launch delay, short kernels, outliers;\n"
     "              frequent kernel sequences of operators (--seq-op, --seq-min)\n"
+    "Every section but gpu-breakdown and gpu-kernels is computed as the events stream\n"
+    "past, within --memory, when the inputs stream (GT logs, py-spy dumps, Chrome JSON\n"
+    "when its model may not fit or --memory is given), io only when no slice is an I/O\n"
+    "call; otherwise, and for --html, the whole trace is read into memory, said on\n"
+    "stderr.\n"
     "\n";
 
 const char tracestat_usage_options[] =
