@@ -24,6 +24,7 @@
 #include "tr_stack_slices.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ typedef struct pj_prof {
     json_t *p;
     uint32_t track;
     int64_t unit;
-    double at;       /* sampled: the time of the next sample, in UNIT */
+    int64_t at;      /* sampled: the time of the next sample, ns */
     json_t *samples; /* sampled: the stacks, and how long each lasts */
     json_t *weights;
     json_t *events; /* evented */
@@ -76,21 +77,31 @@ static const char *pj_str(json_t *o, const char *key, size_t *n)
     return json_string_value(v);
 }
 
-/* V units of UNIT ns as ns, clamped to what int64 holds (and NaN to 0). */
-static int64_t pj_ns(double v, int64_t unit)
+/*
+** V units of UNIT ns as ns, clamped to what int64 holds (and NaN to 0):
+** rounded, not truncated (0.0157 ms is 15700 ns, though 0.0157 * 1e6 is
+** 15699.999...), and an integer exactly.
+*/
+static int64_t pj_ns(json_t *v, int64_t unit)
 {
-    double ns = v * (double)unit;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i > INT64_MAX / unit) return INT64_MAX;
+        if (i < INT64_MIN / unit) return INT64_MIN;
+        return (int64_t)i * unit;
+    }
+    double ns = json_number_value(v) * (double)unit;
     if (!(ns == ns)) return 0;
     if (ns >= 9.2e18) return INT64_MAX;
     if (ns <= -9.2e18) return INT64_MIN;
-    return (int64_t)ns;
+    return (int64_t)llround(ns);
 }
 
 static int64_t pj_int(json_t *o, const char *key, int64_t dflt)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-    if (json_is_real(v)) return pj_ns(json_real_value(v), 1);
+    if (json_is_real(v)) return pj_ns(v, 1);
     return dflt;
 }
 
@@ -278,12 +289,13 @@ static int pj_sample(pj_rd *r, json_t *s, tr_error *e)
         stack = frame == TR_NONE ? TR_NONE : tr_stack_push(r->t, stack, frame);
         if (stack == TR_NONE) return tr_error_nomem(e);
     }
-    int64_t ts = pj_ns(pf->at, pf->unit);
+    int64_t ts = pf->at;
     tr_sample_add(r->t, pf->track, ts, stack, 0);
     if (r->slicer && tr_stack_slicer_sample(r->slicer, pf->track, ts, stack) != TR_OK)
         return tr_error_nomem(e);
     json_t *w = json_array_get(pf->weights, r->k);
-    pf->at += json_is_number(w) ? json_number_value(w) : 0;
+    /* each weight in whole ns, summed exactly: a double sum drifts */
+    if (json_is_number(w)) pf->at = tr_time_add(pf->at, pj_ns(w, pf->unit));
     return tr_trace_status(r->t, e);
 }
 
@@ -292,9 +304,8 @@ static int pj_sampled_end(pj_rd *r, tr_error *e)
 {
     pj_prof *pf = &r->prof;
     json_t *ev = json_object_get(pf->p, "endValue");
-    if (json_is_number(ev) && json_number_value(ev) > pf->at) pf->at = json_number_value(ev);
-    if (r->slicer &&
-        tr_stack_slicer_end_track(r->slicer, pf->track, pj_ns(pf->at, pf->unit)) != TR_OK)
+    if (json_is_number(ev) && pj_ns(ev, pf->unit) > pf->at) pf->at = pj_ns(ev, pf->unit);
+    if (r->slicer && tr_stack_slicer_end_track(r->slicer, pf->track, pf->at) != TR_OK)
         return tr_error_nomem(e);
     return tr_trace_status(r->t, e);
 }
@@ -308,7 +319,7 @@ static int pj_event(pj_rd *r, json_t *ev, tr_error *e)
     if (!type || !json_is_integer(fi) || json_integer_value(fi) < 0 ||
         (size_t)json_integer_value(fi) >= json_array_size(r->shared) || !json_is_number(atv))
         return pj_warn(r, e, "speedscope: a malformed event");
-    int64_t ts = pj_ns(json_number_value(atv), pf->unit);
+    int64_t ts = pj_ns(atv, pf->unit);
     uint32_t frame = pj_shared_frame(r, r->shared, r->ids, (size_t)json_integer_value(fi));
     if (frame == TR_NONE) return tr_error_nomem(e);
     if (strcmp(type, "O") == 0) {
@@ -346,7 +357,7 @@ static int pj_prof_start(pj_rd *r, int *rc, tr_error *e)
         pf->samples = json_object_get(prof, "samples");
         pf->weights = json_object_get(prof, "weights");
         json_t *sv = json_object_get(prof, "startValue");
-        pf->at = json_is_number(sv) ? json_number_value(sv) : 0;
+        pf->at = json_is_number(sv) ? pj_ns(sv, pf->unit) : 0;
     } else if (type && strcmp(type, "evented") == 0) {
         pf->events = json_object_get(prof, "events");
         pf->cat = tr_str_internz(r->t, "stack");
