@@ -215,8 +215,8 @@ static void text_inputs(const tr_trace *t, int merged, tr_buf *b)
 
 /* ---- what was not read ---- */
 
-static const char *const skip_names[] = {"",         "inside",  "recorder_output",
-                                         "replaced", "unknown", "repeated"};
+static const char *const skip_names[] = {"",        "inside",   "recorder_output", "replaced",
+                                         "unknown", "repeated", "tracecat_output"};
 
 static const char *skip_reason(int why)
 {
@@ -230,6 +230,9 @@ static const char *skip_reason(int why)
         return "replaced by a later member of the same name (tar's rule)";
     case TR_SKIP_UNKNOWN:
         return "not a trace tracecat knows";
+    case TR_SKIP_OUTPUT:
+        return "a SQLite database or Parquet directory: not read in a run folder (tracecat's own "
+               "would count its traces twice); name a database itself to read it";
     default:
         return "read once";
     }

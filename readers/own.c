@@ -57,4 +57,5 @@ const tr_reader tr_reader_own = {
     .open = own_open,
     .next = own_next,
     .close = own_close,
+    .output = 1,
 };

@@ -95,6 +95,26 @@ run-folder)
     done
     run 0 info "$tmp/run//job/"
     expect_out "^input 0: $tmp/run/job\$"
+    # tracecat's own outputs written into the folder are not read with it (the Parquet
+    # directory failed the whole run, the database was every trace a second time), nor is
+    # another tool's database (it failed the run); info says why, and names them alone read
+    run 0 convert "$tmp/run" -o "$tmp/run/pq/" --to parquet
+    run 0 convert "$tmp/run" -o "$tmp/run/all.db"
+    python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("CREATE TABLE x(a)")' \
+        "$tmp/run/other.db" || fail "cannot make a foreign database (python3)"
+    run 0 info --tz UTC "$tmp/run/"
+    [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "want 2 inputs beside the outputs"
+    [ "$(grep -c '^  rank 0 / ' "$tmp/out")" = 1 ] || fail "rank 0 read more than once beside the outputs"
+    why="a SQLite database or Parquet directory: not read in a run folder (tracecat's own would count its traces twice); name a database itself to read it"
+    for f in all.db other.db; do expect_out "^  $tmp/run/$f: $why\$"; done
+    expect_out "^  $tmp/run/pq/: [0-9]* files (_tracecat.json, .*): $why\$"
+    run 0 info --json "$tmp/run/"
+    [ "$(grep -o '"why":"tracecat_output"' "$tmp/out" | wc -l)" -ge 12 ] || fail "info --json: want the outputs as tracecat_output"
+    run 0 info "$tmp/run/all.db"
+    expect_out "^  rank 0 / "
+    mkdir "$tmp/outs" && mv "$tmp/run/pq" "$tmp/run/all.db" "$tmp/outs/"
+    run 1 info "$tmp/outs"
+    expect_err "outs: no trace inside, only what tracecat writes (a SQLite database, a Parquet directory): name a database itself to read it"
     ;;
 fuchsia)
     # Item 7: Fuchsia's systemTraceEvents object (trace2json) names processes
