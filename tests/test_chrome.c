@@ -315,6 +315,34 @@ TR_TEST(v8_cpu_profile)
     tr_trace_free(t);
 }
 
+/*
+** Samples of a V8 chunk without a time delta (timeDeltas short, or a value
+** that is no number) were put at the previous sample's time without a word;
+** now a warning at the chunk says how many.
+*/
+TR_TEST(v8_samples_without_delta)
+{
+    tr_test_warns wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"ts\":990,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"data\":{\"startTime\":1000}}},"
+        "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"ts\":1100,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+        "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1}}],"
+        "\"samples\":[1,1,1,1]},\"timeDeltas\":[5,\"x\",2]}}}]",
+        &wl);
+    CHECK_INT(wl.n, 1);
+    CHECK(strstr(wl.first.msg, "V8 profile chunk with 2 samples without a time delta") != NULL);
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    CHECK_INT(sm.n, 4);
+    if (sm.n == 4) {
+        const int64_t want[4] = {1005000, 1005000, 1007000, 1007000};
+        for (int i = 0; i < 4; i++) CHECK_INT(sm.ts[i], want[i]);
+    }
+    tr_trace_free(t);
+}
+
 TR_TEST(truncated_array)
 {
     const char *cases[] = {
