@@ -36,7 +36,7 @@ typedef struct pj_prof {
     json_t *p;
     uint32_t track;
     int64_t unit;
-    int64_t at;      /* sampled: the time of the next sample, ns */
+    int64_t at;      /* sampled: the time of the next sample; evented: of the last event (ns) */
     json_t *samples; /* sampled: the stacks, and how long each lasts */
     json_t *weights;
     json_t *events; /* evented */
@@ -67,6 +67,14 @@ static int pj_warn(pj_rd *r, tr_error *e, const char *what)
     tr_loc loc = {tr_input_name(r->in), 0, 0, 0};
     r->warnings++;
     return tr_warnf(r->diag, e, &loc, "%s", what) == TR_FAIL ? TR_FAIL : TR_OK;
+}
+
+/* A warning about event K of speedscope profile r->item. */
+static int pj_warn_event(pj_rd *r, tr_error *e, const char *what)
+{
+    char msg[192];
+    snprintf(msg, sizeof msg, "speedscope: profile %zu, event %zu: %s", r->item, r->k, what);
+    return pj_warn(r, e, msg);
 }
 
 static const char *pj_str(json_t *o, const char *key, size_t *n)
@@ -322,19 +330,54 @@ static int pj_event(pj_rd *r, json_t *ev, tr_error *e)
     int64_t ts = pj_ns(atv, pf->unit);
     uint32_t frame = pj_shared_frame(r, r->shared, r->ids, (size_t)json_integer_value(fi));
     if (frame == TR_NONE) return tr_error_nomem(e);
+    if (ts > pf->at) pf->at = ts;
+    int rc = TR_OK;
     if (strcmp(type, "O") == 0) {
         uint32_t *f = tr_vec_push(&r->frames);
         int64_t *s = tr_vec_push(&r->starts);
         if (!f || !s) return tr_error_nomem(e);
         *f = frame, *s = ts;
-    } else if (strcmp(type, "C") == 0 && r->frames.len) {
+    } else if (strcmp(type, "C") != 0) {
+        return pj_warn_event(r, e, "neither an open (O) nor a close (C): not read");
+    } else if (!r->frames.len) {
+        return pj_warn_event(r, e, "a close with no frame open: not read");
+    } else {
+        size_t k = --r->frames.len;
+        r->starts.len--;
+        uint32_t top = TR_VEC_AT(&r->frames, uint32_t, k);
+        /* speedscope refuses the file; the innermost open frame is what it closes */
+        if (top != frame)
+            rc = pj_warn_event(r, e,
+                               "closes another frame than the innermost open one: that "
+                               "one is closed");
+        const tr_frame *fr = tr_frame_get(r->t, top);
+        int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
+        tr_slice_add(r->t, pf->track, st, ts > st ? ts - st : 0, fr->function, pf->cat, -1, 0);
+    }
+    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
+}
+
+/* The end of an evented profile: frames left open close at endValue (or its last event). */
+static int pj_evented_end(pj_rd *r, tr_error *e)
+{
+    pj_prof *pf = &r->prof;
+    size_t open = r->frames.len;
+    if (!open) return TR_OK;
+    json_t *ev = json_object_get(pf->p, "endValue");
+    int64_t end = json_is_number(ev) && pj_ns(ev, pf->unit) > pf->at ? pj_ns(ev, pf->unit) : pf->at;
+    while (r->frames.len) {
         size_t k = --r->frames.len;
         r->starts.len--;
         const tr_frame *fr = tr_frame_get(r->t, TR_VEC_AT(&r->frames, uint32_t, k));
         int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
-        tr_slice_add(r->t, pf->track, st, ts > st ? ts - st : 0, fr->function, pf->cat, -1, 0);
+        tr_slice_add(r->t, pf->track, st, end > st ? end - st : 0, fr->function, pf->cat, -1, 0);
     }
-    return tr_trace_status(r->t, e);
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "speedscope: profile %zu: %zu frame%s never closed: closed at its end", r->item, open,
+             open == 1 ? "" : "s");
+    int rc = pj_warn(r, e, msg);
+    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
 }
 
 /* Starts profile r->item: 1 when it is sampled or evented, 0 when it is skipped. */
@@ -390,7 +433,7 @@ static int pj_speedscope_step(pj_rd *r, tr_error *e)
             r->k++;
             b++;
         } else {
-            if (!pf->events) rc = pj_sampled_end(r, e);
+            rc = pf->events ? pj_evented_end(r, e) : pj_sampled_end(r, e);
             pf->started = 0;
             r->item++;
         }

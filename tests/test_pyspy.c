@@ -644,6 +644,32 @@ TR_TEST(speedscope_exact_ns)
     tr_trace_free(t);
 }
 
+/*
+** An evented profile's unbalanced events (speedscope refuses the file) are
+** warned about, not dropped without a word: a close with nothing open, a
+** close of another frame than the innermost, frames never closed (they end
+** at endValue).
+*/
+TR_TEST(speedscope_unbalanced)
+{
+    static const char doc[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":["
+        "{\"type\":\"evented\",\"name\":\"ev\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"endValue\":100,\"events\":[{\"type\":\"C\",\"frame\":0,\"at\":1},"
+        "{\"type\":\"O\",\"frame\":0,\"at\":2},{\"type\":\"O\",\"frame\":1,\"at\":3},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":4},{\"type\":\"O\",\"frame\":1,\"at\":5}]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}}";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(doc, &log);
+    CHECK_INT(log.n, 3);
+    CHECK(strstr(log.first.msg, "profile 0, event 0: a close with no frame open") != NULL);
+    CHECK(strstr(log.last.msg, "profile 0: 2 frames never closed: closed at its end") != NULL);
+    CHECK(has_slice(t, "ev", "b", 3, 1));
+    CHECK(has_slice(t, "ev", "a", 2, 98));
+    CHECK(has_slice(t, "ev", "b", 5, 95));
+    tr_trace_free(t);
+}
+
 TR_TEST(json_dump_locals)
 {
     static const char doc[] =
