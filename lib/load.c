@@ -191,13 +191,13 @@ static int prefix_seen(const tr_vec *v, const char *p, size_t n)
     return 0;
 }
 
-/* The claimed directory NAME lies under, or NULL. */
+/* The claimed directory (or archive of a run folder: "a.tgz:") NAME lies under, or NULL. */
 static const char *claimed_owner(const claimed_dirs *c, const char *name)
 {
     for (size_t i = 0; i < c->claimed.len; i++) {
         const char *dir = TR_VEC_AT(&c->claimed, char *, i);
         size_t n = strlen(dir);
-        if (strncmp(name, dir, n) == 0 && name[n] == '/') return dir;
+        if (strncmp(name, dir, n) == 0 && (name[n] == '/' || (n && dir[n - 1] == ':'))) return dir;
     }
     return NULL;
 }
@@ -314,25 +314,58 @@ typedef struct nested_archive {
     tr_dir *listing;
 } nested_archive;
 
-/* Whether the stream SRC yielded last is an archive member a later one of its name replaces. */
-static int nested_shadowed(nested_archive *na, const tr_source *src)
+/*
+** The archive the stream SRC yielded last is a member of, listed in NA
+** (NULL listing: none, or one that cannot be listed, which is read as it
+** streams, errors and all); its ordinal, or -1.  *FRESH: its first member.
+*/
+static int64_t nested_member(nested_archive *na, const tr_source *src, int *fresh)
 {
     const char *file;
     int64_t k = tr_source_member(src, &file);
-    if (k < 0) return 0;
+    *fresh = 0;
+    if (k < 0) return k;
     if (strcmp(na->path.p, file) != 0) {
         tr_dir_close(na->listing);
         na->listing = NULL;
         tr_buf_reset(&na->path);
-        tr_error ignored; /* one that cannot be listed is read as it streams, errors and all */
+        tr_error ignored;
         if (tr_buf_adds(&na->path, file) == TR_OK &&
             tr_dir_open(&na->listing, na->path.p, &ignored) != TR_OK)
             na->listing = NULL;
+        *fresh = 1;
     }
-    return na->listing && tr_dir_shadowed(na->listing, (size_t)k);
+    return k;
 }
 
-static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_dirs *c, tr_error *e)
+/*
+** An archive of a run folder, at its first member, as load_dir takes the
+** folder itself: read whole when a reader claims it (a Recorder trace's
+** tarball), else its claimed subdirectories; its claimed members are then
+** skipped as the walk meets them.
+*/
+static int nested_claims(load_run *lr, nested_archive *na, claimed_dirs *c, tr_error *e)
+{
+    const char *file = na->path.p;
+    c->prefixes.len = 0; /* the folder's own subdirectories were probed before the walk */
+    const tr_reader *r = dir_reader(file, na->listing, lr->o);
+    if (!r) return lr->o->from ? TR_OK : load_claimed_subdirs(lr, na->listing, c, e);
+    size_t n = strlen(file);
+    char *claim = tr_arena_alloc(&c->names, n + 2);
+    char **slot = claim ? tr_vec_push(&c->claimed) : NULL;
+    if (!slot) return tr_error_nomem(e);
+    snprintf(claim, n + 2, "%s:", file);
+    *slot = claim;
+    if (r->output && !lr->o->from) {
+        char **out = tr_vec_push(&c->outputs);
+        if (!out) return tr_error_nomem(e);
+        *out = claim;
+        return TR_OK;
+    }
+    return read_input(lr, file, r, NULL, na->listing, e);
+}
+
+static int load_streams(load_run *lr, tr_source *src, int kind, claimed_dirs *c, tr_error *e)
 {
     tr_load_opts *o = lr->o;
     tr_input *in;
@@ -341,6 +374,9 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
     nested_archive na = {.listing = NULL};
     tr_buf_init(&na.path, 0);
     for (size_t k = 0; (rc = tr_source_next(src, &in, e)) == TR_OK; k++) {
+        int fresh = 0;
+        int64_t member = kind == TR_SOURCE_DIR ? nested_member(&na, src, &fresh) : -1;
+        if (fresh && na.listing && (rc = nested_claims(lr, &na, c, e)) < 0) break;
         const char *owner = claimed_owner(c, tr_input_name(in));
         if (owner) {
             rc = skip_inside(lr, c, tr_input_name(in), owner, e);
@@ -348,7 +384,7 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
             continue;
         }
         if ((kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) ||
-            (kind == TR_SOURCE_DIR && nested_shadowed(&na, src))) {
+            (member >= 0 && na.listing && tr_dir_shadowed(na.listing, (size_t)member))) {
             if (tr_skipped_add(tr_sink_trace(&lr->sink), tr_input_name(in), NULL,
                                TR_SKIP_REPLACED) == TR_NONE) {
                 rc = tr_error_nomem(e);
