@@ -109,6 +109,7 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         th->tid = ts ? -1 : tid;
         th->tid_str = ts;
         tr_vec_init(&th->opens, sizeof(open_slice));
+        tr_vec_init(&th->held, sizeof(held_slice));
         tr_process *p = tr_process_at(r->t, proc);
         if (ps && !p->name) p->name = ps;
         if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) return TR_NONE;
@@ -206,7 +207,9 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
     if (o.tts != TR_TIME_NONE && end_tts != TR_TIME_NONE) o.tdur = end_tts - o.tts;
     uint32_t track = cj_track_of(r, th, o.cat);
     uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
-    return cj_close_open(r, &o, track, ts > o.ts ? ts - o.ts : 0, args);
+    held_slice h = {
+        o, track, args, (uint32_t)t->opens.len, ts > o.ts ? ts - o.ts : 0, cj_bytes_of(r, args)};
+    return cj_hold(r, t, &h);
 }
 
 /* The async track of EV: (cat, id, scope[, pid when local]). */
@@ -452,6 +455,11 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
                     ev->flow_out.type == J_TRUE,
                     thread_time(&ev->tts),
                     thread_time(&ev->tdur)};
+    thread_st *t = cj_thread_at(r, th);
+    if (t->opens.len && TR_VEC_AT(&t->opens, open_slice, t->opens.len - 1).ts == ts) {
+        held_slice h = {o, track, args, (uint32_t)t->opens.len, dur, bytes};
+        return cj_hold(r, t, &h);
+    }
     int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
     if (rc != TR_OK) return rc;
     return cj_flow_v2(r, &o, track, row);
@@ -869,7 +877,10 @@ static void chrome_close(void *rd)
 {
     cj_rd *r = rd;
     if (!r) return;
-    for (size_t i = 0; i < r->threads.len; i++) tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
+    for (size_t i = 0; i < r->threads.len; i++) {
+        tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
+        tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->held);
+    }
     for (size_t i = 0; i < r->asyncs.len; i++)
         tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).opens);
     cj_bind_close(r);

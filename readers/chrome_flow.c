@@ -355,11 +355,55 @@ static int finish_flows(cj_rd *r)
 
 /* ---- the end of the input ---- */
 
+static int held_add(cj_rd *r, const held_slice *h)
+{
+    uint32_t row;
+    int rc = cj_slice_add(r, h->track, h->o.ts, h->dur, h->o.name, h->o.cat, h->bytes, h->args,
+                          h->o.tts, h->o.tdur, &row);
+    return rc == TR_OK ? cj_flow_v2(r, &h->o, h->track, row) : rc;
+}
+
+/* Adds TH's held slices that waited on its open slice at index WAIT, now added itself. */
+int cj_emit_held(cj_rd *r, thread_st *th, uint32_t wait)
+{
+    size_t tail = th->held.len;
+    while (tail && TR_VEC_AT(&th->held, held_slice, tail - 1).wait == wait) tail--;
+    int rc = TR_OK;
+    for (size_t i = tail; i < th->held.len && rc == TR_OK; i++)
+        rc = held_add(r, &TR_VEC_AT(&th->held, held_slice, i));
+    th->held.len = tail;
+    return rc;
+}
+
+/*
+** Slice H, ended at the open-slice depth H->wait of TH (its B popped, or an
+** X inside them): added now, with the held ones that waited on it, or held
+** itself when the open slice around it starts with it.  The ones waiting on
+** one open slice are the list's last, parents before their children.
+*/
+int cj_hold(cj_rd *r, thread_st *th, const held_slice *h)
+{
+    uint32_t k = h->wait;
+    size_t tail = th->held.len;
+    while (tail && TR_VEC_AT(&th->held, held_slice, tail - 1).wait == k) tail--;
+    if (k == 0 || TR_VEC_AT(&th->opens, open_slice, k - 1).ts != h->o.ts) {
+        int rc = held_add(r, h);
+        return rc == TR_OK ? cj_emit_held(r, th, k) : rc;
+    }
+    if (!tr_vec_push(&th->held)) return tr_error_nomem(r->e);
+    held_slice *v = th->held.data;
+    memmove(v + tail + 1, v + tail, (th->held.len - 1 - tail) * sizeof *v);
+    v[tail] = *h;
+    for (size_t i = tail; i < th->held.len; i++) v[i].wait = k - 1;
+    return TR_OK;
+}
+
 int cj_finish_opens(cj_rd *r)
 {
     int bad = 0, rc = TR_OK;
     for (size_t i = 0; i < r->threads.len && rc == TR_OK; i++) {
         thread_st *th = cj_thread_at(r, (uint32_t)i);
+        size_t h = 0; /* the held ones, by the open slice they wait on, outermost first */
         for (size_t k = 0; k < th->opens.len && rc == TR_OK; k++) {
             open_slice *o = &TR_VEC_AT(&th->opens, open_slice, k);
             rc = cj_warn_at(r, o->off, "B event never ended (\"%s\"): kept open to the end",
@@ -367,7 +411,13 @@ int cj_finish_opens(cj_rd *r)
             if (rc == TR_OK)
                 rc = cj_close_open(r, o, cj_track_of(r, (uint32_t)i, o->cat), -1,
                                    cj_args_merge(r, o->args, NULL, 1, &bad));
+            for (; h < th->held.len && rc == TR_OK; h++) {
+                const held_slice *hs = &TR_VEC_AT(&th->held, held_slice, h);
+                if (hs->wait != k) break;
+                rc = held_add(r, hs);
+            }
         }
+        th->held.len = 0;
     }
     for (size_t i = 0; i < r->asyncs.len && rc == TR_OK; i++) {
         async_st *a = &TR_VEC_AT(&r->asyncs, async_st, i);

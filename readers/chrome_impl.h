@@ -88,6 +88,18 @@ typedef struct open_slice {
     int64_t tts, tdur; /* thread clock (tts, tdur), TR_TIME_NONE when not stated */
 } open_slice;
 
+/*
+** A slice (B/E, or X) that came inside an open B of the same start: freeze
+** keeps input order among slices of one start and length, so it is added
+** after the slice it waits on (the open one at index WAIT), which comes
+** first in the file and so encloses it, as in Catapult and Perfetto.
+*/
+typedef struct held_slice {
+    open_slice o;
+    uint32_t track, args, wait;
+    int64_t dur, bytes;
+} held_slice;
+
 /* A (pid, tid) of the input. */
 typedef struct thread_st {
     uint32_t process;
@@ -98,6 +110,7 @@ typedef struct thread_st {
     int32_t sort_index;
     int gpu;      /* named a GPU stream by our writer's thread_name */
     tr_vec opens; /* open_slice */
+    tr_vec held;  /* held_slice, those waiting on one open slice together and last */
 } thread_st;
 
 /* An async track: (cat, id, scope[, process]). */
@@ -408,6 +421,8 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
+int cj_emit_held(cj_rd *r, thread_st *th, uint32_t wait);
+int cj_hold(cj_rd *r, thread_st *th, const held_slice *h);
 int cj_finish_end(cj_rd *r, int *budget);
 
 /* chrome_bind.c */

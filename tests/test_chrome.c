@@ -97,6 +97,49 @@ TR_TEST(phases_be_x)
     tr_trace_free(t);
 }
 
+/*
+** B/E pairs state their nesting by their order, as a stack: an outer and an
+** inner scope that start and end on the same microsecond (the inner ends
+** first) are outer > inner, as in Perfetto's importer; the model's ties
+** (one start, one length) go by input order, and the inner was added first.
+** Deeper chains, a zero-length sibling, ones still open at the end, and an
+** X that starts inside a B of its start (it comes after that B's) too.
+*/
+TR_TEST(be_same_start_nesting)
+{
+    tr_test_warns wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"B\",\"name\":\"mid\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"B\",\"name\":\"closed\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"B\",\"name\":\"leaf\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":30},{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":40},"
+        "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1},"
+        "{\"ph\":\"B\",\"name\":\"b over\",\"pid\":2,\"tid\":1,\"ts\":60},"
+        "{\"ph\":\"X\",\"name\":\"x\",\"pid\":2,\"tid\":1,\"ts\":60,\"dur\":10},"
+        "{\"ph\":\"B\",\"name\":\"b under\",\"pid\":2,\"tid\":1,\"ts\":60},"
+        "{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70}"
+        "]",
+        &wl);
+    CHECK_INT(wl.n, 1); /* "open" never ended */
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    /* ... and an X between two B's of its start and end (Catapult's "B/E over X" sample) */
+    static const char *const names[] = {"outer", "mid",  "inner",  "open", "closed",
+                                        "leaf",  "last", "b over", "x",    "b under"};
+    static const int depth[] = {0, 1, 2, 0, 1, 2, 1, 0, 1, 2};
+    CHECK_INT(s.n, 10);
+    for (size_t i = 0; i < s.n && i < 10; i++) {
+        CHECK_STR(S(t, s.name[i]), names[i]);
+        CHECK_INT(s.depth[i], depth[i]);
+    }
+    tr_trace_free(t);
+}
+
 TR_TEST(unmatched_be)
 {
     tr_test_warns wl = {0};
