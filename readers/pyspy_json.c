@@ -52,7 +52,7 @@ typedef struct pj_rd {
     tr_stack_slicer *slicer;
     tr_buf scratch;
     tr_vec frames; /* uint32_t: evented, the open frames */
-    tr_vec starts; /* int64_t: evented, their starts */
+    tr_vec rows;   /* uint32_t: evented, their slices, open until closed */
 
     json_t *root;
     size_t item; /* the dump's next thread, or speedscope's current profile */
@@ -333,26 +333,26 @@ static int pj_event(pj_rd *r, json_t *ev, tr_error *e)
     if (ts > pf->at) pf->at = ts;
     int rc = TR_OK;
     if (strcmp(type, "O") == 0) {
-        uint32_t *f = tr_vec_push(&r->frames);
-        int64_t *s = tr_vec_push(&r->starts);
-        if (!f || !s) return tr_error_nomem(e);
-        *f = frame, *s = ts;
+        /* Added when opened, so that of two with one start and end the outer comes first:
+         * the model orders such ties by input order, and the stack says which encloses. */
+        uint32_t *f = tr_vec_push(&r->frames), *row = tr_vec_push(&r->rows);
+        if (!f || !row) return tr_error_nomem(e);
+        *f = frame;
+        *row = tr_slice_add(r->t, pf->track, ts, -1, tr_frame_get(r->t, frame)->function, pf->cat,
+                            -1, 0);
     } else if (strcmp(type, "C") != 0) {
         return pj_warn_event(r, e, "neither an open (O) nor a close (C): not read");
     } else if (!r->frames.len) {
         return pj_warn_event(r, e, "a close with no frame open: not read");
     } else {
         size_t k = --r->frames.len;
-        r->starts.len--;
-        uint32_t top = TR_VEC_AT(&r->frames, uint32_t, k);
+        r->rows.len--;
         /* speedscope refuses the file; the innermost open frame is what it closes */
-        if (top != frame)
+        if (TR_VEC_AT(&r->frames, uint32_t, k) != frame)
             rc = pj_warn_event(r, e,
                                "closes another frame than the innermost open one: that "
                                "one is closed");
-        const tr_frame *fr = tr_frame_get(r->t, top);
-        int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
-        tr_slice_add(r->t, pf->track, st, ts > st ? ts - st : 0, fr->function, pf->cat, -1, 0);
+        tr_slice_end(r->t, TR_VEC_AT(&r->rows, uint32_t, k), ts);
     }
     return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
 }
@@ -365,13 +365,8 @@ static int pj_evented_end(pj_rd *r, tr_error *e)
     if (!open) return TR_OK;
     json_t *ev = json_object_get(pf->p, "endValue");
     int64_t end = json_is_number(ev) && pj_ns(ev, pf->unit) > pf->at ? pj_ns(ev, pf->unit) : pf->at;
-    while (r->frames.len) {
-        size_t k = --r->frames.len;
-        r->starts.len--;
-        const tr_frame *fr = tr_frame_get(r->t, TR_VEC_AT(&r->frames, uint32_t, k));
-        int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
-        tr_slice_add(r->t, pf->track, st, end > st ? end - st : 0, fr->function, pf->cat, -1, 0);
-    }
+    for (size_t k = 0; k < open; k++) tr_slice_end(r->t, TR_VEC_AT(&r->rows, uint32_t, k), end);
+    r->frames.len = r->rows.len = 0;
     char msg[128];
     snprintf(msg, sizeof msg,
              "speedscope: profile %zu: %zu frame%s never closed: closed at its end", r->item, open,
@@ -404,7 +399,7 @@ static int pj_prof_start(pj_rd *r, int *rc, tr_error *e)
     } else if (type && strcmp(type, "evented") == 0) {
         pf->events = json_object_get(prof, "events");
         pf->cat = tr_str_internz(r->t, "stack");
-        r->frames.len = r->starts.len = 0;
+        r->frames.len = r->rows.len = 0;
     } else {
         *rc = pj_warn(r, e, "speedscope: a profile that is neither sampled nor evented");
         return 0;
@@ -508,7 +503,7 @@ static int pj_open(void **rd, const tr_read_ctx *c, tr_error *e)
     r->diag = c->opts ? c->opts->diag : NULL;
     tr_buf_init(&r->scratch, 0);
     tr_vec_init(&r->frames, sizeof(uint32_t));
-    tr_vec_init(&r->starts, sizeof(int64_t));
+    tr_vec_init(&r->rows, sizeof(uint32_t));
     int rc = pj_parse(r, e);
     if (rc == TR_OK && !(c->opts && c->opts->no_stack_slices) && json_is_object(r->root)) {
         r->slicer = tr_stack_slicer_new(r->t);
@@ -552,7 +547,7 @@ static void pj_close(void *rd)
     tr_stack_slicer_free(r->slicer);
     tr_buf_fini(&r->scratch);
     tr_vec_fini(&r->frames);
-    tr_vec_fini(&r->starts);
+    tr_vec_fini(&r->rows);
     tr_free(r);
 }
 

@@ -670,6 +670,36 @@ TR_TEST(speedscope_unbalanced)
     tr_trace_free(t);
 }
 
+/*
+** An evented profile's frames nest by their O/C order: an outer and an
+** inner frame opened and closed at the same times are outer > inner (the
+** inner, closed first, was added first and became the parent).
+*/
+TR_TEST(speedscope_evented_nesting)
+{
+    static const char doc[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":["
+        "{\"type\":\"evented\",\"name\":\"ev\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"endValue\":10,\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":0},"
+        "{\"type\":\"O\",\"frame\":1,\"at\":0},{\"type\":\"O\",\"frame\":2,\"at\":0},"
+        "{\"type\":\"C\",\"frame\":2,\"at\":10},{\"type\":\"C\",\"frame\":1,\"at\":10},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":10}]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]}}";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(doc, &log);
+    CHECK_INT(log.n, 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 3);
+    static const char *const names[] = {"a", "b", "c"};
+    for (size_t i = 0; i < s.n && i < 3; i++) {
+        CHECK_STR(tr_str_get(t, s.name[i], NULL), names[i]);
+        CHECK_INT(s.depth[i], i);
+        CHECK_INT(tr_slice_dur(&s, i), 10);
+    }
+    tr_trace_free(t);
+}
+
 TR_TEST(json_dump_locals)
 {
     static const char doc[] =
