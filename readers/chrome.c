@@ -209,7 +209,7 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
     uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
     held_slice h = {
         o, track, args, (uint32_t)t->opens.len, ts > o.ts ? ts - o.ts : 0, cj_bytes_of(r, args)};
-    return cj_hold(r, t, &h);
+    return cj_hold(r, &t->opens, &t->held, &h);
 }
 
 /* The async track of EV: (cat, id, scope[, pid when local]). */
@@ -236,6 +236,7 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     if (!a) return TR_NONE;
     id = (uint32_t)(r->asyncs.len - 1);
     tr_vec_init(&a->opens, sizeof(open_slice));
+    tr_vec_init(&a->held, sizeof(held_slice));
     a->first_ts = INT64_MAX;
     a->first_name = 0;
     a->track = tr_track_intern(r->t, proc, TR_TRACK_ASYNC, -1, key);
@@ -279,7 +280,10 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
                 (a->opens.len - k) * sizeof o);
         a->opens.len--;
         uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
-        return cj_async_close(r, a, &o, ts > o.ts ? ts - o.ts : 0, args);
+        cj_async_name(a, &o);
+        held_slice h = {
+            o, a->track, args, (uint32_t)(k - 1), ts > o.ts ? ts - o.ts : 0, cj_bytes_of(r, args)};
+        return cj_hold(r, &a->opens, &a->held, &h);
     }
     /* n, T, p: a step or instant on the async track */
     int64_t bytes;
@@ -458,7 +462,7 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
     thread_st *t = cj_thread_at(r, th);
     if (t->opens.len && TR_VEC_AT(&t->opens, open_slice, t->opens.len - 1).ts == ts) {
         held_slice h = {o, track, args, (uint32_t)t->opens.len, dur, bytes};
-        return cj_hold(r, t, &h);
+        return cj_hold(r, &t->opens, &t->held, &h);
     }
     int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
     if (rc != TR_OK) return rc;
@@ -881,8 +885,10 @@ static void chrome_close(void *rd)
         tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
         tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->held);
     }
-    for (size_t i = 0; i < r->asyncs.len; i++)
+    for (size_t i = 0; i < r->asyncs.len; i++) {
         tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).opens);
+        tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).held);
+    }
     cj_bind_close(r);
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);

@@ -110,13 +110,14 @@ typedef struct thread_st {
     int32_t sort_index;
     int gpu;      /* named a GPU stream by our writer's thread_name */
     tr_vec opens; /* open_slice */
-    tr_vec held;  /* held_slice, those waiting on one open slice together and last */
+    tr_vec held;  /* held_slice: ended, waiting on an open slice of their start */
 } thread_st;
 
 /* An async track: (cat, id, scope[, process]). */
 typedef struct async_st {
     uint32_t track;
-    tr_vec opens;
+    tr_vec opens;     /* open_slice */
+    tr_vec held;      /* held_slice, as thread_st's */
     int64_t first_ts; /* its earliest slice so far (INT64_MAX: none), which names it */
     tr_str first_name;
 } async_st;
@@ -416,13 +417,13 @@ int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound);
 int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
                  int64_t bytes, uint32_t args, int64_t tts, int64_t tdur, uint32_t *row);
 int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args);
+void cj_async_name(async_st *a, const open_slice *o);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 /* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
-int cj_emit_held(cj_rd *r, thread_st *th, uint32_t wait);
-int cj_hold(cj_rd *r, thread_st *th, const held_slice *h);
+int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h);
 int cj_finish_end(cj_rd *r, int *budget);
 
 /* chrome_bind.c */

@@ -103,7 +103,8 @@ TR_TEST(phases_be_x)
 ** first) are outer > inner, as in Perfetto's importer; the model's ties
 ** (one start, one length) go by input order, and the inner was added first.
 ** Deeper chains, a zero-length sibling, ones still open at the end, and an
-** X that starts inside a B of its start (it comes after that B's) too.
+** X that starts inside a B of its start (it comes after that B's), and
+** nestable async b/e of one id, too.
 */
 TR_TEST(be_same_start_nesting)
 {
@@ -122,18 +123,21 @@ TR_TEST(be_same_start_nesting)
         "{\"ph\":\"B\",\"name\":\"b over\",\"pid\":2,\"tid\":1,\"ts\":60},"
         "{\"ph\":\"X\",\"name\":\"x\",\"pid\":2,\"tid\":1,\"ts\":60,\"dur\":10},"
         "{\"ph\":\"B\",\"name\":\"b under\",\"pid\":2,\"tid\":1,\"ts\":60},"
-        "{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70}"
-        "]",
+        "{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},"
+        "{\"ph\":\"b\",\"name\":\"a out\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":80},"
+        "{\"ph\":\"b\",\"name\":\"a in\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":80},"
+        "{\"ph\":\"e\",\"name\":\"a in\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":90},"
+        "{\"ph\":\"e\",\"name\":\"a out\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":90}]",
         &wl);
     CHECK_INT(wl.n, 1); /* "open" never ended */
     tr_slices s;
     tr_trace_slices(t, &s);
     /* ... and an X between two B's of its start and end (Catapult's "B/E over X" sample) */
-    static const char *const names[] = {"outer", "mid",  "inner",  "open", "closed",
-                                        "leaf",  "last", "b over", "x",    "b under"};
-    static const int depth[] = {0, 1, 2, 0, 1, 2, 1, 0, 1, 2};
-    CHECK_INT(s.n, 10);
-    for (size_t i = 0; i < s.n && i < 10; i++) {
+    static const char *const names[] = {"outer", "mid",    "inner", "open",    "closed", "leaf",
+                                        "last",  "b over", "x",     "b under", "a out",  "a in"};
+    static const int depth[] = {0, 1, 2, 0, 1, 2, 1, 0, 1, 2, 0, 1};
+    CHECK_INT(s.n, 12);
+    for (size_t i = 0; i < s.n && i < 12; i++) {
         CHECK_STR(S(t, s.name[i]), names[i]);
         CHECK_INT(s.depth[i], depth[i]);
     }
