@@ -729,14 +729,18 @@ TR_TEST(json_dump_locals)
 
 TR_TEST(bad_input_warns)
 {
-    /* frames before any thread header: one warning, with the line */
+    /* frames before any thread header: one warning, with the line; the next ones are
+     * counted as skipped lines (they were dropped without a count) */
     static const char orphan[] =
         "Process 1: x\nPython v3.9.0 (/bin/python)\n\n"
-        "    f (a.py:1)\n    g (a.py:2)\nThread 1 (idle): \"MainThread\"\n";
+        "    f (a.py:1)\n    g (a.py:2)\n    h (a.py:3)\nThread 1 (idle): \"MainThread\"\n";
     tr_test_warns log = {0};
     tr_trace *t = read_text(orphan, &log);
     CHECK_INT(log.n, 1);
     CHECK_INT(log.last.line, 4);
+    /* f warned; the Python line, g and h skipped */
+    CHECK_INT(tr_input_get(t, 0)->warnings, 1);
+    CHECK_INT(tr_input_get(t, 0)->lines_skipped, 3);
     tr_samples s;
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 1);
