@@ -231,7 +231,7 @@ static const char *skip_reason(int why)
     case TR_SKIP_UNKNOWN:
         return "not a trace tracecat knows";
     case TR_SKIP_OUTPUT:
-        return "a SQLite database or Parquet directory: not read in a run folder (tracecat's own "
+        return "a SQLite database or Parquet data: not read in a run folder (tracecat's own "
                "would count its traces twice); name a database itself to read it";
     default:
         return "read once";

@@ -72,6 +72,9 @@ own-outputs)
         run 1 info "$p"
         expect_err "a Parquet directory tracecat wrote: query it with an engine that reads Parquet"
     done
+    # one file of it too (it was "unrecognized format (try --from)")
+    run 1 info "$(ls "$tmp"/pq/slice/*.parquet | head -n 1)"
+    expect_err "a Parquet file (one table, as tracecat convert --to parquet writes them): query it with an engine that reads Parquet (duckdb"
     run 0 info "$tmp/run.db"
     expect_out "slices 43,"
     run_cmd 0 "$bin/tracestat" "$tmp/run.db"
@@ -105,7 +108,7 @@ run-folder)
     run 0 info --tz UTC "$tmp/run/"
     [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "want 2 inputs beside the outputs"
     [ "$(grep -c '^  rank 0 / ' "$tmp/out")" = 1 ] || fail "rank 0 read more than once beside the outputs"
-    why="a SQLite database or Parquet directory: not read in a run folder (tracecat's own would count its traces twice); name a database itself to read it"
+    why="a SQLite database or Parquet data: not read in a run folder (tracecat's own would count its traces twice); name a database itself to read it"
     expect_out "^  2 files ($tmp/run/all.db, $tmp/run/other.db): $why\$"
     expect_out "^  $tmp/run/pq/: [0-9]* files (_tracecat.json, .*): $why\$"
     run 0 info --json "$tmp/run/"
