@@ -954,6 +954,9 @@ static int io_on_file(io_ctx *c, size_t k, io_fn fn, uint32_t unit, tr_str path,
     /* Every call counts in its module (Darshan's POSIX module sees ROMIO's calls too); the
      * files table takes the innermost calls only, so bytes are not counted twice. */
     io_record(c, row, fn, ps, &at, &seq, &consec);
+    if ((fn.ev == EV_READ || fn.ev == EV_WRITE) && fn.mod < TR_IO_MOD_H5F && at < 0 &&
+        !c->has_child[k])
+        c->out->unplaced++;
     f = &TR_VEC_AT(files, tr_io_file, fi);
     /* An H5F or H5D record's name is its own (no POSIX call inside shares it): every call
      * counts there. */

@@ -71,6 +71,7 @@ typedef struct load_run {
     tr_sink sink;
     tr_load_opts *o;
     tr_read_opts read; /* o->read, threads from o->threads when it names none */
+    uint64_t outputs;  /* streams of a run folder left out as tracecat's own outputs */
 } load_run;
 
 /* --rank FILE=N matches an input by its path as given, or by its file name. */
@@ -134,6 +135,13 @@ static int load_stream(load_run *lr, tr_input *in, int required, tr_error *e)
         tr_peek pk = {tr_input_name(in), head, n, n < TR_PEEK_SIZE, NULL, 0};
         r = tr_probe(o->readers, &pk, NULL);
     }
+    if (!required && r && r->output && !o->from) {
+        /* A database tracecat wrote beside the traces it came from would read them twice. */
+        lr->outputs++;
+        uint32_t k =
+            tr_skipped_add(tr_sink_trace(&lr->sink), tr_input_name(in), NULL, TR_SKIP_OUTPUT);
+        return k == TR_NONE ? tr_error_nomem(e) : TR_OK;
+    }
     if (!r || !r->open) {
         if (!required) {
             o->streams_ignored++;
@@ -168,6 +176,7 @@ static const tr_reader *dir_reader(const char *path, const tr_dir *d, const tr_l
 typedef struct claimed_dirs {
     tr_vec prefixes; /* char *: relative paths of claimed or tested subdirectories */
     tr_vec claimed;  /* char *: stream names the claimed ones' files start with, "/" excluded */
+    tr_vec outputs;  /* char *: those of claimed that are tracecat's own outputs, not read */
     tr_arena names;
     tr_vec sub;      /* const char *: the listing of the subdirectory being probed */
     tr_dir *listing; /* the archive's, kept for the streaming walk: which members are replaced */
@@ -182,24 +191,27 @@ static int prefix_seen(const tr_vec *v, const char *p, size_t n)
     return 0;
 }
 
-/* The claimed directory NAME lies under, or NULL. */
+/* The claimed directory (or archive of a run folder: "a.tgz:") NAME lies under, or NULL. */
 static const char *claimed_owner(const claimed_dirs *c, const char *name)
 {
     for (size_t i = 0; i < c->claimed.len; i++) {
         const char *dir = TR_VEC_AT(&c->claimed, char *, i);
         size_t n = strlen(dir);
-        if (strncmp(name, dir, n) == 0 && name[n] == '/') return dir;
+        if (strncmp(name, dir, n) == 0 && (name[n] == '/' || (n && dir[n - 1] == ':'))) return dir;
     }
     return NULL;
 }
 
 /* Records that stream NAME is not read because it lies under claimed directory OWNER. */
-static int skip_inside(load_run *lr, const char *name, const char *owner, tr_error *e)
+static int skip_inside(load_run *lr, const claimed_dirs *c, const char *name, const char *owner,
+                       tr_error *e)
 {
     const char *rest = name + strlen(owner);
-    int recorder = strstr(rest, "/_chrome/") || strstr(rest, "/_text/");
-    if (tr_skipped_add(tr_sink_trace(&lr->sink), name, owner,
-                       recorder ? TR_SKIP_RECORDER_OUTPUT : TR_SKIP_INSIDE) == TR_NONE)
+    int why = strstr(rest, "/_chrome/") || strstr(rest, "/_text/") ? TR_SKIP_RECORDER_OUTPUT
+                                                                   : TR_SKIP_INSIDE;
+    for (size_t i = 0; i < c->outputs.len; i++)
+        if (TR_VEC_AT(&c->outputs, const char *, i) == owner) why = TR_SKIP_OUTPUT;
+    if (tr_skipped_add(tr_sink_trace(&lr->sink), name, owner, why) == TR_NONE)
         return tr_error_nomem(e);
     return TR_OK;
 }
@@ -239,6 +251,13 @@ static int load_subdir(load_run *lr, tr_dir *d, const char *const *names, size_t
     char **claim = tr_vec_push(&c->claimed);
     if (!claim) return tr_error_nomem(e);
     *claim = full;
+    if (r->output && !lr->o->from) {
+        /* tracecat's Parquet output beside its sources: its files are left out, said why */
+        char **out = tr_vec_push(&c->outputs);
+        if (!out) return tr_error_nomem(e);
+        *out = full;
+        return TR_OK;
+    }
     tr_dir *sub;
     int rc = tr_dir_open_sub(&sub, d, prefix, e);
     if (rc == TR_OK) rc = read_input(lr, full, r, NULL, sub, e);
@@ -295,25 +314,58 @@ typedef struct nested_archive {
     tr_dir *listing;
 } nested_archive;
 
-/* Whether the stream SRC yielded last is an archive member a later one of its name replaces. */
-static int nested_shadowed(nested_archive *na, const tr_source *src)
+/*
+** The archive the stream SRC yielded last is a member of, listed in NA
+** (NULL listing: none, or one that cannot be listed, which is read as it
+** streams, errors and all); its ordinal, or -1.  *FRESH: its first member.
+*/
+static int64_t nested_member(nested_archive *na, const tr_source *src, int *fresh)
 {
     const char *file;
     int64_t k = tr_source_member(src, &file);
-    if (k < 0) return 0;
+    *fresh = 0;
+    if (k < 0) return k;
     if (strcmp(na->path.p, file) != 0) {
         tr_dir_close(na->listing);
         na->listing = NULL;
         tr_buf_reset(&na->path);
-        tr_error ignored; /* one that cannot be listed is read as it streams, errors and all */
+        tr_error ignored;
         if (tr_buf_adds(&na->path, file) == TR_OK &&
             tr_dir_open(&na->listing, na->path.p, &ignored) != TR_OK)
             na->listing = NULL;
+        *fresh = 1;
     }
-    return na->listing && tr_dir_shadowed(na->listing, (size_t)k);
+    return k;
 }
 
-static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_dirs *c, tr_error *e)
+/*
+** An archive of a run folder, at its first member, as load_dir takes the
+** folder itself: read whole when a reader claims it (a Recorder trace's
+** tarball), else its claimed subdirectories; its claimed members are then
+** skipped as the walk meets them.
+*/
+static int nested_claims(load_run *lr, nested_archive *na, claimed_dirs *c, tr_error *e)
+{
+    const char *file = na->path.p;
+    c->prefixes.len = 0; /* the folder's own subdirectories were probed before the walk */
+    const tr_reader *r = dir_reader(file, na->listing, lr->o);
+    if (!r) return lr->o->from ? TR_OK : load_claimed_subdirs(lr, na->listing, c, e);
+    size_t n = strlen(file);
+    char *claim = tr_arena_alloc(&c->names, n + 2);
+    char **slot = claim ? tr_vec_push(&c->claimed) : NULL;
+    if (!slot) return tr_error_nomem(e);
+    snprintf(claim, n + 2, "%s:", file);
+    *slot = claim;
+    if (r->output && !lr->o->from) {
+        char **out = tr_vec_push(&c->outputs);
+        if (!out) return tr_error_nomem(e);
+        *out = claim;
+        return TR_OK;
+    }
+    return read_input(lr, file, r, NULL, na->listing, e);
+}
+
+static int load_streams(load_run *lr, tr_source *src, int kind, claimed_dirs *c, tr_error *e)
 {
     tr_load_opts *o = lr->o;
     tr_input *in;
@@ -322,14 +374,17 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
     nested_archive na = {.listing = NULL};
     tr_buf_init(&na.path, 0);
     for (size_t k = 0; (rc = tr_source_next(src, &in, e)) == TR_OK; k++) {
+        int fresh = 0;
+        int64_t member = kind == TR_SOURCE_DIR ? nested_member(&na, src, &fresh) : -1;
+        if (fresh && na.listing && (rc = nested_claims(lr, &na, c, e)) < 0) break;
         const char *owner = claimed_owner(c, tr_input_name(in));
         if (owner) {
-            rc = skip_inside(lr, tr_input_name(in), owner, e);
+            rc = skip_inside(lr, c, tr_input_name(in), owner, e);
             if (rc < 0) break;
             continue;
         }
         if ((kind == TR_SOURCE_ARCHIVE && c->listing && tr_dir_shadowed(c->listing, k)) ||
-            (kind == TR_SOURCE_DIR && nested_shadowed(&na, src))) {
+            (member >= 0 && na.listing && tr_dir_shadowed(na.listing, (size_t)member))) {
             if (tr_skipped_add(tr_sink_trace(&lr->sink), tr_input_name(in), NULL,
                                TR_SKIP_REPLACED) == TR_NONE) {
                 rc = tr_error_nomem(e);
@@ -345,16 +400,21 @@ static int load_streams(load_run *lr, tr_source *src, int kind, const claimed_di
     tr_buf_fini(&na.path);
     if (rc < 0) return rc;
     tr_loc loc = {tr_source_path(src), 0, 0, 0};
-    if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams > 0 &&
-        (uint64_t)n_streams == o->streams_ignored - ignored)
-        return tr_errorf(e, TR_E_FORMAT, &loc, "no file inside is a trace tracecat knows");
-    /* Nothing is not an empty trace: NUL bytes (or /dev/zero) read as a tar with no members. */
-    if (kind != TR_SOURCE_STREAM && c->claimed.len == 0 && n_streams == 0)
+    /* Nothing read is not an empty trace (NUL bytes, or /dev/zero, read as a tar with no members).
+     */
+    if (kind == TR_SOURCE_STREAM || c->claimed.len > c->outputs.len ||
+        (uint64_t)n_streams != o->streams_ignored - ignored + lr->outputs)
+        return TR_OK;
+    if (c->outputs.len || lr->outputs)
         return tr_errorf(e, TR_E_FORMAT, &loc,
-                         kind == TR_SOURCE_DIR
-                             ? "an empty directory: no file inside is a trace tracecat knows"
-                             : "an archive with no files (or only NUL bytes): no trace inside");
-    return TR_OK;
+                         "no trace inside, only what tracecat writes (a SQLite database, a Parquet "
+                         "directory): name a database itself to read it");
+    if (n_streams > 0)
+        return tr_errorf(e, TR_E_FORMAT, &loc, "no file inside is a trace tracecat knows");
+    return tr_errorf(e, TR_E_FORMAT, &loc,
+                     kind == TR_SOURCE_DIR
+                         ? "an empty directory: no file inside is a trace tracecat knows"
+                         : "an archive with no files (or only NUL bytes): no trace inside");
 }
 
 /*
@@ -401,6 +461,7 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     claimed_dirs claimed;
     tr_vec_init(&claimed.prefixes, sizeof(char *));
     tr_vec_init(&claimed.claimed, sizeof(char *));
+    tr_vec_init(&claimed.outputs, sizeof(char *));
     tr_vec_init(&claimed.sub, sizeof(const char *));
     tr_arena_init(&claimed.names);
     claimed.listing = NULL;
@@ -413,6 +474,7 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     tr_dir_close(claimed.listing);
     tr_vec_fini(&claimed.prefixes);
     tr_vec_fini(&claimed.claimed);
+    tr_vec_fini(&claimed.outputs);
     tr_vec_fini(&claimed.sub);
     tr_arena_fini(&claimed.names);
     tr_arena_fini(&names);

@@ -215,14 +215,14 @@ static void text_inputs(const tr_trace *t, int merged, tr_buf *b)
 
 /* ---- what was not read ---- */
 
-static const char *const skip_names[] = {"",         "inside",  "recorder_output",
-                                         "replaced", "unknown", "repeated"};
+static const char *const skip_names[] = {"",        "inside",   "recorder_output", "replaced",
+                                         "unknown", "repeated", "tracecat_output"};
 
 static const char *skip_reason(int why)
 {
     switch (why) {
     case TR_SKIP_INSIDE:
-        return "not read again: the directory is read whole as one input";
+        return "not read again: the directory or archive is read whole as one input";
     case TR_SKIP_RECORDER_OUTPUT:
         return "Recorder's own output (recorder2timeline, recorder2text): the trace is read from "
                "its directory";
@@ -230,44 +230,66 @@ static const char *skip_reason(int why)
         return "replaced by a later member of the same name (tar's rule)";
     case TR_SKIP_UNKNOWN:
         return "not a trace tracecat knows";
+    case TR_SKIP_OUTPUT:
+        return "a SQLite database or Parquet data: not read in a run folder (tracecat's own "
+               "would count its traces twice); name a database itself to read it";
     default:
         return "read once";
     }
 }
 
-/* Runs of one reason and owner, each a line: how many, the first few names, why. */
+/*
+** One line per reason and owner, in the order they first come (a Recorder
+** directory's _chrome/ and _text/ files sort among its own): how many, the
+** first few names, why.  Without memory for the marks, runs of one.
+*/
 static void text_skipped(const tr_trace *t, tr_buf *b)
 {
     size_t n = tr_skipped_count(t);
-    if (n) tr_buf_addf(b, "not read: %zu file%s\n", n, n == 1 ? "" : "s");
-    for (size_t i = 0, j; i < n; i = j) {
+    if (!n) return;
+    tr_buf_addf(b, "not read: %zu file%s\n", n, n == 1 ? "" : "s");
+    unsigned char *done = tr_calloc(n, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (done && done[i]) continue;
         const tr_skipped *s = tr_skipped_get(t, (uint32_t)i);
-        for (j = i + 1; j < n; j++) {
-            const tr_skipped *o = tr_skipped_get(t, (uint32_t)j);
-            if (o->why != s->why || o->owner != s->owner) break;
-        }
         size_t owner_n = 0;
         const char *owner = s->owner ? tr_str_get(t, s->owner, &owner_n) : NULL;
         tr_buf_adds(b, "  ");
         if (s->why == TR_SKIP_REPEATED) {
             tr_buf_addf(b, "%s: named before as %s: %s\n", tr_str_get(t, s->path, NULL), owner,
                         skip_reason(s->why));
-            j = i + 1;
             continue;
         }
-        if (owner) tr_buf_addf(b, "%s/: ", owner);
-        if (j - i > 1) tr_buf_addf(b, "%zu files (", j - i);
-        for (size_t k = i; k < j && k < i + 3; k++) {
-            const char *p = tr_str_get(t, tr_skipped_get(t, (uint32_t)k)->path, NULL);
-            if (owner) p += owner_n + 1;
-            tr_buf_addf(b, "%s%s", k > i ? ", " : "", p);
+        /* an archive of a run folder is "a.tgz:", a directory "run/job" */
+        int colon = owner && owner_n && owner[owner_n - 1] == ':';
+        size_t count = 0, last = i;
+        for (size_t j = i; j < n; j++) {
+            const tr_skipped *o = tr_skipped_get(t, (uint32_t)j);
+            if (o->why == s->why && o->owner == s->owner) {
+                if (done) done[j] = 1;
+                count++;
+                last = j;
+            } else if (!done) {
+                break;
+            }
+        }
+        if (owner) tr_buf_addf(b, colon ? "%s " : "%s/: ", owner);
+        if (count > 1) tr_buf_addf(b, "%zu files (", count);
+        for (size_t k = i, shown = 0; k <= last && shown < 3; k++) {
+            const tr_skipped *o = tr_skipped_get(t, (uint32_t)k);
+            if (o->why != s->why || o->owner != s->owner) continue;
+            const char *p = tr_str_get(t, o->path, NULL);
+            if (owner) p += owner_n + !colon;
+            tr_buf_addf(b, "%s%s", shown++ ? ", " : "", p);
         }
         tr_buf_addf(b, "%s: %s\n",
-                    j - i > 3   ? ", ...)"
-                    : j - i > 1 ? ")"
+                    count > 3   ? ", ...)"
+                    : count > 1 ? ")"
                                 : "",
                     skip_reason(s->why));
+        if (!done) i = last;
     }
+    tr_free(done);
 }
 
 /* String S as JSON; null for none (0). */

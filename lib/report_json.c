@@ -140,6 +140,7 @@ static void json_io(const tr_report *r, tr_buf *b)
     tr_buf_addf(b, "},\"shared_files\":%u,\"bytes_requested_calls\":%llu,", io->shared_files,
                 (unsigned long long)io->requested);
     tr_buf_addf(b, "\"calls_without_return_value\":%llu,", (unsigned long long)io->no_ret);
+    tr_buf_addf(b, "\"unplaced_accesses\":%llu,", (unsigned long long)io->unplaced);
     tr_buf_addf(b, "\"excluded_calls\":%llu,\"excluded_files\":%zu,\"exclude\":",
                 (unsigned long long)io->excluded_calls, io->excluded_files);
     js(b, r->o.stat.io_exclude ? r->o.stat.io_exclude : TR_IO_EXCLUDE);

@@ -260,6 +260,12 @@ static void io_ranks(const tr_report *r, tr_buf *b, tr_buf *cell)
                     "bytes are those asked for, not moved: %llu reads and writes carry no return "
                     "value (Recorder stores none), so a short read counts in full\n",
                     (unsigned long long)io->requested);
+    if (io->unplaced)
+        tr_buf_addf(b,
+                    "offsets not known: %llu reads and writes follow a seek whose result the trace "
+                    "does not hold (SEEK_END without a return value), so they are in no "
+                    "sequential, consecutive or max byte count\n",
+                    (unsigned long long)io->unplaced);
 }
 
 static void io_layers(const tr_report *r, tr_buf *b)

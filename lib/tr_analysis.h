@@ -371,6 +371,9 @@ typedef struct tr_io_stats {
                                 not known (a Recorder trace) */
     uint64_t excluded_calls; /* calls on files under excluded directories, nested ones too */
     size_t excluded_files;   /* those files: in no other field (files, ranks' files) */
+    uint64_t unplaced;       /* reads and writes at a position the trace cannot tell (after a
+                                seek to a file's end without a return value): in no sequential,
+                                consecutive or MAX_BYTE count, where Darshan has them */
 } tr_io_stats;
 
 /*

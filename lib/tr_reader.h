@@ -95,6 +95,11 @@ typedef struct tr_reader {
     int streams;
     /* 1: may give slices a thread time (tr_slice_set_thread_time), which a stream then keeps */
     int thread_time;
+    /*
+    ** 1: reads what tracecat itself writes (a database, a Parquet directory):
+    ** a run folder leaves it out, as the traces beside it were its source
+    */
+    int output;
 } tr_reader;
 
 /*

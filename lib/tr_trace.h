@@ -96,7 +96,8 @@ enum tr_skip_why {
     TR_SKIP_RECORDER_OUTPUT, /* Recorder's own _chrome/ or _text/ output, under its trace OWNER */
     TR_SKIP_REPLACED,        /* an archive member a later one of its name replaces (tar's rule) */
     TR_SKIP_UNKNOWN,         /* a file of a run folder that no reader recognises */
-    TR_SKIP_REPEATED         /* an input named again (OWNER: as it was named first) */
+    TR_SKIP_REPEATED,        /* an input named again (OWNER: as it was named first) */
+    TR_SKIP_OUTPUT           /* in a run folder, what tracecat writes (a database, a Parquet dir) */
 };
 
 typedef struct tr_skipped {

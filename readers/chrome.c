@@ -109,6 +109,7 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         th->tid = ts ? -1 : tid;
         th->tid_str = ts;
         tr_vec_init(&th->opens, sizeof(open_slice));
+        tr_vec_init(&th->held, sizeof(held_slice));
         tr_process *p = tr_process_at(r->t, proc);
         if (ps && !p->name) p->name = ps;
         if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) return TR_NONE;
@@ -206,7 +207,9 @@ static int phase_be(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, t
     if (o.tts != TR_TIME_NONE && end_tts != TR_TIME_NONE) o.tdur = end_tts - o.tts;
     uint32_t track = cj_track_of(r, th, o.cat);
     uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
-    return cj_close_open(r, &o, track, ts > o.ts ? ts - o.ts : 0, args);
+    held_slice h = {
+        o, track, args, (uint32_t)t->opens.len, ts > o.ts ? ts - o.ts : 0, cj_bytes_of(r, args)};
+    return cj_hold(r, &t->opens, &t->held, &h);
 }
 
 /* The async track of EV: (cat, id, scope[, pid when local]). */
@@ -233,6 +236,7 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     if (!a) return TR_NONE;
     id = (uint32_t)(r->asyncs.len - 1);
     tr_vec_init(&a->opens, sizeof(open_slice));
+    tr_vec_init(&a->held, sizeof(held_slice));
     a->first_ts = INT64_MAX;
     a->first_name = 0;
     a->track = tr_track_intern(r->t, proc, TR_TRACK_ASYNC, -1, key);
@@ -276,7 +280,10 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
                 (a->opens.len - k) * sizeof o);
         a->opens.len--;
         uint32_t args = cj_args_merge(r, o.args, &ev->args, 0, bad);
-        return cj_async_close(r, a, &o, ts > o.ts ? ts - o.ts : 0, args);
+        cj_async_name(a, &o);
+        held_slice h = {
+            o, a->track, args, (uint32_t)(k - 1), ts > o.ts ? ts - o.ts : 0, cj_bytes_of(r, args)};
+        return cj_hold(r, &a->opens, &a->held, &h);
     }
     /* n, T, p: a step or instant on the async track */
     int64_t bytes;
@@ -452,6 +459,11 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
                     ev->flow_out.type == J_TRUE,
                     thread_time(&ev->tts),
                     thread_time(&ev->tdur)};
+    thread_st *t = cj_thread_at(r, th);
+    if (t->opens.len && TR_VEC_AT(&t->opens, open_slice, t->opens.len - 1).ts == ts) {
+        held_slice h = {o, track, args, (uint32_t)t->opens.len, dur, bytes};
+        return cj_hold(r, &t->opens, &t->held, &h);
+    }
     int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
     if (rc != TR_OK) return rc;
     return cj_flow_v2(r, &o, track, row);
@@ -869,9 +881,14 @@ static void chrome_close(void *rd)
 {
     cj_rd *r = rd;
     if (!r) return;
-    for (size_t i = 0; i < r->threads.len; i++) tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
-    for (size_t i = 0; i < r->asyncs.len; i++)
+    for (size_t i = 0; i < r->threads.len; i++) {
+        tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->opens);
+        tr_vec_fini(&cj_thread_at(r, (uint32_t)i)->held);
+    }
+    for (size_t i = 0; i < r->asyncs.len; i++) {
         tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).opens);
+        tr_vec_fini(&TR_VEC_AT(&r->asyncs, async_st, i).held);
+    }
     cj_bind_close(r);
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);

@@ -108,16 +108,22 @@ int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, ui
 }
 
 /*
-** Closes async slice O on A's track.  The track is named by its earliest
-** slice (the least name at a tie), whatever the file order: kept as they
-** come, since a reader that forgets cannot look back.
+** A's track is named by its earliest slice (the least name at a tie),
+** whatever the file order: kept as they come, since a reader that forgets
+** cannot look back.
 */
-int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args)
+void cj_async_name(async_st *a, const open_slice *o)
 {
     if (o->ts < a->first_ts || (o->ts == a->first_ts && o->name < a->first_name)) {
         a->first_ts = o->ts;
         a->first_name = o->name;
     }
+}
+
+/* Closes async slice O on A's track. */
+int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args)
+{
+    cj_async_name(a, o);
     return cj_close_open(r, o, a->track, dur, args);
 }
 
@@ -355,29 +361,84 @@ static int finish_flows(cj_rd *r)
 
 /* ---- the end of the input ---- */
 
-int cj_finish_opens(cj_rd *r)
+static int held_add(cj_rd *r, const held_slice *h)
+{
+    uint32_t row;
+    int rc = cj_slice_add(r, h->track, h->o.ts, h->dur, h->o.name, h->o.cat, h->bytes, h->args,
+                          h->o.tts, h->o.tdur, &row);
+    return rc == TR_OK ? cj_flow_v2(r, &h->o, h->track, row) : rc;
+}
+
+/*
+** Slice H, just ended, whose begin was at index H->wait of the open slices
+** OPENS (a B or b popped: OPENS no longer holds it; an X inside them: the
+** index past the last), on their track.  It is added now, and after it the
+** held ones that waited on it; or held itself, when the open slice around it
+** starts with it.  HELD keeps parents before their children.
+*/
+int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h)
+{
+    uint32_t k = h->wait;
+    held_slice *v = held->data;
+    if (k > 0 && TR_VEC_AT(opens, open_slice, k - 1).ts == h->o.ts) {
+        size_t at = 0; /* before its own held ones, which now wait with it */
+        while (at < held->len && v[at].wait != k) at++;
+        if (!tr_vec_push(held)) return tr_error_nomem(r->e);
+        v = held->data;
+        memmove(v + at + 1, v + at, (held->len - 1 - at) * sizeof *v);
+        v[at] = *h;
+        for (size_t i = 0; i < held->len; i++)
+            if (v[i].wait >= k) v[i].wait = v[i].wait == k ? k - 1 : v[i].wait - 1;
+        v[at].wait = k - 1;
+        return TR_OK;
+    }
+    int rc = held_add(r, h);
+    size_t kept = 0;
+    for (size_t i = 0; i < held->len; i++) {
+        held_slice x = v[i];
+        if (x.wait == k) {
+            if (rc == TR_OK) rc = held_add(r, &x);
+            continue;
+        }
+        if (x.wait > k) x.wait--; /* the open slices above it moved down */
+        v[kept++] = x;
+    }
+    held->len = kept;
+    return rc;
+}
+
+/* At the end: OPENS (still open) are added, each followed by the held ones that waited on it. */
+static int finish_stack(cj_rd *r, tr_vec *opens, tr_vec *held, uint32_t thread, async_st *a)
 {
     int bad = 0, rc = TR_OK;
+    for (size_t k = 0; k < opens->len && rc == TR_OK; k++) {
+        open_slice *o = &TR_VEC_AT(opens, open_slice, k);
+        rc = a ? cj_warn_at(r, o->off, "async slice never ended (\"%s\"): kept open to the end",
+                            tr_str_get(r->t, o->name, NULL))
+               : cj_warn_at(r, o->off, "B event never ended (\"%s\"): kept open to the end",
+                            tr_str_get(r->t, o->name, NULL));
+        uint32_t args = cj_args_merge(r, o->args, NULL, 1, &bad);
+        if (rc == TR_OK)
+            rc = a ? cj_async_close(r, a, o, -1, args)
+                   : cj_close_open(r, o, cj_track_of(r, thread, o->cat), -1, args);
+        for (size_t i = 0; i < held->len && rc == TR_OK; i++)
+            if (TR_VEC_AT(held, held_slice, i).wait == k)
+                rc = held_add(r, &TR_VEC_AT(held, held_slice, i));
+    }
+    held->len = 0;
+    return rc;
+}
+
+int cj_finish_opens(cj_rd *r)
+{
+    int rc = TR_OK;
     for (size_t i = 0; i < r->threads.len && rc == TR_OK; i++) {
         thread_st *th = cj_thread_at(r, (uint32_t)i);
-        for (size_t k = 0; k < th->opens.len && rc == TR_OK; k++) {
-            open_slice *o = &TR_VEC_AT(&th->opens, open_slice, k);
-            rc = cj_warn_at(r, o->off, "B event never ended (\"%s\"): kept open to the end",
-                            tr_str_get(r->t, o->name, NULL));
-            if (rc == TR_OK)
-                rc = cj_close_open(r, o, cj_track_of(r, (uint32_t)i, o->cat), -1,
-                                   cj_args_merge(r, o->args, NULL, 1, &bad));
-        }
+        rc = finish_stack(r, &th->opens, &th->held, (uint32_t)i, NULL);
     }
     for (size_t i = 0; i < r->asyncs.len && rc == TR_OK; i++) {
         async_st *a = &TR_VEC_AT(&r->asyncs, async_st, i);
-        for (size_t k = 0; k < a->opens.len && rc == TR_OK; k++) {
-            open_slice *o = &TR_VEC_AT(&a->opens, open_slice, k);
-            rc = cj_warn_at(r, o->off, "async slice never ended (\"%s\"): kept open to the end",
-                            tr_str_get(r->t, o->name, NULL));
-            if (rc == TR_OK)
-                rc = cj_async_close(r, a, o, -1, cj_args_merge(r, o->args, NULL, 1, &bad));
-        }
+        rc = finish_stack(r, &a->opens, &a->held, 0, a);
     }
     return rc;
 }

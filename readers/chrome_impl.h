@@ -88,6 +88,18 @@ typedef struct open_slice {
     int64_t tts, tdur; /* thread clock (tts, tdur), TR_TIME_NONE when not stated */
 } open_slice;
 
+/*
+** A slice (B/E, or X) that came inside an open B of the same start: freeze
+** keeps input order among slices of one start and length, so it is added
+** after the slice it waits on (the open one at index WAIT), which comes
+** first in the file and so encloses it, as in Catapult and Perfetto.
+*/
+typedef struct held_slice {
+    open_slice o;
+    uint32_t track, args, wait;
+    int64_t dur, bytes;
+} held_slice;
+
 /* A (pid, tid) of the input. */
 typedef struct thread_st {
     uint32_t process;
@@ -98,12 +110,14 @@ typedef struct thread_st {
     int32_t sort_index;
     int gpu;      /* named a GPU stream by our writer's thread_name */
     tr_vec opens; /* open_slice */
+    tr_vec held;  /* held_slice: ended, waiting on an open slice of their start */
 } thread_st;
 
 /* An async track: (cat, id, scope[, process]). */
 typedef struct async_st {
     uint32_t track;
-    tr_vec opens;
+    tr_vec opens;     /* open_slice */
+    tr_vec held;      /* held_slice, as thread_st's */
     int64_t first_ts; /* its earliest slice so far (INT64_MAX: none), which names it */
     tr_str first_name;
 } async_st;
@@ -403,11 +417,13 @@ int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound);
 int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name, tr_str cat,
                  int64_t bytes, uint32_t args, int64_t tts, int64_t tdur, uint32_t *row);
 int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args);
+void cj_async_name(async_st *a, const open_slice *o);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 /* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
+int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h);
 int cj_finish_end(cj_rd *r, int *budget);
 
 /* chrome_bind.c */

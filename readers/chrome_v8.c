@@ -124,7 +124,7 @@ int cj_v8_profile(cj_rd *r, const cev *ev, int chunk, int64_t ts, tr_str cat, ui
     jtok deltas = cj_member(r, &data, "timeDeltas");
     const char *p = cj_elems(&nodes);
     jtok v;
-    size_t orphans = 0, unknown = 0;
+    size_t orphans = 0, unknown = 0, undated = 0;
     while (cj_next_elem(r, &p, &v)) {
         int rc = v.type == J_OBJ
                      ? v8_node(r, row, &v, ev->off, &orphans, bad)
@@ -136,7 +136,10 @@ int cj_v8_profile(cj_rd *r, const cev *ev, int chunk, int64_t ts, tr_str cat, ui
     while (cj_next_elem(r, &p, &v)) {
         jtok d;
         int64_t delta = 0, node;
-        if (cj_next_elem(r, &q, &d) && cj_tok_us(&d, &delta) != 0) delta = 0;
+        if (!cj_next_elem(r, &q, &d) || cj_tok_us(&d, &delta) != 0) {
+            delta = 0;
+            undated++;
+        }
         v8_prof *pr = &TR_VEC_AT(&r->profs, v8_prof, row);
         pr->ts = tr_time_add(pr->ts, delta);
         uint32_t stack =
@@ -160,6 +163,13 @@ int cj_v8_profile(cj_rd *r, const cev *ev, int chunk, int64_t ts, tr_str cat, ui
         snprintf(num, sizeof num, "%zu", unknown);
         rc = cj_warn_at(r, ev->off,
                         "V8 profile chunk with %s samples of unknown nodes: empty stacks", num);
+    }
+    if (rc == TR_OK && undated) {
+        snprintf(num, sizeof num, "%zu", undated);
+        rc = cj_warn_at(r, ev->off,
+                        "V8 profile chunk with %s samples without a time delta (timeDeltas short "
+                        "or not numbers): each at the time of the sample before it",
+                        num);
     }
     return rc;
 }

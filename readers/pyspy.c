@@ -741,9 +741,16 @@ static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_
         return TR_OK;
     }
     if (!r->in_thread) {
-        if (r->orphan_warned) return TR_OK;
+        /* one warning for the run of them, the others counted as skipped lines */
+        if (r->orphan_warned) {
+            r->skipped++;
+            return TR_OK;
+        }
         r->orphan_warned = 1;
-        return ps_warn_e(r, ln, 1, "frame line outside a thread (no 'Thread' header before it)", e);
+        return ps_warn_e(r, ln, 1,
+                         "frame line outside a thread (no 'Thread' header before it): skipped, "
+                         "with the frame lines after it",
+                         e);
     }
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
     uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p, n);

@@ -7,6 +7,8 @@
 ** "thread (TID)" / "thread (TID): NAME" (--threads) name the process and the
 ** thread; lines without them go to one track, "all threads".  Each line is
 ** one sample at time 0 with its count as the arg "count" when it is not 1.
+** A frame that is an elision ("...", "[...more user code...]": a hand cut,
+** as in dumps) is a gap, not a frame: the sample gets the arg "elided".
 ** The lines carry no time, so no slices are derived from them.
 **
 ** Consecutive lines share most of their root part, so the previous line's
@@ -26,12 +28,14 @@ typedef struct fd_rd {
     uint32_t input;
     uint64_t skipped, warnings;
     tr_pyspy_fcache fcache;
-    tr_str k_count, all_threads;
+    tr_str k_count, k_elided, all_threads;
     uint32_t count_set[FD_COUNT_CACHE]; /* 0: not made yet (count 1 needs none) */
     uint32_t default_track;
-    tr_buf prev;   /* the previous line's frames part */
-    tr_vec ends;   /* size_t: where each of its frames ends in prev */
-    tr_vec stacks; /* uint32_t: the stack id after each of its frames */
+    tr_buf prev;     /* the previous line's frames part */
+    tr_vec ends;     /* size_t: where each of its frames ends in prev */
+    tr_vec stacks;   /* uint32_t: the stack id after each of its frames */
+    tr_vec gaps;     /* uint32_t: the elisions up to each of its frames */
+    uint32_t elided; /* elisions in the line's frames */
     tr_buf scratch;
 } fd_rd;
 
@@ -72,6 +76,12 @@ static int fd_id(const char *p, size_t n, int64_t *v)
 
 static uint32_t fd_count_args(fd_rd *r, uint64_t count)
 {
+    if (r->elided) {
+        tr_args_begin(r->t);
+        if (count != 1) tr_args_uint(r->t, r->k_count, count);
+        tr_args_uint(r->t, r->k_elided, r->elided);
+        return tr_args_end(r->t);
+    }
     if (count == 1) return 0;
     if (count < FD_COUNT_CACHE && r->count_set[count]) return r->count_set[count];
     tr_args_begin(r->t);
@@ -144,7 +154,10 @@ static int fd_prefix(fd_rd *r, const char **pp, size_t *np, uint32_t *track)
     return TR_OK;
 }
 
-/* The stack of the frames at P (root first, ';'-separated), reusing the previous line's. */
+/*
+** The stack of the frames at P (root first, ';'-separated), reusing the
+** previous line's; elisions are counted in r->elided, not pushed.
+*/
 static uint32_t fd_stack(fd_rd *r, const char *p, size_t n)
 {
     size_t common = 0, lim = n < r->prev.len ? n : r->prev.len;
@@ -155,24 +168,30 @@ static uint32_t fd_stack(fd_rd *r, const char *p, size_t n)
     while (keep < r->ends.len && ends[keep] <= common && (ends[keep] == n || p[ends[keep]] == ';'))
         keep++;
     uint32_t stack = keep ? stacks[keep - 1] : 0;
-    r->ends.len = r->stacks.len = keep;
+    r->ends.len = r->stacks.len = r->gaps.len = keep;
+    r->elided = keep ? TR_VEC_AT(&r->gaps, uint32_t, keep - 1) : 0;
     size_t pos = keep ? ends[keep - 1] + 1 : 0;
     while (pos <= n && n > 0) {
         const char *semi = memchr(p + pos, ';', n - pos);
         size_t end = semi ? (size_t)(semi - p) : n;
-        uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p + pos, end - pos);
-        if (frame == TR_NONE) return TR_NONE;
-        stack = tr_stack_push(r->t, stack, frame);
+        if (tr_pyspy_is_elision(p + pos, end - pos)) {
+            r->elided++;
+        } else {
+            uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p + pos, end - pos);
+            if (frame == TR_NONE) return TR_NONE;
+            stack = tr_stack_push(r->t, stack, frame);
+        }
         size_t *e = tr_vec_push(&r->ends);
-        uint32_t *s = tr_vec_push(&r->stacks);
-        if (stack == TR_NONE || !e || !s) return TR_NONE;
+        uint32_t *s = tr_vec_push(&r->stacks), *g = tr_vec_push(&r->gaps);
+        if (stack == TR_NONE || !e || !s || !g) return TR_NONE;
         *e = end;
         *s = stack;
+        *g = r->elided;
         pos = end + 1;
     }
     tr_buf_reset(&r->prev);
     if (tr_buf_add(&r->prev, p, n) != TR_OK) {
-        r->ends.len = r->stacks.len = 0;
+        r->ends.len = r->stacks.len = r->gaps.len = 0;
         return TR_NONE;
     }
     return stack;
@@ -230,7 +249,9 @@ static int fd_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_buf_init(&r->scratch, 0);
     tr_vec_init(&r->ends, sizeof(size_t));
     tr_vec_init(&r->stacks, sizeof(uint32_t));
+    tr_vec_init(&r->gaps, sizeof(uint32_t));
     r->k_count = tr_str_internz(t, "count");
+    r->k_elided = tr_str_internz(t, "elided");
     r->all_threads = tr_str_internz(t, "all threads");
     r->default_track = TR_NONE; /* made when a line has no prefix */
     return tr_trace_status(t, e);
@@ -269,6 +290,7 @@ static void fd_close(void *rd)
     tr_buf_fini(&r->scratch);
     tr_vec_fini(&r->ends);
     tr_vec_fini(&r->stacks);
+    tr_vec_fini(&r->gaps);
     tr_free(r);
 }
 

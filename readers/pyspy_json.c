@@ -24,6 +24,7 @@
 #include "tr_stack_slices.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ typedef struct pj_prof {
     json_t *p;
     uint32_t track;
     int64_t unit;
-    double at;       /* sampled: the time of the next sample, in UNIT */
+    int64_t at;      /* sampled: the time of the next sample; evented: of the last event (ns) */
     json_t *samples; /* sampled: the stacks, and how long each lasts */
     json_t *weights;
     json_t *events; /* evented */
@@ -51,7 +52,7 @@ typedef struct pj_rd {
     tr_stack_slicer *slicer;
     tr_buf scratch;
     tr_vec frames; /* uint32_t: evented, the open frames */
-    tr_vec starts; /* int64_t: evented, their starts */
+    tr_vec rows;   /* uint32_t: evented, their slices, open until closed */
 
     json_t *root;
     size_t item; /* the dump's next thread, or speedscope's current profile */
@@ -68,6 +69,14 @@ static int pj_warn(pj_rd *r, tr_error *e, const char *what)
     return tr_warnf(r->diag, e, &loc, "%s", what) == TR_FAIL ? TR_FAIL : TR_OK;
 }
 
+/* A warning about event K of speedscope profile r->item. */
+static int pj_warn_event(pj_rd *r, tr_error *e, const char *what)
+{
+    char msg[192];
+    snprintf(msg, sizeof msg, "speedscope: profile %zu, event %zu: %s", r->item, r->k, what);
+    return pj_warn(r, e, msg);
+}
+
 static const char *pj_str(json_t *o, const char *key, size_t *n)
 {
     json_t *v = json_object_get(o, key);
@@ -76,21 +85,31 @@ static const char *pj_str(json_t *o, const char *key, size_t *n)
     return json_string_value(v);
 }
 
-/* V units of UNIT ns as ns, clamped to what int64 holds (and NaN to 0). */
-static int64_t pj_ns(double v, int64_t unit)
+/*
+** V units of UNIT ns as ns, clamped to what int64 holds (and NaN to 0):
+** rounded, not truncated (0.0157 ms is 15700 ns, though 0.0157 * 1e6 is
+** 15699.999...), and an integer exactly.
+*/
+static int64_t pj_ns(json_t *v, int64_t unit)
 {
-    double ns = v * (double)unit;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i > INT64_MAX / unit) return INT64_MAX;
+        if (i < INT64_MIN / unit) return INT64_MIN;
+        return (int64_t)i * unit;
+    }
+    double ns = json_number_value(v) * (double)unit;
     if (!(ns == ns)) return 0;
     if (ns >= 9.2e18) return INT64_MAX;
     if (ns <= -9.2e18) return INT64_MIN;
-    return (int64_t)ns;
+    return (int64_t)llround(ns);
 }
 
 static int64_t pj_int(json_t *o, const char *key, int64_t dflt)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-    if (json_is_real(v)) return pj_ns(json_real_value(v), 1);
+    if (json_is_real(v)) return pj_ns(v, 1);
     return dflt;
 }
 
@@ -278,12 +297,13 @@ static int pj_sample(pj_rd *r, json_t *s, tr_error *e)
         stack = frame == TR_NONE ? TR_NONE : tr_stack_push(r->t, stack, frame);
         if (stack == TR_NONE) return tr_error_nomem(e);
     }
-    int64_t ts = pj_ns(pf->at, pf->unit);
+    int64_t ts = pf->at;
     tr_sample_add(r->t, pf->track, ts, stack, 0);
     if (r->slicer && tr_stack_slicer_sample(r->slicer, pf->track, ts, stack) != TR_OK)
         return tr_error_nomem(e);
     json_t *w = json_array_get(pf->weights, r->k);
-    pf->at += json_is_number(w) ? json_number_value(w) : 0;
+    /* each weight in whole ns, summed exactly: a double sum drifts */
+    if (json_is_number(w)) pf->at = tr_time_add(pf->at, pj_ns(w, pf->unit));
     return tr_trace_status(r->t, e);
 }
 
@@ -292,9 +312,8 @@ static int pj_sampled_end(pj_rd *r, tr_error *e)
 {
     pj_prof *pf = &r->prof;
     json_t *ev = json_object_get(pf->p, "endValue");
-    if (json_is_number(ev) && json_number_value(ev) > pf->at) pf->at = json_number_value(ev);
-    if (r->slicer &&
-        tr_stack_slicer_end_track(r->slicer, pf->track, pj_ns(pf->at, pf->unit)) != TR_OK)
+    if (json_is_number(ev) && pj_ns(ev, pf->unit) > pf->at) pf->at = pj_ns(ev, pf->unit);
+    if (r->slicer && tr_stack_slicer_end_track(r->slicer, pf->track, pf->at) != TR_OK)
         return tr_error_nomem(e);
     return tr_trace_status(r->t, e);
 }
@@ -308,22 +327,52 @@ static int pj_event(pj_rd *r, json_t *ev, tr_error *e)
     if (!type || !json_is_integer(fi) || json_integer_value(fi) < 0 ||
         (size_t)json_integer_value(fi) >= json_array_size(r->shared) || !json_is_number(atv))
         return pj_warn(r, e, "speedscope: a malformed event");
-    int64_t ts = pj_ns(json_number_value(atv), pf->unit);
+    int64_t ts = pj_ns(atv, pf->unit);
     uint32_t frame = pj_shared_frame(r, r->shared, r->ids, (size_t)json_integer_value(fi));
     if (frame == TR_NONE) return tr_error_nomem(e);
+    if (ts > pf->at) pf->at = ts;
+    int rc = TR_OK;
     if (strcmp(type, "O") == 0) {
-        uint32_t *f = tr_vec_push(&r->frames);
-        int64_t *s = tr_vec_push(&r->starts);
-        if (!f || !s) return tr_error_nomem(e);
-        *f = frame, *s = ts;
-    } else if (strcmp(type, "C") == 0 && r->frames.len) {
+        /* Added when opened, so that of two with one start and end the outer comes first:
+         * the model orders such ties by input order, and the stack says which encloses. */
+        uint32_t *f = tr_vec_push(&r->frames), *row = tr_vec_push(&r->rows);
+        if (!f || !row) return tr_error_nomem(e);
+        *f = frame;
+        *row = tr_slice_add(r->t, pf->track, ts, -1, tr_frame_get(r->t, frame)->function, pf->cat,
+                            -1, 0);
+    } else if (strcmp(type, "C") != 0) {
+        return pj_warn_event(r, e, "neither an open (O) nor a close (C): not read");
+    } else if (!r->frames.len) {
+        return pj_warn_event(r, e, "a close with no frame open: not read");
+    } else {
         size_t k = --r->frames.len;
-        r->starts.len--;
-        const tr_frame *fr = tr_frame_get(r->t, TR_VEC_AT(&r->frames, uint32_t, k));
-        int64_t st = TR_VEC_AT(&r->starts, int64_t, k);
-        tr_slice_add(r->t, pf->track, st, ts > st ? ts - st : 0, fr->function, pf->cat, -1, 0);
+        r->rows.len--;
+        /* speedscope refuses the file; the innermost open frame is what it closes */
+        if (TR_VEC_AT(&r->frames, uint32_t, k) != frame)
+            rc = pj_warn_event(r, e,
+                               "closes another frame than the innermost open one: that "
+                               "one is closed");
+        tr_slice_end(r->t, TR_VEC_AT(&r->rows, uint32_t, k), ts);
     }
-    return tr_trace_status(r->t, e);
+    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
+}
+
+/* The end of an evented profile: frames left open close at endValue (or its last event). */
+static int pj_evented_end(pj_rd *r, tr_error *e)
+{
+    pj_prof *pf = &r->prof;
+    size_t open = r->frames.len;
+    if (!open) return TR_OK;
+    json_t *ev = json_object_get(pf->p, "endValue");
+    int64_t end = json_is_number(ev) && pj_ns(ev, pf->unit) > pf->at ? pj_ns(ev, pf->unit) : pf->at;
+    for (size_t k = 0; k < open; k++) tr_slice_end(r->t, TR_VEC_AT(&r->rows, uint32_t, k), end);
+    r->frames.len = r->rows.len = 0;
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "speedscope: profile %zu: %zu frame%s never closed: closed at its end", r->item, open,
+             open == 1 ? "" : "s");
+    int rc = pj_warn(r, e, msg);
+    return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
 }
 
 /* Starts profile r->item: 1 when it is sampled or evented, 0 when it is skipped. */
@@ -346,11 +395,11 @@ static int pj_prof_start(pj_rd *r, int *rc, tr_error *e)
         pf->samples = json_object_get(prof, "samples");
         pf->weights = json_object_get(prof, "weights");
         json_t *sv = json_object_get(prof, "startValue");
-        pf->at = json_is_number(sv) ? json_number_value(sv) : 0;
+        pf->at = json_is_number(sv) ? pj_ns(sv, pf->unit) : 0;
     } else if (type && strcmp(type, "evented") == 0) {
         pf->events = json_object_get(prof, "events");
         pf->cat = tr_str_internz(r->t, "stack");
-        r->frames.len = r->starts.len = 0;
+        r->frames.len = r->rows.len = 0;
     } else {
         *rc = pj_warn(r, e, "speedscope: a profile that is neither sampled nor evented");
         return 0;
@@ -379,7 +428,7 @@ static int pj_speedscope_step(pj_rd *r, tr_error *e)
             r->k++;
             b++;
         } else {
-            if (!pf->events) rc = pj_sampled_end(r, e);
+            rc = pf->events ? pj_evented_end(r, e) : pj_sampled_end(r, e);
             pf->started = 0;
             r->item++;
         }
@@ -454,7 +503,7 @@ static int pj_open(void **rd, const tr_read_ctx *c, tr_error *e)
     r->diag = c->opts ? c->opts->diag : NULL;
     tr_buf_init(&r->scratch, 0);
     tr_vec_init(&r->frames, sizeof(uint32_t));
-    tr_vec_init(&r->starts, sizeof(int64_t));
+    tr_vec_init(&r->rows, sizeof(uint32_t));
     int rc = pj_parse(r, e);
     if (rc == TR_OK && !(c->opts && c->opts->no_stack_slices) && json_is_object(r->root)) {
         r->slicer = tr_stack_slicer_new(r->t);
@@ -498,7 +547,7 @@ static void pj_close(void *rd)
     tr_stack_slicer_free(r->slicer);
     tr_buf_fini(&r->scratch);
     tr_vec_fini(&r->frames);
-    tr_vec_fini(&r->starts);
+    tr_vec_fini(&r->rows);
     tr_free(r);
 }
 

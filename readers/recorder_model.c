@@ -188,6 +188,7 @@ typedef struct fill_mark {
 typedef struct open_rec {
     uint32_t row;
     uint32_t level;
+    uint64_t start, end; /* ticks: for a trace without levels (level_by_ticks) */
 } open_rec;
 
 typedef struct tid_track {
@@ -516,15 +517,33 @@ static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t ti
 ** starts: time containment would get both wrong (the tracks are
 ** TR_NEST_GIVEN).
 */
-static int nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint32_t *parent)
+static int nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint64_t start, uint64_t end,
+                         uint32_t *parent)
 {
     tr_vec *open = &tt->open;
     while (open->len && TR_VEC_AT(open, open_rec, open->len - 1).level >= level) open->len--;
     *parent = open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE;
     open_rec *o = tr_vec_push(open);
     if (!o) return TR_FATAL;
-    *o = (open_rec){row, level};
+    *o = (open_rec){row, level, start, end};
     return TR_OK;
+}
+
+/*
+** The level of a record of a trace that stores none (G3's store_call_depth
+** off: every depth byte is 0): the open records that hold its ticks, ends
+** included, as a truncated child may end on its parent's end tick; one of
+** no length holds nothing.
+*/
+static uint32_t level_by_ticks(const tid_track *tt, uint64_t start, uint64_t end)
+{
+    size_t k = tt->open.len;
+    while (k) {
+        const open_rec *o = &TR_VEC_AT(&tt->open, open_rec, k - 1);
+        if (o->end >= end && o->end > o->start && o->start <= start) break;
+        k--;
+    }
+    return (uint32_t)k;
 }
 
 /* A rank whose timestamps run past what nanoseconds can hold. */
@@ -594,11 +613,19 @@ static int nest_rank(void *user, size_t r)
     rec_model *m = user;
     rank_out *o = &m->ro[r];
     const rec_rank *rk = &m->rk[r];
+    const rec_run *run = m->run;
+    int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
     tid_track *tt = NULL;
+    uint64_t prev = 0;
     for (uint64_t pos = 0; pos < rk->n; pos++) {
         const sig_model *s = &o->sm[rk->seq[pos]];
+        const unsigned char *p = rk->ts.p + pos * 8;
+        uint64_t start = prev + rec_le32(p), end = prev + rec_le32(p + 4);
+        prev = start;
         if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
-        if (!tt || nest_by_level(tt, (uint32_t)pos, s->level, &o->up[pos]) != TR_OK)
+        if (!tt) return o->rc = TR_FATAL;
+        uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
+        if (nest_by_level(tt, (uint32_t)pos, level, start, end, &o->up[pos]) != TR_OK)
             return o->rc = TR_FATAL;
     }
     return TR_OK;
@@ -617,7 +644,7 @@ static int nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + o->row[rec.row], rec.level};
+                *to = (open_rec){m->first + o->row[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -917,7 +944,8 @@ static int add_inflight(rec_model *m, int32_t r, tr_error *e)
         uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, ticks_ns(m->run, ticks), -1,
                                     s.name, s.cat, s.bytes, s.args);
         uint32_t parent;
-        if (!tt || row == TR_NONE || nest_by_level(tt, row, s.level, &parent) != TR_OK)
+        if (!tt || row == TR_NONE ||
+            nest_by_level(tt, row, s.level, ticks, UINT64_MAX, &parent) != TR_OK)
             return tr_error_nomem(e);
         tr_slice_set_parent(m->t, row, parent);
     }

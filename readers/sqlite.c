@@ -662,4 +662,5 @@ const tr_reader tr_reader_sqlite = {
     .open = sq_open,
     .next = sq_next,
     .close = sq_close,
+    .output = 1,
 };

@@ -97,6 +97,53 @@ TR_TEST(phases_be_x)
     tr_trace_free(t);
 }
 
+/*
+** B/E pairs state their nesting by their order, as a stack: an outer and an
+** inner scope that start and end on the same microsecond (the inner ends
+** first) are outer > inner, as in Perfetto's importer; the model's ties
+** (one start, one length) go by input order, and the inner was added first.
+** Deeper chains, a zero-length sibling, ones still open at the end, and an
+** X that starts inside a B of its start (it comes after that B's), and
+** nestable async b/e of one id, too.
+*/
+TR_TEST(be_same_start_nesting)
+{
+    tr_test_warns wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"B\",\"name\":\"mid\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"B\",\"name\":\"closed\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"B\",\"name\":\"leaf\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":30},{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":40},"
+        "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1},"
+        "{\"ph\":\"B\",\"name\":\"b over\",\"pid\":2,\"tid\":1,\"ts\":60},"
+        "{\"ph\":\"X\",\"name\":\"x\",\"pid\":2,\"tid\":1,\"ts\":60,\"dur\":10},"
+        "{\"ph\":\"B\",\"name\":\"b under\",\"pid\":2,\"tid\":1,\"ts\":60},"
+        "{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":70},"
+        "{\"ph\":\"b\",\"name\":\"a out\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":80},"
+        "{\"ph\":\"b\",\"name\":\"a in\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":80},"
+        "{\"ph\":\"e\",\"name\":\"a in\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":90},"
+        "{\"ph\":\"e\",\"name\":\"a out\",\"cat\":\"c\",\"id\":1,\"pid\":3,\"tid\":1,\"ts\":90}]",
+        &wl);
+    CHECK_INT(wl.n, 1); /* "open" never ended */
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    /* ... and an X between two B's of its start and end (Catapult's "B/E over X" sample) */
+    static const char *const names[] = {"outer", "mid",    "inner", "open",    "closed", "leaf",
+                                        "last",  "b over", "x",     "b under", "a out",  "a in"};
+    static const int depth[] = {0, 1, 2, 0, 1, 2, 1, 0, 1, 2, 0, 1};
+    CHECK_INT(s.n, 12);
+    for (size_t i = 0; i < s.n && i < 12; i++) {
+        CHECK_STR(S(t, s.name[i]), names[i]);
+        CHECK_INT(s.depth[i], depth[i]);
+    }
+    tr_trace_free(t);
+}
+
 TR_TEST(unmatched_be)
 {
     tr_test_warns wl = {0};
@@ -312,6 +359,34 @@ TR_TEST(v8_cpu_profile)
     tr_instants in;
     tr_trace_instants(t, &in);
     CHECK_INT(in.n, 3); /* the events themselves stay as they were */
+    tr_trace_free(t);
+}
+
+/*
+** Samples of a V8 chunk without a time delta (timeDeltas short, or a value
+** that is no number) were put at the previous sample's time without a word;
+** now a warning at the chunk says how many.
+*/
+TR_TEST(v8_samples_without_delta)
+{
+    tr_test_warns wl = {0};
+    tr_trace *t = read_ok(
+        "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"ts\":990,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"data\":{\"startTime\":1000}}},"
+        "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"ts\":1100,\"pid\":1,\"tid\":1,"
+        "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+        "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1}}],"
+        "\"samples\":[1,1,1,1]},\"timeDeltas\":[5,\"x\",2]}}}]",
+        &wl);
+    CHECK_INT(wl.n, 1);
+    CHECK(strstr(wl.first.msg, "V8 profile chunk with 2 samples without a time delta") != NULL);
+    tr_samples sm;
+    tr_trace_samples(t, &sm);
+    CHECK_INT(sm.n, 4);
+    if (sm.n == 4) {
+        const int64_t want[4] = {1005000, 1005000, 1007000, 1007000};
+        for (int i = 0; i < 4; i++) CHECK_INT(sm.ts[i], want[i]);
+    }
     tr_trace_free(t);
 }
 

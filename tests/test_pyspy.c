@@ -450,7 +450,8 @@ static void write_with(const tr_trace *t, const tr_writer *w, const char *path, 
     CHECK_INT(tr_write_trace(w, t, path, &o, &e), TR_OK);
 }
 
-static void folded_round_trip(const char *text, unsigned prefix)
+/* TEXT read as folded stacks and written back is WANT (line order aside). */
+static void folded_trip(const char *text, const char *want_text, unsigned prefix)
 {
     char in_path[4096], out_path[4096];
     snprintf(in_path, sizeof in_path, "%s/in.folded", tr_test_tmpdir());
@@ -461,7 +462,7 @@ static void folded_round_trip(const char *text, unsigned prefix)
     tr_trace *t = load_path(in_path, 1, NULL);
     write_with(t, &tr_writer_folded, out_path, prefix);
     size_t n;
-    char *got = tr_test_slurp(out_path, &n), *want = strdup(text);
+    char *got = tr_test_slurp(out_path, &n), *want = strdup(want_text);
     char *gs = sorted_lines(got), *ws = sorted_lines(want);
     CHECK_STR(gs, ws);
     free(got);
@@ -471,6 +472,11 @@ static void folded_round_trip(const char *text, unsigned prefix)
     tr_trace_free(t);
 }
 
+static void folded_round_trip(const char *text, unsigned prefix)
+{
+    folded_trip(text, text, prefix);
+}
+
 TR_TEST(folded_round_trip)
 {
     folded_round_trip("a (x.py:1);b (x.py:2);c (y.py) 5\n"
@@ -478,7 +484,7 @@ TR_TEST(folded_round_trip)
                       "a (x.py:1) 12\n"
                       "main;poll (libc.so.6);0x7f259f405aa4 (libc.so.6) 7\n"
                       "<module> (C:\\w\\t.py:3);<lambda> (t.py:4);f(x) (lib x.so) 2\n"
-                      "\xe4\xb8\xad (\xe6\x96\x87.py:1);[...more user code...] 3\n",
+                      "\xe4\xb8\xad (\xe6\x96\x87.py:1);\xe6\x96\x87 (\xe6\x96\x87.py:2) 3\n",
                       0);
     folded_round_trip("process 10:\"python a.py\";thread (11): MainThread;f (a.py:1) 4\n"
                       "process 10:\"python a.py\";thread (12);f (a.py:1);g (a.py:2) 1\n"
@@ -487,12 +493,55 @@ TR_TEST(folded_round_trip)
     folded_round_trip("thread (11): MainThread;f (a.py:1) 4\n"
                       "thread (0x7F4AA36D9700);g (a.py:2) 2\n",
                       TR_FOLDED_THREAD);
-    /* the real sample */
+}
+
+/*
+** A hand cut in a folded line is a gap, as a "..." line in a dump (issue 19
+** item 9): the real sample's "[...more user code...]" is no frame (it was
+** the leaf, and a top function), the sample says how many gaps it had.
+*/
+TR_TEST(folded_elision)
+{
     size_t n;
     char *real = tr_test_slurp(tr_test_src("testdata/pyspy/12_raw_folded_gevent_pyspy179.txt"), &n);
     CHECK(real != NULL);
-    if (real) folded_round_trip(real, 0);
+    if (!real) return;
+    char want[4096];
+    const char *cut = strstr(real, ";[...more user code...]");
+    CHECK(cut != NULL && n < sizeof want);
+    if (!cut || n >= sizeof want) {
+        free(real);
+        return;
+    }
+    size_t head = (size_t)(cut - real), cut_n = strlen(";[...more user code...]");
+    memcpy(want, real, head);
+    memcpy(want + head, cut + cut_n, n - head - cut_n + 1);
+    folded_trip(real, want, 0);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cut.folded", tr_test_tmpdir());
+    FILE *f = fopen(path, "wb");
+    fputs(real, f);
+    fputs("a (x.py:1);...;b (x.py:2);\xe2\x80\xa6 4\n... 1\n", f);
+    fclose(f);
     free(real);
+    tr_trace *t = load_path(path, 1, NULL);
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 5);
+    tr_arg a;
+    CHECK_STR(stack_text(t, s.stack[0]), "_handle_and_close_when_done;handle;handle");
+    CHECK(tr_args_find(t, s.args[0], "elided", &a) && a.v.u == 1);
+    CHECK(!tr_args_find(t, s.args[1], "elided", &a));
+    CHECK(!tr_args_find(t, s.args[2], "elided", &a));
+    CHECK_STR(stack_text(t, s.stack[3]), "a;b");
+    CHECK(tr_args_find(t, s.args[3], "elided", &a) && a.v.u == 2);
+    CHECK(tr_args_find(t, s.args[3], "count", &a) && a.v.u == 4);
+    CHECK_INT(s.stack[4], 0);
+    CHECK(tr_args_find(t, s.args[4], "elided", &a) && a.v.u == 1);
+    for (uint32_t i = 0; i < (uint32_t)tr_frame_count(t); i++)
+        CHECK(!strstr(tr_str_get(t, tr_frame_get(t, i)->function, NULL), "..."));
+    tr_trace_free(t);
 }
 
 /* Dumps -> folded: equal stacks summed, samples of every thread. */
@@ -566,6 +615,91 @@ TR_TEST(speedscope)
     tr_trace_free(t);
 }
 
+/*
+** Speedscope times in whole ns, rounded (the class of issue 19 item 1):
+** 0.0157 ms is 15700 ns although 0.0157 * 1e6 is 15699.999..., and sampled
+** weights are summed in ns, not in a double that drifts.
+*/
+TR_TEST(speedscope_exact_ns)
+{
+    static const char doc[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":["
+        "{\"type\":\"evented\",\"name\":\"ev\",\"unit\":\"milliseconds\",\"startValue\":0,"
+        "\"endValue\":2,\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":0.0157},"
+        "{\"type\":\"O\",\"frame\":1,\"at\":0.0163},{\"type\":\"C\",\"frame\":1,\"at\":1.001},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":1.003}]},"
+        "{\"type\":\"sampled\",\"name\":\"sa\",\"unit\":\"seconds\",\"startValue\":1.001,"
+        "\"endValue\":2,\"samples\":[[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0]],"
+        "\"weights\":[0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}}";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(doc, &log);
+    CHECK_INT(log.n, 0);
+    CHECK(has_slice(t, "ev", "a", 15700, 1003000 - 15700));
+    CHECK(has_slice(t, "ev", "b", 16300, 1001000 - 16300));
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 11);
+    for (size_t i = 0; i < s.n; i++) CHECK_INT(s.ts[i], 1001000000 + (int64_t)i * 100000000);
+    tr_trace_free(t);
+}
+
+/*
+** An evented profile's unbalanced events (speedscope refuses the file) are
+** warned about, not dropped without a word: a close with nothing open, a
+** close of another frame than the innermost, frames never closed (they end
+** at endValue).
+*/
+TR_TEST(speedscope_unbalanced)
+{
+    static const char doc[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":["
+        "{\"type\":\"evented\",\"name\":\"ev\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"endValue\":100,\"events\":[{\"type\":\"C\",\"frame\":0,\"at\":1},"
+        "{\"type\":\"O\",\"frame\":0,\"at\":2},{\"type\":\"O\",\"frame\":1,\"at\":3},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":4},{\"type\":\"O\",\"frame\":1,\"at\":5}]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}}";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(doc, &log);
+    CHECK_INT(log.n, 3);
+    CHECK(strstr(log.first.msg, "profile 0, event 0: a close with no frame open") != NULL);
+    CHECK(strstr(log.last.msg, "profile 0: 2 frames never closed: closed at its end") != NULL);
+    CHECK(has_slice(t, "ev", "b", 3, 1));
+    CHECK(has_slice(t, "ev", "a", 2, 98));
+    CHECK(has_slice(t, "ev", "b", 5, 95));
+    tr_trace_free(t);
+}
+
+/*
+** An evented profile's frames nest by their O/C order: an outer and an
+** inner frame opened and closed at the same times are outer > inner (the
+** inner, closed first, was added first and became the parent).
+*/
+TR_TEST(speedscope_evented_nesting)
+{
+    static const char doc[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":["
+        "{\"type\":\"evented\",\"name\":\"ev\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"endValue\":10,\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":0},"
+        "{\"type\":\"O\",\"frame\":1,\"at\":0},{\"type\":\"O\",\"frame\":2,\"at\":0},"
+        "{\"type\":\"C\",\"frame\":2,\"at\":10},{\"type\":\"C\",\"frame\":1,\"at\":10},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":10}]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]}}";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(doc, &log);
+    CHECK_INT(log.n, 0);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 3);
+    static const char *const names[] = {"a", "b", "c"};
+    for (size_t i = 0; i < s.n && i < 3; i++) {
+        CHECK_STR(tr_str_get(t, s.name[i], NULL), names[i]);
+        CHECK_INT(s.depth[i], i);
+        CHECK_INT(tr_slice_dur(&s, i), 10);
+    }
+    tr_trace_free(t);
+}
+
 TR_TEST(json_dump_locals)
 {
     static const char doc[] =
@@ -595,14 +729,18 @@ TR_TEST(json_dump_locals)
 
 TR_TEST(bad_input_warns)
 {
-    /* frames before any thread header: one warning, with the line */
+    /* frames before any thread header: one warning, with the line; the next ones are
+     * counted as skipped lines (they were dropped without a count) */
     static const char orphan[] =
         "Process 1: x\nPython v3.9.0 (/bin/python)\n\n"
-        "    f (a.py:1)\n    g (a.py:2)\nThread 1 (idle): \"MainThread\"\n";
+        "    f (a.py:1)\n    g (a.py:2)\n    h (a.py:3)\nThread 1 (idle): \"MainThread\"\n";
     tr_test_warns log = {0};
     tr_trace *t = read_text(orphan, &log);
     CHECK_INT(log.n, 1);
     CHECK_INT(log.last.line, 4);
+    /* f warned; the Python line, g and h skipped */
+    CHECK_INT(tr_input_get(t, 0)->warnings, 1);
+    CHECK_INT(tr_input_get(t, 0)->lines_skipped, 3);
     tr_samples s;
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 1);

@@ -72,6 +72,9 @@ own-outputs)
         run 1 info "$p"
         expect_err "a Parquet directory tracecat wrote: query it with an engine that reads Parquet"
     done
+    # one file of it too (it was "unrecognized format (try --from)")
+    run 1 info "$(ls "$tmp"/pq/slice/*.parquet | head -n 1)"
+    expect_err "a Parquet file (one table, as tracecat convert --to parquet writes them): query it with an engine that reads Parquet (duckdb"
     run 0 info "$tmp/run.db"
     expect_out "slices 43,"
     run_cmd 0 "$bin/tracestat" "$tmp/run.db"
@@ -95,6 +98,41 @@ run-folder)
     done
     run 0 info "$tmp/run//job/"
     expect_out "^input 0: $tmp/run/job\$"
+    # tracecat's own outputs written into the folder are not read with it (the Parquet
+    # directory failed the whole run, the database was every trace a second time), nor is
+    # another tool's database (it failed the run); info says why, and names them alone read
+    run 0 convert "$tmp/run" -o "$tmp/run/pq/" --to parquet
+    run 0 convert "$tmp/run" -o "$tmp/run/all.db"
+    python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("CREATE TABLE x(a)")' \
+        "$tmp/run/other.db" || fail "cannot make a foreign database (python3)"
+    run 0 info --tz UTC "$tmp/run/"
+    [ "$(grep -c '^input ' "$tmp/out")" = 2 ] || fail "want 2 inputs beside the outputs"
+    [ "$(grep -c '^  rank 0 / ' "$tmp/out")" = 1 ] || fail "rank 0 read more than once beside the outputs"
+    why="a SQLite database or Parquet data: not read in a run folder (tracecat's own would count its traces twice); name a database itself to read it"
+    expect_out "^  2 files ($tmp/run/all.db, $tmp/run/other.db): $why\$"
+    expect_out "^  $tmp/run/pq/: [0-9]* files (_tracecat.json, .*): $why\$"
+    run 0 info --json "$tmp/run/"
+    [ "$(grep -o '"why":"tracecat_output"' "$tmp/out" | wc -l)" -ge 12 ] || fail "info --json: want the outputs as tracecat_output"
+    run 0 info "$tmp/run/all.db"
+    expect_out "^  rank 0 / "
+    # an archive in a run folder is taken as the folder is: a Recorder trace's tarball whole
+    # (it was 6 files no reader knows: the trace was not read), an archive of a run its
+    # claimed directories
+    mkdir "$tmp/run2"
+    cp testdata/recorder/g3-iomix-2r.tgz testdata/gt/gt-tiny-visualize_demo-1worker.log "$tmp/run2/"
+    tar -C testdata/recorder -cf "$tmp/run2/job.tar" iomix-2r
+    tar -C "$tmp/run" -czf "$tmp/run2/run.tgz" job
+    run 0 info --tz UTC "$tmp/run2"
+    expect_out "^input 0: $tmp/run2/g3-iomix-2r.tgz\$"
+    expect_out "^input 2: $tmp/run2/job.tar\$"
+    expect_out "^input 3: $tmp/run2/run.tgz:job\$"
+    [ "$(grep -c '^input ' "$tmp/out")" = 4 ] || fail "run2: want 4 inputs"
+    [ "$(grep -c '^  rank 0 / ' "$tmp/out")" = 3 ] || fail "run2: want rank 0 of each Recorder trace once"
+    expect_out "^  $tmp/run2/g3-iomix-2r.tgz: 6 files (g3-iomix-2r/ug.mt, .*): not read again: the directory or archive is read whole as one input\$"
+    expect_out "^  $tmp/run2/run.tgz:job/: 4 files (iomix-2r/_.*): Recorder.s own output"
+    mkdir "$tmp/outs" && mv "$tmp/run/pq" "$tmp/run/all.db" "$tmp/outs/"
+    run 1 info "$tmp/outs"
+    expect_err "outs: no trace inside, only what tracecat writes (a SQLite database, a Parquet directory): name a database itself to read it"
     ;;
 fuchsia)
     # Item 7: Fuchsia's systemTraceEvents object (trace2json) names processes

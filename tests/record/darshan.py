@@ -72,7 +72,7 @@ def stat_notes(d, *opts):
     """The lines of the text report that say what was left out."""
     p = subprocess.run([TRACESTAT, "--section", "io", *opts, d], capture_output=True, text=True,
                        timeout=100)
-    return [l for l in p.stdout.splitlines() if l.startswith(("failed", "excluded"))]
+    return [l for l in p.stdout.splitlines() if l.startswith(("failed", "excluded", "offsets"))]
 
 
 def file_row(io_, path, keys):
@@ -137,6 +137,12 @@ def case_recorder_paths():
         rewrite_open_path(d, form)
         got = file_row(stat_json(d), os.path.join(WORK, "append.dat"), want.keys())
         eq(got, want, "append.dat with the open naming it %r" % form)
+        # The SQL io view's offset of a write() (no offset arg) is the derived position, one
+        # path for the file, and max(offset + bytes - 1) is Darshan's MAX_BYTE_WRITTEN.
+        eq(sql(d, "SELECT path, count(*), min(offset), max(offset), sum(offset),"
+                  " max(offset + bytes - 1) FROM io WHERE function = 'write' GROUP BY path")
+           .splitlines(), ["%s\t300\t0\t2990\t448500\t2999" % os.path.join(WORK, "append.dat")],
+           "io view of the writes with the open naming it %r" % form)
 
 
 def case_recorder_v23():
@@ -152,6 +158,102 @@ def case_recorder_v23():
        "posix_rank0.dat")
     eq(sorted(f["path"] for f in io_["files"] if not f["path"].startswith("/")), [],
        "files named by a relative path")
+
+
+def strip_returns(d):
+    """Drop tracerecord's last argument "ret=N" from every signature of D's rank 0
+    (recorder.md 2.2: key = 8-byte tid, func, level, arg count, int32 args length, the args
+    each followed by a space), so the trace holds no return values, as Recorder's own."""
+    cst = os.path.join(d, "0.cst")
+    data = open(cst, "rb").read()
+    n, = struct.unpack_from("<i", data, 0)
+    out, at = [data[:4]], 4
+    for _ in range(n):
+        tid_, rank, klen, count = struct.unpack_from("<iiii", data, at)
+        key = data[at + 16:at + 16 + klen]
+        argc, args = key[10], key[15:]
+        fields = args.split(b" ")[:-1]
+        if fields and fields[-1].startswith(b"ret="):
+            args = b" ".join(fields[:-1]) + (b" " if len(fields) > 1 else b"")
+            key = key[:10] + bytes([argc - 1]) + struct.pack("<i", len(args)) + args
+        out.append(struct.pack("<iiii", tid_, rank, len(key), count) + key)
+        at += 16 + klen
+    with open(cst, "wb") as f:
+        f.write(b"".join(out))
+
+
+SEEK_END = r"""
+int main(void)
+{
+    char buf[100];
+    memset(buf, 'e', sizeof buf);
+    int fd = open("end.dat", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (write(fd, buf, 100) != 100 || lseek(fd, 0, SEEK_END) != 100) return 1;
+    if (write(fd, buf, 10) != 10 || write(fd, buf, 10) != 10) return 1;
+    if (lseek(fd, 50, SEEK_SET) != 50 || write(fd, buf, 5) != 5) return 1;
+    return close(fd);
+}
+"""
+
+
+def case_seek_end():
+    """A seek to the end: Darshan takes lseek's return value (100), so the writes after it are
+    at 100 and 110: POSIX_WRITES 4, CONSEC_WRITES 2, SEQ_WRITES 2, MAX_BYTE_WRITTEN 119.  A
+    trace without return values (Recorder's: the same trace with tracerecord's ret= taken off)
+    cannot place those two writes: they are in no sequential, consecutive or MAX_BYTE count
+    (the write at 50 after lseek SEEK_SET 50 is placed again, MAX_BYTE_WRITTEN 99 from the
+    first), and the report says so (2 unplaced accesses) rather than showing Darshan's numbers
+    short without a word."""
+    d = trace(build("seekend", SEEK_END))
+    keys = ("writes", "consecutive", "sequential", "max_byte_written")
+    path = os.path.join(WORK, "end.dat")
+    io_ = stat_json(d)
+    eq((file_row(io_, path, keys), io_["unplaced_accesses"]),
+       ({"writes": 4, "consecutive": 2, "sequential": 2, "max_byte_written": 119}, 0),
+       "end.dat with return values")
+    strip_returns(d)
+    io_ = stat_json(d)
+    eq((file_row(io_, path, keys), io_["unplaced_accesses"], io_["bytes_requested_calls"]),
+       ({"writes": 4, "consecutive": 0, "sequential": 0, "max_byte_written": 99}, 2, 4),
+       "end.dat without return values")
+    eq([l for l in stat_notes(d) if l.startswith("offsets")],
+       ["offsets not known: 2 reads and writes follow a seek whose result the trace does not "
+        "hold (SEEK_END without a return value), so they are in no sequential, consecutive or "
+        "max byte count"], "the text report's note")
+
+
+GENERATIONS = (("v2-iomix-2r", "2.3.3"), ("v24-iomix-2r", "2.4.0"), ("iomix-2r", "2.5.0"),
+               ("iomix-4r-ipc", "2.5.0 inter-process"), ("g3-iomix-2r", "G3"),
+               ("g3-iomix-2r-local", "G3 local"))
+
+
+def case_recorder_generations():
+    """The implicit offsets on Recorder's own traces of every format generation (the iomix
+    program of testdata/recorder/SOURCES.md): rank 0 writes 4 x 100 B to posix_rank0.dat
+    with write() (no offset arg), lseeks to 0, reads 64, lseeks to 200, reads 50; fwrite()s
+    15 and 32 B to stdio_rank0.txt.  Darshan: CONSEC 3 + 0, SEQ 3 + 1, MAX_BYTE_READ 249,
+    MAX_BYTE_WRITTEN 399; the stream 1 / 1 and 46.  The SQL io view gives every one of these
+    calls its derived offset, and max(offset + bytes - 1) is each MAX_BYTE."""
+    keys = ("consecutive", "sequential", "max_byte_read", "max_byte_written")
+    for sample, gen in GENERATIONS:
+        d = os.path.join(SRCDIR, "testdata", "recorder", sample)
+        io_ = stat_json(d)
+        base = "/tmp/tracecat/%s/" % sample
+        eq(file_row(io_, base + "posix_rank0.dat", keys),
+           {"consecutive": 3, "sequential": 4, "max_byte_read": 249, "max_byte_written": 399},
+           "%s (%s): posix_rank0.dat" % (sample, gen))
+        eq(file_row(io_, base + "stdio_rank0.txt", keys),
+           {"consecutive": 1, "sequential": 1, "max_byte_read": -1, "max_byte_written": 46},
+           "%s (%s): stdio_rank0.txt" % (sample, gen))
+        eq(sql(d, "SELECT function, offset, bytes FROM io WHERE rank = 0 AND path LIKE"
+                  " '%_rank0.%' AND bytes IS NOT NULL ORDER BY ts").splitlines(),
+           ["write\t0\t100", "write\t100\t100", "write\t200\t100", "write\t300\t100",
+            "read\t0\t64", "read\t200\t50", "fwrite\t0\t15", "fwrite\t15\t32"],
+           "%s (%s): the io view's offsets" % (sample, gen))
+        eq(sql(d, "SELECT function IN ('read', 'fread'), max(offset + bytes - 1) FROM io"
+                  " WHERE rank = 0 AND path LIKE '%_rank0.%' AND bytes IS NOT NULL"
+                  " GROUP BY path, 1 ORDER BY path, 1").splitlines(),
+           ["0\t399", "1\t249", "0\t46"], "%s (%s): MAX_BYTE_* from the io view" % (sample, gen))
 
 
 EOF_LOOPS = r"""
@@ -215,6 +317,9 @@ def case_returns():
                       "metadata": 4})], "the layer's calls")
     eq(sql(d, "SELECT function, path IS NOT NULL FROM io WHERE failed ORDER BY ts").splitlines(),
        ["write\t1", "fread\t1", "open\t1"], "the io view's failed calls")
+    # The read loop in the io view: each read at the position the bytes moved before it left
+    eq(sql(d, "SELECT offset, bytes FROM io WHERE function = 'read' ORDER BY ts").splitlines(),
+       ["0\t8192", "8192\t2179", "10371\t0"], "the io view's reads of data.bin")
 
 
 MPI_VIEW = r"""
@@ -719,6 +824,7 @@ def h5_layers(exe):
 CASES = {"h5": case_h5, "flushes": case_flushes, "stdio": case_stdio, "stdio-recorder": case_stdio_recorder,
          "dups": case_dups, "recorder-paths": case_recorder_paths, "recorder-v23": case_recorder_v23,
          "returns": case_returns, "mpiio": case_mpiio, "mpiio-recorder": case_mpiio_recorder,
-         "exclusions": case_exclusions, "exclusions-recorder": case_exclusions_recorder}
+         "exclusions": case_exclusions, "exclusions-recorder": case_exclusions_recorder,
+         "recorder-generations": case_recorder_generations, "seek-end": case_seek_end}
 
 CASE_RUN.run(CASES, CASE)
