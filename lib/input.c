@@ -8,6 +8,10 @@
 ** partial line plus one fill, so memory is bounded by the line cap, never by
 ** the stream's size.  What decompression may expand to is bounded too
 ** (tr_input_set_expand_limits): a few KB of zstd can hold terabytes of zeros.
+**
+** A plain regular file skips libarchive's block (tr_input_direct): read()
+** fills the buffer, or the caller's (tr_input_read), in place.  Mapping it
+** instead measured slower: faults on the mapping cost more than the copy.
 */
 #include "input_impl.h"
 #include "tr_mem.h"
@@ -17,6 +21,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: the line check uses it there */
+#endif
 
 #define INPUT_BUF_INIT (256 * 1024) /* the first buffer; grows only for long lines */
 #define INPUT_FILL_MIN (64 * 1024)  /* room a fill asks for at least */
@@ -51,6 +60,7 @@ struct tr_input {
     tr_progress_state *prog;
     tr_source *owner; /* closed with the stream (tr_input_close), or NULL */
     void *own;        /* freed with the stream: the bytes of a memory stream it was handed */
+    int fd;           /* a plain file read directly from offset fetched, or -1 */
 };
 
 tr_input *tr_input_new(tr_progress_state *prog)
@@ -82,6 +92,7 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
     in->blk_left = 0;
     in->fetched = 0;
     in->eof = a == NULL;
+    in->fd = -1;
     in->failed = 0;
     in->diag = NULL;
     return TR_OK;
@@ -97,6 +108,16 @@ int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *nam
     in->eof = n == 0;
     in->size = n;
     return rc;
+}
+
+int tr_input_direct(tr_input *in, int fd)
+{
+    struct stat st;
+    if (in->fetched || in->pos != in->end || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    in->fd = fd;
+    in->a = NULL;
+    in->eof = 0;
+    return 1;
 }
 
 void tr_input_set_size(tr_input *in, uint64_t size)
@@ -199,7 +220,8 @@ static void input_progress(tr_input *in, int force)
     tr_progress_state *pr = in->prog;
     if (!pr || !pr->fn || !pr->file) return;
     /* The file's raw bytes, not the stream's: an archive member is read through a second reader. */
-    uint64_t done = pr->base + (uint64_t)archive_filter_bytes(pr->file, -1);
+    uint64_t done =
+        pr->base + (in->fd >= 0 ? in->fetched : (uint64_t)archive_filter_bytes(pr->file, -1));
     if (done >= pr->last + PROGRESS_STEP || (force && done > pr->last)) {
         pr->last = done;
         pr->fn(pr->user, in->name.p, done, pr->total);
@@ -265,6 +287,22 @@ static int input_next_block(tr_input *in, tr_error *e)
     return input_check_expand(in, e);
 }
 
+/* A direct stream's next bytes, up to MAX, read into DST; *GOT is 0 at the end (eof set). */
+static int input_pread(tr_input *in, char *dst, size_t max, size_t *got, tr_error *e)
+{
+    ssize_t k;
+    while ((k = pread(in->fd, dst, max, (off_t)in->fetched)) < 0 && errno == EINTR) continue;
+    if (k < 0) {
+        tr_loc loc = {in->name.p, 0, 0, in->fetched + 1};
+        return input_fail(in, tr_error_errno(&in->err, errno, &loc, "cannot read"), e);
+    }
+    *got = (size_t)k;
+    in->fetched += (uint64_t)k;
+    in->eof = k == 0;
+    input_progress(in, k == 0);
+    return TR_OK;
+}
+
 /* Copy up to MAX pending bytes of the block to DST; 0 when none are pending. */
 static size_t input_take(tr_input *in, char *dst, size_t max)
 {
@@ -298,6 +336,13 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         if (!p) return input_fail(in, tr_error_nomem(&in->err), e);
         in->buf = p;
         in->cap = cap;
+    }
+    if (in->fd >= 0) {
+        size_t got;
+        int rc =
+            in->eof ? TR_OK : input_pread(in, in->buf + in->end, in->cap - in->end - 1, &got, e);
+        if (rc == TR_OK && !in->eof) in->end += got;
+        return rc;
     }
     while (!in->blk_left) {
         if (in->eof) return TR_OK;
@@ -336,6 +381,11 @@ int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
             n += input_take(in, dst + n, cap - n);
         } else if (in->eof) {
             break;
+        } else if (in->fd >= 0) {
+            size_t got;
+            int rc = input_pread(in, dst + n, cap - n, &got, e);
+            if (rc != TR_OK) return rc;
+            n += got;
         } else {
             int rc = input_next_block(in, e);
             if (rc != TR_OK) return rc;
@@ -347,10 +397,24 @@ int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
     return TR_OK;
 }
 
-/* 1 when the N bytes at P hold no NUL and no byte >= 0x80: 8 bytes at a time. */
+/* 1 when the N bytes at P hold no NUL and no byte >= 0x80: 16 or 8 bytes at a time. */
 static int ascii_clean(const char *p, size_t n)
 {
     size_t i = 0;
+#ifdef __SSE2__
+    if (n >= 16) {
+        const __m128i zero = _mm_setzero_si128();
+        __m128i bad = zero;
+        /* A byte is bad when its high bit is set or it equals 0; the last block overlaps. */
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            bad = _mm_or_si128(bad, _mm_or_si128(v, _mm_cmpeq_epi8(v, zero)));
+        }
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + n - 16));
+        bad = _mm_or_si128(bad, _mm_or_si128(v, _mm_cmpeq_epi8(v, zero)));
+        return _mm_movemask_epi8(bad) == 0;
+    }
+#endif
     for (; i + 32 <= n; i += 32) {
         uint64_t w0, w1, w2, w3;
         memcpy(&w0, p + i, 8);

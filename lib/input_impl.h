@@ -34,6 +34,13 @@ void tr_input_free(tr_input *in);
 int tr_input_reset_memory(tr_input *in, const void *p, size_t n, const char *name, tr_error *e);
 /* The length of IN's stream, known before reading it (tr_input_size); after a reset. */
 void tr_input_set_size(tr_input *in, uint64_t size);
+/*
+** After a reset, reads the stream from the regular file FD itself, from its
+** byte 0, rather than through libarchive: for a file that is not compressed.
+** Returns 1 when it does, 0 when FD is not a regular file.  FD stays open as
+** long as the stream.
+*/
+int tr_input_direct(tr_input *in, int fd);
 /* tr_input_close(IN) closes OWNER, the source IN belongs to. */
 void tr_input_set_owner(tr_input *in, tr_source *owner);
 /* IN frees P (tr_malloc'd) when freed: the bytes of a memory stream handed over. */

@@ -44,9 +44,21 @@ static void *mem_advise(void *p, size_t n)
     return p;
 }
 
+/*
+** A large new block starts on a huge page, so that advice covers all of it
+** but its tail: from malloc it would start anywhere in one, and the part
+** before the first 2 MiB boundary would take a fault every 4 KiB.
+*/
+static void *mem_alloc(size_t n)
+{
+    void *p;
+    if (n >= TR_MEM_HUGE && posix_memalign(&p, TR_MEM_HUGE, n) == 0) return p;
+    return malloc(n ? n : 1);
+}
+
 void *tr_malloc(size_t n)
 {
-    return alloc_should_fail() ? NULL : mem_advise(malloc(n ? n : 1), n);
+    return alloc_should_fail() ? NULL : mem_advise(mem_alloc(n), n);
 }
 
 void *tr_calloc(size_t count, size_t size)
@@ -59,7 +71,8 @@ void *tr_calloc(size_t count, size_t size)
 
 void *tr_realloc(void *p, size_t n)
 {
-    return alloc_should_fail() ? NULL : mem_advise(realloc(p, n ? n : 1), n);
+    if (alloc_should_fail()) return NULL;
+    return mem_advise(p ? realloc(p, n ? n : 1) : mem_alloc(n), n);
 }
 
 void tr_free(void *p)

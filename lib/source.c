@@ -8,7 +8,9 @@
 ** enabled: with every format on, mtree and others claim plain text.  A
 ** directory is walked once up front; each of its files is opened the same
 ** way, so a compressed file in it is decompressed and an archive in it yields
-** its members as "dir/file:member".
+** its members as "dir/file:member".  Once libarchive has told that a file
+** named by path is plain, its stream reads the file itself (tr_input_direct),
+** without libarchive's copy.
 **
 ** Each archive member goes through a second libarchive reader (the same
 ** filters, formats raw and empty) fed from the first one's data blocks, so a
@@ -483,8 +485,11 @@ static int source_yield(tr_source *s, tr_input **in, tr_error *e)
     }
     /* What is not decompressed is as long as what is stored. */
     struct archive *a = s->raw ? s->a : s->inner;
-    if (rc == TR_OK && a && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE)
+    if (rc == TR_OK && a && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE) {
         tr_input_set_size(s->in, tr_source_stream_size(s));
+        /* A file named by path (stdin may be a pipe, or not start at byte 0) skips libarchive. */
+        if (s->raw && !s->empty && s->fd_owned) (void)tr_input_direct(s->in, s->fd);
+    }
     if (rc == TR_OK) *in = s->in;
     return rc;
 }

@@ -615,13 +615,42 @@ static size_t gt_key_len(const char *s, size_t n)
     return k > 0 && k < n && s[k] == '=' ? k : 0;
 }
 
-/*
-** DETAILS as key=value args.  Only details that start with a key are read
-** this way (batch lists and exception texts are free text).  A value runs up
-** to the next " \w+=" token, since tuples and lists contain ", ".
-*/
-static void gt_detail_args(gt_rd *g, const char *d, size_t n)
+/* One arg of a details string, kept in SL for its next time while there is room. */
+static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int64_t v)
 {
+    if (is_int)
+        tr_args_int(g->t, key, v);
+    else
+        tr_args_str(g->t, key, (tr_str)v);
+    if (sl->n < GT_DET_ARGS) {
+        sl->key[sl->n] = key;
+        sl->val[sl->n] = v;
+        sl->is_int |= (uint32_t)is_int << sl->n;
+    }
+    sl->n++;
+}
+
+/*
+** DETAILS (the string DET, N bytes at D) as key=value args.  Only details
+** that start with a key are read this way (batch lists and exception texts
+** are free text).  A value runs up to the next " \w+=" token, since tuples
+** and lists contain ", ".  A log repeats its short details ("success=True",
+** an inject's "tensor_id=0 shape=(16, 1)"): the string cache gives them one
+** id, whose args are kept and replayed rather than parsed again.
+*/
+static void gt_detail_args(gt_rd *g, tr_str det, const char *d, size_t n)
+{
+    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
+    if (sl->det == det) {
+        for (uint32_t k = 0; k < sl->n; k++) {
+            if (sl->is_int >> k & 1)
+                tr_args_int(g->t, sl->key[k], sl->val[k]);
+            else
+                tr_args_str(g->t, sl->key[k], (tr_str)sl->val[k]);
+        }
+        return;
+    }
+    *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
     while (klen) {
         size_t v0 = i + klen + 1, end = n, next_klen = 0, j = v0;
@@ -647,12 +676,13 @@ static void gt_detail_args(gt_rd *g, const char *d, size_t n)
         }
         int64_t iv;
         if (gt_plain_int(v, v_n, &iv))
-            tr_args_int(g->t, key, iv);
+            gt_detail_arg(g, sl, key, 1, iv);
         else
-            tr_args_str(g->t, key, gt_intern(g, v, v_n));
+            gt_detail_arg(g, sl, key, 0, gt_intern(g, v, v_n));
         i = end + 1;
         klen = next_klen;
     }
+    if (sl->n <= GT_DET_ARGS && !g->oom) sl->det = det;
 }
 
 /* ---- slices ---- */
@@ -824,7 +854,7 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     gt_arg_opt(t, g->c[C_BYTES], r->size);
     if (det) {
         tr_args_str(t, g->c[C_DETAILS], det);
-        gt_detail_args(g, r->det, r->det_n);
+        gt_detail_args(g, det, r->det, r->det_n);
     }
     uint32_t args = tr_args_end(t);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],

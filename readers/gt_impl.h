@@ -20,6 +20,8 @@
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
 #define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
 #define GT_STR_MAX   32  /* longer strings skip the cache */
+#define GT_DET_SLOTS 256 /* details whose args are kept, by id */
+#define GT_DET_ARGS  4   /* details with more args are parsed every time */
 /*
 ** The caches are set associative: a key may sit in any of the GT_WAYS slots
 ** of its set.  A hit moves its entry one slot forward and a miss replaces
@@ -155,6 +157,15 @@ typedef struct gt_str_slot {
     char text[GT_STR_MAX];
 } gt_str_slot;
 
+/* The key=value args a details string gave (gt_detail_args), replayed when it comes again. */
+typedef struct gt_det_slot {
+    tr_str det;      /* 0: empty */
+    uint32_t n;      /* args */
+    uint32_t is_int; /* bit K: arg K is an int, else a string */
+    tr_str key[GT_DET_ARGS];
+    int64_t val[GT_DET_ARGS]; /* the int, or the string's id */
+} gt_det_slot;
+
 typedef struct gt_rd {
     tr_trace *t;
     tr_sink *sink; /* told after each batch where later events can start (gt_low) */
@@ -183,6 +194,7 @@ typedef struct gt_rd {
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
+    gt_det_slot dets[GT_DET_SLOTS];
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)

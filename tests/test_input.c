@@ -574,6 +574,50 @@ TR_TEST(progress)
     tr_source_close(s);
 }
 
+/*
+** A plain file is read from the file itself, not through libarchive: one cut
+** short while read ends where it now ends, one that grows is read on, as
+** libarchive reads them.
+*/
+TR_TEST(plain_file_changes)
+{
+    const char *path = tr_test_tmp("changing.txt");
+    static char text[1 << 20];
+    for (size_t i = 0; i < sizeof text; i += 16) memcpy(text + i, "fifteen bytes..\n", 16);
+    tr_test_write(path, text, sizeof text);
+
+    tr_source *s;
+    tr_input *in;
+    tr_line line;
+    tr_error e = {0};
+    CHECK_INT(tr_source_open(&s, path, &e), TR_OK);
+    CHECK_INT(tr_source_next(s, &in, &e), TR_OK);
+    CHECK_INT(tr_input_size(in), sizeof text);
+    CHECK_INT(tr_input_getline(in, &line, &e), TR_OK);
+    CHECK_STR(line.p, "fifteen bytes..");
+    CHECK(truncate(path, 600000) == 0);
+    int rc, lines = 1;
+    while ((rc = tr_input_getline(in, &line, &e)) == TR_OK) lines++;
+    CHECK_INT(rc, TR_END);
+    /* The first fill read 256 KiB before the cut; the rest ends at byte 600000. */
+    CHECK_INT(lines, 600000 / 16);
+    CHECK_INT(tr_input_offset(in), 600000);
+    tr_source_close(s);
+
+    tr_test_write(path, text, 4096);
+    CHECK_INT(tr_source_open(&s, path, &e), TR_OK);
+    CHECK_INT(tr_source_next(s, &in, &e), TR_OK);
+    FILE *f = fopen(path, "ab");
+    CHECK(f && fwrite(text, 1, 4096, f) == 4096);
+    if (f) fclose(f);
+    char buf[16384];
+    size_t got, total = 0;
+    while ((rc = tr_input_read(in, buf, sizeof buf, &got, &e)) == TR_OK && got) total += got;
+    CHECK_INT(rc, TR_OK);
+    CHECK_INT(total, 8192);
+    tr_source_close(s);
+}
+
 TR_TEST(alloc_failures)
 {
     /* Every allocation in turn fails: a clean TR_FATAL, never a crash or a leak. */

@@ -188,7 +188,7 @@ static void write_zone(const char *dir, const char *name, int v2, const int64_t 
                        const char *footer)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK(snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path);
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (!f) return;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""speed.py [--scale S] [--runs N] [--build DIR] [--out DIR] [--only ROW,...]: issue 20's table, measured.
+"""speed.py [--scale S] [--runs N] [--build DIR] [--base DIR] [--out DIR] [--only ROW,...]: issue 20's table, measured.
 
 Every row of the issue's table is printed with its baseline measured in the same run, on inputs
 made by the existing generators (gen_gt.py, chrome/gen_kineto.py, pyspy/gen_pyspy.py and the
@@ -8,8 +8,9 @@ repeated N times (default 5); the table gives medians and the spread (min-max) o
 (user + sys, from /usr/bin/time), and of wall time for the rows about threads, plus page faults
 and peak RSS (GNU time).  Sizes scale with --scale (1 = 1 M GT lines, about 116 MB).  Builds nothing: the
 binaries are BUILD/tracecat, BUILD/tests/bench_recorder and, when simdjson is installed,
-BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  A benchmark, not a
-test: it always exits 0 unless a command fails.
+BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  With --base DIR, the gt, chrome
+and pyspy rows also run DIR/tracecat (say, main's build) interleaved with the others, and print its
+time over the base's.  A benchmark, not a test: it always exits 0 unless a command fails.
 
 Rows:
   gt        tracecat info LOG          vs mawk -F'|' '{s+=$6}' LOG, and wc -l LOG
@@ -21,6 +22,7 @@ Rows:
   parquet   tracecat convert 8 rank files --to parquet  --threads 2 vs 1 (wall)
 """
 import argparse
+import filecmp
 import os
 import shutil
 import sqlite3
@@ -34,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, "out")
 MAWK = shutil.which("mawk") or shutil.which("awk")
+BASE = None  # --base: another build's tracecat, run beside BUILD's
 
 
 def run(cmd, stdout=subprocess.DEVNULL, env=None):
@@ -114,12 +117,25 @@ def inputs(scale):
     return gt, kin, spy
 
 
+def with_base(cmds, argv):
+    """CMDS with --base's tracecat running ARGV (argv[0] replaced) as "base"."""
+    if BASE:
+        cmds["base"] = [BASE] + argv[1:]
+    return cmds
+
+
+def base_line(label, r, a, n):
+    if "base" in r:
+        ratio("tracecat / base", a, line(label + " (base)", r["base"], n), "-")
+
+
 def row_gt(tc, gt, runs):
     print("GT log -> model (%s, %.0f MB)" % (os.path.basename(gt), os.path.getsize(gt) / 1e6))
-    r = interleave({"tc": [tc, "info", gt], "awk": [MAWK, "-F|", "{s+=$6} END {print s}", gt],
-                    "wc": ["wc", "-l", gt]}, runs)
+    r = interleave(with_base({"tc": [tc, "info", gt], "awk": [MAWK, "-F|", "{s+=$6} END {print s}", gt],
+                              "wc": ["wc", "-l", gt]}, [tc, "info", gt]), runs)
     n = os.path.getsize(gt)
     a = line("tracecat info", r["tc"], n)
+    base_line("tracecat info", r, a, n)
     b = line("mawk column sum", r["awk"], n)
     w = line("wc -l", r["wc"], n)
     ratio("tracecat / mawk", a, b, "<= 0.9")
@@ -128,14 +144,16 @@ def row_gt(tc, gt, runs):
 
 def row_chrome(tc, kin, runs):
     print("Chrome/Kineto -> model (%s, %.0f MB)" % (os.path.basename(kin), os.path.getsize(kin) / 1e6))
-    cmds = {"tc": [tc, "info", kin],
-            "py": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", kin]}
+    cmds = with_base({"tc": [tc, "info", kin],
+                      "py": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", kin]},
+                     [tc, "info", kin])
     simd = os.path.join(os.path.dirname(tc), "tests", "bench_simdjson")
     if os.path.exists(simd):
         cmds["simd"] = [simd, kin]
     r = interleave(cmds, runs)
     n = os.path.getsize(kin)
     a = line("tracecat info", r["tc"], n)
+    base_line("tracecat info", r, a, n)
     b = line("python3 json.load", r["py"], n)
     ratio("python / tracecat (speed-up)", b, a, "-")
     if "simd" in r:
@@ -149,9 +167,14 @@ def row_chrome(tc, kin, runs):
 def row_pyspy(tc, spy, runs):
     print("py-spy dumps -> folded (%s, %.0f MB)" % (os.path.basename(spy), os.path.getsize(spy) / 1e6))
     dst = os.path.join(OUT, "speed-pyspy.folded")
-    r = interleave({"tc": [tc, "convert", spy, "-o", dst], "wc": ["wc", "-l", spy]}, runs)
+    dst_base = os.path.join(OUT, "speed-pyspy-base.folded")
+    r = interleave(with_base({"tc": [tc, "convert", spy, "-o", dst], "wc": ["wc", "-l", spy]},
+                             [tc, "convert", spy, "-o", dst_base]), runs)
     n = os.path.getsize(spy)
-    line("tracecat convert -o x.folded", r["tc"], n)
+    a = line("tracecat convert -o x.folded", r["tc"], n)
+    base_line("tracecat convert -o x.folded", r, a, n)
+    if "base" in r and not filecmp.cmp(dst, dst_base, shallow=False):
+        sys.exit("speed.py: the folded outputs of tracecat and --base differ")
     line("wc -l", r["wc"], n)
 
 
@@ -256,16 +279,18 @@ def row_threads(tc, scale, runs, which):
 
 
 def main():
-    global OUT
+    global OUT, BASE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--base", help="another build whose tracecat the gt, chrome and pyspy rows run too")
     ap.add_argument("--out", default=OUT, help="where the generated inputs are kept (large at --scale 1)")
     ap.add_argument("--only", default="gt,chrome,pyspy,recorder,sqlite,merged,parquet")
     a = ap.parse_args()
     OUT = os.path.abspath(a.out)
     tc = os.path.abspath(os.path.join(a.build, "tracecat"))
+    BASE = os.path.abspath(os.path.join(a.base, "tracecat")) if a.base else None
     gt, kin, spy = inputs(a.scale)
     print("runs %d, interleaved; medians [min-max]; cpu = user + sys" % a.runs)
     for row in a.only.split(","):
