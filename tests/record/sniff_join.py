@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """One OS process seen by tracerecord and by tracesniff is one process in the merged trace
-(issue 19 item 14).  A Python program that writes a file for 2 s runs under tracerecord, and
+(issue 19 item 14).  A Python program that writes a file for 3 s runs under tracerecord, and
 tracesniff samples it (and the launcher above it) at the same time; `tracecat convert` of
 both gives one Chrome process holding the program's I/O calls (Recorder rank 0, named by
 tracerecord's 0.proc: pid and host) and its Python stack samples (tracesniff's dump markers:
-the same pid and host, overlapping times), and another for the launcher (a different pid).
+the same pid and host, overlapping times), and another for the launcher (a different pid).  tracesniff gives a program it started 2 s to
+show a Python runtime before it samples its native stack, so the program outlives that by 1 s:
+with 2 s the launcher was sampled once or not at all, and made no slice.
 
 Usage: sniff_join.py TRACERECORD TRACECAT TRACESNIFF; exit 0 pass, 1 fail, 77 skip."""
 import json
@@ -21,7 +23,7 @@ WORK, fail, eq = CASE_RUN.work, CASE_RUN.fail, CASE_RUN.eq
 PROGRAM = """
 import time
 t0 = time.time()
-while time.time() - t0 < 2.0:
+while time.time() - t0 < 3.0:
     with open("out.txt", "a") as f:
         f.write("x" * 100)
     time.sleep(0.02)
