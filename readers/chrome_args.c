@@ -157,7 +157,7 @@ tr_str cj_tok_intern(cj_rd *r, const jtok *t, int *bad)
 */
 int cj_arg_num(cj_rd *r, tr_str key, const jtok *t, int64_t *iv)
 {
-    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, iv) == 0) {
+    if (cj_tok_small_int(t, iv) || ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, iv) == 0)) {
         tr_args_int(r->t, key, *iv);
         return 1;
     }
@@ -483,7 +483,7 @@ static int fuchsia_name(cj_rd *r, const jtok *ev, int proc, uint64_t off, int *b
 {
     jtok pid = cj_member(r, ev, "pid"), tid = cj_member(r, ev, "tid"),
          name = cj_member(r, ev, "name");
-    jtok none = {NULL, 0, J_NONE, 0};
+    jtok none = {NULL, 0, J_NONE, 0, 0};
     uint32_t th = cj_thread_of(r, &pid, proc ? &none : &tid, bad);
     tr_str s = name.type == J_STR ? cj_tok_intern(r, &name, bad) : 0;
     if (th == TR_NONE || !s)
@@ -558,7 +558,7 @@ int cj_read_meta_value(cj_rd *r, tr_str key)
                             tr_str_internz(r->t, "(large value not kept)"));
     }
     int bad = 0;
-    jtok k = {ks, kn, J_STR, 0};
+    jtok k = {ks, kn, J_STR, 0, 0};
     if (kn == 15 && memcmp(ks, "distributedInfo", 15) == 0) {
         jtok rk = cj_member(r, &val, "rank");
         int64_t rank;

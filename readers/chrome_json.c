@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: string runs are found 16 bytes at a time there */
+#endif
 
 /* ---- JSON tokens ---- */
 
@@ -31,6 +34,20 @@ static int jstop(jscan *j, const char *p, const char *what)
 /* The first byte at or after P that ends a run of plain string content. */
 static inline const char *str_run(const char *p)
 {
+#if defined(__SSE2__) && defined(__GNUC__)
+    /* sixteen bytes at a time (the window's zero padding covers the last load) */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  blank = _mm_set1_epi8(' ');
+    for (;; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed: bytes >= 0x80 are negative, below ' ' as control characters are */
+        __m128i stop =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                         _mm_cmplt_epi8(v, blank));
+        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+        if (mask) return p + __builtin_ctz(mask);
+    }
+#else
     /* eight bytes at a time: a byte's high bit marks '"', '\\', < 0x20 or >= 0x80 */
     for (;; p += 8) {
         uint64_t w;
@@ -49,6 +66,7 @@ static inline const char *str_run(const char *p)
         return p;
 #endif
     }
+#endif
 }
 
 /* str_body once a run stops short of the closing quote: escapes, high bytes, errors. */
@@ -137,6 +155,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp, *s = p;
     int flags = JF_INT;
+    uint64_t m = 0; /* wraps past 19 digits: used only under JF_MANT */
     if (*p == '-') p++;
     if (*p == 'I') {
         int rc = scan_word(j, p, "Infinity");
@@ -144,20 +163,26 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
         p += 8;
         flags = JF_ODD;
     } else {
+        const char *d = p;
         if (*p == '0') {
             p++;
         } else if (cj_is_digit(*p)) {
-            while (cj_is_digit(*p)) p++;
+            while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
         } else {
             return *p ? jerr(j, p, "invalid number") : jstop(j, p, "invalid number");
         }
+        size_t whole = (size_t)(p - d), frac = 0;
         if (*p == '.') {
             flags = 0;
             p++;
             if (!cj_is_digit(*p)) return *p ? jerr(j, p, "invalid number") : jstop(j, p, "");
-            while (cj_is_digit(*p)) p++;
+            d = p;
+            while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+            frac = (size_t)(p - d);
         }
-        if (*p == 'e' || *p == 'E') {
+        if (*p != 'e' && *p != 'E') {
+            if (whole <= 15 && frac <= 3) flags |= JF_MANT | (int)frac << JF_FRAC_SHIFT;
+        } else {
             flags = 0;
             p++;
             if (*p == '+' || *p == '-') p++;
@@ -172,6 +197,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
     t->n = (size_t)(p - s);
     t->type = J_NUM;
     t->flags = flags;
+    t->mant = m;
     *pp = p;
     return S_OK;
 }
@@ -466,6 +492,12 @@ static int us_short(const char *s, size_t n, int64_t *ns)
 */
 int cj_tok_us(const jtok *t, int64_t *ns)
 {
+    static const uint64_t scale[4] = {1000, 100, 10, 1};
+    if (t->type == J_NUM && (t->flags & JF_MANT)) { /* what us_short would give */
+        uint64_t v = t->mant * scale[JF_FRAC(t->flags)];
+        *ns = t->p[0] == '-' ? -(int64_t)v : (int64_t)v;
+        return 0;
+    }
     if (t->type != J_NUM && t->type != J_STR) return -1;
     if (t->n == 0 || t->n > NUM_MAX || (t->flags & (JF_ESC | JF_HIGH | JF_ODD))) return -1;
     if (us_short(t->p, t->n, ns) == 0 || tr_parse_decimal_ns(t->p, t->n, 1000, ns) == 0) return 0;
@@ -490,7 +522,8 @@ int cj_tok_us(const jtok *t, int64_t *ns)
 int cj_tok_int(const jtok *t, int64_t *v)
 {
     if (t->type != J_NUM || (t->flags & JF_ODD)) return -1;
-    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, v) == 0) return 0;
+    if (cj_tok_small_int(t, v) || ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, v) == 0))
+        return 0;
     double d = cj_tok_double(t);
     if (!(fabs(d) < 9.2e18)) return -1;
     *v = (int64_t)d;
@@ -713,7 +746,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
     const char *p = cj_jws(*pp + 1);
     int rc = S_OK;
     while (*p != '}') {
-        arg_rec a = {{NULL, 0, J_NONE, 0}, {NULL, 0, J_NONE, 0}, depth, 0};
+        arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
         if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
         p = cj_jws(p);
@@ -733,7 +766,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
                 r->skip.outer = (size_t)depth + 1;
                 rc = skip_run(j, &r->skip, &p, 0);
             }
-            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0};
+            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0, 0};
             if (rc == S_OK) arg_put(r, &a, emit, bad);
         } else if (!*p) {
             return jstop(j, p, "NUL byte");
@@ -766,7 +799,7 @@ static int each_member(cj_rd *r, const jtok *t, member_fn fn, void *arg)
     const char *p = cj_jws(t->p + 1);
     while (*p == '"') {
         /* the text is valid: the scans cannot fail */
-        jtok k = {NULL, 0, J_NONE, 0}, v = k;
+        jtok k = {NULL, 0, J_NONE, 0, 0}, v = k;
         scan_str(&r->js, &p, &k);
         p = cj_jws(cj_jws(p) + 1);
         if (*p == '{' || *p == '[') {
@@ -802,7 +835,7 @@ static int find_cb(cj_rd *r, const jtok *key, const jtok *val, void *arg)
 
 jtok cj_member(cj_rd *r, const jtok *t, const char *name)
 {
-    find_arg f = {name, {NULL, 0, J_NONE, 0}};
+    find_arg f = {name, {NULL, 0, J_NONE, 0, 0}};
     each_member(r, t, find_cb, &f);
     return f.val;
 }
