@@ -33,6 +33,13 @@
 #define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
 #define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
 
+/* Rare paths stay out of line, so the hot ones save no registers. */
+#if defined(__GNUC__)
+#define CJ_SLOW __attribute__((noinline, cold))
+#else
+#define CJ_SLOW
+#endif
+
 /* ---- JSON tokens ---- */
 
 enum { J_NONE = 0, J_STR, J_NUM, J_TRUE, J_FALSE, J_NULL, J_OBJ, J_ARR };

@@ -124,7 +124,16 @@ static inline int str_body(jscan *j, const char **pp, int *flags)
 {
     const char *p = str_run(*pp);
     *pp = p;
-    return *p == '"' ? S_OK : str_body_slow(j, pp, flags);
+    if (*p == '"') return S_OK;
+    /*
+    ** The slow path gets copies: a caller's pointer whose address went to a
+    ** function not inlined would live in memory through the whole scan.
+    */
+    const char *q = p;
+    int f = *flags, rc = str_body_slow(j, &q, &f);
+    *pp = q;
+    *flags = f;
+    return rc;
 }
 
 /* A string token at *PP (its opening quote); *PP ends after the closing quote. */
@@ -215,7 +224,11 @@ static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
                 {'n', "null", J_NULL, 0},
                 {'N', "NaN", J_NUM, JF_ODD}};
     if (*p == '"') return scan_str(j, pp, t);
-    if (*p == '-' || cj_is_digit(*p) || *p == 'I') return scan_num(j, pp, t);
+    if (*p == '-' || cj_is_digit(*p) || *p == 'I') {
+        int rc = scan_num(j, &p, t); /* on a copy, as str_body's slow path */
+        *pp = p;
+        return rc;
+    }
     for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
         if (*p != lits[i].c) continue;
         int rc = scan_word(j, p, lits[i].word);
@@ -443,6 +456,11 @@ double cj_tok_double(const jtok *t)
                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char *p = t->p, *end = t->p + t->n;
     int neg = p < end && *p == '-', digits = 0, frac = -1;
+    if (t->type == J_NUM && (t->flags & JF_MANT) &&
+        t->n - (size_t)neg - !(t->flags & JF_INT) <= 15) {
+        double d = (double)t->mant / pow10[JF_FRAC(t->flags)]; /* the digits the scan parsed */
+        return neg ? -d : d;
+    }
     uint64_t m = 0;
     for (p += neg; p < end && digits <= 15; p++) {
         if (cj_is_digit(*p)) {
@@ -755,16 +773,20 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
         if (*p == '{' && depth + 1 < ARGS_DEPTH) {
             a.open = 1;
             arg_put(r, &a, emit, bad);
-            rc = cj_args_scan(r, &p, depth + 1, emit, bad);
+            const char *q = p; /* copies, as in str_body */
+            rc = cj_args_scan(r, &q, depth + 1, emit, bad);
+            p = q;
         } else if (*p == '{' || *p == '[') {
             const char *s = p;
             if (emit) {
                 p = cj_value_end(p);
             } else {
                 /* an event's args start at depth 0: the nesting skip_run counts from there */
+                const char *q = p;
                 skip_reset(&r->skip);
                 r->skip.outer = (size_t)depth + 1;
-                rc = skip_run(j, &r->skip, &p, 0);
+                rc = skip_run(j, &r->skip, &q, 0);
+                p = q;
             }
             a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0, 0};
             if (rc == S_OK) arg_put(r, &a, emit, bad);
@@ -916,12 +938,14 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         }
         if (*p == '{' || *p == '[') {
             const char *s = p;
+            const char *q = p; /* copies, as in str_body */
             if (slot == &ev->args && *p == '{') {
-                rc = cj_args_scan(r, &p, 0, 0, NULL);
+                rc = cj_args_scan(r, &q, 0, 0, NULL);
             } else {
                 skip_reset(&r->skip);
-                rc = skip_run(j, &r->skip, &p, 0);
+                rc = skip_run(j, &r->skip, &q, 0);
             }
+            p = q;
             if (rc != S_OK) return rc;
             slot->p = s;
             slot->n = (size_t)(p - s);
