@@ -767,9 +767,13 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
         arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
         if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
-        p = cj_jws(p);
-        if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-        p = cj_jws(p + 1);
+        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ": ", as most writers put it, in one test */
+        } else {
+            p = cj_jws(p);
+            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+            p = cj_jws(p + 1);
+        }
         if (*p == '{' && depth + 1 < ARGS_DEPTH) {
             a.open = 1;
             arg_put(r, &a, emit, bad);
@@ -796,6 +800,10 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
             arg_put(r, &a, emit, bad);
         }
         if (rc != S_OK) return rc;
+        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ", " likewise */
+            continue;
+        }
         p = cj_jws(p);
         if (*p == ',') {
             p = cj_jws(p + 1);
@@ -923,9 +931,13 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         int rc = scan_str(j, &p, &k);
         ev->keys++;
         if (rc != S_OK) return rc;
-        p = cj_jws(p);
-        if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-        p = cj_jws(p + 1);
+        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ": ", as most writers put it, in one test */
+        } else {
+            p = cj_jws(p);
+            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+            p = cj_jws(p + 1);
+        }
         jtok *slot = event_slot(ev, &k);
         if (!slot) {
             slot = &dummy;
@@ -953,6 +965,10 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             slot->flags = 0;
         } else if ((rc = scan_scalar(j, &p, slot)) != S_OK) {
             return rc;
+        }
+        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ", " likewise */
+            continue;
         }
         p = cj_jws(p);
         if (*p == ',') {
