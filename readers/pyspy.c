@@ -148,7 +148,8 @@ static uint32_t ps_stack(ps_rd *r, ps_prev *pv)
     size_t k = 0, n_prev = pv->frames.len;
     while (k < d && k < n_prev && pf[k] == f[d - 1 - k]) k++;
     for (size_t i = k; i < d; i++) pf[i] = f[d - 1 - i];
-    uint32_t stack = tr_stack_push_path(r->t, k ? ps[k - 1] : 0, pf + k, d - k, ps + k);
+    uint32_t stack = k ? ps[k - 1] : 0;
+    if (k < d) stack = tr_stack_push_path(r->t, stack, pf + k, d - k, ps + k);
     if (stack == TR_NONE) {
         pv->frames.len = pv->stacks.len = 0;
         return TR_NONE;
