@@ -135,10 +135,13 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
         }
         if (tk && tk->tid >= 0) rc |= fw_thread(w, tk);
     }
-    uint32_t depth = tr_stack_depth(t, en->stack);
-    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
-    uint32_t *f = w->frames.data;
-    tr_stack_frames(t, en->stack, f, depth);
+    uint32_t room = w->frames.cap < UINT32_MAX ? (uint32_t)w->frames.cap : UINT32_MAX;
+    uint32_t depth = tr_stack_frames(t, en->stack, w->frames.data, room);
+    if (depth > room) {
+        if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
+        tr_stack_frames(t, en->stack, w->frames.data, depth);
+    }
+    const uint32_t *f = w->frames.data;
     /* The line's length is known: room for it once, then plain copies. */
     size_t len = depth;
     for (uint32_t i = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
