@@ -143,21 +143,6 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
     return TR_OK;
 }
 
-/* Whether the N bytes at A and B are equal: lines are short, a libc call costs as much. */
-static int pf_same(const char *a, const char *b, size_t n)
-{
-    uint64_t x, y, diff = 0;
-    if (n < 8) return memcmp(a, b, n) == 0;
-    for (size_t i = 0; i + 8 <= n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        diff |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
-}
-
 /* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
@@ -167,7 +152,7 @@ static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
     size_t k = h & (c->cap - 1);
     for (uint64_t v; (v = c->slots[k]) != 0; k = (k + 1) & (c->cap - 1)) {
         en = &TR_VEC_AT(&c->entries, struct tr_pyspy_fentry, (uint32_t)v - 1);
-        if ((uint32_t)(v >> 32) == h && en->len == n && pf_same(en->text, p, n))
+        if ((uint32_t)(v >> 32) == h && en->len == n && memcmp(en->text, p, n) == 0)
             return (uint32_t)v - 1;
     }
     uint32_t frame = tr_pyspy_frame_intern(t, p, n);
@@ -189,7 +174,7 @@ uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
     }
     struct tr_pyspy_fentry *all = c->entries.data;
     uint32_t next = *prev == TR_NONE ? TR_NONE : all[*prev].next;
-    if (next != TR_NONE && all[next].len == n && pf_same(all[next].text, p, n)) {
+    if (next != TR_NONE && all[next].len == n && memcmp(all[next].text, p, n) == 0) {
         *prev = next;
         return all[next].frame;
     }
