@@ -40,6 +40,7 @@ struct tr_input {
     char *buf; /* unread bytes are [pos, end); end < cap leaves room for a NUL */
     size_t cap, pos, end;
     size_t scan;     /* [pos, scan) is known to hold no '\n' */
+    size_t clean;    /* [pos, clean) is known to hold no NUL and no byte >= 0x80 */
     uint64_t off;    /* stream offset of buf[pos] */
     uint64_t lineno; /* lines handed out so far */
     size_t line_max;
@@ -83,7 +84,7 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
 {
     tr_buf_reset(&in->name);
     if (tr_buf_adds(&in->name, name) != TR_OK) return tr_error_nomem(e);
-    in->pos = in->end = in->scan = 0;
+    in->pos = in->end = in->scan = in->clean = 0;
     in->off = in->lineno = 0;
     in->line_max = TR_LINE_MAX_DEFAULT;
     in->size = 0;
@@ -313,6 +314,45 @@ static size_t input_take(tr_input *in, char *dst, size_t max)
     return k;
 }
 
+/* How many of the N bytes at P come before the first NUL or byte >= 0x80. */
+static size_t ascii_prefix(const char *p, size_t n)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i zero = _mm_setzero_si128();
+    /* 64 bytes a step while all are good, then 16 to find the block of the first bad one */
+    for (; i + 64 <= n; i += 64) {
+        __m128i bad = zero;
+        for (size_t k = 0; k < 64; k += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i + k));
+            bad = _mm_or_si128(bad, _mm_or_si128(v, _mm_cmpeq_epi8(v, zero)));
+        }
+        if (_mm_movemask_epi8(bad)) break;
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        if (_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero)))) break;
+    }
+#endif
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (((w - WORD_ONES) | w) & WORD_HIGHS) break;
+    }
+    while (i < n && (unsigned char)p[i] - 1u < 0x7fu) i++;
+    return i;
+}
+
+/*
+** Checks the bytes a fill appended in one pass, many lines at a time, so
+** that a line found inside the clean part needs no check of its own.
+*/
+static void input_check_clean(tr_input *in)
+{
+    if (in->clean < in->pos) in->clean = in->pos;
+    in->clean += ascii_prefix(in->buf + in->clean, in->end - in->clean);
+}
+
 /*
 ** Append more bytes to the buffer, making room for NEED at least: moves the
 ** unread bytes to the front and grows the buffer when they fill it.  Sets eof
@@ -324,6 +364,7 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         memmove(in->buf, in->buf + in->pos, in->end - in->pos);
         in->end -= in->pos;
         in->scan -= in->pos;
+        in->clean = in->clean > in->pos ? in->clean - in->pos : 0;
         in->pos = 0;
     }
     if (in->cap - in->end - 1 < need) {
@@ -342,6 +383,7 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         int rc =
             in->eof ? TR_OK : input_pread(in, in->buf + in->end, in->cap - in->end - 1, &got, e);
         if (rc == TR_OK && !in->eof) in->end += got;
+        input_check_clean(in);
         return rc;
     }
     while (!in->blk_left) {
@@ -350,6 +392,7 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         if (rc != TR_OK) return rc;
     }
     in->end += input_take(in, in->buf + in->end, in->cap - in->end - 1);
+    input_check_clean(in);
     return TR_OK;
 }
 
@@ -392,6 +435,7 @@ int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
         }
     }
     if (in->scan < in->pos) in->scan = in->pos;
+    if (in->clean < in->pos) in->clean = in->pos;
     in->off += n;
     *got = n;
     return TR_OK;
@@ -497,7 +541,7 @@ static int input_emit(tr_input *in, tr_line *line, size_t stop, int nl, tr_error
     in->off += adv;
     in->pos += adv;
     in->scan = in->pos;
-    return ascii_clean(p, len) ? TR_OK : input_fix_line(in, line, e);
+    return stop <= in->clean || ascii_clean(p, len) ? TR_OK : input_fix_line(in, line, e);
 }
 
 int tr_input_getline(tr_input *in, tr_line *line, tr_error *e)

@@ -166,8 +166,14 @@ static int sorter_room(tr_sorter *s, tr_error *e)
     if (s->n < s->alloc) return TR_OK;
     size_t want = s->alloc ? s->alloc * 2 : 1024;
     if (want > s->cap) want = s->cap;
-    void *p = tr_realloc(s->buf, want * s->o.rec_size);
+    /*
+    ** A new block and a copy, not realloc: realloc's copy would fault its
+    ** pages in 4 KiB at a time, before tr_realloc could advise huge pages.
+    */
+    unsigned char *p = tr_malloc(want * s->o.rec_size);
     if (!p) return tr_error_nomem(e);
+    if (s->n) memcpy(p, s->buf, s->n * s->o.rec_size);
+    tr_free(s->buf);
     s->buf = p;
     s->alloc = want;
     return TR_OK;

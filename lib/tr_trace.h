@@ -306,9 +306,21 @@ size_t tr_frame_count(const tr_trace *t);
 ** PARENT with FRAME as its new innermost frame; equal paths give equal ids.
 */
 uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame);
+/*
+** ^tr_stack_push_path pushes the N FRAMES (root first) on PARENT one after
+** the other, as tr_stack_push, and puts each stack made in STACKS[i].
+** ^Returns the last (PARENT when N is 0), or TR_NONE when out of memory.
+*/
+uint32_t tr_stack_push_path(tr_trace *t, uint32_t parent, const uint32_t *frames, size_t n,
+                            uint32_t *stacks);
 uint32_t tr_stack_parent(const tr_trace *t, uint32_t stack);
 uint32_t tr_stack_frame(const tr_trace *t, uint32_t stack);
 uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack);
+/*
+** ^tr_stack_frames puts the frames of STACK, root first, in FRAMES when it
+** has room for them (MAX) and returns their count either way.
+*/
+uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, uint32_t max);
 size_t tr_stack_count(const tr_trace *t);
 
 /* ---- flows: arrows between events ---- */

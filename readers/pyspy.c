@@ -109,6 +109,7 @@ typedef struct ps_rd {
     uint32_t track;
     uint32_t state_args;
     tr_vec frames;      /* uint32_t, innermost first */
+    uint32_t fprev;     /* the frame cache's entry of the block's last frame line */
     tr_vec locals;      /* ps_local */
     int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
     uint32_t elided;    /* "..." lines: frames cut out by hand, the arg "elided" */
@@ -146,15 +147,12 @@ static uint32_t ps_stack(ps_rd *r, ps_prev *pv)
     uint32_t *pf = pv->frames.data, *ps = pv->stacks.data;
     size_t k = 0, n_prev = pv->frames.len;
     while (k < d && k < n_prev && pf[k] == f[d - 1 - k]) k++;
+    for (size_t i = k; i < d; i++) pf[i] = f[d - 1 - i];
     uint32_t stack = k ? ps[k - 1] : 0;
-    for (size_t i = k; i < d; i++) {
-        stack = tr_stack_push(r->t, stack, f[d - 1 - i]);
-        if (stack == TR_NONE) {
-            pv->frames.len = pv->stacks.len = 0;
-            return TR_NONE;
-        }
-        pf[i] = f[d - 1 - i];
-        ps[i] = stack;
+    if (k < d) stack = tr_stack_push_path(r->t, stack, pf + k, d - k, ps + k);
+    if (stack == TR_NONE) {
+        pv->frames.len = pv->stacks.len = 0;
+        return TR_NONE;
     }
     pv->frames.len = pv->stacks.len = d;
     return stack;
@@ -388,6 +386,7 @@ static int ps_on_thread(ps_rd *r, const ps_thread_hdr *h, tr_error *e)
         tk->name = tr_str_intern(r->t, r->scratch.p, r->scratch.len);
     }
     r->track = track;
+    r->fprev = TR_NONE;
     r->state_args = ps_state_args(r, h->status, h->status_n);
     r->in_thread = 1;
     r->locals_section = 0;
@@ -732,9 +731,16 @@ static int ps_strip_ansi(ps_rd *r, tr_line *ln)
     return TR_OK;
 }
 
+/* Whether a line at P may be a gap (tr_pyspy_is_elision): it starts, after blanks, with one of
+ * these. */
+static int ps_maybe_elision(char c)
+{
+    return c == '.' || c == '[' || c == '(' || c == '\xE2' || c == ' ' || c == '\t';
+}
+
 static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_error *e)
 {
-    if (tr_pyspy_is_elision(p, n)) {
+    if (n && ps_maybe_elision(p[0]) && tr_pyspy_is_elision(p, n)) {
         /* A gap: the frames around it stay, the sample says frames are missing. */
         r->skipped++;
         r->elided += r->in_thread;
@@ -753,10 +759,11 @@ static int ps_on_frame(ps_rd *r, const tr_line *ln, const char *p, size_t n, tr_
                          e);
     }
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
-    uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p, n);
-    uint32_t *slot = tr_vec_push(&r->frames);
-    if (frame == TR_NONE || !slot) return tr_error_nomem(e);
-    *slot = frame;
+    uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p, n, &r->fprev);
+    if (frame == TR_NONE ||
+        (r->frames.len == r->frames.cap && tr_vec_reserve(&r->frames, r->frames.len + 1) != TR_OK))
+        return tr_error_nomem(e);
+    ((uint32_t *)r->frames.data)[r->frames.len++] = frame;
     r->locals_section = 0;
     return TR_OK;
 }
@@ -994,10 +1001,11 @@ static void ps_text_close(void *rd)
 /*
 ** Input bytes a sample and a stack take: a sample (a thread's stack in a
 ** dump) 1.5 to 3 KB, and dumps whose stacks keep changing make a new stack
-** node every 200 bytes or so; repetitive dumps make far fewer, which leaves
-** part of the stack index unused.  It sizes the model (tr_sink_expect).
+** node every 150 to 200 bytes (a hint too small costs a copy of the nodes
+** when they outgrow it); repetitive dumps make far fewer, which leaves part
+** of the stack index unused.  It sizes the model (tr_sink_expect).
 */
-static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 200, 0};
+static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 150, 0};
 
 static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {

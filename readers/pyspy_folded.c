@@ -171,13 +171,14 @@ static uint32_t fd_stack(fd_rd *r, const char *p, size_t n)
     r->ends.len = r->stacks.len = r->gaps.len = keep;
     r->elided = keep ? TR_VEC_AT(&r->gaps, uint32_t, keep - 1) : 0;
     size_t pos = keep ? ends[keep - 1] + 1 : 0;
+    uint32_t last = TR_NONE; /* the frame cache's entry of the frame before */
     while (pos <= n && n > 0) {
         const char *semi = memchr(p + pos, ';', n - pos);
         size_t end = semi ? (size_t)(semi - p) : n;
         if (tr_pyspy_is_elision(p + pos, end - pos)) {
             r->elided++;
         } else {
-            uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p + pos, end - pos);
+            uint32_t frame = tr_pyspy_fcache_intern(&r->fcache, r->t, p + pos, end - pos, &last);
             if (frame == TR_NONE) return TR_NONE;
             stack = tr_stack_push(r->t, stack, frame);
         }

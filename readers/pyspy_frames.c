@@ -105,35 +105,36 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)
 
 /* ---- the frame cache ---- */
 
-struct tr_pyspy_fslot {
-    uint64_t hash;
+struct tr_pyspy_fentry {
     const char *text;
     uint32_t len;
-    uint32_t frame; /* TR_NONE: empty */
+    uint32_t frame;
+    uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
 };
 
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
 {
     memset(c, 0, sizeof *c);
+    tr_vec_init(&c->entries, sizeof(struct tr_pyspy_fentry));
     tr_arena_init(&c->text);
 }
 
 void tr_pyspy_fcache_fini(tr_pyspy_fcache *c)
 {
     tr_free(c->slots);
+    tr_vec_fini(&c->entries);
     tr_arena_fini(&c->text);
 }
 
 static int ps_fcache_grow(tr_pyspy_fcache *c)
 {
     size_t cap = c->cap ? c->cap * 2 : 1024;
-    struct tr_pyspy_fslot *s = tr_malloc(cap * sizeof *s);
+    uint64_t *s = tr_calloc(cap, sizeof *s);
     if (!s) return TR_FATAL;
-    for (size_t i = 0; i < cap; i++) s[i].frame = TR_NONE;
     for (size_t i = 0; i < c->cap; i++) {
-        if (c->slots[i].frame == TR_NONE) continue;
-        size_t k = c->slots[i].hash & (cap - 1);
-        while (s[k].frame != TR_NONE) k = (k + 1) & (cap - 1);
+        if (!c->slots[i]) continue;
+        size_t k = (c->slots[i] >> 32) & (cap - 1);
+        while (s[k]) k = (k + 1) & (cap - 1);
         s[k] = c->slots[i];
     }
     tr_free(c->slots);
@@ -142,22 +143,45 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
     return TR_OK;
 }
 
-uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
+/* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
+static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
-    if (n > UINT32_MAX) return tr_pyspy_frame_intern(t, p, n);
-    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
-    uint64_t h = tr_hash_bytes(p, n);
+    struct tr_pyspy_fentry *en;
+    if ((c->entries.len + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    uint32_t h = (uint32_t)tr_hash_bytes(p, n);
     size_t k = h & (c->cap - 1);
-    for (;;) {
-        struct tr_pyspy_fslot *s = &c->slots[k];
-        if (s->frame == TR_NONE) break;
-        if (s->hash == h && s->len == n && memcmp(s->text, p, n) == 0) return s->frame;
-        k = (k + 1) & (c->cap - 1);
+    for (uint64_t v; (v = c->slots[k]) != 0; k = (k + 1) & (c->cap - 1)) {
+        en = &TR_VEC_AT(&c->entries, struct tr_pyspy_fentry, (uint32_t)v - 1);
+        if ((uint32_t)(v >> 32) == h && en->len == n && memcmp(en->text, p, n) == 0)
+            return (uint32_t)v - 1;
     }
     uint32_t frame = tr_pyspy_frame_intern(t, p, n);
     char *copy = tr_arena_strndup(&c->text, p, n);
-    if (frame == TR_NONE || !copy) return TR_NONE;
-    c->slots[k] = (struct tr_pyspy_fslot){h, copy, (uint32_t)n, frame};
-    c->n++;
-    return frame;
+    if (frame == TR_NONE || !copy || c->entries.len >= TR_NONE - 1 ||
+        !(en = tr_vec_push(&c->entries)))
+        return TR_NONE;
+    *en = (struct tr_pyspy_fentry){copy, (uint32_t)n, frame, TR_NONE};
+    c->slots[k] = (uint64_t)h << 32 | c->entries.len;
+    return (uint32_t)c->entries.len - 1;
+}
+
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+                                uint32_t *prev)
+{
+    if (n > UINT32_MAX) {
+        *prev = TR_NONE;
+        return tr_pyspy_frame_intern(t, p, n);
+    }
+    struct tr_pyspy_fentry *all = c->entries.data;
+    uint32_t next = *prev == TR_NONE ? TR_NONE : all[*prev].next;
+    if (next != TR_NONE && all[next].len == n && memcmp(all[next].text, p, n) == 0) {
+        *prev = next;
+        return all[next].frame;
+    }
+    uint32_t k = ps_fcache_entry(c, t, p, n);
+    if (k == TR_NONE) return TR_NONE;
+    all = c->entries.data;
+    if (*prev != TR_NONE) all[*prev].next = k;
+    *prev = k;
+    return all[k].frame;
 }

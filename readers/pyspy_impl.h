@@ -36,18 +36,26 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n);
 /*
 ** A cache from frame text to frame id: a dump repeats a few thousand frame
 ** lines millions of times, and hashing the line once is cheaper than parsing
-** it and interning its three strings.
+** it and interning its three strings.  Each line also remembers the line
+** that followed it last time: a frame's caller is nearly always the same,
+** and comparing the line with that one is cheaper still than hashing it.
 */
 typedef struct tr_pyspy_fcache {
-    struct tr_pyspy_fslot *slots;
-    size_t cap, n;
+    uint64_t *slots; /* hash << 32 | entry + 1; 0 is empty */
+    size_t cap;
+    tr_vec entries; /* struct tr_pyspy_fentry */
     tr_arena text;
 } tr_pyspy_fcache;
 
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c);
 void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
-/* The frame id of the N bytes at P, parsing them the first time; TR_NONE on OOM. */
-uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n);
+/*
+** The frame id of the N bytes at P, parsing them the first time; TR_NONE on
+** OOM.  *PREV is the cache's entry of the line before in the same stack
+** (TR_NONE for a stack's first line) and becomes this line's.
+*/
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+                                uint32_t *prev);
 
 /* The readers of the shapes other than dump text; the py-spy reader picks one by the head. */
 extern const tr_reader tr_reader_folded; /* also --from folded (readers/all.c) */

@@ -30,7 +30,7 @@ void tl_pass_init(tr_timeline_layout *l)
     tr_vec_init(&ps->globals, sizeof(double));
     tr_vec_init(&ps->markers, sizeof(tl_marker));
     tr_vec_init(&ps->flows_owned, sizeof(tr_flow));
-    tr_vec_init(&ps->want, sizeof(tl_want));
+    tr_vec_init(&ps->want, sizeof(uint64_t));
 }
 
 void tl_pass_fini(tr_timeline_layout *l)
@@ -60,21 +60,20 @@ void tl_pass_fini(tr_timeline_layout *l)
 
 static int want_cmp(const void *pa, const void *pb)
 {
-    const tl_want *a = pa, *b = pb;
-    if (a->ref != b->ref) return a->ref < b->ref ? -1 : 1;
-    return a->end < b->end ? -1 : a->end > b->end;
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 /* Marks the seq named by flow end REF (kind, seq) as wanted; TR_FATAL when out of memory. */
 static int want_end(tl_pixels *ps, tr_ref ref, uint32_t end)
 {
     int k = TR_REF_KIND(ref);
-    ps->ends[end].kind = TR_EV_KIND_COUNT;
+    ps->ends[end].x = NAN;
     if (k != TR_EV_SLICE && k != TR_EV_INSTANT) return TR_OK;
-    tl_want *w = tr_vec_push(&ps->want);
+    uint64_t *w = tr_vec_push(&ps->want);
     if (!w) return TR_FATAL;
-    *w = (tl_want){ref, end};
     size_t seq = TR_REF_ROW(ref);
+    *w = TL_WANT(k, seq, end);
     if (seq >= ps->n_wanted[k]) {
         size_t n = seq + 1 > 2 * ps->n_wanted[k] ? seq + 1 : 2 * ps->n_wanted[k];
         uint8_t *p = tr_realloc(ps->wanted[k], n);
@@ -100,7 +99,9 @@ int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error
     ps->sample_x = tr_malloc(lanes * sizeof *ps->sample_x);
     ps->runs = tr_malloc(n_runs * sizeof *ps->runs);
     ps->row_end = tr_malloc((l->total_rows + 1) * sizeof *ps->row_end);
-    ps->ends = tr_calloc(2 * n + 1, sizeof *ps->ends);
+    if (n >= TL_FLOWS_MAX)
+        return tr_errorf(e, TR_E_LIMIT, NULL, "%zu flows: more than a timeline draws (2^30)", n);
+    ps->ends = tr_malloc((2 * n + 1) * sizeof *ps->ends);
     if (!ps->rows || !ps->counter || !ps->before || !ps->sample_x || !ps->runs || !ps->row_end ||
         !ps->ends)
         return tr_error_nomem(e);
@@ -111,7 +112,7 @@ int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error
         if (want_end(ps, flows[i].from, (uint32_t)(2 * i)) < 0 ||
             want_end(ps, flows[i].to, (uint32_t)(2 * i + 1)) < 0)
             return tr_error_nomem(e);
-    tr_qsort(ps->want.data, ps->want.len, sizeof(tl_want), want_cmp);
+    tr_qsort(ps->want.data, ps->want.len, sizeof(uint64_t), want_cmp);
     return TR_OK;
 }
 
@@ -247,31 +248,61 @@ static int add_instant(tr_timeline_layout *l, const tr_event_rec *ev)
 
 /* ---- flow ends ---- */
 
-/* Keeps where EV is for the flow ends that name it. */
-static void meet_end(tl_pixels *ps, const tr_event_rec *ev, int depth)
+/*
+** Where a flow end on EV (met with its nesting DEPTH) is drawn: a slice's
+** row at its end when the flow leaves it (FROM), at its start when the flow
+** reaches it; an instant's marker, else its lane's first row.  0 when it
+** has no lane.
+*/
+static int flow_end(const tr_timeline_layout *l, const tr_event_rec *ev, int depth, int from,
+                    double *x, double *y)
 {
+    int64_t ts = ev->ts;
+    if (ev->kind == TR_EV_SLICE) {
+        if (from) ts = tr_time_add(ev->ts, ev->dur);
+    } else {
+        uint32_t li = ev->track < tr_track_count(l->t) ? l->lane_of[ev->track] : TR_NONE;
+        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == ev->track) {
+            *x = tr_timeline_x(l, ts);
+            *y = l->lanes[li].y + l->lanes[li].strip / 2;
+            return 1;
+        }
+        depth = 0;
+    }
+    double y0, y1;
+    if (!tr_timeline_row(l, ev->track, depth, &y0, &y1, NULL)) return 0;
+    *x = tr_timeline_x(l, ts);
+    *y = (y0 + y1) / 2;
+    return 1;
+}
+
+/* Places the flow ends that name EV: the layout is made, so where they are drawn is known. */
+static void meet_end(tr_timeline_layout *l, const tr_event_rec *ev, int depth)
+{
+    tl_pixels *ps = &l->px_state;
     int k = ev->kind;
     if (ev->seq >= ps->n_wanted[k] || !ps->wanted[k][ev->seq]) return;
-    tr_ref ref = TR_REF(k, ev->seq);
-    const tl_want *w = ps->want.data;
+    uint64_t event = TL_WANT_EVENT(TL_WANT(k, ev->seq, 0));
+    const uint64_t *w = ps->want.data;
     size_t lo = 0, hi = ps->want.len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (w[mid].ref < ref)
+        if (TL_WANT_EVENT(w[mid]) < event)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (; lo < ps->want.len && w[lo].ref == ref; lo++)
-        ps->ends[w[lo].end] =
-            (tl_end){ev->ts, k == TR_EV_SLICE ? tr_time_add(ev->ts, ev->dur) : ev->ts, ev->track,
-                     k == TR_EV_SLICE ? depth : 0, k};
+    for (; lo < ps->want.len && TL_WANT_EVENT(w[lo]) == event; lo++) {
+        uint32_t end = TL_WANT_END(w[lo]);
+        tl_point *pt = &ps->ends[end];
+        if (!flow_end(l, ev, depth, !(end & 1), &pt->x, &pt->y)) pt->x = NAN;
+    }
 }
 
 int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e)
 {
     int rc = TR_OK;
-    if (ev->kind <= TR_EV_INSTANT) meet_end(&l->px_state, ev, depth);
+    if (ev->kind <= TR_EV_INSTANT) meet_end(l, ev, depth);
     if (ev->track >= tr_track_count(l->t)) return TR_OK;
     switch (ev->kind) {
     case TR_EV_SLICE:
@@ -290,29 +321,6 @@ int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr
     return rc < 0 ? tr_error_nomem(e) : TR_OK;
 }
 
-/* Where a flow end's event is drawn (an instant: its marker); 0 when it has no lane. */
-static int flow_end(const tr_timeline_layout *l, const tl_end *en, int from, double *x, double *y)
-{
-    int64_t ts = en->ts;
-    if (en->kind == TR_EV_SLICE) {
-        if (from) ts = en->end;
-    } else if (en->kind == TR_EV_INSTANT) {
-        uint32_t li = en->track < tr_track_count(l->t) ? l->lane_of[en->track] : TR_NONE;
-        if (li != TR_NONE && l->lanes[li].strip > 0 && l->lanes[li].track == en->track) {
-            *x = tr_timeline_x(l, ts);
-            *y = l->lanes[li].y + l->lanes[li].strip / 2;
-            return 1;
-        }
-    } else {
-        return 0;
-    }
-    double y0, y1;
-    if (!tr_timeline_row(l, en->track, en->depth, &y0, &y1, NULL)) return 0;
-    *x = tr_timeline_x(l, ts);
-    *y = (y0 + y1) / 2;
-    return 1;
-}
-
 int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
 {
     const tl_pixels *ps = &l->px_state;
@@ -324,10 +332,9 @@ int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
     int rc = TR_OK;
     double right = l->px + l->pw;
     for (size_t i = 0; i < n && rc == TR_OK; i++) {
-        tl_arrow a;
-        if (!flow_end(l, &ps->ends[2 * i], 1, &a.x0, &a.y0) ||
-            !flow_end(l, &ps->ends[2 * i + 1], 0, &a.x1, &a.y1))
-            continue;
+        const tl_point *from = &ps->ends[2 * i], *to = &ps->ends[2 * i + 1];
+        if (isnan(from->x) || isnan(to->x)) continue;
+        tl_arrow a = {.x0 = from->x, .y0 = from->y, .x1 = to->x, .y1 = to->y};
         if ((a.x0 < l->px && a.x1 < l->px) || (a.x0 > right && a.x1 > right)) continue;
         uint64_t key =
             ((uint64_t)(uint16_t)lround(a.x0) << 48 | (uint64_t)(uint16_t)lround(a.y0) << 32 |

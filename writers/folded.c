@@ -135,15 +135,26 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
         }
         if (tk && tk->tid >= 0) rc |= fw_thread(w, tk);
     }
-    uint32_t depth = tr_stack_depth(t, en->stack), stack = en->stack;
-    if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
-    uint32_t *f = w->frames.data;
-    for (uint32_t i = depth; i > 0 && stack != 0; stack = tr_stack_parent(t, stack))
-        f[--i] = tr_stack_frame(t, stack);
-    for (uint32_t i = 0; i < depth && !rc; i++) {
-        if (i) rc |= tr_buf_addc(&w->b, ';');
-        rc |= tr_buf_add(&w->b, w->ftext.p + w->fat[f[i]], w->fat[f[i] + 1] - w->fat[f[i]]);
+    uint32_t room = w->frames.cap < UINT32_MAX ? (uint32_t)w->frames.cap : UINT32_MAX;
+    uint32_t depth = tr_stack_frames(t, en->stack, w->frames.data, room);
+    if (depth > room) {
+        if (tr_vec_reserve(&w->frames, depth) != TR_OK) return TR_FATAL;
+        tr_stack_frames(t, en->stack, w->frames.data, depth);
     }
+    const uint32_t *f = w->frames.data;
+    /* The line's length is known: room for it once, then plain copies. */
+    size_t len = depth;
+    for (uint32_t i = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
+    if (rc || (len >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len) != TR_OK)) return TR_FATAL;
+    char *o = w->b.p + w->b.len;
+    for (uint32_t i = 0; i < depth; i++) {
+        size_t n = w->fat[f[i] + 1] - w->fat[f[i]];
+        memcpy(o, w->ftext.p + w->fat[f[i]], n);
+        o += n;
+        *o++ = ';';
+    }
+    w->b.len = (size_t)(o - w->b.p) - (depth > 0);
+    w->b.p[w->b.len] = '\0';
     rc |= tr_buf_addc(&w->b, ' ');
     rc |= tr_buf_add_int(&w->b, (int64_t)en->weight);
     return rc | tr_buf_addc(&w->b, '\n');
