@@ -318,7 +318,7 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
     tr_buf_init(&id, 0);
     int local, has_id = cj_id_text(r, ev, &id, &local, bad) == 0, added = 0, rc = TR_OK;
     while (*p == '"' && rc == TR_OK) {
-        jtok k = {NULL, 0, J_NONE, 0}, v = k;
+        jtok k = {NULL, 0, J_NONE, 0, 0}, v = k;
         cj_scan_str(&r->js, &p, &k);
         p = cj_jws(cj_jws(p) + 1);
         const char *vs = p;
@@ -652,7 +652,7 @@ static int container_key(cj_rd *r)
 {
     char c;
     int rc, st, bad = 0;
-    jtok key = {NULL, 0, J_NONE, 0};
+    jtok key = {NULL, 0, J_NONE, 0, 0};
     if ((rc = cj_win_unit(r, cj_unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
     if (st != S_OK)
         return cj_fail_at(r, cj_off_of(r, r->buf + r->pos), TR_E_FORMAT, "trace ends early");
@@ -682,7 +682,7 @@ static int container_elem(cj_rd *r)
         return cj_fail_at(r, at, st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,
                           st == S_ERR ? "value larger than 64 MiB" : "trace ends early");
     if (r->open == '{') {
-        jtok id = {r->raw.p, r->raw.len, J_STR, 0};
+        jtok id = {r->raw.p, r->raw.len, J_STR, 0, 0};
         if (val.type != J_OBJ)
             return cj_warn_at(r, at, "stackFrames entry is not %s: skipped", "an object");
         return cj_handle_frame(r, &id, &val);
@@ -722,7 +722,7 @@ static int object_key(cj_rd *r, tr_str *kid)
 {
     char c;
     int rc, st, bad = 0;
-    jtok key = {NULL, 0, J_NONE, 0};
+    jtok key = {NULL, 0, J_NONE, 0, 0};
     if ((rc = cj_win_unit(r, cj_unit_str, &key, EVENT_MAX, &st)) != TR_OK) return rc;
     if (st != S_OK)
         return cj_fail_at(r, cj_off_of(r, r->buf + r->pos), st == S_ERR ? TR_E_LIMIT : TR_E_FORMAT,

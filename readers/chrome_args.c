@@ -98,10 +98,22 @@ static size_t cache_slot(const char *s, size_t n)
     return (size_t)(tr_hash_mix(a + 0x9E3779B97F4A7C15ULL * (b ^ n)) >> (64 - CACHE_BITS));
 }
 
-/* 1 when the N (> 0) bytes at A and B are equal; short ones (nearly all) inline. */
+/* 1 when the N (> 0) bytes at A and B are equal, inline: no call on the cache's hit path. */
 static int same_bytes(const char *a, const char *b, size_t n)
 {
-    if (n > 16) return memcmp(a, b, n) == 0;
+    if (n > 16) {
+        uint64_t d = 0;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            uint64_t x, y;
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            d |= x ^ y;
+        }
+        uint64_t x, y; /* the last eight, overlapping */
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return (d | (x ^ y)) == 0;
+    }
     if (n >= 8) { /* the first and the last eight, overlapping */
         uint64_t a0, b0, a1, b1;
         memcpy(&a0, a, 8);
@@ -121,6 +133,18 @@ static int same_bytes(const char *a, const char *b, size_t n)
     return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
 }
 
+/* cj_intern past its cache: the trace's table, and cache slot C refilled. */
+static CJ_SLOW tr_str intern_miss(cj_rd *r, cache_ent *c, const char *s, size_t n)
+{
+    tr_str id = tr_str_intern(r->t, s, n);
+    if (id) {
+        c->p = tr_str_get(r->t, id, NULL);
+        c->n = n;
+        c->id = id;
+    }
+    return id;
+}
+
 /*
 ** Interns the N bytes at S.  Names, categories and arg keys repeat from one
 ** event to the next: a small cache of recent strings answers most of them
@@ -131,13 +155,7 @@ tr_str cj_intern(cj_rd *r, const char *s, size_t n)
     if (n == 0) return 0;
     cache_ent *c = &r->cache[cache_slot(s, n)];
     if (c->n == n && same_bytes(c->p, s, n)) return c->id;
-    tr_str id = tr_str_intern(r->t, s, n);
-    if (id) {
-        c->p = tr_str_get(r->t, id, NULL);
-        c->n = n;
-        c->id = id;
-    }
-    return id;
+    return intern_miss(r, c, s, n);
 }
 
 /* Interns string token T; *BAD set on invalid UTF-8. */
@@ -157,7 +175,7 @@ tr_str cj_tok_intern(cj_rd *r, const jtok *t, int *bad)
 */
 int cj_arg_num(cj_rd *r, tr_str key, const jtok *t, int64_t *iv)
 {
-    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, iv) == 0) {
+    if (cj_tok_small_int(t, iv) || ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, iv) == 0)) {
         tr_args_int(r->t, key, *iv);
         return 1;
     }
@@ -483,7 +501,7 @@ static int fuchsia_name(cj_rd *r, const jtok *ev, int proc, uint64_t off, int *b
 {
     jtok pid = cj_member(r, ev, "pid"), tid = cj_member(r, ev, "tid"),
          name = cj_member(r, ev, "name");
-    jtok none = {NULL, 0, J_NONE, 0};
+    jtok none = {NULL, 0, J_NONE, 0, 0};
     uint32_t th = cj_thread_of(r, &pid, proc ? &none : &tid, bad);
     tr_str s = name.type == J_STR ? cj_tok_intern(r, &name, bad) : 0;
     if (th == TR_NONE || !s)
@@ -558,7 +576,7 @@ int cj_read_meta_value(cj_rd *r, tr_str key)
                             tr_str_internz(r->t, "(large value not kept)"));
     }
     int bad = 0;
-    jtok k = {ks, kn, J_STR, 0};
+    jtok k = {ks, kn, J_STR, 0, 0};
     if (kn == 15 && memcmp(ks, "distributedInfo", 15) == 0) {
         jtok rk = cj_member(r, &val, "rank");
         int64_t rank;

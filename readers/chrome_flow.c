@@ -352,7 +352,10 @@ static int finish_flows(cj_rd *r)
     if (!r->flows.len) return TR_OK;
     if (bind_flow_ends(r) != TR_OK) return TR_FATAL;
     flow_pt *f = r->flows.data;
-    tr_qsort(f, r->flows.len, sizeof *f, cj_flow_cmp);
+    /* points that come as they chain (each flow's s, then its f) need no sort */
+    size_t i = 1;
+    while (i < r->flows.len && cj_flow_cmp(&f[i - 1], &f[i]) <= 0) i++;
+    if (i < r->flows.len) tr_qsort(f, r->flows.len, sizeof *f, cj_flow_cmp);
     uint64_t unbound = 0;
     int rc = cj_chain_flows(r, f, r->flows.len, &unbound);
     if (rc == TR_OK && unbound) rc = warn_dropped_flows(r, unbound);

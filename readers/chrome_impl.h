@@ -33,6 +33,13 @@
 #define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
 #define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
 
+/* Rare paths stay out of line, so the hot ones save no registers. */
+#if defined(__GNUC__)
+#define CJ_SLOW __attribute__((noinline, cold))
+#else
+#define CJ_SLOW
+#endif
+
 /* ---- JSON tokens ---- */
 
 enum { J_NONE = 0, J_STR, J_NUM, J_TRUE, J_FALSE, J_NULL, J_OBJ, J_ARR };
@@ -41,12 +48,21 @@ enum { J_NONE = 0, J_STR, J_NUM, J_TRUE, J_FALSE, J_NULL, J_OBJ, J_ARR };
 #define JF_HIGH 2 /* string with bytes >= 0x80 */
 #define JF_INT  4 /* integer literal */
 #define JF_ODD  8 /* NaN or Infinity */
+/*
+** A number without exponent of at most 15 integer and 3 fraction digits, as
+** nearly all are: mant holds its digits (sign and point left out), parsed as
+** they were scanned, and JF_FRAC() the count of fraction digits.
+*/
+#define JF_MANT       16
+#define JF_FRAC(f)    ((f) >> 8 & 3)
+#define JF_FRAC_SHIFT 8
 
 /* A value: strings are their content without quotes, containers their text. */
 typedef struct jtok {
     const char *p;
     size_t n;
     int type, flags;
+    uint64_t mant; /* JF_MANT */
 } jtok;
 
 enum { S_OK = 0, S_MORE = 1, S_ERR = -1 };
@@ -310,6 +326,9 @@ typedef int (*unit_fn)(cj_rd *r, const char **pp, void *arg);
 static inline const char *cj_jws(const char *p)
 {
     /* ' ' is the greatest of the four: one test passes any other byte */
+    if ((unsigned char)*p > ' ') return p;
+    /* one blank, as most writers put after ':' and ',' */
+    if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
     while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
 }
@@ -335,6 +354,14 @@ static inline int cj_tok_eq(const jtok *t, const char *s)
 {
     size_t n = strlen(s);
     return t->type == J_STR && t->n == n && memcmp(t->p, s, n) == 0;
+}
+
+/* 1 and its value in *V when number token T is an integer of at most 15 digits. */
+static inline int cj_tok_small_int(const jtok *t, int64_t *v)
+{
+    if ((t->flags & (JF_INT | JF_MANT)) != (JF_INT | JF_MANT)) return 0;
+    *v = t->p[0] == '-' ? -(int64_t)t->mant : (int64_t)t->mant;
+    return 1;
 }
 
 /* The slow path of cj_str_text: escapes or bytes >= 0x80 (chrome_json.c). */

@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: string runs are found 16 bytes at a time there */
+#endif
 
 /* ---- JSON tokens ---- */
 
@@ -31,6 +34,20 @@ static int jstop(jscan *j, const char *p, const char *what)
 /* The first byte at or after P that ends a run of plain string content. */
 static inline const char *str_run(const char *p)
 {
+#if defined(__SSE2__) && defined(__GNUC__)
+    /* sixteen bytes at a time (the window's zero padding covers the last load) */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  blank = _mm_set1_epi8(' ');
+    for (;; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed: bytes >= 0x80 are negative, below ' ' as control characters are */
+        __m128i stop =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                         _mm_cmplt_epi8(v, blank));
+        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+        if (mask) return p + __builtin_ctz(mask);
+    }
+#else
     /* eight bytes at a time: a byte's high bit marks '"', '\\', < 0x20 or >= 0x80 */
     for (;; p += 8) {
         uint64_t w;
@@ -49,6 +66,7 @@ static inline const char *str_run(const char *p)
         return p;
 #endif
     }
+#endif
 }
 
 /* str_body once a run stops short of the closing quote: escapes, high bytes, errors. */
@@ -106,7 +124,16 @@ static inline int str_body(jscan *j, const char **pp, int *flags)
 {
     const char *p = str_run(*pp);
     *pp = p;
-    return *p == '"' ? S_OK : str_body_slow(j, pp, flags);
+    if (*p == '"') return S_OK;
+    /*
+    ** The slow path gets copies: a caller's pointer whose address went to a
+    ** function not inlined would live in memory through the whole scan.
+    */
+    const char *q = p;
+    int f = *flags, rc = str_body_slow(j, &q, &f);
+    *pp = q;
+    *flags = f;
+    return rc;
 }
 
 /* A string token at *PP (its opening quote); *PP ends after the closing quote. */
@@ -137,6 +164,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp, *s = p;
     int flags = JF_INT;
+    uint64_t m = 0; /* wraps past 19 digits: used only under JF_MANT */
     if (*p == '-') p++;
     if (*p == 'I') {
         int rc = scan_word(j, p, "Infinity");
@@ -144,20 +172,26 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
         p += 8;
         flags = JF_ODD;
     } else {
+        const char *d = p;
         if (*p == '0') {
             p++;
         } else if (cj_is_digit(*p)) {
-            while (cj_is_digit(*p)) p++;
+            while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
         } else {
             return *p ? jerr(j, p, "invalid number") : jstop(j, p, "invalid number");
         }
+        size_t whole = (size_t)(p - d), frac = 0;
         if (*p == '.') {
             flags = 0;
             p++;
             if (!cj_is_digit(*p)) return *p ? jerr(j, p, "invalid number") : jstop(j, p, "");
-            while (cj_is_digit(*p)) p++;
+            d = p;
+            while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+            frac = (size_t)(p - d);
         }
-        if (*p == 'e' || *p == 'E') {
+        if (*p != 'e' && *p != 'E') {
+            if (whole <= 15 && frac <= 3) flags |= JF_MANT | (int)frac << JF_FRAC_SHIFT;
+        } else {
             flags = 0;
             p++;
             if (*p == '+' || *p == '-') p++;
@@ -172,6 +206,7 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
     t->n = (size_t)(p - s);
     t->type = J_NUM;
     t->flags = flags;
+    t->mant = m;
     *pp = p;
     return S_OK;
 }
@@ -189,7 +224,11 @@ static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
                 {'n', "null", J_NULL, 0},
                 {'N', "NaN", J_NUM, JF_ODD}};
     if (*p == '"') return scan_str(j, pp, t);
-    if (*p == '-' || cj_is_digit(*p) || *p == 'I') return scan_num(j, pp, t);
+    if (*p == '-' || cj_is_digit(*p) || *p == 'I') {
+        int rc = scan_num(j, &p, t); /* on a copy, as str_body's slow path */
+        *pp = p;
+        return rc;
+    }
     for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
         if (*p != lits[i].c) continue;
         int rc = scan_word(j, p, lits[i].word);
@@ -417,6 +456,11 @@ double cj_tok_double(const jtok *t)
                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char *p = t->p, *end = t->p + t->n;
     int neg = p < end && *p == '-', digits = 0, frac = -1;
+    if (t->type == J_NUM && (t->flags & JF_MANT) &&
+        t->n - (size_t)neg - !(t->flags & JF_INT) <= 15) {
+        double d = (double)t->mant / pow10[JF_FRAC(t->flags)]; /* the digits the scan parsed */
+        return neg ? -d : d;
+    }
     uint64_t m = 0;
     for (p += neg; p < end && digits <= 15; p++) {
         if (cj_is_digit(*p)) {
@@ -466,6 +510,12 @@ static int us_short(const char *s, size_t n, int64_t *ns)
 */
 int cj_tok_us(const jtok *t, int64_t *ns)
 {
+    static const uint64_t scale[4] = {1000, 100, 10, 1};
+    if (t->type == J_NUM && (t->flags & JF_MANT)) { /* what us_short would give */
+        uint64_t v = t->mant * scale[JF_FRAC(t->flags)];
+        *ns = t->p[0] == '-' ? -(int64_t)v : (int64_t)v;
+        return 0;
+    }
     if (t->type != J_NUM && t->type != J_STR) return -1;
     if (t->n == 0 || t->n > NUM_MAX || (t->flags & (JF_ESC | JF_HIGH | JF_ODD))) return -1;
     if (us_short(t->p, t->n, ns) == 0 || tr_parse_decimal_ns(t->p, t->n, 1000, ns) == 0) return 0;
@@ -490,7 +540,8 @@ int cj_tok_us(const jtok *t, int64_t *ns)
 int cj_tok_int(const jtok *t, int64_t *v)
 {
     if (t->type != J_NUM || (t->flags & JF_ODD)) return -1;
-    if ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, v) == 0) return 0;
+    if (cj_tok_small_int(t, v) || ((t->flags & JF_INT) && tr_parse_int64(t->p, t->n, v) == 0))
+        return 0;
     double d = cj_tok_double(t);
     if (!(fabs(d) < 9.2e18)) return -1;
     *v = (int64_t)d;
@@ -713,27 +764,35 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
     const char *p = cj_jws(*pp + 1);
     int rc = S_OK;
     while (*p != '}') {
-        arg_rec a = {{NULL, 0, J_NONE, 0}, {NULL, 0, J_NONE, 0}, depth, 0};
+        arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
         if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
-        p = cj_jws(p);
-        if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-        p = cj_jws(p + 1);
+        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ": ", as most writers put it, in one test */
+        } else {
+            p = cj_jws(p);
+            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+            p = cj_jws(p + 1);
+        }
         if (*p == '{' && depth + 1 < ARGS_DEPTH) {
             a.open = 1;
             arg_put(r, &a, emit, bad);
-            rc = cj_args_scan(r, &p, depth + 1, emit, bad);
+            const char *q = p; /* copies, as in str_body */
+            rc = cj_args_scan(r, &q, depth + 1, emit, bad);
+            p = q;
         } else if (*p == '{' || *p == '[') {
             const char *s = p;
             if (emit) {
                 p = cj_value_end(p);
             } else {
                 /* an event's args start at depth 0: the nesting skip_run counts from there */
+                const char *q = p;
                 skip_reset(&r->skip);
                 r->skip.outer = (size_t)depth + 1;
-                rc = skip_run(j, &r->skip, &p, 0);
+                rc = skip_run(j, &r->skip, &q, 0);
+                p = q;
             }
-            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0};
+            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0, 0};
             if (rc == S_OK) arg_put(r, &a, emit, bad);
         } else if (!*p) {
             return jstop(j, p, "NUL byte");
@@ -741,6 +800,10 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
             arg_put(r, &a, emit, bad);
         }
         if (rc != S_OK) return rc;
+        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ", " likewise */
+            continue;
+        }
         p = cj_jws(p);
         if (*p == ',') {
             p = cj_jws(p + 1);
@@ -766,7 +829,7 @@ static int each_member(cj_rd *r, const jtok *t, member_fn fn, void *arg)
     const char *p = cj_jws(t->p + 1);
     while (*p == '"') {
         /* the text is valid: the scans cannot fail */
-        jtok k = {NULL, 0, J_NONE, 0}, v = k;
+        jtok k = {NULL, 0, J_NONE, 0, 0}, v = k;
         scan_str(&r->js, &p, &k);
         p = cj_jws(cj_jws(p) + 1);
         if (*p == '{' || *p == '[') {
@@ -802,7 +865,7 @@ static int find_cb(cj_rd *r, const jtok *key, const jtok *val, void *arg)
 
 jtok cj_member(cj_rd *r, const jtok *t, const char *name)
 {
-    find_arg f = {name, {NULL, 0, J_NONE, 0}};
+    find_arg f = {name, {NULL, 0, J_NONE, 0, 0}};
     each_member(r, t, find_cb, &f);
     return f.val;
 }
@@ -868,9 +931,13 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         int rc = scan_str(j, &p, &k);
         ev->keys++;
         if (rc != S_OK) return rc;
-        p = cj_jws(p);
-        if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-        p = cj_jws(p + 1);
+        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ": ", as most writers put it, in one test */
+        } else {
+            p = cj_jws(p);
+            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+            p = cj_jws(p + 1);
+        }
         jtok *slot = event_slot(ev, &k);
         if (!slot) {
             slot = &dummy;
@@ -883,12 +950,14 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         }
         if (*p == '{' || *p == '[') {
             const char *s = p;
+            const char *q = p; /* copies, as in str_body */
             if (slot == &ev->args && *p == '{') {
-                rc = cj_args_scan(r, &p, 0, 0, NULL);
+                rc = cj_args_scan(r, &q, 0, 0, NULL);
             } else {
                 skip_reset(&r->skip);
-                rc = skip_run(j, &r->skip, &p, 0);
+                rc = skip_run(j, &r->skip, &q, 0);
             }
+            p = q;
             if (rc != S_OK) return rc;
             slot->p = s;
             slot->n = (size_t)(p - s);
@@ -896,6 +965,10 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             slot->flags = 0;
         } else if ((rc = scan_scalar(j, &p, slot)) != S_OK) {
             return rc;
+        }
+        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+            p += 2; /* ", " likewise */
+            continue;
         }
         p = cj_jws(p);
         if (*p == ',') {

@@ -31,7 +31,7 @@ int cj_add_pending_sample(cj_rd *r, uint32_t track, int64_t ts, const jtok *sf, 
         /* program counters, outermost first: frames named by address */
         const char *p = cj_jws(stack->p + 1);
         while (*p && *p != ']') {
-            jtok pc = {NULL, 0, J_NONE, 0}; /* the text is valid: the scan cannot fail */
+            jtok pc = {NULL, 0, J_NONE, 0, 0}; /* the text is valid: the scan cannot fail */
             if (*p == '{' || *p == '[') {
                 p = cj_value_end(p);
             } else {
