@@ -154,16 +154,17 @@ void model_args_seal(tr_trace *t)
     while (a < nraw && !t->failed) {
         /* Bytes counted as tr_args_end counts the raw sets. */
         size_t b = a, bytes = 0;
-        while (b < nraw && b - a < CHUNK_SETS && bytes < CHUNK_BYTES) {
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
             const uint32_t *w = shape_of(t, shape[b++]);
             bytes += 8 + 4 * (size_t)w[0];
             for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
         }
-        if (b - a < CHUNK_SETS && bytes < CHUNK_BYTES) break; /* the newest, not a whole chunk */
+        if (b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) break; /* not a whole chunk */
         if (seal_chunk(t, a, b) != TR_OK) t->failed = 1;
         a = b;
     }
-    if (a && !t->failed) keep_tail(t, a);
+    /* None sealed: wide values of abandoned sets made the raw bytes look a chunk; they go. */
+    if (!t->failed) keep_tail(t, a);
 }
 
 /* ---- reading: each thread decodes chunks into a cache of its own ---- */

@@ -175,7 +175,15 @@ static inline size_t model_args_sets(const tr_trace *t)
 
 /* Sets up the sealing (tr_trace_new). */
 void model_args_init(tr_trace *t);
-/* Seals the oldest raw sets when they pass args_raw_max bytes (tr_args_end). */
+/*
+** A chunk is up to MODEL_CHUNK_SETS consecutive sets or MODEL_CHUNK_BYTES of
+** them raw: small enough that decoding one for a single set is cheap, large
+** enough for zstd to find the repeats of a reader's few shapes and keys.
+*/
+#define MODEL_CHUNK_SETS  4096
+#define MODEL_CHUNK_BYTES ((size_t)64 << 10)
+
+/* Seals the oldest raw sets into whole chunks (tr_args_end, past args_raw_max bytes of them). */
 void model_args_seal(tr_trace *t);
 /* Frees what only the sealing uses (freeze: no set is added after it). */
 void model_args_seal_end(tr_trace *t);

@@ -221,7 +221,7 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 ** chunk as soon as it is full (a streaming load, whose budget counts the
 ** sealed bytes; tests).
 */
-#define TR_ARGS_RAW_DEFAULT ((size_t)32 << 20)
+#define TR_ARGS_RAW_DEFAULT ((size_t)4 << 20)
 void tr_trace_args_raw(tr_trace *t, size_t bytes);
 
 /* ---- events ---- */

@@ -637,7 +637,8 @@ uint32_t tr_args_end(tr_trace *t)
     t->building = t->args.len;
     t->building_kt.len = 0;
     uint32_t set = (uint32_t)model_args_sets(t);
-    if ((t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8 > t->args_raw_max)
+    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
+    if (raw > t->args_raw_max && (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS))
         model_args_seal(t);
     return set;
 }
