@@ -15,7 +15,12 @@
 #define CHUNK_SETS  4096
 #define CHUNK_BYTES ((size_t)64 << 10)
 #define SEAL_LEVEL  1
-#define CACHE_SLOTS 4  /* decoded chunks a thread keeps: readers in time order visit a few */
+/*
+** Decoded chunks a thread keeps: readers in time order visit a few, and the
+** Parquet writer reads a row group's args (128 Ki, about 11 chunks) once a
+** column, so the cache holds a row group's worth.
+*/
+#define CACHE_SLOTS 16
 #define DELTA_SLOTS 64 /* payloads are stored less the last of their key's slot */
 
 typedef struct arg_chunk {
@@ -183,6 +188,7 @@ typedef struct chunk_cache {
     chunk_view v[CACHE_SLOTS];
     ZSTD_DCtx *dctx;
     unsigned long clock;
+    int last; /* the slot read last: most reads hit it */
 } chunk_cache;
 
 static _Thread_local chunk_cache *cache;
@@ -249,12 +255,14 @@ static const chunk_view *chunk_view_of(const tr_trace *t, uint32_t idx)
 {
     chunk_cache *c = cache_get();
     if (!c) return NULL;
-    chunk_view *oldest = &c->v[0];
+    chunk_view *v = &c->v[c->last], *oldest = &c->v[0];
+    if (v->uid == t->uid && idx - v->first < v->n) return v;
     c->clock++;
     for (int i = 0; i < CACHE_SLOTS; i++) {
-        chunk_view *v = &c->v[i];
+        v = &c->v[i];
         if (v->uid == t->uid && idx - v->first < v->n) {
             v->used = c->clock;
+            c->last = i;
             return v;
         }
         if (v->used < oldest->used) oldest = v;
@@ -270,6 +278,7 @@ static const chunk_view *chunk_view_of(const tr_trace *t, uint32_t idx)
     }
     if (!chunk_decode(t, &ch[lo], c, oldest)) return NULL;
     oldest->used = c->clock;
+    c->last = (int)(oldest - c->v);
     return oldest;
 }
 

@@ -99,9 +99,9 @@ struct tr_trace {
     ** fit the payload; the others go to arg_wide.  A set costs 8 bytes and
     ** 4 an arg, where entries of key, tag and value would cost 8 an arg.
     ** Sets are raw as built; past args_raw_max bytes of raw sets, the oldest
-    ** are sealed into compressed chunks (args.c), a few bytes a set where a
-    ** Kineto event's set took 40, and are decoded again as read.  Raw set K
-    ** is set sealed + K + 1.
+    ** are sealed into compressed chunks (args.c), 3-4 bytes a set where a
+    ** Kineto or GT event's set took about 30, and are decoded again as read.
+    ** Raw set K is set sealed + K + 1.
     */
     tr_vec args;        /* uint32_t: the payloads of the raw sets, set after set */
     tr_vec arg_wide;    /* uint64_t: their values too wide for a payload */
