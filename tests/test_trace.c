@@ -93,7 +93,7 @@ TR_TEST(args_sets)
 ** shapes, with wide ints, uints and reals, floats, bools and strings; some
 ** sets are begun twice, leaving a wide value behind.
 */
-enum { SEAL_SETS = 30000 };
+enum { SEAL_SETS = 100000 }; /* about 45 chunks: more than a thread caches */
 
 static tr_str seal_key[9], seal_val[64];
 
@@ -169,11 +169,11 @@ typedef struct seal_reader {
     int bad;
 } seal_reader;
 
-/* Reads every set from a point on, then all again backwards, a chunk's cache missed each time. */
+/* Reads sets far apart (each read a chunk the cache lacks), then every set backwards. */
 static void *seal_read(void *p)
 {
     seal_reader *r = p;
-    for (uint32_t k = 0; k < SEAL_SETS; k++) {
+    for (uint32_t k = 0; k < 3000; k++) {
         uint32_t i = (r->from + k * 4099) % SEAL_SETS;
         r->bad += !seal_same(r->t, i, r->ids[i]);
     }
@@ -213,7 +213,7 @@ TR_TEST(args_sealed)
     for (uint32_t i = 0; i < SEAL_SETS; i++) bad += !seal_same(t, i, ids[i]);
     CHECK_INT(bad, 0);
     CHECK_INT(tr_trace_freeze(t, NULL), TR_OK);
-    seal_reader r[3] = {{t, ids, 0, 0}, {t, ids, 12345, 0}, {t, ids, 29999, 0}};
+    seal_reader r[3] = {{t, ids, 0, 0}, {t, ids, 54321, 0}, {t, ids, SEAL_SETS - 1, 0}};
     pthread_t tid[2];
     for (int k = 0; k < 2; k++) CHECK_INT(pthread_create(&tid[k], NULL, seal_read, &r[k]), 0);
     seal_read(&r[2]);
