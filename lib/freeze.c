@@ -336,8 +336,10 @@ static void shrink_tables(tr_trace *t)
         model_table_columns(t, k, &c);
         shrink_columns(*c.n, c.cap, c.col, c.size, c.ncols);
     }
-    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->flows, &t->strs};
+    tr_vec *vecs[] = {&t->args,  &t->arg_wide, &t->set_start, &t->set_shape,
+                      &t->flows, &t->strs,     &t->chunks};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
+    model_args_seal_end(t);
 }
 
 int tr_trace_freeze(tr_trace *t, tr_error *e)

@@ -69,16 +69,17 @@ static int merge_strings(tr_trace *dst, const tr_trace *src, remap *m)
 static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
 {
     if (dst->building != dst->args.len) return TR_FATAL; /* a set half built */
-    if (dst->set_start.len + src->set_start.len >= TR_NONE - 1) return TR_FATAL;
-    m->set_base = (uint32_t)dst->set_start.len;
-    for (size_t set = 1; set <= src->set_start.len; set++) {
+    size_t nsets = model_args_sets(src);
+    if (model_args_sets(dst) + nsets >= TR_NONE - 1) return TR_FATAL;
+    m->set_base = (uint32_t)model_args_sets(dst);
+    for (size_t set = 1; set <= nsets; set++) {
         model_set ms;
         model_args_set(src, (uint32_t)set, &ms);
         tr_args_begin(dst);
         for (size_t i = 0; i < ms.n; i++) {
             tr_arg a;
             tr_str key = m->str[model_arg_key(ms.kt[i])];
-            int type = model_arg_value(src, ms.kt[i], ms.val[i], &a.v.u);
+            int type = model_arg_value(&ms, i, &a.v.u);
             if (type == TR_ARG_INT) tr_args_int(dst, key, a.v.i);
             if (type == TR_ARG_UINT) tr_args_uint(dst, key, a.v.u);
             if (type == TR_ARG_REAL) tr_args_real(dst, key, a.v.d);

@@ -98,15 +98,26 @@ struct tr_trace {
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
     ** fit the payload; the others go to arg_wide.  A set costs 8 bytes and
     ** 4 an arg, where entries of key, tag and value would cost 8 an arg.
+    ** Sets are raw as built; past args_raw_max bytes of raw sets, the oldest
+    ** are sealed into compressed chunks (args.c), 3-4 bytes a set where a
+    ** Kineto or GT event's set took about 30, and are decoded again as read.
+    ** Raw set K is set sealed + K + 1.
     */
-    tr_vec args;        /* uint32_t: the payloads of every set, set after set */
-    tr_vec arg_wide;    /* uint64_t: the values too wide for a payload */
-    tr_vec set_start;   /* uint32_t: first payload of set k+1 */
-    tr_vec set_shape;   /* uint32_t: shape of set k+1 */
+    tr_vec args;        /* uint32_t: the payloads of the raw sets, set after set */
+    tr_vec arg_wide;    /* uint64_t: their values too wide for a payload */
+    tr_vec set_start;   /* uint32_t: first payload of raw set k */
+    tr_vec set_shape;   /* uint32_t: shape of raw set k */
     size_t building;    /* first payload of the set under construction */
     tr_vec building_kt; /* uint32_t: its key << 3 | tag entries */
-    tr_vec shape_words; /* uint32_t: a shape's arg count, then its key << 3 | tag entries */
-    tr_vec shape_start; /* uint32_t: first word of shape k */
+    tr_vec chunks;      /* arg_chunk: the sealed sets, oldest first */
+    uint32_t sealed;    /* sets in chunks */
+    size_t sealed_bytes;
+    size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
+    void *seal_ctx;      /* ZSTD_CCtx of the sealing, made on the first */
+    tr_vec seal_buf;     /* uint64_t: a chunk as it is encoded */
+    uint64_t uid;        /* names the trace in the threads' caches of decoded chunks */
+    tr_vec shape_words;  /* uint32_t: a shape's arg count, then its key << 3 | tag entries */
+    tr_vec shape_start;  /* uint32_t: first word of shape k */
     row_index shape_index;
 
     tr_vec skipped; /* tr_skipped */
@@ -139,28 +150,62 @@ static inline const str_entry *model_str_entry(const tr_trace *t, tr_str s)
 */
 size_t model_json_clean_prefix(const char *s, size_t n);
 
-/* An arg set as stored: N args, entry KT[i] (key << 3 | tag) with payload VAL[i]. */
+/*
+** An arg set as stored: N args, entry KT[i] (key << 3 | tag) with payload
+** VAL[i]; a wide value's payload indexes WIDE.
+*/
 typedef struct model_set {
     const uint32_t *kt, *val;
+    const uint64_t *wide;
     size_t n;
 } model_set;
 
-/* Arg set SET (N 0 for set 0 or an unknown set). */
+/*
+** Arg set SET (N 0 for set 0 or an unknown set).  A sealed set is read from
+** this thread's cache of decoded chunks: its pointers hold until the thread's
+** next model_args_set call (a frozen trace may be read so by several threads).
+*/
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
+
+/* The number of arg sets (the last set's id). */
+static inline size_t model_args_sets(const tr_trace *t)
+{
+    return t->sealed + t->set_shape.len;
+}
+
+/* Sets up the sealing (tr_trace_new). */
+void model_args_init(tr_trace *t);
+/*
+** A chunk is up to MODEL_CHUNK_SETS consecutive sets or MODEL_CHUNK_BYTES of
+** them raw: small enough that decoding one for a single set is cheap, large
+** enough for zstd to find the repeats of a reader's few shapes and keys.
+*/
+#define MODEL_CHUNK_SETS  4096
+#define MODEL_CHUNK_BYTES ((size_t)64 << 10)
+
+/* Seals the oldest raw sets into whole chunks (tr_args_end, past args_raw_max bytes of them). */
+void model_args_seal(tr_trace *t);
+/* Frees what only the sealing uses (freeze: no set is added after it). */
+void model_args_seal_end(tr_trace *t);
+/* Frees the sealed chunks and the sealing's state (tr_trace_free). */
+void model_args_fini(tr_trace *t);
+/* Bytes the sealed chunks hold. */
+size_t model_args_sealed_bytes(const tr_trace *t);
 
 static inline tr_str model_arg_key(uint32_t kt)
 {
     return (tr_str)(kt >> 3);
 }
 
-/* The type (enum tr_arg_type) of the arg of entry KT and PAYLOAD; its value's bits go to *BITS. */
-static inline int model_arg_value(const tr_trace *t, uint32_t kt, uint32_t payload, uint64_t *bits)
+/* The type (enum tr_arg_type) of arg I of set MS; its value's bits go to *BITS. */
+static inline int model_arg_value(const model_set *ms, size_t i, uint64_t *bits)
 {
     static const unsigned char type[8] = {TR_ARG_INT,  TR_ARG_REAL, TR_ARG_STR,  TR_ARG_BOOL,
                                           TR_ARG_UINT, TR_ARG_INT,  TR_ARG_UINT, TR_ARG_REAL};
-    unsigned tag = kt & 7;
+    unsigned tag = ms->kt[i] & 7;
+    uint32_t payload = ms->val[i];
     if (tag == ARG_REAL || tag == ARG_INT64 || tag == ARG_UINT64) {
-        *bits = ((const uint64_t *)t->arg_wide.data)[payload];
+        *bits = ms->wide[payload];
     } else if (tag == ARG_INT32) {
         *bits = (uint64_t)(int64_t)(int32_t)payload;
     } else if (tag == ARG_FLOAT) {

@@ -468,16 +468,17 @@ int tr_buf_add_json_id(tr_buf *b, const tr_trace *t, tr_str s)
 }
 
 /*
-** Appends "key":value of ARG (a shape's key << 3 | tag) holding PAYLOAD, with a
-** comma first unless FIRST.
+** Appends "key":value of arg I of MS, with a comma first unless I is 0.
 ** Writers print millions of these: with room made once, the clean case
 ** writes through a pointer instead of appending piece by piece.
 */
-static int add_json_arg(tr_buf *b, const tr_trace *t, uint32_t arg, uint32_t payload, int first)
+static int add_json_arg(tr_buf *b, const tr_trace *t, const model_set *ms, size_t i)
 {
+    uint32_t arg = ms->kt[i];
+    int first = i == 0;
     const str_entry *k = model_str_entry(t, model_arg_key(arg)), *sv = NULL;
     uint64_t v;
-    int type = model_arg_value(t, arg, payload, &v);
+    int type = model_arg_value(ms, i, &v);
     if (type == TR_ARG_STR) sv = model_str_entry(t, (tr_str)v);
     int neg = type == TR_ARG_INT && (int64_t)v < 0;
     if (neg) v = 0 - v;
@@ -528,8 +529,7 @@ int tr_buf_add_json_args(tr_buf *b, const tr_trace *t, uint32_t set)
     model_set ms;
     model_args_set(t, set, &ms);
     int rc = tr_buf_addc(b, '{');
-    for (size_t i = 0; i < ms.n && rc == TR_OK; i++)
-        rc = add_json_arg(b, t, ms.kt[i], ms.val[i], i == 0);
+    for (size_t i = 0; i < ms.n && rc == TR_OK; i++) rc = add_json_arg(b, t, &ms, i);
     return rc == TR_OK ? tr_buf_addc(b, '}') : rc;
 }
 

@@ -211,6 +211,19 @@ void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out);
 /* ^Finds KEY in SET; returns 1 and fills OUT, or 0. */
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 
+/*
+** tr_trace_args_raw: how many bytes of arg sets stay as built
+** ^Sets are kept as built (8 bytes a set and 4 an arg) until they pass
+** BYTES (TR_ARGS_RAW_DEFAULT in a new trace); then the oldest are sealed,
+** a few thousand at a time, into compressed chunks that cost a few bytes a
+** set and are decoded again as they are read.  ^Every reader sees the same
+** sets either way; a small trace's stay raw, and cost no time.  ^0 seals each
+** chunk as soon as it is full (a streaming load, whose budget counts the
+** sealed bytes; tests).
+*/
+#define TR_ARGS_RAW_DEFAULT ((size_t)4 << 20)
+void tr_trace_args_raw(tr_trace *t, size_t bytes);
+
 /* ---- events ---- */
 
 enum tr_event_kind {

@@ -126,6 +126,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
+    model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
     if (!empty || !root) {
@@ -174,6 +175,7 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->set_start);
     tr_vec_fini(&t->set_shape);
     tr_vec_fini(&t->building_kt);
+    model_args_fini(t);
     tr_vec_fini(&t->shape_words);
     tr_vec_fini(&t->shape_start);
     tr_free(t->shape_index.slots);
@@ -626,7 +628,7 @@ uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
     if (!t->failed && t->building_kt.len) shape = shape_intern(t);
-    if (shape == TR_NONE || t->set_start.len >= TR_NONE - 1 ||
+    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 ||
         !push_u32(&t->set_start, (uint32_t)t->building) || !push_u32(&t->set_shape, shape)) {
         if (shape != TR_NONE) t->failed = 1;
         tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
@@ -634,18 +636,11 @@ uint32_t tr_args_end(tr_trace *t)
     }
     t->building = t->args.len;
     t->building_kt.len = 0;
-    return (uint32_t)t->set_start.len;
-}
-
-void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
-{
-    out->n = 0;
-    out->kt = out->val = NULL;
-    if (set == 0 || set > t->set_start.len || set > t->set_shape.len) return;
-    const uint32_t *w = shape_words(t, TR_VEC_AT(&t->set_shape, uint32_t, set - 1));
-    out->n = w[0];
-    out->kt = w + 1;
-    out->val = (const uint32_t *)t->args.data + TR_VEC_AT(&t->set_start, uint32_t, set - 1);
+    uint32_t set = (uint32_t)model_args_sets(t);
+    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
+    if (raw > t->args_raw_max && (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS))
+        model_args_seal(t);
+    return set;
 }
 
 size_t tr_args_count(const tr_trace *t, uint32_t set)
@@ -662,7 +657,7 @@ void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out)
     memset(out, 0, sizeof *out);
     if (i >= ms.n) return;
     out->key = model_arg_key(ms.kt[i]);
-    out->type = model_arg_value(t, ms.kt[i], ms.val[i], &out->v.u);
+    out->type = model_arg_value(&ms, i, &out->v.u);
 }
 
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
@@ -676,7 +671,7 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
         if (k->len == n && (n == 0 || (k->p[0] == key[0] && memcmp(k->p, key, n) == 0))) {
             memset(out, 0, sizeof *out);
             out->key = model_arg_key(ms.kt[i]);
-            out->type = model_arg_value(t, ms.kt[i], ms.val[i], &out->v.u);
+            out->type = model_arg_value(&ms, i, &out->v.u);
             return 1;
         }
     }
@@ -771,9 +766,12 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
             *c.cap = want;
     }
     /* A failed reserve leaves the vector as it was: the room is advice. */
-    (void)tr_vec_reserve(&t->args, t->args.len + x->args);
-    (void)tr_vec_reserve(&t->set_start, t->set_start.len + x->sets);
-    (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + x->sets);
+    /* Raw sets are sealed past args_raw_max bytes: room for more would go unused. */
+    size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
+    size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
+    (void)tr_vec_reserve(&t->args, t->args.len + args);
+    (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets);
+    (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
     if (x->stacks) {
         (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
@@ -1215,6 +1213,7 @@ size_t tr_trace_memory(const tr_trace *t)
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
     n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
     n += vec_bytes(&t->set_start) + vec_bytes(&t->set_shape) + vec_bytes(&t->building_kt);
+    n += model_args_sealed_bytes(t);
     n += vec_bytes(&t->shape_words) + vec_bytes(&t->shape_start) + index_bytes(&t->shape_index);
     n += index_bytes(&t->str_index) + index_bytes(&t->process_index);
     n += index_bytes(&t->track_index) + index_bytes(&t->frame_index);

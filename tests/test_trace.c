@@ -4,6 +4,7 @@
 #include "tr_mem.h"
 #include "tr_trace.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 TR_TEST(strings_intern)
@@ -82,6 +83,143 @@ TR_TEST(args_sets)
     CHECK(tr_args_find(t, s1, "op", &a));
     CHECK_STR(tr_str_get(t, a.v.s, NULL), "add");
     CHECK(!tr_args_find(t, s2, "seq", &a));
+    tr_trace_free(t);
+}
+
+/*
+** Sealed arg sets (tr_trace_args_raw 0: every whole chunk sealed) read back
+** as built: set I's args are made from I alone (arg_want), so any set can be
+** checked at any time.  Set I has I % 9 args (none: id 0) over several
+** shapes, with wide ints, uints and reals, floats, bools and strings; some
+** sets are begun twice, leaving a wide value behind.
+*/
+enum { SEAL_SETS = 100000 }; /* about 45 chunks: more than a thread caches */
+
+static tr_str seal_key[9], seal_val[64];
+
+/* Arg K of set I: its key, type and value bits. */
+static void arg_want(uint32_t i, unsigned k, tr_arg *a)
+{
+    memset(a, 0, sizeof *a);
+    a->key = seal_key[(k + i / 1000) % 9];
+    switch ((i + k) % 7) {
+    case 0:
+        a->type = TR_ARG_INT, a->v.i = (int64_t)i * 1000003 - 5;
+        break;
+    case 1:
+        a->type = TR_ARG_INT, a->v.i = -(int64_t)i * 3000000000LL;
+        break;
+    case 2:
+        a->type = TR_ARG_UINT, a->v.u = UINT64_MAX - i;
+        break;
+    case 3:
+        a->type = TR_ARG_REAL, a->v.d = i + 0.1;
+        break;
+    case 4:
+        a->type = TR_ARG_REAL, a->v.d = i * 0.5;
+        break;
+    case 5:
+        a->type = TR_ARG_STR, a->v.s = seal_val[(i * 7 + k) % 64];
+        break;
+    default:
+        a->type = TR_ARG_BOOL, a->v.i = (i >> k) & 1;
+        break;
+    }
+}
+
+static uint32_t seal_build(tr_trace *t, uint32_t i)
+{
+    tr_args_begin(t);
+    if (i % 11 == 0) { /* abandoned: its wide value stays behind in the raw sets */
+        tr_args_int(t, seal_key[0], INT64_MIN);
+        tr_args_begin(t);
+    }
+    for (unsigned k = 0; k < i % 9; k++) {
+        tr_arg a;
+        arg_want(i, k, &a);
+        if (a.type == TR_ARG_INT) tr_args_int(t, a.key, a.v.i);
+        if (a.type == TR_ARG_UINT) tr_args_uint(t, a.key, a.v.u);
+        if (a.type == TR_ARG_REAL) tr_args_real(t, a.key, a.v.d);
+        if (a.type == TR_ARG_BOOL) tr_args_bool(t, a.key, (int)a.v.i);
+        if (a.type == TR_ARG_STR) tr_args_str(t, a.key, a.v.s);
+    }
+    return tr_args_end(t);
+}
+
+/* 0 when set ID (made as set I) reads back otherwise. */
+static int seal_same(const tr_trace *t, uint32_t i, uint32_t id)
+{
+    size_t n = tr_args_count(t, id);
+    if (n != i % 9) return 0;
+    for (unsigned k = 0; k < n; k++) {
+        tr_arg want, got;
+        arg_want(i, k, &want);
+        tr_args_at(t, id, k, &got);
+        if (memcmp(&want, &got, sizeof want) != 0) return 0;
+        const char *key = tr_str_get(t, want.key, NULL);
+        if (!tr_args_find(t, id, key, &got) || got.key != want.key) return 0;
+    }
+    return 1;
+}
+
+typedef struct seal_reader {
+    const tr_trace *t;
+    const uint32_t *ids;
+    uint32_t from;
+    int bad;
+} seal_reader;
+
+/* Reads sets far apart (each read a chunk the cache lacks), then every set backwards. */
+static void *seal_read(void *p)
+{
+    seal_reader *r = p;
+    for (uint32_t k = 0; k < 3000; k++) {
+        uint32_t i = (r->from + k * 4099) % SEAL_SETS;
+        r->bad += !seal_same(r->t, i, r->ids[i]);
+    }
+    for (uint32_t i = SEAL_SETS; i-- > 0;) r->bad += !seal_same(r->t, i, r->ids[i]);
+    return NULL;
+}
+
+TR_TEST(args_sealed)
+{
+    tr_trace *t = tr_trace_new();
+    char buf[32];
+    for (int k = 0; k < 9; k++) {
+        snprintf(buf, sizeof buf, "key%d", k);
+        seal_key[k] = tr_str_internz(t, buf);
+    }
+    for (int k = 0; k < 64; k++) {
+        snprintf(buf, sizeof buf, "value %d", k);
+        seal_val[k] = tr_str_add(t, buf, strlen(buf));
+    }
+    tr_trace_args_raw(t, 0);
+    uint32_t *ids = calloc(SEAL_SETS, sizeof *ids);
+    CHECK(ids != NULL);
+    uint32_t last = 0;
+    int bad = 0;
+    for (uint32_t i = 0; i < SEAL_SETS; i++) {
+        ids[i] = seal_build(t, i);
+        if (i % 9 == 0) {
+            bad += ids[i] != 0;
+            continue;
+        }
+        bad += ids[i] != last + 1;
+        last = ids[i];
+        /* an older set (sealed by now) while sets are still built */
+        if (i % 97 == 0) bad += !seal_same(t, i / 3, ids[i / 3]);
+    }
+    CHECK_INT(bad, 0);
+    for (uint32_t i = 0; i < SEAL_SETS; i++) bad += !seal_same(t, i, ids[i]);
+    CHECK_INT(bad, 0);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK);
+    seal_reader r[3] = {{t, ids, 0, 0}, {t, ids, 54321, 0}, {t, ids, SEAL_SETS - 1, 0}};
+    pthread_t tid[2];
+    for (int k = 0; k < 2; k++) CHECK_INT(pthread_create(&tid[k], NULL, seal_read, &r[k]), 0);
+    seal_read(&r[2]);
+    for (int k = 0; k < 2; k++) pthread_join(tid[k], NULL);
+    CHECK_INT(r[0].bad + r[1].bad + r[2].bad, 0);
+    free(ids);
     tr_trace_free(t);
 }
 
