@@ -458,7 +458,10 @@ int tr_load(tr_trace *t, const char *path, tr_load_opts *o, tr_error *e)
     tr_sink_init(&lr.sink, t, o->consume, o->consume_user);
     lr.sink.forget = o->consume && o->consume_forgets;
     /* What a forgetting sink keeps is what still grows: its arg sets are sealed as they fill. */
-    if (lr.sink.forget) tr_trace_args_raw(t, 0);
+    if (lr.sink.forget)
+        tr_trace_args_raw(t, 0);
+    else if (o->args_raw)
+        tr_trace_args_raw(t, o->args_raw);
     if (lr.read.threads <= 0) lr.read.threads = o->threads;
     claimed_dirs claimed;
     tr_vec_init(&claimed.prefixes, sizeof(char *));

@@ -28,7 +28,13 @@ typedef struct tr_load_opts {
     void *progress_user;
     tr_sink_fn consume; /* each batch of events as it is read (tr_sink.h); NULL = none */
     void *consume_user;
-    int consume_forgets;      /* 1: T drops the rows consume was handed (tr_sink.forget) */
+    int consume_forgets; /* 1: T drops the rows consume was handed (tr_sink.forget) */
+    /*
+    ** Bytes of arg sets each trace keeps as built before it seals the
+    ** oldest (tr_trace_args_raw); 0 leaves the trace's own.  A forgetting
+    ** load seals every whole chunk whatever this says.
+    */
+    size_t args_raw;
     uint64_t streams_ignored; /* out: files of a run folder no reader claimed */
     /* threads: inputs tr_load_many reads at once, and read.threads when that is 0 */
     int threads; /* 0 = the CPUs (tr_pool_threads) */

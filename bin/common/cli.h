@@ -180,7 +180,8 @@ void tr_cli_print_version(const char *prog);
     "                        flame) and tracestat (see its sections) sort (8M, 512M,\n" \
     "                        2G; default 1G, or a quarter of RAM when less): past it\n" \
     "                        they spill to --tmpdir and are merged; other commands\n" \
-    "                        hold the whole trace in memory\n" \
+    "                        hold the whole trace in memory, its arg sets past an\n" \
+    "                        eighth of SIZE compressed\n" \
     "      --tmpdir DIR      where spilled events go (default: beside the output,\n"  \
     "                        else $TMPDIR, else /tmp); removed when done or killed\n"
 
