@@ -1,0 +1,171 @@
+/* stacks.c: the model's frames and the prefix tree of stacks they make. */
+#include "trace_impl.h"
+
+/* ---- frames and stacks ---- */
+
+static uint32_t frame_hash(const tr_frame *f)
+{
+    uint64_t h = tr_hash_mix(((uint64_t)f->function << 32) ^ f->file);
+    h = tr_hash_mix(h ^ ((uint64_t)f->module << 32) ^ (uint32_t)f->line);
+    return (uint32_t)(h ^ (uint64_t)(f->is_native != 0));
+}
+
+static int frame_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const tr_frame *a = &TR_VEC_AT(&t->frames, tr_frame, row), *b = key;
+    return a->function == b->function && a->file == b->file && a->module == b->module &&
+           a->line == b->line && (a->is_native != 0) == (b->is_native != 0);
+}
+
+uint32_t tr_frame_intern(tr_trace *t, const tr_frame *f)
+{
+    if (!appendable(t)) return TR_NONE;
+    size_t slot;
+    uint32_t hash = frame_hash(f);
+    uint32_t row = index_find(t, &t->frame_index, hash, frame_eq, f, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    tr_frame *copy = tr_vec_push(&t->frames);
+    if (!copy) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    *copy = *f;
+    copy->is_native = f->is_native != 0;
+    row = (uint32_t)(t->frames.len - 1);
+    index_insert(&t->frame_index, slot, hash, row);
+    return row;
+}
+
+const tr_frame *tr_frame_get(const tr_trace *t, uint32_t id)
+{
+    return id < t->frames.len ? &TR_VEC_AT(&t->frames, tr_frame, id) : NULL;
+}
+
+size_t tr_frame_count(const tr_trace *t)
+{
+    return t->frames.len;
+}
+
+static uint32_t stack_hash(uint32_t parent, uint32_t frame)
+{
+    return (uint32_t)tr_hash_mix(((uint64_t)parent << 32) | frame);
+}
+
+static int stack_eq(const tr_trace *t, uint32_t row, const void *key)
+{
+    const stack_node *a = &TR_VEC_AT(&t->stacks, stack_node, row), *b = key;
+    return row != 0 && a->parent == b->parent && a->frame == b->frame;
+}
+
+uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
+{
+    if (!appendable(t)) return TR_NONE;
+    if (parent >= t->stacks.len || frame >= t->frames.len) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    stack_node key = {parent, frame, 0};
+    size_t slot;
+    uint32_t hash = stack_hash(parent, frame);
+    uint32_t row = index_find(t, &t->stack_index, hash, stack_eq, &key, &slot);
+    if (row != TR_NONE || slot == SIZE_MAX) return row;
+    uint32_t depth = TR_VEC_AT(&t->stacks, stack_node, parent).depth + 1;
+    stack_node *s = tr_vec_push(&t->stacks);
+    if (!s) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    s->parent = parent;
+    s->frame = frame;
+    s->depth = depth;
+    row = (uint32_t)(t->stacks.len - 1);
+    index_insert(&t->stack_index, slot, hash, row);
+    return row;
+}
+
+/*
+** A node just made has no children, so below it every frame of the path
+** makes a new node: rows and hashes are known in advance, no lookup is
+** needed, and the index slots (random places in a big table) are fetched
+** ahead, PATH_AHEAD at a time.
+*/
+#define PATH_AHEAD 16
+
+uint32_t tr_stack_push_path(tr_trace *t, uint32_t parent, const uint32_t *frames, size_t n,
+                            uint32_t *stacks)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t had = t->stacks.len;
+        parent = tr_stack_push(t, parent, frames[i]);
+        if (parent == TR_NONE) return TR_NONE;
+        stacks[i++] = parent;
+        if (t->stacks.len > had) break;
+    }
+    if (i == n) return parent;
+    row_index *ix = &t->stack_index;
+    size_t left = n - i;
+    if (t->stacks.len + left >= TR_NONE ||
+        tr_vec_reserve(&t->stacks, t->stacks.len + left) != TR_OK) {
+        t->failed = 1;
+        return TR_NONE;
+    }
+    while ((ix->n + left + 1) * 4 > ix->cap * 3)
+        if (index_grow(ix) != TR_OK) {
+            t->failed = 1;
+            return TR_NONE;
+        }
+    stack_node *node = t->stacks.data;
+    uint32_t depth = node[parent].depth;
+    while (i < n) {
+        uint32_t hash[PATH_AHEAD], row = (uint32_t)t->stacks.len;
+        size_t m = n - i < PATH_AHEAD ? n - i : PATH_AHEAD;
+        for (size_t j = 0; j < m; j++) {
+            if (frames[i + j] >= t->frames.len) {
+                t->failed = 1;
+                return TR_NONE;
+            }
+            hash[j] = stack_hash(row + (uint32_t)j - 1, frames[i + j]);
+            __builtin_prefetch(&ix->slots[hash[j] & (ix->cap - 1)], 1);
+        }
+        for (size_t j = 0; j < m; j++, row++) {
+            node[row] = (stack_node){row - 1, frames[i + j], ++depth};
+            size_t k = hash[j] & (ix->cap - 1);
+            while (ix->slots[k]) k = (k + 1) & (ix->cap - 1);
+            index_insert(ix, k, hash[j], row);
+            stacks[i + j] = row;
+        }
+        t->stacks.len = row;
+        i += m;
+    }
+    return stacks[n - 1];
+}
+
+uint32_t tr_stack_parent(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).parent : TR_NONE;
+}
+
+uint32_t tr_stack_frame(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).frame : TR_NONE;
+}
+
+uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack)
+{
+    return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).depth : 0;
+}
+
+uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, uint32_t max)
+{
+    const stack_node *node = t->stacks.data;
+    uint32_t depth = tr_stack_depth(t, stack);
+    if (depth > max) return depth;
+    for (uint32_t i = depth; i > 0; stack = node[stack].parent) frames[--i] = node[stack].frame;
+    return depth;
+}
+
+size_t tr_stack_count(const tr_trace *t)
+{
+    return t->stacks.len;
+}
