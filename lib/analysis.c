@@ -88,6 +88,18 @@ int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b)
     return a == b ? 0 : strcmp(tr_str_get(t, a, NULL), tr_str_get(t, b, NULL));
 }
 
+int tr_an_grow(void *p, size_t *n, size_t want, size_t size, int fill)
+{
+    if (want <= *n) return TR_OK;
+    size_t to = *n * 2 > want ? *n * 2 : want;
+    char *v = tr_realloc(*(void **)p, to * size);
+    if (!v) return TR_FATAL;
+    memset(v + *n * size, fill, (to - *n) * size);
+    *(void **)p = v;
+    *n = to;
+    return TR_OK;
+}
+
 /* ---- events one at a time ---- */
 
 void tr_stat_span_add(int64_t *first, int64_t *last, const tr_event_rec *ev)
@@ -140,10 +152,10 @@ struct tr_lane_acc {
     size_t keep;         /* gaps kept per lane */
     int64_t first, last; /* the span so far */
     uint32_t *lane_of;   /* by track: index into lanes, UINT32_MAX before its first slice */
-    size_t n_tracks;
-    tr_vec lanes;   /* lane_acc_lane, in the order of their first slices */
-    tr_map name_of; /* track << 32 | name -> index into names */
-    tr_vec names;   /* lane_name: top-level slices per track and name */
+    size_t n_tracks;     /* of lane_of */
+    tr_vec lanes;        /* lane_acc_lane, in the order of their first slices */
+    tr_map name_of;      /* track << 32 | name -> index into names */
+    tr_vec names;        /* lane_name: top-level slices per track and name */
 };
 
 /* Keeps the KEEP longest gaps, longest first; a later gap must be longer to pass an equal one. */
@@ -199,15 +211,12 @@ int tr_lane_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_lane_acc **out,
     a->keep = o->gaps;
     a->first = INT64_MAX;
     a->last = INT64_MIN;
-    a->n_tracks = tr_track_count(t);
     tr_vec_init(&a->lanes, sizeof(lane_acc_lane));
     tr_vec_init(&a->names, sizeof(lane_name));
-    a->lane_of = tr_malloc((a->n_tracks ? a->n_tracks : 1) * sizeof *a->lane_of);
-    if (!a->lane_of || tr_map_init(&a->name_of, 64) != TR_OK) {
+    if (tr_map_init(&a->name_of, 64) != TR_OK) {
         tr_lane_acc_free(a);
         return tr_error_nomem(e);
     }
-    memset(a->lane_of, 0xff, (a->n_tracks ? a->n_tracks : 1) * sizeof *a->lane_of);
     *out = a;
     return TR_OK;
 }
@@ -232,7 +241,10 @@ int tr_lane_acc_add(tr_lane_acc *a, const tr_row_event *x, tr_error *e)
 {
     const tr_event_rec *ev = &x->rec;
     tr_stat_span_add(&a->first, &a->last, ev);
-    if (ev->kind != TR_EV_SLICE || ev->track >= a->n_tracks) return TR_OK;
+    if (ev->kind != TR_EV_SLICE || ev->track >= tr_track_count(a->t)) return TR_OK;
+    if (tr_an_grow(&a->lane_of, &a->n_tracks, (size_t)ev->track + 1, sizeof *a->lane_of, 0xff) !=
+        TR_OK)
+        return tr_error_nomem(e);
     int64_t ts = ev->ts, end = ts + (ev->dur > 0 ? ev->dur : 0);
     int is_new = a->lane_of[ev->track] == UINT32_MAX;
     lane_acc_lane *ls = lane_get(a, ev->track, ts);
@@ -401,12 +413,12 @@ typedef struct op_group {
 /* One table: a group per key (a string id), found through an array by string id. */
 typedef struct op_table {
     uint32_t *group_of; /* by string id: index into groups, UINT32_MAX none yet */
+    size_t n_keys;      /* of group_of */
     tr_vec groups;      /* op_group */
 } op_table;
 
 struct tr_op_acc {
     const tr_trace *t;
-    size_t n_str;
     op_table tables[2]; /* by name, by category */
 };
 
@@ -416,23 +428,16 @@ int tr_op_acc_new(const tr_trace *t, tr_op_acc **out, tr_error *e)
     *out = NULL;
     if (!a) return tr_error_nomem(e);
     a->t = t;
-    a->n_str = tr_str_count(t);
-    for (int k = 0; k < 2; k++) {
-        op_table *tb = &a->tables[k];
-        tr_vec_init(&tb->groups, sizeof(op_group));
-        tb->group_of = tr_malloc((a->n_str ? a->n_str : 1) * sizeof *tb->group_of);
-        if (!tb->group_of) {
-            tr_op_acc_free(a);
-            return tr_error_nomem(e);
-        }
-        memset(tb->group_of, 0xff, (a->n_str ? a->n_str : 1) * sizeof *tb->group_of);
-    }
+    for (int k = 0; k < 2; k++) tr_vec_init(&a->tables[k].groups, sizeof(op_group));
     *out = a;
     return TR_OK;
 }
 
 static int op_add(op_table *tb, tr_str key, int64_t d, int64_t bytes)
 {
+    if (tr_an_grow(&tb->group_of, &tb->n_keys, (size_t)key + 1, sizeof *tb->group_of, 0xff) !=
+        TR_OK)
+        return TR_FATAL;
     if (tb->group_of[key] == UINT32_MAX) {
         op_group *g = tr_vec_push(&tb->groups);
         if (!g) return TR_FATAL;
@@ -458,7 +463,8 @@ int tr_op_acc_add(tr_op_acc *a, const tr_row_event *x, tr_error *e)
     const tr_event_rec *ev = &x->rec;
     if (ev->kind != TR_EV_SLICE) return TR_OK;
     int64_t d = ev->dur > 0 ? ev->dur : 0;
-    if (ev->u.s.name >= a->n_str || ev->u.s.cat >= a->n_str) return TR_OK;
+    size_t n_str = tr_str_count(a->t);
+    if (ev->u.s.name >= n_str || ev->u.s.cat >= n_str) return TR_OK;
     if (op_add(&a->tables[0], ev->u.s.name, d, ev->bytes) != TR_OK ||
         op_add(&a->tables[1], ev->u.s.cat, d, ev->bytes) != TR_OK)
         return tr_error_nomem(e);

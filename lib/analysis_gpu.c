@@ -71,8 +71,8 @@ typedef struct gpu_walls {
 
 struct tr_gpu_acc {
     const tr_trace *t;
-    int64_t first, last; /* the span so far */
-    size_t n_str, n_tracks;
+    int64_t first, last;                              /* the span so far */
+    size_t n_cat, n_comm, n_name, n_stream, n_device; /* of the arrays below */
     int8_t *cat_class;   /* by string id: class, -1 none, -2 not looked up */
     int8_t *name_comm;   /* by string id: 1 communication kernel, 0 not, -1 not looked up */
     int8_t *name_class;  /* by string id, for slices classed by their GPU track */
@@ -124,28 +124,10 @@ int tr_gpu_acc_new(const tr_trace *t, tr_gpu_acc **out, tr_error *e)
     c->t = t;
     c->first = INT64_MAX;
     c->last = INT64_MIN;
-    c->n_str = tr_str_count(t);
-    c->n_tracks = tr_track_count(t);
-    size_t n_str = c->n_str ? c->n_str : 1, n_tracks = c->n_tracks ? c->n_tracks : 1,
-           np = tr_process_count(t) ? tr_process_count(t) : 1;
     tr_vec_init(&c->streams, sizeof(tr_gpu_stream));
     tr_vec_init(&c->busy, sizeof(gpu_union));
     tr_vec_init(&c->devices, sizeof(tr_gpu_device));
     tr_vec_init(&c->walls, sizeof(gpu_walls));
-    c->cat_class = tr_malloc(n_str);
-    c->name_comm = tr_malloc(n_str);
-    c->name_class = tr_malloc(n_str);
-    c->stream_of = tr_malloc(n_tracks * sizeof *c->stream_of);
-    c->device_of = tr_malloc(np * sizeof *c->device_of);
-    if (!c->cat_class || !c->name_comm || !c->name_class || !c->stream_of || !c->device_of) {
-        tr_gpu_acc_free(c);
-        return tr_error_nomem(e);
-    }
-    memset(c->cat_class, -2, n_str);
-    memset(c->name_comm, -1, n_str);
-    memset(c->name_class, -2, n_str);
-    memset(c->stream_of, 0xff, n_tracks * sizeof *c->stream_of);
-    memset(c->device_of, 0xff, np * sizeof *c->device_of);
     *out = c;
     return TR_OK;
 }
@@ -154,12 +136,22 @@ int tr_gpu_acc_add(tr_gpu_acc *c, const tr_row_event *x, tr_error *e)
 {
     const tr_event_rec *ev = &x->rec;
     tr_stat_span_add(&c->first, &c->last, ev);
-    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= c->n_str || ev->u.s.cat >= c->n_str ||
-        ev->track >= c->n_tracks)
+    size_t n_str = tr_str_count(c->t);
+    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= n_str || ev->u.s.cat >= n_str ||
+        ev->track >= tr_track_count(c->t))
         return TR_OK;
+    size_t name = (size_t)ev->u.s.name + 1, cat = (size_t)ev->u.s.cat + 1;
+    uint32_t tk = ev->track, pr = tr_track_get(c->t, tk)->process;
+    if (tr_an_grow(&c->cat_class, &c->n_cat, cat, 1, -2) != TR_OK ||
+        tr_an_grow(&c->name_comm, &c->n_comm, name, 1, -1) != TR_OK ||
+        tr_an_grow(&c->name_class, &c->n_name, name, 1, -2) != TR_OK ||
+        tr_an_grow(&c->stream_of, &c->n_stream, (size_t)tk + 1, sizeof *c->stream_of, 0xff) !=
+            TR_OK ||
+        tr_an_grow(&c->device_of, &c->n_device, (size_t)pr + 1, sizeof *c->device_of, 0xff) !=
+            TR_OK)
+        return tr_error_nomem(e);
     int cl = gpu_class(c, ev);
     if (cl < 0) return TR_OK;
-    uint32_t tk = ev->track, pr = tr_track_get(c->t, tk)->process;
     uint32_t si = gpu_index(c->stream_of, tk, &c->streams, &c->busy);
     uint32_t di = gpu_index(c->device_of, pr, &c->devices, &c->walls);
     if (si == UINT32_MAX || di == UINT32_MAX) return tr_error_nomem(e);

@@ -16,6 +16,12 @@
 int tr_an_sort_i64(int64_t *v, size_t n);
 /* ^The nearest-rank P-th percentile of N sorted values (N > 0). */
 int64_t tr_an_percentile(const int64_t *sorted, size_t n, int p);
+/*
+** ^Grows the array *P of *N elements of SIZE bytes to at least WANT (the
+** dictionaries it is indexed by grow while a stream hands events out),
+** the new bytes set to FILL; *N becomes its length.  ^TR_OK or TR_FATAL.
+*/
+int tr_an_grow(void *p, size_t *n, size_t want, size_t size, int fill);
 /* ^strcmp of the texts of two string ids. */
 int tr_an_strcmp(const tr_trace *t, tr_str a, tr_str b);
 /*

@@ -46,21 +46,34 @@ static int row_cmp(const void *pa, const void *pb)
     return (a->process > b->process) - (a->process < b->process);
 }
 
-typedef struct unit_state {
-    int64_t cur_s, cur_e, step_sum;
-} unit_state;
+/*
+** The slices of the processes that had one rank (or none) when they were
+** added: a stream hands events out before the ranks are all known, so they
+** are summed per unit only at the end.
+*/
+typedef struct unit_part {
+    uint32_t unit; /* its unit once settled, UINT32_MAX none */
+    int64_t cur_s, cur_e, busy, step_sum;
+    uint64_t steps;
+} unit_part;
 
 struct tr_straggler_acc {
     const tr_trace *t;
     const char *glob; /* step names */
     double k;
-    tr_straggler_stats rows; /* the units, their sums so far */
+    tr_straggler_stats rows; /* the units, once the ranks are known */
     tr_map units;
     uint32_t *unit_of_process; /* UINT32_MAX: not a unit (no rank while others have one) */
-    unit_state *st;
-    size_t n_str;
-    int8_t *is_step; /* by string id: 1, 0, or -1 not looked up */
+    int settled;               /* rows and units made */
+    tr_map part_of;            /* unit_key -> index into parts */
+    tr_vec parts;              /* unit_part */
+    uint32_t *part_of_process; /* its part, UINT32_MAX none; PART_MOVED: a rank changed */
+    size_t n_proc;             /* of part_of_process */
+    size_t n_str;              /* of is_step */
+    int8_t *is_step;           /* by string id: 1, 0, or -1 not looked up */
 };
+
+#define PART_MOVED (UINT32_MAX - 1)
 
 static uint64_t unit_key(int32_t rank, uint32_t process)
 {
@@ -110,16 +123,11 @@ int tr_straggler_acc_new(const tr_trace *t, const tr_stat_opts *o, tr_straggler_
     c->t = t;
     c->k = o->mad_k;
     c->glob = o->step_glob ? o->step_glob : "ProfilerStep*";
-    c->n_str = tr_str_count(t);
-    size_t n_str = c->n_str ? c->n_str : 1;
-    c->is_step = tr_malloc(n_str);
-    if (!c->is_step || tr_map_init(&c->units, 16) != TR_OK || rank_units(c) != TR_OK ||
-        !(c->st = tr_malloc((c->rows.n ? c->rows.n : 1) * sizeof *c->st))) {
+    tr_vec_init(&c->parts, sizeof(unit_part));
+    if (tr_map_init(&c->units, 16) != TR_OK || tr_map_init(&c->part_of, 16) != TR_OK) {
         tr_straggler_acc_free(c);
         return tr_error_nomem(e);
     }
-    memset(c->is_step, -1, n_str);
-    for (size_t u = 0; u < c->rows.n; u++) c->st[u] = (unit_state){INT64_MIN, INT64_MIN, 0};
     *out = c;
     return TR_OK;
 }
@@ -129,15 +137,26 @@ int tr_straggler_acc_add(tr_straggler_acc *c, const tr_row_event *x, tr_error *e
 {
     (void)e;
     const tr_event_rec *ev = &x->rec;
-    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= c->n_str) return TR_OK;
-    if (c->rows.n < 2) return TR_OK;
-    uint32_t u = c->unit_of_process[tr_track_get(c->t, ev->track)->process];
-    if (u == UINT32_MAX) return TR_OK;
-    unit_state *us = &c->st[u];
-    tr_rank_row *r = &c->rows.rows[u];
+    if (ev->kind != TR_EV_SLICE || ev->u.s.name >= tr_str_count(c->t)) return TR_OK;
+    uint32_t p = tr_track_get(c->t, ev->track)->process;
+    int is_new;
+    uint32_t *slot = tr_map_slot(&c->part_of, unit_key(tr_process_get(c->t, p)->rank, p), &is_new);
+    if (!slot || (is_new && !tr_vec_push(&c->parts)) ||
+        tr_an_grow(&c->is_step, &c->n_str, (size_t)ev->u.s.name + 1, 1, -1) != TR_OK ||
+        tr_an_grow(&c->part_of_process, &c->n_proc, (size_t)p + 1, sizeof *c->part_of_process,
+                   0xff) != TR_OK)
+        return tr_error_nomem(e);
+    if (is_new) {
+        *slot = (uint32_t)(c->parts.len - 1);
+        TR_VEC_AT(&c->parts, unit_part, *slot) =
+            (unit_part){.unit = UINT32_MAX, .cur_s = INT64_MIN, .cur_e = INT64_MIN};
+    }
+    uint32_t *pp = &c->part_of_process[p];
+    *pp = *pp == UINT32_MAX || *pp == *slot ? *slot : PART_MOVED;
+    unit_part *us = &TR_VEC_AT(&c->parts, unit_part, *slot);
     int64_t end = ev->ts + (ev->dur > 0 ? ev->dur : 0);
     if (us->cur_e == INT64_MIN || ev->ts > us->cur_e) {
-        if (us->cur_e != INT64_MIN) r->value[TR_METRIC_BUSY] += us->cur_e - us->cur_s;
+        if (us->cur_e != INT64_MIN) us->busy += us->cur_e - us->cur_s;
         us->cur_s = ev->ts;
         us->cur_e = end;
     } else if (end > us->cur_e) {
@@ -146,7 +165,7 @@ int tr_straggler_acc_add(tr_straggler_acc *c, const tr_row_event *x, tr_error *e
     int8_t *step = &c->is_step[ev->u.s.name];
     if (*step < 0) *step = fnmatch(c->glob, tr_str_get(c->t, ev->u.s.name, NULL), 0) == 0;
     if (*step) {
-        r->steps++;
+        us->steps++;
         us->step_sum += end - ev->ts;
     }
     return TR_OK;
@@ -185,21 +204,55 @@ static void rank_verdict(tr_straggler_stats *out, int m, int64_t *tmp)
     }
 }
 
+/*
+** The units from the ranks known now, each with the sums of its part.  A
+** unit of two parts with slices (processes whose rank came after their
+** slices were added) cannot have their union: the model gives it.
+*/
+static int units_settle(tr_straggler_acc *c, tr_error *e)
+{
+    if (c->settled) return TR_OK;
+    c->settled = 1;
+    if (rank_units(c) != TR_OK) return tr_error_nomem(e);
+    if (c->rows.n < 2) return TR_OK;
+    for (size_t u = 0; u < c->rows.n; u++) c->rows.rows[u].value[TR_METRIC_STEP] = -1;
+    int split = 0; /* a part whose processes are in two units now */
+    for (size_t p = 0; p < c->n_proc && p < tr_process_count(c->t); p++) {
+        uint32_t i = c->part_of_process[p];
+        if (i == UINT32_MAX) continue;
+        unit_part *pt = i == PART_MOVED ? NULL : &TR_VEC_AT(&c->parts, unit_part, i);
+        if (!pt || (pt->unit != UINT32_MAX && pt->unit != c->unit_of_process[p]))
+            split = 1;
+        else
+            pt->unit = c->unit_of_process[p];
+    }
+    for (size_t i = 0; i < c->parts.len; i++) {
+        const unit_part *pt = &TR_VEC_AT(&c->parts, unit_part, i);
+        uint32_t u = pt->unit;
+        int64_t busy = pt->busy + (pt->cur_e != INT64_MIN ? pt->cur_e - pt->cur_s : 0);
+        if (u == UINT32_MAX || (!busy && !pt->steps)) continue;
+        tr_rank_row *r = &c->rows.rows[u];
+        if (split || r->value[TR_METRIC_BUSY] || r->steps)
+            return tr_errorf(e, TR_E_USAGE, NULL,
+                             "processes were given a rank after their slices were summed");
+        r->value[TR_METRIC_BUSY] = busy;
+        r->steps = pt->steps;
+        r->value[TR_METRIC_STEP] = pt->steps ? pt->step_sum / (int64_t)pt->steps : -1;
+    }
+    return TR_OK;
+}
+
 int tr_straggler_acc_end(tr_straggler_acc *c, const tr_io_stats *io, tr_straggler_stats *out,
                          tr_error *e)
 {
     memset(out, 0, sizeof *out);
     out->k = c->k;
+    int rc = units_settle(c, e);
+    if (rc != TR_OK) return rc;
     if (c->rows.n < 2) return TR_OK;
     *out = c->rows;
     out->k = c->k;
     memset(&c->rows, 0, sizeof c->rows);
-    for (size_t u = 0; u < out->n; u++) {
-        tr_rank_row *r = &out->rows[u];
-        if (c->st[u].cur_e != INT64_MIN)
-            r->value[TR_METRIC_BUSY] += c->st[u].cur_e - c->st[u].cur_s;
-        r->value[TR_METRIC_STEP] = r->steps ? c->st[u].step_sum / (int64_t)r->steps : -1;
-    }
     rank_io(&c->units, out, io);
     int64_t *tmp = tr_malloc(out->n * sizeof *tmp);
     if (!tmp) {
@@ -217,9 +270,11 @@ void tr_straggler_acc_free(tr_straggler_acc *c)
     if (!c) return;
     tr_free(c->rows.rows);
     tr_free(c->unit_of_process);
-    tr_free(c->st);
+    tr_vec_fini(&c->parts);
+    tr_free(c->part_of_process);
     tr_free(c->is_step);
     tr_map_fini(&c->units);
+    tr_map_fini(&c->part_of);
     tr_free(c);
 }
 
@@ -237,6 +292,7 @@ int tr_straggler_stats_compute(const tr_trace *t, const tr_stat_opts *o, tr_stra
     tr_io_stats io = {0};
     int rc = tr_straggler_acc_new(t, o, &c, e);
     if (rc == TR_OK) rc = tr_stat_feed_model(t, feed_stragglers, c, e);
+    if (rc == TR_OK) rc = units_settle(c, e);
     /* Fewer than 2 units give no rows: their I/O is not needed. */
     if (rc == TR_OK && c->rows.n >= 2) rc = tr_io_stats_compute(t, o, &io, e);
     if (rc == TR_OK) rc = tr_straggler_acc_end(c, &io, out, e);

@@ -3,6 +3,7 @@
 ** and round trips left open, collectives counted per rank, each rank's last
 ** call and each GPU stream's last kernel.
 */
+#include "analysis_impl.h"
 #include "tr_analysis.h"
 #include "tr_hangs.h"
 #include "tr_map.h"
@@ -161,13 +162,6 @@ static int hg_sync_command(const char *cmd)
 
 /* ---- ranks and collectives ---- */
 
-/* The rank of a process: the source's rank, else -1 (no rank analysis). */
-static int32_t hg_rank_of(const tr_trace *t, uint32_t track)
-{
-    const tr_process *p = tr_process_get(t, tr_track_get(t, track)->process);
-    return p ? p->rank : -1;
-}
-
 static int hg_rank_cmp(const void *pa, const void *pb)
 {
     const tr_hang_rank *a = pa, *b = pb;
@@ -212,22 +206,26 @@ static int hg_state(const tr_trace *t, const tr_hangs *h, const tr_hang_rank *r)
     return tr_io_kind_of(name) >= 0 ? TR_RANK_IO : TR_RANK_OTHER;
 }
 
-/* The collective slot of NAME in V, added with zero counts when new. */
-static tr_hang_collective *hg_collective(tr_hangs *h, tr_vec *v, const char *name)
+/* A collective while adding: its counts by process, whose ranks are known only at the end. */
+typedef struct hg_coll {
+    const char *name;
+    uint32_t *counts; /* by process */
+    size_t n;         /* of counts */
+} hg_coll;
+
+/* The index of collective NAME in V, added with zero counts when new; UINT32_MAX: no memory. */
+static uint32_t hg_collective(tr_hangs *h, tr_vec *v, const char *name)
 {
     for (size_t i = 0; i < v->len; i++)
-        if (strcmp(TR_VEC_AT(v, tr_hang_collective, i).name, name) == 0)
-            return &TR_VEC_AT(v, tr_hang_collective, i);
-    size_t n_ranks = h->n_ranks;
-    tr_hang_collective *c = tr_vec_push(v);
-    if (!c) return NULL;
-    c->name = tr_arena_strndup(&h->names, name, strlen(name));
-    c->counts = tr_calloc(n_ranks ? n_ranks : 1, sizeof *c->counts);
-    if (!c->counts || !c->name) {
+        if (strcmp(TR_VEC_AT(v, hg_coll, i).name, name) == 0) return (uint32_t)i;
+    hg_coll *c = tr_vec_push(v);
+    if (!c) return UINT32_MAX;
+    *c = (hg_coll){tr_arena_strndup(&h->names, name, strlen(name)), NULL, 0};
+    if (!c->name) {
         v->len--;
-        return NULL;
+        return UINT32_MAX;
     }
-    return c;
+    return (uint32_t)(v->len - 1);
 }
 
 static int hg_coll_cmp(const void *pa, const void *pb)
@@ -253,27 +251,43 @@ static void hg_mode(tr_hang_collective *c, size_t n)
 
 /* ---- the accumulator ---- */
 
+/*
+** A process's calls, for its rank's: each the latest by its time, later
+** slices (POS) winning ties, so the processes of a rank merge as if their
+** slices had met one rank's state in order.
+*/
+typedef struct hg_proc {
+    tr_str open_call, done_call; /* its last top-level call never returned; the last one ended */
+    int64_t open_ts, done_end;   /* INT64_MIN: none */
+    uint64_t open_pos, done_pos, coll_pos;
+    uint32_t coll; /* its last collective, UINT32_MAX none */
+    int64_t coll_ts;
+} hg_proc;
+
 struct tr_hangs_acc {
     const tr_trace *t;
-    tr_hangs h; /* ranks, collectives' names and streams as they are made */
+    tr_hangs h; /* collectives' names and streams as they are made */
     int64_t first, last;
-    size_t n_tracks;
+    size_t n_tracks; /* of tracks */
     hg_track *tracks;
-    tr_map ranks; /* rank -> index into h.ranks */
-    tr_vec colls; /* tr_hang_collective */
-    tr_vec req;   /* tr_hang_wait: GT requests never answered */
+    size_t n_streams; /* of h.streams */
+    size_t n_procs;   /* of procs */
+    hg_proc *procs;
+    uint64_t pos;  /* slices met */
+    tr_vec colls;  /* hg_coll */
+    tr_vec req;    /* tr_hang_wait: GT requests never answered */
+    size_t n_seen; /* strings looked at for wsend and wrecv */
     tr_str wsend, wrecv;
 };
 
 void tr_hangs_acc_free(tr_hangs_acc *a)
 {
     if (!a) return;
-    for (size_t i = 0; i < a->colls.len; i++)
-        tr_free(TR_VEC_AT(&a->colls, tr_hang_collective, i).counts);
+    for (size_t i = 0; i < a->colls.len; i++) tr_free(TR_VEC_AT(&a->colls, hg_coll, i).counts);
     tr_vec_fini(&a->colls);
     tr_vec_fini(&a->req);
-    tr_map_fini(&a->ranks);
     tr_free(a->tracks);
+    tr_free(a->procs);
     tr_hangs_fini(&a->h);
     tr_free(a);
 }
@@ -287,53 +301,71 @@ int tr_hangs_acc_new(const tr_trace *t, tr_hangs_acc **out, tr_error *e)
     a->first = INT64_MAX;
     a->last = INT64_MIN;
     tr_arena_init(&a->h.names);
-    tr_vec_init(&a->colls, sizeof(tr_hang_collective));
+    tr_vec_init(&a->colls, sizeof(hg_coll));
     tr_vec_init(&a->req, sizeof(tr_hang_wait));
-    a->n_tracks = tr_track_count(t);
-    size_t n = a->n_tracks ? a->n_tracks : 1;
-    a->tracks = tr_malloc(n * sizeof *a->tracks);
-    a->h.streams = tr_calloc(n, sizeof *a->h.streams);
-    a->h.lanes = tr_calloc(n, sizeof *a->h.lanes);
-    if (!a->tracks || !a->h.streams || !a->h.lanes || hg_ranks(t, &a->h, &a->ranks) != TR_OK) {
-        tr_hangs_acc_free(a);
-        return tr_error_nomem(e);
-    }
-    for (size_t i = 0; i < a->n_tracks; i++)
-        a->tracks[i] = (hg_track){INT64_MIN, INT64_MIN, 0, 0, TR_TIME_NONE, 0, TR_NONE};
-    for (size_t i = 0; i < tr_str_count(t) && (!a->wsend || !a->wrecv); i++) {
-        const char *s = tr_str_get(t, (tr_str)i, NULL);
-        if (strcmp(s, "WORKER_SEND") == 0) a->wsend = (tr_str)i;
-        if (strcmp(s, "WORKER_RECV") == 0) a->wrecv = (tr_str)i;
-    }
     *out = a;
     return TR_OK;
 }
 
-/* A rank's last call and its collectives, a slice at a time. */
+/* Tracks and processes as the trace has them now: it grows while a stream hands events out. */
+static int hg_grow(tr_hangs_acc *a, uint32_t track, uint32_t process)
+{
+    size_t nt = a->n_tracks, np = a->n_procs;
+    if (tr_an_grow(&a->tracks, &a->n_tracks, (size_t)track + 1, sizeof *a->tracks, 0) != TR_OK ||
+        tr_an_grow(&a->procs, &a->n_procs, (size_t)process + 1, sizeof *a->procs, 0) != TR_OK)
+        return TR_FATAL;
+    for (size_t i = nt; i < a->n_tracks; i++)
+        a->tracks[i] = (hg_track){INT64_MIN, INT64_MIN, 0, 0, TR_TIME_NONE, 0, TR_NONE};
+    for (size_t i = np; i < a->n_procs; i++)
+        a->procs[i] = (hg_proc){.open_ts = INT64_MIN, .done_end = INT64_MIN, .coll = UINT32_MAX};
+    return TR_OK;
+}
+
+/* A process's last call and its collectives, a slice at a time. */
 static int hg_rank_slice(tr_hangs_acc *a, const tr_row_event *x, int64_t end)
 {
     const tr_event_rec *ev = &x->rec;
-    tr_hangs *h = &a->h;
-    int32_t r = hg_rank_of(a->t, ev->track);
-    uint32_t k = r >= 0 ? tr_map_find(&a->ranks, (uint64_t)(uint32_t)r) : UINT32_MAX;
-    if (k == UINT32_MAX) return TR_OK;
-    tr_hang_rank *hr = &h->ranks[k];
+    uint32_t p = tr_track_get(a->t, ev->track)->process;
+    hg_proc *pr = &a->procs[p];
+    uint64_t pos = ++a->pos;
     /* A call that never returned is where the rank is, whatever ended later. */
     int open = x->depth == 0 && hg_arg_int(a->t, ev->args, "unfinished") == 1;
-    if (x->depth == 0 && (open || (!hr->in_flight && end >= hr->last_end))) {
-        hr->last_end = open ? ev->ts : end;
-        hr->last_call = ev->u.s.name;
-        hr->in_flight = open;
-    }
+    if (open)
+        pr->open_call = ev->u.s.name, pr->open_ts = ev->ts, pr->open_pos = pos;
+    else if (x->depth == 0 && end >= pr->done_end)
+        pr->done_call = ev->u.s.name, pr->done_end = end, pr->done_pos = pos;
     char buf[128];
     const char *coll = tr_hangs_collective(tr_str_get(a->t, ev->u.s.name, NULL), buf, sizeof buf);
     if (!coll) return TR_OK;
-    tr_hang_collective *c = hg_collective(h, &a->colls, coll);
-    if (!c) return TR_FATAL;
-    c->counts[k]++;
-    if (!hr->last_collective || ev->ts >= hr->last_collective_ts)
-        hr->last_collective = c->name, hr->last_collective_ts = ev->ts;
+    uint32_t k = hg_collective(&a->h, &a->colls, coll);
+    hg_coll *c = k == UINT32_MAX ? NULL : &TR_VEC_AT(&a->colls, hg_coll, k);
+    if (!c || tr_an_grow(&c->counts, &c->n, (size_t)p + 1, sizeof *c->counts, 0) != TR_OK)
+        return TR_FATAL;
+    c->counts[p]++;
+    if (pr->coll == UINT32_MAX || ev->ts >= pr->coll_ts)
+        pr->coll = k, pr->coll_ts = ev->ts, pr->coll_pos = pos;
     return TR_OK;
+}
+
+/* Process P's calls into rank HR's: the latest of each, the later slice on a tie. */
+static void hg_rank_merge(const tr_hangs_acc *a, tr_hang_rank *hr, uint64_t *pos, const hg_proc *p)
+{
+    /* pos[0]: the rank's open call, pos[1]: its ended one, pos[2]: its collective */
+    if (p->open_ts != INT64_MIN && p->open_pos > pos[0]) {
+        hr->last_call = p->open_call, hr->last_end = p->open_ts, hr->in_flight = 1;
+        pos[0] = p->open_pos;
+    }
+    if (!pos[0] && p->done_end != INT64_MIN &&
+        (p->done_end > hr->last_end || (p->done_end == hr->last_end && p->done_pos > pos[1]))) {
+        hr->last_call = p->done_call, hr->last_end = p->done_end;
+        pos[1] = p->done_pos;
+    }
+    if (p->coll != UINT32_MAX && (!hr->last_collective || p->coll_ts > hr->last_collective_ts ||
+                                  (p->coll_ts == hr->last_collective_ts && p->coll_pos > pos[2]))) {
+        hr->last_collective = TR_VEC_AT(&a->colls, hg_coll, p->coll).name;
+        hr->last_collective_ts = p->coll_ts;
+        pos[2] = p->coll_pos;
+    }
 }
 
 static int hg_slice(tr_hangs_acc *a, const tr_row_event *x)
@@ -350,6 +382,9 @@ static int hg_slice(tr_hangs_acc *a, const tr_row_event *x)
     if (track->kind == TR_TRACK_GPU) {
         tr_hangs *h = &a->h;
         if (tk->stream == TR_NONE) {
+            if (tr_an_grow(&h->streams, &a->n_streams, h->n_streams + 1, sizeof *h->streams, 0) !=
+                TR_OK)
+                return TR_FATAL;
             tk->stream = (uint32_t)h->n_streams++;
             h->streams[tk->stream] = (tr_hang_stream){ev->track, 0, INT64_MIN};
         }
@@ -365,7 +400,14 @@ static void hg_instant(tr_hangs_acc *a, const tr_event_rec *ev)
     /* Instants come in time order: each is at or after the one before. */
     tk->instant_last = ev->ts;
     tk->instant_name = ev->u.s.name;
-    if (!a->wsend || tr_track_get(a->t, ev->track)->kind != TR_TRACK_WORKER) return;
+    if (tr_track_get(a->t, ev->track)->kind != TR_TRACK_WORKER) return;
+    /* The names as the strings come: the trace's grow while a stream hands events out. */
+    for (; a->n_seen < tr_str_count(a->t) && (!a->wsend || !a->wrecv); a->n_seen++) {
+        const char *s = tr_str_get(a->t, (tr_str)a->n_seen, NULL);
+        if (strcmp(s, "WORKER_SEND") == 0) a->wsend = (tr_str)a->n_seen;
+        if (strcmp(s, "WORKER_RECV") == 0) a->wrecv = (tr_str)a->n_seen;
+    }
+    if (!a->wsend) return;
     if (ev->u.s.name == a->wrecv) tk->send_ts = TR_TIME_NONE;
     if (ev->u.s.name != a->wsend) return;
     tr_str cmd = hg_arg_str(a->t, ev->args, "command");
@@ -377,10 +419,56 @@ int tr_hangs_acc_add(tr_hangs_acc *a, const tr_row_event *x, tr_error *e)
 {
     const tr_event_rec *ev = &x->rec;
     tr_stat_span_add(&a->first, &a->last, ev);
-    if (ev->track >= a->n_tracks) return TR_OK;
+    if (ev->track >= tr_track_count(a->t)) return TR_OK;
+    if (hg_grow(a, ev->track, tr_track_get(a->t, ev->track)->process) != TR_OK)
+        return tr_error_nomem(e);
     if (ev->kind == TR_EV_SLICE && hg_slice(a, x) != TR_OK) return tr_error_nomem(e);
     if (ev->kind == TR_EV_INSTANT) hg_instant(a, ev);
     return TR_OK;
+}
+
+/*
+** The ranks known now, each from its processes' calls, and the collectives
+** counted by rank: those a process with a rank made.
+*/
+static int hg_ranks_end(tr_hangs_acc *a)
+{
+    tr_hangs *h = &a->h;
+    tr_map map;
+    if (tr_map_init(&map, 16) != TR_OK) return TR_FATAL;
+    int rc = hg_ranks(a->t, h, &map);
+    size_t np = a->n_procs < tr_process_count(a->t) ? a->n_procs : tr_process_count(a->t);
+    uint32_t *rank_of = rc == TR_OK ? tr_malloc((np ? np : 1) * sizeof *rank_of) : NULL;
+    uint64_t *pos = rank_of ? tr_calloc(h->n_ranks ? h->n_ranks * 3 : 1, sizeof *pos) : NULL;
+    tr_vec v;
+    tr_vec_init(&v, sizeof(tr_hang_collective));
+    if (!pos) rc = TR_FATAL;
+    for (size_t p = 0; rc == TR_OK && p < np; p++) {
+        int32_t r = tr_process_get(a->t, (uint32_t)p)->rank;
+        rank_of[p] = r >= 0 ? tr_map_find(&map, (uint64_t)(uint32_t)r) : UINT32_MAX;
+        if (rank_of[p] != UINT32_MAX)
+            hg_rank_merge(a, &h->ranks[rank_of[p]], pos + 3 * rank_of[p], &a->procs[p]);
+    }
+    for (size_t i = 0; rc == TR_OK && i < a->colls.len; i++) {
+        const hg_coll *c = &TR_VEC_AT(&a->colls, hg_coll, i);
+        uint32_t *counts = tr_calloc(h->n_ranks ? h->n_ranks : 1, sizeof *counts);
+        int any = 0;
+        for (size_t p = 0; counts && p < np && p < c->n; p++)
+            if (rank_of[p] != UINT32_MAX && c->counts[p])
+                counts[rank_of[p]] += c->counts[p], any = 1;
+        tr_hang_collective *hc = counts && any ? tr_vec_push(&v) : NULL;
+        if (hc)
+            *hc = (tr_hang_collective){.name = c->name, .counts = counts};
+        else
+            tr_free(counts);
+        if (!counts || (any && !hc)) rc = TR_FATAL;
+    }
+    h->collectives = v.data;
+    h->n_collectives = v.len;
+    tr_free(rank_of);
+    tr_free(pos);
+    tr_map_fini(&map);
+    return rc;
 }
 
 /* The round trips still open on each worker, in track order. */
@@ -404,6 +492,12 @@ int tr_hangs_acc_end(tr_hangs_acc *a, tr_hangs *out, tr_error *e)
     tr_hangs *h = &a->h;
     h->start = a->first;
     h->end = a->last;
+    if (hg_ranks_end(a) != TR_OK ||
+        !(h->lanes = tr_calloc(a->n_tracks ? a->n_tracks : 1, sizeof *h->lanes))) {
+        tr_hangs_fini(h);
+        tr_arena_init(&h->names);
+        return tr_error_nomem(e);
+    }
     hg_lanes(h, a->tracks, a->n_tracks);
     h->requests = a->req.data, h->n_requests = a->req.len;
     tr_vec_init(&a->req, sizeof(tr_hang_wait));
@@ -411,9 +505,6 @@ int tr_hangs_acc_end(tr_hangs_acc *a, tr_hangs *out, tr_error *e)
     tr_vec_init(&rt, sizeof(tr_hang_wait));
     int rc = hg_round_trips(a, &rt);
     h->round_trips = rt.data, h->n_round_trips = rt.len;
-    h->collectives = a->colls.data;
-    h->n_collectives = a->colls.len;
-    tr_vec_init(&a->colls, sizeof(tr_hang_collective));
     for (size_t i = 0; rc == TR_OK && i < h->n_collectives; i++)
         hg_mode(&h->collectives[i], h->n_ranks);
     if (h->n_collectives > 1)

@@ -3,6 +3,7 @@
 ** report_text.c, report_json.c and report_csv.c format it, report_info.c
 ** is tracecat info's overview.
 */
+#include "analysis_impl.h"
 #include "report_impl.h"
 #include "tr_text.h"
 
@@ -93,11 +94,7 @@ static int wants_io(const tr_report *r)
 static int accumulators_new(tr_report *r, tr_error *e)
 {
     const tr_stat_opts *so = &r->o.stat;
-    if (wants_io(r)) {
-        r->n_str = tr_str_count(r->t);
-        if (!(r->is_io = tr_malloc(r->n_str ? r->n_str : 1))) return tr_error_nomem(e);
-        memset(r->is_io, -1, r->n_str ? r->n_str : 1);
-    }
+    r->io_wanted = wants_io(r);
     if (tr_rp_has(r, TR_REPORT_LANES) && tr_lane_acc_new(r->t, so, &r->lane_acc, e) < 0)
         return TR_FATAL;
     if (tr_rp_has(r, TR_REPORT_OPS) && tr_op_acc_new(r->t, &r->op_acc, e) < 0) return TR_FATAL;
@@ -130,6 +127,7 @@ static void accumulators_free(tr_report *r)
     r->tree_acc = NULL;
     r->hangs_acc = NULL;
     r->is_io = NULL;
+    r->n_str = 0;
 }
 
 int tr_report_begin(const tr_trace *t, const tr_report_opts *o, tr_report **out, tr_error *e)
@@ -157,7 +155,9 @@ int tr_report_add(tr_report *r, const tr_row_event *ev, tr_error *e)
     const tr_event_rec *x = &ev->rec;
     r->n_events[x->kind]++;
     tr_stat_span_add(&r->first, &r->last, x);
-    if (r->is_io && x->kind == TR_EV_SLICE && x->u.s.name < r->n_str) {
+    if (r->io_wanted && x->kind == TR_EV_SLICE && x->u.s.name < tr_str_count(r->t)) {
+        if (tr_an_grow(&r->is_io, &r->n_str, (size_t)x->u.s.name + 1, 1, -1) != TR_OK)
+            return tr_error_nomem(e);
         int8_t *io = &r->is_io[x->u.s.name];
         if (*io < 0) *io = tr_io_kind_of(tr_str_get(r->t, x->u.s.name, NULL)) >= 0;
         r->io_calls += (uint64_t)*io;

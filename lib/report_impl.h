@@ -33,6 +33,7 @@ struct tr_report {
     tr_hangs_acc *hangs_acc;
     int8_t *is_io; /* by string id: a slice so named is an I/O call (1), not (0), unknown (-1) */
     size_t n_str;  /* of is_io */
+    int io_wanted; /* the io section or the stragglers: slices are checked for I/O calls */
     uint64_t io_calls; /* slices met that are I/O calls: a stream's io section needs the model */
     tr_lane_stats lanes;
     tr_op_stats ops;

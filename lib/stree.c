@@ -2,6 +2,7 @@
 ** stree.c: the stack prefix tree (tr_stree.h): members, the tree, its
 ** depth-first order, the splits and who is furthest behind.
 */
+#include "analysis_impl.h"
 #include "tr_analysis.h"
 #include "tr_map.h"
 #include "tr_stree.h"
@@ -84,12 +85,13 @@ struct tr_stree_acc {
     tr_stree *s;
     tr_stree out;     /* the tree being made: its options, then its members and nodes */
     st_track *tracks; /* by track */
-    size_t n_tracks;
-    tr_map child;  /* (node << 32 | frame key) -> node */
-    tr_map fkey;   /* (function << 32 | file) -> key, for TR_STREE_BY_FILE */
-    tr_vec nodes;  /* tr_stree_node */
-    tr_vec path;   /* uint32_t model frames, outermost first */
-    int8_t *count; /* per model frame: 1 when it is the counted function, -1 unknown */
+    size_t n_tracks;  /* of tracks */
+    tr_map child;     /* (node << 32 | frame key) -> node */
+    tr_map fkey;      /* (function << 32 | file) -> key, for TR_STREE_BY_FILE */
+    tr_vec nodes;     /* tr_stree_node */
+    tr_vec path;      /* uint32_t model frames, outermost first */
+    int8_t *count;    /* per model frame: 1 when it is the counted function, -1 unknown */
+    size_t n_count;   /* of count */
 };
 typedef struct tr_stree_acc st_build;
 
@@ -182,11 +184,21 @@ static int st_counted(st_build *b, uint32_t f)
     return b->count[f];
 }
 
+/* Room for N tracks: the trace's may grow while a stream hands samples out. */
+static int st_tracks_grow(st_build *b, size_t n)
+{
+    size_t old = b->n_tracks;
+    if (tr_an_grow(&b->tracks, &b->n_tracks, n, sizeof *b->tracks, 0) != TR_OK) return TR_FATAL;
+    for (size_t i = old; i < b->n_tracks; i++) b->tracks[i].last_change = INT64_MIN;
+    return TR_OK;
+}
+
 /* The 3D view, a sample at a time: changes between a track's consecutive samples, and entries. */
 int tr_stree_acc_add(tr_stree_acc *b, const tr_row_event *x, tr_error *e)
 {
     const tr_event_rec *ev = &x->rec;
-    if (ev->kind != TR_EV_SAMPLE || ev->track >= b->n_tracks) return TR_OK;
+    if (ev->kind != TR_EV_SAMPLE || ev->track >= tr_track_count(b->t)) return TR_OK;
+    if (st_tracks_grow(b, (size_t)ev->track + 1) != TR_OK) return tr_error_nomem(e);
     st_track *st = &b->tracks[ev->track];
     if (st_path(b, ev->stack) != TR_OK) return tr_error_nomem(e);
     uint64_t d = st_path_digest(b);
@@ -198,7 +210,9 @@ int tr_stree_acc_add(tr_stree_acc *b, const tr_row_event *x, tr_error *e)
     st->samples++;
     st->stack = ev->stack;
     st->ts = ev->ts;
-    if (!b->count) return TR_OK;
+    if (!b->out.opts.counted) return TR_OK;
+    if (tr_an_grow(&b->count, &b->n_count, tr_frame_count(b->t), 1, -1) != TR_OK)
+        return tr_error_nomem(e);
     int has = 0;
     for (size_t k = 0; k < b->path.len && !has; k++)
         has = st_counted(b, TR_VEC_AT(&b->path, uint32_t, k));
@@ -322,16 +336,6 @@ int tr_stree_acc_new(const tr_trace *t, const tr_stree_opts *o, tr_stree_acc **o
     if (o) b->out.opts = *o;
     tr_vec_init(&b->nodes, sizeof(tr_stree_node));
     tr_vec_init(&b->path, sizeof(uint32_t));
-    b->n_tracks = tr_track_count(t);
-    b->tracks = tr_calloc(b->n_tracks ? b->n_tracks : 1, sizeof *b->tracks);
-    size_t n_frames = tr_frame_count(t);
-    if (b->out.opts.counted) b->count = tr_malloc(n_frames ? n_frames : 1);
-    if (!b->tracks || (b->out.opts.counted && !b->count)) {
-        tr_stree_acc_free(b);
-        return tr_error_nomem(e);
-    }
-    if (b->count) memset(b->count, 0xff, n_frames ? n_frames : 1);
-    for (size_t i = 0; i < b->n_tracks; i++) b->tracks[i].last_change = INT64_MIN;
     *out = b;
     return TR_OK;
 }
@@ -340,7 +344,8 @@ int tr_stree_acc_new(const tr_trace *t, const tr_stree_opts *o, tr_stree_acc **o
 static int st_build_all(st_build *b)
 {
     tr_stree *s = b->s;
-    int rc = st_pick_members(b->t, s, b->tracks);
+    int rc = st_tracks_grow(b, tr_track_count(b->t));
+    if (rc == TR_OK) rc = st_pick_members(b->t, s, b->tracks);
     if (rc == TR_OK && st_node_add(b, TR_NONE, TR_NONE) == TR_NONE) rc = TR_FATAL;
     for (size_t m = 0; rc == TR_OK && m < s->n_members; m++) rc = st_insert(b, &s->members[m]);
     if (rc == TR_OK) {

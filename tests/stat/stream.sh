@@ -12,7 +12,8 @@
 # The stream spills into a directory of its own, which must be empty after.
 # A report asking for a section that needs the model says so on stderr and
 # prints the model's report, as does a stream whose slices hold I/O calls when
-# the io section or the stragglers are asked.  quick: small generated GT and Kineto inputs, a
+# the io section or the stragglers are asked.  A GT log at the default budget
+# goes through the reorder window while reading (-vvv says) and spills no run.  quick: small generated GT and Kineto inputs, a
 # py-spy dump, a Kineto rank with NCCL kernels, two GT logs; all: those and
 # every sample under testdata/ that streams.
 set -u
@@ -80,6 +81,21 @@ several() {
     compare "$name" "" "$@" -- "$tmp/several.tar"
 }
 
+# A GT log at the default budget: its events go out through the reorder
+# window while reading, none reaches the sorter, and the report is the model's.
+window() {
+    local in=$1
+    "$stat" "$in" --json -vvv >"$tmp/s.out" 2>"$tmp/s.err"
+    "$stat" - --json <"$in" >"$tmp/m.out" 2>/dev/null
+    if ! grep -Eq "tracestat: [1-9][0-9]* events counted while reading, 0 sorted runs spilled" \
+        "$tmp/s.err"; then
+        echo "FAIL window $in: no event counted while reading, or runs spilled"; cat "$tmp/s.err"
+        fail=1
+    elif ! cmp -s <(mask "$tmp/s.out") <(mask "$tmp/m.out"); then
+        echo "FAIL window $in: the report differs from the model's"; fail=1
+    fi
+}
+
 # A section that needs the model: said once on stderr, and the model's report printed.
 fallback() {
     local in=$1
@@ -126,6 +142,15 @@ one "$td/pyspy/11_sglang_multiprocess_xargs_concat.txt"
 one "$td/hang/kineto-rank1-one-allreduce-fewer.json.gz"
 # Two processes: the stragglers have rows.
 several "two GT logs" "$td/gt/gt-server-2workers.log" "$td/gt/gt-trace-capture-2workers.log"
+window "$tmp/gen.log"
+# A clock that steps back after events went out: read again, sorted, said at -vv.
+awk 'NR == 5000 { sub(/^ *[0-9.]+s/, "  0.001s") } { print }' "$tmp/gen.log" >"$tmp/back.log"
+"$stat" "$tmp/back.log" --json -vv >"$tmp/s.out" 2>"$tmp/s.err"
+"$stat" - --json <"$tmp/back.log" >"$tmp/m.out" 2>/dev/null
+if ! grep -q "the input is not in time order: reading it again, sorted" "$tmp/s.err" ||
+    ! cmp -s <(mask "$tmp/s.out") <(mask "$tmp/m.out"); then
+    echo "FAIL back in time: not read again, or the report differs from the model's"; fail=1
+fi
 fallback "$tmp/kineto.json" --section gpu-kernels
 fallback "$tmp/kineto.json" --section lanes,gpu-breakdown --json
 io_fallback
