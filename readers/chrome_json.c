@@ -31,6 +31,21 @@ static int jstop(jscan *j, const char *p, const char *what)
     return jerr(j, p, what);
 }
 
+/* Passes the ':' after a key and the blanks around it: ": ", as most writers put it, in one test.
+ */
+static inline int pass_colon(jscan *j, const char **pp)
+{
+    const char *p = *pp;
+    if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        *pp = p + 2;
+        return S_OK;
+    }
+    p = cj_jws(p);
+    if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
+    *pp = cj_jws(p + 1);
+    return S_OK;
+}
+
 /* The first byte at or after P that ends a run of plain string content. */
 static inline const char *str_run(const char *p)
 {
@@ -767,13 +782,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
         arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
         if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
-        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
-            p += 2; /* ": ", as most writers put it, in one test */
-        } else {
-            p = cj_jws(p);
-            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-            p = cj_jws(p + 1);
-        }
+        if ((rc = pass_colon(j, &p)) != S_OK) return rc;
         if (*p == '{' && depth + 1 < ARGS_DEPTH) {
             a.open = 1;
             arg_put(r, &a, emit, bad);
@@ -931,13 +940,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         int rc = scan_str(j, &p, &k);
         ev->keys++;
         if (rc != S_OK) return rc;
-        if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
-            p += 2; /* ": ", as most writers put it, in one test */
-        } else {
-            p = cj_jws(p);
-            if (*p != ':') return *p ? jerr(j, p, "expected ':'") : jstop(j, p, "NUL byte");
-            p = cj_jws(p + 1);
-        }
+        if ((rc = pass_colon(j, &p)) != S_OK) return rc;
         jtok *slot = event_slot(ev, &k);
         if (!slot) {
             slot = &dummy;
