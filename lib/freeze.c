@@ -432,6 +432,29 @@ void tr_iter_init(tr_iter *it, const tr_trace *t)
     it->t = t;
 }
 
+/* The first of the N times at TS (in order) that is at or after AT. */
+static size_t first_at(const int64_t *ts, size_t n, int64_t at)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ts[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void tr_iter_seek(tr_iter *it, int64_t ts)
+{
+    const tr_trace *t = it->t;
+    it->pos[TR_EV_SLICE] = first_at(t->slices.ts, t->slices.n, ts);
+    it->pos[TR_EV_INSTANT] = first_at(t->instants.ts, t->instants.n, ts);
+    it->pos[TR_EV_COUNTER] = first_at(t->counters.ts, t->counters.n, ts);
+    it->pos[TR_EV_SAMPLE] = first_at(t->samples.ts, t->samples.n, ts);
+}
+
 int tr_iter_next(tr_iter *it, tr_event *ev)
 {
     const tr_trace *t = it->t;

@@ -370,6 +370,18 @@ TR_TEST(iter_orders_across_tables)
     CHECK_INT(kinds[2], TR_EV_SLICE);
     CHECK_INT(kinds[3], TR_EV_INSTANT);
     CHECK_INT(kinds[4], TR_EV_COUNTER);
+    /* a seek to 5 starts at the first event at 5, after one to the end */
+    tr_iter_seek(&it, 6);
+    CHECK_INT(tr_iter_next(&it, &ev), 0);
+    tr_iter_seek(&it, 4);
+    n = 0;
+    while (tr_iter_next(&it, &ev) && n < 8) kinds[n++] = ev.kind;
+    CHECK_INT(n, 3);
+    CHECK_INT(kinds[0], TR_EV_SLICE);
+    CHECK_INT(kinds[2], TR_EV_COUNTER);
+    tr_iter_seek(&it, INT64_MIN);
+    CHECK_INT(tr_iter_next(&it, &ev), 1);
+    CHECK_INT(ev.kind, TR_EV_SAMPLE);
     tr_trace_free(t);
 }
 
