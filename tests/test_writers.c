@@ -536,7 +536,8 @@ TR_TEST(driver_parts_at_once_drop)
     CHECK(tr_write_inputs(&once_writer, out, &o, 4, dw_load, NULL, &e) < 0);
     CHECK(strstr(e.msg, "failing part 2") != NULL);
     CHECK_INT(once.dropped[1], 0);
-    CHECK_INT(once.adds, 3);
+    /* part 3 may be read and added while part 2's failure is said: it is dropped then */
+    CHECK_INT(once.dropped[3], once.ended[3]);
     CHECK_INT(entries(out, "part-"), 2);
     CHECK_INT(entries(out, "part-1"), 1);
     pthread_cond_destroy(&once.cond);

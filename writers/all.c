@@ -180,7 +180,7 @@ static int add_at_once(pipeline *pl, size_t i, const tr_trace *t, tr_error *e)
     mine.keep = 0;
     int rc = pl->w->add(&mine, t, e);
     if (rc != TR_OK) {
-        /* said at once, so that no later input is loaded meanwhile */
+        /* said at once: later inputs are not loaded past it */
         pthread_mutex_lock(&pl->lock);
         pipe_failed(pl, i, rc, e);
         pthread_cond_broadcast(&pl->turn);
