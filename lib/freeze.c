@@ -33,6 +33,16 @@ static inline int row_before(const sort_key *k, uint32_t a, uint32_t b)
     return a < b;
 }
 
+/* Merges the sorted rows A[LO..MID) and A[MID..HI) into B[LO..HI). */
+static void merge_two(const sort_key *key, const uint32_t *a, uint32_t *b, size_t lo, size_t mid,
+                      size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi) b[k++] = row_before(key, a[j], a[i]) ? a[j++] : a[i++];
+    while (i < mid) b[k++] = a[i++];
+    while (j < hi) b[k++] = a[j++];
+}
+
 /* Merge sort of the N rows at A, using B (N rows) as room; returns the sorted array. */
 static uint32_t *merge_rows(const sort_key *key, uint32_t *a, uint32_t *b, size_t n)
 {
@@ -40,10 +50,7 @@ static uint32_t *merge_rows(const sort_key *key, uint32_t *a, uint32_t *b, size_
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) b[k++] = row_before(key, a[j], a[i]) ? a[j++] : a[i++];
-            while (i < mid) b[k++] = a[i++];
-            while (j < hi) b[k++] = a[j++];
+            merge_two(key, a, b, lo, mid, hi);
         }
         uint32_t *swap = a;
         a = b;
@@ -51,6 +58,36 @@ static uint32_t *merge_rows(const sort_key *key, uint32_t *a, uint32_t *b, size_
     }
     return a;
 }
+
+/*
+** Merges the sorted runs of A (run R ends at END[R], N_RUNS of them) two by
+** two until one is left, through B; returns the sorted array.
+*/
+static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_t *end,
+                            size_t n_runs)
+{
+    while (n_runs > 1) {
+        size_t m = 0;
+        for (size_t r = 0; r < n_runs; r += 2) {
+            size_t lo = r ? end[r - 1] : 0, hi = end[r + 1 < n_runs ? r + 1 : r];
+            merge_two(key, a, b, lo, end[r], hi);
+            end[m++] = hi;
+        }
+        n_runs = m;
+        uint32_t *swap = a;
+        a = b;
+        b = swap;
+    }
+    return a;
+}
+
+/*
+** The most runs sort_rows merges (past them it merge sorts all rows), and
+** the farthest a row moves back in a run (the next input's first rows
+** would walk back through the whole previous one).
+*/
+#define MAX_RUNS 4096
+#define MAX_WALK 4096
 
 /*
 ** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
@@ -62,36 +99,56 @@ static uint32_t *sort_rows(const sort_key *key, size_t n, int *sorted)
     for (size_t i = 1; i < n && *sorted; i++)
         if (row_before(key, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
     if (*sorted) return NULL;
-    uint32_t *a = tr_malloc(n * sizeof *a);
-    if (!a) return NULL;
+    uint32_t *a = tr_malloc(n * sizeof *a), *b = NULL, *out = NULL;
+    size_t *end = tr_malloc(MAX_RUNS * sizeof *end), n_runs = 0;
+    if (!a || !end) goto done;
     for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
     /*
     ** Readers append nearly in time order (a slice when it ends, just after
     ** the slices it encloses), so insertion sort finishes in a few steps a
-    ** row.  A budget of moves keeps other input from going quadratic: past
-    ** it, merge sort takes over (any permutation is fine, ties go by row).
+    ** row; inputs read one after another are runs of that kind, each back at
+    ** the timeline's start.  A row before its run's first starts the next
+    ** run, and so does one that would move back more than MAX_WALK rows or
+    ** overrun the run's budget of moves (8 a row), which keeps other input
+    ** from going quadratic; the runs are merged.  Past MAX_RUNS runs merge sort takes over (any
+    *permutation is
+    ** fine, ties go by row).
     */
-    size_t budget = 8 * n + 1024;
-    size_t i = 1;
+    size_t start = 0, budget = 1024, i = 1;
     for (; i < n; i++) {
         uint32_t r = a[i];
         size_t j = i;
-        while (j > 0 && row_before(key, r, a[j - 1]) && budget) {
-            a[j] = a[j - 1];
-            j--;
-            budget--;
+        budget += 8;
+        int fits = !row_before(key, r, a[start]); /* then a[start] stops the walk back */
+        if (fits) {
+            size_t most = budget < MAX_WALK ? budget : MAX_WALK;
+            while (i - j < most && row_before(key, r, a[j - 1])) j--;
+            fits = !row_before(key, r, a[j - 1]);
         }
-        a[j] = r;
-        if (!budget) break;
+        if (fits) {
+            memmove(a + j + 1, a + j, (i - j) * sizeof *a);
+            a[j] = r;
+            budget -= i - j;
+            continue;
+        }
+        if (n_runs + 1 == MAX_RUNS) break;
+        end[n_runs++] = i;
+        start = i;
+        budget = 1024;
     }
-    if (i == n) return a;
-    uint32_t *b = tr_malloc(n * sizeof *b);
-    if (!b) {
-        tr_free(a);
-        return NULL;
+    end[n_runs++] = n;
+    if (n_runs == 1 && i == n) {
+        out = a;
+        a = NULL;
+    } else if ((b = tr_malloc(n * sizeof *b)) != NULL) {
+        out = i == n ? merge_runs(key, a, b, end, n_runs) : merge_rows(key, a, b, n);
+        if (out == b) b = a;
+        a = NULL;
     }
-    uint32_t *out = merge_rows(key, a, b, n);
-    tr_free(out == a ? b : a);
+done:
+    tr_free(a);
+    tr_free(b);
+    tr_free(end);
     return out;
 }
 
@@ -430,6 +487,29 @@ void tr_iter_init(tr_iter *it, const tr_trace *t)
 {
     memset(it, 0, sizeof *it);
     it->t = t;
+}
+
+/* The first of the N times at TS (in order) that is at or after AT. */
+static size_t first_at(const int64_t *ts, size_t n, int64_t at)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ts[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void tr_iter_seek(tr_iter *it, int64_t ts)
+{
+    const tr_trace *t = it->t;
+    it->pos[TR_EV_SLICE] = first_at(t->slices.ts, t->slices.n, ts);
+    it->pos[TR_EV_INSTANT] = first_at(t->instants.ts, t->instants.n, ts);
+    it->pos[TR_EV_COUNTER] = first_at(t->counters.ts, t->counters.n, ts);
+    it->pos[TR_EV_SAMPLE] = first_at(t->samples.ts, t->samples.n, ts);
 }
 
 int tr_iter_next(tr_iter *it, tr_event *ev)

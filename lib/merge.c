@@ -445,11 +445,12 @@ static int run_job(void *user, size_t i)
     j->rc = j->t ? tr_load(j->t, j->path, &o, &j->err) : tr_error_nomem(&j->err);
     if (i == 0) j->t = NULL;
     j->ignored = o.streams_ignored;
+    int rc = j->rc; /* the read's: once done, the merging thread owns j->rc */
     pthread_mutex_lock(&p->lock);
     j->done = 1;
     pthread_mutex_unlock(&p->lock);
     merge_ready(p);
-    return j->rc;
+    return rc;
 }
 
 /* Hands a job's warnings to the caller's diag, as a read in sequence would have. */

@@ -476,6 +476,12 @@ typedef struct tr_iter {
 void tr_iter_init(tr_iter *it, const tr_trace *t);
 /* ^Returns 1 and fills EV, or 0 at the end. */
 int tr_iter_next(tr_iter *it, tr_event *ev);
+/*
+** ^tr_iter_seek: the next event IT yields is the first at or after TS in
+** that order (every event before it has a smaller ts), whatever it yielded
+** before.
+*/
+void tr_iter_seek(tr_iter *it, int64_t ts);
 
 /*
 ** tr_trace_expect: make room for what a reader is about to append

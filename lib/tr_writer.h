@@ -46,8 +46,8 @@ typedef struct tr_write_opts {
     int partition_rank;      /* datasets: DIR/<table>/rank=N/, rows split by their process's rank */
     uint64_t row_group_rows; /* datasets: rows per Parquet row group, 0 = 128 Ki */
     uint64_t free_bytes;     /* datasets: free space to assume (tests), 0 = ask the file system */
-    int threads;             /* per-input writers: > 1 loads the next input while one is added;
-                                0 = the CPUs (tr_pool_threads) */
+    int threads;             /* per-input writers: > 1 loads the next input while one is added
+                                (or adds two at once); 0 = the CPUs (tr_pool_threads) */
 } tr_write_opts;
 
 /* Root frames the folded writer adds, as py-spy's --threads / --subprocesses do. */
@@ -66,7 +66,14 @@ enum {
     ** other event (tr_stream_opts.samples_last): Chrome JSON writes the
     ** processes and tracks first and the samples under their own key.
     */
-    TR_WRITE_EVENTS_AFTER = 16
+    TR_WRITE_EVENTS_AFTER = 16,
+    /*
+    ** With TR_WRITE_PER_INPUT and threads: add may run for two parts at
+    ** once, on two threads, each with its own trace and its own copy of the
+    ** tr_write (the state begin set is shared); drop undoes a part added
+    ** whole when a part before it then fails.
+    */
+    TR_WRITE_PARTS_AT_ONCE = 32
 };
 
 /* One run of a writer: what begin, add and end share. */
@@ -121,6 +128,12 @@ typedef struct tr_writer {
     ** once its events have all come, before T is freed.
     */
     int (*part_end)(tr_write *w, const tr_trace *t, tr_error *e);
+    /*
+    ** ^With TR_WRITE_PARTS_AT_ONCE: removes what a successful add wrote for
+    ** T, which is still the trace add got, so the target holds what a
+    ** sequential run that stopped at an earlier part's failure leaves.
+    */
+    void (*drop)(tr_write *w, const tr_trace *t);
 } tr_writer;
 
 #endif

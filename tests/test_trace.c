@@ -348,6 +348,41 @@ TR_TEST(freeze_sorts_and_nests)
     tr_trace_free(t);
 }
 
+/*
+** Freeze sorts runs of nearly ordered rows (inputs read one after another)
+** and merges them; rows in reverse order are a run each, past the most runs
+** it merges, and are merge sorted.  Ties keep the input order.
+*/
+TR_TEST(freeze_sorts_runs)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    /* three runs, each with a few rows out of place, and 20000 instants backwards */
+    for (int run = 0; run < 3; run++)
+        for (int i = 0; i < 3000; i++)
+            tr_slice_add(t, tk, (i % 10 == 9 ? i - 5 : i) * 3 + run, 1, tr_str_internz(t, "s"), 0,
+                         -1, 0);
+    tr_str first = tr_str_internz(t, "first"), second = tr_str_internz(t, "second");
+    for (int i = 0; i < 20000; i++)
+        tr_instant_add(t, tk, 20000 - i / 2, i % 2 ? second : first, 0, 0, -1, 0);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    CHECK_INT(s.n, 9000);
+    int ordered = 1;
+    for (size_t i = 1; i < s.n; i++) ordered &= s.ts[i - 1] <= s.ts[i];
+    CHECK(ordered);
+    tr_instants ins;
+    tr_trace_instants(t, &ins);
+    for (size_t i = 1; i < ins.n; i++)
+        ordered &= ins.ts[i - 1] < ins.ts[i] || (ins.ts[i - 1] == ins.ts[i] &&
+                                                 ins.name[i - 1] == first && ins.name[i] == second);
+    CHECK(ordered);
+    CHECK_INT(ins.ts[0], 10001);
+    tr_trace_free(t);
+}
+
 TR_TEST(iter_orders_across_tables)
 {
     tr_trace *t = tr_trace_new();
@@ -370,6 +405,18 @@ TR_TEST(iter_orders_across_tables)
     CHECK_INT(kinds[2], TR_EV_SLICE);
     CHECK_INT(kinds[3], TR_EV_INSTANT);
     CHECK_INT(kinds[4], TR_EV_COUNTER);
+    /* a seek to 5 starts at the first event at 5, after one to the end */
+    tr_iter_seek(&it, 6);
+    CHECK_INT(tr_iter_next(&it, &ev), 0);
+    tr_iter_seek(&it, 4);
+    n = 0;
+    while (tr_iter_next(&it, &ev) && n < 8) kinds[n++] = ev.kind;
+    CHECK_INT(n, 3);
+    CHECK_INT(kinds[0], TR_EV_SLICE);
+    CHECK_INT(kinds[2], TR_EV_COUNTER);
+    tr_iter_seek(&it, INT64_MIN);
+    CHECK_INT(tr_iter_next(&it, &ev), 1);
+    CHECK_INT(ev.kind, TR_EV_SAMPLE);
     tr_trace_free(t);
 }
 

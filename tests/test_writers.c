@@ -10,8 +10,12 @@
 #include "tr_text.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The descriptors are declared only where the registry lists them. */
 extern const tr_writer tr_writer_chrome;
@@ -409,6 +413,135 @@ TR_TEST(dir_target_atomic_on_failure)
     struct stat st;
     CHECK(stat(out, &st) != 0);
     CHECK_INT(entries(base, ""), 0);
+}
+
+/*
+** A dataset writer taking two parts at once (TR_WRITE_PARTS_AT_ONCE): part
+** I's add writes DIR/part-I; the add of part WAIT_PART waits (10 s at most)
+** until part WAIT_FOR's add has ended, and the add of part FAIL_AT fails.
+*/
+typedef struct once_state {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int ended[8], dropped[8], adds;
+    int wait_part, wait_for, fail_at;
+} once_state;
+
+static once_state once;
+
+static int once_begin(tr_write *w, tr_error *e)
+{
+    (void)e;
+    w->state = &once;
+    return TR_OK;
+}
+
+static int once_part(const tr_trace *t)
+{
+    return atoi(tr_str_get(t, tr_input_get(t, 0)->path, NULL) + 2); /* "inN" */
+}
+
+static void once_path(tr_write *w, int part, char *path, size_t n)
+{
+    snprintf(path, n, "%s/part-%d", tr_output_dir(w->out), part);
+}
+
+static int once_add(tr_write *w, const tr_trace *t, tr_error *e)
+{
+    int part = once_part(t), rc = TR_OK;
+    char path[4400];
+    once_path(w, part, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    pthread_mutex_lock(&once.lock);
+    once.adds++;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    while (part == once.wait_part && !once.ended[once.wait_for] &&
+           pthread_cond_timedwait(&once.cond, &once.lock, &until) == 0) {
+    }
+    if (part == once.fail_at) {
+        unlink(path);
+        rc = tr_errorf(e, TR_E_FORMAT, NULL, "failing part %d", part);
+    } else {
+        w->keep = 1;
+    }
+    once.ended[part] = 1;
+    pthread_cond_broadcast(&once.cond);
+    pthread_mutex_unlock(&once.lock);
+    return rc;
+}
+
+static void once_drop(tr_write *w, const tr_trace *t)
+{
+    char path[4400];
+    once_path(w, once_part(t), path, sizeof path);
+    unlink(path);
+    pthread_mutex_lock(&once.lock);
+    once.dropped[once_part(t)] = 1;
+    pthread_mutex_unlock(&once.lock);
+}
+
+static const tr_writer once_writer = {
+    .abi = TR_WRITER_ABI,
+    .name = "testonce",
+    .description = "a dataset of one file per part, two parts at once",
+    .extensions = "",
+    .flags = TR_WRITE_DIR | TR_WRITE_PER_INPUT | TR_WRITE_DATASET | TR_WRITE_PARTS_AT_ONCE,
+    .begin = once_begin,
+    .add = once_add,
+    .drop = once_drop,
+};
+
+static void once_reset(int wait_part, int wait_for, int fail_at)
+{
+    memset(once.ended, 0, sizeof once.ended);
+    memset(once.dropped, 0, sizeof once.dropped);
+    once.adds = 0;
+    once.wait_part = wait_part;
+    once.wait_for = wait_for;
+    once.fail_at = fail_at;
+}
+
+/*
+** Two parts at once, and a part fails after the one beside it was written:
+** that one is dropped, as a sequential run would never have written it; the
+** parts before the failure stay (2026-11-28, issue 18).
+*/
+TR_TEST(driver_parts_at_once_drop)
+{
+    char out[4300];
+    snprintf(out, sizeof out, "%s/once", tr_test_tmpdir());
+    pthread_mutex_init(&once.lock, NULL);
+    pthread_cond_init(&once.cond, NULL);
+    tr_write_opts o = {.threads = 2};
+    tr_error e = {0};
+    once_reset(-1, 0, -1);
+    CHECK_INT(tr_write_inputs(&once_writer, out, &o, 4, dw_load, NULL, &e), TR_OK);
+    CHECK_INT(entries(out, "part-"), 4);
+    /* part 1 fails once part 2 is written beside it: part 2 goes, part 3 is never added */
+    snprintf(out, sizeof out, "%s/once-drop", tr_test_tmpdir());
+    once_reset(1, 2, 1);
+    CHECK(tr_write_inputs(&once_writer, out, &o, 4, dw_load, NULL, &e) < 0);
+    CHECK(strstr(e.msg, "failing part 1") != NULL);
+    CHECK_INT(once.ended[2], 1);
+    CHECK_INT(once.dropped[2], 1);
+    CHECK_INT(once.adds, 3);
+    CHECK_INT(entries(out, "part-"), 1);
+    CHECK_INT(entries(out, "part-0"), 1);
+    /* part 2 fails first while part 1 is written: parts 0 and 1 stay, part 2's error is said */
+    snprintf(out, sizeof out, "%s/once-later", tr_test_tmpdir());
+    once_reset(1, 2, 2);
+    CHECK(tr_write_inputs(&once_writer, out, &o, 4, dw_load, NULL, &e) < 0);
+    CHECK(strstr(e.msg, "failing part 2") != NULL);
+    CHECK_INT(once.dropped[1], 0);
+    /* part 3 may be read and added while part 2's failure is said: it is dropped then */
+    CHECK_INT(once.dropped[3], once.ended[3]);
+    CHECK_INT(entries(out, "part-"), 2);
+    CHECK_INT(entries(out, "part-1"), 1);
+    pthread_cond_destroy(&once.cond);
+    pthread_mutex_destroy(&once.lock);
 }
 
 /* A merged writer gets one add with every input; a load failure is passed on as it is. */

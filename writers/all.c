@@ -111,19 +111,24 @@ typedef struct parts {
 
 /*
 ** Per-input parts on two threads: job I loads part I, then adds it.  Loads
-** run one at a time in job order, and so do adds, so the output and the load
-** callback's view are those of a sequential run; the load of part I + 1
-** overlaps the add of part I.  A job waits only for lower-numbered jobs,
-** which were started before it, so a pool that starts fewer threads still
-** finishes.  At most one part per thread is in memory.
+** run one at a time in job order, so the load callback's view is that of a
+** sequential run; the load of part I + 1 overlaps the add of part I.  Adds
+** run one at a time in job order too, unless the writer takes two parts at
+** once (TR_WRITE_PARTS_AT_ONCE): then part I's add runs beside part I + 1's,
+** and a part is settled in job order after its add: kept when every part
+** before it was written, else dropped (a sequential run would not have
+** written it).  A job waits only for lower-numbered jobs, which were started
+** before it, so a pool that starts fewer threads still finishes.  At most
+** one part per thread is in memory.
 */
 typedef struct pipeline {
     const tr_writer *w;
     tr_write *run;
     const parts *p;
+    int at_once; /* adds overlap, settled in order */
     pthread_mutex_t lock;
     pthread_cond_t turn;
-    size_t loaded, added; /* the next part to load, to add */
+    size_t loaded, added; /* the next part to load, to add (or settle) */
     int failed;           /* a part failed: later jobs stop */
     size_t failed_part;
     tr_error err; /* the failed part's error */
@@ -143,19 +148,51 @@ static int pipe_wait(pipeline *pl, const size_t *at, size_t i)
     return ok;
 }
 
-/* Ends part I's step: moves *AT on, or records the failure RC with E. */
-static void pipe_done(pipeline *pl, size_t *at, size_t i, int rc, const tr_error *e)
+/* Records part I's failure RC with E (under the lock). */
+static void pipe_failed(pipeline *pl, size_t i, int rc, const tr_error *e)
 {
-    pthread_mutex_lock(&pl->lock);
     /* The lowest failed part's error is the one a sequential run would have met. */
     if (rc != TR_OK && (!pl->failed || i < pl->failed_part)) {
         pl->failed = rc;
         pl->failed_part = i;
         pl->err = *e;
     }
+}
+
+/* Ends part I's step: moves *AT on, or records the failure RC with E. */
+static void pipe_done(pipeline *pl, size_t *at, size_t i, int rc, const tr_error *e)
+{
+    pthread_mutex_lock(&pl->lock);
+    pipe_failed(pl, i, rc, e);
     *at = i + 1;
     pthread_cond_broadcast(&pl->turn);
     pthread_mutex_unlock(&pl->lock);
+}
+
+/*
+** Part I's add beside another's, through a copy of the run (keep is each
+** add's own), then its turn to be settled: a part before it that failed
+** drops it.
+*/
+static int add_at_once(pipeline *pl, size_t i, const tr_trace *t, tr_error *e)
+{
+    tr_write mine = *pl->run;
+    mine.keep = 0;
+    int rc = pl->w->add(&mine, t, e);
+    if (rc != TR_OK) {
+        /* said at once: later inputs are not loaded past it */
+        pthread_mutex_lock(&pl->lock);
+        pipe_failed(pl, i, rc, e);
+        pthread_cond_broadcast(&pl->turn);
+        pthread_mutex_unlock(&pl->lock);
+    }
+    if (!pipe_wait(pl, &pl->added, i)) {
+        if (rc == TR_OK) pl->w->drop(&mine, t);
+        return TR_FAIL;
+    }
+    pl->run->keep |= mine.keep; /* only part I's job runs between the waits of I and I + 1 */
+    pipe_done(pl, &pl->added, i, rc, e);
+    return rc;
 }
 
 static int pipe_job(void *user, size_t i)
@@ -166,7 +203,9 @@ static int pipe_job(void *user, size_t i)
     tr_trace *t = tr_trace_new();
     int rc = t ? pl->p->load(pl->p->user, t, i, 1, &e) : tr_error_nomem(&e);
     pipe_done(pl, &pl->loaded, i, rc, &e);
-    if (rc == TR_OK && pipe_wait(pl, &pl->added, i)) {
+    if (rc == TR_OK && pl->at_once) {
+        rc = add_at_once(pl, i, t, &e);
+    } else if (rc == TR_OK && pipe_wait(pl, &pl->added, i)) {
         rc = pl->w->add(pl->run, t, &e);
         pipe_done(pl, &pl->added, i, rc, &e);
     }
@@ -176,7 +215,8 @@ static int pipe_job(void *user, size_t i)
 
 static int add_pipelined(const tr_writer *w, tr_write *run, const parts *p, tr_error *e)
 {
-    pipeline pl = {.w = w, .run = run, .p = p};
+    pipeline pl = {
+        .w = w, .run = run, .p = p, .at_once = (w->flags & TR_WRITE_PARTS_AT_ONCE) && w->drop};
     pthread_mutex_init(&pl.lock, NULL);
     pthread_cond_init(&pl.turn, NULL);
     tr_pool_run(2, p->n, pipe_job, &pl);

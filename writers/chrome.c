@@ -14,9 +14,11 @@
 */
 #include "tr_align.h"
 #include "tr_map.h"
+#include "tr_pool.h"
 #include "tr_writer.h"
 #include "tr_text.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -809,23 +811,181 @@ static int write_event(chrome_w *w, const tr_event_rec *r)
     }
 }
 
-static int write_events(chrome_w *w, const tr_filter *filter, tr_error *e)
+/*
+** The events of IT (and their flow ends) before time UNTIL, or to the end
+** when LAST; with FLUSH, the text goes out every FLUSH_AT bytes.
+*/
+static int write_span(chrome_w *w, tr_iter *it, int64_t until, int last, const tr_filter *filter,
+                      int flush_too, tr_error *e)
 {
     const tr_trace *t = w->t;
-    int rc = write_head(w, e);
-    if (rc) return rc;
-    tr_iter it;
     tr_event ev;
     tr_event_rec r;
-    tr_iter_init(&it, t);
-    while (!rc && tr_iter_next(&it, &ev)) {
+    int rc = TR_OK;
+    while (!rc && tr_iter_next(it, &ev) && (last || ev.ts < until)) {
         if (filter && !filter->keep(filter->user, t, &ev)) continue;
         tr_event_rec_get(t, &ev, &r);
         rc = write_event(w, &r);
         if (!rc && w->ends[ev.kind].len) rc = write_flow_ends(w, &r, ev.row, &w->next_end[ev.kind]);
-        if (!rc && w->b.len >= FLUSH_AT && (rc = flush(w, e)) != TR_OK) return rc;
+        if (rc) return tr_error_nomem(e);
+        if (flush_too && w->b.len >= FLUSH_AT) rc = flush(w, e);
     }
-    if (!rc) rc = LIT(&w->b, "\n],");
+    return rc;
+}
+
+/* ---- events on several threads ----
+**
+** traceEvents is cut by time into spans of about SPAN_EVENTS events, which
+** the pool's threads format apart, each into a buffer of its own, and write
+** in order.  Every event before a cut comes before it in tr_iter's order,
+** whatever its table (tr_iter_seek), and a span's flow ends start at the
+** first on its first row, so the bytes are those one thread writes.  A
+** span waits only for those before it, which were started before it.
+*/
+#define SPAN_EVENTS 4096
+
+typedef struct spans {
+    chrome_w *w;
+    const tr_filter *filter;
+    int64_t *cut; /* span J: the events at cut[J] or after, before cut[J + 1] */
+    size_t n;
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    size_t written; /* the spans written */
+    int failed;     /* a span failed: the ones after it write nothing */
+    size_t failed_span;
+    tr_error err;
+    int any;       /* an event was written before: a span's first comma stays */
+    tr_buf *spare; /* buffers written out, for the next spans (one per thread) */
+    size_t n_spare;
+} spans;
+
+/* The first of V's flow ends (sorted by row) on row ROW or after. */
+static size_t ends_from(const tr_vec *v, size_t row)
+{
+    const flow_end *fe = v->data;
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fe[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Span J's text into W->b, its events counted from 1 (each starts with a comma). */
+static int span_format(spans *s, size_t j, chrome_w *w, tr_error *e)
+{
+    tr_iter it;
+    tr_iter_init(&it, w->t);
+    tr_iter_seek(&it, s->cut[j]);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) w->next_end[k] = ends_from(&w->ends[k], it.pos[k]);
+    w->events = 1;
+    return write_span(w, &it, j + 1 < s->n ? s->cut[j + 1] : 0, j + 1 == s->n, s->filter, 0, e);
+}
+
+/* Span J's text out, once the spans before it are: nothing when one of them failed. */
+static int span_write(spans *s, size_t j, chrome_w *w, int rc, tr_error *e)
+{
+    pthread_mutex_lock(&s->lock);
+    while (s->written != j && !(s->failed && s->failed_span < j))
+        pthread_cond_wait(&s->turn, &s->lock);
+    int go = !(s->failed && s->failed_span < j);
+    pthread_mutex_unlock(&s->lock);
+    if (!go) return TR_FAIL;
+    /* only span J's job runs between its turn and the next */
+    size_t skip = !s->any && w->b.len; /* no event before: the first one has no comma */
+    if (rc == TR_OK) rc = tr_output_write(w->out, w->b.p + skip, w->b.len - skip, e);
+    s->any |= w->events > 1;
+    s->w->events += w->events - 1;
+    pthread_mutex_lock(&s->lock);
+    if (rc != TR_OK && !s->failed) {
+        s->failed = 1;
+        s->failed_span = j;
+        s->err = *e;
+    }
+    s->written = j + 1;
+    pthread_cond_broadcast(&s->turn);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static int span_job(void *user, size_t j)
+{
+    spans *s = user;
+    chrome_w w = *s->w; /* the trace, ids and flow ends are shared and only read */
+    pthread_mutex_lock(&s->lock);
+    if (s->n_spare)
+        w.b = s->spare[--s->n_spare];
+    else
+        tr_buf_init(&w.b, 0);
+    pthread_mutex_unlock(&s->lock);
+    tr_error e = {0};
+    int rc = span_format(s, j, &w, &e);
+    rc = span_write(s, j, &w, rc, &e);
+    tr_buf_reset(&w.b);
+    pthread_mutex_lock(&s->lock);
+    s->spare[s->n_spare++] = w.b;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* The cuts: evenly through the times of the largest table, which are in order. */
+static int span_cuts(spans *s, const chrome_w *w)
+{
+    const tr_slices *sl = &w->sl;
+    const int64_t *ts = sl->ts;
+    size_t big = sl->n, total = sl->n + w->in.n + w->co.n + w->sa.n;
+    if (w->in.n > big) big = w->in.n, ts = w->in.ts;
+    if (w->co.n > big) big = w->co.n, ts = w->co.ts;
+    if (w->sa.n > big) big = w->sa.n, ts = w->sa.ts;
+    s->n = total / SPAN_EVENTS + 1;
+    if (!(s->cut = tr_malloc(s->n * sizeof *s->cut))) return TR_FATAL;
+    s->cut[0] = INT64_MIN;
+    for (size_t j = 1; j < s->n; j++) s->cut[j] = ts[(size_t)((double)j / (double)s->n * big)];
+    return TR_OK;
+}
+
+/* Every event of traceEvents on THREADS threads; W's buffer is written out first. */
+static int write_spans(chrome_w *w, const tr_filter *filter, int threads, tr_error *e)
+{
+    spans s = {.w = w, .filter = filter, .any = w->events > 0};
+    int rc = flush(w, e);
+    if (rc) return rc;
+    s.spare = tr_calloc((size_t)threads, sizeof *s.spare);
+    if (!s.spare || span_cuts(&s, w)) {
+        tr_free(s.spare);
+        return tr_error_nomem(e);
+    }
+    pthread_mutex_init(&s.lock, NULL);
+    pthread_cond_init(&s.turn, NULL);
+    tr_pool_run(threads, s.n, span_job, &s);
+    pthread_cond_destroy(&s.turn);
+    pthread_mutex_destroy(&s.lock);
+    for (size_t i = 0; i < s.n_spare; i++) tr_buf_fini(&s.spare[i]);
+    tr_free(s.spare);
+    tr_free(s.cut);
+    if (s.failed) *e = s.err;
+    return s.failed ? TR_FAIL : TR_OK;
+}
+
+static int write_events(chrome_w *w, const tr_filter *filter, int threads, tr_error *e)
+{
+    int rc = write_head(w, e);
+    if (rc) return rc;
+    size_t n = w->sl.n + w->in.n + w->co.n + w->sa.n;
+    threads = tr_pool_threads(threads, n / SPAN_EVENTS + 1);
+    if (threads > 1) {
+        rc = write_spans(w, filter, threads, e);
+    } else {
+        tr_iter it;
+        tr_iter_init(&it, w->t);
+        rc = write_span(w, &it, 0, 1, filter, 1, e);
+    }
+    if (rc) return rc;
+    rc = LIT(&w->b, "\n],");
     if (!rc) rc = write_samples(w, filter, e);
     if (!rc) rc = write_tail(w);
     if (rc) return tr_error_nomem(e);
@@ -876,7 +1036,7 @@ static int chrome_write(tr_write *run, const tr_trace *t, int kineto, tr_error *
     const tr_filter *filter = run->opts->filter;
     int rc = chrome_setup(&w, run->out, t, kineto, e);
     if (rc == TR_OK && flows_prepare(&w, filter) != TR_OK) rc = tr_error_nomem(e);
-    if (rc == TR_OK) rc = write_events(&w, filter, e);
+    if (rc == TR_OK) rc = write_events(&w, filter, run->opts->threads, e);
     chrome_free(&w);
     return rc;
 }

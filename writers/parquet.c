@@ -864,6 +864,22 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+/*
+** A part written whole whose earlier part then failed (adds run two at once,
+** TR_WRITE_PARTS_AT_ONCE): its files go, as after its own failure.
+*/
+static void parquet_drop(tr_write *run, const tr_trace *t)
+{
+    pq_w w;
+    memset(&w, 0, sizeof w);
+    w.ds = run->state;
+    w.sc.t = t;
+    if (make_parts(&w, NULL) == TR_OK) remove_parts(&w);
+    for (size_t p = 0; p < w.n_parts; p++) tr_free(w.parts[p].name);
+    tr_free(w.parts);
+    tr_free(w.proc_part);
+}
+
 /* ---- streaming ----
 **
 ** A stream's events (tr_writer.event) go into their tables' files as they
@@ -1181,11 +1197,12 @@ const tr_writer tr_writer_parquet = {
     .description = "Parquet files, Hive-partitioned (-o DIR/; Spark, Trino, DuckDB)",
     .extensions = "",
     .binary = 1,
-    .flags = TR_WRITE_PER_INPUT | TR_WRITE_DIR | TR_WRITE_DATASET,
+    .flags = TR_WRITE_PER_INPUT | TR_WRITE_DIR | TR_WRITE_DATASET | TR_WRITE_PARTS_AT_ONCE,
     .begin = parquet_begin,
     .add = parquet_add,
     .end = parquet_end,
     .event = parquet_event,
     .flows = parquet_flows,
     .part_end = parquet_part_end,
+    .drop = parquet_drop,
 };

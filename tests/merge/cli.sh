@@ -51,11 +51,14 @@ threads)
     for n in 1 2 3; do
         "$tracecat" convert --tz UTC --threads $n "$@" -o "$tmp/t$n.json" 2>"$tmp/t$n.err" || fail "convert --threads $n"
         "$tracecat" cat --tz UTC --threads $n "$@" >"$tmp/t$n.lines" 2>>"$tmp/t$n.err" || fail "cat --threads $n"
+        # the Chrome writer formats spans of the events on the threads, a filter's too
+        "$tracecat" convert --tz UTC --threads $n --name '*e*' "$@" -o "$tmp/f$n.json" || fail "convert --name --threads $n"
     done
     for n in 2 3; do
         cmp "$tmp/t1.json" "$tmp/t$n.json" || fail "chrome output differs on $n threads"
         cmp "$tmp/t1.lines" "$tmp/t$n.lines" || fail "lines differ on $n threads"
         cmp "$tmp/t1.err" "$tmp/t$n.err" || fail "warnings differ on $n threads"
+        cmp "$tmp/f1.json" "$tmp/f$n.json" || fail "filtered chrome output differs on $n threads"
     done
     # one rank read from two inputs is one Chrome process
     "$tracecat" convert --tz UTC "$rec" testdata/chrome/hta/trace_filter/sampled_rank-1.json.gz -o "$tmp/g.json" || fail convert
