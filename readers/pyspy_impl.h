@@ -1,14 +1,16 @@
 /*
 ** pyspy_impl.h: what the files of the py-spy reader family share (not public):
 ** readers/pyspy.c (probe, dump text, dump sequences), pyspy_frames.c (frame
-** text and its cache), pyspy_folded.c (folded stacks) and pyspy_json.c (dump
-** --json, speedscope).
+** text and its cache), pyspy_markers.c (the dump text's #tracecat-dump
+** markers and #tracecat-counter lines), pyspy_folded.c (folded stacks) and
+** pyspy_json.c (dump --json, speedscope).
 */
 #ifndef TR_PYSPY_IMPL_H
 #define TR_PYSPY_IMPL_H
 
-#include "tr_reader.h"
 #include "tr_mem.h"
+#include "tr_reader.h"
+#include "tr_stack_slices.h"
 
 #include <stdint.h>
 
@@ -56,6 +58,84 @@ void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 */
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
+
+/* ---- the dump text reader (pyspy.c, pyspy_markers.c) ---- */
+
+#define PS_NS_PER_S 1000000000LL
+
+static inline int ps_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+/* Strings interned once per read. */
+enum ps_const {
+    C_STATE,
+    C_IDLE,
+    C_ACTIVE,
+    C_ACTIVE_GIL,
+    C_GIL,
+    C_CAT_ERROR,
+    C_PYSPY,
+    C_MESSAGE,
+    C_ELIDED,
+    C_COUNT
+};
+
+typedef struct ps_rd {
+    tr_trace *t;
+    tr_input *in;
+    tr_diag *diag;
+    uint32_t input;
+    tr_str c[C_COUNT];
+    uint32_t state_set[4]; /* idle, active, active+gil, gil */
+    tr_stack_slicer *slicer;
+    tr_pyspy_fcache fcache;
+    tr_buf scratch, clean;
+    uint64_t skipped, warnings;
+
+    /* moments */
+    int markers;         /* a #tracecat-dump marker was seen */
+    int have_origin;     /* origin_unix set from a marker or counter */
+    int64_t origin_unix; /* ns */
+    int64_t ts;          /* the current moment's time */
+    uint64_t moment;     /* the current moment's number + 1; 0 before the first */
+    int moment_threads;  /* threads sampled in the current moment */
+    int moment_fresh;    /* a banner or marker opened it and no process line came yet */
+    tr_vec touched;      /* uint32_t: processes sampled in the current moment */
+    int prev_kind;
+
+    /* where samples go */
+    uint32_t process;    /* TR_NONE: none named yet in this section */
+    int64_t pending_pid; /* from a banner or marker, -1 = none */
+    tr_str pending_host;
+    tr_str marker_host; /* the host the last marker or shell prompt naming one named */
+    int32_t pending_rank;
+
+    /* the thread block being read */
+    int in_thread;
+    uint32_t track;
+    uint32_t state_args;
+    tr_vec frames;      /* uint32_t, innermost first */
+    uint32_t fprev;     /* the frame cache's entry of the block's last frame line */
+    tr_vec locals;      /* ps_local */
+    int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
+    uint32_t elided;    /* "..." lines: frames cut out by hand, the arg "elided" */
+    int orphan_warned;  /* frames outside a thread: one warning per run */
+
+    tr_vec prev; /* ps_prev by track id */
+} ps_rd;
+
+/* Counts and reports a warning; a strict run fails with E filled. */
+int ps_warn_e(ps_rd *r, const tr_line *ln, uint64_t col, const char *what, tr_error *e);
+/* Starts a moment at TS (markers) or at the next dump number. */
+int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e);
+/* Parses a decimal pid at P (up to N bytes); returns the digits' length or 0. */
+size_t ps_pid(const char *p, size_t n, int64_t *pid);
+/* "#tracecat-dump ..." (pyspy_markers.c): a new moment at its time. */
+int ps_on_marker(ps_rd *r, const tr_line *ln, tr_error *e);
+/* "#tracecat-counter ts=T pid=P NAME=VALUE..." (pyspy_markers.c). */
+int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e);
 
 /* The readers of the shapes other than dump text; the py-spy reader picks one by the head. */
 extern const tr_reader tr_reader_folded; /* also --from folded (readers/all.c) */
