@@ -156,12 +156,35 @@ uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack)
     return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).depth : 0;
 }
 
+/* A likely branch, and a value the compiler cannot see through (GCC and Clang). */
+#if defined(__GNUC__)
+#define STACK_LIKELY(c) __builtin_expect(!!(c), 1)
+#define STACK_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define STACK_LIKELY(c) (c)
+#define STACK_OPAQUE(x) (void)(x)
+#endif
+
 uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, uint32_t max)
 {
     const stack_node *node = t->stacks.data;
     uint32_t depth = tr_stack_depth(t, stack);
     if (depth > max) return depth;
-    for (uint32_t i = depth; i > 0; stack = node[stack].parent) frames[--i] = node[stack].frame;
+    for (uint32_t i = depth; i > 0;) {
+        frames[--i] = node[stack].frame;
+        /*
+        ** A path is made root first, each new node right after its parent:
+        ** a branch that guesses so lets the next load start before this
+        ** one's parent is known (a conditional move would wait for it).
+        */
+        uint32_t parent = node[stack].parent, guess = stack - 1;
+        if (STACK_LIKELY(parent == guess)) {
+            STACK_OPAQUE(guess); /* else the compiler sees stack = parent either way */
+            stack = guess;
+        } else {
+            stack = parent;
+        }
+    }
     return depth;
 }
 

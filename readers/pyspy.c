@@ -580,6 +580,52 @@ static int ps_frame_line(ps_rd *r, tr_line *ln, int *rc, tr_error *e)
     return 0;
 }
 
+/*
+** The frame lines that follow a thread header, read in place in the input's
+** buffer: nearly every line of a dump is "    frame", and most are the line
+** that followed the line before last time (tr_pyspy_fcache_guess), which a
+** comparison finds with the line's end.  Stops at the first line that is not
+** a plain frame line (gaps, --locals, headers, blank lines, "\r\n" endings)
+** or not whole in the span: ps_line reads those as every other line.
+*/
+static int ps_frame_run(ps_rd *r, tr_error *e)
+{
+    const char *p;
+    size_t n = tr_input_span(r->in, &p);
+    const char *s = p, *end = p + n;
+    uint64_t lines = 0;
+    int rc = TR_OK;
+    /* What ps_frame_line sends to ps_on_frame, less what may be a gap. */
+    while (end - s > 5 && memcmp(s, "    ", 4) == 0 && s[4] > ' ' && s[4] != '.' && s[4] != '[' &&
+           s[4] != '(') {
+        const char *f = s + 4;
+        size_t len;
+        uint32_t frame = tr_pyspy_fcache_guess(&r->fcache, f, end, &r->fprev, &len);
+        if (frame != TR_NONE) {
+            s = f + len + 1;
+        } else {
+            const char *nl = memchr(f, '\n', (size_t)(end - f));
+            if (!nl || nl[-1] == '\r') break;
+            s = nl + 1;
+            while (nl[-1] == ' ' || nl[-1] == '\t') nl--;
+            frame = tr_pyspy_fcache_lookup(&r->fcache, r->t, f, (size_t)(nl - f), &r->fprev);
+        }
+        if (frame == TR_NONE || (r->frames.len == r->frames.cap &&
+                                 tr_vec_reserve(&r->frames, r->frames.len + 1) != TR_OK)) {
+            rc = tr_error_nomem(e);
+            break;
+        }
+        ((uint32_t *)r->frames.data)[r->frames.len++] = frame;
+        lines++;
+    }
+    if (lines) {
+        r->prev_kind = K_FRAME;
+        r->locals_section = 0;
+    }
+    tr_input_skip(r->in, (size_t)(s - p), lines);
+    return rc;
+}
+
 /* "Python v3.x (path)": the process's label. */
 static void ps_on_python(ps_rd *r, const char *p, size_t n)
 {
@@ -707,7 +753,8 @@ static int ps_text_next(void *rd, tr_error *e)
     ps_rd *r = rd;
     tr_line ln;
     for (int k = 0; k < TR_READ_BATCH; k++) {
-        int rc = tr_input_getline(r->in, &ln, e);
+        int rc = r->in_thread ? ps_frame_run(r, e) : TR_OK;
+        if (rc == TR_OK) rc = tr_input_getline(r->in, &ln, e);
         if (rc == TR_END) return (rc = ps_finish(r, e)) == TR_OK ? TR_END : rc;
         if (rc == TR_OK) rc = ps_line(r, &ln, e);
         if (rc != TR_OK) return rc;

@@ -13,6 +13,7 @@
 #include "tr_stack_slices.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* What a dump's frame line or a folded frame says, pointing into the text. */
 typedef struct tr_pyspy_frame_text {
@@ -58,6 +59,49 @@ void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 */
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
+/* The same without the guess: for a line tr_pyspy_fcache_guess missed. */
+uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+                                uint32_t *prev);
+
+struct tr_pyspy_fentry {
+    const char *text;
+    uint32_t len;
+    uint32_t frame;
+    uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
+};
+
+/* Whether the N bytes at A and B are equal (N >= 8): words, no call, no early exit. */
+static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y, d = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (d | (x ^ y)) == 0;
+}
+
+/*
+** The frame of the line at P (running to a "\n" before END) when it is the
+** line that followed *PREV's last time, its length in *N; else TR_NONE.  The
+** comparison finds the line's end too: no scan for the "\n" on a hit.
+*/
+static inline uint32_t tr_pyspy_fcache_guess(const tr_pyspy_fcache *c, const char *p,
+                                             const char *end, uint32_t *prev, size_t *n)
+{
+    const struct tr_pyspy_fentry *all = c->entries.data;
+    if (*prev == TR_NONE || all[*prev].next == TR_NONE) return TR_NONE;
+    const struct tr_pyspy_fentry *en = &all[all[*prev].next];
+    if (en->len < 8 || en->len >= (size_t)(end - p) || p[en->len] != '\n' ||
+        !tr_pyspy_same(p, en->text, en->len))
+        return TR_NONE;
+    *prev = all[*prev].next;
+    *n = en->len;
+    return en->frame;
+}
 
 /* ---- the dump text reader (pyspy.c, pyspy_markers.c) ---- */
 
