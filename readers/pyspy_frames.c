@@ -108,15 +108,13 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
 {
     memset(c, 0, sizeof *c);
-    tr_vec_init(&c->entries, sizeof(struct tr_pyspy_fentry));
-    tr_arena_init(&c->text);
+    tr_vec_init(&c->entries, sizeof(uint64_t));
 }
 
 void tr_pyspy_fcache_fini(tr_pyspy_fcache *c)
 {
     tr_free(c->slots);
     tr_vec_fini(&c->entries);
-    tr_arena_fini(&c->text);
 }
 
 static int ps_fcache_grow(tr_pyspy_fcache *c)
@@ -172,26 +170,36 @@ static int pf_same(const char *a, const char *b, size_t n)
     return n >= 8 ? tr_pyspy_same(a, b, n) : memcmp(a, b, n) == 0;
 }
 
+static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
+{
+    return (struct tr_pyspy_fentry *)(void *)((uint64_t *)c->entries.data + id);
+}
+
 /* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
-    struct tr_pyspy_fentry *en;
-    if ((c->entries.len + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
     uint32_t h = pf_hash(p, n);
     size_t k = h & (c->cap - 1);
     for (uint64_t v; (v = c->slots[k]) != 0; k = (k + 1) & (c->cap - 1)) {
-        en = &TR_VEC_AT(&c->entries, struct tr_pyspy_fentry, (uint32_t)v - 1);
+        const struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)v - 1);
         if ((uint32_t)(v >> 32) == h && en->len == n && pf_same(en->text, p, n))
             return (uint32_t)v - 1;
     }
+    /* the header's two words, then the text and its NUL in whole words */
+    size_t id = c->entries.len, words = 2 + (n + 8) / 8;
     uint32_t frame = tr_pyspy_frame_intern(t, p, n);
-    char *copy = tr_arena_strndup(&c->text, p, n);
-    if (frame == TR_NONE || !copy || c->entries.len >= TR_NONE - 1 ||
-        !(en = tr_vec_push(&c->entries)))
+    if (frame == TR_NONE || id + words >= TR_NONE ||
+        tr_vec_reserve(&c->entries, id + words) != TR_OK)
         return TR_NONE;
-    *en = (struct tr_pyspy_fentry){copy, (uint32_t)n, frame, TR_NONE};
-    c->slots[k] = (uint64_t)h << 32 | c->entries.len;
-    return (uint32_t)c->entries.len - 1;
+    struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)id);
+    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, 0};
+    memcpy(en->text, p, n);
+    en->text[n] = '\0';
+    c->entries.len += words;
+    c->n++;
+    c->slots[k] = (uint64_t)h << 32 | (id + 1);
+    return (uint32_t)id;
 }
 
 uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
@@ -203,20 +211,21 @@ uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
     }
     uint32_t k = ps_fcache_entry(c, t, p, n);
     if (k == TR_NONE) return TR_NONE;
-    struct tr_pyspy_fentry *all = c->entries.data;
-    if (*prev != TR_NONE) all[*prev].next = k;
+    if (*prev != TR_NONE) pf_entry(c, *prev)->next = k;
     *prev = k;
-    return all[k].frame;
+    return pf_entry(c, k)->frame;
 }
 
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev)
 {
-    const struct tr_pyspy_fentry *all = c->entries.data;
-    uint32_t next = *prev == TR_NONE ? TR_NONE : all[*prev].next;
-    if (next != TR_NONE && all[next].len == n && pf_same(all[next].text, p, n)) {
-        *prev = next;
-        return all[next].frame;
+    uint32_t next = *prev == TR_NONE ? TR_NONE : pf_entry(c, *prev)->next;
+    if (next != TR_NONE) {
+        const struct tr_pyspy_fentry *en = pf_entry(c, next);
+        if (en->len == n && pf_same(en->text, p, n)) {
+            *prev = next;
+            return en->frame;
+        }
     }
     return tr_pyspy_fcache_lookup(c, t, p, n, prev);
 }

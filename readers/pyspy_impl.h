@@ -45,9 +45,8 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n);
 */
 typedef struct tr_pyspy_fcache {
     uint64_t *slots; /* hash << 32 | entry + 1; 0 is empty */
-    size_t cap;
-    tr_vec entries; /* struct tr_pyspy_fentry */
-    tr_arena text;
+    size_t cap, n;   /* slots, entries */
+    tr_vec entries;  /* uint64_t: the entries (struct tr_pyspy_fentry), each at its id */
 } tr_pyspy_fcache;
 
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c);
@@ -63,12 +62,25 @@ uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
 uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
 
+/*
+** An entry: the line's frame, the line that followed it last time, and the
+** line's bytes right after them, so that fetching the entry fetches its
+** text too.  Its id is where it starts in tr_pyspy_fcache.entries, in
+** 8-byte words.
+*/
 struct tr_pyspy_fentry {
-    const char *text;
     uint32_t len;
     uint32_t frame;
     uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
+    uint32_t unused;
+    char text[]; /* LEN bytes and a NUL */
 };
+
+static inline const struct tr_pyspy_fentry *tr_pyspy_fentry_at(const tr_pyspy_fcache *c,
+                                                               uint32_t id)
+{
+    return (const struct tr_pyspy_fentry *)(const void *)((const uint64_t *)c->entries.data + id);
+}
 
 /* Whether the N bytes at A and B are equal (N >= 8): words, no call, no early exit. */
 static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
@@ -92,13 +104,13 @@ static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
 static inline uint32_t tr_pyspy_fcache_guess(const tr_pyspy_fcache *c, const char *p,
                                              const char *end, uint32_t *prev, size_t *n)
 {
-    const struct tr_pyspy_fentry *all = c->entries.data;
-    if (*prev == TR_NONE || all[*prev].next == TR_NONE) return TR_NONE;
-    const struct tr_pyspy_fentry *en = &all[all[*prev].next];
+    uint32_t next = *prev == TR_NONE ? TR_NONE : tr_pyspy_fentry_at(c, *prev)->next;
+    if (next == TR_NONE) return TR_NONE;
+    const struct tr_pyspy_fentry *en = tr_pyspy_fentry_at(c, next);
     if (en->len < 8 || en->len >= (size_t)(end - p) || p[en->len] != '\n' ||
         !tr_pyspy_same(p, en->text, en->len))
         return TR_NONE;
-    *prev = all[*prev].next;
+    *prev = next;
     *n = en->len;
     return en->frame;
 }
