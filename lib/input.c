@@ -544,6 +544,23 @@ static int input_emit(tr_input *in, tr_line *line, size_t stop, int nl, tr_error
     return stop <= in->clean || ascii_clean(p, len) ? TR_OK : input_fix_line(in, line, e);
 }
 
+size_t tr_input_span(tr_input *in, const char **p)
+{
+    *p = in->buf + in->pos;
+    if (in->failed || in->clean <= in->pos) return 0;
+    size_t n = in->clean - in->pos;
+    /* A line whose "\n" is inside the span is at most line_max bytes long. */
+    return n <= in->line_max ? n : in->line_max + 1;
+}
+
+void tr_input_skip(tr_input *in, size_t n, uint64_t lines)
+{
+    in->pos += n;
+    in->off += n;
+    in->lineno += lines;
+    if (in->scan < in->pos) in->scan = in->pos;
+}
+
 int tr_input_getline(tr_input *in, tr_line *line, tr_error *e)
 {
     if (in->failed) return input_refail(in, e);

@@ -57,6 +57,24 @@ static int stack_eq(const tr_trace *t, uint32_t row, const void *key)
     return row != 0 && a->parent == b->parent && a->frame == b->frame;
 }
 
+/*
+** Puts the nodes tr_stack_push_path made last in the index: it fetched
+** their slots (random places in a big table) when it made them, so by the
+** next push, a sample later, they are in the cache.  Room was made then.
+*/
+static void stack_index_pending(tr_trace *t)
+{
+    row_index *ix = &t->stack_index;
+    const stack_node *node = t->stacks.data;
+    for (size_t row = t->stacks.len - t->stack_pending; row < t->stacks.len; row++) {
+        uint32_t hash = stack_hash(node[row].parent, node[row].frame);
+        size_t k = hash & (ix->cap - 1);
+        while (ix->slots[k]) k = (k + 1) & (ix->cap - 1);
+        index_insert(ix, k, hash, (uint32_t)row);
+    }
+    t->stack_pending = 0;
+}
+
 uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
 {
     if (!appendable(t)) return TR_NONE;
@@ -67,6 +85,11 @@ uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
     stack_node key = {parent, frame, 0};
     size_t slot;
     uint32_t hash = stack_hash(parent, frame);
+    if (t->stack_pending) {
+        /* the slot looked up is fetched while the pending nodes go in */
+        __builtin_prefetch(&t->stack_index.slots[hash & (t->stack_index.cap - 1)]);
+        stack_index_pending(t);
+    }
     uint32_t row = index_find(t, &t->stack_index, hash, stack_eq, &key, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     uint32_t depth = TR_VEC_AT(&t->stacks, stack_node, parent).depth + 1;
@@ -85,11 +108,10 @@ uint32_t tr_stack_push(tr_trace *t, uint32_t parent, uint32_t frame)
 
 /*
 ** A node just made has no children, so below it every frame of the path
-** makes a new node: rows and hashes are known in advance, no lookup is
-** needed, and the index slots (random places in a big table) are fetched
-** ahead, PATH_AHEAD at a time.
+** makes a new node: rows are known in advance and no lookup is needed.
+** Their index slots are fetched now and filled at the next push
+** (stack_index_pending), when the fetches have come.
 */
-#define PATH_AHEAD 16
 
 uint32_t tr_stack_push_path(tr_trace *t, uint32_t parent, const uint32_t *frames, size_t n,
                             uint32_t *stacks)
@@ -116,28 +138,18 @@ uint32_t tr_stack_push_path(tr_trace *t, uint32_t parent, const uint32_t *frames
             return TR_NONE;
         }
     stack_node *node = t->stacks.data;
-    uint32_t depth = node[parent].depth;
-    while (i < n) {
-        uint32_t hash[PATH_AHEAD], row = (uint32_t)t->stacks.len;
-        size_t m = n - i < PATH_AHEAD ? n - i : PATH_AHEAD;
-        for (size_t j = 0; j < m; j++) {
-            if (frames[i + j] >= t->frames.len) {
-                t->failed = 1;
-                return TR_NONE;
-            }
-            hash[j] = stack_hash(row + (uint32_t)j - 1, frames[i + j]);
-            __builtin_prefetch(&ix->slots[hash[j] & (ix->cap - 1)], 1);
+    uint32_t depth = node[parent].depth, row = (uint32_t)t->stacks.len;
+    for (; i < n; i++, row++) {
+        if (frames[i] >= t->frames.len) {
+            t->failed = 1;
+            return TR_NONE;
         }
-        for (size_t j = 0; j < m; j++, row++) {
-            node[row] = (stack_node){row - 1, frames[i + j], ++depth};
-            size_t k = hash[j] & (ix->cap - 1);
-            while (ix->slots[k]) k = (k + 1) & (ix->cap - 1);
-            index_insert(ix, k, hash[j], row);
-            stacks[i + j] = row;
-        }
-        t->stacks.len = row;
-        i += m;
+        node[row] = (stack_node){row - 1, frames[i], ++depth};
+        __builtin_prefetch(&ix->slots[stack_hash(row - 1, frames[i]) & (ix->cap - 1)], 1);
+        stacks[i] = row;
     }
+    t->stack_pending += row - t->stacks.len;
+    t->stacks.len = row;
     return stacks[n - 1];
 }
 
@@ -156,12 +168,35 @@ uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack)
     return stack < t->stacks.len ? TR_VEC_AT(&t->stacks, stack_node, stack).depth : 0;
 }
 
+/* A likely branch, and a value the compiler cannot see through (GCC and Clang). */
+#if defined(__GNUC__)
+#define STACK_LIKELY(c) __builtin_expect(!!(c), 1)
+#define STACK_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define STACK_LIKELY(c) (c)
+#define STACK_OPAQUE(x) (void)(x)
+#endif
+
 uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, uint32_t max)
 {
     const stack_node *node = t->stacks.data;
     uint32_t depth = tr_stack_depth(t, stack);
     if (depth > max) return depth;
-    for (uint32_t i = depth; i > 0; stack = node[stack].parent) frames[--i] = node[stack].frame;
+    for (uint32_t i = depth; i > 0;) {
+        frames[--i] = node[stack].frame;
+        /*
+        ** A path is made root first, each new node right after its parent:
+        ** a branch that guesses so lets the next load start before this
+        ** one's parent is known (a conditional move would wait for it).
+        */
+        uint32_t parent = node[stack].parent, guess = stack - 1;
+        if (STACK_LIKELY(parent == guess)) {
+            STACK_OPAQUE(guess); /* else the compiler sees stack = parent either way */
+            stack = guess;
+        } else {
+            stack = parent;
+        }
+    }
     return depth;
 }
 

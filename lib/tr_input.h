@@ -172,6 +172,18 @@ int tr_input_read(tr_input *in, void *buf, size_t cap, size_t *got, tr_error *e)
 */
 int tr_input_getline(tr_input *in, tr_line *line, tr_error *e);
 /*
+** tr_input_span: lines to scan in place
+** ^Points *P at unread bytes already in memory that hold no NUL and no byte
+** >= 0x80, and returns their count (0 when there are none: tr_input_getline
+** reads more).  ^A line whose "\n" falls inside them is one tr_input_getline
+** would hand out unchanged, and no longer than the line limit.  ^The caller
+** takes such lines from the front with tr_input_skip; the rest (a line cut by
+** the end of the span, a "\r\n" ending) it leaves to tr_input_getline.
+*/
+size_t tr_input_span(tr_input *in, const char **p);
+/* ^Consumes the first N bytes of the span, LINES whole lines (each with its "\n"). */
+void tr_input_skip(tr_input *in, size_t n, uint64_t lines);
+/*
 ** ^The stream's length in bytes when it is known before reading (a file
 ** that is not compressed), else 0.  ^A hint for sizing what is read from it.
 */

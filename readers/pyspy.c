@@ -22,34 +22,12 @@
 */
 #include "pyspy_impl.h"
 
-#include "tr_stack_slices.h"
 #include "tr_text.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define PS_NS_PER_S 1000000000LL
-
-static int ps_digit(char c)
-{
-    return (unsigned)(c - '0') < 10;
-}
-
 /* ---- the dump text reader ---- */
-
-/* Strings interned once per read. */
-enum ps_const {
-    C_STATE,
-    C_IDLE,
-    C_ACTIVE,
-    C_ACTIVE_GIL,
-    C_GIL,
-    C_CAT_ERROR,
-    C_PYSPY,
-    C_MESSAGE,
-    C_ELIDED,
-    C_COUNT
-};
 
 static const char *const ps_const_text[C_COUNT] = {
     [C_STATE] = "state",           [C_IDLE] = "idle",       [C_ACTIVE] = "active",
@@ -74,52 +52,8 @@ typedef struct ps_prev {
     uint64_t moment; /* the last moment it was sampled in, + 1 */
 } ps_prev;
 
-typedef struct ps_rd {
-    tr_trace *t;
-    tr_input *in;
-    tr_diag *diag;
-    uint32_t input;
-    tr_str c[C_COUNT];
-    uint32_t state_set[4]; /* idle, active, active+gil, gil */
-    tr_stack_slicer *slicer;
-    tr_pyspy_fcache fcache;
-    tr_buf scratch, clean;
-    uint64_t skipped, warnings;
-
-    /* moments */
-    int markers;         /* a #tracecat-dump marker was seen */
-    int have_origin;     /* origin_unix set from a marker or counter */
-    int64_t origin_unix; /* ns */
-    int64_t ts;          /* the current moment's time */
-    uint64_t moment;     /* the current moment's number + 1; 0 before the first */
-    int moment_threads;  /* threads sampled in the current moment */
-    int moment_fresh;    /* a banner or marker opened it and no process line came yet */
-    tr_vec touched;      /* uint32_t: processes sampled in the current moment */
-    int prev_kind;
-
-    /* where samples go */
-    uint32_t process;    /* TR_NONE: none named yet in this section */
-    int64_t pending_pid; /* from a banner or marker, -1 = none */
-    tr_str pending_host;
-    tr_str marker_host; /* the host the last marker or shell prompt naming one named */
-    int32_t pending_rank;
-
-    /* the thread block being read */
-    int in_thread;
-    uint32_t track;
-    uint32_t state_args;
-    tr_vec frames;      /* uint32_t, innermost first */
-    uint32_t fprev;     /* the frame cache's entry of the block's last frame line */
-    tr_vec locals;      /* ps_local */
-    int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
-    uint32_t elided;    /* "..." lines: frames cut out by hand, the arg "elided" */
-    int orphan_warned;  /* frames outside a thread: one warning per run */
-
-    tr_vec prev; /* ps_prev by track id */
-} ps_rd;
-
 /* Counts and reports a warning; a strict run fails with E filled. */
-static int ps_warn_e(ps_rd *r, const tr_line *ln, uint64_t col, const char *what, tr_error *e)
+int ps_warn_e(ps_rd *r, const tr_line *ln, uint64_t col, const char *what, tr_error *e)
 {
     tr_loc loc = tr_input_loc(r->in, ln, col);
     r->warnings++;
@@ -214,7 +148,7 @@ static int ps_moment_end(ps_rd *r, tr_error *e)
 }
 
 /* Starts a moment at TS (markers) or at the next dump number. */
-static int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
+int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e)
 {
     int rc = ps_moment_end(r, e);
     if (rc != TR_OK) return rc;
@@ -259,7 +193,7 @@ static int ps_starts(const char *p, size_t n, const char *prefix)
 }
 
 /* Parses a decimal pid at P (up to N bytes); returns the digits' length or 0. */
-static size_t ps_pid(const char *p, size_t n, int64_t *pid)
+size_t ps_pid(const char *p, size_t n, int64_t *pid)
 {
     size_t i = 0;
     int64_t v = 0;
@@ -416,204 +350,6 @@ static int ps_on_process(ps_rd *r, int64_t pid, const char *cmd, size_t cmd_n, t
     if (!p) return tr_error_nomem(e);
     if (cmd_n && !p->name) p->name = tr_str_intern(r->t, cmd, cmd_n);
     return TR_OK;
-}
-
-/* ---- markers and counters ---- */
-
-/* N digits at P as a number, or -1. */
-static int64_t ps_num(const char *p, size_t n)
-{
-    int64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!ps_digit(p[i])) return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    return v;
-}
-
-/* RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)" or Unix seconds, as Unix ns. */
-static int ps_parse_time(const char *p, size_t n, int64_t *ns)
-{
-    if (n >= 19 && p[4] == '-' && p[7] == '-' && (p[10] == 'T' || p[10] == 't' || p[10] == ' ') &&
-        p[13] == ':' && p[16] == ':') {
-        int64_t y = ps_num(p, 4), mo = ps_num(p + 5, 2), d = ps_num(p + 8, 2);
-        int64_t h = ps_num(p + 11, 2), mi = ps_num(p + 14, 2), s = ps_num(p + 17, 2);
-        if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-            s < 0 || s > 60)
-            return -1;
-        size_t i = 19;
-        int64_t frac = 0, scale = PS_NS_PER_S;
-        if (i < n && p[i] == '.') {
-            size_t f0 = ++i;
-            for (; i < n && ps_digit(p[i]); i++)
-                if (scale > 1) frac = frac * 10 + (p[i] - '0'), scale /= 10;
-            if (i == f0) return -1;
-            frac *= scale;
-        }
-        int64_t off = 0;
-        if (i < n && (p[i] == 'Z' || p[i] == 'z')) {
-            i++;
-        } else if (i + 6 == n && (p[i] == '+' || p[i] == '-') && p[i + 3] == ':') {
-            int64_t oh = ps_num(p + i + 1, 2), om = ps_num(p + i + 4, 2);
-            if (oh < 0 || om < 0) return -1;
-            off = (oh * 60 + om) * 60 * (p[i] == '-' ? -1 : 1);
-            i = n;
-        } else {
-            return -1;
-        }
-        if (i != n) return -1;
-        int64_t secs = tr_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
-        /* int64 nanoseconds reach the year 2262 */
-        if (secs >= INT64_MAX / PS_NS_PER_S || secs <= INT64_MIN / PS_NS_PER_S) return -1;
-        *ns = secs * PS_NS_PER_S + frac;
-        return 0;
-    }
-    return tr_parse_decimal_ns(p, n, PS_NS_PER_S, ns);
-}
-
-/* The time TS states, from the origin (the first time the file states). */
-static int64_t ps_rel(ps_rd *r, int64_t unix_ns, const char *text, size_t n)
-{
-    if (!r->have_origin) {
-        r->have_origin = 1;
-        r->origin_unix = unix_ns;
-        tr_input_info *info = tr_input_at(r->t, r->input);
-        if (info) {
-            info->origin_unix_ns = unix_ns;
-            info->origin_wall = tr_str_intern(r->t, text, n);
-        }
-    }
-    int64_t rel;
-    if (__builtin_sub_overflow(unix_ns, r->origin_unix, &rel))
-        return unix_ns < 0 ? INT64_MIN : INT64_MAX;
-    return rel;
-}
-
-/* Splits "key=value" fields; LABEL runs to the end of the line. */
-typedef struct ps_field {
-    const char *k, *v;
-    size_t k_n, v_n;
-} ps_field;
-
-static int ps_next_field(const char **p, const char *end, ps_field *f)
-{
-    const char *s = *p;
-    while (s < end && *s == ' ') s++;
-    if (s == end) return 0;
-    const char *eq = s;
-    while (eq < end && *eq != '=' && *eq != ' ') eq++;
-    f->k = s;
-    f->k_n = (size_t)(eq - s);
-    if (eq == end || *eq == ' ') {
-        f->v = eq;
-        f->v_n = 0;
-        *p = eq;
-        return 1;
-    }
-    const char *v = eq + 1, *ve = v;
-    if (f->k_n == 5 && memcmp(s, "label", 5) == 0)
-        ve = end;
-    else
-        while (ve < end && *ve != ' ') ve++;
-    f->v = v;
-    f->v_n = (size_t)(ve - v);
-    *p = ve;
-    return 1;
-}
-
-static int ps_key(const ps_field *f, const char *k)
-{
-    return strlen(k) == f->k_n && memcmp(f->k, k, f->k_n) == 0;
-}
-
-static int ps_on_marker(ps_rd *r, const tr_line *ln, tr_error *e)
-{
-    const char *p = ln->p + (ln->len > 15 ? 15 : ln->len), *end = ln->p + ln->len;
-    ps_field f;
-    int have_ts = 0, rc;
-    int64_t ts = r->ts, pid = -1, rank = -1;
-    tr_str host = 0;
-    while (ps_next_field(&p, end, &f)) {
-        if (ps_key(&f, "ts")) {
-            int64_t unix_ns;
-            if (ps_parse_time(f.v, f.v_n, &unix_ns) == 0) {
-                ts = ps_rel(r, unix_ns, f.v, f.v_n);
-                have_ts = 1;
-            } else if ((rc = ps_warn_e(r, ln, (uint64_t)(f.v - ln->p) + 1,
-                                       "bad ts in #tracecat-dump (want RFC 3339 or Unix seconds)",
-                                       e)) != TR_OK) {
-                return rc;
-            }
-        } else if (ps_key(&f, "pid")) {
-            if (ps_pid(f.v, f.v_n, &pid) != f.v_n) pid = -1;
-        } else if (ps_key(&f, "rank")) {
-            int64_t v = 0;
-            if (ps_pid(f.v, f.v_n, &v) == f.v_n && v <= INT32_MAX) rank = v;
-        } else if (ps_key(&f, "host")) {
-            host = tr_str_intern(r->t, f.v, f.v_n);
-        }
-    }
-    if (!have_ts && !r->markers && !r->have_origin) ts = 0;
-    r->markers = 1;
-    if ((rc = ps_moment_start(r, 1, ts, e)) != TR_OK) return rc;
-    r->pending_pid = pid;
-    /* A marker that names no host keeps the last one named: one node's sequence. */
-    if (host) r->marker_host = host;
-    r->pending_host = r->marker_host;
-    r->pending_rank = (int32_t)rank;
-    return TR_OK;
-}
-
-/* "#tracecat-counter ts=T pid=P NAME=VALUE...": counter samples of the process. */
-static int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e)
-{
-    const char *p = ln->p + 18, *end = ln->p + ln->len;
-    ps_field f;
-    int64_t ts = r->ts, pid = -1;
-    tr_str host = 0;
-    int rc;
-    /* ts and pid come first by convention, but are looked for everywhere. */
-    for (const char *q = p; ps_next_field(&q, end, &f);) {
-        int64_t unix_ns;
-        if (ps_key(&f, "ts")) {
-            if (ps_parse_time(f.v, f.v_n, &unix_ns) == 0)
-                ts = ps_rel(r, unix_ns, f.v, f.v_n);
-            else if ((rc = ps_warn_e(r, ln, (uint64_t)(f.v - ln->p) + 1,
-                                     "bad ts in #tracecat-counter", e)) != TR_OK)
-                return rc;
-        } else if (ps_key(&f, "pid") && ps_pid(f.v, f.v_n, &pid) != f.v_n) {
-            pid = -1;
-        } else if (ps_key(&f, "host")) {
-            host = tr_str_intern(r->t, f.v, f.v_n);
-        }
-    }
-    uint32_t proc = tr_process_intern_on(r->t, r->input, host ? host : r->marker_host, pid);
-    if (proc == TR_NONE) return tr_error_nomem(e);
-    while (ps_next_field(&p, end, &f)) {
-        if (ps_key(&f, "ts") || ps_key(&f, "pid") || ps_key(&f, "host") || ps_key(&f, "rank") ||
-            f.k_n == 0)
-            continue;
-        char num[64];
-        char *stop;
-        double v = 0;
-        int ok = f.v_n > 0 && f.v_n < sizeof num;
-        if (ok) {
-            memcpy(num, f.v, f.v_n);
-            num[f.v_n] = '\0';
-            v = strtod(num, &stop);
-            ok = *stop == '\0';
-        }
-        if (!ok) {
-            if ((rc = ps_warn_e(r, ln, (uint64_t)(f.k - ln->p) + 1, "counter value is not a number",
-                                e)) != TR_OK)
-                return rc;
-            continue;
-        }
-        uint32_t track =
-            tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, tr_str_intern(r->t, f.k, f.k_n));
-        tr_counter_add(r->t, track, ts, v);
-    }
-    return tr_trace_status(r->t, e);
 }
 
 /* ---- banners ---- */
@@ -844,6 +580,52 @@ static int ps_frame_line(ps_rd *r, tr_line *ln, int *rc, tr_error *e)
     return 0;
 }
 
+/*
+** The frame lines that follow a thread header, read in place in the input's
+** buffer: nearly every line of a dump is "    frame", and most are the line
+** that followed the line before last time (tr_pyspy_fcache_guess), which a
+** comparison finds with the line's end.  Stops at the first line that is not
+** a plain frame line (gaps, --locals, headers, blank lines, "\r\n" endings)
+** or not whole in the span: ps_line reads those as every other line.
+*/
+static int ps_frame_run(ps_rd *r, tr_error *e)
+{
+    const char *p;
+    size_t n = tr_input_span(r->in, &p);
+    const char *s = p, *end = p + n;
+    uint64_t lines = 0;
+    int rc = TR_OK;
+    /* What ps_frame_line sends to ps_on_frame, less what may be a gap. */
+    while (end - s > 5 && memcmp(s, "    ", 4) == 0 && s[4] > ' ' && s[4] != '.' && s[4] != '[' &&
+           s[4] != '(') {
+        const char *f = s + 4;
+        size_t len;
+        uint32_t frame = tr_pyspy_fcache_guess(&r->fcache, f, end, &r->fprev, &len);
+        if (frame != TR_NONE) {
+            s = f + len + 1;
+        } else {
+            const char *nl = memchr(f, '\n', (size_t)(end - f));
+            if (!nl || nl[-1] == '\r') break;
+            s = nl + 1;
+            while (nl[-1] == ' ' || nl[-1] == '\t') nl--;
+            frame = tr_pyspy_fcache_lookup(&r->fcache, r->t, f, (size_t)(nl - f), &r->fprev);
+        }
+        if (frame == TR_NONE || (r->frames.len == r->frames.cap &&
+                                 tr_vec_reserve(&r->frames, r->frames.len + 1) != TR_OK)) {
+            rc = tr_error_nomem(e);
+            break;
+        }
+        ((uint32_t *)r->frames.data)[r->frames.len++] = frame;
+        lines++;
+    }
+    if (lines) {
+        r->prev_kind = K_FRAME;
+        r->locals_section = 0;
+    }
+    tr_input_skip(r->in, (size_t)(s - p), lines);
+    return rc;
+}
+
 /* "Python v3.x (path)": the process's label. */
 static void ps_on_python(ps_rd *r, const char *p, size_t n)
 {
@@ -971,7 +753,8 @@ static int ps_text_next(void *rd, tr_error *e)
     ps_rd *r = rd;
     tr_line ln;
     for (int k = 0; k < TR_READ_BATCH; k++) {
-        int rc = tr_input_getline(r->in, &ln, e);
+        int rc = r->in_thread ? ps_frame_run(r, e) : TR_OK;
+        if (rc == TR_OK) rc = tr_input_getline(r->in, &ln, e);
         if (rc == TR_END) return (rc = ps_finish(r, e)) == TR_OK ? TR_END : rc;
         if (rc == TR_OK) rc = ps_line(r, &ln, e);
         if (rc != TR_OK) return rc;

@@ -105,25 +105,16 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n)
 
 /* ---- the frame cache ---- */
 
-struct tr_pyspy_fentry {
-    const char *text;
-    uint32_t len;
-    uint32_t frame;
-    uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
-};
-
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c)
 {
     memset(c, 0, sizeof *c);
-    tr_vec_init(&c->entries, sizeof(struct tr_pyspy_fentry));
-    tr_arena_init(&c->text);
+    tr_vec_init(&c->entries, sizeof(uint64_t));
 }
 
 void tr_pyspy_fcache_fini(tr_pyspy_fcache *c)
 {
     tr_free(c->slots);
     tr_vec_fini(&c->entries);
-    tr_arena_fini(&c->text);
 }
 
 static int ps_fcache_grow(tr_pyspy_fcache *c)
@@ -143,45 +134,98 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
     return TR_OK;
 }
 
+/*
+** The cache's hash of the N bytes at P: two lanes of 8 bytes whose
+** multiplications overlap, where tr_hash_bytes chains them all: a line the
+** guess missed (a frame below the part of the stack that stayed) is hashed
+** whole, and is 40 to 100 bytes long.
+*/
+static uint32_t pf_hash(const char *p, size_t n)
+{
+    uint64_t a = 0x9E3779B97F4A7C15ULL ^ n, b = 0xC2B2AE3D27D4EB4FULL, x = 0, y = 0;
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            memcpy(&x, p + i, 8);
+            memcpy(&y, p + i + 8, 8);
+            a = (a ^ x) * 0xff51afd7ed558ccdULL;
+            b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
+            a ^= a >> 29;
+            b ^= b >> 29;
+        }
+        memcpy(&x, p + n - 16, 8);
+        memcpy(&y, p + n - 8, 8);
+    } else if (n >= 8) {
+        memcpy(&x, p, 8);
+        memcpy(&y, p + n - 8, 8);
+    } else {
+        memcpy(&x, p, n);
+    }
+    a = (a ^ x) * 0xff51afd7ed558ccdULL;
+    b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
+    return (uint32_t)tr_hash_mix(a ^ (b >> 32 | b << 32));
+}
+
+static int pf_same(const char *a, const char *b, size_t n)
+{
+    return n >= 8 ? tr_pyspy_same(a, b, n) : memcmp(a, b, n) == 0;
+}
+
+static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
+{
+    return (struct tr_pyspy_fentry *)(void *)((uint64_t *)c->entries.data + id);
+}
+
 /* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
-    struct tr_pyspy_fentry *en;
-    if ((c->entries.len + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
-    uint32_t h = (uint32_t)tr_hash_bytes(p, n);
+    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    uint32_t h = pf_hash(p, n);
     size_t k = h & (c->cap - 1);
     for (uint64_t v; (v = c->slots[k]) != 0; k = (k + 1) & (c->cap - 1)) {
-        en = &TR_VEC_AT(&c->entries, struct tr_pyspy_fentry, (uint32_t)v - 1);
-        if ((uint32_t)(v >> 32) == h && en->len == n && memcmp(en->text, p, n) == 0)
+        const struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)v - 1);
+        if ((uint32_t)(v >> 32) == h && en->len == n && pf_same(en->text, p, n))
             return (uint32_t)v - 1;
     }
+    /* the header's two words, then the text and its NUL in whole words */
+    size_t id = c->entries.len, words = 2 + (n + 8) / 8;
     uint32_t frame = tr_pyspy_frame_intern(t, p, n);
-    char *copy = tr_arena_strndup(&c->text, p, n);
-    if (frame == TR_NONE || !copy || c->entries.len >= TR_NONE - 1 ||
-        !(en = tr_vec_push(&c->entries)))
+    if (frame == TR_NONE || id + words >= TR_NONE ||
+        tr_vec_reserve(&c->entries, id + words) != TR_OK)
         return TR_NONE;
-    *en = (struct tr_pyspy_fentry){copy, (uint32_t)n, frame, TR_NONE};
-    c->slots[k] = (uint64_t)h << 32 | c->entries.len;
-    return (uint32_t)c->entries.len - 1;
+    struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)id);
+    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, 0};
+    memcpy(en->text, p, n);
+    en->text[n] = '\0';
+    c->entries.len += words;
+    c->n++;
+    c->slots[k] = (uint64_t)h << 32 | (id + 1);
+    return (uint32_t)id;
 }
 
-uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev)
 {
     if (n > UINT32_MAX) {
         *prev = TR_NONE;
         return tr_pyspy_frame_intern(t, p, n);
     }
-    struct tr_pyspy_fentry *all = c->entries.data;
-    uint32_t next = *prev == TR_NONE ? TR_NONE : all[*prev].next;
-    if (next != TR_NONE && all[next].len == n && memcmp(all[next].text, p, n) == 0) {
-        *prev = next;
-        return all[next].frame;
-    }
     uint32_t k = ps_fcache_entry(c, t, p, n);
     if (k == TR_NONE) return TR_NONE;
-    all = c->entries.data;
-    if (*prev != TR_NONE) all[*prev].next = k;
+    if (*prev != TR_NONE) pf_entry(c, *prev)->next = k;
     *prev = k;
-    return all[k].frame;
+    return pf_entry(c, k)->frame;
+}
+
+uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+                                uint32_t *prev)
+{
+    uint32_t next = *prev == TR_NONE ? TR_NONE : pf_entry(c, *prev)->next;
+    if (next != TR_NONE) {
+        const struct tr_pyspy_fentry *en = pf_entry(c, next);
+        if (en->len == n && pf_same(en->text, p, n)) {
+            *prev = next;
+            return en->frame;
+        }
+    }
+    return tr_pyspy_fcache_lookup(c, t, p, n, prev);
 }

@@ -1,16 +1,19 @@
 /*
 ** pyspy_impl.h: what the files of the py-spy reader family share (not public):
 ** readers/pyspy.c (probe, dump text, dump sequences), pyspy_frames.c (frame
-** text and its cache), pyspy_folded.c (folded stacks) and pyspy_json.c (dump
-** --json, speedscope).
+** text and its cache), pyspy_markers.c (the dump text's #tracecat-dump
+** markers and #tracecat-counter lines), pyspy_folded.c (folded stacks) and
+** pyspy_json.c (dump --json, speedscope).
 */
 #ifndef TR_PYSPY_IMPL_H
 #define TR_PYSPY_IMPL_H
 
-#include "tr_reader.h"
 #include "tr_mem.h"
+#include "tr_reader.h"
+#include "tr_stack_slices.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* What a dump's frame line or a folded frame says, pointing into the text. */
 typedef struct tr_pyspy_frame_text {
@@ -42,9 +45,8 @@ uint32_t tr_pyspy_frame_intern(tr_trace *t, const char *p, size_t n);
 */
 typedef struct tr_pyspy_fcache {
     uint64_t *slots; /* hash << 32 | entry + 1; 0 is empty */
-    size_t cap;
-    tr_vec entries; /* struct tr_pyspy_fentry */
-    tr_arena text;
+    size_t cap, n;   /* slots, entries */
+    tr_vec entries;  /* uint64_t: the entries (struct tr_pyspy_fentry), each at its id */
 } tr_pyspy_fcache;
 
 void tr_pyspy_fcache_init(tr_pyspy_fcache *c);
@@ -56,6 +58,140 @@ void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 */
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
+/* The same without the guess: for a line tr_pyspy_fcache_guess missed. */
+uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
+                                uint32_t *prev);
+
+/*
+** An entry: the line's frame, the line that followed it last time, and the
+** line's bytes right after them, so that fetching the entry fetches its
+** text too.  Its id is where it starts in tr_pyspy_fcache.entries, in
+** 8-byte words.
+*/
+struct tr_pyspy_fentry {
+    uint32_t len;
+    uint32_t frame;
+    uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
+    uint32_t unused;
+    char text[]; /* LEN bytes and a NUL */
+};
+
+static inline const struct tr_pyspy_fentry *tr_pyspy_fentry_at(const tr_pyspy_fcache *c,
+                                                               uint32_t id)
+{
+    return (const struct tr_pyspy_fentry *)(const void *)((const uint64_t *)c->entries.data + id);
+}
+
+/* Whether the N bytes at A and B are equal (N >= 8): words, no call, no early exit. */
+static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y, d = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (d | (x ^ y)) == 0;
+}
+
+/*
+** The frame of the line at P (running to a "\n" before END) when it is the
+** line that followed *PREV's last time, its length in *N; else TR_NONE.  The
+** comparison finds the line's end too: no scan for the "\n" on a hit.
+*/
+static inline uint32_t tr_pyspy_fcache_guess(const tr_pyspy_fcache *c, const char *p,
+                                             const char *end, uint32_t *prev, size_t *n)
+{
+    uint32_t next = *prev == TR_NONE ? TR_NONE : tr_pyspy_fentry_at(c, *prev)->next;
+    if (next == TR_NONE) return TR_NONE;
+    const struct tr_pyspy_fentry *en = tr_pyspy_fentry_at(c, next);
+    if (en->len < 8 || en->len >= (size_t)(end - p) || p[en->len] != '\n' ||
+        !tr_pyspy_same(p, en->text, en->len))
+        return TR_NONE;
+    *prev = next;
+    *n = en->len;
+    return en->frame;
+}
+
+/* ---- the dump text reader (pyspy.c, pyspy_markers.c) ---- */
+
+#define PS_NS_PER_S 1000000000LL
+
+static inline int ps_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+/* Strings interned once per read. */
+enum ps_const {
+    C_STATE,
+    C_IDLE,
+    C_ACTIVE,
+    C_ACTIVE_GIL,
+    C_GIL,
+    C_CAT_ERROR,
+    C_PYSPY,
+    C_MESSAGE,
+    C_ELIDED,
+    C_COUNT
+};
+
+typedef struct ps_rd {
+    tr_trace *t;
+    tr_input *in;
+    tr_diag *diag;
+    uint32_t input;
+    tr_str c[C_COUNT];
+    uint32_t state_set[4]; /* idle, active, active+gil, gil */
+    tr_stack_slicer *slicer;
+    tr_pyspy_fcache fcache;
+    tr_buf scratch, clean;
+    uint64_t skipped, warnings;
+
+    /* moments */
+    int markers;         /* a #tracecat-dump marker was seen */
+    int have_origin;     /* origin_unix set from a marker or counter */
+    int64_t origin_unix; /* ns */
+    int64_t ts;          /* the current moment's time */
+    uint64_t moment;     /* the current moment's number + 1; 0 before the first */
+    int moment_threads;  /* threads sampled in the current moment */
+    int moment_fresh;    /* a banner or marker opened it and no process line came yet */
+    tr_vec touched;      /* uint32_t: processes sampled in the current moment */
+    int prev_kind;
+
+    /* where samples go */
+    uint32_t process;    /* TR_NONE: none named yet in this section */
+    int64_t pending_pid; /* from a banner or marker, -1 = none */
+    tr_str pending_host;
+    tr_str marker_host; /* the host the last marker or shell prompt naming one named */
+    int32_t pending_rank;
+
+    /* the thread block being read */
+    int in_thread;
+    uint32_t track;
+    uint32_t state_args;
+    tr_vec frames;      /* uint32_t, innermost first */
+    uint32_t fprev;     /* the frame cache's entry of the block's last frame line */
+    tr_vec locals;      /* ps_local */
+    int locals_section; /* 1 Arguments, 2 Locals, 0 none yet */
+    uint32_t elided;    /* "..." lines: frames cut out by hand, the arg "elided" */
+    int orphan_warned;  /* frames outside a thread: one warning per run */
+
+    tr_vec prev; /* ps_prev by track id */
+} ps_rd;
+
+/* Counts and reports a warning; a strict run fails with E filled. */
+int ps_warn_e(ps_rd *r, const tr_line *ln, uint64_t col, const char *what, tr_error *e);
+/* Starts a moment at TS (markers) or at the next dump number. */
+int ps_moment_start(ps_rd *r, int timed, int64_t ts, tr_error *e);
+/* Parses a decimal pid at P (up to N bytes); returns the digits' length or 0. */
+size_t ps_pid(const char *p, size_t n, int64_t *pid);
+/* "#tracecat-dump ..." (pyspy_markers.c): a new moment at its time. */
+int ps_on_marker(ps_rd *r, const tr_line *ln, tr_error *e);
+/* "#tracecat-counter ts=T pid=P NAME=VALUE..." (pyspy_markers.c). */
+int ps_on_counter(ps_rd *r, const tr_line *ln, tr_error *e);
 
 /* The readers of the shapes other than dump text; the py-spy reader picks one by the head. */
 extern const tr_reader tr_reader_folded; /* also --from folded (readers/all.c) */
