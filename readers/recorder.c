@@ -15,8 +15,8 @@
 ** place (lib/dir.c), never extracted.  Ranks are independent, so they are
 ** decoded on threads (read, inflate, parse, expand the grammar), a few
 ** ranks per thread per call of next; a k-way merge of the ranks by start
-** time then orders the records, and threads fill the model's rows in
-** chunks (recorder_model.c).
+** time then orders the records, cut by time into chunks that threads merge
+** and put in the model's rows (recorder_model.c).
 */
 #include "recorder_impl.h"
 #include "tr_pool.h"
