@@ -465,44 +465,57 @@ static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
     const unsigned char *p = c->ts + c->pos * 8;
     uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
     if (en > limit) return -1;
+    /* A rank's turn comes back after every other rank's: too many streams for the hardware to
+     * foresee, so its next lines are asked for now (past the end is harmless). */
+    __builtin_prefetch(p + 128);
+    __builtin_prefetch(c->seq + c->pos + 16);
+    __builtin_prefetch(c->up + c->pos + 16);
+    __builtin_prefetch(c->row + c->pos + 16, 1);
     c->start = ticks_ns(run, s);
     c->dur = ticks_ns(run, en) - c->start;
     c->prev = s;
     return 1;
 }
 
-/* Earlier start first, then the longer record (the parent), then the lower rank. */
-static int cursor_before(const cursor *a, const cursor *b)
-{
-    if (a->start != b->start) return a->start < b->start;
-    if (a->done != b->done) return b->done;
-    if (a->dur != b->dur) return a->dur > b->dur;
-    return a->rank < b->rank;
-}
-
 /*
 ** A tournament of K cursors (a power of two; those past the ranks are done):
 ** node[0] is the winner, node[1..K-1] the loser of each match, so that the
-** next winner takes log2 K comparisons along one leaf's path.  The start
-** times sit apart in KEY, and a match is decided without a branch unless
-** they are equal.
+** next winner takes log2 K comparisons along one leaf's path.  A leaf is a
+** rank.  Its key sits apart from its cursor: the start, then minus the
+** duration (the longer record, the parent, first), INT64_MAX for both once
+** done, the leaf last; a match is decided without a branch.
 */
+typedef struct tkey {
+    int64_t start, neg_dur;
+} tkey;
+
 typedef struct tourney {
     cursor *c;
-    int64_t *key;
+    tkey *key;
     uint32_t *node;
     size_t k;
 } tourney;
+
+static tkey cursor_key(const cursor *c)
+{
+    return (tkey){c->start, c->done ? INT64_MAX : -c->dur};
+}
+
+static int key_before(tkey a, uint32_t ia, tkey b, uint32_t ib)
+{
+    return (a.start < b.start) | ((a.start == b.start) & ((a.neg_dur < b.neg_dur) |
+                                                          ((a.neg_dur == b.neg_dur) & (ia < ib))));
+}
 
 static void tourney_build(tourney *tv, uint32_t *win)
 {
     for (size_t i = 0; i < tv->k; i++) {
         win[tv->k + i] = (uint32_t)i;
-        tv->key[i] = tv->c[i].start;
+        tv->key[i] = cursor_key(&tv->c[i]);
     }
     for (size_t n = tv->k - 1; n >= 1; n--) {
         uint32_t a = win[2 * n], b = win[2 * n + 1];
-        int b_wins = cursor_before(&tv->c[b], &tv->c[a]);
+        int b_wins = key_before(tv->key[b], b, tv->key[a], a);
         win[n] = b_wins ? b : a;
         tv->node[n] = b_wins ? a : b;
     }
@@ -513,15 +526,18 @@ static void tourney_build(tourney *tv, uint32_t *win)
 static void tourney_replay(tourney *tv, uint32_t i)
 {
     uint32_t w = i;
-    int64_t wk = tv->key[i] = tv->c[i].start;
+    tkey wk = tv->key[i] = cursor_key(&tv->c[i]);
     for (size_t n = (i + tv->k) >> 1; n; n >>= 1) {
         uint32_t l = tv->node[n];
-        int64_t lk = tv->key[l];
-        int swap = lk < wk;
-        if (lk == wk) swap = cursor_before(&tv->c[l], &tv->c[w]);
-        tv->node[n] = swap ? w : l;
-        w = swap ? l : w;
-        wk = swap ? lk : wk;
+        tkey lk = tv->key[l];
+        /* the swap by masks: the compiler made branches of ?:, and the winner is a coin toss */
+        uint64_t m = 0 - (uint64_t)key_before(lk, l, wk, w);
+        uint32_t x = (w ^ l) & (uint32_t)m;
+        tv->node[n] = l ^ x;
+        w ^= x;
+        wk.start = (int64_t)((uint64_t)wk.start ^ (((uint64_t)wk.start ^ (uint64_t)lk.start) & m));
+        wk.neg_dur =
+            (int64_t)((uint64_t)wk.neg_dur ^ (((uint64_t)wk.neg_dur ^ (uint64_t)lk.neg_dur) & m));
     }
     tv->node[0] = w;
 }
