@@ -172,16 +172,22 @@ static const char *const cat_text[CAT_COUNT] = {"POSIX", "MPI-IO", "MPI", "HDF5"
 /* Every this many records a rank keeps its tick, to find where a chunk starts in it. */
 #define REC_SAMPLE 256
 
+/* Per record: the position of its parent in the rank (or TR_NONE), and its row in the block. */
+typedef struct rec_link {
+    uint32_t up, row;
+} rec_link;
+
 /* A rank's cursor in a chunk's k-way merge: the record at pos, and the rank's columns. */
 typedef struct cursor {
     int64_t start, dur;       /* ns, of the record at pos; start INT64_MAX once done */
     uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
     uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
     const unsigned char *ts;
-    const uint32_t *seq, *up;
-    uint32_t *row;
+    const uint32_t *seq;
+    rec_link *link;
     const sig_model *sm;
-    int64_t tid; /* the last record's thread, and its track */
+    const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
+    int64_t tid;          /* the last record's thread, and its track */
     uint32_t track;
     int32_t rank;
     int done;
@@ -213,9 +219,8 @@ typedef struct rank_out {
     /* found per rank on the pool's threads before the merge */
     int bad_order, overflow, any_bytes;
     tr_vec nest;    /* tid_track (no track): open records by their position in the rank */
-    uint32_t *up;   /* per record: the position of its parent, or TR_NONE */
-    uint32_t *row;  /* per record: its row in the block (the merge's) */
-    uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it */
+    rec_link *link; /* per record (in the model's block) */
+    uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
     int rc;
 } rank_out;
 
@@ -240,6 +245,8 @@ struct rec_model {
     size_t n_chunks;  /* the merge's, each a span of start times */
     cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
     size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
+    rec_link *link;   /* every rank's, one after the other: a block on huge pages */
+    uint64_t *samp;
 };
 
 /* The canonical decimal form: what an integer prints back as. */
@@ -469,11 +476,11 @@ static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
      * foresee, so its next lines are asked for now (past the end is harmless). */
     __builtin_prefetch(p + 128);
     __builtin_prefetch(c->seq + c->pos + 16);
-    __builtin_prefetch(c->up + c->pos + 16);
-    __builtin_prefetch(c->row + c->pos + 16, 1);
+    __builtin_prefetch(c->link + c->pos + 8, 1);
     c->start = ticks_ns(run, s);
     c->dur = ticks_ns(run, en) - c->start;
     c->prev = s;
+    c->sig = &c->sm[c->seq[c->pos]];
     return 1;
 }
 
@@ -617,12 +624,17 @@ static int merge_start(rec_model *m, tr_error *e)
     int32_t n = run->ranks;
     for (int32_t r = 0; r < n; r++) m->rows += m->rk[r].n;
     if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
+    size_t samples = 0;
+    for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
+    m->link = tr_malloc((m->rows + 1) * sizeof *m->link);
+    m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
+    if (!m->link || !m->samp) return tr_error_nomem(e);
+    size_t at = 0, sat = 0;
     for (int32_t r = 0; r < n; r++) {
-        size_t k = m->rk[r].n ? (size_t)m->rk[r].n : 1;
-        m->ro[r].up = tr_malloc(k * sizeof *m->ro[r].up);
-        m->ro[r].row = tr_malloc(k * sizeof *m->ro[r].row);
-        m->ro[r].samp = tr_malloc((k + REC_SAMPLE - 1) / REC_SAMPLE * sizeof *m->ro[r].samp);
-        if (!m->ro[r].up || !m->ro[r].row || !m->ro[r].samp) return tr_error_nomem(e);
+        m->ro[r].link = m->link + at;
+        m->ro[r].samp = m->samp + sat;
+        at += m->rk[r].n;
+        sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
     }
     double dlimit = (double)INT64_MAX / run->res_nsd / 2;
     m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
@@ -673,7 +685,7 @@ static int nest_rank(void *user, size_t r)
         if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
         if (!tt) return o->rc = TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
-        if (nest_by_level(tt, (uint32_t)pos, level, start, end, &o->up[pos]) != TR_OK)
+        if (nest_by_level(tt, (uint32_t)pos, level, start, end, &o->link[pos].up) != TR_OK)
             return o->rc = TR_FATAL;
     }
     return TR_OK;
@@ -692,7 +704,7 @@ static int nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + o->row[rec.row], rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + o->link[rec.row].row, rec.level, rec.start, rec.end};
             }
         }
     }
@@ -733,8 +745,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
-                      .up = o->up,
-                      .row = o->row,
+                      .link = o->link,
                       .sm = o->sm,
                       .track = TR_NONE,
                       .rank = (int32_t)i};
@@ -858,7 +869,7 @@ static int merge_tracks(rec_model *m, tr_error *e)
         if (cu->done) break;
         rank_out *o = &m->ro[cu->rank];
         size_t before = o->tracks.len;
-        if (!track_for(m, o, cu->rank, cu->sm[cu->seq[cu->pos]].tid)) {
+        if (!track_for(m, o, cu->rank, cu->sig->tid)) {
             rc = tr_error_nomem(e);
             break;
         }
@@ -922,15 +933,16 @@ static int fill_chunk(void *user, size_t j)
         uint32_t i = tv.node[0];
         cursor *cu = &tv.c[i];
         uint64_t pos = cu->pos;
-        const sig_model *s = &cu->sm[cu->seq[pos]];
+        const sig_model *s = cu->sig;
         if (s->tid != cu->tid || cu->track == TR_NONE) {
             cu->tid = s->tid;
             cu->track = track_of(&m->ro[cu->rank], s->tid);
         }
-        uint32_t row = m->first + (uint32_t)at, up = cu->up[pos], parent = TR_NONE;
-        cu->row[pos] = (uint32_t)at;
+        rec_link *lk = &cu->link[pos];
+        uint32_t row = m->first + (uint32_t)at, up = lk->up, parent = TR_NONE;
+        lk->row = (uint32_t)at;
         if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->row[up];
+            parent = m->first + cu->link[up].row;
         } else if (up != TR_NONE) {
             late_parent *lp = tr_vec_push(&job->late);
             if (lp) *lp = (late_parent){row, up, cu->rank};
@@ -983,7 +995,7 @@ static int fill_rows(rec_model *m, tr_error *e)
         }
         for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
             const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->ro[lp->rank].row[lp->up]);
+            tr_slice_set_parent(m->t, lp->row, m->first + m->ro[lp->rank].link[lp->up].row);
         }
         tr_vec_fini(&job[j].wide);
         tr_vec_fini(&job[j].late);
@@ -1199,12 +1211,13 @@ static void rank_nest_free(rec_model *m)
         for (size_t i = 0; i < o->nest.len; i++)
             tr_vec_fini(&TR_VEC_AT(&o->nest, tid_track, i).open);
         tr_vec_fini(&o->nest);
-        tr_free(o->up);
-        tr_free(o->row);
-        tr_free(o->samp);
-        o->up = o->row = NULL;
+        o->link = NULL;
         o->samp = NULL;
     }
+    tr_free(m->link);
+    tr_free(m->samp);
+    m->link = NULL;
+    m->samp = NULL;
 }
 
 int rec_model_next(rec_model *m, tr_error *e)
