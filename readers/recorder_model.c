@@ -488,13 +488,13 @@ static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
 ** A tournament of K cursors (a power of two; those past the ranks are done):
 ** node[0] is the winner, node[1..K-1] the loser of each match, so that the
 ** next winner takes log2 K comparisons along one leaf's path.  A leaf is a
-** rank.  Its key sits apart from its cursor: the start, then minus the
-** duration (the longer record, the parent, first), INT64_MAX for both once
-** done, the leaf last; a match is decided without a branch.
+** rank.  Its key sits apart from its cursor, as one 128-bit number: the
+** start, then minus the duration (the longer record, the parent, first),
+** both INT64_MAX once done; equal keys go to the lower leaf.  A match is
+** then one comparison and a swap by masks (the winner is a coin toss, and
+** the compiler made branches of ?:).
 */
-typedef struct tkey {
-    int64_t start, neg_dur;
-} tkey;
+__extension__ typedef unsigned __int128 tkey;
 
 typedef struct tourney {
     cursor *c;
@@ -505,13 +505,13 @@ typedef struct tourney {
 
 static tkey cursor_key(const cursor *c)
 {
-    return (tkey){c->start, c->done ? INT64_MAX : -c->dur};
+    uint64_t neg_dur = (uint64_t)(c->done ? INT64_MAX : -c->dur) ^ ((uint64_t)1 << 63);
+    return (tkey)((uint64_t)c->start ^ ((uint64_t)1 << 63)) << 64 | neg_dur;
 }
 
 static int key_before(tkey a, uint32_t ia, tkey b, uint32_t ib)
 {
-    return (a.start < b.start) | ((a.start == b.start) & ((a.neg_dur < b.neg_dur) |
-                                                          ((a.neg_dur == b.neg_dur) & (ia < ib))));
+    return a < b || (a == b && ia < ib);
 }
 
 static void tourney_build(tourney *tv, uint32_t *win)
@@ -537,14 +537,13 @@ static void tourney_replay(tourney *tv, uint32_t i)
     for (size_t n = (i + tv->k) >> 1; n; n >>= 1) {
         uint32_t l = tv->node[n];
         tkey lk = tv->key[l];
-        /* the swap by masks: the compiler made branches of ?:, and the winner is a coin toss */
-        uint64_t m = 0 - (uint64_t)key_before(lk, l, wk, w);
+        int swap = lk < wk;
+        if (lk == wk) swap = l < w;
+        tkey m = 0 - (tkey)swap;
         uint32_t x = (w ^ l) & (uint32_t)m;
         tv->node[n] = l ^ x;
         w ^= x;
-        wk.start = (int64_t)((uint64_t)wk.start ^ (((uint64_t)wk.start ^ (uint64_t)lk.start) & m));
-        wk.neg_dur =
-            (int64_t)((uint64_t)wk.neg_dur ^ (((uint64_t)wk.neg_dur ^ (uint64_t)lk.neg_dur) & m));
+        wk ^= (wk ^ lk) & m;
     }
     tv->node[0] = w;
 }
