@@ -583,7 +583,9 @@ static int nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint64_t s
     tr_vec *open = &tt->open;
     while (open->len && TR_VEC_AT(open, open_rec, open->len - 1).level >= level) open->len--;
     *parent = open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE;
-    open_rec *o = tr_vec_push(open);
+    /* once per record: the call only when the stack must grow */
+    open_rec *o =
+        open->len < open->cap ? &TR_VEC_AT(open, open_rec, open->len++) : tr_vec_push(open);
     if (!o) return TR_FATAL;
     *o = (open_rec){row, level, start, end};
     return TR_OK;
