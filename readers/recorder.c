@@ -15,8 +15,8 @@
 ** place (lib/dir.c), never extracted.  Ranks are independent, so they are
 ** decoded on threads (read, inflate, parse, expand the grammar), a few
 ** ranks per thread per call of next; a k-way merge of the ranks by start
-** time then orders the records, and threads fill the model's rows in
-** chunks (recorder_model.c).
+** time then orders the records, cut by time into chunks that threads merge
+** and put in the model's rows (recorder_model.c).
 */
 #include "recorder_impl.h"
 #include "tr_pool.h"
@@ -51,25 +51,40 @@ static int fs_exists(const tr_dir *d, const char *name, uint64_t *size)
 }
 
 /*
-** Reads the stream IN whole, up to MAX bytes (more is *TOO_BIG), into OUT.
-** SIZE, what the directory says the file holds, sizes the buffer so that it
-** is read without growing; only up to REC_SIZE_TRUST of it is believed (a
-** hint too large costs address space, not memory: the rest is not touched).
+** Reads the stream IN whole, up to MAX bytes (more is *TOO_BIG), into OUT:
+** into ROOM (may be NULL) when it fits with a byte to spare, else a buffer
+** of its own.  SIZE, what the directory says the file holds, sizes that
+** buffer so that it is read without growing; only up to REC_SIZE_TRUST of it
+** is believed (a hint too large costs address space, not memory: the rest is
+** not touched).
 */
-static int read_whole(tr_input *in, uint64_t size, uint64_t max, rec_bytes *out, int *too_big,
-                      tr_error *e)
+static int read_whole(tr_input *in, uint64_t size, uint64_t max, const rec_room *room,
+                      rec_bytes *out, int *too_big, tr_error *e)
 {
-    tr_buf b;
-    tr_buf_init(&b, 0);
+    size_t len = 0, got = 1;
     int rc = TR_OK;
     *too_big = 0;
+    while (room && rc == TR_OK && got && len < room->n) {
+        got = 0;
+        rc = tr_input_read(in, room->p + len, room->n - len, &got, e);
+        len += got;
+    }
+    if (rc != TR_OK) return rc;
+    if (room && len < room->n) {
+        *too_big = len > max;
+        *out = (rec_bytes){room->p, len, NULL};
+        return TR_OK;
+    }
+    tr_buf b;
+    tr_buf_init(&b, 0);
     size_t first = size < max && size < REC_SIZE_TRUST ? (size_t)size : 0;
-    for (;;) {
+    /* a file grown past its room goes on in a buffer */
+    if (len && tr_buf_add(&b, room->p, len) != TR_OK) rc = tr_error_nomem(e);
+    while (rc == TR_OK) {
         if (tr_buf_grow(&b, b.len ? 65536 : first + 65536) != TR_OK) {
             rc = tr_error_nomem(e);
             break;
         }
-        size_t got;
         if ((rc = tr_input_read(in, b.p + b.len, b.cap - b.len - 1, &got, e)) != TR_OK || got == 0)
             break;
         b.len += got;
@@ -88,8 +103,9 @@ static int read_whole(tr_input *in, uint64_t size, uint64_t max, rec_bytes *out,
     return TR_OK;
 }
 
-/* Loads the whole of NAME, which must exist, capped at MAX bytes. */
-static int load_all(const tr_dir *d, const char *name, uint64_t max, rec_bytes *out, tr_error *e)
+/* Loads the whole of NAME, which must exist, capped at MAX bytes, into ROOM when it fits. */
+static int load_room(const tr_dir *d, const char *name, uint64_t max, const rec_room *room,
+                     rec_bytes *out, tr_error *e)
 {
     char path[1024];
     tr_loc loc = {rec_path(d, name, path, sizeof path), 0, 0, 0};
@@ -100,13 +116,18 @@ static int load_all(const tr_dir *d, const char *name, uint64_t max, rec_bytes *
     int too_big = size > max, rc = too_big ? TR_OK : tr_dir_open_member((tr_dir *)d, i, &in, e);
     if (rc != TR_OK) return rc;
     if (!too_big) {
-        rc = read_whole(in, size, max, out, &too_big, e);
+        rc = read_whole(in, size, max, room, out, &too_big, e);
         tr_input_close(in);
     }
     if (rc == TR_OK && too_big)
         rc = tr_errorf(e, TR_E_FORMAT, &loc, "%llu bytes is too large for this file",
                        (unsigned long long)size);
     return rc;
+}
+
+static int load_all(const tr_dir *d, const char *name, uint64_t max, rec_bytes *out, tr_error *e)
+{
+    return load_room(d, name, max, NULL, out, e);
 }
 
 /* ---- the run: metadata shared by all ranks ---- */
@@ -561,7 +582,9 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
     } else {
         snprintf(name, sizeof name, "%d.ts", (int)r);
         rec_path(run->dir, name, ts_path, sizeof ts_path);
-        if ((rc = load_named(run, name, 0, &rk->ts, e)) < 0) return rc;
+        if ((rc = load_room(run->dir, name, UINT64_MAX, rk->ts_room.n ? &rk->ts_room : NULL,
+                            &rk->ts, e)) < 0)
+            return rc;
     }
     uint64_t pairs = rk->ts.n / 8;
     if (rk->ts.n % 8)
@@ -602,7 +625,9 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
         warn_keep(rk, ts_path, ts_base + rk->n * 8,
                   "%llu timestamp pairs beyond rank %d's %llu records ignored",
                   (unsigned long long)(pairs - rk->n), (int)r, (unsigned long long)rk->n);
-    rk->seq = tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
+    rk->seq = rk->n && rk->n <= rk->seq_room_n
+                  ? rk->seq_room
+                  : tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
     rc = rk->seq ? rec_cfg_expand(&g, rk->seq, e) : tr_error_nomem(e);
     rec_cfg_free(&g);
     if (rc >= 0) rc = read_proc(run, r, rk, e);
@@ -636,7 +661,9 @@ typedef struct rec_rd {
     tr_dir *sub; /* the trace's subdirectory of the one named, when it is one */
     rec_run run;
     rec_rank *rk;
-    int32_t decoded; /* ranks decoded so far */
+    int32_t decoded;         /* ranks decoded so far */
+    unsigned char *ts_block; /* G2: every rank's <r>.ts of its stated size, one after the other */
+    uint32_t *seq_block;     /* and room for the records those can hold */
     rec_model *model;
 } rec_rd;
 
@@ -701,9 +728,45 @@ static int recorder_open(void **rd, const tr_read_ctx *c, tr_error *e)
     return rc;
 }
 
+/*
+** G2's <r>.ts files are read into one block and their records expanded into
+** another, each rank a slice the size the directory states: blocks of many
+** MiB start on huge pages, where a rank's own few hundred KiB would take a
+** fault every 4 KiB.  A file that turns out larger gets a buffer of its own;
+** without the blocks, every rank does.
+*/
+static void make_rooms(rec_rd *r)
+{
+    rec_run *run = &r->run;
+    size_t ts_total = 0, seq_total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t k = 0; k < run->ranks; k++) {
+            char name[32];
+            uint64_t size = 0;
+            snprintf(name, sizeof name, "%d.ts", (int)k);
+            if (fs_exists(run->dir, name, &size) != TR_OK || size >= REC_SIZE_TRUST) return;
+            /* a byte to spare, so that the read sees the end; slices on cache lines */
+            size_t room = ((size_t)size + 64) & ~(size_t)63;
+            if (pass) {
+                r->rk[k].ts_room = (rec_room){r->ts_block + ts_total, (size_t)size + 1};
+                r->rk[k].seq_room = r->seq_block + seq_total;
+                r->rk[k].seq_room_n = size / 8;
+            }
+            ts_total += room;
+            seq_total += (size_t)(size / 8);
+        }
+        if (pass) return;
+        r->ts_block = tr_malloc(ts_total ? ts_total : 1);
+        r->seq_block = tr_malloc((seq_total ? seq_total : 1) * sizeof *r->seq_block);
+        if (!r->ts_block || !r->seq_block) return;
+        ts_total = seq_total = 0;
+    }
+}
+
 /* Decodes the next ranks on the pool's threads; the first failure in rank order is the error. */
 static int decode_step(rec_rd *r, tr_error *e)
 {
+    if (r->decoded == 0 && r->run.gen != REC_G3) make_rooms(r);
     int32_t left = r->run.ranks - r->decoded;
     int threads = tr_pool_threads(r->threads, (size_t)left);
     int32_t n = left < threads * REC_RANKS_RUN ? left : threads * REC_RANKS_RUN;
@@ -737,8 +800,10 @@ static void recorder_close(void *rd)
         rec_cst_free(&r->rk[k].fly);
         rec_bytes_free(&r->rk[k].fly_raw);
         rec_bytes_free(&r->rk[k].ts);
-        tr_free(r->rk[k].seq);
+        if (r->rk[k].seq != r->rk[k].seq_room) tr_free(r->rk[k].seq);
     }
+    tr_free(r->ts_block);
+    tr_free(r->seq_block);
     tr_free(r->rk);
     run_free(&r->run);
     tr_dir_close(r->sub);

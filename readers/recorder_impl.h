@@ -43,6 +43,12 @@ typedef struct rec_bytes {
 
 void rec_bytes_free(rec_bytes *b);
 
+/* Room set aside for a file: N bytes at P, a slice of a larger block. */
+typedef struct rec_room {
+    unsigned char *p;
+    size_t n;
+} rec_room;
+
 /* ^LABEL of D + NAME into BUF: how errors name a file of the trace. */
 const char *rec_path(const tr_dir *d, const char *name, char *buf, size_t size);
 
@@ -139,6 +145,9 @@ typedef struct rec_rank {
     rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
     uint32_t *seq; /* terminal ids in record order */
     uint64_t n;
+    rec_room ts_room;   /* G2: where <r>.ts is read when it has its stated size */
+    uint32_t *seq_room; /* and where its records go when there are at most SEQ_ROOM_N */
+    uint64_t seq_room_n;
     rec_bytes fly_raw;           /* <r>.inflight (tracerecord): calls not returned */
     rec_cst fly;                 /* their signatures */
     const unsigned char *fly_at; /* their int64 start ticks, fly.n of them */

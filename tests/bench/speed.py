@@ -8,8 +8,8 @@ repeated N times (default 5); the table gives medians and the spread (min-max) o
 (user + sys, from /usr/bin/time), and of wall time for the rows about threads, plus page faults
 and peak RSS (GNU time).  Sizes scale with --scale (1 = 1 M GT lines, about 116 MB).  Builds nothing: the
 binaries are BUILD/tracecat, BUILD/tests/bench_recorder and, when simdjson is installed,
-BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  With --base DIR, the gt, chrome
-and pyspy rows also run DIR/tracecat (say, main's build) interleaved with the others, and print its
+BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  With --base DIR, the gt, chrome,
+pyspy and recorder rows also run DIR/tracecat (say, main's build) interleaved with the others, and print its
 time over the base's.  A benchmark, not a test: it always exits 0 unless a command fails.
 
 Rows:
@@ -124,9 +124,9 @@ def with_base(cmds, argv):
     return cmds
 
 
-def base_line(label, r, a, n):
-    if "base" in r:
-        ratio("tracecat / base", a, line(label + " (base)", r["base"], n), "-")
+def base_line(label, r, a, n, unit="MB/s", key="base", wall=False):
+    if key in r:
+        ratio("tracecat / base", a, line(label + " (base)", r[key], n, unit, wall=wall), "-")
 
 
 def row_gt(tc, gt, runs):
@@ -196,12 +196,21 @@ def row_recorder(tc, build, scale, runs):
     d4 = recorder_trace(bench, 4, per * 16)
     recs = 64 * per
     print("Recorder -> model (64 ranks x %d records; 4 ranks x %d)" % (per, per * 16))
-    r = interleave({"tc": [tc, "info", "--threads", "1", d64]}, runs)
-    line("tracecat info, 64 ranks", r["tc"], recs, "M records/s")
-    r = interleave({"1": [tc, "info", "--threads", "1", d4], "2": [tc, "info", "--threads", "2", d4]}, runs)
-    a = line("tracecat info, 4 ranks, --threads 1", r["1"], 4 * per * 16, "M records/s", wall=True)
-    b = line("tracecat info, 4 ranks, --threads 2", r["2"], 4 * per * 16, "M records/s", wall=True)
-    ratio("threads 1 / threads 2 (speed-up)", a, b, ">= 1.7")
+    argv = [tc, "info", "--threads", "1", d64]
+    r = interleave(with_base({"tc": argv}, argv), runs)
+    a = line("tracecat info, 64 ranks", r["tc"], recs, "M records/s")
+    base_line("tracecat info, 64 ranks", r, a, recs, "M records/s")
+    cmds = {"1": [tc, "info", "--threads", "1", d4], "2": [tc, "info", "--threads", "2", d4]}
+    if BASE:
+        cmds.update({"base1": [BASE] + cmds["1"][1:], "base2": [BASE] + cmds["2"][1:]})
+    r = interleave(cmds, runs)
+    for t in "12":
+        label = "tracecat info, 4 ranks, --threads " + t
+        a = line(label, r[t], 4 * per * 16, "M records/s", wall=True)
+        base_line(label, r, a, 4 * per * 16, "M records/s", "base" + t, wall=True)
+    ratio("threads 1 / threads 2 (speed-up)", med(r["1"], 1)[0], med(r["2"], 1)[0], ">= 1.7")
+    if BASE:
+        ratio("base: threads 1 / threads 2", med(r["base1"], 1)[0], med(r["base2"], 1)[0], "-")
 
 
 def db_rows(path):
