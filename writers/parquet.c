@@ -195,10 +195,12 @@ static int derive_input(pq_w *w, uint32_t p, pq_rows *out, tr_error *e)
     return TR_OK;
 }
 
+/* Adds ID to the keys unless part P took it already (a stream's marks, without stamps, are each
+ * taken once). */
 static int take(pq_w *w, uint32_t id, uint32_t p)
 {
-    if (w->stamp[id] == p) return TR_OK;
-    w->stamp[id] = p;
+    if (w->stamp && w->stamp[id] == p) return TR_OK;
+    if (w->stamp) w->stamp[id] = p;
     uint64_t *k = tr_vec_push(&w->keys);
     if (!k) return TR_FATAL;
     *k = id;
@@ -577,10 +579,11 @@ static int table_job(void *user, size_t i)
 {
     pq_tables *j = user;
     pq_w own = *j->w;
-    own.stamp = tr_malloc((own.n_stamp ? own.n_stamp : 1) * sizeof *own.stamp);
+    own.stamp = own.n_stamp ? tr_malloc(own.n_stamp * sizeof *own.stamp) : NULL;
     tr_vec_init(&own.keys, sizeof(uint64_t));
     tr_buf_init(&own.sc.scratch, 0);
-    int rc = own.stamp ? write_table(&own, j->tb[i], &j->err[i]) : tr_error_nomem(&j->err[i]);
+    int rc = own.stamp || !own.n_stamp ? write_table(&own, j->tb[i], &j->err[i])
+                                       : tr_error_nomem(&j->err[i]);
     tr_free(own.stamp);
     tr_vec_fini(&own.keys);
     tr_buf_fini(&own.sc.scratch);
@@ -743,11 +746,15 @@ static int prepare(pq_w *w, tr_error *e)
 {
     const tr_trace *t = w->sc.t;
     tr_vec_init(&w->keys, sizeof(uint64_t));
-    /* One stamp array serves sets and stacks in turn (the larger of them). */
+    /*
+    ** One stamp array serves sets and stacks in turn (the larger of them); a
+    ** stream marks what each part used instead (4 bytes a set less).
+    */
     size_t n_stamp = w->sc.n_sets + 1;
     if (tr_stack_count(t) > n_stamp) n_stamp = tr_stack_count(t);
-    w->stamp = tr_malloc(n_stamp * sizeof *w->stamp);
-    if (!w->stamp) return tr_error_nomem(e);
+    if (w->rows) n_stamp = 0;
+    w->stamp = n_stamp ? tr_malloc(n_stamp * sizeof *w->stamp) : NULL;
+    if (n_stamp && !w->stamp) return tr_error_nomem(e);
     w->n_stamp = n_stamp;
     int rc = make_parts(w, e);
     static const int rows[TR_EV_KIND_COUNT] = {TR_SC_ROWS_SLICE, TR_SC_ROWS_INSTANT,
@@ -1121,6 +1128,7 @@ static int stream_table(pq_stream *st, size_t i, tr_error *e)
         rc = file_finish(st->tables[i], f->out, f->f, &f->path, rc, e);
         f->out = NULL;
         f->f = NULL;
+        tr_vec_fini(&f->rows); /* a row group's records: room for the tables after */
     }
     return rc;
 }
