@@ -52,7 +52,9 @@ struct tr_stream {
     tr_vec open_input;             /* uint32_t: the input of each */
     tr_vec end;                    /* int64_t per input: where its events end so far */
     tr_vec flows;                  /* tr_flow: every flow read, its ends as (kind, seq) */
-    int flows_checked;             /* ends naming no event have been marked */
+    tr_stream_flow_fn flow_fn;     /* tr_stream_set_flows: flows go there instead */
+    void *flow_user;
+    int flows_checked; /* ends naming no event have been marked */
 };
 
 /* ---- records ---- */
@@ -391,19 +393,36 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
     return rc;
 }
 
+/* An end that names no event read names kind TR_EV_KIND_COUNT. */
+static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
+{
+    int kind = TR_REF_KIND(r);
+    if (kind >= 0 && kind < TR_EV_KIND_COUNT && TR_REF_ROW(r) < s->seq[kind]) return r;
+    return TR_REF(TR_EV_KIND_COUNT, TR_REF_ROW(r));
+}
+
 /* The flows of batch B, their ends shifted from rows in B's input to seqs in the stream. */
 static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     for (size_t i = b->flow_first; i < b->flow_end && !s->no_flows; i++) {
-        tr_flow *f = tr_vec_push(&s->flows);
-        if (!f) return tr_error_nomem(e);
-        *f = *tr_flow_get(t, (uint32_t)i);
-        tr_ref *end[] = {&f->from, &f->to};
+        tr_flow f = *tr_flow_get(t, (uint32_t)i);
+        tr_ref *end[] = {&f.from, &f.to};
         for (int j = 0; j < 2; j++) {
             int k = TR_REF_KIND(*end[j]);
             if (k >= 0 && k < TR_EV_KIND_COUNT)
                 *end[j] = TR_REF(k, TR_REF_ROW(*end[j]) + (uint32_t)s->base[k]);
         }
+        if (s->flow_fn) {
+            /* A batch's flows name events of it or of batches before: all read by now. */
+            f.from = flow_end_check(s, f.from);
+            f.to = flow_end_check(s, f.to);
+            int rc = s->flow_fn(s->flow_user, &f, e);
+            if (rc != TR_OK) return rc;
+            continue;
+        }
+        tr_flow *at = tr_vec_push(&s->flows);
+        if (!at) return tr_error_nomem(e);
+        *at = f;
     }
     return TR_OK;
 }
@@ -484,6 +503,12 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     return TR_OK;
 }
 
+void tr_stream_set_flows(tr_stream *s, tr_stream_flow_fn fn, void *user)
+{
+    s->flow_fn = fn;
+    s->flow_user = user;
+}
+
 void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user)
 {
     s->emit = fn;
@@ -506,14 +531,6 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
     if ((rc = merge_pull(s, track_input(s->t, s->cur.track), e)) != TR_OK) return rc;
     *ev = &s->cur;
     return TR_OK;
-}
-
-/* An end that names no event read names kind TR_EV_KIND_COUNT. */
-static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
-{
-    int kind = TR_REF_KIND(r);
-    if (kind >= 0 && kind < TR_EV_KIND_COUNT && TR_REF_ROW(r) < s->seq[kind]) return r;
-    return TR_REF(TR_EV_KIND_COUNT, TR_REF_ROW(r));
 }
 
 tr_flow *tr_stream_flows(tr_stream *s, size_t *n)

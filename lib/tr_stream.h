@@ -106,6 +106,16 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
 ** yields the rest.  ^Call it before loading.
 */
 void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user);
+/* Where a stream hands out each flow as it is read (tr_stream_set_flows). */
+typedef int (*tr_stream_flow_fn)(void *user, const tr_flow *f, tr_error *e);
+/*
+** tr_stream_set_flows: hand flows out while loading
+** ^FN is called with USER for each flow as its batch is read, its ends as
+** tr_stream_flows gives them (an end naming no event read so far gets the
+** kind TR_EV_KIND_COUNT), instead of keeping it (32 bytes a flow):
+** ^tr_stream_flows then gives none.  ^Call it before loading.
+*/
+void tr_stream_set_flows(tr_stream *s, tr_stream_flow_fn fn, void *user);
 /*
 ** tr_stream_next: the events, once loading is over
 ** ^Sets *EV (valid until the next call) and returns TR_OK, or TR_END.

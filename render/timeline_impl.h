@@ -9,6 +9,7 @@
 
 #include "render_impl.h"
 #include "tr_map.h"
+#include "tr_sorter.h"
 #include "tr_stream.h"
 
 #define TL_ID_PT     5.5      /* instruction ids beside markers */
@@ -156,15 +157,6 @@ typedef struct tl_rect {
     uint32_t keys[TL_KEYS_MAX];
 } tl_rect;
 
-/*
-** A flow end, once the pass has met its event: where it is drawn (the
-** layout is placed before the pass), 16 bytes rather than the event's
-** times, track and depth.  X is NAN until met, or when its event has no lane.
-*/
-typedef struct tl_point {
-    double x, y;
-} tl_point;
-
 typedef struct tl_pixels {
     int cols;
     tl_busy_row *rows;      /* per lane row, allocated on first use */
@@ -177,22 +169,29 @@ typedef struct tl_pixels {
     struct tl_marker *runs; /* per lane and shape: the marker being gathered */
     tr_vec markers;         /* tl_marker, as drawn */
     double *row_end;        /* per lane row: where the last slice label placed there ends */
-    const tr_flow *flows;   /* ends as (kind, seq) */
+    /*
+    ** The flow ends, joined to their events by sorting (each a tr_sorter
+    ** within FLOW_BUDGET / 3, spilled under FLOW_TMPDIR): WANT holds a
+    ** TL_WANT key per end, POS a tl_pos per event an end names, met in the
+    ** second pass; at the end both are merged by event and the points
+    ** sorted back by end (timeline_pass.c), so what the ends keep is set by
+    ** the budget, not by the flows.
+    */
+    tr_sorter *want, *pos;
     size_t n_flows;
-    tr_vec flows_owned; /* tr_flow: the model's, copied */
-    tl_point *ends;     /* per flow: from, to */
-    tr_vec want;        /* uint64_t TL_WANT keys, sorted: the flow ends to fill */
-    uint8_t *wanted[2]; /* per seq of slices, instants: 1 when a flow end names it */
-    size_t n_wanted[2];
-    int any_samples; /* a sample was met (its marks are one path, filled even when empty) */
+    size_t flow_budget;
+    const char *flow_tmpdir;
+    uint8_t *wanted[2]; /* per seq of slices, instants: a bit set when a flow end names it */
+    size_t n_wanted[2]; /* bytes of each */
+    tr_vec arrows;      /* tl_arrow: those drawn (at most one per TL_FLOW_MIN_PX columns) */
+    int any_samples;    /* a sample was met (its marks are one path, filled even when empty) */
     tr_render_stats st;
 } tl_pixels;
 
 /*
-** A flow end to fill, as one sortable word (8 bytes an end: a 5 M-flow GT
-** log's picture keeps 80 MB less than with a ref and an index apart): the
-** event's kind (slice or instant) in the top bit, its seq below, then END
-** (flow * 2 + 0 from, 1 to), which needs fewer than 2^30 flows.
+** A flow end to fill, as one sortable word: the event's kind (slice or
+** instant) in the top bit, its seq below, then END (flow * 2 + 0 from,
+** 1 to), which needs fewer than 2^30 flows.
 */
 #define TL_WANT(kind, seq, end)                                                                    \
     ((uint64_t)((kind) == TR_EV_INSTANT) << 63 | (uint64_t)(uint32_t)(seq) << 31 | (end))
@@ -252,9 +251,8 @@ static inline int tl_lane_collapsed(const tl_lane *ln)
 /* ---- the second pass (timeline_pass.c) ---- */
 
 void tl_pass_init(tr_timeline_layout *l);
-/* ^Readies the second pass once the lanes are placed; FLOWS (N, ends by kind and seq) stay the
- * caller's. */
-int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error *e);
+/* ^Readies the second pass once the lanes are placed. */
+int tl_pass_open(tr_timeline_layout *l, tr_error *e);
 void tl_pass_fini(tr_timeline_layout *l);
 
 /* An arrow as drawn, from the end of its first event to the start of its second. */
@@ -264,8 +262,9 @@ typedef struct tl_arrow {
 
 typedef int (*tl_arrow_fn)(void *ctx, const tl_arrow *a);
 /*
-** ^Calls FN for every arrow with an end in the plot, once per pixel ends;
-** FN returns TR_OK to go on, a failure or 1 (enough) to stop.
+** ^Calls FN for every arrow drawn (an end in the plot, once per pixel ends,
+** as tr_timeline_finish kept them); FN returns TR_OK to go on, a failure or
+** 1 (enough) to stop.
 */
 int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx);
 

@@ -621,7 +621,7 @@ int tr_timeline_stream_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     return TR_OK;
 }
 
-int tr_timeline_place(tr_timeline_layout *l, const tr_flow *flows, size_t n_flows, tr_error *e)
+int tr_timeline_place(tr_timeline_layout *l, tr_error *e)
 {
     const tr_render_opts *o = &l->o;
     size_t n_tracks = tr_track_count(l->t);
@@ -645,7 +645,7 @@ int tr_timeline_place(tr_timeline_layout *l, const tr_flow *flows, size_t n_flow
     tr_free(l->scan);
     l->sel = NULL;
     l->scan = NULL;
-    rc = tl_pass_open(l, flows, n_flows, e);
+    rc = tl_pass_open(l, e);
     return rc < 0 ? rc : tl_labels_place(l, &l->m, e);
 }
 
@@ -708,16 +708,11 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     tr_timeline_layout *l;
     int rc = tr_timeline_stream_new(t, o, &l, e);
     if (rc < 0) return rc;
-    tr_vec flows;
-    tr_vec_init(&flows, sizeof(tr_flow));
     size_t nf = tr_flow_count(t);
     rc = feed_model(l, 0, e);
-    if (rc >= 0 && nf && tr_vec_reserve(&flows, nf)) rc = tr_error_nomem(e);
     for (size_t i = 0; i < nf && rc >= 0; i++)
-        *(tr_flow *)tr_vec_push(&flows) = *tr_flow_get(t, (uint32_t)i);
-    /* The layout keeps the copy: tl_flows reads it when drawing. */
-    l->px_state.flows_owned = flows;
-    if (rc >= 0) rc = tr_timeline_place(l, flows.data, flows.len, e);
+        rc = tr_timeline_flow(l, tr_flow_get(t, (uint32_t)i), e);
+    if (rc >= 0) rc = tr_timeline_place(l, e);
     if (rc >= 0) rc = feed_model(l, 1, e);
     if (rc >= 0) rc = tr_timeline_finish(l, e);
     if (rc < 0) {

@@ -21,6 +21,21 @@
 
 /* ---- state ---- */
 
+/* What a flow end's event gives: its ends' columns (from: a slice's end, to: its start) and row. */
+typedef struct tl_pos {
+    uint64_t event; /* TL_WANT_EVENT */
+    double x_from, x_to, y;
+} tl_pos;
+
+/* A flow end's point, sorted back by end (flow * 2 + 0 from, 1 to). */
+typedef struct tl_end {
+    uint64_t end;
+    double x, y;
+} tl_end;
+
+/* The flow ends held in memory unless tr_timeline_spill says otherwise. */
+#define TL_FLOW_BUDGET_MEMORY ((size_t)1 << 60)
+
 void tl_pass_init(tr_timeline_layout *l)
 {
     tl_pixels *ps = &l->px_state;
@@ -29,8 +44,8 @@ void tl_pass_init(tr_timeline_layout *l)
     tr_vec_init(&ps->samples, sizeof(tl_sample_mark));
     tr_vec_init(&ps->globals, sizeof(double));
     tr_vec_init(&ps->markers, sizeof(tl_marker));
-    tr_vec_init(&ps->flows_owned, sizeof(tr_flow));
-    tr_vec_init(&ps->want, sizeof(uint64_t));
+    tr_vec_init(&ps->arrows, sizeof(tl_arrow));
+    ps->flow_budget = TL_FLOW_BUDGET_MEMORY;
 }
 
 void tl_pass_fini(tr_timeline_layout *l)
@@ -48,50 +63,71 @@ void tl_pass_fini(tr_timeline_layout *l)
     tr_free(ps->sample_x);
     tr_free(ps->runs);
     tr_free(ps->row_end);
-    tr_free(ps->ends);
     for (int k = 0; k < 2; k++) tr_free(ps->wanted[k]);
+    tr_sorter_close(ps->want);
+    tr_sorter_close(ps->pos);
     tr_vec_fini(&ps->rects);
     tr_vec_fini(&ps->samples);
     tr_vec_fini(&ps->globals);
     tr_vec_fini(&ps->markers);
-    tr_vec_fini(&ps->flows_owned);
-    tr_vec_fini(&ps->want);
+    tr_vec_fini(&ps->arrows);
 }
 
-static int want_cmp(const void *pa, const void *pb)
+void tr_timeline_spill(tr_timeline_layout *l, size_t budget, const char *tmpdir)
+{
+    l->px_state.flow_budget = budget;
+    l->px_state.flow_tmpdir = tmpdir;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
 {
     uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
     return a < b ? -1 : a > b;
 }
 
-/* Marks the seq named by flow end REF (kind, seq) as wanted; TR_FATAL when out of memory. */
-static int want_end(tl_pixels *ps, tr_ref ref, uint32_t end)
+/* A sorter of the flow ends' records, each keyed by its first 8 bytes (u64_cmp). */
+static int flow_sorter(const tl_pixels *ps, tr_sorter **s, size_t rec_size, tr_sorter_cmp cmp,
+                       tr_error *e)
+{
+    tr_sorter_opts o = {
+        .rec_size = rec_size, .cmp = cmp, .budget = ps->flow_budget / 3, .tmpdir = ps->flow_tmpdir};
+    return tr_sorter_open(s, &o, e);
+}
+
+/* Marks the event named by flow end REF (kind, seq) as wanted and keeps its key. */
+static int want_end(tl_pixels *ps, tr_ref ref, uint32_t end, tr_error *e)
 {
     int k = TR_REF_KIND(ref);
-    ps->ends[end].x = NAN;
-    if (k != TR_EV_SLICE && k != TR_EV_INSTANT) return TR_OK;
-    uint64_t *w = tr_vec_push(&ps->want);
-    if (!w) return TR_FATAL;
-    size_t seq = TR_REF_ROW(ref);
-    *w = TL_WANT(k, seq, end);
-    if (seq >= ps->n_wanted[k]) {
-        size_t n = seq + 1 > 2 * ps->n_wanted[k] ? seq + 1 : 2 * ps->n_wanted[k];
+    if (k != TR_EV_SLICE && k != TR_EV_INSTANT) return TR_OK; /* never drawn */
+    size_t seq = TR_REF_ROW(ref), byte = seq / 8;
+    if (byte >= ps->n_wanted[k]) {
+        size_t n = byte + 1 > 2 * ps->n_wanted[k] ? byte + 1 : 2 * ps->n_wanted[k];
         uint8_t *p = tr_realloc(ps->wanted[k], n);
-        if (!p) return TR_FATAL;
+        if (!p) return tr_error_nomem(e);
         memset(p + ps->n_wanted[k], 0, n - ps->n_wanted[k]);
         ps->wanted[k] = p;
         ps->n_wanted[k] = n;
     }
-    ps->wanted[k][seq] = 1;
-    return TR_OK;
+    ps->wanted[k][byte] |= (uint8_t)(1u << (seq % 8));
+    uint64_t w = TL_WANT(k, seq, end);
+    return tr_sorter_push(ps->want, &w, e);
 }
 
-int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error *e)
+int tr_timeline_flow(tr_timeline_layout *l, const tr_flow *f, tr_error *e)
+{
+    tl_pixels *ps = &l->px_state;
+    if (ps->n_flows + 1 >= TL_FLOWS_MAX)
+        return tr_errorf(e, TR_E_LIMIT, NULL, "more than 2^30 flows: more than a timeline draws");
+    int rc = ps->want ? TR_OK : flow_sorter(ps, &ps->want, sizeof(uint64_t), u64_cmp, e);
+    uint32_t end = (uint32_t)(2 * ps->n_flows++);
+    if (rc == TR_OK) rc = want_end(ps, f->from, end, e);
+    return rc == TR_OK ? want_end(ps, f->to, end + 1, e) : rc;
+}
+
+int tl_pass_open(tr_timeline_layout *l, tr_error *e)
 {
     tl_pixels *ps = &l->px_state;
     ps->cols = (int)ceil(l->pw);
-    ps->flows = flows;
-    ps->n_flows = n;
     size_t lanes = l->n_lanes + 1, n_runs = lanes * TR_SHAPE_COUNT;
     ps->rows = tr_calloc(l->total_rows + 1, sizeof *ps->rows);
     ps->counter = tr_calloc(lanes, sizeof *ps->counter);
@@ -99,21 +135,12 @@ int tl_pass_open(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error
     ps->sample_x = tr_malloc(lanes * sizeof *ps->sample_x);
     ps->runs = tr_malloc(n_runs * sizeof *ps->runs);
     ps->row_end = tr_malloc((l->total_rows + 1) * sizeof *ps->row_end);
-    if (n >= TL_FLOWS_MAX)
-        return tr_errorf(e, TR_E_LIMIT, NULL, "%zu flows: more than a timeline draws (2^30)", n);
-    ps->ends = tr_malloc((2 * n + 1) * sizeof *ps->ends);
-    if (!ps->rows || !ps->counter || !ps->before || !ps->sample_x || !ps->runs || !ps->row_end ||
-        !ps->ends)
+    if (!ps->rows || !ps->counter || !ps->before || !ps->sample_x || !ps->runs || !ps->row_end)
         return tr_error_nomem(e);
     for (size_t i = 0; i < lanes; i++) ps->before[i] = NAN, ps->sample_x[i] = -1e9;
     for (size_t i = 0; i < n_runs; i++) ps->runs[i].shape = -1;
     for (size_t i = 0; i <= l->total_rows; i++) ps->row_end[i] = -1e300;
-    for (size_t i = 0; i < n; i++)
-        if (want_end(ps, flows[i].from, (uint32_t)(2 * i)) < 0 ||
-            want_end(ps, flows[i].to, (uint32_t)(2 * i + 1)) < 0)
-            return tr_error_nomem(e);
-    tr_qsort(ps->want.data, ps->want.len, sizeof(uint64_t), want_cmp);
-    return TR_OK;
+    return ps->want ? flow_sorter(ps, &ps->pos, sizeof(tl_pos), u64_cmp, e) : TR_OK;
 }
 
 /* ---- slices ---- */
@@ -276,33 +303,23 @@ static int flow_end(const tr_timeline_layout *l, const tr_event_rec *ev, int dep
     return 1;
 }
 
-/* Places the flow ends that name EV: the layout is made, so where they are drawn is known. */
-static void meet_end(tr_timeline_layout *l, const tr_event_rec *ev, int depth)
+/* Keeps where the flow ends that name EV are drawn: the layout is made, so that is known. */
+static int meet_end(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e)
 {
     tl_pixels *ps = &l->px_state;
     int k = ev->kind;
-    if (ev->seq >= ps->n_wanted[k] || !ps->wanted[k][ev->seq]) return;
-    uint64_t event = TL_WANT_EVENT(TL_WANT(k, ev->seq, 0));
-    const uint64_t *w = ps->want.data;
-    size_t lo = 0, hi = ps->want.len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (TL_WANT_EVENT(w[mid]) < event)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < ps->want.len && TL_WANT_EVENT(w[lo]) == event; lo++) {
-        uint32_t end = TL_WANT_END(w[lo]);
-        tl_point *pt = &ps->ends[end];
-        if (!flow_end(l, ev, depth, !(end & 1), &pt->x, &pt->y)) pt->x = NAN;
-    }
+    size_t byte = ev->seq / 8;
+    if (byte >= ps->n_wanted[k] || !(ps->wanted[k][byte] >> (ev->seq % 8) & 1)) return TR_OK;
+    tl_pos p = {.event = TL_WANT_EVENT(TL_WANT(k, ev->seq, 0))};
+    if (!flow_end(l, ev, depth, 1, &p.x_from, &p.y) || !flow_end(l, ev, depth, 0, &p.x_to, &p.y))
+        p.x_from = p.x_to = NAN;
+    return tr_sorter_push(ps->pos, &p, e);
 }
 
 int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e)
 {
     int rc = TR_OK;
-    if (ev->kind <= TR_EV_INSTANT) meet_end(l, ev, depth);
+    if (ev->kind <= TR_EV_INSTANT && (rc = meet_end(l, ev, depth, e)) != TR_OK) return rc;
     if (ev->track >= tr_track_count(l->t)) return TR_OK;
     switch (ev->kind) {
     case TR_EV_SLICE:
@@ -324,17 +341,59 @@ int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr
 int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
 {
     const tl_pixels *ps = &l->px_state;
-    size_t n = ps->n_flows;
-    /* Arrows with the same pixel ends are one. */
-    size_t cap = 1 << 16;
-    uint64_t *seen = n ? tr_calloc(cap, sizeof *seen) : NULL;
-    if (n && !seen) return TR_FATAL;
+    const tl_arrow *a = ps->arrows.data;
     int rc = TR_OK;
+    for (size_t i = 0; i < ps->arrows.len && rc == TR_OK; i++) rc = fn(ctx, &a[i]);
+    return rc < 0 ? rc : TR_OK;
+}
+
+/*
+** Each end's point, sorted by end: the ends (by event) merged with the
+** events they name (by event); an end whose event was not met (no lane, or
+** not a slice or instant) has none.
+*/
+static int flows_join(tl_pixels *ps, tr_sorter *pts, tr_error *e)
+{
+    const void *w, *p = NULL;
+    int rc, prc = tr_sorter_next(ps->pos, &p, e);
+    while ((rc = tr_sorter_next(ps->want, &w, e)) == TR_OK) {
+        uint64_t want = *(const uint64_t *)w, event = TL_WANT_EVENT(want);
+        while (prc == TR_OK && ((const tl_pos *)p)->event < event)
+            prc = tr_sorter_next(ps->pos, &p, e);
+        if (prc != TR_OK && prc != TR_END) return prc;
+        const tl_pos *pos = prc == TR_OK ? p : NULL;
+        if (!pos || pos->event != event || isnan(pos->x_from)) continue;
+        uint32_t end = TL_WANT_END(want);
+        tl_end pt = {end, end & 1 ? pos->x_to : pos->x_from, pos->y};
+        if ((rc = tr_sorter_push(pts, &pt, e)) != TR_OK) return rc;
+    }
+    return rc == TR_END ? TR_OK : rc;
+}
+
+/*
+** The arrows drawn, in flow order: both ends met, one in the plot, pixel ends
+** not seen just before (a table of the last 2^16).  Arrows are a level of
+** detail too: past one per TL_FLOW_MIN_PX columns they are a grey smear, so
+** none is drawn and the subtitle says so.
+*/
+static int flows_arrows(tr_timeline_layout *l, tr_sorter *pts, tr_error *e)
+{
+    tl_pixels *ps = &l->px_state;
+    size_t cap = 1 << 16, max = (size_t)(l->pw / TL_FLOW_MIN_PX);
+    uint64_t *seen = tr_calloc(cap, sizeof *seen);
+    if (!seen) return tr_error_nomem(e);
     double right = l->px + l->pw;
-    for (size_t i = 0; i < n && rc == TR_OK; i++) {
-        const tl_point *from = &ps->ends[2 * i], *to = &ps->ends[2 * i + 1];
-        if (isnan(from->x) || isnan(to->x)) continue;
-        tl_arrow a = {.x0 = from->x, .y0 = from->y, .x1 = to->x, .y1 = to->y};
+    tl_end from = {UINT64_MAX, 0, 0};
+    const void *rec;
+    int rc;
+    while ((rc = tr_sorter_next(pts, &rec, e)) == TR_OK) {
+        const tl_end *to = rec;
+        if (!(to->end & 1)) {
+            from = *to;
+            continue;
+        }
+        if (from.end != to->end - 1) continue;
+        tl_arrow a = {.x0 = from.x, .y0 = from.y, .x1 = to->x, .y1 = to->y};
         if ((a.x0 < l->px && a.x1 < l->px) || (a.x0 > right && a.x1 > right)) continue;
         uint64_t key =
             ((uint64_t)(uint16_t)lround(a.x0) << 48 | (uint64_t)(uint16_t)lround(a.y0) << 32 |
@@ -343,32 +402,34 @@ int tl_flows(const tr_timeline_layout *l, tl_arrow_fn fn, void *ctx)
         size_t h = (size_t)tr_hash_mix(key) & (cap - 1);
         if (seen[h] == key) continue;
         seen[h] = key;
-        rc = fn(ctx, &a);
+        if (ps->arrows.len == max) {
+            l->flows_hidden = 1;
+            ps->arrows.len = 0;
+            break;
+        }
+        tl_arrow *out = tr_vec_push(&ps->arrows);
+        if (!out) {
+            rc = tr_error_nomem(e);
+            break;
+        }
+        *out = a;
     }
     tr_free(seen);
-    return rc < 0 ? rc : TR_OK;
+    return rc == TR_END || rc == TR_OK ? TR_OK : rc;
 }
 
-typedef struct arrow_count {
-    size_t n, max;
-} arrow_count;
-
-static int count_arrow(void *ctx, const tl_arrow *a)
-{
-    (void)a;
-    arrow_count *c = ctx;
-    return ++c->n > c->max; /* past the limit: stop counting */
-}
-
-/*
-** Arrows are a level of detail too: past one per TL_FLOW_MIN_PX columns
-** (arrows with the same pixel ends counted once) they are a grey smear, so
-** none is drawn and the subtitle says so.  Counting stops at the limit.
-*/
 int tr_timeline_finish(tr_timeline_layout *l, tr_error *e)
 {
-    arrow_count c = {0, (size_t)(l->pw / TL_FLOW_MIN_PX)};
-    if (tl_markers_end(l) < 0 || tl_flows(l, count_arrow, &c) < 0) return tr_error_nomem(e);
-    l->flows_hidden = c.n > c.max;
+    tl_pixels *ps = &l->px_state;
+    if (tl_markers_end(l) < 0) return tr_error_nomem(e);
+    tr_sorter *pts = NULL;
+    int rc = ps->want ? flow_sorter(ps, &pts, sizeof(tl_end), u64_cmp, e) : TR_OK;
+    if (rc == TR_OK && ps->want) rc = flows_join(ps, pts, e);
+    tr_sorter_close(ps->want);
+    tr_sorter_close(ps->pos);
+    ps->want = ps->pos = NULL;
+    if (rc == TR_OK && pts) rc = flows_arrows(l, pts, e);
+    tr_sorter_close(pts);
+    if (rc != TR_OK) return rc;
     return tl_labels_ids(l) < 0 ? tr_error_nomem(e) : TR_OK;
 }

@@ -173,18 +173,24 @@ void tr_timeline_layout_free(tr_timeline_layout *l);
 ** stream's, tr_stream.h): what tr_timeline_layout_new does with the model.
 ** ^tr_timeline_stream_new starts a layout of T (whose tracks, processes and
 ** strings are read; its event tables are not); ^tr_timeline_scan meets each
-** event (a slice with its nesting DEPTH) for the first pass; ^tr_timeline_place
-** places lanes, legend and axis, and takes the N FLOWS (ends by kind and
-** seq, tr_stream_flows; kept until the layout is freed); ^tr_timeline_add
-** meets each event again, in the same order, and keeps what is drawn per
-** pixel; ^tr_timeline_finish ends the pass.  ^Each returns TR_OK, or
-** TR_FATAL when out of memory.  ^The memory held grows with the pixels,
-** tracks, names and flows, not with the events.
+** event (a slice with its nesting DEPTH) for the first pass; ^tr_timeline_flow
+** takes each flow (ends by kind and seq, as a stream gives them) before the
+** second pass; ^tr_timeline_place places lanes, legend and axis;
+** ^tr_timeline_add meets each event again, in the same order, and keeps
+** what is drawn per pixel; ^tr_timeline_finish ends the pass.  ^Each
+** returns TR_OK, or TR_FATAL when out of memory (a spill's failure as
+** tr_sorter's).  ^The memory held grows with the pixels, tracks and names,
+** and by a bit per event for the flow ends, not with the events or flows:
+** ^after tr_timeline_spill the flow ends go through external sorters of
+** BUDGET bytes in all, spilled under TMPDIR (without it they stay in
+** memory).
 */
 int tr_timeline_stream_new(const tr_trace *t, const tr_render_opts *o, tr_timeline_layout **out,
                            tr_error *e);
+void tr_timeline_spill(tr_timeline_layout *l, size_t budget, const char *tmpdir);
 int tr_timeline_scan(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e);
-int tr_timeline_place(tr_timeline_layout *l, const tr_flow *flows, size_t n, tr_error *e);
+int tr_timeline_flow(tr_timeline_layout *l, const tr_flow *f, tr_error *e);
+int tr_timeline_place(tr_timeline_layout *l, tr_error *e);
 int tr_timeline_add(tr_timeline_layout *l, const tr_event_rec *ev, int depth, tr_error *e);
 int tr_timeline_finish(tr_timeline_layout *l, tr_error *e);
 /* ^Draws finished layout L into PATH as tr_render does; STATS as tr_render's (not NULL). */

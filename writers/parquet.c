@@ -195,10 +195,12 @@ static int derive_input(pq_w *w, uint32_t p, pq_rows *out, tr_error *e)
     return TR_OK;
 }
 
+/* Adds ID to the keys unless part P took it already (a stream's marks, without stamps, are each
+ * taken once). */
 static int take(pq_w *w, uint32_t id, uint32_t p)
 {
-    if (w->stamp[id] == p) return TR_OK;
-    w->stamp[id] = p;
+    if (w->stamp && w->stamp[id] == p) return TR_OK;
+    if (w->stamp) w->stamp[id] = p;
     uint64_t *k = tr_vec_push(&w->keys);
     if (!k) return TR_FATAL;
     *k = id;
@@ -211,16 +213,16 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The arg sets the part's events (and its input) use, in id order, stamps reset first. */
+/*
+** The arg sets the part's events (and its input) use, in id order, stamps
+** reset first, gathered from the model's rows (a stream marks them instead).
+*/
 static int part_sets(pq_w *w, uint32_t p)
 {
     static const int kinds[] = {TR_EV_SLICE, TR_EV_INSTANT, TR_EV_SAMPLE};
     w->keys.len = 0;
     int rc = TR_OK;
-    const tr_vec *marks = w->set_marks ? &w->set_marks[p] : NULL;
-    for (size_t set = 1; marks && set < marks->len && set <= w->sc.n_sets && !rc; set++)
-        if (TR_VEC_AT(marks, uint8_t, set)) rc = take(w, (uint32_t)set, p);
-    for (size_t k = 0; k < 3 && !rc && !marks; k++) {
+    for (size_t k = 0; k < 3 && !rc; k++) {
         const pq_bucket *b = &w->ev[kinds[k]];
         const uint32_t *args = kinds[k] == TR_EV_SLICE     ? w->sc.sl.args
                                : kinds[k] == TR_EV_INSTANT ? w->sc.in.args
@@ -234,28 +236,6 @@ static int part_sets(pq_w *w, uint32_t p)
     if (!rc && meta && meta <= w->sc.n_sets) rc = take(w, meta, p);
     if (!rc) tr_qsort(w->keys.data, w->keys.len, sizeof(uint64_t), cmp_u64);
     return rc;
-}
-
-/* One row per arg: KEY is the set in the high 32 bits and the arg's place in the low. */
-static int derive_args(pq_w *w, uint32_t p, pq_rows *out, tr_error *e)
-{
-    if (part_sets(w, p)) return tr_error_nomem(e);
-    size_t n_sets = w->keys.len, n_args = 0;
-    for (size_t i = 0; i < n_sets; i++)
-        n_args += tr_args_count(w->sc.t, (uint32_t)TR_VEC_AT(&w->keys, uint64_t, i));
-    if (tr_vec_reserve(&w->keys, n_sets + n_args)) return tr_error_nomem(e);
-    uint64_t *k = w->keys.data;
-    /* Expand in place from the back: set i's args land after every set's id. */
-    size_t at = n_sets + n_args;
-    for (size_t i = n_sets; i-- > 0;) {
-        uint64_t set = k[i];
-        size_t n = tr_args_count(w->sc.t, (uint32_t)set);
-        for (size_t j = n; j-- > 0;) k[--at] = set << 32 | j;
-    }
-    out->r64 = k + n_sets;
-    out->n = n_args;
-    w->keys.len = n_sets + n_args;
-    return TR_OK;
 }
 
 /* The callsites the part's samples use and their ancestors, in id order. */
@@ -331,8 +311,6 @@ static int part_rows(pq_w *w, const tr_sc_table *tb, const pq_bucket *b, uint32_
     switch (tb->rows) {
     case TR_SC_ROWS_INPUT:
         return derive_input(w, p, out, e);
-    case TR_SC_ROWS_ARG:
-        return derive_args(w, p, out, e);
     case TR_SC_ROWS_CALLSITE:
         return derive_callsites(w, p, out, e);
     default:
@@ -488,6 +466,69 @@ static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, 
     return rc;
 }
 
+/* Writes the N keys at GROUP as one row group of F. */
+static int args_group(tr_pq_file *f, pq_file_ctx *ctx, tr_vec *group, tr_error *e)
+{
+    ctx->rows = (pq_rows){.r64 = group->data, .n = group->len};
+    int rc = group->len ? tr_pq_file_rows(f, group->len, file_get, ctx, e) : TR_OK;
+    group->len = 0;
+    return rc;
+}
+
+/* Adds SET's args to GROUP, one key each (the set in the high 32 bits, the arg's place in the
+ * low), writing each full row group. */
+static int args_of_set(pq_w *w, tr_pq_file *f, pq_file_ctx *ctx, tr_vec *group, uint64_t set,
+                       tr_error *e)
+{
+    size_t n = tr_args_count(w->sc.t, (uint32_t)set);
+    int rc = TR_OK;
+    for (size_t j = 0; j < n && !rc; j++) {
+        uint64_t *k = tr_vec_push(group);
+        if (!k) return tr_error_nomem(e);
+        *k = set << 32 | j;
+        if (group->len == w->ds->lim.row_group_rows) rc = args_group(f, ctx, group, e);
+    }
+    return rc;
+}
+
+/*
+** Part P's args file, a row group at a time: the sets its events (and its
+** input) use, in id order (a stream's marks, else gathered), one row per
+** arg.  The list of every arg would take 8 bytes an arg (about 190 M of them
+** in a 10 GB Kineto trace); a row group's keys take 1 MiB.
+*/
+static int write_args(pq_w *w, const tr_sc_table *tb, uint32_t p, tr_error *e)
+{
+    const tr_vec *marks = w->set_marks ? &w->set_marks[p] : NULL;
+    tr_vec group;
+    tr_vec_init(&group, sizeof(uint64_t));
+    tr_buf path;
+    tr_buf_init(&path, 0);
+    pq_file_ctx ctx = {.w = w, .tb = tb, .part = &w->parts[p]};
+    tr_pq_column cols[MAX_COLS];
+    tr_output *out = NULL;
+    tr_pq_file *f = NULL;
+    int rc = !marks && part_sets(w, p) ? tr_error_nomem(e) : TR_OK;
+    if (!rc) rc = file_start(w, &ctx, cols, &path, &out, &f, e);
+    if (marks) {
+        /* The marks are in id order; the input's own set joins them there. */
+        uint32_t meta = tr_input_get(w->sc.t, w->parts[p].input)->meta;
+        size_t last = marks->len ? marks->len - 1 : 0;
+        if (meta > last) last = meta;
+        if (last > w->sc.n_sets) last = w->sc.n_sets;
+        for (size_t set = 1; set <= last && !rc; set++)
+            if (set == meta || (set < marks->len && TR_VEC_AT(marks, uint8_t, set)))
+                rc = args_of_set(w, f, &ctx, &group, set, e);
+    }
+    for (size_t i = 0; !marks && i < w->keys.len && !rc; i++)
+        rc = args_of_set(w, f, &ctx, &group, TR_VEC_AT(&w->keys, uint64_t, i), e);
+    if (!rc) rc = args_group(f, &ctx, &group, e);
+    rc = file_finish(tb, out, f, &path, rc, e);
+    tr_buf_fini(&path);
+    tr_vec_fini(&group);
+    return rc;
+}
+
 static void reset_stamps(pq_w *w)
 {
     for (size_t i = 0; i < w->n_stamp; i++) w->stamp[i] = NO_PART;
@@ -509,6 +550,10 @@ static int write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
     /* Each part gets a file, empty or not, so every table exists for every part. */
     for (uint32_t p = 0; p < w->n_parts && !rc; p++) {
         pq_rows rows = {0};
+        if (tb->rows == TR_SC_ROWS_ARG) {
+            rc = write_args(w, tb, p, e);
+            continue;
+        }
         rc = part_rows(w, tb, &own, p, &rows, e);
         if (!rc) rc = write_file(w, tb, p, rows, e);
     }
@@ -534,10 +579,11 @@ static int table_job(void *user, size_t i)
 {
     pq_tables *j = user;
     pq_w own = *j->w;
-    own.stamp = tr_malloc((own.n_stamp ? own.n_stamp : 1) * sizeof *own.stamp);
+    own.stamp = own.n_stamp ? tr_malloc(own.n_stamp * sizeof *own.stamp) : NULL;
     tr_vec_init(&own.keys, sizeof(uint64_t));
     tr_buf_init(&own.sc.scratch, 0);
-    int rc = own.stamp ? write_table(&own, j->tb[i], &j->err[i]) : tr_error_nomem(&j->err[i]);
+    int rc = own.stamp || !own.n_stamp ? write_table(&own, j->tb[i], &j->err[i])
+                                       : tr_error_nomem(&j->err[i]);
     tr_free(own.stamp);
     tr_vec_fini(&own.keys);
     tr_buf_fini(&own.sc.scratch);
@@ -700,11 +746,15 @@ static int prepare(pq_w *w, tr_error *e)
 {
     const tr_trace *t = w->sc.t;
     tr_vec_init(&w->keys, sizeof(uint64_t));
-    /* One stamp array serves sets and stacks in turn (the larger of them). */
+    /*
+    ** One stamp array serves sets and stacks in turn (the larger of them); a
+    ** stream marks what each part used instead (4 bytes a set less).
+    */
     size_t n_stamp = w->sc.n_sets + 1;
     if (tr_stack_count(t) > n_stamp) n_stamp = tr_stack_count(t);
-    w->stamp = tr_malloc(n_stamp * sizeof *w->stamp);
-    if (!w->stamp) return tr_error_nomem(e);
+    if (w->rows) n_stamp = 0;
+    w->stamp = n_stamp ? tr_malloc(n_stamp * sizeof *w->stamp) : NULL;
+    if (n_stamp && !w->stamp) return tr_error_nomem(e);
     w->n_stamp = n_stamp;
     int rc = make_parts(w, e);
     static const int rows[TR_EV_KIND_COUNT] = {TR_SC_ROWS_SLICE, TR_SC_ROWS_INSTANT,
@@ -1094,6 +1144,7 @@ static int stream_table(pq_stream *st, size_t i, tr_error *e)
         rc = file_finish(st->tables[i], f->out, f->f, &f->path, rc, e);
         f->out = NULL;
         f->f = NULL;
+        tr_vec_fini(&f->rows); /* a row group's records: room for the tables after */
     }
     return rc;
 }

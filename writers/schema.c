@@ -45,13 +45,20 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     tr_trace_counters(t, &c->co);
     tr_trace_samples(t, &c->sa);
     tr_buf_init(&c->scratch, 0);
-    while (tr_args_count(t, (uint32_t)c->n_sets + 1) > 0) c->n_sets++;
-    c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first);
-    if (!c->set_first) return tr_error_nomem(e);
+    uint64_t n_args = 0;
+    for (size_t n; (n = tr_args_count(t, (uint32_t)c->n_sets + 1)) > 0; c->n_sets++) n_args += n;
+    if (n_args < UINT32_MAX)
+        c->set_first32 = tr_malloc((c->n_sets + 1) * sizeof *c->set_first32);
+    else
+        c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first);
+    if (!c->set_first && !c->set_first32) return tr_error_nomem(e);
     /* An arg's id is its place among all the trace's args, whatever the filter drops. */
     uint64_t first = 0;
     for (size_t s = 1; s <= c->n_sets; s++) {
-        c->set_first[s] = first;
+        if (c->set_first32)
+            c->set_first32[s] = (uint32_t)first;
+        else
+            c->set_first[s] = first;
         first += tr_args_count(t, (uint32_t)s);
     }
     if (!filter) return TR_OK;
@@ -70,6 +77,7 @@ void tr_sc_close(tr_sc_ctx *c)
 {
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(c->keep[k]);
     tr_free(c->set_first);
+    tr_free(c->set_first32);
     tr_buf_fini(&c->scratch);
     tr_vec_fini(&c->io_calls);
 }
@@ -637,7 +645,7 @@ static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
         v_int(v, set);
         break;
     case 1:
-        v_int(v, (int64_t)(c->set_first[set] + i));
+        v_int(v, (int64_t)((c->set_first32 ? c->set_first32[set] : c->set_first[set]) + i));
         break;
     case 2:
     case 3:

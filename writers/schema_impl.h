@@ -84,9 +84,14 @@ typedef struct tr_sc_ctx {
     tr_samples sa;
     uint8_t *keep[TR_EV_KIND_COUNT]; /* per event row, 1 = written; NULL = every row */
     size_t n_sets;
-    uint64_t *set_first; /* per arg set (1-based), the id of its first arg */
-    tr_buf scratch;      /* computed text (display values, stacks) */
-    tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
+    /*
+    ** Per arg set (1-based), the id of its first arg: 4 bytes a set while
+    ** the trace holds fewer than 2^32 args (SET_FIRST32), else 8.
+    */
+    uint64_t *set_first;
+    uint32_t *set_first32;
+    tr_buf scratch;  /* computed text (display values, stacks) */
+    tr_vec io_calls; /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
     ** Streaming (lib/tr_rows.h): the trace holds no events, so an event
     ** table's getter reads CUR[kind] (set before each get: its row is the

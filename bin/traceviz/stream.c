@@ -28,7 +28,8 @@
 
 /* The stream takes the budget but these shares: the replay's buffer, and room for the rest. */
 #define REPLAY_SHARE 8 /* 1/8: the events kept for the second pass */
-#define OTHER_SHARE  4 /* 1/4: depths (4 bytes an event), flows, per-pixel state */
+#define OTHER_SHARE  4 /* 1/4: the flow ends' sorters (1/16), per-pixel state */
+#define FLOW_SHARE   16
 
 typedef struct viz_stream {
     tr_cli *c;
@@ -63,6 +64,13 @@ static int first_pass(void *user, const tr_trace *t, const tr_event_rec *ev, tr_
     return rc == TR_OK ? tr_sorter_push(v->replay, &r, e) : rc;
 }
 
+/* Each flow as it is read goes to the layout, which sorts its ends within its share. */
+static int take_flow(void *user, const tr_flow *f, tr_error *e)
+{
+    viz_stream *v = user;
+    return tr_timeline_flow(v->l, f, e);
+}
+
 static int both_passes(viz_stream *v, tr_trace *t, tr_error *e)
 {
     const tr_event_rec *ev;
@@ -70,9 +78,7 @@ static int both_passes(viz_stream *v, tr_trace *t, tr_error *e)
     while ((rc = tr_stream_next(v->s, &ev, e)) == TR_OK)
         if ((rc = first_pass(v, t, ev, e)) != TR_OK) return rc;
     if (rc != TR_END) return rc;
-    size_t n_flows;
-    const tr_flow *flows = tr_stream_flows(v->s, &n_flows);
-    rc = tr_timeline_place(v->l, flows, n_flows, e);
+    rc = tr_timeline_place(v->l, e);
     const void *rec;
     while (rc == TR_OK && (rc = tr_sorter_next(v->replay, &rec, e)) == TR_OK) {
         const tr_event_rec *r = rec;
@@ -98,6 +104,7 @@ static int draw_once(viz_stream *v, int sort_all, int *retry, tr_render_stats *s
     tr_error e = {0}, load_err = {0};
     tr_trace *t = tr_trace_new();
     tr_rows_init(&v->rows, 0);
+    v->rows.bind_flows = 0; /* the flows name events by seq, as the second pass meets them */
     v->order = 0;
     int rc = t ? TR_OK : tr_error_nomem(&e);
     if (rc == TR_OK) rc = tr_stream_open(&v->s, &so, &e);
@@ -105,6 +112,8 @@ static int draw_once(viz_stream *v, int sort_all, int *retry, tr_render_stats *s
     if (rc == TR_OK) rc = tr_timeline_stream_new(t, &v->a->ro, &v->l, &e);
     int exit = TR_EXIT_OK;
     if (rc == TR_OK) {
+        tr_timeline_spill(v->l, budget / FLOW_SHARE, so.tmpdir);
+        tr_stream_set_flows(v->s, take_flow, v);
         if (!sort_all) tr_stream_set_emit(v->s, first_pass, v);
         exit =
             tr_cli_load_quiet(c, t, v->inputs, (size_t)v->n, 0, tr_stream_consume, v->s, &load_err);
