@@ -233,8 +233,19 @@ void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
     int64_t iv = -1;
     int is_int = 0;
     if (v->type == J_OBJ || v->type == J_ARR) {
-        cj_compact_json(&r->raw, v->p, v->p + v->n);
-        tr_args_str(r->t, key, cj_intern(r, r->raw.p, r->raw.len));
+        tr_str text = a->text;
+        if (!text) {
+            cj_compact_json(&r->raw, v->p, v->p + v->n);
+            text = cj_intern(r, r->raw.p, r->raw.len);
+            text_ent *c = cj_text_slot(r, v->p);
+            if (text && v->n <= TEXT_MAX) {
+                c[1] = c[0]; /* the newer of the pair is kept */
+                memcpy(c->raw, v->p, v->n);
+                c->n = (uint32_t)v->n;
+                c->id = text;
+            }
+        }
+        tr_args_str(r->t, key, text);
     } else if (v->type == J_STR) {
         size_t n;
         const char *s = cj_str_text(v, &r->scratch, &n, bad);

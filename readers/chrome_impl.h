@@ -32,6 +32,8 @@
 #define STR_INTERN  64                  /* longer arg strings are stored, not interned */
 #define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
 #define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
+#define TEXT_BITS   5                   /* the cache of args kept as JSON text: 32 pairs */
+#define TEXT_MAX    256                 /* longer texts are not cached */
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -206,7 +208,20 @@ typedef struct cache_ent {
 typedef struct arg_rec {
     jtok key, val;
     int depth, open;
+    tr_str text; /* a container's compact JSON text, when the cache knew it; else 0 */
 } arg_rec;
+
+/*
+** An args value kept as JSON text (Kineto's "Input Dims", "grid"): its
+** bytes as the input wrote them and the compact text's id.  An event whose
+** value has the same bytes passes them without scanning them again (they
+** were valid) or compacting them.
+*/
+typedef struct text_ent {
+    uint32_t n; /* 0: empty */
+    tr_str id;
+    char raw[TEXT_MAX];
+} text_ent;
 
 enum cj_const {
     K_NAME,
@@ -276,6 +291,7 @@ typedef struct cj_rd {
     int bytes_seen;            /* cj_event_args: the first "bytes" arg was met */
     int64_t bytes;             /* ... and its value, -1 when not a size */
     cache_ent cache[1 << CACHE_BITS];
+    text_ent texts[2 << TEXT_BITS];
     int64_t origin; /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
@@ -341,6 +357,18 @@ static inline int cj_is_hex(char c)
 static inline int cj_is_digit(char c)
 {
     return (unsigned)(c - '0') < 10;
+}
+
+/*
+** The two cache entries (the newer first) a container's text at P may be
+** in, by its first 16 bytes (the window's padding covers them).
+*/
+static inline text_ent *cj_text_slot(cj_rd *r, const char *p)
+{
+    uint64_t a, b;
+    memcpy(&a, p, 8);
+    memcpy(&b, p + 8, 8);
+    return &r->texts[2 * (tr_hash_mix(a ^ (b * 0x9E3779B97F4A7C15ULL)) >> (64 - TEXT_BITS))];
 }
 
 /* The stream offset of P, a pointer into the window. */
