@@ -226,6 +226,19 @@ static CJ_SLOW int scan_num_slow(jscan *j, const char **pp, jtok *t)
     return S_OK;
 }
 
+/* M followed by the digits at *PP, passed two at a time (half the branches). */
+static inline uint64_t pass_digits(const char **pp, uint64_t m)
+{
+    const char *p = *pp;
+    while (cj_is_digit(p[0]) && cj_is_digit(p[1])) {
+        m = m * 100 + (uint64_t)((p[0] - '0') * 10 + (p[1] - '0'));
+        p += 2;
+    }
+    if (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+    *pp = p;
+    return m;
+}
+
 /*
 ** A number token at *PP, inline for what nearly every number is: digits
 ** without a sign, at most 15 of them, then at most 3 after a point, ended
@@ -240,10 +253,10 @@ static inline int scan_num(jscan *j, const char **pp, jtok *t)
     if (m > 9) return scan_num_slow(j, pp, t);
     p++;
     if (m) /* a leading 0 is the whole part */
-        while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+        m = pass_digits(&p, m);
     if (*p == '.') {
         const char *d = ++p;
-        while (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+        m = pass_digits(&p, m);
         size_t frac = (size_t)(p - d);
         if (!frac || frac > 3 || d - s > 16) return scan_num_slow(j, pp, t);
         flags = JF_MANT | (int)frac << JF_FRAC_SHIFT;
@@ -964,6 +977,54 @@ static jtok *event_slot(cev *ev, const jtok *k)
     }
 }
 
+/* Four bytes as one word, the first lowest (one load where words are little-endian). */
+#define CJ_W4(a, b, c, d)                                                                          \
+    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 |                            \
+     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
+
+static inline uint32_t word4(const char *p)
+{
+    return CJ_W4(p[0], p[1], p[2], p[3]);
+}
+
+/*
+** The slot of the key at *PP (its opening quote) when it is one of those
+** every event has ("ph", "ts", "cat", "name", ...), compared whole with its
+** quotes, *PP then past it; else NULL and the key is scanned as any string.
+** Bytes past the data are the window's zeros: they match no key.
+*/
+static inline jtok *known_key(cev *ev, const char **pp)
+{
+    const char *p = *pp;
+    jtok *slot = NULL;
+    size_t n = 0;
+    if (p[3] == '"') {
+        uint32_t w = word4(p);
+        n = 2;
+        slot = w == CJ_W4('"', 'p', 'h', '"')   ? &ev->ph
+               : w == CJ_W4('"', 't', 's', '"') ? &ev->ts
+               : w == CJ_W4('"', 'i', 'd', '"') ? &ev->id
+               : w == CJ_W4('"', 'b', 'p', '"') ? &ev->bp
+                                                : NULL;
+    } else if (p[4] == '"') {
+        uint32_t w = word4(p + 1);
+        n = 3;
+        slot = w == CJ_W4('c', 'a', 't', '"')   ? &ev->cat
+               : w == CJ_W4('d', 'u', 'r', '"') ? &ev->dur
+               : w == CJ_W4('p', 'i', 'd', '"') ? &ev->pid
+               : w == CJ_W4('t', 'i', 'd', '"') ? &ev->tid
+                                                : NULL;
+    } else if (p[5] == '"') {
+        uint32_t w = word4(p + 1);
+        n = 4;
+        slot = w == CJ_W4('n', 'a', 'm', 'e')   ? &ev->name
+               : w == CJ_W4('a', 'r', 'g', 's') ? &ev->args
+                                                : NULL;
+    }
+    if (slot) *pp = p + n + 2;
+    return slot;
+}
+
 /* One event object at *PP into EV (tokens point into the window). */
 int cj_unit_event(cj_rd *r, const char **pp, void *arg)
 {
@@ -978,11 +1039,14 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             return jerr(j, p, "expected a string key");
         }
         jtok k, dummy;
-        int rc = scan_str(j, &p, &k);
+        jtok *slot = known_key(ev, &p);
+        int rc;
         ev->keys++;
-        if (rc != S_OK) return rc;
+        if (!slot) {
+            if ((rc = scan_str(j, &p, &k)) != S_OK) return rc;
+            slot = event_slot(ev, &k);
+        }
         if ((rc = pass_colon(j, &p)) != S_OK) return rc;
-        jtok *slot = event_slot(ev, &k);
         if (!slot) {
             slot = &dummy;
         } else if (slot->type != J_NONE) {
