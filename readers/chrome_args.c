@@ -98,41 +98,6 @@ static size_t cache_slot(const char *s, size_t n)
     return (size_t)(tr_hash_mix(a + 0x9E3779B97F4A7C15ULL * (b ^ n)) >> (64 - CACHE_BITS));
 }
 
-/* 1 when the N (> 0) bytes at A and B are equal, inline: no call on the cache's hit path. */
-static int same_bytes(const char *a, const char *b, size_t n)
-{
-    if (n > 16) {
-        uint64_t d = 0;
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            uint64_t x, y;
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            d |= x ^ y;
-        }
-        uint64_t x, y; /* the last eight, overlapping */
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return (d | (x ^ y)) == 0;
-    }
-    if (n >= 8) { /* the first and the last eight, overlapping */
-        uint64_t a0, b0, a1, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t a0, b0, a1, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
-}
-
 /* cj_intern past its cache: the trace's table, and cache slot C refilled. */
 static CJ_SLOW tr_str intern_miss(cj_rd *r, cache_ent *c, const char *s, size_t n)
 {
@@ -154,7 +119,7 @@ tr_str cj_intern(cj_rd *r, const char *s, size_t n)
 {
     if (n == 0) return 0;
     cache_ent *c = &r->cache[cache_slot(s, n)];
-    if (c->n == n && same_bytes(c->p, s, n)) return c->id;
+    if (c->n == n && cj_same_bytes(c->p, s, n)) return c->id;
     return intern_miss(r, c, s, n);
 }
 

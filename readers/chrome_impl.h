@@ -371,6 +371,41 @@ static inline text_ent *cj_text_slot(cj_rd *r, const char *p)
     return &r->texts[2 * (tr_hash_mix(a ^ (b * 0x9E3779B97F4A7C15ULL)) >> (64 - TEXT_BITS))];
 }
 
+/* 1 when the N bytes at A and B are equal, inline: no call on the hit paths of the caches. */
+static inline int cj_same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16) {
+        uint64_t d = 0;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            uint64_t x, y;
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            d |= x ^ y;
+        }
+        uint64_t x, y; /* the last eight, overlapping */
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return (d | (x ^ y)) == 0;
+    }
+    if (n >= 8) { /* the first and the last eight, overlapping */
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 /* The stream offset of P, a pointer into the window. */
 static inline uint64_t cj_off_of(const cj_rd *r, const char *p)
 {
