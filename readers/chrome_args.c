@@ -193,7 +193,13 @@ void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         ks = r->key.p;
         kn = r->key.len;
     }
-    tr_str key = cj_intern(r, ks, kn);
+    cache_ent *after = &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
+    tr_str key = after->id;
+    if (!key || after->n != kn || !cj_same_bytes(after->p, ks, kn)) {
+        key = cj_intern(r, ks, kn);
+        if (key) *after = (cache_ent){tr_str_get(r->t, key, NULL), kn, key};
+    }
+    r->last_key = key;
     const jtok *v = &a->val;
     int64_t iv = -1;
     int is_int = 0;

@@ -34,6 +34,7 @@
 #define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
 #define TEXT_BITS   5                   /* the cache of args kept as JSON text: 32 pairs */
 #define TEXT_MAX    256                 /* longer texts are not cached */
+#define KEY_BITS    8                   /* args keys predicted by the key before: 256 entries */
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -292,6 +293,13 @@ typedef struct cj_rd {
     int64_t bytes;             /* ... and its value, -1 when not a size */
     cache_ent cache[1 << CACHE_BITS];
     text_ent texts[2 << TEXT_BITS];
+    /*
+    ** An args key by the key before it (the last one added): events of one
+    ** kind list the same keys in the same order, so this answers most keys
+    ** with one compare and no hash.
+    */
+    cache_ent key_after[1 << KEY_BITS];
+    tr_str last_key;
     int64_t origin; /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
