@@ -283,6 +283,10 @@ static int nest_slices(tr_trace *t, const uint8_t *given)
 {
     slice_table *s = &t->slices;
     size_t n_tracks = t->tracks.len;
+    /* made now, not sorted: no parent was stated, or none was before the sort */
+    if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
+        (!s->depth && model_slice_make_column(s, (void **)&s->depth, 2, 0) != TR_OK))
+        return TR_FATAL;
     uint32_t *open = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *open);
     if (!open) return TR_FATAL;
     for (size_t i = 0; i < n_tracks; i++) open[i] = TR_NONE;
@@ -331,7 +335,7 @@ static int given_tracks(const tr_trace *t, uint8_t **given)
 static int remap_slice_rows(slice_table *s, const uint32_t *new_row)
 {
     if (!new_row) return TR_OK;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; s->parent && i < s->n; i++)
         if (s->parent[i] != TR_NONE) s->parent[i] = new_row[s->parent[i]];
     tr_map moved = {0};
     for (size_t j = 0; j < s->wide.cap; j++) {

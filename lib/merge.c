@@ -211,6 +211,9 @@ static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
     if (s->bytes && !d->bytes && model_slice_make_column(d, (void **)&d->bytes, 8, 0xff) != TR_OK)
         return TR_FATAL;
     if (s->thread_ts && !d->thread_ts && model_slice_make_thread_time(d) != TR_OK) return TR_FATAL;
+    if (s->parent && !d->parent &&
+        model_slice_make_column(d, (void **)&d->parent, 4, 0xff) != TR_OK)
+        return TR_FATAL;
     void **cols[MODEL_SLICE_COLS];
     size_t sizes[MODEL_SLICE_COLS], ncols;
     model_slice_columns(d, cols, sizes, &ncols);
@@ -233,9 +236,10 @@ static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
     if (d->cat && !s->cat) memset(d->cat + d->n, 0, s->n * 4);
     set_col(d->args + d->n, s->args, s->n, m);
     /* Stated parents (TR_NEST_GIVEN tracks) move with their rows. */
-    for (size_t i = 0; i < s->n; i++)
-        d->parent[d->n + i] = s->parent[i] == TR_NONE ? TR_NONE : (uint32_t)(s->parent[i] + d->n);
-    memset(d->depth + d->n, 0, s->n * 2);
+    for (size_t i = 0; d->parent && i < s->n; i++)
+        d->parent[d->n + i] =
+            !s->parent || s->parent[i] == TR_NONE ? TR_NONE : (uint32_t)(s->parent[i] + d->n);
+    if (d->depth) memset(d->depth + d->n, 0, s->n * 2);
     d->n += s->n;
     return rc ? TR_FATAL : TR_OK;
 }

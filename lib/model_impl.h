@@ -27,16 +27,19 @@ typedef struct str_entry {
 /*
 ** Slices: durations in 32 bits, the rare others (open slices, 2^32 ns and
 ** up) in a side table; the category and size columns are made on the first
-** slice that has one (before that they read as 0 and -1).
+** slice that has one (before that they read as 0 and -1).  Depth and parent
+** are freeze's work: their columns are made then, after the sort, unless a
+** reader states parents (tr_slice_set_parent, tr_slice_put) before.
 */
 typedef struct slice_table {
     size_t n, cap;
     int64_t *ts;
     int64_t *bytes; /* NULL until a slice has a size */
     uint32_t *dur;  /* TR_DUR_WIDE: see wide */
-    uint32_t *track, *name, *args, *parent;
-    uint32_t *cat; /* NULL until a slice has a category */
-    uint16_t *depth;
+    uint32_t *track, *name, *args;
+    uint32_t *parent;                /* NULL until a parent is stated, or freeze */
+    uint32_t *cat;                   /* NULL until a slice has a category */
+    uint16_t *depth;                 /* NULL until freeze */
     int64_t *thread_ts, *thread_dur; /* NULL until a slice has a thread time; TR_TIME_NONE */
     tr_map wide;                     /* row -> entry of wide_dur */
     tr_vec wide_dur;                 /* int64_t */
@@ -241,7 +244,7 @@ int model_slice_make_thread_time(slice_table *s);
 
 /*
 ** The slice columns for the sort and merges: ts, dur, track, name, args,
-** parent, depth, then cat, bytes and the thread times when they exist; the
+** then parent, depth, cat, bytes and the thread times when they exist; the
 ** count (at most MODEL_SLICE_COLS) goes to *N.
 */
 #define MODEL_SLICE_COLS 11

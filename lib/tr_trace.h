@@ -383,7 +383,8 @@ int tr_trace_frozen(const tr_trace *t);
 ** tr_slice_cat and tr_slice_bytes: the model keeps durations in 32 bits
 ** (the few longer ones, about 4.3 s and up, aside), and the category and
 ** size columns exist only once some slice has one, so a bare slice costs
-** 30 bytes.
+** 30 bytes.  Depth and parent are freeze's: before it they are NULL (parent
+** holds the stated ones, once a reader states one).
 */
 typedef struct tr_slices {
     size_t n;

@@ -619,12 +619,13 @@ static int table_room(tr_trace *t, size_t n, size_t *cap, void **cols[], const s
 
 void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *n)
 {
-    void **always[] = {(void **)&s->ts,   (void **)&s->dur,  (void **)&s->track,
-                       (void **)&s->name, (void **)&s->args, (void **)&s->parent,
-                       (void **)&s->depth};
-    static const size_t always_sizes[] = {8, 4, 4, 4, 4, 4, 2};
+    void **always[] = {(void **)&s->ts, (void **)&s->dur, (void **)&s->track, (void **)&s->name,
+                       (void **)&s->args};
+    static const size_t always_sizes[] = {8, 4, 4, 4, 4};
     size_t k = 0;
     for (; k < sizeof always / sizeof *always; k++) cols[k] = always[k], sizes[k] = always_sizes[k];
+    if (s->parent) cols[k] = (void **)&s->parent, sizes[k++] = 4;
+    if (s->depth) cols[k] = (void **)&s->depth, sizes[k++] = 2;
     if (s->cat) cols[k] = (void **)&s->cat, sizes[k++] = 4;
     if (s->bytes) cols[k] = (void **)&s->bytes, sizes[k++] = 8;
     if (s->thread_ts) cols[k] = (void **)&s->thread_ts, sizes[k++] = 8;
@@ -684,6 +685,13 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
             model_grow_columns(c.col, c.size, c.ncols, want) == TR_OK)
             *c.cap = want;
     }
+    /*
+    ** Sets expected to pass half the raw allowance are sealed from the
+    ** start: kept raw, they would stay in the peak however large the rest
+    ** of the model grows (a 1 GB Kineto trace's, 95 MiB, were a third of
+    ** its info's), while sealing them costs a few percent of the load.
+    */
+    if (x->sets * 8 + x->args * 4 > t->args_raw_max / 2) t->args_raw_max = 0;
     /* A failed reserve leaves the vector as it was: the room is advice. */
     /* Raw sets are sealed past args_raw_max bytes: room for more would go unused. */
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
@@ -767,8 +775,7 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     s->track[i] = track;
     s->name[i] = name;
     s->args[i] = args;
-    s->parent[i] = TR_NONE;
-    s->depth[i] = 0;
+    if (s->parent) s->parent[i] = TR_NONE;
     if ((cat && !s->cat) || (bytes != -1 && !s->bytes) || dur < 0 || dur >= TR_DUR_WIDE)
         return slice_add_rare(t, i, dur, cat, bytes);
     s->dur[i] = (uint32_t)dur;
@@ -818,6 +825,10 @@ void tr_slice_set_parent(tr_trace *t, uint32_t row, uint32_t parent)
     slice_table *s = &t->slices;
     if (row >= s->n || t->frozen) return;
     if (parent != TR_NONE && (parent >= row || s->track[parent] != s->track[row])) return;
+    if (!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) {
+        t->failed = 1;
+        return;
+    }
     s->parent[row] = parent;
 }
 
@@ -841,7 +852,9 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
 {
     slice_table *s = &t->slices;
     if (tr_slice_reserve(t, n) != TR_OK) return TR_NONE;
-    if ((cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
+    /* the puts state parents, from threads: the column is made here */
+    if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
+        (cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
         (bytes && !s->bytes && model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK)) {
         t->failed = 1;
         return TR_NONE;
@@ -861,7 +874,6 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     s->name[row] = name;
     s->args[row] = args;
     s->parent[row] = parent < row ? parent : TR_NONE;
-    s->depth[row] = 0;
     if (s->cat) s->cat[row] = cat;
     if (s->bytes) s->bytes[row] = bytes;
     if (s->thread_ts) s->thread_ts[row] = s->thread_dur[row] = TR_TIME_NONE;

@@ -85,8 +85,8 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
     /* Events of one thread come in runs: the last lookup usually answers. */
     if (r->last_thread != TR_NONE && pidt->n == r->last_pid.n && tidt->n == r->last_tid.n &&
         pidt->type == r->last_pid.type && tidt->type == r->last_tid.type && pidt->type != J_NONE &&
-        memcmp(pidt->p, r->last_pid.p, pidt->n) == 0 &&
-        (tidt->type == J_NONE || memcmp(tidt->p, r->last_tid.p, tidt->n) == 0))
+        cj_same_bytes(pidt->p, r->last_pid.p, pidt->n) &&
+        (tidt->type == J_NONE || cj_same_bytes(tidt->p, r->last_tid.p, tidt->n)))
         return r->last_thread;
     int64_t pid, tid;
     tr_str ps, ts;
@@ -559,7 +559,12 @@ static int phase(cj_rd *r, const cev *ev, char ph, int64_t ts, int64_t dur, uint
 static int timed_event(cj_rd *r, const cev *ev, char ph, int *bad)
 {
     int64_t ts = 0, dur = 0;
-    if (!strchr("BEXiIRCbneSTpFstfPNOD()vVc", ph) || ph == 0) {
+    static const unsigned char known[128] = {
+        ['B'] = 1, ['E'] = 1, ['X'] = 1, ['i'] = 1, ['I'] = 1, ['R'] = 1, ['C'] = 1,
+        ['b'] = 1, ['n'] = 1, ['e'] = 1, ['S'] = 1, ['T'] = 1, ['p'] = 1, ['F'] = 1,
+        ['s'] = 1, ['t'] = 1, ['f'] = 1, ['P'] = 1, ['N'] = 1, ['O'] = 1, ['D'] = 1,
+        ['('] = 1, [')'] = 1, ['v'] = 1, ['V'] = 1, ['c'] = 1};
+    if ((unsigned char)ph >= 128 || !known[(unsigned char)ph]) {
         char what[2] = {ph, 0};
         return cj_warn_at(r, ev->off, "unknown phase '%s': skipped", what);
     }

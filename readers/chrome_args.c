@@ -98,41 +98,6 @@ static size_t cache_slot(const char *s, size_t n)
     return (size_t)(tr_hash_mix(a + 0x9E3779B97F4A7C15ULL * (b ^ n)) >> (64 - CACHE_BITS));
 }
 
-/* 1 when the N (> 0) bytes at A and B are equal, inline: no call on the cache's hit path. */
-static int same_bytes(const char *a, const char *b, size_t n)
-{
-    if (n > 16) {
-        uint64_t d = 0;
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            uint64_t x, y;
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            d |= x ^ y;
-        }
-        uint64_t x, y; /* the last eight, overlapping */
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return (d | (x ^ y)) == 0;
-    }
-    if (n >= 8) { /* the first and the last eight, overlapping */
-        uint64_t a0, b0, a1, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t a0, b0, a1, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
-}
-
 /* cj_intern past its cache: the trace's table, and cache slot C refilled. */
 static CJ_SLOW tr_str intern_miss(cj_rd *r, cache_ent *c, const char *s, size_t n)
 {
@@ -154,7 +119,7 @@ tr_str cj_intern(cj_rd *r, const char *s, size_t n)
 {
     if (n == 0) return 0;
     cache_ent *c = &r->cache[cache_slot(s, n)];
-    if (c->n == n && same_bytes(c->p, s, n)) return c->id;
+    if (c->n == n && cj_same_bytes(c->p, s, n)) return c->id;
     return intern_miss(r, c, s, n);
 }
 
@@ -228,13 +193,30 @@ void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         ks = r->key.p;
         kn = r->key.len;
     }
-    tr_str key = cj_intern(r, ks, kn);
+    cache_ent *after = &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
+    tr_str key = after->id;
+    if (!key || after->n != kn || !cj_same_bytes(after->p, ks, kn)) {
+        key = cj_intern(r, ks, kn);
+        if (key) *after = (cache_ent){tr_str_get(r->t, key, NULL), kn, key};
+    }
+    r->last_key = key;
     const jtok *v = &a->val;
     int64_t iv = -1;
     int is_int = 0;
     if (v->type == J_OBJ || v->type == J_ARR) {
-        cj_compact_json(&r->raw, v->p, v->p + v->n);
-        tr_args_str(r->t, key, cj_intern(r, r->raw.p, r->raw.len));
+        tr_str text = a->text;
+        if (!text) {
+            cj_compact_json(&r->raw, v->p, v->p + v->n);
+            text = cj_intern(r, r->raw.p, r->raw.len);
+            text_ent *c = cj_text_slot(r, v->p);
+            if (text && v->n <= TEXT_MAX) {
+                c[1] = c[0]; /* the newer of the pair is kept */
+                memcpy(c->raw, v->p, v->n);
+                c->n = (uint32_t)v->n;
+                c->id = text;
+            }
+        }
+        tr_args_str(r->t, key, text);
     } else if (v->type == J_STR) {
         size_t n;
         const char *s = cj_str_text(v, &r->scratch, &n, bad);

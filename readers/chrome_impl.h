@@ -32,6 +32,9 @@
 #define STR_INTERN  64                  /* longer arg strings are stored, not interned */
 #define CACHE_BITS  10                  /* the reader's cache of recent strings: 1024 entries */
 #define ARG_RECS    4096                /* args members recorded per event; past it, a rescan */
+#define TEXT_BITS   5                   /* the cache of args kept as JSON text: 32 pairs */
+#define TEXT_MAX    256                 /* longer texts are not cached */
+#define KEY_BITS    8                   /* args keys predicted by the key before: 256 entries */
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -206,7 +209,20 @@ typedef struct cache_ent {
 typedef struct arg_rec {
     jtok key, val;
     int depth, open;
+    tr_str text; /* a container's compact JSON text, when the cache knew it; else 0 */
 } arg_rec;
+
+/*
+** An args value kept as JSON text (Kineto's "Input Dims", "grid"): its
+** bytes as the input wrote them and the compact text's id.  An event whose
+** value has the same bytes passes them without scanning them again (they
+** were valid) or compacting them.
+*/
+typedef struct text_ent {
+    uint32_t n; /* 0: empty */
+    tr_str id;
+    char raw[TEXT_MAX];
+} text_ent;
 
 enum cj_const {
     K_NAME,
@@ -276,6 +292,14 @@ typedef struct cj_rd {
     int bytes_seen;            /* cj_event_args: the first "bytes" arg was met */
     int64_t bytes;             /* ... and its value, -1 when not a size */
     cache_ent cache[1 << CACHE_BITS];
+    text_ent texts[2 << TEXT_BITS];
+    /*
+    ** An args key by the key before it (the last one added): events of one
+    ** kind list the same keys in the same order, so this answers most keys
+    ** with one compare and no hash.
+    */
+    cache_ent key_after[1 << KEY_BITS];
+    tr_str last_key;
     int64_t origin; /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
@@ -341,6 +365,53 @@ static inline int cj_is_hex(char c)
 static inline int cj_is_digit(char c)
 {
     return (unsigned)(c - '0') < 10;
+}
+
+/*
+** The two cache entries (the newer first) a container's text at P may be
+** in, by its first 16 bytes (the window's padding covers them).
+*/
+static inline text_ent *cj_text_slot(cj_rd *r, const char *p)
+{
+    uint64_t a, b;
+    memcpy(&a, p, 8);
+    memcpy(&b, p + 8, 8);
+    return &r->texts[2 * (tr_hash_mix(a ^ (b * 0x9E3779B97F4A7C15ULL)) >> (64 - TEXT_BITS))];
+}
+
+/* 1 when the N bytes at A and B are equal, inline: no call on the hit paths of the caches. */
+static inline int cj_same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16) {
+        uint64_t d = 0;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            uint64_t x, y;
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            d |= x ^ y;
+        }
+        uint64_t x, y; /* the last eight, overlapping */
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return (d | (x ^ y)) == 0;
+    }
+    if (n >= 8) { /* the first and the last eight, overlapping */
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
 }
 
 /* The stream offset of P, a pointer into the window. */

@@ -175,7 +175,7 @@ static int scan_word(jscan *j, const char *p, const char *word)
     return S_OK;
 }
 
-static int scan_num(jscan *j, const char **pp, jtok *t)
+static CJ_SLOW int scan_num_slow(jscan *j, const char **pp, jtok *t)
 {
     const char *p = *pp, *s = p;
     int flags = JF_INT;
@@ -226,6 +226,53 @@ static int scan_num(jscan *j, const char **pp, jtok *t)
     return S_OK;
 }
 
+/* M followed by the digits at *PP, passed two at a time (half the branches). */
+static inline uint64_t pass_digits(const char **pp, uint64_t m)
+{
+    const char *p = *pp;
+    while (cj_is_digit(p[0]) && cj_is_digit(p[1])) {
+        m = m * 100 + (uint64_t)((p[0] - '0') * 10 + (p[1] - '0'));
+        p += 2;
+    }
+    if (cj_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+    *pp = p;
+    return m;
+}
+
+/*
+** A number token at *PP, inline for what nearly every number is: digits
+** without a sign, at most 15 of them, then at most 3 after a point, ended
+** inside the data.  Anything else (a sign, an exponent, more digits, an
+** error, the data's end) goes to scan_num_slow from the start.
+*/
+static inline int scan_num(jscan *j, const char **pp, jtok *t)
+{
+    const char *s = *pp, *p = s;
+    uint64_t m = (uint64_t)(*p - '0');
+    int flags = JF_INT | JF_MANT;
+    if (m > 9) return scan_num_slow(j, pp, t);
+    p++;
+    if (m) /* a leading 0 is the whole part */
+        m = pass_digits(&p, m);
+    if (*p == '.') {
+        const char *d = ++p;
+        m = pass_digits(&p, m);
+        size_t frac = (size_t)(p - d);
+        if (!frac || frac > 3 || d - s > 16) return scan_num_slow(j, pp, t);
+        flags = JF_MANT | (int)frac << JF_FRAC_SHIFT;
+    } else if (p - s > 15) {
+        return scan_num_slow(j, pp, t);
+    }
+    if (*p == 'e' || *p == 'E' || p >= j->end) return scan_num_slow(j, pp, t);
+    t->p = s;
+    t->n = (size_t)(p - s);
+    t->type = J_NUM;
+    t->flags = flags;
+    t->mant = m;
+    *pp = p;
+    return S_OK;
+}
+
 /* A scalar (string, number, literal) at *PP. */
 static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
 {
@@ -239,11 +286,7 @@ static inline int scan_scalar(jscan *j, const char **pp, jtok *t)
                 {'n', "null", J_NULL, 0},
                 {'N', "NaN", J_NUM, JF_ODD}};
     if (*p == '"') return scan_str(j, pp, t);
-    if (*p == '-' || cj_is_digit(*p) || *p == 'I') {
-        int rc = scan_num(j, &p, t); /* on a copy, as str_body's slow path */
-        *pp = p;
-        return rc;
-    }
+    if (*p == '-' || cj_is_digit(*p) || *p == 'I') return scan_num(j, pp, t);
     for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
         if (*p != lits[i].c) continue;
         int rc = scan_word(j, p, lits[i].word);
@@ -764,6 +807,12 @@ static void arg_put(cj_rd *r, const arg_rec *a, int emit, int *bad)
         r->recs_over = 1;
 }
 
+/* Whether the text at P is that of cache entry C. */
+static inline int same_text(const jscan *j, const char *p, const text_ent *c)
+{
+    return c->n && (size_t)(j->end - p) >= c->n && memcmp(p, c->raw, c->n) == 0;
+}
+
 /*
 ** The object at *PP (its '{'), validated as skip_run would (same errors,
 ** trailing commas too) and flattened in the same pass: nested objects as
@@ -779,7 +828,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
     const char *p = cj_jws(*pp + 1);
     int rc = S_OK;
     while (*p != '}') {
-        arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0};
+        arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0, 0};
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
         if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
         if ((rc = pass_colon(j, &p)) != S_OK) return rc;
@@ -791,8 +840,13 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
             p = q;
         } else if (*p == '{' || *p == '[') {
             const char *s = p;
+            const text_ent *c = emit ? NULL : cj_text_slot(r, p);
+            if (c && !same_text(j, p, c)) c++;
             if (emit) {
                 p = cj_value_end(p);
+            } else if (same_text(j, p, c)) {
+                p += c->n; /* bytes met before: valid, and their text is known */
+                a.text = c->id;
             } else {
                 /* an event's args start at depth 0: the nesting skip_run counts from there */
                 const char *q = p;
@@ -923,6 +977,54 @@ static jtok *event_slot(cev *ev, const jtok *k)
     }
 }
 
+/* Four bytes as one word, the first lowest (one load where words are little-endian). */
+#define CJ_W4(a, b, c, d)                                                                          \
+    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 |                            \
+     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
+
+static inline uint32_t word4(const char *p)
+{
+    return CJ_W4(p[0], p[1], p[2], p[3]);
+}
+
+/*
+** The slot of the key at *PP (its opening quote) when it is one of those
+** every event has ("ph", "ts", "cat", "name", ...), compared whole with its
+** quotes, *PP then past it; else NULL and the key is scanned as any string.
+** Bytes past the data are the window's zeros: they match no key.
+*/
+static inline jtok *known_key(cev *ev, const char **pp)
+{
+    const char *p = *pp;
+    jtok *slot = NULL;
+    size_t n = 0;
+    if (p[3] == '"') {
+        uint32_t w = word4(p);
+        n = 2;
+        slot = w == CJ_W4('"', 'p', 'h', '"')   ? &ev->ph
+               : w == CJ_W4('"', 't', 's', '"') ? &ev->ts
+               : w == CJ_W4('"', 'i', 'd', '"') ? &ev->id
+               : w == CJ_W4('"', 'b', 'p', '"') ? &ev->bp
+                                                : NULL;
+    } else if (p[4] == '"') {
+        uint32_t w = word4(p + 1);
+        n = 3;
+        slot = w == CJ_W4('c', 'a', 't', '"')   ? &ev->cat
+               : w == CJ_W4('d', 'u', 'r', '"') ? &ev->dur
+               : w == CJ_W4('p', 'i', 'd', '"') ? &ev->pid
+               : w == CJ_W4('t', 'i', 'd', '"') ? &ev->tid
+                                                : NULL;
+    } else if (p[5] == '"') {
+        uint32_t w = word4(p + 1);
+        n = 4;
+        slot = w == CJ_W4('n', 'a', 'm', 'e')   ? &ev->name
+               : w == CJ_W4('a', 'r', 'g', 's') ? &ev->args
+                                                : NULL;
+    }
+    if (slot) *pp = p + n + 2;
+    return slot;
+}
+
 /* One event object at *PP into EV (tokens point into the window). */
 int cj_unit_event(cj_rd *r, const char **pp, void *arg)
 {
@@ -937,11 +1039,14 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             return jerr(j, p, "expected a string key");
         }
         jtok k, dummy;
-        int rc = scan_str(j, &p, &k);
+        jtok *slot = known_key(ev, &p);
+        int rc;
         ev->keys++;
-        if (rc != S_OK) return rc;
+        if (!slot) {
+            if ((rc = scan_str(j, &p, &k)) != S_OK) return rc;
+            slot = event_slot(ev, &k);
+        }
         if ((rc = pass_colon(j, &p)) != S_OK) return rc;
-        jtok *slot = event_slot(ev, &k);
         if (!slot) {
             slot = &dummy;
         } else if (slot->type != J_NONE) {
