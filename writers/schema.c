@@ -629,8 +629,12 @@ static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
     static const char *const types[] = {"int", "real", "string", "bool", "uint"};
     uint32_t set = (uint32_t)(key >> 32), i = (uint32_t)key;
-    tr_arg a;
-    tr_args_at(c->t, set, i, &a);
+    /* A row's columns are read one after the other: its arg is looked up once. */
+    if (c->arg_key != key) {
+        tr_args_at(c->t, set, i, &c->arg);
+        c->arg_key = key;
+    }
+    const tr_arg a = c->arg;
     int type = a.type >= 0 && a.type < 5 ? a.type : 0;
     switch (col) {
     case 0:
@@ -1126,6 +1130,7 @@ const tr_sc_table tr_sc_tables[] = {
     {TABLE("io", io_cols, TR_SC_ROWS_SLICE, get_io), .stored_as = "__intrinsic_io",
      .where = io_where},
     {VIEW("gt_op", gt_op_sql)},
+    {VIEW("gt_dropped_args", TR_SQLITE_GT_DROPPED_ARGS)},
     {TABLE("sample_stack", sample_stack_cols, TR_SC_ROWS_SAMPLE, get_sample_stack),
      .view_sql = sample_stack_sql},
     /* issue 25's GPU views */

@@ -86,6 +86,8 @@ typedef struct tr_sc_ctx {
     size_t n_sets;
     uint64_t *set_first; /* per arg set (1-based), the id of its first arg */
     tr_buf scratch;      /* computed text (display values, stacks) */
+    uint64_t arg_key;    /* the args row ARG is (0: none; set ids start at 1) */
+    tr_arg arg;
     tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
     ** Streaming (lib/tr_rows.h): the trace holds no events, so an event
