@@ -46,14 +46,7 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     tr_trace_samples(t, &c->sa);
     tr_buf_init(&c->scratch, 0);
     while (tr_args_count(t, (uint32_t)c->n_sets + 1) > 0) c->n_sets++;
-    c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first);
-    if (!c->set_first) return tr_error_nomem(e);
-    /* An arg's id is its place among all the trace's args, whatever the filter drops. */
-    uint64_t first = 0;
-    for (size_t s = 1; s <= c->n_sets; s++) {
-        c->set_first[s] = first;
-        first += tr_args_count(t, (uint32_t)s);
-    }
+    c->id_set = 1;
     if (!filter) return TR_OK;
     size_t n[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
     for (int k = 0; k < TR_EV_KIND_COUNT; k++)
@@ -625,6 +618,30 @@ static void display_value(tr_sc_ctx *c, const tr_arg *a, tr_sc_value *v)
     v->key = TR_SC_NO_KEY;
 }
 
+/*
+** The id of arg I of SET: its place among all the trace's args, whatever the
+** filter drops.  Sets read in id order (the SQLite writer, which binds the
+** last few again for its last insert) are counted as the cursor moves; the
+** first step far back (Parquet reads a row group's args a column at a time)
+** makes the table of every set's first id, 8 bytes a set.  Without the
+** memory for it the cursor walks back.
+*/
+static uint64_t arg_id(tr_sc_ctx *c, uint32_t set, uint32_t i)
+{
+    if (!c->set_first && set + 64 < c->id_set &&
+        (c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first)) != NULL) {
+        uint64_t first = 0;
+        for (size_t s = 1; s <= c->n_sets; s++) {
+            c->set_first[s] = first;
+            first += tr_args_count(c->t, (uint32_t)s);
+        }
+    }
+    if (c->set_first) return c->set_first[set] + i;
+    while (c->id_set > set) c->id_first -= tr_args_count(c->t, --c->id_set);
+    for (; c->id_set < set; c->id_set++) c->id_first += tr_args_count(c->t, c->id_set);
+    return c->id_first + i;
+}
+
 static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
     static const char *const types[] = {"int", "real", "string", "bool", "uint"};
@@ -641,7 +658,7 @@ static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
         v_int(v, set);
         break;
     case 1:
-        v_int(v, (int64_t)(c->set_first[set] + i));
+        v_int(v, (int64_t)arg_id(c, set, i));
         break;
     case 2:
     case 3:

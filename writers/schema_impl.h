@@ -84,11 +84,13 @@ typedef struct tr_sc_ctx {
     tr_samples sa;
     uint8_t *keep[TR_EV_KIND_COUNT]; /* per event row, 1 = written; NULL = every row */
     size_t n_sets;
-    uint64_t *set_first; /* per arg set (1-based), the id of its first arg */
-    tr_buf scratch;      /* computed text (display values, stacks) */
-    uint64_t arg_key;    /* the args row ARG is (0: none; set ids start at 1) */
+    uint64_t *set_first; /* per arg set (1-based), the id of its first arg: made when needed */
+    uint32_t id_set;     /* else the set whose first arg's id is ID_FIRST (arg_id) */
+    uint64_t id_first;
+    tr_buf scratch;   /* computed text (display values, stacks) */
+    uint64_t arg_key; /* the args row ARG is (0: none; set ids start at 1) */
     tr_arg arg;
-    tr_vec io_calls;     /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
+    tr_vec io_calls; /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
     ** Streaming (lib/tr_rows.h): the trace holds no events, so an event
     ** table's getter reads CUR[kind] (set before each get: its row is the

@@ -549,8 +549,11 @@ static int sq_fill(sq_w *w)
 /*
 ** The bulk-load settings: the file is a temporary one until renamed, so a
 ** crash loses nothing to journal.  Two threads let SQLite sort for the index
-** builds in parallel.  A stream keeps a smaller page cache and SQLite's
-** temporary files (the index sorts) on disk: its memory is the budget's.
+** builds in parallel.  A stream keeps a smaller page cache, SQLite's
+** temporary files (the index sorts) on disk and one thread (a sorter thread
+** holds a cache's worth of keys of its own: a 946 MB GT log peaked 66 MiB
+** higher): its memory is the budget's.  Its 64 KiB pages take fewer
+** b-tree steps and writes per row than 4 KiB ones.
 */
 static int sq_start(sq_w *w, sq_pragmas *saved, int stream)
 {
@@ -560,7 +563,7 @@ static int sq_start(sq_w *w, sq_pragmas *saved, int stream)
             w,
             stream ? "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                      " PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;"
-                     " PRAGMA threads=2; BEGIN;"
+                     " PRAGMA threads=0; BEGIN;"
                    : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                      " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;"
                      " PRAGMA threads=2; BEGIN;",
