@@ -207,8 +207,7 @@ static int gt_track(sq_w *w, uint32_t track)
     return *known == 1;
 }
 
-/* The marks of an instant's arg set: SQ_GT for a GT record's (category gt on a GT input's track).
- */
+/* The marks of an instant's arg set: SQ_GT for a GT record's (category gt, a GT input's track). */
 static uint8_t instant_marks(sq_w *w, uint32_t track, tr_str cat)
 {
     return SQ_USED | (key_is(w->sc.t, cat, "gt") && gt_track(w, track) ? SQ_GT : 0);
