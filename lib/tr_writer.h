@@ -27,9 +27,34 @@
 ** The version of the SQLite schema tracecat writes (writers/sqlite.c), stored
 ** in its meta table as schema_version; bumped when a table or view changes.
 ** ^The SQLite reader (readers/sqlite.c) reads back databases of this version
-** and of version 2 (3 added slice.thread_ts and slice.thread_dur).
+** and of versions 2 and 3 (3 added slice.thread_ts and slice.thread_dur, 4
+** left out the GT args below).
 */
-#define TR_SQLITE_SCHEMA_VERSION 3
+#define TR_SQLITE_SCHEMA_VERSION 4
+
+/*
+** Since schema 4, the args of GT records the SQLite writer does not store
+** (writers/sqlite.c, gt_dropped), with the ids they had: bytes, which is the
+** instant's bytes column, and details, which is its key=value args joined by
+** spaces.  __intrinsic_args UNION ALL this, by arg_set_id and id, is every
+** arg.  ^The view gt_dropped_args, and what the reader restores.
+*/
+#define TR_SQLITE_GT_INSTANTS                                                                      \
+    " FROM instant i JOIN track t ON t.id = i.track_id JOIN process p ON p.upid = t.upid"          \
+    " JOIN trace_input n ON n.id = p.input_id"
+#define TR_SQLITE_GT_DROPPED_ARGS                                                                  \
+    "SELECT c.arg_set_id AS arg_set_id, c.id + 1 AS id, 'bytes' AS key, i.bytes AS int_value,"     \
+    " NULL AS string_value, NULL AS real_value, 'int' AS value_type" TR_SQLITE_GT_INSTANTS         \
+    " JOIN __intrinsic_args c ON c.arg_set_id = i.arg_set_id AND c.key = 'command'"                \
+    " WHERE i.category = 'gt' AND n.format = 'gt' AND i.bytes IS NOT NULL AND NOT EXISTS"          \
+    " (SELECT 1 FROM __intrinsic_args b WHERE b.arg_set_id = i.arg_set_id AND b.key = 'bytes')"    \
+    " UNION ALL SELECT a.arg_set_id, min(a.id) - 1, 'details', NULL,"                              \
+    " group_concat(a.key || '=' || coalesce(a.string_value, a.int_value), ' '), NULL, "            \
+    "'string'" TR_SQLITE_GT_INSTANTS " JOIN __intrinsic_args a ON a.arg_set_id = i.arg_set_id"     \
+    " AND a.key NOT IN ('seq', 'command', 'bytes')"                                                \
+    " WHERE i.category = 'gt' AND n.format = 'gt' AND NOT EXISTS (SELECT 1 FROM"                   \
+    " __intrinsic_args d WHERE d.arg_set_id = i.arg_set_id AND d.key = 'details')"                 \
+    " GROUP BY a.arg_set_id"
 
 #define TR_WRITER_ABI 2
 

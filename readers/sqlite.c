@@ -3,8 +3,8 @@
 ** read back into the model (README "SQL schema"; writers/schema.c).
 **
 ** The database is recognised by its meta table (tool 'tracecat' and a
-** schema_version this reader knows: 2, or 3 with the slices' thread times); any other database is
-*refused naming
+** schema_version this reader knows: 2, 3 with the slices' thread times, or 4 without the GT args
+*other columns hold); any other database is refused naming
 ** tracesql.  What becomes what:
 **   trace_input  an input each (the first is the one the loader added), with
 **                its path, format, origin, clock, rank, counts and metadata
@@ -456,6 +456,12 @@ typedef struct sq_phase {
     int (*row)(sq_rd *r);
 } sq_phase;
 
+/* Schema 4 leaves out GT args that other columns hold: they come back in their places. */
+static const char sq_args_v4_sql[] =
+    "SELECT arg_set_id, key, value_type, int_value, string_value, real_value, id"
+    " FROM __intrinsic_args UNION ALL SELECT arg_set_id, key, value_type, int_value,"
+    " string_value, real_value, id FROM (" TR_SQLITE_GT_DROPPED_ARGS ") ORDER BY 1, 7";
+
 /* Schema 2's slices had no thread times. */
 static const char sq_slice_v2_sql[] =
     "SELECT id, ts, dur, track_id, category, name, parent_id, arg_set_id, bytes, NULL, NULL"
@@ -611,7 +617,9 @@ static int sq_next_table(sq_rd *r)
 {
     r->row = 0;
     const sq_phase *p = &sq_phases[r->phase];
-    const char *sql = r->version < 3 && p->row == sq_slice_row ? sq_slice_v2_sql : p->sql;
+    const char *sql = r->version < 3 && p->row == sq_slice_row  ? sq_slice_v2_sql
+                      : r->version >= 4 && p->row == sq_arg_row ? sq_args_v4_sql
+                                                                : p->sql;
     if (sqlite3_prepare_v2(r->db, sql, -1, &r->st, NULL) != SQLITE_OK) return sq_sqlite_error(r);
     return TR_OK;
 }

@@ -227,7 +227,7 @@ TR_TEST(content_of_each_table)
               "0:- 1:1 2:2");
     CHECK_STR(q(db, "SELECT coalesce(line, 'null') FROM stack_profile_frame WHERE name = 'g'"),
               "null");
-    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
     CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'input'"), "run.log");
     CHECK_STR(q(db, "SELECT format || ' ' || origin FROM trace_input"), "gt 2024-01-02 03:04:05");
     sqlite3_close(db);

@@ -45,22 +45,8 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     tr_trace_counters(t, &c->co);
     tr_trace_samples(t, &c->sa);
     tr_buf_init(&c->scratch, 0);
-    uint64_t n_args = 0;
-    for (size_t n; (n = tr_args_count(t, (uint32_t)c->n_sets + 1)) > 0; c->n_sets++) n_args += n;
-    if (n_args < UINT32_MAX)
-        c->set_first32 = tr_malloc((c->n_sets + 1) * sizeof *c->set_first32);
-    else
-        c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first);
-    if (!c->set_first && !c->set_first32) return tr_error_nomem(e);
-    /* An arg's id is its place among all the trace's args, whatever the filter drops. */
-    uint64_t first = 0;
-    for (size_t s = 1; s <= c->n_sets; s++) {
-        if (c->set_first32)
-            c->set_first32[s] = (uint32_t)first;
-        else
-            c->set_first[s] = first;
-        first += tr_args_count(t, (uint32_t)s);
-    }
+    while (tr_args_count(t, (uint32_t)c->n_sets + 1) > 0) c->n_sets++;
+    c->id_set = 1;
     if (!filter) return TR_OK;
     size_t n[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
     for (int k = 0; k < TR_EV_KIND_COUNT; k++)
@@ -633,19 +619,60 @@ static void display_value(tr_sc_ctx *c, const tr_arg *a, tr_sc_value *v)
     v->key = TR_SC_NO_KEY;
 }
 
+/*
+** The id of arg I of SET: its place among all the trace's args, whatever the
+** filter drops.  Sets read in id order (the SQLite writer, which binds the
+** last few again for its last insert) are counted as the cursor moves; the
+** first step far back (Parquet reads a row group's args a column at a time)
+** makes the table of every set's first id, 4 bytes a set while the trace
+** holds fewer than 2^32 args, else 8.  Without the memory for it the cursor
+** walks back.
+*/
+static void arg_id_table(tr_sc_ctx *c)
+{
+    uint64_t n_args = 0;
+    for (size_t s = 1; s <= c->n_sets; s++) n_args += tr_args_count(c->t, (uint32_t)s);
+    if (n_args < UINT32_MAX)
+        c->set_first32 = tr_malloc((c->n_sets + 1) * sizeof *c->set_first32);
+    else
+        c->set_first = tr_malloc((c->n_sets + 1) * sizeof *c->set_first);
+    uint64_t first = 0;
+    for (size_t s = 1; s <= c->n_sets && (c->set_first || c->set_first32); s++) {
+        if (c->set_first32)
+            c->set_first32[s] = (uint32_t)first;
+        else
+            c->set_first[s] = first;
+        first += tr_args_count(c->t, (uint32_t)s);
+    }
+}
+
+static uint64_t arg_id(tr_sc_ctx *c, uint32_t set, uint32_t i)
+{
+    if (!c->set_first && !c->set_first32 && set + 64 < c->id_set) arg_id_table(c);
+    if (c->set_first32) return c->set_first32[set] + i;
+    if (c->set_first) return c->set_first[set] + i;
+    while (c->id_set > set) c->id_first -= tr_args_count(c->t, --c->id_set);
+    for (; c->id_set < set; c->id_set++) c->id_first += tr_args_count(c->t, c->id_set);
+    return c->id_first + i;
+}
+
 static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
     static const char *const types[] = {"int", "real", "string", "bool", "uint"};
     uint32_t set = (uint32_t)(key >> 32), i = (uint32_t)key;
-    tr_arg a;
-    tr_args_at(c->t, set, i, &a);
+    /* A row's columns are read one after the other: its arg is looked up once. */
+    if (c->arg_key != key) {
+        tr_args_at(c->t, set, i, &c->arg);
+        c->arg_key = key;
+    }
+    const tr_arg a = c->arg;
     int type = a.type >= 0 && a.type < 5 ? a.type : 0;
     switch (col) {
     case 0:
         v_int(v, set);
         break;
     case 1:
-        v_int(v, (int64_t)((c->set_first32 ? c->set_first32[set] : c->set_first[set]) + i));
+        v_int(v, (int64_t)arg_id(c, set, i));
         break;
     case 2:
     case 3:
@@ -1134,6 +1161,7 @@ const tr_sc_table tr_sc_tables[] = {
     {TABLE("io", io_cols, TR_SC_ROWS_SLICE, get_io), .stored_as = "__intrinsic_io",
      .where = io_where},
     {VIEW("gt_op", gt_op_sql)},
+    {VIEW("gt_dropped_args", TR_SQLITE_GT_DROPPED_ARGS)},
     {TABLE("sample_stack", sample_stack_cols, TR_SC_ROWS_SAMPLE, get_sample_stack),
      .view_sql = sample_stack_sql},
     /* issue 25's GPU views */

@@ -85,12 +85,16 @@ typedef struct tr_sc_ctx {
     uint8_t *keep[TR_EV_KIND_COUNT]; /* per event row, 1 = written; NULL = every row */
     size_t n_sets;
     /*
-    ** Per arg set (1-based), the id of its first arg: 4 bytes a set while
-    ** the trace holds fewer than 2^32 args (SET_FIRST32), else 8.
+    ** Per arg set (1-based), the id of its first arg, made when needed
+    ** (arg_id): 4 bytes a set while the trace holds fewer than 2^32 args.
     */
     uint64_t *set_first;
     uint32_t *set_first32;
-    tr_buf scratch;  /* computed text (display values, stacks) */
+    uint32_t id_set; /* else the set whose first arg's id is ID_FIRST (arg_id) */
+    uint64_t id_first;
+    tr_buf scratch;   /* computed text (display values, stacks) */
+    uint64_t arg_key; /* the args row ARG is (0: none; set ids start at 1) */
+    tr_arg arg;
     tr_vec io_calls; /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
     ** Streaming (lib/tr_rows.h): the trace holds no events, so an event

@@ -69,9 +69,9 @@ run_cmd 0 "$tracesql" "$tmp/s1.db" -c "SELECT count(*) FROM kernel_launch" \
     fail "tracesql changed the schema 1 file"
 # tracecat's reader does not read schema 1, and says which it reads
 run_cmd 1 "$tracecat" cat "$tmp/s1.db"
-expect_err "schema_version 1: this tracecat reads 2 to 3 (tracesql may still read it)"
+expect_err "schema_version 1: this tracecat reads 2 to 4 (tracesql may still read it)"
 # an old database that lacks a stored table: refused, with the version and what to do
 sqlite3 "$tmp/s1.db" "DROP TABLE flow" || fail "cannot drop flow"
 run_cmd 1 "$tracesql" "$tmp/s1.db" -c "SELECT 1"
-expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 3): convert the trace again"
+expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 4): convert the trace again"
 echo "ok"
