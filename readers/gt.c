@@ -63,29 +63,37 @@ static char gt_lower(char c)
 
 #define GT_SPACES 0x2020202020202020ULL
 
-/* Strips spaces and tabs at both ends; GT pads fields with spaces, skipped eight at a time. */
+/*
+** Strips spaces and tabs at both ends; GT pads fields with spaces, skipped
+** eight at a time.  A byte above ' ' is neither space nor tab: one test of
+** each end settles what most fields need (they seldom start padded, and the
+** details do not end so).
+*/
 static inline void gt_trim(const char **p, size_t *n)
 {
     const char *s = *p;
     size_t len = *n;
     uint64_t w;
-    /* Fields seldom start padded and often end so; bytes above ' ' are neither space nor tab. */
-    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[0] <= ' ') {
-        memcpy(&w, s, 8);
-        w ^= GT_SPACES;
-        size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
-        s += k, len -= k;
-        if (k < 8) break;
+    if (len && (unsigned char)s[0] <= ' ') {
+        while (GT_LITTLE_ENDIAN && len >= 8) {
+            memcpy(&w, s, 8);
+            w ^= GT_SPACES;
+            size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
+            s += k, len -= k;
+            if (k < 8) break;
+        }
+        while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
     }
-    while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
-    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[len - 1] <= ' ') {
-        memcpy(&w, s + len - 8, 8);
-        w ^= GT_SPACES;
-        size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
-        len -= k;
-        if (k < 8) break;
+    if (len && (unsigned char)s[len - 1] <= ' ') {
+        while (GT_LITTLE_ENDIAN && len >= 8) {
+            memcpy(&w, s + len - 8, 8);
+            w ^= GT_SPACES;
+            size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
+            len -= k;
+            if (k < 8) break;
+        }
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
     }
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
     *p = s;
     *n = len;
 }
