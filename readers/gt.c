@@ -308,6 +308,28 @@ static int gt_time(const char *s, size_t n, int64_t ns, int64_t *out)
 }
 
 /*
+** The value of the D (1 to 8) digits that end at END, read as one word (the
+** eight bytes before END must be readable; little-endian): bytes before the
+** digits count as '0'.  Returns 0 when one of the D is not a digit.
+*/
+static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+{
+    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    memcpy(&w, end - 8, 8);
+    w = (w & ~low) | (0x3030303030303030ULL & low);
+    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
+        return 0;
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
+    *v = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+          (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+         32;
+    return 1;
+}
+
+/*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
 ** NS as gt_classify read it.
 ** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
@@ -328,14 +350,19 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
     *col = fs[0] + 1;
     if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
-    for (size_t k = fs[0] + 1; k < fe[0]; k++) {
-        unsigned d = (unsigned)(p[k] - '0');
-        if (d > 9) return "expected '#<seq>' as the second field";
-        seq = seq * 10 + d;
+    size_t nd = fe[0] - fs[0] - 1;
+    if (GT_LITTLE_ENDIAN && nd <= 8 && fe[0] >= 8) {
+        if (!gt_digits8(p + fe[0], nd, &seq)) return "expected '#<seq>' as the second field";
+    } else {
+        for (size_t k = fs[0] + 1; k < fe[0]; k++) {
+            unsigned d = (unsigned)(p[k] - '0');
+            if (d > 9) return "expected '#<seq>' as the second field";
+            seq = seq * 10 + d;
+        }
     }
     r->seq = (int64_t)seq;
     /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (fe[0] - fs[0] - 1 > 18 && tr_parse_int64(p + fs[0] + 1, fe[0] - fs[0] - 1, &r->seq) != 0)
+    if (nd > 18 && tr_parse_int64(p + fs[0] + 1, nd, &r->seq) != 0)
         return "sequence number out of range";
     if (nf < 4) {
         *col = fs[nf - 1] + 1;
