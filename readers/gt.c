@@ -438,8 +438,7 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t n, size_t t0, s
     gt_tail_slot *sl = NULL;
     if (s0 < n && p[s0] == '#') {
         if (GT_LITTLE_ENDIAN && n - k >= 8) {
-            /* The digits' count, eight bytes at a time: a digit's high nibble is 3, and 6 more keep
-             * it */
+            /* How many digits, a word at a time: a digit's high nibble is 3, and 6 more keep it. */
             uint64_t w, x;
             memcpy(&w, p + k, 8);
             x = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
