@@ -330,97 +330,11 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
 }
 
 /*
-** The seq field [FS, FE) ("#" and digits): NULL with R->seq set, or what is
-** wrong (the column is the field's).
-*/
-static const char *gt_seq(const char *p, size_t fs, size_t fe, gt_rec *r)
-{
-    if (fe - fs < 2 || p[fs] != '#') return "expected '#<seq>' as the second field";
-    uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
-    size_t nd = fe - fs - 1;
-    if (GT_LITTLE_ENDIAN && nd <= 8 && fe >= 8) {
-        if (!gt_digits8(p + fe, nd, &seq)) return "expected '#<seq>' as the second field";
-    } else {
-        for (size_t k = fs + 1; k < fe; k++) {
-            unsigned d = (unsigned)(p[k] - '0');
-            if (d > 9) return "expected '#<seq>' as the second field";
-            seq = seq * 10 + d;
-        }
-    }
-    r->seq = (int64_t)seq;
-    /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (nd > 18 && tr_parse_int64(p + fs + 1, nd, &r->seq) != 0)
-        return "sequence number out of range";
-    return NULL;
-}
-
-/*
-** The cache slot of the tail [T, N) of a record whose seq field ends at
-** T - 3 (" | " follows it), or NULL when the tail is too long or short.
-*/
-static gt_tail_slot *gt_tail_slot_of(gt_rd *g, const char *p, size_t t, size_t n)
-{
-    size_t len = n - t;
-    if (len < 16 || len > GT_TAIL_MAX) return NULL;
-    /*
-    ** Sums of its words, sixteen bytes a step (the last step overlapping):
-    ** a few instructions a word picks a slot well enough, and the slot's
-    ** text is compared whole anyway.
-    */
-    const char *s = p + t;
-    uint64_t a = len, b = 0, w0, w1;
-    for (size_t i = 0; i + 16 < len; i += 16) {
-        memcpy(&w0, s + i, 8);
-        memcpy(&w1, s + i + 8, 8);
-        a += w0;
-        b += w1;
-    }
-    memcpy(&w0, s + len - 16, 8);
-    memcpy(&w1, s + len - 8, 8);
-    a += w0;
-    b += w1;
-    return &g->tails[tr_hash_mix(a ^ (b << 29 | b >> 35)) & (GT_TAIL_SLOTS - 1)];
-}
-
-/* R's fields from the cached parse of its tail TL, which is P + T. */
-static void gt_tail_fields(const gt_tail_slot *sl, const char *tl, gt_rec *r)
-{
-    r->ev = tl + sl->ev, r->ev_n = sl->ev_n;
-    r->src = tl + sl->src, r->src_n = sl->src_n;
-    r->cmd = tl + sl->cmd, r->cmd_n = sl->cmd_n;
-    r->det = sl->has_det ? tl + sl->det : NULL;
-    r->det_n = sl->det_n;
-    r->size = sl->size;
-    r->vis_match = sl->vis_match;
-    r->lane = sl->lane;
-    r->vis_lane = sl->vis_lane;
-}
-
-/* Keeps R's parse of its tail, now that its lanes are known (gt_record). */
-static void gt_tail_keep(const gt_rec *r, uint32_t lane, uint32_t vis_lane)
-{
-    gt_tail_slot *sl = r->fill;
-    const char *tl = r->tail;
-    sl->lane = lane;
-    sl->vis_lane = vis_lane;
-    sl->size = r->size;
-    sl->ev = (uint8_t)(r->ev - tl), sl->ev_n = (uint8_t)r->ev_n;
-    sl->src = (uint8_t)(r->src - tl), sl->src_n = (uint8_t)r->src_n;
-    sl->cmd = (uint8_t)(r->cmd - tl), sl->cmd_n = (uint8_t)r->cmd_n;
-    sl->has_det = r->det != NULL;
-    sl->det = r->det ? (uint8_t)(r->det - tl) : 0;
-    sl->det_n = (uint8_t)r->det_n;
-    sl->vis_match = (uint8_t)r->vis_match;
-    memcpy(sl->text, tl, r->tail_n);
-    sl->len = (uint32_t)r->tail_n;
-}
-
-/*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
-** NS as gt_classify read it.  Returns NULL and fills R, or says what is
-** wrong and sets *COL (1-based).
+** NS as gt_classify read it.
+** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
 */
-static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t n, size_t t0, size_t i, int64_t ns,
+static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, int64_t ns,
                                  gt_rec *r, size_t *col)
 {
     *col = t0 + 1;
@@ -430,37 +344,26 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t n, size_t t0, s
         *col = i + 2;
         return "expected ' | #<seq> | ' after the elapsed time";
     }
-    r->tape = 0;
-    r->lane = GT_NO_LANE;
-    r->fill = NULL;
-    /* "#<digits> | ": the tail after it may have been parsed before */
-    size_t s0 = i + 4, k = s0 + 1;
-    gt_tail_slot *sl = NULL;
-    if (s0 < n && p[s0] == '#') {
-        if (GT_LITTLE_ENDIAN && n - k >= 8) {
-            /* How many digits, a word at a time: a digit's high nibble is 3, and 6 more keep it. */
-            uint64_t w, x;
-            memcpy(&w, p + k, 8);
-            x = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
-                (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
-            k += x ? (size_t)__builtin_ctzll(x) >> 3 : 8;
-        }
-        while (k < n && gt_digit(p[k])) k++;
-        if (k > s0 + 1 && n - k >= 3 && p[k] == ' ' && p[k + 1] == '|' && p[k + 2] == ' ')
-            sl = gt_tail_slot_of(g, p, k + 3, n);
-    }
-    if (sl && sl->len == n - k - 3 && memcmp(sl->text, p + k + 3, sl->len) == 0) {
-        *col = s0 + 1;
-        const char *why = gt_seq(p, s0, k, r);
-        if (!why) gt_tail_fields(sl, p + k + 3, r);
-        return why;
-    }
     /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
     size_t fs[6], fe[6];
-    size_t nf = gt_split(p, s0, n, 5, fs, fe);
+    size_t nf = gt_split(p, i + 4, n, 5, fs, fe);
     *col = fs[0] + 1;
-    const char *why = gt_seq(p, fs[0], fe[0], r);
-    if (why) return why;
+    if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
+    uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
+    size_t nd = fe[0] - fs[0] - 1;
+    if (GT_LITTLE_ENDIAN && nd <= 8 && fe[0] >= 8) {
+        if (!gt_digits8(p + fe[0], nd, &seq)) return "expected '#<seq>' as the second field";
+    } else {
+        for (size_t k = fs[0] + 1; k < fe[0]; k++) {
+            unsigned d = (unsigned)(p[k] - '0');
+            if (d > 9) return "expected '#<seq>' as the second field";
+            seq = seq * 10 + d;
+        }
+    }
+    r->seq = (int64_t)seq;
+    /* 18 digits cannot overflow; longer ones go through the checked parser */
+    if (nd > 18 && tr_parse_int64(p + fs[0] + 1, nd, &r->seq) != 0)
+        return "sequence number out of range";
     if (nf < 4) {
         *col = fs[nf - 1] + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
@@ -478,35 +381,30 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t n, size_t t0, s
     r->size = -1;
     r->det = NULL;
     r->det_n = 0;
+    r->tape = 0;
     if (nf == 4) {
         /* visualize wants another '|' after COMMAND, spaced or not */
         r->vis_match = memchr(p + fs[3], '|', fe[3] - fs[3]) != NULL;
+        return NULL;
+    }
+    r->vis_match = 1;
+    const char *f6 = p + fs[4];
+    size_t f6_n = fe[4] - fs[4];
+    gt_trim(&f6, &f6_n);
+    int sz = gt_parse_size(f6, f6_n, &r->size);
+    if (sz < 0) {
+        *col = fs[4] + 1;
+        return "size out of range";
+    }
+    if (sz > 0) {
+        r->det = nf > 5 ? p + fs[5] : NULL;
+        r->det_n = nf > 5 ? fe[5] - fs[5] : 0;
     } else {
-        r->vis_match = 1;
-        const char *f6 = p + fs[4];
-        size_t f6_n = fe[4] - fs[4];
-        gt_trim(&f6, &f6_n);
-        int sz = gt_parse_size(f6, f6_n, &r->size);
-        if (sz < 0) {
-            *col = fs[4] + 1;
-            return "size out of range";
-        }
-        if (sz > 0) {
-            r->det = nf > 5 ? p + fs[5] : NULL;
-            r->det_n = nf > 5 ? fe[5] - fs[5] : 0;
-        } else {
-            r->size = -1;
-            r->det = p + fs[4];
-            r->det_n = n - fs[4];
-        }
-        if (r->det) gt_trim(&r->det, &r->det_n);
+        r->size = -1;
+        r->det = p + fs[4];
+        r->det_n = n - fs[4];
     }
-    /* The split found the tail as the fast path did: it is kept once its lanes are known. */
-    if (sl && fe[0] == k) {
-        r->fill = sl;
-        r->tail = p + k + 3;
-        r->tail_n = n - k - 3;
-    }
+    if (r->det) gt_trim(&r->det, &r->det_n);
     return NULL;
 }
 
@@ -545,8 +443,6 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     r->size = -1;
     r->tape = 1;
     r->vis_match = 0; /* visualize's pattern needs "<t>s | #<seq>" */
-    r->lane = GT_NO_LANE;
-    r->fill = NULL;
     return NULL;
 }
 
@@ -984,11 +880,8 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
         g->seen_record = 1;
         gt_header_done(g);
     }
-    uint32_t lane = r->lane, vis_lane = r->vis_lane;
-    if (lane == GT_NO_LANE) {
-        if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
-        if (r->fill) gt_tail_keep(r, lane, vis_lane);
-    }
+    uint32_t lane, vis_lane;
+    if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
     tr_str ev = gt_intern(g, r->ev, r->ev_n);
     tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
     tr_str det = gt_cached(g, r->det, r->det_n, 1);
@@ -1117,7 +1010,7 @@ static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
         return TR_OK;
     }
     gt_rec r;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(g, ln->p, ln->len, start, end, ns, &r, &col)
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(ln->p, ln->len, start, end, ns, &r, &col)
                                       : gt_parse_tape(ln->p, ln->len, start, &r, &col);
     if (why) {
         tr_loc loc = tr_input_loc(g->in, ln, col);

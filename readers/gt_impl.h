@@ -14,16 +14,14 @@
 
 #include <stdint.h>
 
-#define GT_NS_PER_S   1000000000
-#define GT_NO_LANE    UINT32_MAX
-#define GT_SRC_SLOTS  64   /* sources: a log has a few clients and workers */
-#define GT_SRC_MAX    64   /* longer sources skip the cache */
-#define GT_STR_SLOTS  512  /* events, commands, detail keys and values */
-#define GT_STR_MAX    32   /* longer strings skip the cache */
-#define GT_DET_SLOTS  256  /* details whose args are kept, by id */
-#define GT_DET_ARGS   4    /* details with more args are parsed every time */
-#define GT_TAIL_SLOTS 1024 /* record tails, direct mapped by hash */
-#define GT_TAIL_MAX   128  /* longer tails skip the cache */
+#define GT_NS_PER_S  1000000000
+#define GT_NO_LANE   UINT32_MAX
+#define GT_SRC_SLOTS 64  /* sources: a log has a few clients and workers */
+#define GT_SRC_MAX   64  /* longer sources skip the cache */
+#define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
+#define GT_STR_MAX   32  /* longer strings skip the cache */
+#define GT_DET_SLOTS 256 /* details whose args are kept, by id */
+#define GT_DET_ARGS  4   /* details with more args are parsed every time */
 /*
 ** The caches are set associative: a key may sit in any of the GT_WAYS slots
 ** of its set.  A hit moves its entry one slot forward and a miss replaces
@@ -111,21 +109,6 @@ static const char *const gt_const_text[C_COUNT] = {
     [C_CAT_FLOW] = "gt.flow",
 };
 
-/*
-** A record's tail as parsed before: all that follows "#<seq> | " decides
-** its fields, size and lanes alone, so a tail that comes again (a reply's
-** "SEND | CLIENT .. | CreateTensor | 91B | success=True") is not split,
-** trimmed and looked up again.
-*/
-typedef struct gt_tail_slot {
-    uint32_t len; /* 0: empty */
-    uint32_t lane, vis_lane;
-    int64_t size;
-    uint8_t ev, ev_n, src, src_n, cmd, cmd_n, det, det_n; /* offsets into the tail */
-    uint8_t has_det, vis_match;
-    char text[GT_TAIL_MAX];
-} gt_tail_slot;
-
 /* A record line, its text pointing into the line. */
 typedef struct gt_rec {
     int64_t ts;
@@ -135,11 +118,6 @@ typedef struct gt_rec {
     size_t ev_n, src_n, cmd_n, det_n;
     int tape;
     int vis_match; /* visualize's pattern matches: a '|' follows COMMAND */
-    /* the lanes of a cached tail (lane GT_NO_LANE: gt_source finds them) */
-    uint32_t lane, vis_lane;
-    gt_tail_slot *fill; /* the slot for this tail once its lanes are known, or NULL */
-    const char *tail;   /* where the tail starts, with FILL */
-    size_t tail_n;
 } gt_rec;
 
 /* A start waiting for its end: a client's RECV, a worker's SEND. */
@@ -217,7 +195,6 @@ typedef struct gt_rd {
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
     gt_det_slot dets[GT_DET_SLOTS];
-    gt_tail_slot tails[GT_TAIL_SLOTS];
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)
