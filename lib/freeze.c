@@ -152,7 +152,7 @@ static int sort_table(size_t n, const sort_key *key, void **cols[], const size_t
     ** block (room for n rows at least) is the next one's room: widest first,
     ** so that it fits.  Nothing is copied back.
     */
-    unsigned char placed[MODEL_SLICE_COLS] = {0};
+    unsigned char placed[MODEL_SLICE_COLS] = {0}; /* no table has more columns than slices */
     for (size_t k = 0; k < ncols; k++) {
         size_t c = ncols;
         for (size_t j = 0; j < ncols; j++)
