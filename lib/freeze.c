@@ -152,33 +152,41 @@ done:
     return out;
 }
 
-/* Puts column COL (N elements of SIZE bytes) in the order ORDER gives, through TMP. */
-static void permute(void *col, size_t size, size_t n, const uint32_t *order, void *tmp)
+/* Gathers column COL (N elements of SIZE bytes) into OUT in the order ORDER gives. */
+static void gather(const void *col, size_t size, size_t n, const uint32_t *order, void *out)
 {
-    unsigned char *c = col;
+    const unsigned char *c = col;
     switch (size) {
     case 8: {
-        uint64_t *t = tmp, *v = col;
-        for (size_t i = 0; i < n; i++) t[i] = v[order[i]];
+        uint64_t *o = out;
+        const uint64_t *v = col;
+        for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
         break;
     }
     case 4: {
-        uint32_t *t = tmp, *v = col;
-        for (size_t i = 0; i < n; i++) t[i] = v[order[i]];
+        uint32_t *o = out;
+        const uint32_t *v = col;
+        for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
+        break;
+    }
+    case 2: {
+        uint16_t *o = out;
+        const uint16_t *v = col;
+        for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
         break;
     }
     default:
         for (size_t i = 0; i < n; i++)
-            memcpy((unsigned char *)tmp + i * size, c + (size_t)order[i] * size, size);
+            memcpy((unsigned char *)out + i * size, c + (size_t)order[i] * size, size);
     }
-    memcpy(c, tmp, n * size);
 }
 
 /*
-** Sorts one table by KEY.  On return *NEW_ROW maps an old row to its new
-** one (NULL when the table was already in order).
+** Sorts one table by KEY: COLS point to its columns, which may move.  On
+** return *NEW_ROW maps an old row to its new one (NULL when the table was
+** already in order).
 */
-static int sort_table(size_t n, const sort_key *key, void *cols[], const size_t sizes[],
+static int sort_table(size_t n, const sort_key *key, void **cols[], const size_t sizes[],
                       size_t ncols, uint32_t **new_row)
 {
     int sorted;
@@ -186,20 +194,35 @@ static int sort_table(size_t n, const sort_key *key, void *cols[], const size_t 
     uint32_t *order = sort_rows(key, n, &sorted);
     if (sorted) return TR_OK;
     if (!order) return TR_FATAL;
-    /* One scratch column for all, then the inverse: new_row[order[i]] = i. */
     size_t widest = 0;
     for (size_t c = 0; c < ncols; c++) widest = sizes[c] > widest ? sizes[c] : widest;
-    void *tmp = tr_malloc(n * widest);
+    void *room = tr_malloc(n * widest);
     uint32_t *inv = tr_malloc(n * sizeof *inv);
-    if (!tmp || !inv) {
-        tr_free(tmp);
+    if (!room || !inv) {
+        tr_free(room);
         tr_free(inv);
         tr_free(order);
         return TR_FATAL;
     }
-    for (size_t c = 0; c < ncols; c++) permute(cols[c], sizes[c], n, order, tmp);
+    /*
+    ** A column is gathered into ROOM, which becomes the column, and its old
+    ** block (room for n rows at least) is the next one's room: widest first,
+    ** so that it fits.  Nothing is copied back.
+    */
+    unsigned char placed[MODEL_SLICE_COLS] = {0}; /* no table has more columns than slices */
+    for (size_t k = 0; k < ncols; k++) {
+        size_t c = ncols;
+        for (size_t j = 0; j < ncols; j++)
+            if (!placed[j] && (c == ncols || sizes[j] > sizes[c])) c = j;
+        placed[c] = 1;
+        gather(*cols[c], sizes[c], n, order, room);
+        void *old = *cols[c];
+        *cols[c] = room;
+        room = old;
+    }
+    tr_free(room);
+    /* The inverse: new_row[order[i]] = i. */
     for (size_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
-    tr_free(tmp);
     tr_free(order);
     *new_row = inv;
     return TR_OK;
@@ -358,12 +381,11 @@ static int remap_slice_rows(slice_table *s, const uint32_t *new_row)
 static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
 {
     slice_table *s = &t->slices;
-    void **cols[MODEL_SLICE_COLS], *scols[MODEL_SLICE_COLS];
+    void **cols[MODEL_SLICE_COLS];
     size_t ssizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, ssizes, &n);
-    for (size_t i = 0; i < n; i++) scols[i] = *cols[i];
     sort_key key = {s->ts, s, given, t->tracks.len};
-    int rc = sort_table(s->n, &key, scols, ssizes, n, new_row);
+    int rc = sort_table(s->n, &key, cols, ssizes, n, new_row);
     if (rc == TR_OK) rc = remap_slice_rows(s, *new_row);
     return rc;
 }
@@ -414,19 +436,22 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
     instant_table *in = &t->instants;
-    void *icols[] = {in->ts, in->bytes, in->track, in->name, in->cat, in->args, in->scope};
+    void **icols[] = {(void **)&in->ts,   (void **)&in->bytes, (void **)&in->track,
+                      (void **)&in->name, (void **)&in->cat,   (void **)&in->args,
+                      (void **)&in->scope};
     static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
     sort_key ikey = {in->ts, NULL, NULL, 0};
     if (rc == TR_OK) rc = sort_table(in->n, &ikey, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
-    void *ccols[] = {c->ts, c->value, c->track};
+    void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
     static const size_t csizes[] = {8, 8, 4};
     sort_key ckey = {c->ts, NULL, NULL, 0};
     if (rc == TR_OK) rc = sort_table(c->n, &ckey, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
     sample_table *sm = &t->samples;
-    void *smcols[] = {sm->ts, sm->track, sm->stack, sm->args};
+    void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
+                       (void **)&sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
     sort_key smkey = {sm->ts, NULL, NULL, 0};
     if (rc == TR_OK) rc = sort_table(sm->n, &smkey, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);

@@ -107,14 +107,15 @@ struct tr_trace {
     ** Kineto or GT event's set took about 30, and are decoded again as read.
     ** Raw set K is set sealed + K + 1.
     */
-    tr_vec args;        /* uint32_t: the payloads of the raw sets, set after set */
-    tr_vec arg_wide;    /* uint64_t: their values too wide for a payload */
-    tr_vec set_start;   /* uint32_t: first payload of raw set k */
-    tr_vec set_shape;   /* uint32_t: shape of raw set k */
-    size_t building;    /* first payload of the set under construction */
-    tr_vec building_kt; /* uint32_t: its key << 3 | tag entries */
-    tr_vec chunks;      /* arg_chunk: the sealed sets, oldest first */
-    uint32_t sealed;    /* sets in chunks */
+    tr_vec args;         /* uint32_t: the payloads of the raw sets, set after set */
+    tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */
+    tr_vec set_start;    /* uint32_t: first payload of raw set k */
+    tr_vec set_shape;    /* uint32_t: shape of raw set k */
+    size_t building;     /* first payload of the set under construction */
+    tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
+    uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
+    tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
+    uint32_t sealed;     /* sets in chunks */
     size_t sealed_bytes;
     size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
     void *seal_ctx;      /* ZSTD_CCtx of the sealing, made on the first */

@@ -59,6 +59,12 @@ static int summarize(const tr_trace *t, trace_summary *s)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &cn);
     tr_trace_samples(t, &sm);
+    /*
+    ** The counts are read and cleared only below the largest id counted:
+    ** a GT log's unique details strings are most of its ids, and their
+    ** slots, never written, would each take a page fault to read.
+    */
+    size_t lim = 0;
 #define TALLY(kind, tab, endexpr, nameexpr)                                                        \
     for (size_t i = 0; i < (tab).n; i++) {                                                         \
         int64_t end = (endexpr);                                                                   \
@@ -67,7 +73,10 @@ static int summarize(const tr_trace *t, trace_summary *s)
         if ((tab).track[i] < n_tracks)                                                             \
             s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;                         \
         tr_str name = (nameexpr);                                                                  \
-        if (name && name < n_strs) by_name[name]++;                                                \
+        if (name && name < n_strs) {                                                               \
+            by_name[name]++;                                                                       \
+            if (name >= lim) lim = (size_t)name + 1;                                               \
+        }                                                                                          \
     }
     TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.name[i])
     TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
@@ -75,26 +84,32 @@ static int summarize(const tr_trace *t, trace_summary *s)
     TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
 #undef TALLY
     size_t named = 0;
-    for (size_t i = 0; i < n_strs; i++) named += by_name[i] != 0;
+    for (size_t i = 0; i < lim; i++) named += by_name[i] != 0;
     s->names = tr_calloc(named ? named : 1, sizeof *s->names);
     if (!s->names) {
         tr_free(by_name);
         return -1;
     }
-    for (size_t i = 0; i < n_strs; i++)
+    for (size_t i = 0; i < lim; i++)
         if (by_name[i]) s->names[s->n_names++] = (name_count){(tr_str)i, by_name[i]};
     tr_qsort(s->names, s->n_names, sizeof *s->names, by_count_desc);
     /* the same tally for instant categories, reusing the per-string counts */
-    memset(by_name, 0, n_strs * sizeof *by_name);
+    memset(by_name, 0, lim * sizeof *by_name);
     size_t cats = 0;
-    for (size_t i = 0; i < in.n; i++)
-        if (in.cat[i] && in.cat[i] < n_strs && by_name[in.cat[i]]++ == 0) cats++;
+    lim = 0;
+    for (size_t i = 0; i < in.n; i++) {
+        tr_str cat = in.cat[i];
+        if (cat && cat < n_strs && by_name[cat]++ == 0) {
+            cats++;
+            if (cat >= lim) lim = (size_t)cat + 1;
+        }
+    }
     s->instant_cats = tr_calloc(cats ? cats : 1, sizeof *s->instant_cats);
     if (!s->instant_cats) {
         tr_free(by_name);
         return -1;
     }
-    for (size_t i = 0; i < n_strs; i++)
+    for (size_t i = 0; i < lim; i++)
         if (by_name[i]) s->instant_cats[s->n_instant_cats++] = (name_count){(tr_str)i, by_name[i]};
     tr_free(by_name);
     tr_qsort(s->instant_cats, s->n_instant_cats, sizeof *s->instant_cats, by_count_desc);

@@ -410,6 +410,16 @@ void tr_args_begin(tr_trace *t)
 {
     t->args.len = t->building;
     t->building_kt.len = 0;
+    t->building_h = 0;
+}
+
+/*
+** A set's shape is hashed as its entries are pushed, a multiply each, so
+** that tr_args_end, once a set, does not go over them again to find it.
+*/
+static inline uint64_t shape_hash_step(uint64_t h, uint32_t kt)
+{
+    return (h + kt + 1) * 0x9E3779B97F4A7C15ULL;
 }
 
 /* Appends X to V (a vector of uint32_t); 0 when out of memory. */
@@ -442,7 +452,11 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
         *slot = wide;
         payload = (uint32_t)(t->arg_wide.len - 1);
     }
-    if (!push_u32(&t->args, payload) || !push_u32(&t->building_kt, key << 3 | tag)) t->failed = 1;
+    if (!push_u32(&t->args, payload) || !push_u32(&t->building_kt, key << 3 | tag)) {
+        t->failed = 1;
+        return;
+    }
+    t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
 }
 
 static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t payload)
@@ -454,6 +468,7 @@ static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t pay
         ((uint32_t *)t->building_kt.data)[k] = key << 3 | tag;
         t->args.len = n + 1;
         t->building_kt.len = k + 1;
+        t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
     } else {
         args_push_slow(t, key, tag, payload, 0, 0);
     }
@@ -515,15 +530,19 @@ static const uint32_t *shape_words(const tr_trace *t, uint32_t shape)
 static int shape_eq(const tr_trace *t, uint32_t row, const void *key)
 {
     const tr_vec *kt = key;
-    const uint32_t *w = shape_words(t, row);
-    return w[0] == kt->len && memcmp(w + 1, kt->data, kt->len * sizeof(uint32_t)) == 0;
+    const uint32_t *w = shape_words(t, row), *k = kt->data;
+    if (w[0] != kt->len) return 0;
+    /* A few words: a loop beats a call to memcmp. */
+    for (size_t i = 0; i < kt->len; i++)
+        if (w[1 + i] != k[i]) return 0;
+    return 1;
 }
 
 /* The shape of the set under construction, added if new; TR_NONE when out of memory. */
 static uint32_t shape_intern(tr_trace *t)
 {
     const tr_vec *kt = &t->building_kt;
-    uint32_t hash = (uint32_t)tr_hash_bytes(kt->data, kt->len * sizeof(uint32_t));
+    uint32_t hash = (uint32_t)tr_hash_mix(t->building_h ^ kt->len);
     size_t slot;
     uint32_t row = index_find(t, &t->shape_index, hash, shape_eq, kt, &slot);
     if (row != TR_NONE || slot == SIZE_MAX) return row;
@@ -555,6 +574,7 @@ uint32_t tr_args_end(tr_trace *t)
     }
     t->building = t->args.len;
     t->building_kt.len = 0;
+    t->building_h = 0;
     uint32_t set = (uint32_t)model_args_sets(t);
     size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
     if (raw > t->args_raw_max && (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS))

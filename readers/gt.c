@@ -63,29 +63,37 @@ static char gt_lower(char c)
 
 #define GT_SPACES 0x2020202020202020ULL
 
-/* Strips spaces and tabs at both ends; GT pads fields with spaces, skipped eight at a time. */
+/*
+** Strips spaces and tabs at both ends; GT pads fields with spaces, skipped
+** eight at a time.  A byte above ' ' is neither space nor tab: one test of
+** each end settles what most fields need (they seldom start padded, and the
+** details do not end so).
+*/
 static inline void gt_trim(const char **p, size_t *n)
 {
     const char *s = *p;
     size_t len = *n;
     uint64_t w;
-    /* Fields seldom start padded and often end so; bytes above ' ' are neither space nor tab. */
-    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[0] <= ' ') {
-        memcpy(&w, s, 8);
-        w ^= GT_SPACES;
-        size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
-        s += k, len -= k;
-        if (k < 8) break;
+    if (len && (unsigned char)s[0] <= ' ') {
+        while (GT_LITTLE_ENDIAN && len >= 8) {
+            memcpy(&w, s, 8);
+            w ^= GT_SPACES;
+            size_t k = w ? (size_t)__builtin_ctzll(w) >> 3 : 8;
+            s += k, len -= k;
+            if (k < 8) break;
+        }
+        while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
     }
-    while (len && (s[0] == ' ' || s[0] == '\t')) s++, len--;
-    while (GT_LITTLE_ENDIAN && len >= 8 && (unsigned char)s[len - 1] <= ' ') {
-        memcpy(&w, s + len - 8, 8);
-        w ^= GT_SPACES;
-        size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
-        len -= k;
-        if (k < 8) break;
+    if (len && (unsigned char)s[len - 1] <= ' ') {
+        while (GT_LITTLE_ENDIAN && len >= 8) {
+            memcpy(&w, s + len - 8, 8);
+            w ^= GT_SPACES;
+            size_t k = w ? (size_t)__builtin_clzll(w) >> 3 : 8;
+            len -= k;
+            if (k < 8) break;
+        }
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
     }
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
     *p = s;
     *n = len;
 }
@@ -146,17 +154,28 @@ static uint32_t gt_hash(const char *s, size_t n)
 
 enum { GT_TEXT, GT_PIPE, GT_TAPE };
 
-/* Skips "\d+(\.\d+)?" from *I; returns 1 with *I after it, or 0. */
-static int gt_skip_number(const char *p, size_t n, size_t *i)
+/*
+** Skips "\d+(\.\d+)?" from *I; returns 1 with *I after it, or 0.  On the
+** way it reads the number as seconds, exactly, into *NS when it has at most
+** nine digits on either side of the point (GT writes three decimals), else
+** sets *NS to -1: gt_time reads it then.
+*/
+static int gt_skip_number(const char *p, size_t n, size_t *i, int64_t *ns)
 {
-    size_t k = *i, d = k;
-    while (k < n && gt_digit(p[k])) k++;
+    static const uint64_t pow10[10] = {1,      10,      100,      1000,      10000,
+                                       100000, 1000000, 10000000, 100000000, 1000000000};
+    size_t k = *i, d = k, f = 0;
+    uint64_t ip = 0, frac = 0; /* they wrap past 19 digits, harmlessly: then *NS is -1 */
+    while (k < n && gt_digit(p[k])) ip = ip * 10 + (uint64_t)(p[k++] - '0');
     if (k == d) return 0;
+    size_t nd = k - d;
     if (k < n && p[k] == '.') {
-        size_t f = ++k;
-        while (k < n && gt_digit(p[k])) k++;
-        if (k == f) return 0;
+        size_t f0 = ++k;
+        while (k < n && gt_digit(p[k])) frac = frac * 10 + (uint64_t)(p[k++] - '0');
+        if (k == f0) return 0;
+        f = k - f0;
     }
+    *ns = nd <= 9 && f <= 9 ? (int64_t)(ip * GT_NS_PER_S + frac * pow10[9 - f]) : -1;
     *i = k;
     return 1;
 }
@@ -164,16 +183,17 @@ static int gt_skip_number(const char *p, size_t n, size_t *i)
 /*
 ** What a line looks like: GT_PIPE when it starts like a record
 ** ("\s*\d+(\.\d+)?s |"), GT_TAPE when it starts with "[TAPE", else GT_TEXT.
-** *START is where the time (or the '[') begins, *END where a GT_PIPE time ends.
+** *START is where the time (or the '[') begins, *END where a GT_PIPE time ends,
+** *NS its value as gt_skip_number reads it.
 */
-static int gt_classify(const char *p, size_t n, size_t *start, size_t *end)
+static int gt_classify(const char *p, size_t n, size_t *start, size_t *end, int64_t *ns)
 {
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
     *start = i;
     if (i < n && p[i] == '[')
         return n - i >= 5 && memcmp(p + i, "[TAPE", 5) == 0 ? GT_TAPE : GT_TEXT;
-    if (!gt_skip_number(p, n, &i)) return GT_TEXT;
+    if (!gt_skip_number(p, n, &i, ns)) return GT_TEXT;
     *end = i;
     return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
 }
@@ -278,35 +298,47 @@ static int gt_parse_size(const char *s, size_t n, int64_t *bytes)
 }
 
 /*
-** The elapsed time "\d+(\.\d+)?" (already checked) as nanoseconds, exactly.
-** GT writes 3 decimals; the general parser takes what a fast path cannot.
+** The elapsed time "\d+(\.\d+)?" (already checked) as nanoseconds, exactly:
+** NS when gt_skip_number could read it, else the general parser.
 */
-static int gt_time(const char *s, size_t n, int64_t *ns)
+static int gt_time(const char *s, size_t n, int64_t ns, int64_t *out)
 {
-    static const int64_t pow10[10] = {1,      10,      100,      1000,      10000,
-                                      100000, 1000000, 10000000, 100000000, 1000000000};
-    int64_t ip = 0, frac = 0;
-    size_t i = 0;
-    for (; i < n && s[i] != '.'; i++) {
-        if (i == 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
-        ip = ip * 10 + (s[i] - '0');
-    }
-    size_t f = i < n ? n - i - 1 : 0;
-    if (f > 9) return tr_parse_decimal_ns(s, n, GT_NS_PER_S, ns);
-    for (size_t k = i + 1; k < n; k++) frac = frac * 10 + (s[k] - '0');
-    *ns = ip * GT_NS_PER_S + frac * pow10[9 - f];
-    return 0;
+    *out = ns;
+    return ns >= 0 ? 0 : tr_parse_decimal_ns(s, n, GT_NS_PER_S, out);
 }
 
 /*
-** Parses a pipe-form line that gt_classify accepted: the time is [T0, I).
+** The value of the D (1 to 8) digits that end at END, read as one word (the
+** eight bytes before END must be readable; little-endian): bytes before the
+** digits count as '0'.  Returns 0 when one of the D is not a digit.
+*/
+static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+{
+    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    memcpy(&w, end - 8, 8);
+    w = (w & ~low) | (0x3030303030303030ULL & low);
+    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
+        return 0;
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
+    *v = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+          (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+         32;
+    return 1;
+}
+
+/*
+** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
+** NS as gt_classify read it.
 ** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
 */
-static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, gt_rec *r,
-                                 size_t *col)
+static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, int64_t ns,
+                                 gt_rec *r, size_t *col)
 {
     *col = t0 + 1;
-    if (gt_time(p + t0, i - t0, &r->ts) != 0) return "elapsed time out of range";
+    if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     /* "s |" is known to follow; the separator needs its trailing space too */
     if (i + 4 > n || p[i + 3] != ' ') {
         *col = i + 2;
@@ -318,14 +350,19 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, g
     *col = fs[0] + 1;
     if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
-    for (size_t k = fs[0] + 1; k < fe[0]; k++) {
-        unsigned d = (unsigned)(p[k] - '0');
-        if (d > 9) return "expected '#<seq>' as the second field";
-        seq = seq * 10 + d;
+    size_t nd = fe[0] - fs[0] - 1;
+    if (GT_LITTLE_ENDIAN && nd <= 8 && fe[0] >= 8) {
+        if (!gt_digits8(p + fe[0], nd, &seq)) return "expected '#<seq>' as the second field";
+    } else {
+        for (size_t k = fs[0] + 1; k < fe[0]; k++) {
+            unsigned d = (unsigned)(p[k] - '0');
+            if (d > 9) return "expected '#<seq>' as the second field";
+            seq = seq * 10 + d;
+        }
     }
     r->seq = (int64_t)seq;
     /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (fe[0] - fs[0] - 1 > 18 && tr_parse_int64(p + fs[0] + 1, fe[0] - fs[0] - 1, &r->seq) != 0)
+    if (nd > 18 && tr_parse_int64(p + fs[0] + 1, nd, &r->seq) != 0)
         return "sequence number out of range";
     if (nf < 4) {
         *col = fs[nf - 1] + 1;
@@ -382,9 +419,10 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     size_t t0 = i + 6;
     i = t0;
     *col = t0 + 1;
-    if (!gt_skip_number(p, n, &i) || n - i < 2 || p[i] != 's' || p[i + 1] != ']')
+    int64_t ns;
+    if (!gt_skip_number(p, n, &i, &ns) || n - i < 2 || p[i] != 's' || p[i + 1] != ']')
         return "expected '[TAPE <t>s]'";
-    if (gt_time(p + t0, i - t0, &r->ts) != 0) return "elapsed time out of range";
+    if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     size_t fs[4], fe[4];
     size_t nf = gt_split(p, i + 2, n, 3, fs, fe);
     *col = i + 3;
@@ -964,14 +1002,15 @@ static int64_t gt_low(gt_rd *g)
 static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
 {
     size_t start, end = 0, col = 0;
-    int kind = gt_classify(ln->p, ln->len, &start, &end);
+    int64_t ns = -1;
+    int kind = gt_classify(ln->p, ln->len, &start, &end, &ns);
     if (kind == GT_TEXT) {
         if (!g->seen_record) gt_header_line(g, ln->p, ln->len);
         g->skipped++;
         return TR_OK;
     }
     gt_rec r;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(ln->p, ln->len, start, end, &r, &col)
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(ln->p, ln->len, start, end, ns, &r, &col)
                                       : gt_parse_tape(ln->p, ln->len, start, &r, &col);
     if (why) {
         tr_loc loc = tr_input_loc(g->in, ln, col);
@@ -1036,7 +1075,8 @@ static void gt_reader_close(void *rd)
 static int gt_probe_event_line(const char *p, size_t n)
 {
     size_t start, i;
-    if (gt_classify(p, n, &start, &i) != GT_PIPE) return 0;
+    int64_t ns;
+    if (gt_classify(p, n, &start, &i, &ns) != GT_PIPE) return 0;
     if (n - i < 5 || memcmp(p + i, "s | #", 5) != 0) return 0;
     i += 5;
     size_t d = i;
@@ -1058,9 +1098,10 @@ static int gt_probe(const tr_peek *pk)
         const char *nl = memchr(p + b, '\n', n - b);
         size_t e = nl ? (size_t)(nl - p) : n;
         size_t len = e - b, s, t;
+        int64_t ns;
         if (gt_icontains(p + b, len, "gt2 dispatcher instruction stream")) return 90;
         if (gt_probe_event_line(p + b, len)) return 90;
-        if (gt_classify(p + b, len, &s, &t) == GT_TAPE && len - s >= 6 && p[b + s + 5] == ' ')
+        if (gt_classify(p + b, len, &s, &t, &ns) == GT_TAPE && len - s >= 6 && p[b + s + 5] == ' ')
             tape = 1;
         b = e + 1;
     }
