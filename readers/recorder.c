@@ -16,7 +16,7 @@
 ** decoded on threads (read, inflate, parse, expand the grammar), a few
 ** ranks per thread per call of next; a k-way merge of the ranks by start
 ** time then orders the records, cut by time into chunks that threads merge
-** and put in the model's rows (recorder_model.c).
+** and put in the model's rows (recorder_merge.c).
 */
 #include "recorder_impl.h"
 #include "tr_pool.h"

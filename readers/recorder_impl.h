@@ -4,7 +4,8 @@
 **
 **   recorder.c        probe, the reader, generations, metadata, ranks on threads
 **   recorder_decode.c Z-blocks, call-signature tables, grammars, expansion
-**   recorder_model.c  the decoded ranks into the model, merged by time
+**   recorder_model.c  the decoded ranks into the model: call signatures, the end
+**   recorder_merge.c  their records merged by time into rows, on the pool's threads
 **
 ** Files are members of a tr_dir (tr_input.h): a directory, or an archive
 ** read without extracting it.
@@ -173,5 +174,100 @@ int rec_model_open(rec_model **m, tr_trace *t, rec_run *run, rec_rank *rk, uint3
 int rec_model_next(rec_model *m, tr_error *e);
 /* ^NULL is a no-op. */
 void rec_model_free(rec_model *m);
+
+/* ---- the model's state (recorder_model.c, recorder_merge.c) ---- */
+
+/* What a call signature becomes, computed once per table entry. */
+typedef struct sig_model {
+    tr_str name, cat;
+    uint32_t args;
+    int64_t bytes;
+    int64_t tid;
+    uint32_t level;
+} sig_model;
+
+/* Per function id: the argument keys and the bytes rule, resolved once. */
+typedef struct func_info {
+    int done, io;
+    tr_str name, cat;
+    uint32_t n_keys;
+    tr_str keys[8];
+} func_info;
+
+enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
+
+/* Per record: the position of its parent in the rank (or TR_NONE), and its row in the block. */
+typedef struct rec_link {
+    uint32_t up, row;
+} rec_link;
+
+/* Where a chunk starts in a rank: its first record, and the tick before it. */
+typedef struct cut {
+    uint64_t pos, prev;
+} cut;
+
+typedef struct tid_track {
+    int64_t tid;
+    uint32_t track;
+    tr_vec open; /* open_rec, outermost first */
+} tid_track;
+
+typedef struct rank_out {
+    uint32_t process;
+    const sig_model *sm;
+    tid_track *last;
+    tr_vec tracks; /* tid_track: (tid, track) pairs seen */
+    /* found per rank on the pool's threads before the merge */
+    int bad_order, overflow, any_bytes;
+    tr_vec nest;    /* tid_track (no track): open records by their position in the rank */
+    rec_link *link; /* per record (in the model's block) */
+    uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
+    int rc;
+} rank_out;
+
+struct rec_model {
+    tr_trace *t;
+    rec_run *run;
+    rec_rank *rk;
+    uint32_t input;
+    tr_diag *diag;
+    tr_diag quiet; /* the diag when the caller gives none */
+    tr_str cat[CAT_COUNT];
+    func_info *func; /* n_names + 1 (user functions last) */
+    tr_vec argn;     /* tr_str: "arg1", "arg2", ... on demand */
+    uint64_t warnings;
+    rank_out *ro;      /* per rank */
+    sig_model *shared; /* inter-process: the one table's */
+    uint64_t limit;    /* ticks past it overflow int64 nanoseconds */
+    int threads;
+    int filled;
+    size_t rows;      /* records of all ranks */
+    uint32_t first;   /* the block's first row */
+    size_t n_chunks;  /* the merge's, each a span of start times */
+    cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
+    size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
+    rec_link *link;   /* every rank's, one after the other: a block on huge pages */
+    uint64_t *samp;
+};
+
+/* Ticks (the run's time resolution) as nanoseconds. */
+int64_t rec_ticks_ns(const rec_run *run, uint64_t ticks);
+/* ^RO's track of thread TID of rank RANK (made on first use), or NULL when out of memory. */
+tid_track *rec_track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t tid);
+/* ^Opens ROW of LEVEL on TT, closing what it ends; *PARENT is the innermost open one left. */
+int rec_nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint64_t start, uint64_t end,
+                      uint32_t *parent);
+/* ^The error for rank BAD, whose timestamps run past what nanoseconds can hold. */
+int rec_merge_overflow(rec_model *m, int32_t bad, tr_error *e);
+/* ^The merge's per-rank arrays, sized; the tick limit (from rec_model_open). */
+int rec_merge_start(rec_model *m, tr_error *e);
+/* ^Rank R's parents by position (a tr_pool job on M); failures in m->ro[R].rc. */
+int rec_nest_rank(void *user, size_t r);
+/* ^Then, in this order: the block's place and the chunks, the tracks, the rows, and what is
+ * still open at each rank's end. */
+int rec_merge_plan(rec_model *m, tr_error *e);
+int rec_merge_tracks(rec_model *m, tr_error *e);
+int rec_fill_rows(rec_model *m, tr_error *e);
+int rec_nest_end(rec_model *m);
 
 #endif

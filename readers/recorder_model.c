@@ -2,17 +2,13 @@
 ** recorder_model.c: a Recorder trace's decoded ranks into the model
 ** (shared/formats/recorder.md).
 **
-** The ranks are merged k-way by start time, so the slices arrive already in
-** the order freeze wants and need no sort.  Each rank's nesting is found
-** first, on the pool's threads (parents by position in the rank).  The
-** rows are then appended as one block, sized exactly, and the merge is cut
-** by start time into chunks, each merged and put (tr_slice_put) on the
-** pool's threads: a rank's starts never go back, so every record that
-** starts before a cut is merged ahead of any after it.  The tracks are made
-** first, in the order the merge meets them.  A record is a slice on its
-** rank's thread track, named by its function, categorised by its layer,
-** with its arguments as args; its level becomes its depth through its
-** parent's enclosing times.
+** A record is a slice on its rank's thread track, named by its function,
+** categorised by its layer, with its arguments as args; its level becomes
+** its depth through its parent's enclosing times.  Each call signature's
+** slice is worked out once per table entry (sig_model); the records
+** themselves are merged by time into rows in recorder_merge.c.  The calls a
+** rank had not returned become open slices, and the input's info comes from
+** the run's metadata.
 */
 #include "recorder_impl.h"
 #include "tr_analysis.h"
@@ -24,14 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-/* What a call signature becomes, computed once per table entry. */
-typedef struct sig_model {
-    tr_str name, cat;
-    uint32_t args;
-    int64_t bytes;
-    int64_t tid;
-    uint32_t level;
-} sig_model;
+/* ---- Recorder's functions: argument names, bytes, layers ---- */
 
 /* How a call's bytes moved are found: its count, size x nmemb, count x datatype, only what
  * it returned (tracerecord's "ret=N" argument), or tracerecord's "bytes=N" (HDF5). */
@@ -156,98 +145,9 @@ static const arg_names arg_table[] = {
     {"H5Dwrite", "dataset_id,mem_type_id,mem_space_id,file_space_id,xfer_plist_id,buf", IO_H5},
 };
 
-/* Per function id: the argument keys and the bytes rule, resolved once. */
-typedef struct func_info {
-    int done, io;
-    tr_str name, cat;
-    uint32_t n_keys;
-    tr_str keys[8];
-} func_info;
-
-enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
 static const char *const cat_text[CAT_COUNT] = {"POSIX", "MPI-IO", "MPI", "HDF5", "USER"};
 
-/* Rows a chunk of the merge holds at least: fewer would cost more in splitting than they win. */
-#define FILL_CHUNK_MIN 65536
-/* Every this many records a rank keeps its tick, to find where a chunk starts in it. */
-#define REC_SAMPLE 256
-
-/* Per record: the position of its parent in the rank (or TR_NONE), and its row in the block. */
-typedef struct rec_link {
-    uint32_t up, row;
-} rec_link;
-
-/* A rank's cursor in a chunk's k-way merge: the record at pos, and the rank's columns. */
-typedef struct cursor {
-    int64_t start, dur;       /* ns, of the record at pos; start INT64_MAX once done */
-    uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
-    uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
-    const unsigned char *ts;
-    const uint32_t *seq;
-    rec_link *link;
-    const sig_model *sm;
-    const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
-    int64_t tid;          /* the last record's thread, and its track */
-    uint32_t track;
-    int32_t rank;
-    int done;
-} cursor;
-
-/* Where a chunk starts in a rank: its first record, and the tick before it. */
-typedef struct cut {
-    uint64_t pos, prev;
-} cut;
-
-/* A slice still open on a track, for nesting by level. */
-typedef struct open_rec {
-    uint32_t row;
-    uint32_t level;
-    uint64_t start, end; /* ticks: for a trace without levels (level_by_ticks) */
-} open_rec;
-
-typedef struct tid_track {
-    int64_t tid;
-    uint32_t track;
-    tr_vec open; /* open_rec, outermost first */
-} tid_track;
-
-typedef struct rank_out {
-    uint32_t process;
-    const sig_model *sm;
-    tid_track *last;
-    tr_vec tracks; /* tid_track: (tid, track) pairs seen */
-    /* found per rank on the pool's threads before the merge */
-    int bad_order, overflow, any_bytes;
-    tr_vec nest;    /* tid_track (no track): open records by their position in the rank */
-    rec_link *link; /* per record (in the model's block) */
-    uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
-    int rc;
-} rank_out;
-
-struct rec_model {
-    tr_trace *t;
-    rec_run *run;
-    rec_rank *rk;
-    uint32_t input;
-    tr_diag *diag;
-    tr_diag quiet; /* the diag when the caller gives none */
-    tr_str cat[CAT_COUNT];
-    func_info *func; /* n_names + 1 (user functions last) */
-    tr_vec argn;     /* tr_str: "arg1", "arg2", ... on demand */
-    uint64_t warnings;
-    rank_out *ro;      /* per rank */
-    sig_model *shared; /* inter-process: the one table's */
-    uint64_t limit;    /* ticks past it overflow int64 nanoseconds */
-    int threads;
-    int filled;
-    size_t rows;      /* records of all ranks */
-    uint32_t first;   /* the block's first row */
-    size_t n_chunks;  /* the merge's, each a span of start times */
-    cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
-    size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
-    rec_link *link;   /* every rank's, one after the other: a block on huge pages */
-    uint64_t *samp;
-};
+/* ---- what a call signature becomes ---- */
 
 /* The canonical decimal form: what an integer prints back as. */
 static int canonical_int(const char *s, size_t n, int64_t *v)
@@ -450,560 +350,7 @@ static int convert_table(rec_model *m, const rec_cst *c, const char *cst_name, s
     return TR_OK;
 }
 
-static int64_t ticks_ns(const rec_run *run, uint64_t ticks)
-{
-    if (run->res_ns) return (int64_t)ticks * run->res_ns;
-    return (int64_t)llround((double)ticks * run->res_nsd);
-}
-
-/*
-** Loads the record at c->pos; returns 0 past the chunk's end, -1 when it ends
-** past LIMIT.  Times stay the exact ticks Recorder's tools print; the levels,
-** not the times, say which record is whose child (nest_by_level).
-*/
-static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
-{
-    if (c->pos >= c->end) {
-        c->done = 1;
-        c->start = INT64_MAX;
-        c->dur = 0;
-        return 0;
-    }
-    const unsigned char *p = c->ts + c->pos * 8;
-    uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
-    if (en > limit) return -1;
-    /* A rank's turn comes back after every other rank's: too many streams for the hardware to
-     * foresee, so its next lines are asked for now (past the end is harmless). */
-    __builtin_prefetch(p + 128);
-    __builtin_prefetch(c->seq + c->pos + 16);
-    __builtin_prefetch(c->link + c->pos + 8, 1);
-    c->start = ticks_ns(run, s);
-    c->dur = ticks_ns(run, en) - c->start;
-    c->prev = s;
-    c->sig = &c->sm[c->seq[c->pos]];
-    return 1;
-}
-
-/*
-** A tournament of K cursors (a power of two; those past the ranks are done):
-** node[0] is the winner, node[1..K-1] the loser of each match, so that the
-** next winner takes log2 K comparisons along one leaf's path.  A leaf is a
-** rank.  Its key sits apart from its cursor, as one 128-bit number: the
-** start, then minus the duration (the longer record, the parent, first),
-** both INT64_MAX once done; equal keys go to the lower leaf.  A match is
-** then one comparison and a swap by masks (the winner is a coin toss, and
-** the compiler made branches of ?:).
-*/
-__extension__ typedef unsigned __int128 tkey;
-
-typedef struct tourney {
-    cursor *c;
-    tkey *key;
-    uint32_t *node;
-    size_t k;
-} tourney;
-
-static tkey cursor_key(const cursor *c)
-{
-    uint64_t neg_dur = (uint64_t)(c->done ? INT64_MAX : -c->dur) ^ ((uint64_t)1 << 63);
-    return (tkey)((uint64_t)c->start ^ ((uint64_t)1 << 63)) << 64 | neg_dur;
-}
-
-static int key_before(tkey a, uint32_t ia, tkey b, uint32_t ib)
-{
-    return a < b || (a == b && ia < ib);
-}
-
-static void tourney_build(tourney *tv, uint32_t *win)
-{
-    for (size_t i = 0; i < tv->k; i++) {
-        win[tv->k + i] = (uint32_t)i;
-        tv->key[i] = cursor_key(&tv->c[i]);
-    }
-    for (size_t n = tv->k - 1; n >= 1; n--) {
-        uint32_t a = win[2 * n], b = win[2 * n + 1];
-        int b_wins = key_before(tv->key[b], b, tv->key[a], a);
-        win[n] = b_wins ? b : a;
-        tv->node[n] = b_wins ? a : b;
-    }
-    tv->node[0] = tv->k > 1 ? win[1] : 0;
-}
-
-/* Cursor I moved on: its matches again, from its leaf up. */
-static void tourney_replay(tourney *tv, uint32_t i)
-{
-    uint32_t w = i;
-    tkey wk = tv->key[i] = cursor_key(&tv->c[i]);
-    for (size_t n = (i + tv->k) >> 1; n; n >>= 1) {
-        uint32_t l = tv->node[n];
-        tkey lk = tv->key[l];
-        int swap = lk < wk;
-        if (lk == wk) swap = l < w;
-        tkey m = 0 - (tkey)swap;
-        uint32_t x = (w ^ l) & (uint32_t)m;
-        tv->node[n] = l ^ x;
-        w ^= x;
-        wk ^= (wk ^ lk) & m;
-    }
-    tv->node[0] = w;
-}
-
-static tid_track *track_for(rec_model *m, rank_out *ro, int32_t rank, int64_t tid)
-{
-    if (ro->last && tid == ro->last->tid) return ro->last;
-    for (size_t i = 0; i < ro->tracks.len; i++) {
-        tid_track *tt = &TR_VEC_AT(&ro->tracks, tid_track, i);
-        if (tt->tid == tid) return ro->last = tt;
-    }
-    char name[64];
-    int len = tid ? snprintf(name, sizeof name, "thread %lld", (long long)tid)
-                  : snprintf(name, sizeof name, "rank %d", (int)rank);
-    tr_str key = tr_str_intern(m->t, name, (size_t)len);
-    uint32_t track = tr_track_intern(m->t, ro->process, TR_TRACK_THREAD, tid ? tid : -1, key);
-    tid_track *tt = tr_vec_push(&ro->tracks);
-    if (!tt || track == TR_NONE) return NULL;
-    tt->tid = tid;
-    tt->track = track;
-    tr_track_at(m->t, track)->nesting = TR_NEST_GIVEN;
-    tr_vec_init(&tt->open, sizeof(open_rec));
-    return ro->last = tt;
-}
-
-/*
-** Nesting follows the records' levels: the sequence is in start order and a
-** record of level L closes every open record of level >= L; the innermost
-** one left is its parent.  Timestamps are truncated deltas, so a child can
-** start at its parent's end tick and a sibling end a tick after the next one
-** starts: time containment would get both wrong (the tracks are
-** TR_NEST_GIVEN).
-*/
-static int nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint64_t start, uint64_t end,
-                         uint32_t *parent)
-{
-    tr_vec *open = &tt->open;
-    while (open->len && TR_VEC_AT(open, open_rec, open->len - 1).level >= level) open->len--;
-    *parent = open->len ? TR_VEC_AT(open, open_rec, open->len - 1).row : TR_NONE;
-    /* once per record: the call only when the stack must grow */
-    open_rec *o =
-        open->len < open->cap ? &TR_VEC_AT(open, open_rec, open->len++) : tr_vec_push(open);
-    if (!o) return TR_FATAL;
-    *o = (open_rec){row, level, start, end};
-    return TR_OK;
-}
-
-/*
-** The level of a record of a trace that stores none (G3's store_call_depth
-** off: every depth byte is 0): the open records that hold its ticks, ends
-** included, as a truncated child may end on its parent's end tick; one of
-** no length holds nothing.
-*/
-static uint32_t level_by_ticks(const tid_track *tt, uint64_t start, uint64_t end)
-{
-    size_t k = tt->open.len;
-    while (k) {
-        const open_rec *o = &TR_VEC_AT(&tt->open, open_rec, k - 1);
-        if (o->end >= end && o->end > o->start && o->start <= start) break;
-        k--;
-    }
-    return (uint32_t)k;
-}
-
-/* A rank whose timestamps run past what nanoseconds can hold. */
-static int merge_overflow(rec_model *m, int32_t bad, tr_error *e)
-{
-    char name[32], path[1024];
-    snprintf(name, sizeof name, m->run->gen == REC_G3 ? "recorder.ts" : "%d.ts", (int)bad);
-    tr_loc loc = {rec_path(m->run->dir, name, path, sizeof path), 0, 0, 0};
-    return tr_errorf(e, TR_E_FORMAT, &loc,
-                     "rank %d's timestamps run past what nanoseconds can hold", (int)bad);
-}
-
-/* The merge's per-rank arrays, sized; the tick limit. */
-static int merge_start(rec_model *m, tr_error *e)
-{
-    rec_run *run = m->run;
-    int32_t n = run->ranks;
-    for (int32_t r = 0; r < n; r++) m->rows += m->rk[r].n;
-    if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
-    size_t samples = 0;
-    for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    m->link = tr_malloc((m->rows + 1) * sizeof *m->link);
-    m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
-    if (!m->link || !m->samp) return tr_error_nomem(e);
-    size_t at = 0, sat = 0;
-    for (int32_t r = 0; r < n; r++) {
-        m->ro[r].link = m->link + at;
-        m->ro[r].samp = m->samp + sat;
-        at += m->rk[r].n;
-        sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    }
-    double dlimit = (double)INT64_MAX / run->res_nsd / 2;
-    m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
-               : dlimit >= 1.8e19 ? UINT64_MAX
-                                  : (uint64_t)dlimit;
-    return TR_OK;
-}
-
-/* Rank R's open records on thread TID, by position (made on first use). */
-static tid_track *nest_for(rank_out *o, int64_t tid)
-{
-    for (size_t i = 0; i < o->nest.len; i++) {
-        tid_track *tt = &TR_VEC_AT(&o->nest, tid_track, i);
-        if (tt->tid == tid) return tt;
-    }
-    tid_track *tt = tr_vec_push(&o->nest);
-    if (!tt) return NULL;
-    tt->tid = tid;
-    tr_vec_init(&tt->open, sizeof(open_rec));
-    return tt;
-}
-
-/*
-** One rank's parents, by position in the rank (a pool job: it touches its
-** rank only); on the way, its ticks for the merge's split, and whether a
-** record ends too late, before it starts, or has a size.
-*/
-static int nest_rank(void *user, size_t r)
-{
-    rec_model *m = user;
-    rank_out *o = &m->ro[r];
-    const rec_rank *rk = &m->rk[r];
-    const rec_run *run = m->run;
-    int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
-    tid_track *tt = NULL;
-    uint64_t prev = 0;
-    for (uint64_t pos = 0; pos < rk->n; pos++) {
-        const sig_model *s = &o->sm[rk->seq[pos]];
-        const unsigned char *p = rk->ts.p + pos * 8;
-        uint64_t start = prev + rec_le32(p), end = prev + rec_le32(p + 4);
-        if (pos % REC_SAMPLE == 0) o->samp[pos / REC_SAMPLE] = prev;
-        prev = start;
-        o->overflow |= end > m->limit;
-        /* ns as the merge orders them: a fractional resolution may round both ends to one */
-        if (end < start && (run->res_ns || ticks_ns(run, end) < ticks_ns(run, start)))
-            o->bad_order = 1;
-        o->any_bytes |= s->bytes != -1;
-        if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
-        if (!tt) return o->rc = TR_FATAL;
-        uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
-        if (nest_by_level(tt, (uint32_t)pos, level, start, end, &o->link[pos].up) != TR_OK)
-            return o->rc = TR_FATAL;
-    }
-    return TR_OK;
-}
-
-/* What is still open at each rank's end, as rows, where the calls in flight look for it. */
-static int nest_end(rec_model *m)
-{
-    for (int32_t r = 0; r < m->run->ranks; r++) {
-        rank_out *o = &m->ro[r];
-        for (size_t i = 0; i < o->nest.len; i++) {
-            const tid_track *lt = &TR_VEC_AT(&o->nest, tid_track, i);
-            tid_track *tt = track_for(m, o, r, lt->tid);
-            if (!tt) return TR_FATAL;
-            for (size_t k = 0; k < lt->open.len; k++) {
-                open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
-                open_rec *to = tr_vec_push(&tt->open);
-                if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + o->link[rec.row].row, rec.level, rec.start, rec.end};
-            }
-        }
-    }
-    return TR_OK;
-}
-
-/*
-** The cursors of every rank from LO to HI (a chunk's cuts, or all records)
-** in a tournament; *BAD is the first rank, in rank order, whose first record
-** ends past the limit.
-*/
-static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv, int32_t *bad)
-{
-    int32_t n = m->run->ranks;
-    size_t k = 1;
-    while (k < (size_t)n) k *= 2;
-    tv->k = k;
-    tv->c = tr_malloc(k * sizeof *tv->c);
-    tv->key = tr_malloc(k * sizeof *tv->key);
-    tv->node = tr_malloc(k * sizeof *tv->node);
-    uint32_t *win = tr_malloc(2 * k * sizeof *win);
-    if (!tv->c || !tv->key || !tv->node || !win) {
-        tr_free(win);
-        return TR_FATAL;
-    }
-    *bad = -1;
-    for (size_t i = 0; i < k; i++) {
-        cursor *c = &tv->c[i];
-        if (i >= (size_t)n) {
-            *c = (cursor){.start = INT64_MAX, .rank = INT32_MAX, .done = 1};
-            continue;
-        }
-        const rec_rank *rk = &m->rk[i];
-        rank_out *o = &m->ro[i];
-        *c = (cursor){.pos = lo[i].pos,
-                      .begin = lo[i].pos,
-                      .end = hi[i].pos,
-                      .prev = lo[i].prev,
-                      .ts = rk->ts.p,
-                      .seq = rk->seq,
-                      .link = o->link,
-                      .sm = o->sm,
-                      .track = TR_NONE,
-                      .rank = (int32_t)i};
-        if (cursor_load(m->run, c, m->limit) < 0 && *bad < 0) *bad = (int32_t)i;
-    }
-    tourney_build(tv, win);
-    tr_free(win);
-    return TR_OK;
-}
-
-static void tourney_close(tourney *tv)
-{
-    tr_free(tv->c);
-    tr_free(tv->key);
-    tr_free(tv->node);
-}
-
-/* The first record of RK at or after NS, starting from the sample before it. */
-static cut cut_at(const rec_run *run, const rec_rank *rk, const rank_out *o, int64_t ns)
-{
-    size_t lo = 0, hi = (size_t)((rk->n + REC_SAMPLE - 1) / REC_SAMPLE);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        uint64_t tick = o->samp[mid] + rec_le32(rk->ts.p + (uint64_t)mid * REC_SAMPLE * 8);
-        if (ticks_ns(run, tick) < ns)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0) return (cut){0, 0};
-    cut c = {(uint64_t)(lo - 1) * REC_SAMPLE, o->samp[lo - 1]};
-    for (; c.pos < rk->n; c.pos++) {
-        uint64_t tick = c.prev + rec_le32(rk->ts.p + c.pos * 8);
-        if (ticks_ns(run, tick) >= ns) break;
-        c.prev = tick;
-    }
-    return c;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/*
-** Chunk J holds the records that start in [S_J, S_J+1), the S_J quantiles of
-** the sampled start times: the merge puts every record that starts before
-** S_J ahead of any that starts at it or later (a rank's starts never go
-** back), so the chunks merged apart, from their cuts, are the whole merge.
-*/
-static int split_chunks(rec_model *m)
-{
-    const rec_run *run = m->run;
-    size_t ranks = (size_t)run->ranks, n = 0;
-    for (size_t r = 0; r < ranks; r++) n += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    int64_t *key = tr_malloc((n ? n : 1) * sizeof *key);
-    if (!key) return TR_FATAL;
-    n = 0;
-    for (size_t r = 0; r < ranks; r++) {
-        const rec_rank *rk = &m->rk[r];
-        for (uint64_t pos = 0; pos < rk->n; pos += REC_SAMPLE)
-            key[n++] =
-                ticks_ns(run, m->ro[r].samp[pos / REC_SAMPLE] + rec_le32(rk->ts.p + pos * 8));
-    }
-    tr_qsort(key, n, sizeof *key, cmp_i64);
-    for (size_t j = 1; j < m->n_chunks; j++)
-        for (size_t r = 0; r < ranks; r++)
-            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], &m->ro[r], key[j * n / m->n_chunks]);
-    tr_free(key);
-    return TR_OK;
-}
-
-/* Where the block goes, how many chunks merge it and where each starts. */
-static int merge_plan(rec_model *m, tr_error *e)
-{
-    size_t base[TR_EV_KIND_COUNT], ranks = (size_t)m->run->ranks;
-    tr_trace_event_counts(m->t, base);
-    if (m->rows >= TR_NONE - 1 - base[TR_EV_SLICE]) return tr_error_nomem(e);
-    m->first = (uint32_t)base[TR_EV_SLICE];
-    int overflow = 0;
-    for (size_t r = 0; r < ranks; r++) overflow |= m->ro[r].overflow;
-    /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
-    size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
-    m->n_chunks = overflow ? 1 : m->rows / FILL_CHUNK_MIN;
-    if (m->n_chunks > want) m->n_chunks = want;
-    if (m->n_chunks < 1) m->n_chunks = 1;
-    m->cut = tr_calloc((m->n_chunks + 1) * ranks, sizeof *m->cut);
-    m->chunk_at = tr_calloc(m->n_chunks + 1, sizeof *m->chunk_at);
-    if (!m->cut || !m->chunk_at) return tr_error_nomem(e);
-    for (size_t r = 0; r < ranks; r++) m->cut[m->n_chunks * ranks + r].pos = m->rk[r].n;
-    if (m->n_chunks > 1 && split_chunks(m) != TR_OK) return tr_error_nomem(e);
-    for (size_t j = 0; j <= m->n_chunks; j++)
-        for (size_t r = 0; r < ranks; r++) m->chunk_at[j] += (size_t)m->cut[j * ranks + r].pos;
-    return TR_OK;
-}
-
-/*
-** The tracks, made in the order their first records come in the merge (as
-** appending row by row made them): the merge runs on one thread until every
-** thread has been seen, or, when a rank ends too late, to the record that
-** says so first.
-*/
-static int merge_tracks(rec_model *m, tr_error *e)
-{
-    size_t want = 0, have = 0, ranks = (size_t)m->run->ranks;
-    int overflow = 0;
-    for (size_t r = 0; r < ranks; r++) {
-        want += m->ro[r].nest.len;
-        overflow |= m->ro[r].overflow;
-    }
-    if (!want) return TR_OK;
-    tourney tv;
-    int32_t bad;
-    if (tourney_open(m, m->cut, m->cut + m->n_chunks * ranks, &tv, &bad) != TR_OK)
-        return tr_error_nomem(e);
-    int rc = bad >= 0 ? merge_overflow(m, bad, e) : TR_OK;
-    while (rc == TR_OK && (have < want || overflow)) {
-        uint32_t i = tv.node[0];
-        cursor *cu = &tv.c[i];
-        if (cu->done) break;
-        rank_out *o = &m->ro[cu->rank];
-        size_t before = o->tracks.len;
-        if (!track_for(m, o, cu->rank, cu->sig->tid)) {
-            rc = tr_error_nomem(e);
-            break;
-        }
-        have += o->tracks.len - before;
-        cu->pos++;
-        if (cursor_load(m->run, cu, m->limit) < 0)
-            rc = merge_overflow(m, cu->rank, e);
-        else
-            tourney_replay(&tv, i);
-    }
-    tourney_close(&tv);
-    return rc;
-}
-
-/* The track of RO's thread TID, which merge_tracks made (read-only: fill jobs share it). */
-static uint32_t track_of(const rank_out *ro, int64_t tid)
-{
-    for (size_t i = 0; i < ro->tracks.len; i++) {
-        const tid_track *tt = &TR_VEC_AT(&ro->tracks, tid_track, i);
-        if (tt->tid == tid) return tt->track;
-    }
-    return TR_NONE;
-}
-
-/* A duration too long for the row, set by tr_slice_end once the jobs are done. */
-typedef struct wide_end {
-    uint32_t row;
-    int64_t end;
-} wide_end;
-
-/* A row whose parent is in an earlier chunk: its row is known once the jobs are done. */
-typedef struct late_parent {
-    uint32_t row, up;
-    int32_t rank;
-} late_parent;
-
-/* One fill job: a chunk, merged and put. */
-typedef struct fill_job {
-    tr_vec wide; /* wide_end */
-    tr_vec late; /* late_parent */
-    int rc;
-} fill_job;
-
-typedef struct fill_pool {
-    rec_model *m;
-    fill_job *job;
-} fill_pool;
-
-static int fill_chunk(void *user, size_t j)
-{
-    fill_pool *fp = user;
-    rec_model *m = fp->m;
-    fill_job *job = &fp->job[j];
-    size_t ranks = (size_t)m->run->ranks;
-    tourney tv;
-    int32_t bad;
-    if (tourney_open(m, m->cut + j * ranks, m->cut + (j + 1) * ranks, &tv, &bad) != TR_OK)
-        return job->rc = TR_FATAL;
-    int rc = TR_OK;
-    for (size_t at = m->chunk_at[j]; at < m->chunk_at[j + 1] && rc == TR_OK; at++) {
-        uint32_t i = tv.node[0];
-        cursor *cu = &tv.c[i];
-        uint64_t pos = cu->pos;
-        const sig_model *s = cu->sig;
-        if (s->tid != cu->tid || cu->track == TR_NONE) {
-            cu->tid = s->tid;
-            cu->track = track_of(&m->ro[cu->rank], s->tid);
-        }
-        rec_link *lk = &cu->link[pos];
-        uint32_t row = m->first + (uint32_t)at, up = lk->up, parent = TR_NONE;
-        lk->row = (uint32_t)at;
-        if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->link[up].row;
-        } else if (up != TR_NONE) {
-            late_parent *lp = tr_vec_push(&job->late);
-            if (lp) *lp = (late_parent){row, up, cu->rank};
-            rc = lp ? TR_OK : TR_FATAL;
-        }
-        int64_t dur = cu->dur < 0 ? 0 : cu->dur;
-        int put = tr_slice_put(m->t, row, cu->track, cu->start, dur, s->name, s->cat, s->bytes,
-                               s->args, parent);
-        if (put == TR_END) {
-            wide_end *w = tr_vec_push(&job->wide);
-            if (w) *w = (wide_end){row, cu->start + dur};
-            put = w ? TR_OK : TR_FATAL;
-        }
-        if (rc == TR_OK) rc = put;
-        cu->pos++;
-        cursor_load(m->run, cu, m->limit);
-        tourney_replay(&tv, i);
-    }
-    tourney_close(&tv);
-    return job->rc = rc;
-}
-
-/* The merged rows into the model: one block, its chunks merged and put on the pool's threads. */
-static int fill_rows(rec_model *m, tr_error *e)
-{
-    size_t n_chunks = m->rows ? m->n_chunks : 0;
-    fill_job *job = tr_calloc(n_chunks ? n_chunks : 1, sizeof *job);
-    if (!job) return tr_error_nomem(e);
-    int rc = TR_OK, any_bytes = 0;
-    /* Room for the calls in flight too, which come after: the block is the table's size. */
-    size_t fly = 0;
-    for (int32_t r = 0; r < m->run->ranks; r++) {
-        fly += m->rk[r].fly.n;
-        any_bytes |= m->ro[r].any_bytes;
-    }
-    if (tr_slice_reserve(m->t, m->rows + fly) != TR_OK ||
-        tr_slice_add_rows(m->t, m->rows, m->rows > 0, any_bytes) != m->first)
-        rc = tr_error_nomem(e);
-    for (size_t j = 0; j < n_chunks; j++) {
-        tr_vec_init(&job[j].wide, sizeof(wide_end));
-        tr_vec_init(&job[j].late, sizeof(late_parent));
-    }
-    fill_pool fp = {m, job};
-    if (rc == TR_OK) tr_pool_run(tr_pool_threads(m->threads, n_chunks), n_chunks, fill_chunk, &fp);
-    for (size_t j = 0; j < n_chunks; j++) {
-        if (rc == TR_OK && job[j].rc != TR_OK) rc = tr_error_nomem(e);
-        for (size_t i = 0; rc == TR_OK && i < job[j].wide.len; i++) {
-            const wide_end *w = &TR_VEC_AT(&job[j].wide, wide_end, i);
-            tr_slice_end(m->t, w->row, w->end);
-        }
-        for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
-            const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->ro[lp->rank].link[lp->up].row);
-        }
-        tr_vec_fini(&job[j].wide);
-        tr_vec_fini(&job[j].late);
-    }
-    tr_free(job);
-    return rc == TR_OK ? tr_trace_status(m->t, e) : rc;
-}
+/* ---- the model: open, the calls in flight, the end ---- */
 
 /* Input metadata: origin, clock and what the header says. */
 static void set_info(rec_model *m, uint32_t input)
@@ -1139,7 +486,7 @@ int rec_model_open(rec_model **out, tr_trace *t, rec_run *run, rec_rank *rk, uin
             &m->shared, e);
     for (int32_t r = 0; r < run->ranks && rc == TR_OK; r++) rc = rank_setup(m, r, e);
     if (rc == TR_OK) rc = tr_trace_status(t, e);
-    return rc == TR_OK ? merge_start(m, e) : rc;
+    return rc == TR_OK ? rec_merge_start(m, e) : rc;
 }
 
 /*
@@ -1159,13 +506,13 @@ static int add_inflight(rec_model *m, int32_t r, tr_error *e)
         int rc = sig_convert(m, &k->fly.sig[i], path, 1, &s, e);
         if (rc < 0) return rc;
         uint64_t ticks = rec_le64(k->fly_at + 8 * (size_t)i);
-        if (ticks > m->limit) return merge_overflow(m, r, e);
-        tid_track *tt = track_for(m, o, r, s.tid);
-        uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, ticks_ns(m->run, ticks), -1,
+        if (ticks > m->limit) return rec_merge_overflow(m, r, e);
+        tid_track *tt = rec_track_for(m, o, r, s.tid);
+        uint32_t row = tr_slice_add(m->t, tt ? tt->track : TR_NONE, rec_ticks_ns(m->run, ticks), -1,
                                     s.name, s.cat, s.bytes, s.args);
         uint32_t parent;
         if (!tt || row == TR_NONE ||
-            nest_by_level(tt, row, s.level, ticks, UINT64_MAX, &parent) != TR_OK)
+            rec_nest_by_level(tt, row, s.level, ticks, UINT64_MAX, &parent) != TR_OK)
             return tr_error_nomem(e);
         tr_slice_set_parent(m->t, row, parent);
     }
@@ -1226,14 +573,14 @@ int rec_model_next(rec_model *m, tr_error *e)
     if (!m->filled) {
         m->filled = 1;
         int32_t n = m->run->ranks;
-        tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, nest_rank, m);
+        tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, rec_nest_rank, m);
         int rc = TR_OK;
         for (int32_t r = 0; r < n && rc == TR_OK; r++)
             if (m->ro[r].rc != TR_OK) rc = tr_error_nomem(e);
-        if (rc == TR_OK) rc = merge_plan(m, e);
-        if (rc == TR_OK) rc = merge_tracks(m, e);
-        if (rc == TR_OK) rc = fill_rows(m, e);
-        if (rc == TR_OK && nest_end(m) != TR_OK) rc = tr_error_nomem(e);
+        if (rc == TR_OK) rc = rec_merge_plan(m, e);
+        if (rc == TR_OK) rc = rec_merge_tracks(m, e);
+        if (rc == TR_OK) rc = rec_fill_rows(m, e);
+        if (rc == TR_OK && rec_nest_end(m) != TR_OK) rc = tr_error_nomem(e);
         rank_nest_free(m);
         return rc;
     }
