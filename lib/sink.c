@@ -73,7 +73,11 @@ void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per)
 int tr_sink_flush(tr_sink *s, uint32_t input, int last, tr_error *e)
 {
     if (!s->fn) return TR_OK;
-    tr_batch b = {.input = input, .last = last, .flow_first = s->flow_mark, .low = s->low};
+    tr_batch b = {.input = input,
+                  .last = last,
+                  .flow_first = s->flow_mark,
+                  .low = s->low,
+                  .reader_bytes = s->reader_bytes};
     sink_counts(s->t, b.end, &b.flow_end);
     int empty = b.flow_end == b.flow_first;
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #define SORTER_RUN_BUF ((size_t)64 * 1024) /* bytes each run is read through */
+#define SORTER_BIG     ((size_t)32 << 20)  /* a buffer past this takes the whole budget's worth */
 
 /* ---- run files ---- */
 
@@ -127,6 +128,17 @@ static void run_remove(const tr_sorter *s, uint64_t id)
 
 /* ---- the buffer ---- */
 
+/*
+** Bytes a record held takes: itself and the scratch qsort takes to sort
+** the buffer (glibc's merge sort: two pointers a record past 32 bytes,
+** else a copy), so that a full buffer being sorted stays in the budget.
+*/
+static size_t rec_bytes(const tr_sorter *s)
+{
+    size_t size = s->o.rec_size;
+    return size + (size > 32 ? 2 * sizeof(void *) : size);
+}
+
 static void sorter_sort_buf(tr_sorter *s)
 {
     if (!s->ordered) tr_qsort(s->buf, s->n, s->o.rec_size, s->o.cmp);
@@ -153,23 +165,26 @@ int tr_sorter_open(tr_sorter **sp, const tr_sorter_opts *o, tr_error *e)
     if (!s) return tr_error_nomem(e);
     s->o = *o;
     if (s->o.budget < TR_SORTER_MIN_BUDGET) s->o.budget = TR_SORTER_MIN_BUDGET;
-    s->cap = s->o.budget / o->rec_size;
+    s->cap = s->o.budget / rec_bytes(s);
     s->ordered = 1;
     tr_vec_init(&s->runs, sizeof(run));
     return TR_OK;
 }
 
-/* Room for one more record: the buffer doubles up to the budget's worth. */
+/*
+** Room for one more record: the buffer doubles, and once past SORTER_BIG
+** takes the budget's worth at once.  A new block and a copy, not realloc:
+** realloc's copy would fault its pages in 4 KiB at a time, before
+** tr_realloc could advise huge pages; and old and new together would be
+** twice a big block.  A block that big is mapped: its pages come in as
+** records fill them.
+*/
 static int sorter_room(tr_sorter *s, tr_error *e)
 {
     if (s->n == s->cap) return sorter_spill(s, e);
     if (s->n < s->alloc) return TR_OK;
     size_t want = s->alloc ? s->alloc * 2 : 1024;
-    if (want > s->cap) want = s->cap;
-    /*
-    ** A new block and a copy, not realloc: realloc's copy would fault its
-    ** pages in 4 KiB at a time, before tr_realloc could advise huge pages.
-    */
+    if (want > s->cap || want * s->o.rec_size >= SORTER_BIG) want = s->cap;
     unsigned char *p = tr_malloc(want * s->o.rec_size);
     if (!p) return tr_error_nomem(e);
     if (s->n) memcpy(p, s->buf, s->n * s->o.rec_size);
@@ -351,12 +366,29 @@ int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e)
 
 size_t tr_sorter_held(const tr_sorter *s)
 {
-    return s->reading ? 0 : s->n * s->o.rec_size;
+    return s->reading ? 0 : s->n * rec_bytes(s);
 }
 
-int tr_sorter_spill(tr_sorter *s, tr_error *e)
+int tr_sorter_spill(tr_sorter *s, size_t room, tr_error *e)
 {
-    return s->n && !s->reading ? sorter_spill(s, e) : TR_OK;
+    if (s->reading) return TR_OK;
+    int rc = s->n ? sorter_spill(s, e) : TR_OK;
+    size_t cap = (room < TR_SORTER_MIN_BUDGET ? TR_SORTER_MIN_BUDGET : room) / rec_bytes(s);
+    if (cap >= s->cap) return rc;
+    s->cap = cap;
+    if (s->alloc > cap) {
+        /* a mapped block shrinks in place (mremap), its pages past CAP given back */
+        unsigned char *p = tr_realloc(s->buf, cap * s->o.rec_size);
+        if (p) {
+            s->buf = p;
+            s->alloc = cap;
+        } else {
+            tr_free(s->buf);
+            s->buf = NULL;
+            s->alloc = 0;
+        }
+    }
+    return rc;
 }
 
 uint64_t tr_sorter_runs(const tr_sorter *s)

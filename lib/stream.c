@@ -361,7 +361,8 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     /* As the sorters spill: a model bigger than the budget alone is no reason to sort. */
     /* counted as the sorter would hold them, so the window gives way where the sorter spills */
     size_t held = s->heap.len * s->sort_opts.rec_size;
-    if (rc == TR_OK && held >= s->budget / 8 && held + tr_trace_memory(t) > s->budget)
+    if (rc == TR_OK && held >= s->budget / 8 &&
+        held + tr_trace_memory(t) + b->reader_bytes > s->budget)
         rc = window_close(s, t, e);
     return rc;
 }
@@ -378,17 +379,22 @@ static size_t sorts_held(const tr_stream *s)
 }
 
 /*
-** The model's dictionaries and the flows take their share of the budget:
-** past it, every sorter spills.
+** The model's dictionaries, the reader's own (tr_batch.reader_bytes) and
+** the flows take their share of the budget: past it, every sorter spills.
 */
-static int sorts_fit(tr_stream *s, const tr_trace *t, tr_error *e)
+static int sorts_fit(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
-    size_t held = sorts_held(s), kept = tr_trace_memory(t) + s->flows.len * sizeof(tr_flow);
+    size_t held = sorts_held(s),
+           kept = tr_trace_memory(t) + b->reader_bytes + s->flows.len * sizeof(tr_flow);
     if (held < s->budget / 8 || held + kept <= s->budget) return TR_OK;
+    size_t n = 0;
+    for (size_t i = 0; i < s->sorts.len; i++) n += TR_VEC_AT(&s->sorts, tr_sorter *, i) != NULL;
+    /* what the others leave is shared out, so the buffers stay within it too */
+    size_t room = kept < s->budget ? (s->budget - kept) / n : 0;
     int rc = TR_OK;
     for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) {
         tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
-        if (so) rc = tr_sorter_spill(so, e);
+        if (so) rc = tr_sorter_spill(so, room, e);
     }
     return rc;
 }
@@ -447,7 +453,7 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
     if (rc == TR_OK) rc = stream_take_flows(s, t, b, e);
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
-    return rc == TR_OK ? sorts_fit(s, t, e) : rc;
+    return rc == TR_OK ? sorts_fit(s, t, b, e) : rc;
 }
 
 /* ---- the merge of the inputs ---- */

@@ -49,6 +49,7 @@ typedef struct tr_batch {
     size_t end[TR_EV_KIND_COUNT];
     size_t flow_first, flow_end; /* tr_flow_get rows */
     int64_t low;                 /* tr_sink.low when the batch was handed out */
+    size_t reader_bytes;         /* tr_sink.reader_bytes when the batch was handed out */
 } tr_batch;
 
 /* A consumer: TR_OK, or a negative code that stops the load with E filled. */
@@ -81,6 +82,12 @@ typedef struct tr_sink {
     ** (tr_event_rec.seq) and the one a reader that forgets names in flows.
     */
     size_t dropped[TR_EV_KIND_COUNT];
+    /*
+    ** reader_bytes: what the reader holds of its own that grows with the
+    ** input (Chrome's flow identities), for a consumer whose budget counts
+    ** the trace's memory (tr_trace_memory) to count as well.
+    */
+    size_t reader_bytes;
 } tr_sink;
 
 /*

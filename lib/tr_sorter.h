@@ -38,7 +38,8 @@ typedef int (*tr_sorter_cmp)(const void *a, const void *b);
 typedef struct tr_sorter_opts {
     size_t rec_size;     /* bytes a record */
     tr_sorter_cmp cmp;   /* must break every tie (records carry a sequence number) */
-    size_t budget;       /* bytes of records held in memory; raised to TR_SORTER_MIN_BUDGET */
+    size_t budget;       /* bytes of records held in memory and their sort's scratch; at least
+                            TR_SORTER_MIN_BUDGET */
     const char *tmpdir;  /* where the temporary directory is made */
     uint64_t free_bytes; /* free space to assume (tests), 0 = ask the file system */
 } tr_sorter_opts;
@@ -53,10 +54,13 @@ int tr_sorter_push(tr_sorter *s, const void *rec, tr_error *e);
 ** until the next call) and returns TR_OK, or TR_END after the last one.
 */
 int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e);
-/* ^Bytes of records held in memory, not yet spilled. */
+/* ^Bytes of records held in memory, not yet spilled, with the scratch that sorts them. */
 size_t tr_sorter_held(const tr_sorter *s);
-/* ^Spills the records held now (when the caller's other memory grew): a no-op when none are. */
-int tr_sorter_spill(tr_sorter *s, tr_error *e);
+/*
+** ^Spills the records held now, when the caller's other memory grew, and
+** keeps the buffer within ROOM bytes (records and scratch) from then on.
+*/
+int tr_sorter_spill(tr_sorter *s, size_t room, tr_error *e);
 /* ^Run files written so far (0: everything stayed in memory). */
 uint64_t tr_sorter_runs(const tr_sorter *s);
 /* ^Frees S and removes its temporary directory.  ^NULL is a no-op. */

@@ -960,7 +960,8 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->recs, sizeof(arg_rec));
     tr_vec_init(&r->group, sizeof(flow_pt));
     tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
-    (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000)); /* two points a flow */
+    /* two points a flow; a reader that forgets keeps only those that made none */
+    if (!r->forgets) (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000));
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
     if (!r->buf || !r->flow_keys || tr_trace_status(t, NULL) != TR_OK) return tr_error_nomem(e);

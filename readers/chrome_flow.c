@@ -78,9 +78,18 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
     return cj_flow_key(r, r->raw.p, r->raw.len);
 }
 
+/*
+** A flow's identity.  They grow with the input (one a kernel launch in
+** Kineto), so a sink that forgets counts them in its budget
+** (tr_sink.reader_bytes), told every 4096 new ones.
+*/
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
 {
-    return tr_str_intern(r->flow_keys, s, n);
+    size_t had = tr_str_count(r->flow_keys);
+    tr_str key = tr_str_intern(r->flow_keys, s, n);
+    if (r->forgets && had % 4096 == 0 && tr_str_count(r->flow_keys) > had)
+        r->sink->reader_bytes = tr_trace_memory(r->flow_keys);
+    return key;
 }
 
 /*

@@ -133,7 +133,7 @@ equal-quick)
     python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 3000 || fail "gen_kineto.py"
     same_as_model "$tmp/k.json"
     run 0 cat -vv --memory 1M --tmpdir "$spill" "$tmp/k.json"
-    expect_err "tracecat: 0 events written while reading, 7 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 10 sorted runs spilled"
     # the folded writer takes the streaming path (the sorter says what it did)
     run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         -o "$tmp/s.folded"
@@ -161,7 +161,7 @@ spill)
     nothing_left
     # convert spills beside its output by default
     run 0 convert -vv --memory 1M "$tmp/big.log" -o "$tmp/big.tsv"
-    expect_err "tracecat: 0 events written while reading, 27 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 52 sorted runs spilled"
     cmp -s "$tmp/big.tsv" "$tmp/want" || fail "convert --to lines: other lines than the model"
     rm "$tmp/big.tsv"
     nothing_left
