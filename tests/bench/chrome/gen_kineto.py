@@ -11,6 +11,12 @@ import sys
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
+    if not 2 <= len(sys.argv) <= 3:
+        sys.stderr.write("usage: gen_kineto.py OUT.json [STEPS]\n")
+        sys.exit(2)
     out = sys.argv[1]
     steps = int(sys.argv[2]) if len(sys.argv) > 2 else 115000
     cpu_pid, gpu_pid = '"trainer:0"', 0
