@@ -36,7 +36,7 @@ static int jstop(jscan *j, const char *p, const char *what)
 static inline int pass_colon(jscan *j, const char **pp)
 {
     const char *p = *pp;
-    if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+    if (memcmp(p, ": ", 2) == 0 && (unsigned char)p[2] > ' ') { /* one 16-bit compare */
         *pp = p + 2;
         return S_OK;
     }
@@ -879,7 +879,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
             arg_put(r, a, &spare, emit, bad);
         }
         if (rc != S_OK) return rc;
-        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        if (memcmp(p, ", ", 2) == 0 && (unsigned char)p[2] > ' ') {
             p += 2; /* ", " likewise */
             continue;
         }
@@ -1090,7 +1090,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         } else if ((rc = scan_scalar(j, &p, slot)) != S_OK) {
             return rc;
         }
-        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        if (memcmp(p, ", ", 2) == 0 && (unsigned char)p[2] > ' ') {
             p += 2; /* ", " likewise */
             continue;
         }
