@@ -247,7 +247,7 @@ typedef struct cev {
         flow_out, scope, tts, tdur;
     uint64_t off;
     int dup;
-    size_t keys;
+    int keys; /* whether the object has members */
 } cev;
 
 /* Where the reader is in the document, from one call of next to the next. */

@@ -36,7 +36,7 @@ static int jstop(jscan *j, const char *p, const char *what)
 static inline int pass_colon(jscan *j, const char **pp)
 {
     const char *p = *pp;
-    if (p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+    if (memcmp(p, ": ", 2) == 0 && (unsigned char)p[2] > ' ') { /* one 16-bit compare */
         *pp = p + 2;
         return S_OK;
     }
@@ -795,14 +795,26 @@ void cj_compact_json(tr_buf *b, const char *p, const char *end)
 
 /* ---- an event's args, flattened as they are scanned ---- */
 
-/* Records member A of the event's args, or (EMIT) adds it to the set under construction. */
-static void arg_put(cj_rd *r, const arg_rec *a, int emit, int *bad)
+/*
+** Where the next member of the event's args is scanned: the record after
+** the last (scanned in place, not copied), or SPARE when EMIT or full.
+*/
+static inline arg_rec *arg_slot(cj_rd *r, int emit, arg_rec *spare)
+{
+    if (!emit && r->recs.len < ARG_RECS &&
+        (r->recs.len < r->recs.cap || tr_vec_reserve(&r->recs, r->recs.len + 1) == TR_OK))
+        return &TR_VEC_AT(&r->recs, arg_rec, r->recs.len);
+    return spare;
+}
+
+/* Records member A (from arg_slot) of the event's args, or (EMIT) adds it to the set under
+ * construction. */
+static void arg_put(cj_rd *r, const arg_rec *a, const arg_rec *spare, int emit, int *bad)
 {
     if (emit)
         cj_arg_emit(r, a, bad);
-    else if (r->recs.len < ARG_RECS &&
-             (r->recs.len < r->recs.cap || tr_vec_reserve(&r->recs, r->recs.len + 1) == TR_OK))
-        TR_VEC_AT(&r->recs, arg_rec, r->recs.len++) = *a;
+    else if (a != spare)
+        r->recs.len++;
     else
         r->recs_over = 1;
 }
@@ -828,14 +840,18 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
     const char *p = cj_jws(*pp + 1);
     int rc = S_OK;
     while (*p != '}') {
-        arg_rec a = {{NULL, 0, J_NONE, 0, 0}, {NULL, 0, J_NONE, 0, 0}, depth, 0, 0};
+        arg_rec spare, *a = arg_slot(r, emit, &spare);
+        a->depth = depth;
+        a->open = 0;
+        a->text = 0;
         if (*p != '"') return *p ? jerr(j, p, "expected a string key") : jstop(j, p, "NUL byte");
-        if ((rc = scan_str(j, &p, &a.key)) != S_OK) return rc;
+        if ((rc = scan_str(j, &p, &a->key)) != S_OK) return rc;
         if ((rc = pass_colon(j, &p)) != S_OK) return rc;
         if (*p == '{' && depth + 1 < ARGS_DEPTH) {
-            a.open = 1;
-            arg_put(r, &a, emit, bad);
-            const char *q = p; /* copies, as in str_body */
+            a->open = 1;
+            a->val = (jtok){NULL, 0, J_NONE, 0, 0};
+            arg_put(r, a, &spare, emit, bad); /* before its members: A moves no more */
+            const char *q = p;                /* copies, as in str_body */
             rc = cj_args_scan(r, &q, depth + 1, emit, bad);
             p = q;
         } else if (*p == '{' || *p == '[') {
@@ -846,7 +862,7 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
                 p = cj_value_end(p);
             } else if (same_text(j, p, c)) {
                 p += c->n; /* bytes met before: valid, and their text is known */
-                a.text = c->id;
+                a->text = c->id;
             } else {
                 /* an event's args start at depth 0: the nesting skip_run counts from there */
                 const char *q = p;
@@ -855,15 +871,15 @@ int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad)
                 rc = skip_run(j, &r->skip, &q, 0);
                 p = q;
             }
-            a.val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0, 0};
-            if (rc == S_OK) arg_put(r, &a, emit, bad);
+            a->val = (jtok){s, (size_t)(p - s), *s == '{' ? J_OBJ : J_ARR, 0, 0};
+            if (rc == S_OK) arg_put(r, a, &spare, emit, bad);
         } else if (!*p) {
             return jstop(j, p, "NUL byte");
-        } else if ((rc = scan_scalar(j, &p, &a.val)) == S_OK) {
-            arg_put(r, &a, emit, bad);
+        } else if ((rc = scan_scalar(j, &p, &a->val)) == S_OK) {
+            arg_put(r, a, &spare, emit, bad);
         }
         if (rc != S_OK) return rc;
-        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        if (memcmp(p, ", ", 2) == 0 && (unsigned char)p[2] > ' ') {
             p += 2; /* ", " likewise */
             continue;
         }
@@ -1033,6 +1049,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
     const char *p = cj_jws(*pp + 1);
     memset(ev, 0, sizeof *ev);
     ev->off = cj_off_of(r, *pp);
+    ev->keys = *p != '}'; /* a member follows, or the scan fails */
     while (*p != '}') {
         if (*p != '"') {
             if (!*p) return jstop(j, p, "NUL byte");
@@ -1041,7 +1058,6 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         jtok k, dummy;
         jtok *slot = known_key(ev, &p);
         int rc;
-        ev->keys++;
         if (!slot) {
             if ((rc = scan_str(j, &p, &k)) != S_OK) return rc;
             slot = event_slot(ev, &k);
@@ -1074,7 +1090,7 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         } else if ((rc = scan_scalar(j, &p, slot)) != S_OK) {
             return rc;
         }
-        if (p[0] == ',' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        if (memcmp(p, ", ", 2) == 0 && (unsigned char)p[2] > ' ') {
             p += 2; /* ", " likewise */
             continue;
         }
