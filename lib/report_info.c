@@ -121,7 +121,8 @@ static int summarize(const tr_trace *t, trace_summary *s)
         if (p->last > all->last) all->last = p->last;
         for (size_t i = 0; i < job.n_tracks * TR_EV_KIND_COUNT; i++)
             all->track_events[i] += p->track_events[i];
-        for (size_t i = 0; i < p->lim; i++) all->by_name[i] += p->by_name[i];
+        for (size_t i = 0; i < p->lim; i++) /* a slot never counted is not written */
+            if (p->by_name[i]) all->by_name[i] += p->by_name[i];
         if (p->lim > all->lim) all->lim = p->lim;
     }
     for (size_t j = 1; j < job.parts; j++) {
