@@ -65,11 +65,13 @@ static int tally_part(void *user, size_t j)
     const tr_trace *t = job->t;
     size_t n_tracks = job->n_tracks, n_strs = job->n_strs, lim = 0;
     tally *p = &job->part[j];
-    p->track_events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
-    p->by_name = tr_calloc(n_strs ? n_strs : 1, sizeof *p->by_name);
-    if (!p->track_events || !p->by_name) return -1;
-    p->first = INT64_MAX;
-    p->last = INT64_MIN;
+    /* kept in locals: stores through P could alias the counts */
+    uint64_t *events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
+    uint64_t *by_name = tr_calloc(n_strs ? n_strs : 1, sizeof *by_name);
+    p->track_events = events;
+    p->by_name = by_name;
+    if (!events || !by_name) return -1;
+    int64_t first = INT64_MAX, last = INT64_MIN;
     tr_slices sl;
     tr_instants in;
     tr_counters cn;
@@ -83,13 +85,12 @@ static int tally_part(void *user, size_t j)
                 hi = tr_pool_part((tab).n, job->parts, j + 1);                                     \
          i < hi; i++) {                                                                            \
         int64_t end = (endexpr);                                                                   \
-        if ((tab).ts[i] < p->first) p->first = (tab).ts[i];                                        \
-        if (end > p->last) p->last = end;                                                          \
-        if ((tab).track[i] < n_tracks)                                                             \
-            p->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;                         \
+        if ((tab).ts[i] < first) first = (tab).ts[i];                                              \
+        if (end > last) last = end;                                                                \
+        if ((tab).track[i] < n_tracks) events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;       \
         tr_str name = (nameexpr);                                                                  \
         if (name && name < n_strs) {                                                               \
-            p->by_name[name]++;                                                                    \
+            by_name[name]++;                                                                       \
             if (name >= lim) lim = (size_t)name + 1;                                               \
         }                                                                                          \
     }
@@ -98,6 +99,8 @@ static int tally_part(void *user, size_t j)
     TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
     TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
 #undef TALLY
+    p->first = first;
+    p->last = last;
     p->lim = lim;
     return TR_OK;
 }
