@@ -1,5 +1,6 @@
 /* freeze.c: sorting the tables by time, nesting slices, and reading them back. */
 #include "model_impl.h"
+#include "tr_pool.h"
 
 #include <string.h>
 
@@ -81,6 +82,35 @@ static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_
     return a;
 }
 
+typedef struct order_check {
+    const sort_key *key;
+    size_t n, parts;
+    unsigned char out_of_order[TR_POOL_MAX];
+} order_check;
+
+/* Part J's rows each after the one before; an out-of-order part stops the later ones. */
+static int check_part(void *user, size_t j)
+{
+    order_check *c = user;
+    size_t lo = tr_pool_part(c->n, c->parts, j), hi = tr_pool_part(c->n, c->parts, j + 1);
+    for (size_t i = lo ? lo : 1; i < hi; i++)
+        if (row_before(c->key, (uint32_t)i, (uint32_t)(i - 1))) {
+            c->out_of_order[j] = 1;
+            return TR_FATAL;
+        }
+    return TR_OK;
+}
+
+/* Whether the N rows are in order already, checked in parts on THREADS threads. */
+static int in_order(const sort_key *key, size_t n, int threads)
+{
+    order_check c = {key, n, (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), {0}};
+    tr_pool_run((int)c.parts, c.parts, check_part, &c);
+    for (size_t j = 0; j < c.parts; j++)
+        if (c.out_of_order[j]) return 0;
+    return 1;
+}
+
 /*
 ** The most runs sort_rows merges (past them it merge sorts all rows), and
 ** the farthest a row moves back in a run (the next input's first rows
@@ -93,12 +123,9 @@ static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_
 ** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
 ** *SORTED set) when the rows are in order already.
 */
-static uint32_t *sort_rows(const sort_key *key, size_t n, int *sorted)
+static uint32_t *sort_rows(const sort_key *key, size_t n, int threads, int *sorted)
 {
-    *sorted = 1;
-    for (size_t i = 1; i < n && *sorted; i++)
-        if (row_before(key, (uint32_t)i, (uint32_t)(i - 1))) *sorted = 0;
-    if (*sorted) return NULL;
+    if ((*sorted = in_order(key, n, threads)) != 0) return NULL;
     uint32_t *a = tr_malloc(n * sizeof *a), *b = NULL, *out = NULL;
     size_t *end = tr_malloc(MAX_RUNS * sizeof *end), n_runs = 0;
     if (!a || !end) goto done;
@@ -186,12 +213,12 @@ static void gather(const void *col, size_t size, size_t n, const uint32_t *order
 ** return *NEW_ROW maps an old row to its new one (NULL when the table was
 ** already in order).
 */
-static int sort_table(size_t n, const sort_key *key, void **cols[], const size_t sizes[],
-                      size_t ncols, uint32_t **new_row)
+static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
+                      const size_t sizes[], size_t ncols, uint32_t **new_row)
 {
     int sorted;
     *new_row = NULL;
-    uint32_t *order = sort_rows(key, n, &sorted);
+    uint32_t *order = sort_rows(key, n, threads, &sorted);
     if (sorted) return TR_OK;
     if (!order) return TR_FATAL;
     size_t widest = 0;
@@ -228,12 +255,30 @@ static int sort_table(size_t n, const sort_key *key, void **cols[], const size_t
     return TR_OK;
 }
 
+typedef struct open_count {
+    const slice_table *s;
+    size_t parts, open[TR_POOL_MAX];
+} open_count;
+
+static int count_open_part(void *user, size_t j)
+{
+    open_count *c = user;
+    const slice_table *s = c->s;
+    size_t open = 0, hi = tr_pool_part(s->n, c->parts, j + 1);
+    for (size_t i = tr_pool_part(s->n, c->parts, j); i < hi; i++)
+        open += s->dur[i] == TR_DUR_WIDE && model_slice_dur(s, i) < 0;
+    c->open[j] = open;
+    return TR_OK;
+}
+
 /* Open slices end where their input's events end. */
 static int close_open_slices(tr_trace *t)
 {
     slice_table *s = &t->slices;
+    open_count c = {s, (size_t)tr_pool_parts(t->threads, s->n, TR_POOL_ROWS), {0}};
+    tr_pool_run((int)c.parts, c.parts, count_open_part, &c);
     size_t open = 0;
-    for (size_t i = 0; i < s->n; i++) open += s->dur[i] == TR_DUR_WIDE && model_slice_dur(s, i) < 0;
+    for (size_t j = 0; j < c.parts; j++) open += c.open[j];
     if (open == 0) return TR_OK;
     size_t n_inputs = t->inputs.len ? t->inputs.len : 1, n_tracks = t->tracks.len;
     int64_t *end = tr_malloc(n_inputs * sizeof *end);
@@ -299,10 +344,63 @@ static uint16_t given_depth(const slice_table *s, size_t i)
 }
 
 /*
+** Depths from stated parents in parts on several threads.  A part takes the
+** depth of a parent in the part; a row whose parents lead to an earlier part
+** (or to such a row) waits, marked in WAIT, for the walk in row order that
+** follows, where given_depth finds every earlier row's depth made.
+*/
+typedef struct given_nest {
+    slice_table *s;
+    size_t n_tracks, parts;
+    uint64_t *wait; /* a bit a row */
+} given_nest;
+
+static int given_part(void *user, size_t j)
+{
+    given_nest *g = user;
+    slice_table *s = g->s;
+    size_t lo = tr_pool_part(s->n, g->parts, j), hi = tr_pool_part(s->n, g->parts, j + 1);
+    for (size_t i = lo; i < hi; i++) {
+        if (s->track[i] >= g->n_tracks) continue;
+        uint32_t d = 0;
+        int waits = 0;
+        for (uint32_t p = s->parent[i]; p != TR_NONE && d < UINT16_MAX; p = s->parent[p]) {
+            if (p < i) {
+                waits = p < lo || (g->wait[p / 64] >> (p % 64) & 1);
+                if (!waits) d += (uint32_t)s->depth[p] + 1;
+                break;
+            }
+            d++;
+        }
+        if (waits)
+            g->wait[i / 64] |= (uint64_t)1 << (i % 64);
+        else
+            s->depth[i] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+    }
+    return TR_OK;
+}
+
+/* Every track's nesting given: the depths in parts; TR_FATAL (nothing done) when out of memory. */
+static int nest_given_parts(tr_trace *t)
+{
+    slice_table *s = &t->slices;
+    given_nest g = {s, t->tracks.len, (size_t)tr_pool_parts(t->threads, s->n, TR_POOL_ROWS), NULL};
+    if (!(g.wait = tr_calloc(s->n / 64 + 1, sizeof *g.wait))) return TR_FATAL;
+    tr_pool_run((int)g.parts, g.parts, given_part, &g);
+    for (size_t w = 0; w <= s->n / 64; w++)
+        for (uint64_t bits = g.wait[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            s->depth[i] = given_depth(s, i);
+        }
+    tr_free(g.wait);
+    return TR_OK;
+}
+
+/*
 ** Depth and parent: each track keeps its innermost open slice while walking
 ** in time order; tracks whose nesting is given keep their stated parents.
 */
-static int nest_slices(tr_trace *t, const uint8_t *given)
+static int nest_slices(tr_trace *t, const uint8_t *given, int all_given)
 {
     slice_table *s = &t->slices;
     size_t n_tracks = t->tracks.len;
@@ -310,6 +408,9 @@ static int nest_slices(tr_trace *t, const uint8_t *given)
     if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
         (!s->depth && model_slice_make_column(s, (void **)&s->depth, 2, 0) != TR_OK))
         return TR_FATAL;
+    if (all_given && tr_pool_parts(t->threads, s->n, TR_POOL_ROWS) > 1 &&
+        nest_given_parts(t) == TR_OK)
+        return TR_OK;
     uint32_t *open = tr_malloc((n_tracks ? n_tracks : 1) * sizeof *open);
     if (!open) return TR_FATAL;
     for (size_t i = 0; i < n_tracks; i++) open[i] = TR_NONE;
@@ -342,12 +443,13 @@ static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
     return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
 }
 
-/* The tracks whose nesting is given, in *GIVEN (NULL when none is). */
-static int given_tracks(const tr_trace *t, uint8_t **given)
+/* The tracks whose nesting is given, in *GIVEN (NULL when none is); *ALL when every one is. */
+static int given_tracks(const tr_trace *t, uint8_t **given, int *all)
 {
     size_t n_tracks = t->tracks.len, any = 0;
     *given = NULL;
     for (size_t i = 0; i < n_tracks; i++) any += nest_given(t, (uint32_t)i);
+    *all = any && any == n_tracks;
     if (!any) return TR_OK;
     if (!(*given = tr_malloc(n_tracks))) return TR_FATAL;
     for (size_t i = 0; i < n_tracks; i++) (*given)[i] = (uint8_t)nest_given(t, (uint32_t)i);
@@ -385,7 +487,7 @@ static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
     size_t ssizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, ssizes, &n);
     sort_key key = {s->ts, s, given, t->tracks.len};
-    int rc = sort_table(s->n, &key, cols, ssizes, n, new_row);
+    int rc = sort_table(s->n, &key, t->threads, cols, ssizes, n, new_row);
     if (rc == TR_OK) rc = remap_slice_rows(s, *new_row);
     return rc;
 }
@@ -431,8 +533,9 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     if (t->failed) return tr_error_nomem(e);
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
     uint8_t *given = NULL;
+    int all_given = 0;
     int rc = close_open_slices(t);
-    if (rc == TR_OK) rc = given_tracks(t, &given);
+    if (rc == TR_OK) rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
     instant_table *in = &t->instants;
@@ -441,20 +544,23 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
                       (void **)&in->scope};
     static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
     sort_key ikey = {in->ts, NULL, NULL, 0};
-    if (rc == TR_OK) rc = sort_table(in->n, &ikey, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+    if (rc == TR_OK)
+        rc = sort_table(in->n, &ikey, t->threads, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
     void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
     static const size_t csizes[] = {8, 8, 4};
     sort_key ckey = {c->ts, NULL, NULL, 0};
-    if (rc == TR_OK) rc = sort_table(c->n, &ckey, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
+    if (rc == TR_OK)
+        rc = sort_table(c->n, &ckey, t->threads, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
     sample_table *sm = &t->samples;
     void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
                        (void **)&sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
     sort_key smkey = {sm->ts, NULL, NULL, 0};
-    if (rc == TR_OK) rc = sort_table(sm->n, &smkey, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
+    if (rc == TR_OK)
+        rc = sort_table(sm->n, &smkey, t->threads, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 
     if (rc == TR_OK) {
         for (size_t i = 0; i < t->flows.len; i++) {
@@ -462,7 +568,7 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
             f->from = remap(f->from, new_row);
             f->to = remap(f->to, new_row);
         }
-        rc = nest_slices(t, given);
+        rc = nest_slices(t, given, all_given);
     }
     tr_free(given);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);

@@ -543,6 +543,7 @@ int tr_load_many(tr_trace *t, const char *const *paths, size_t n, tr_load_opts *
     int rc =
         !first || !to_read || first_names(paths, n, first, to_read, &m) ? tr_error_nomem(e) : TR_OK;
     int threads = o->consume ? 1 : tr_pool_threads(o->threads, m);
+    tr_trace_set_threads(t, o->threads);
     if (rc == TR_OK && threads <= 1) {
         uint64_t t0 = now_ns();
         for (size_t i = 0; i < m && rc == TR_OK; i++) rc = tr_load(t, to_read[i], o, e);

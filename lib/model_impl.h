@@ -72,6 +72,7 @@ typedef struct stack_node {
 struct tr_trace {
     int failed; /* an append ran out of memory */
     int frozen;
+    int threads; /* freeze's and the reports' (tr_trace_set_threads) */
 
     tr_arena text; /* string bytes */
     tr_vec strs;   /* str_entry */

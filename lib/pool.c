@@ -58,3 +58,13 @@ size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user)
     pthread_mutex_destroy(&p.lock);
     return p.started;
 }
+
+int tr_pool_parts(int want, size_t n, size_t min)
+{
+    return tr_pool_threads(want, min ? n / min : n);
+}
+
+size_t tr_pool_part(size_t n, size_t parts, size_t j)
+{
+    return j >= parts ? n : (n / parts * j) & ~(size_t)63;
+}

@@ -5,6 +5,7 @@
 */
 #include "report_impl.h"
 #include "tr_align.h"
+#include "tr_pool.h"
 #include "tr_text.h"
 
 #include <stdlib.h>
@@ -39,18 +40,38 @@ typedef struct trace_summary {
     size_t n_instant_cats;
 } trace_summary;
 
-/* Counts per track and name, table by table (each table is in time order). */
-static int summarize(const tr_trace *t, trace_summary *s)
+/*
+** One part's counts: rows tr_pool_part(.., J) .. (.., J + 1) of every table.
+** BY_NAME is read and cleared only below LIM, the largest id counted + 1: a
+** GT log's unique details strings are most of its ids, and their slots,
+** never written, would each take a page fault to read.
+*/
+typedef struct tally {
+    int64_t first, last;
+    uint64_t *track_events; /* per track, by event kind */
+    uint64_t *by_name;      /* per string id */
+    size_t lim;
+} tally;
+
+typedef struct tally_job {
+    const tr_trace *t;
+    size_t parts, n_tracks, n_strs;
+    tally *part;
+} tally_job;
+
+static int tally_part(void *user, size_t j)
 {
-    size_t n_tracks = tr_track_count(t), n_strs = tr_str_count(t);
-    s->track_events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
-    uint64_t *by_name = tr_calloc(n_strs, sizeof *by_name);
-    if (!s->track_events || !by_name) {
-        tr_free(by_name);
-        return -1;
-    }
-    s->first = INT64_MAX;
-    s->last = INT64_MIN;
+    tally_job *job = user;
+    const tr_trace *t = job->t;
+    size_t n_tracks = job->n_tracks, n_strs = job->n_strs, lim = 0;
+    tally *p = &job->part[j];
+    /* kept in locals: stores through P could alias the counts */
+    uint64_t *events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
+    uint64_t *by_name = tr_calloc(n_strs ? n_strs : 1, sizeof *by_name);
+    p->track_events = events;
+    p->by_name = by_name;
+    if (!events || !by_name) return -1;
+    int64_t first = INT64_MAX, last = INT64_MIN;
     tr_slices sl;
     tr_instants in;
     tr_counters cn;
@@ -59,19 +80,14 @@ static int summarize(const tr_trace *t, trace_summary *s)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &cn);
     tr_trace_samples(t, &sm);
-    /*
-    ** The counts are read and cleared only below the largest id counted:
-    ** a GT log's unique details strings are most of its ids, and their
-    ** slots, never written, would each take a page fault to read.
-    */
-    size_t lim = 0;
 #define TALLY(kind, tab, endexpr, nameexpr)                                                        \
-    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+    for (size_t i = tr_pool_part((tab).n, job->parts, j),                                          \
+                hi = tr_pool_part((tab).n, job->parts, j + 1);                                     \
+         i < hi; i++) {                                                                            \
         int64_t end = (endexpr);                                                                   \
-        if ((tab).ts[i] < s->first) s->first = (tab).ts[i];                                        \
-        if (end > s->last) s->last = end;                                                          \
-        if ((tab).track[i] < n_tracks)                                                             \
-            s->track_events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;                         \
+        if ((tab).ts[i] < first) first = (tab).ts[i];                                              \
+        if (end > last) last = end;                                                                \
+        if ((tab).track[i] < n_tracks) events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;       \
         tr_str name = (nameexpr);                                                                  \
         if (name && name < n_strs) {                                                               \
             by_name[name]++;                                                                       \
@@ -83,6 +99,51 @@ static int summarize(const tr_trace *t, trace_summary *s)
     TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
     TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
 #undef TALLY
+    p->first = first;
+    p->last = last;
+    p->lim = lim;
+    return TR_OK;
+}
+
+/* Counts per track and name, the tables cut in parts counted on the trace's threads. */
+static int summarize(const tr_trace *t, trace_summary *s)
+{
+    size_t n_rows[TR_EV_KIND_COUNT], most = 0;
+    tr_trace_event_counts(t, n_rows);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) most = n_rows[k] > most ? n_rows[k] : most;
+    tally part[TR_POOL_MAX] = {{0}};
+    tally_job job = {t, (size_t)tr_pool_parts(tr_trace_threads(t), most, TR_POOL_ROWS),
+                     tr_track_count(t), tr_str_count(t), part};
+    int rc = tr_pool_run((int)job.parts, job.parts, tally_part, &job) == job.parts ? 0 : -1;
+    for (size_t j = 0; j < job.parts; j++) rc |= part[j].by_name ? 0 : -1;
+    /* The sums go into part 0's. */
+    tally *all = &part[0];
+    for (size_t j = 1; j < job.parts && rc == 0; j++) {
+        const tally *p = &part[j];
+        if (p->first < all->first) all->first = p->first;
+        if (p->last > all->last) all->last = p->last;
+        for (size_t i = 0; i < job.n_tracks * TR_EV_KIND_COUNT; i++)
+            all->track_events[i] += p->track_events[i];
+        for (size_t i = 0; i < p->lim; i++) /* a slot never counted is not written */
+            if (p->by_name[i]) all->by_name[i] += p->by_name[i];
+        if (p->lim > all->lim) all->lim = p->lim;
+    }
+    for (size_t j = 1; j < job.parts; j++) {
+        tr_free(part[j].track_events);
+        tr_free(part[j].by_name);
+    }
+    uint64_t *by_name = all->by_name;
+    s->track_events = all->track_events;
+    if (rc != 0) {
+        tr_free(by_name);
+        return -1;
+    }
+    s->first = all->first;
+    s->last = all->last;
+    size_t lim = all->lim;
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    size_t n_strs = job.n_strs;
     size_t named = 0;
     for (size_t i = 0; i < lim; i++) named += by_name[i] != 0;
     s->names = tr_calloc(named ? named : 1, sizeof *s->names);

@@ -33,4 +33,23 @@ int tr_pool_threads(int want, size_t n);
 */
 size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user);
 
+/*
+** The fewest rows worth a part of a pass over a table: a thread's start and
+** join cost about what a few thousand rows do.
+*/
+#define TR_POOL_ROWS 65536
+
+/*
+** tr_pool_parts: into how many parts to cut N rows for WANT threads
+** ^WANT as tr_pool_threads takes it; no part under MIN rows; at least 1.
+*/
+int tr_pool_parts(int want, size_t n, size_t min);
+
+/*
+** tr_pool_part: where part J of PARTS of N rows starts
+** ^Part J is rows tr_pool_part(N, PARTS, J) .. tr_pool_part(N, PARTS, J + 1);
+** ^every part but the end starts at a multiple of 64 (a bit map's word).
+*/
+size_t tr_pool_part(size_t n, size_t parts, size_t j);
+
 #endif

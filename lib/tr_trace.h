@@ -378,6 +378,15 @@ int tr_trace_freeze(tr_trace *t, tr_error *e);
 int tr_trace_frozen(const tr_trace *t);
 
 /*
+** tr_trace_set_threads: threads freeze and tr_report_info may use
+** ^THREADS > 0 is taken as asked; 0 (a new trace's) means the CPUs
+** (tr_pool_threads).  ^tr_load_many sets its options' threads.  ^The
+** results are the same on any number.
+*/
+void tr_trace_set_threads(tr_trace *t, int threads);
+int tr_trace_threads(const tr_trace *t);
+
+/*
 ** Read-only views of the event columns (valid until the trace is freed).
 ** A slice's duration, category and size are read through tr_slice_dur,
 ** tr_slice_cat and tr_slice_bytes: the model keeps durations in 32 bits

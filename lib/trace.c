@@ -118,6 +118,16 @@ int tr_trace_frozen(const tr_trace *t)
     return t->frozen;
 }
 
+void tr_trace_set_threads(tr_trace *t, int threads)
+{
+    t->threads = threads > 0 ? threads : 0;
+}
+
+int tr_trace_threads(const tr_trace *t)
+{
+    return t->threads;
+}
+
 /* ---- strings ---- */
 
 typedef struct str_key {

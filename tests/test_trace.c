@@ -2,10 +2,13 @@
 #include "tr_test.h"
 
 #include "tr_mem.h"
+#include "tr_pool.h"
+#include "tr_report.h"
 #include "tr_trace.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 TR_TEST(strings_intern)
 {
@@ -582,4 +585,68 @@ TR_TEST(slice_block_equals_appends)
     CHECK_INT(tr_slice_dur(&sb, 2), 5000000000LL);
     tr_trace_free(a);
     tr_trace_free(b);
+}
+
+/*
+** A trace of SORTED rows (else one row out of order near the end) on three
+** given tracks: chains of parents a few rows back, one long chain through
+** every part, a parent named after its child.
+*/
+static tr_trace *parted_trace(int threads, int sorted)
+{
+    enum { N = 5 * TR_POOL_ROWS };
+    tr_trace *t = tr_trace_new();
+    tr_trace_set_threads(t, threads);
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t p = tr_process_intern(t, in, 1), tk[3];
+    tr_str names[5];
+    for (int k = 0; k < 5; k++)
+        names[k] = tr_str_internz(t, (const char *[]){"a", "b", "c", "d", "e"}[k]);
+    for (int k = 0; k < 3; k++) {
+        tk[k] = tr_track_intern(t, p, TR_TRACK_THREAD, (uint32_t)k + 1, 0);
+        tr_track_at(t, tk[k])->nesting = TR_NEST_GIVEN;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        int64_t ts = !sorted && i == N - 100 ? 5 : (int64_t)i * 10;
+        uint32_t r = tr_slice_add(t, tk[i % 3], ts, i % 11, names[i % 5], 0, -1, 0);
+        uint32_t parent = i % 7 && i >= 3 ? i - 3 : TR_NONE;
+        if (i % 999 == 0) parent = i >= 2997 ? i - 2997 : TR_NONE; /* the long chain */
+        if (i % 10007 == 5) parent = i + 3;                        /* a later row */
+        if (parent != TR_NONE && parent >= N) parent = TR_NONE;
+        tr_slice_set_parent(t, r, parent);
+    }
+    return t;
+}
+
+/* Freeze and info cut in parts on several threads give what one thread gives. */
+TR_TEST(freeze_in_parts_equals_one_thread)
+{
+    for (int sorted = 0; sorted < 2; sorted++) {
+        tr_trace *one = parted_trace(1, sorted), *three = parted_trace(3, sorted);
+        CHECK_INT(tr_trace_freeze(one, NULL), 0);
+        CHECK_INT(tr_trace_freeze(three, NULL), 0);
+        tr_slices a, b;
+        tr_trace_slices(one, &a);
+        tr_trace_slices(three, &b);
+        CHECK_INT(a.n, b.n);
+        size_t diff = 0, deep = 0;
+        for (size_t i = 0; i < a.n; i++) {
+            diff += a.ts[i] != b.ts[i] || a.parent[i] != b.parent[i] || a.depth[i] != b.depth[i];
+            deep += a.depth[i] > 100;
+        }
+        CHECK_INT(diff, 0);
+        CHECK(deep > 0);
+        for (int json = 0; json < 2; json++) {
+            tr_buf x, y;
+            tr_buf_init(&x, 0);
+            tr_buf_init(&y, 0);
+            CHECK_INT(tr_report_info(one, json, &x, NULL), 0);
+            CHECK_INT(tr_report_info(three, json, &y, NULL), 0);
+            CHECK(x.len == y.len && memcmp(x.p, y.p, x.len) == 0);
+            tr_buf_fini(&x);
+            tr_buf_fini(&y);
+        }
+        tr_trace_free(one);
+        tr_trace_free(three);
+    }
 }
