@@ -88,7 +88,7 @@ export async function columns(db, table) {
   return rows.filter((r) => r.column_name !== 'part').map((r) => [r.column_name, r.column_type]);
 }
 
-function fingerprint(table, cols) {
+function fingerprint(table, cols, from = table) {
   const parts = ['count(*) AS n'];
   for (const [c, type] of cols) {
     parts.push(`count("${c}") AS "${c}_n"`);
@@ -96,7 +96,7 @@ function fingerprint(table, cols) {
     else if (type === 'DOUBLE') parts.push(`coalesce(sum("${c}"), 0) AS "${c}_sum"`);
     else parts.push(`count(DISTINCT "${c}") AS "${c}_d"`, `coalesce(sum(length("${c}")), 0) AS "${c}_len"`);
   }
-  return `SELECT ${parts.join(', ')} FROM ${table}`;
+  return `SELECT ${parts.join(', ')} FROM ${from}`;
 }
 
 function same(a, b) {
@@ -141,8 +141,12 @@ export async function roundtrip(o, trace, work, db, extra = []) {
     // partitioned: rank comes from the directory; trace_input's is the part's, not the input's
     // (process and io have a rank column of their own, the other tables gain one)
     if (o.partition && !['process', 'io'].includes(t)) cols = cols.filter(([c]) => c !== 'rank');
+    // Parquet keeps every arg; SQL leaves out a GT record's args that other columns repeat
+    // (schema 4), which gt_dropped_args gives back
     const fp = fingerprint(t, cols);
-    pairs.push([`${t} fingerprint`, fp, null]);
+    const all = t !== 'args' ? fp : fingerprint(t, cols, '(SELECT * FROM args UNION ALL SELECT arg_set_id, id, key, key,' +
+      ' int_value, string_value, real_value, value_type, coalesce(string_value, CAST(int_value AS TEXT)) FROM gt_dropped_args)');
+    pairs.push([`${t} fingerprint`, all, fp]);
   }
   const known = 'SELECT CAST(id AS TEXT) id, CAST(ts AS TEXT) ts, CAST(dur AS TEXT) dur, track_id, category, name, depth, parent_id, arg_set_id, CAST(bytes AS TEXT) bytes FROM slice ORDER BY dur DESC, id LIMIT 3';
   pairs.push(['longest slices', known, null]);
