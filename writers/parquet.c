@@ -23,12 +23,10 @@
 ** row's process (stable, so each part keeps time order and row groups get
 ** tight ts statistics); the tables that events point into (args, callsites,
 ** frames) are gathered per part from its events.  Each file streams through
-** parquet_page.c a page at a time.
+** parquet_page.c a page at a time.  A stream's events go into their files
+** as they come (parquet_stream.c).
 */
-#include "parquet_impl.h"
-#include "tr_rows.h"
-#include "schema_impl.h"
-#include "tr_mem.h"
+#include "parquet_writer_impl.h"
 #include "tr_pool.h"
 #include "tr_text.h"
 
@@ -40,58 +38,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#define PQ_SCHEMA_VERSION 2  /* bumped when a table or column changes; in _tracecat.json */
-#define MAX_COLS          16 /* the widest table (io, 12) and part */
-#define NO_PART           UINT32_MAX
-
-/* A part's rows of a table: model rows (r32) or composite keys (r64). */
-typedef struct pq_rows {
-    const uint32_t *r32;
-    const uint64_t *r64;
-    size_t n;
-} pq_rows;
-
-typedef struct pq_part {
-    uint32_t input;
-    int32_t rank;
-    char *name;
-    size_t name_len;
-} pq_part;
-
-/* A table's rows bucketed by part: part P's are rows[off[P] .. off[P+1]). */
-typedef struct pq_bucket {
-    uint32_t *rows;
-    size_t *off;
-} pq_bucket;
-
-typedef struct pq_stream pq_stream;
-
-/* The directory a run adds to. */
-typedef struct pq_dataset {
-    const char *dir;
-    const tr_write_opts *o;
-    tr_pq_limits lim;
-    pq_stream *stream; /* the inputs come through a stream (parquet_event) */
-} pq_dataset;
-
-/* One trace being written. */
-typedef struct pq_w {
-    pq_dataset *ds;
-    tr_sc_ctx sc;
-    pq_part *parts;
-    size_t n_parts;
-    uint32_t *proc_part;            /* per process */
-    pq_bucket ev[TR_EV_KIND_COUNT]; /* each event table's kept rows by part */
-    uint32_t *stamp;                /* per set or stack: the last part that took it */
-    size_t n_stamp;
-    tr_vec keys; /* uint64: a derived table's rows for one part */
-    /*
-    ** A stream's: its rows (tracks kept when flows must find their part),
-    ** and per part the arg sets and stacks its events used (tr_vec of uint8_t).
-    */
-    const tr_rows *rows;
-    const tr_vec *set_marks, *stack_marks;
-} pq_w;
+#define PQ_SCHEMA_VERSION 2 /* bumped when a table or column changes; in _tracecat.json */
 
 /* ---- which part a row is in ---- */
 
@@ -331,17 +278,7 @@ static int make_dir(const char *path, tr_error *e)
     return TR_OK;
 }
 
-/* What the file pulls its values through: the table, the part, its rows. */
-typedef struct pq_file_ctx {
-    pq_w *w;
-    const tr_sc_table *tb;
-    const pq_part *part;
-    pq_rows rows;
-    const tr_row_event *evs; /* a stream's rows instead: row I is EVS[I] */
-    int colmap[MAX_COLS];    /* file column -> table column, -1: part */
-} pq_file_ctx;
-
-static void file_get(void *user, int col, uint64_t row, tr_pq_value *v)
+void pq_file_get(void *user, int col, uint64_t row, tr_pq_value *v)
 {
     pq_file_ctx *c = user;
     v->key = TR_PQ_NO_KEY;
@@ -402,7 +339,7 @@ static int file_path(pq_w *w, const tr_sc_table *tb, const pq_part *part, int ma
 ** After a failed add: the files written for W's parts are removed, so the
 ** new tree holds whole parts only (the run keeps those of earlier inputs).
 */
-static void remove_parts(pq_w *w)
+void pq_remove_parts(pq_w *w)
 {
     tr_buf path;
     tr_buf_init(&path, 0);
@@ -418,8 +355,8 @@ static void remove_parts(pq_w *w)
 }
 
 /* Starts table TB's file for PART at PATH (its directories made), with the columns COLS. */
-static int file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *path, tr_output **out,
-                      tr_pq_file **f, tr_error *e)
+int pq_file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *path, tr_output **out,
+                  tr_pq_file **f, tr_error *e)
 {
     int rc = file_path(w, ctx->tb, ctx->part, 1, path, e);
     int ncols = file_columns(w->ds, ctx, cols);
@@ -429,8 +366,8 @@ static int file_start(pq_w *w, pq_file_ctx *ctx, tr_pq_column *cols, tr_buf *pat
 }
 
 /* Ends a file: its footer and metadata, then the commit; or, after a failure, nothing is left. */
-static int file_finish(const tr_sc_table *tb, tr_output *out, tr_pq_file *f, const tr_buf *path,
-                       int rc, tr_error *e)
+int pq_file_finish(const tr_sc_table *tb, tr_output *out, tr_pq_file *f, const tr_buf *path, int rc,
+                   tr_error *e)
 {
     char version[16];
     snprintf(version, sizeof version, "%d", PQ_SCHEMA_VERSION);
@@ -451,7 +388,7 @@ static int file_finish(const tr_sc_table *tb, tr_output *out, tr_pq_file *f, con
 }
 
 /* Part P's file of table TB: each through its own tr_output, so each is atomic. */
-static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, tr_error *e)
+int pq_write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, tr_error *e)
 {
     tr_buf path;
     tr_buf_init(&path, 0);
@@ -459,9 +396,9 @@ static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, 
     tr_pq_column cols[MAX_COLS];
     tr_output *out = NULL;
     tr_pq_file *f = NULL;
-    int rc = file_start(w, &ctx, cols, &path, &out, &f, e);
-    if (!rc) rc = tr_pq_file_rows(f, rows.n, file_get, &ctx, e);
-    rc = file_finish(tb, out, f, &path, rc, e);
+    int rc = pq_file_start(w, &ctx, cols, &path, &out, &f, e);
+    if (!rc) rc = tr_pq_file_rows(f, rows.n, pq_file_get, &ctx, e);
+    rc = pq_file_finish(tb, out, f, &path, rc, e);
     tr_buf_fini(&path);
     return rc;
 }
@@ -470,7 +407,7 @@ static int write_file(pq_w *w, const tr_sc_table *tb, uint32_t p, pq_rows rows, 
 static int args_group(tr_pq_file *f, pq_file_ctx *ctx, tr_vec *group, tr_error *e)
 {
     ctx->rows = (pq_rows){.r64 = group->data, .n = group->len};
-    int rc = group->len ? tr_pq_file_rows(f, group->len, file_get, ctx, e) : TR_OK;
+    int rc = group->len ? tr_pq_file_rows(f, group->len, pq_file_get, ctx, e) : TR_OK;
     group->len = 0;
     return rc;
 }
@@ -509,7 +446,7 @@ static int write_args(pq_w *w, const tr_sc_table *tb, uint32_t p, tr_error *e)
     tr_output *out = NULL;
     tr_pq_file *f = NULL;
     int rc = !marks && part_sets(w, p) ? tr_error_nomem(e) : TR_OK;
-    if (!rc) rc = file_start(w, &ctx, cols, &path, &out, &f, e);
+    if (!rc) rc = pq_file_start(w, &ctx, cols, &path, &out, &f, e);
     if (marks) {
         /* The marks are in id order; the input's own set joins them there. */
         uint32_t meta = tr_input_get(w->sc.t, w->parts[p].input)->meta;
@@ -523,7 +460,7 @@ static int write_args(pq_w *w, const tr_sc_table *tb, uint32_t p, tr_error *e)
     for (size_t i = 0; !marks && i < w->keys.len && !rc; i++)
         rc = args_of_set(w, f, &ctx, &group, TR_VEC_AT(&w->keys, uint64_t, i), e);
     if (!rc) rc = args_group(f, &ctx, &group, e);
-    rc = file_finish(tb, out, f, &path, rc, e);
+    rc = pq_file_finish(tb, out, f, &path, rc, e);
     tr_buf_fini(&path);
     tr_vec_fini(&group);
     return rc;
@@ -534,14 +471,14 @@ static void reset_stamps(pq_w *w)
     for (size_t i = 0; i < w->n_stamp; i++) w->stamp[i] = NO_PART;
 }
 
-/* Whether a table's rows are bucketed by their own part (events are bucketed once, in prepare). */
+/* Whether a table's rows are bucketed by their own part (the events' once, in pq_prepare). */
 static int own_bucket(int rows)
 {
     return rows == TR_SC_ROWS_PROCESS || rows == TR_SC_ROWS_THREAD || rows == TR_SC_ROWS_TRACK ||
            rows == TR_SC_ROWS_FLOW;
 }
 
-static int write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
+int pq_write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
 {
     pq_bucket own = {0};
     int rc = TR_OK;
@@ -555,7 +492,7 @@ static int write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
             continue;
         }
         rc = part_rows(w, tb, &own, p, &rows, e);
-        if (!rc) rc = write_file(w, tb, p, rows, e);
+        if (!rc) rc = pq_write_file(w, tb, p, rows, e);
     }
     bucket_free(&own);
     return rc;
@@ -564,7 +501,7 @@ static int write_table(pq_w *w, const tr_sc_table *tb, tr_error *e)
 /*
 ** The tables on the pool's threads (--threads), each file through its own
 ** output and zstd context, so the bytes are those of one thread.  A job
-** reads the shared W (the trace, parts and event buckets, fixed by prepare)
+** reads the shared W (the trace, parts and event buckets, fixed by pq_prepare)
 ** and has its own scratch: stamps, keys and the getters' text buffer.
 */
 typedef struct pq_tables {
@@ -582,7 +519,7 @@ static int table_job(void *user, size_t i)
     own.stamp = own.n_stamp ? tr_malloc(own.n_stamp * sizeof *own.stamp) : NULL;
     tr_vec_init(&own.keys, sizeof(uint64_t));
     tr_buf_init(&own.sc.scratch, 0);
-    int rc = own.stamp || !own.n_stamp ? write_table(&own, j->tb[i], &j->err[i])
+    int rc = own.stamp || !own.n_stamp ? pq_write_table(&own, j->tb[i], &j->err[i])
                                        : tr_error_nomem(&j->err[i]);
     tr_free(own.stamp);
     tr_vec_fini(&own.keys);
@@ -596,7 +533,7 @@ static int write_tables(pq_w *w, tr_error *e)
     int threads = tr_pool_threads(w->ds->o->threads, tr_sc_n_tables);
     int rc = TR_OK;
     for (size_t i = 0; threads <= 1 && i < tr_sc_n_tables && !rc; i++)
-        if (tr_sc_tables[i].get) rc = write_table(w, &tr_sc_tables[i], e);
+        if (tr_sc_tables[i].get) rc = pq_write_table(w, &tr_sc_tables[i], e);
     if (threads <= 1) return rc;
     pq_tables j = {.w = w,
                    .tb = tr_calloc(tr_sc_n_tables, sizeof *j.tb),
@@ -662,7 +599,7 @@ static int input_part_name(const tr_trace *t, uint32_t input, tr_buf *b)
 }
 
 /* Names part P: input INPUT, of rank RANK when the dataset is partitioned. */
-static int part_fill(const pq_w *w, pq_part *p, uint32_t input, int32_t rank)
+int pq_part_fill(const pq_w *w, pq_part *p, uint32_t input, int32_t rank)
 {
     tr_buf name;
     tr_buf_init(&name, 0);
@@ -688,7 +625,7 @@ static int add_part(pq_w *w, uint32_t input, int32_t rank, size_t *cap)
         w->parts = parts;
         *cap = c;
     }
-    if (part_fill(w, &w->parts[w->n_parts], input, rank)) return TR_FATAL;
+    if (pq_part_fill(w, &w->parts[w->n_parts], input, rank)) return TR_FATAL;
     w->n_parts++;
     return TR_OK;
 }
@@ -742,7 +679,7 @@ static int make_parts(pq_w *w, tr_error *e)
 }
 
 /* Parts, event buckets and stamps for one trace. */
-static int prepare(pq_w *w, tr_error *e)
+int pq_prepare(pq_w *w, tr_error *e)
 {
     const tr_trace *t = w->sc.t;
     tr_vec_init(&w->keys, sizeof(uint64_t));
@@ -763,7 +700,7 @@ static int prepare(pq_w *w, tr_error *e)
     return rc;
 }
 
-static void finish(pq_w *w)
+void pq_finish(pq_w *w)
 {
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) bucket_free(&w->ev[k]);
     for (size_t p = 0; p < w->n_parts; p++) tr_free(w->parts[p].name);
@@ -789,7 +726,7 @@ static uint64_t estimate_bytes(const tr_trace *t)
 }
 
 /* Fails before anything is written when the disk cannot hold T's files (o->free_bytes: tests). */
-static int check_space(const pq_dataset *ds, const tr_trace *t, tr_error *e)
+int pq_check_space(const pq_dataset *ds, const tr_trace *t, tr_error *e)
 {
     uint64_t need = estimate_bytes(t), avail = ds->o->free_bytes;
     if (!avail) {
@@ -900,17 +837,17 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
 {
     pq_dataset *ds = run->state;
     if (!tr_trace_frozen(t)) return tr_errorf(e, TR_E_USAGE, NULL, "the trace is not frozen");
-    int rc = check_space(ds, t, e);
+    int rc = pq_check_space(ds, t, e);
     if (rc) return rc;
     pq_w w;
     memset(&w, 0, sizeof w);
     w.ds = ds;
     rc = tr_sc_open(&w.sc, t, ds->o->filter, e);
-    if (!rc) rc = prepare(&w, e);
+    if (!rc) rc = pq_prepare(&w, e);
     if (!rc) rc = write_tables(&w, e);
-    if (rc) remove_parts(&w);
+    if (rc) pq_remove_parts(&w);
     run->keep |= rc == TR_OK;
-    finish(&w);
+    pq_finish(&w);
     return rc;
 }
 
@@ -924,320 +861,18 @@ static void parquet_drop(tr_write *run, const tr_trace *t)
     memset(&w, 0, sizeof w);
     w.ds = run->state;
     w.sc.t = t;
-    if (make_parts(&w, NULL) == TR_OK) remove_parts(&w);
+    if (make_parts(&w, NULL) == TR_OK) pq_remove_parts(&w);
     for (size_t p = 0; p < w.n_parts; p++) tr_free(w.parts[p].name);
     tr_free(w.parts);
     tr_free(w.proc_part);
-}
-
-/* ---- streaming ----
-**
-** A stream's events (tr_writer.event) go into their tables' files as they
-** come: each event table of each part has its file open, and its rows
-** gather for one row group (row_group_rows of them) that is then written,
-** so the files are those the model gives, byte for byte.  The part of an
-** event is its process's (input, rank), met as the events come; the arg sets
-** and stacks a part's events use are marked for its args, callsite and
-** frame files.  At the end, when the dictionaries and flows are final, the
-** other tables are written as for a model, and each part gets an empty file
-** of the event tables it had no rows of.  The free space is checked, as for
-** a model, with what is known: at the first event (the files' least size)
-** and again at the end (the dictionaries').
-*/
-
-#define MAX_EVENT_TABLES 8
-
-/* A streamed table's file for one part: its rows gather for a row group. */
-typedef struct pq_sfile {
-    pq_file_ctx ctx;
-    tr_pq_column cols[MAX_COLS];
-    tr_output *out;
-    tr_pq_file *f;
-    tr_buf path;
-    tr_vec rows; /* tr_row_event */
-} pq_sfile;
-
-/* A part as the stream meets it. */
-typedef struct pq_spart {
-    pq_part part;
-    pq_sfile *files[MAX_EVENT_TABLES]; /* by event table, NULL: no row yet */
-    tr_vec sets, stacks;               /* uint8_t by id: its events used it */
-} pq_spart;
-
-struct pq_stream {
-    pq_w w;
-    const tr_trace *t;
-    tr_rows rows;
-    const tr_sc_table *tables[MAX_EVENT_TABLES]; /* the event tables */
-    size_t n_tables;
-    pq_spart **parts;
-    size_t n_parts;
-    tr_vec proc_part; /* uint32_t per process: its part in parts, NO_PART when not met yet */
-    tr_flow *flows;
-    size_t n_flows;
-    int streaming; /* the input was read (the flows came) */
-};
-
-static pq_stream *stream_new(pq_dataset *ds, const tr_trace *t)
-{
-    pq_stream *st = tr_calloc(1, sizeof *st);
-    if (!st) return NULL;
-    st->t = t;
-    st->w.ds = ds;
-    st->w.sc.t = t; /* the event getters read the dictionaries; the rest is read at the end */
-    tr_buf_init(&st->w.sc.scratch, 0);
-    tr_rows_init(&st->rows, ds->o->partition_rank);
-    tr_vec_init(&st->proc_part, sizeof(uint32_t));
-    for (size_t i = 0; i < tr_sc_n_tables && st->n_tables < MAX_EVENT_TABLES; i++)
-        if (tr_sc_tables[i].get && tr_sc_event_kind(tr_sc_tables[i].rows) >= 0)
-            st->tables[st->n_tables++] = &tr_sc_tables[i];
-    ds->stream = st;
-    return st;
-}
-
-/* The part of TRACK's process, made when the stream first meets it. */
-static pq_spart *stream_part(pq_stream *st, uint32_t track)
-{
-    const tr_track *k = tr_track_get(st->t, track);
-    const tr_process *pr = k ? tr_process_get(st->t, k->process) : NULL;
-    if (!pr) return NULL;
-    while (st->proc_part.len <= k->process) {
-        uint32_t *p = tr_vec_push(&st->proc_part);
-        if (!p) return NULL;
-        *p = NO_PART;
-    }
-    uint32_t *at = &TR_VEC_AT(&st->proc_part, uint32_t, k->process);
-    int32_t rank = st->w.ds->o->partition_rank ? pr->rank : -1;
-    for (size_t i = 0; i < st->n_parts && *at == NO_PART; i++)
-        if (st->parts[i]->part.input == pr->input && st->parts[i]->part.rank == rank)
-            *at = (uint32_t)i;
-    if (*at != NO_PART) return st->parts[*at];
-    pq_spart **grown = tr_realloc(st->parts, (st->n_parts + 1) * sizeof *grown);
-    if (!grown) return NULL;
-    st->parts = grown;
-    pq_spart *sp = tr_calloc(1, sizeof *sp);
-    if (!sp) return NULL;
-    tr_vec_init(&sp->sets, 1);
-    tr_vec_init(&sp->stacks, 1);
-    st->parts[st->n_parts] = sp;
-    if (part_fill(&st->w, &sp->part, pr->input, rank)) return NULL;
-    *at = (uint32_t)st->n_parts++;
-    return sp;
-}
-
-/* Marks ID in MARKS; 1 when it was marked already. */
-static int mark(tr_vec *marks, uint32_t id, int *was)
-{
-    while (marks->len <= id)
-        if (!tr_vec_push(marks)) return TR_FATAL;
-    *was = TR_VEC_AT(marks, uint8_t, id);
-    TR_VEC_AT(marks, uint8_t, id) = 1;
-    return TR_OK;
-}
-
-/* The arg set and the stack (with its callers) event EV uses, marked in its part. */
-static int mark_uses(pq_stream *st, pq_spart *sp, const tr_event_rec *ev)
-{
-    int was;
-    if (ev->kind != TR_EV_COUNTER && ev->args && mark(&sp->sets, ev->args, &was)) return TR_FATAL;
-    for (uint32_t s = ev->kind == TR_EV_SAMPLE ? ev->stack : 0; s; s = tr_stack_parent(st->t, s)) {
-        if (mark(&sp->stacks, s, &was)) return TR_FATAL;
-        if (was) break;
-    }
-    return TR_OK;
-}
-
-/* Writes the rows gathered in F as a row group. */
-static int sfile_flush(pq_sfile *f, tr_error *e)
-{
-    f->ctx.evs = f->rows.data;
-    int rc = tr_pq_file_rows(f->f, f->rows.len, file_get, &f->ctx, e);
-    f->rows.len = 0;
-    return rc;
-}
-
-/* Adds row X to table I's file of part SP, opening it first; a full row group is written. */
-static int sfile_add(pq_stream *st, pq_spart *sp, size_t i, const tr_row_event *x, tr_error *e)
-{
-    pq_sfile *f = sp->files[i];
-    if (!f) {
-        if (!(f = sp->files[i] = tr_calloc(1, sizeof *f))) return tr_error_nomem(e);
-        tr_buf_init(&f->path, 0);
-        tr_vec_init(&f->rows, sizeof(tr_row_event));
-        f->ctx = (pq_file_ctx){.w = &st->w, .tb = st->tables[i], .part = &sp->part};
-        int rc = file_start(&st->w, &f->ctx, f->cols, &f->path, &f->out, &f->f, e);
-        if (rc) return rc;
-    }
-    tr_row_event *at = tr_vec_push(&f->rows);
-    if (!at) return tr_error_nomem(e);
-    *at = *x;
-    return f->rows.len >= st->w.ds->lim.row_group_rows ? sfile_flush(f, e) : TR_OK;
-}
-
-/* The stream, made at its first event or at its flows after the free space is checked. */
-static int stream_get(pq_dataset *ds, const tr_trace *t, pq_stream **st, tr_error *e)
-{
-    if ((*st = ds->stream) != NULL) return TR_OK;
-    int rc = check_space(ds, t, e);
-    if (rc) return rc;
-    return (*st = stream_new(ds, t)) ? TR_OK : tr_error_nomem(e);
-}
-
-static int parquet_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev, tr_error *e)
-{
-    pq_stream *st;
-    int grc = stream_get(run->state, t, &st, e);
-    if (grc) return grc;
-    tr_row_event x;
-    if (tr_rows_next(&st->rows, ev, &x)) return tr_error_nomem(e);
-    pq_spart *sp = stream_part(st, ev->track);
-    if (!sp) {
-        if (tr_track_get(t, ev->track)) return tr_error_nomem(e);
-        return TR_OK; /* an event of no track is in no part, as in part_of */
-    }
-    if (mark_uses(st, sp, ev)) return tr_error_nomem(e);
-    int rc = TR_OK;
-    for (size_t i = 0; i < st->n_tables && !rc; i++) {
-        const tr_sc_table *tb = st->tables[i];
-        if (tr_sc_event_kind(tb->rows) != ev->kind) continue;
-        st->w.sc.cur[ev->kind] = &x;
-        int keep = !tb->where || tb->where(&st->w.sc, x.row);
-        st->w.sc.cur[ev->kind] = NULL;
-        if (keep) rc = sfile_add(st, sp, i, &x, e);
-    }
-    return rc;
-}
-
-static int parquet_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, tr_error *e)
-{
-    pq_stream *st;
-    int rc = stream_get(run->state, t, &st, e);
-    if (rc) return rc;
-    st->streaming = 1;
-    st->flows = f;
-    st->n_flows = n;
-    return TR_OK;
-}
-
-/* The streamed part that is final part P, or NULL. */
-static pq_spart *stream_match(const pq_stream *st, const pq_part *p)
-{
-    for (size_t i = 0; i < st->n_parts; i++)
-        if (st->parts[i]->part.input == p->input && st->parts[i]->part.rank == p->rank)
-            return st->parts[i];
-    return NULL;
-}
-
-/* Event table I's file of each final part: the streamed one finished, or an empty one. */
-static int stream_table(pq_stream *st, size_t i, tr_error *e)
-{
-    pq_w *w = &st->w;
-    int rc = TR_OK;
-    for (uint32_t p = 0; p < w->n_parts && !rc; p++) {
-        pq_spart *sp = stream_match(st, &w->parts[p]);
-        pq_sfile *f = sp ? sp->files[i] : NULL;
-        if (!f) {
-            rc = write_file(w, st->tables[i], p, (pq_rows){0}, e);
-            continue;
-        }
-        rc = f->rows.len ? sfile_flush(f, e) : TR_OK;
-        rc = file_finish(st->tables[i], f->out, f->f, &f->path, rc, e);
-        f->out = NULL;
-        f->f = NULL;
-        tr_vec_fini(&f->rows); /* a row group's records: room for the tables after */
-    }
-    return rc;
-}
-
-/* The marks of each final part (empty for a part no event was in). */
-static int stream_marks(pq_stream *st, tr_vec **sets, tr_vec **stacks)
-{
-    pq_w *w = &st->w;
-    *sets = tr_calloc(w->n_parts ? w->n_parts : 1, sizeof **sets);
-    *stacks = tr_calloc(w->n_parts ? w->n_parts : 1, sizeof **stacks);
-    if (!*sets || !*stacks) return TR_FATAL;
-    for (uint32_t p = 0; p < w->n_parts; p++) {
-        pq_spart *sp = stream_match(st, &w->parts[p]);
-        if (sp) (*sets)[p] = sp->sets, (*stacks)[p] = sp->stacks;
-    }
-    w->set_marks = *sets;
-    w->stack_marks = *stacks;
-    return TR_OK;
-}
-
-/* At the end: the final parts, then every table, the event tables from their files. */
-static int stream_finish(pq_stream *st, tr_error *e)
-{
-    pq_w *w = &st->w;
-    tr_rows_flows(&st->rows, st->flows, st->n_flows);
-    tr_sc_close(&w->sc);
-    int rc = check_space(w->ds, st->t, e);
-    if (!rc) rc = tr_sc_open(&w->sc, st->t, NULL, e);
-    w->sc.flows = st->flows;
-    w->sc.n_flows = st->n_flows;
-    w->rows = &st->rows;
-    if (!rc) rc = prepare(w, e);
-    tr_vec *sets = NULL, *stacks = NULL;
-    if (!rc && stream_marks(st, &sets, &stacks)) rc = tr_error_nomem(e);
-    size_t ev_table = 0;
-    for (size_t i = 0; i < tr_sc_n_tables && !rc; i++) {
-        const tr_sc_table *tb = &tr_sc_tables[i];
-        if (!tb->get) continue;
-        if (ev_table < st->n_tables && tb == st->tables[ev_table])
-            rc = stream_table(st, ev_table++, e);
-        else
-            rc = write_table(w, tb, e);
-    }
-    tr_free(sets);
-    tr_free(stacks);
-    return rc;
-}
-
-static void stream_free(pq_stream *st)
-{
-    for (size_t i = 0; i < st->n_parts; i++) {
-        pq_spart *sp = st->parts[i];
-        for (size_t k = 0; k < MAX_EVENT_TABLES; k++) {
-            pq_sfile *f = sp->files[k];
-            if (!f) continue;
-            tr_pq_file_free(f->f);
-            tr_output_abort(f->out);
-            tr_buf_fini(&f->path);
-            tr_vec_fini(&f->rows);
-            tr_free(f);
-        }
-        tr_vec_fini(&sp->sets);
-        tr_vec_fini(&sp->stacks);
-        tr_free(sp->part.name);
-        tr_free(sp);
-    }
-    tr_free(st->parts);
-    tr_vec_fini(&st->proc_part);
-    tr_rows_fini(&st->rows);
-    finish(&st->w);
-    tr_free(st);
-}
-
-/* An input's part streamed: its files finished, its stream freed for the next input's. */
-static int parquet_part_end(tr_write *run, const tr_trace *t, tr_error *e)
-{
-    (void)t;
-    pq_dataset *ds = run->state;
-    pq_stream *st = ds->stream;
-    int rc = st && st->streaming ? stream_finish(st, e) : TR_OK;
-    if (rc) remove_parts(&st->w); /* the new tree holds whole parts only, as after add */
-    if (st) stream_free(st);
-    ds->stream = NULL;
-    run->keep |= rc == TR_OK;
-    return rc;
 }
 
 static int parquet_end(tr_write *run, int rc, tr_error *e)
 {
     pq_dataset *ds = run->state;
     pq_stream *st = ds ? ds->stream : NULL;
-    if (st && rc == TR_OK && st->streaming) rc = stream_finish(st, e);
-    if (st) stream_free(st);
+    if (st && rc == TR_OK && st->streaming) rc = pq_stream_finish(st, e);
+    if (st) pq_stream_free(st);
     tr_free(ds);
     return rc;
 }
@@ -1252,8 +887,8 @@ const tr_writer tr_writer_parquet = {
     .begin = parquet_begin,
     .add = parquet_add,
     .end = parquet_end,
-    .event = parquet_event,
-    .flows = parquet_flows,
-    .part_end = parquet_part_end,
+    .event = pq_event,
+    .flows = pq_flows,
+    .part_end = pq_part_end,
     .drop = parquet_drop,
 };
