@@ -208,6 +208,12 @@ uint32_t tr_args_end(tr_trace *t);
 /* ^Number of args in set SET, and the I-th of them. */
 size_t tr_args_count(const tr_trace *t, uint32_t set);
 void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out);
+/*
+** ^The first MAX args of SET into OUT, as tr_args_at gives them, in one
+** lookup of the set; returns how many SET has (more than MAX: call again
+** with room for them all).
+*/
+size_t tr_args_get(const tr_trace *t, uint32_t set, tr_arg *out, size_t max);
 /* ^Finds KEY in SET; returns 1 and fills OUT, or 0. */
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 

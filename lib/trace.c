@@ -609,6 +609,18 @@ void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out)
     out->type = model_arg_value(&ms, i, &out->v.u);
 }
 
+size_t tr_args_get(const tr_trace *t, uint32_t set, tr_arg *out, size_t max)
+{
+    model_set ms;
+    model_args_set(t, set, &ms);
+    for (size_t i = 0; i < ms.n && i < max; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].key = model_arg_key(ms.kt[i]);
+        out[i].type = model_arg_value(&ms, i, &out[i].v.u);
+    }
+    return ms.n;
+}
+
 int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out)
 {
     model_set ms;

@@ -518,12 +518,12 @@ static int table_job(void *user, size_t i)
     pq_w own = *j->w;
     own.stamp = own.n_stamp ? tr_malloc(own.n_stamp * sizeof *own.stamp) : NULL;
     tr_vec_init(&own.keys, sizeof(uint64_t));
-    tr_buf_init(&own.sc.scratch, 0);
+    tr_sc_copy(&own.sc, &j->w->sc);
     int rc = own.stamp || !own.n_stamp ? pq_write_table(&own, j->tb[i], &j->err[i])
                                        : tr_error_nomem(&j->err[i]);
     tr_free(own.stamp);
     tr_vec_fini(&own.keys);
-    tr_buf_fini(&own.sc.scratch);
+    tr_sc_copy_end(&own.sc, &j->w->sc);
     return j->rc[i] = rc;
 }
 

@@ -64,8 +64,26 @@ void tr_sc_close(tr_sc_ctx *c)
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(c->keep[k]);
     tr_free(c->set_first);
     tr_free(c->set_first32);
+    tr_free(c->set_args);
     tr_buf_fini(&c->scratch);
     tr_vec_fini(&c->io_calls);
+}
+
+void tr_sc_copy(tr_sc_ctx *own, const tr_sc_ctx *c)
+{
+    *own = *c;
+    tr_buf_init(&own->scratch, 0);
+    own->args_set = 0;
+    own->set_args = NULL;
+    own->set_args_n = own->set_args_cap = 0;
+}
+
+void tr_sc_copy_end(tr_sc_ctx *own, const tr_sc_ctx *c)
+{
+    if (own->set_first != c->set_first) tr_free(own->set_first);
+    if (own->set_first32 != c->set_first32) tr_free(own->set_first32);
+    tr_free(own->set_args);
+    tr_buf_fini(&own->scratch);
 }
 
 int tr_sc_kept(const tr_sc_ctx *c, int kind, size_t row)
@@ -656,16 +674,34 @@ static uint64_t arg_id(tr_sc_ctx *c, uint32_t set, uint32_t i)
     return c->id_first + i;
 }
 
+/* Arg I of SET, its set's args fetched in one lookup when they are not at hand. */
+static const tr_arg *set_arg(tr_sc_ctx *c, uint32_t set, uint32_t i)
+{
+    static const tr_arg none;
+    if (set != c->args_set) {
+        size_t n = tr_args_get(c->t, set, c->set_args, c->set_args_cap);
+        if (n > c->set_args_cap) {
+            tr_arg *p = tr_realloc(c->set_args, n * sizeof *p);
+            if (!p) {
+                c->args_set = 0;
+                tr_args_at(c->t, set, i, &c->arg);
+                return &c->arg;
+            }
+            c->set_args = p;
+            c->set_args_cap = n;
+            tr_args_get(c->t, set, p, n);
+        }
+        c->set_args_n = n;
+        c->args_set = set;
+    }
+    return i < c->set_args_n ? &c->set_args[i] : &none;
+}
+
 static void get_arg(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
     static const char *const types[] = {"int", "real", "string", "bool", "uint"};
     uint32_t set = (uint32_t)(key >> 32), i = (uint32_t)key;
-    /* A row's columns are read one after the other: its arg is looked up once. */
-    if (c->arg_key != key) {
-        tr_args_at(c->t, set, i, &c->arg);
-        c->arg_key = key;
-    }
-    const tr_arg a = c->arg;
+    const tr_arg a = *set_arg(c, set, i);
     int type = a.type >= 0 && a.type < 5 ? a.type : 0;
     switch (col) {
     case 0:

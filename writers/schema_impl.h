@@ -92,9 +92,15 @@ typedef struct tr_sc_ctx {
     uint32_t *set_first32;
     uint32_t id_set; /* else the set whose first arg's id is ID_FIRST (arg_id) */
     uint64_t id_first;
-    tr_buf scratch;   /* computed text (display values, stacks) */
-    uint64_t arg_key; /* the args row ARG is (0: none; set ids start at 1) */
-    tr_arg arg;
+    tr_buf scratch; /* computed text (display values, stacks) */
+    /*
+    ** The args of set ARGS_SET (0: none; set ids start at 1), fetched
+    ** together: a row's columns, or a column's rows, read them in turn.
+    */
+    uint32_t args_set;
+    tr_arg *set_args;
+    size_t set_args_n, set_args_cap;
+    tr_arg arg;      /* the arg read alone when there is no memory for its set's */
     tr_vec io_calls; /* tr_io_call of the Recorder inputs' I/O calls, by slice row */
     /*
     ** Streaming (lib/tr_rows.h): the trace holds no events, so an event
@@ -109,6 +115,13 @@ typedef struct tr_sc_ctx {
 /* ^Reads T's tables and marks the events FILTER (NULL: all) keeps.  ^TR_OK or TR_E_NOMEM. */
 int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_error *e);
 void tr_sc_close(tr_sc_ctx *c);
+/*
+** ^OWN becomes a copy of C for another thread to read through; ^what it
+** makes of its own (scratch text, its args, a table of arg ids C had not
+** made) is freed by tr_sc_copy_end.
+*/
+void tr_sc_copy(tr_sc_ctx *own, const tr_sc_ctx *c);
+void tr_sc_copy_end(tr_sc_ctx *own, const tr_sc_ctx *c);
 /* ^Whether event ROW of KIND is written. */
 int tr_sc_kept(const tr_sc_ctx *c, int kind, size_t row);
 /* ^Whether TRACK is a lane where one thing runs at a time: it has a thread row (utid = id). */
