@@ -156,4 +156,12 @@ typedef struct tr_sc_table {
 extern const tr_sc_table tr_sc_tables[];
 extern const size_t tr_sc_n_tables;
 
+/* ^The GPU views' SQL (schema_gpu.c). */
+extern const char tr_sc_gpu_kernel_sql[];
+extern const char tr_sc_kernel_launch_sql[];
+extern const char tr_sc_memory_bw_sql[];
+extern const char tr_sc_kernel_sequence_root_sql[];
+extern const char tr_sc_kernel_sequence_sql[];
+extern const char tr_sc_queue_length_sql[];
+
 #endif
