@@ -315,6 +315,13 @@ int rec_nest_end(rec_model *m)
 
 /* ---- the merge's plan: chunks by start time, and the tracks ---- */
 
+static void tourney_close(tourney *tv)
+{
+    tr_free(tv->c);
+    tr_free(tv->key);
+    tr_free(tv->node);
+}
+
 /*
 ** The cursors of every rank from LO to HI (a chunk's cuts, or all records)
 ** in a tournament; *BAD is the first rank, in rank order, whose first record
@@ -332,6 +339,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
     uint32_t *win = tr_malloc(2 * k * sizeof *win);
     if (!tv->c || !tv->key || !tv->node || !win) {
         tr_free(win);
+        tourney_close(tv);
         return TR_FATAL;
     }
     *bad = -1;
@@ -358,13 +366,6 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
     tourney_build(tv, win);
     tr_free(win);
     return TR_OK;
-}
-
-static void tourney_close(tourney *tv)
-{
-    tr_free(tv->c);
-    tr_free(tv->key);
-    tr_free(tv->node);
 }
 
 /* The first record of RK at or after NS, starting from the sample before it. */
