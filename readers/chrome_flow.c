@@ -191,18 +191,52 @@ static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
     return TR_OK;
 }
 
-/* The slice a flow end binds to (enclosing, or the next one) among its track's ROWS, or TR_NONE. */
-static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f)
+/*
+** The first of the N ROWS (in time order) at or after TS, searched from
+** *AT (where the track's previous end was found) outwards by doubling
+** steps, then halving: a track's ends come nearly in time order, so most
+** searches touch a few rows near the last instead of a random path of the
+** whole track (a cache miss a step).  *AT is left at the answer.
+*/
+static size_t first_at(const tr_slices *sl, const uint32_t *rows, size_t n, int64_t ts, size_t *at)
 {
-    size_t lo = 0, hi = n;
-    /* the first slice at or after ts */
+    size_t lo, hi, step = 1, h = *at < n ? *at : n;
+    if (h < n && sl->ts[rows[h]] < ts) { /* forwards: the answer is past h */
+        lo = h + 1;
+        hi = lo;
+        while (hi < n && sl->ts[rows[hi]] < ts) {
+            lo = hi + 1;
+            hi = step < n - hi ? hi + step : n;
+            step *= 2;
+        }
+    } else { /* backwards: the answer is h or before */
+        hi = h;
+        lo = hi;
+        while (lo > 0 && sl->ts[rows[lo - 1]] >= ts) {
+            hi = lo - 1;
+            lo = step < hi ? hi - step : 0;
+            step *= 2;
+        }
+    }
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (sl->ts[rows[mid]] < f->ts)
+        size_t mid = lo + (hi - lo) / 2;
+        if (sl->ts[rows[mid]] < ts)
             lo = mid + 1;
         else
             hi = mid;
     }
+    *at = lo;
+    return lo;
+}
+
+/*
+** The slice a flow end binds to (enclosing, or the next one) among its
+** track's ROWS, or TR_NONE; *AT as for first_at.
+*/
+static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f,
+                           size_t *at)
+{
+    size_t lo = first_at(sl, rows, n, f->ts, at);
     if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
     /* the deepest slice holding ts: among those starting at ts the last (shortest) */
     size_t i = lo;
@@ -217,7 +251,7 @@ static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, 
 /*
 ** Binds the flow ends that name no slice: the slices of this input on the
 ** tracks of such ends, grouped by track (first[k] .. first[k + 1] in ROWS)
-** and ordered by time on each, then a binary search per end.
+** and ordered by time on each, then a search per end (first_at).
 */
 static int bind_flow_ends(cj_rd *r)
 {
@@ -228,6 +262,7 @@ static int bind_flow_ends(cj_rd *r)
     size_t *first = tr_calloc(ntk + 1, sizeof *first);
     unsigned char *need = tr_calloc(ntk ? ntk : 1, 1);
     uint32_t *rows = NULL;
+    size_t *at = NULL;
     int rc = TR_FATAL;
     if (!first || !need) goto out;
     for (size_t i = 0; i < r->flows.len; i++)
@@ -249,15 +284,19 @@ static int bind_flow_ends(cj_rd *r)
     for (size_t k = 0; k < ntk; k++)
         if (need[k] && sort_track_rows(&sl, rows + first[k], first[k + 1] - first[k]) != TR_OK)
             goto out;
+    /* where each track's last end was found */
+    if (!(at = tr_calloc(ntk ? ntk : 1, sizeof *at))) goto out;
     for (size_t i = 0; i < r->flows.len; i++)
         if (f[i].row == TR_NONE && f[i].track < ntk)
-            f[i].row = bind_point(&sl, rows + first[f[i].track],
-                                  first[f[i].track + 1] - first[f[i].track], &f[i]);
+            f[i].row =
+                bind_point(&sl, rows + first[f[i].track], first[f[i].track + 1] - first[f[i].track],
+                           &f[i], &at[f[i].track]);
     rc = TR_OK;
 out:
     tr_free(first);
     tr_free(need);
     tr_free(rows);
+    tr_free(at);
     return rc == TR_OK ? TR_OK : tr_error_nomem(r->e);
 }
 
