@@ -898,7 +898,7 @@ static void chrome_close(void *rd)
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);
     tr_vec_fini(&r->flows);
-    tr_trace_free(r->flow_keys);
+    cj_flow_keys_fini(r);
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
     tr_vec_fini(&r->profs);
@@ -953,6 +953,7 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
     r->flow_keys = tr_trace_new();
+    tr_vec_init(&r->pages, sizeof(tr_str *));
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
     tr_vec_init(&r->profs, sizeof(v8_prof));
