@@ -521,6 +521,8 @@ static int phase_sample(cj_rd *r, const cev *ev, int64_t ts, tr_str name, tr_str
 static int phase(cj_rd *r, const cev *ev, char ph, int64_t ts, int64_t dur, uint32_t th, int *bad)
 {
     tr_str name = cj_tok_intern(r, &ev->name, bad), cat = cj_tok_intern(r, &ev->cat, bad);
+    /* the name predicts the first args key (key_after): events of a name list the same keys */
+    r->last_key = name;
     switch (ph) {
     case 'X':
         return phase_x(r, ev, ts, dur, name, cat, th, bad);

@@ -308,8 +308,8 @@ typedef struct cj_rd {
     ** with one compare and no hash.
     */
     cache_ent key_after[1 << KEY_BITS];
-    tr_str last_key;
-    int64_t origin; /* the first timestamp, in ns */
+    tr_str last_key; /* or, before an event's first, its name */
+    int64_t origin;  /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
 
