@@ -521,6 +521,8 @@ static int phase_sample(cj_rd *r, const cev *ev, int64_t ts, tr_str name, tr_str
 static int phase(cj_rd *r, const cev *ev, char ph, int64_t ts, int64_t dur, uint32_t th, int *bad)
 {
     tr_str name = cj_tok_intern(r, &ev->name, bad), cat = cj_tok_intern(r, &ev->cat, bad);
+    /* the name predicts the first args key (key_after): events of a name list the same keys */
+    r->last_key = name;
     switch (ph) {
     case 'X':
         return phase_x(r, ev, ts, dur, name, cat, th, bad);
@@ -898,7 +900,7 @@ static void chrome_close(void *rd)
     tr_vec_fini(&r->threads);
     tr_vec_fini(&r->asyncs);
     tr_vec_fini(&r->flows);
-    tr_trace_free(r->flow_keys);
+    cj_flow_keys_fini(r);
     tr_vec_fini(&r->samples);
     tr_vec_fini(&r->frames);
     tr_vec_fini(&r->profs);
@@ -953,6 +955,7 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
     r->flow_keys = tr_trace_new();
+    tr_vec_init(&r->pages, sizeof(tr_str *));
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
     tr_vec_init(&r->profs, sizeof(v8_prof));

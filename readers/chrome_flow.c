@@ -83,13 +83,98 @@ tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad)
 ** Kineto), so a sink that forgets counts them in its budget
 ** (tr_sink.reader_bytes), told every 4096 new ones.
 */
+/*
+** Splits identity S (N bytes) into the text up to its last '\x1f' (*AT
+** bytes) and the decimal id after it, *ID, when the id is written as its
+** value is (digits, no leading zero): then two identities are the same
+** text exactly when they split into the same prefix and id.
+*/
+static int split_decimal(const char *s, size_t n, size_t *at, uint64_t *id)
+{
+    size_t i = n;
+    while (i > 0 && n - i <= 18 && cj_is_digit(s[i - 1])) i--;
+    if (i == n || n - i > 18 || !i || s[i - 1] != '\x1f' || (s[i] == '0' && n - i > 1)) return 0;
+    uint64_t v = 0;
+    for (size_t k = i; k < n; k++) v = v * 10 + (uint64_t)(s[k] - '0');
+    *at = i;
+    *id = v;
+    return 1;
+}
+
+/*
+** The slot of id ID after prefix S (N bytes) in the pages, made when
+** missing; NULL when the identity is not kept there.  Whether it is
+** depends on the identity alone: a prefix or page missing once the pages
+** are full stays missing.  They fill up past FLOW_PRES prefixes, or when
+** the pages hold 8 slots an identity (ids far apart): then the index
+** takes the new ones.
+*/
+static tr_str *page_slot(cj_rd *r, const char *s, size_t n, uint64_t id)
+{
+    uint64_t page_no = id / FLOW_PAGE;
+    uint32_t pre = r->last_pre;
+    if (r->last_page && page_no == r->last_page_no && r->pres[pre].n == n &&
+        memcmp(r->pres[pre].text, s, n) == 0)
+        return &r->last_page[id % FLOW_PAGE];
+    for (pre = 0; pre < r->n_pres; pre++)
+        if (r->pres[pre].n == n && memcmp(r->pres[pre].text, s, n) == 0) break;
+    if (pre == r->n_pres) {
+        if (r->pages_full || n > FLOW_PRELEN || r->n_pres == FLOW_PRES) {
+            r->pages_full = 1;
+            return NULL;
+        }
+        memcpy(r->pres[pre].text, s, n);
+        r->pres[pre].n = n;
+        r->n_pres++;
+    }
+    uint32_t row = cj_map_get(&r->page_map, pre, page_no);
+    tr_str *page = NULL;
+    if (row != TR_NONE) {
+        page = TR_VEC_AT(&r->pages, tr_str *, row);
+    } else {
+        tr_str **at = NULL;
+        if (!r->pages_full && (r->pages.len < 64 || r->pages.len * FLOW_PAGE <= 8 * r->paged) &&
+            (page = tr_calloc(FLOW_PAGE, sizeof *page)) != NULL && (at = tr_vec_push(&r->pages)) &&
+            cj_map_put(&r->page_map, pre, page_no, (uint32_t)(r->pages.len - 1)) != TR_OK) {
+            r->pages.len--;
+            at = NULL;
+        }
+        if (!at) { /* full, or out of memory: the index takes the new ones */
+            tr_free(page);
+            r->pages_full = 1;
+            return NULL;
+        }
+        *at = page;
+    }
+    r->last_pre = pre;
+    r->last_page_no = page_no;
+    r->last_page = page;
+    return &page[id % FLOW_PAGE];
+}
+
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
 {
-    size_t had = tr_str_count(r->flow_keys);
-    tr_str key = tr_str_intern(r->flow_keys, s, n);
+    size_t had = tr_str_count(r->flow_keys), at;
+    uint64_t id;
+    tr_str key, *slot = split_decimal(s, n, &at, &id) ? page_slot(r, s, at, id) : NULL;
+    if (slot) {
+        if (!*slot && (*slot = tr_str_add(r->flow_keys, s, n)) != 0) r->paged++;
+        key = *slot;
+    } else {
+        key = tr_str_intern(r->flow_keys, s, n);
+    }
     if (r->forgets && had % 4096 == 0 && tr_str_count(r->flow_keys) > had)
-        r->sink->reader_bytes = tr_trace_memory(r->flow_keys);
+        r->sink->reader_bytes =
+            tr_trace_memory(r->flow_keys) + r->pages.len * FLOW_PAGE * sizeof(tr_str);
     return key;
+}
+
+void cj_flow_keys_fini(cj_rd *r)
+{
+    for (size_t i = 0; i < r->pages.len; i++) tr_free(TR_VEC_AT(&r->pages, tr_str *, i));
+    tr_vec_fini(&r->pages);
+    cj_map_fini(&r->page_map);
+    tr_trace_free(r->flow_keys);
 }
 
 /*
@@ -191,18 +276,52 @@ static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
     return TR_OK;
 }
 
-/* The slice a flow end binds to (enclosing, or the next one) among its track's ROWS, or TR_NONE. */
-static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f)
+/*
+** The first of the N ROWS (in time order) at or after TS, searched from
+** *AT (where the track's previous end was found) outwards by doubling
+** steps, then halving: a track's ends come nearly in time order, so most
+** searches touch a few rows near the last instead of a random path of the
+** whole track (a cache miss a step).  *AT is left at the answer.
+*/
+static size_t first_at(const tr_slices *sl, const uint32_t *rows, size_t n, int64_t ts, size_t *at)
 {
-    size_t lo = 0, hi = n;
-    /* the first slice at or after ts */
+    size_t lo, hi, step = 1, h = *at < n ? *at : n;
+    if (h < n && sl->ts[rows[h]] < ts) { /* forwards: the answer is past h */
+        lo = h + 1;
+        hi = lo;
+        while (hi < n && sl->ts[rows[hi]] < ts) {
+            lo = hi + 1;
+            hi = step < n - hi ? hi + step : n;
+            step *= 2;
+        }
+    } else { /* backwards: the answer is h or before */
+        hi = h;
+        lo = hi;
+        while (lo > 0 && sl->ts[rows[lo - 1]] >= ts) {
+            hi = lo - 1;
+            lo = step < hi ? hi - step : 0;
+            step *= 2;
+        }
+    }
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (sl->ts[rows[mid]] < f->ts)
+        size_t mid = lo + (hi - lo) / 2;
+        if (sl->ts[rows[mid]] < ts)
             lo = mid + 1;
         else
             hi = mid;
     }
+    *at = lo;
+    return lo;
+}
+
+/*
+** The slice a flow end binds to (enclosing, or the next one) among its
+** track's ROWS, or TR_NONE; *AT as for first_at.
+*/
+static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, const flow_pt *f,
+                           size_t *at)
+{
+    size_t lo = first_at(sl, rows, n, f->ts, at);
     if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
     /* the deepest slice holding ts: among those starting at ts the last (shortest) */
     size_t i = lo;
@@ -217,7 +336,7 @@ static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, 
 /*
 ** Binds the flow ends that name no slice: the slices of this input on the
 ** tracks of such ends, grouped by track (first[k] .. first[k + 1] in ROWS)
-** and ordered by time on each, then a binary search per end.
+** and ordered by time on each, then a search per end (first_at).
 */
 static int bind_flow_ends(cj_rd *r)
 {
@@ -228,6 +347,7 @@ static int bind_flow_ends(cj_rd *r)
     size_t *first = tr_calloc(ntk + 1, sizeof *first);
     unsigned char *need = tr_calloc(ntk ? ntk : 1, 1);
     uint32_t *rows = NULL;
+    size_t *at = NULL;
     int rc = TR_FATAL;
     if (!first || !need) goto out;
     for (size_t i = 0; i < r->flows.len; i++)
@@ -249,15 +369,19 @@ static int bind_flow_ends(cj_rd *r)
     for (size_t k = 0; k < ntk; k++)
         if (need[k] && sort_track_rows(&sl, rows + first[k], first[k + 1] - first[k]) != TR_OK)
             goto out;
+    /* where each track's last end was found */
+    if (!(at = tr_calloc(ntk ? ntk : 1, sizeof *at))) goto out;
     for (size_t i = 0; i < r->flows.len; i++)
         if (f[i].row == TR_NONE && f[i].track < ntk)
-            f[i].row = bind_point(&sl, rows + first[f[i].track],
-                                  first[f[i].track + 1] - first[f[i].track], &f[i]);
+            f[i].row =
+                bind_point(&sl, rows + first[f[i].track], first[f[i].track + 1] - first[f[i].track],
+                           &f[i], &at[f[i].track]);
     rc = TR_OK;
 out:
     tr_free(first);
     tr_free(need);
     tr_free(rows);
+    tr_free(at);
     return rc == TR_OK ? TR_OK : tr_error_nomem(r->e);
 }
 

@@ -35,6 +35,9 @@
 #define TEXT_BITS   5                   /* the cache of args kept as JSON text: 32 pairs */
 #define TEXT_MAX    256                 /* longer texts are not cached */
 #define KEY_BITS    8                   /* args keys predicted by the key before: 256 entries */
+#define FLOW_PAGE   1024                /* flow identities by decimal id: a page's ids */
+#define FLOW_PRES   16                  /* ... the texts before the id that have pages */
+#define FLOW_PRELEN 64                  /* ... and their greatest length */
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -241,6 +244,12 @@ enum cj_const {
     K_COUNT
 };
 
+/* The text before a flow identity's decimal id, whose ids have pages (cj_flow_key). */
+typedef struct flow_pre {
+    size_t n;
+    char text[FLOW_PRELEN];
+} flow_pre;
+
 /* The event fields the reader looks at. */
 typedef struct cev {
     jtok ph, name, cat, ts, dur, pid, tid, id, id2, s, bp, args, sf, stack, bind_id, flow_in,
@@ -299,8 +308,8 @@ typedef struct cj_rd {
     ** with one compare and no hash.
     */
     cache_ent key_after[1 << KEY_BITS];
-    tr_str last_key;
-    int64_t origin; /* the first timestamp, in ns */
+    tr_str last_key; /* or, before an event's first, its name */
+    int64_t origin;  /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
 
@@ -317,6 +326,21 @@ typedef struct cj_rd {
     ** points are bound, and a Kineto trace has one for every kernel launch.
     */
     tr_trace *flow_keys;
+    /*
+    ** Identities that end in a decimal id after one of FLOW_PRES texts (Kineto's
+    ** "ac2g", counting up: one a kernel launch) are found by that text and
+    ** the id in pages of FLOW_PAGE ids, which the next ids reuse, not in
+    ** flow_keys' index (a cache miss each); both hand out flow_keys' ids.
+    */
+    flow_pre pres[FLOW_PRES];
+    size_t n_pres;
+    pair_map page_map; /* (prefix, id / FLOW_PAGE) -> pages row */
+    tr_vec pages;      /* tr_str *, FLOW_PAGE ids each (0: none yet) */
+    size_t paged;      /* identities in the pages */
+    int pages_full;    /* no more prefixes or pages: new ones go to the index */
+    uint32_t last_pre; /* the prefix and page of the last identity found in pages */
+    uint64_t last_page_no;
+    tr_str *last_page;
     tr_vec samples; /* pend_sample */
     tr_vec frames;  /* sframe */
     pair_map frame_map;
@@ -519,6 +543,7 @@ void cj_async_name(async_st *a, const open_slice *o);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
 /* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
+void cj_flow_keys_fini(cj_rd *r);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
 int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h);

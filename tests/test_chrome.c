@@ -279,6 +279,47 @@ TR_TEST(async_and_flows)
     tr_trace_free(t);
 }
 
+/*
+** Flow identities with a decimal id are found in pages by the text before
+** the id, until there are too many such texts or the ids are too far apart
+** (then the index takes the new ones): an identity met before and after
+** that point is still one flow.  Dense ids first, then 20 categories of
+** ids a page apart (the pages fill up at the seventh), every start before
+** every end.
+*/
+TR_TEST(flow_identities_paged)
+{
+    enum { DENSE = 3000, CATS = 20, PER_CAT = 10 };
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_buf_addf(&b, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":100}");
+    for (int end = 0; end < 2; end++) {
+        const char *pt = end ? "\"ph\":\"f\",\"bp\":\"e\",\"tid\":2,\"ts\":20"
+                             : "\"ph\":\"s\",\"tid\":1,\"ts\":10";
+        for (int i = 1; i <= DENSE; i++)
+            tr_buf_addf(&b, ",{%s,\"id\":%d,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"pid\":1}", pt, i);
+        for (int c = 0; c < CATS; c++)
+            for (int i = 0; i < PER_CAT; i++)
+                tr_buf_addf(&b, ",{%s,\"id\":%lld,\"cat\":\"c%d\",\"name\":\"n\",\"pid\":1}", pt,
+                            (long long)i * 1000003, c);
+    }
+    tr_buf_add(&b, "]", 1);
+    tr_test_warns wl = {0};
+    tr_trace *t = read_ok(b.p, &wl);
+    CHECK_INT(wl.n, 0);
+    CHECK_INT(tr_flow_count(t), DENSE + CATS * PER_CAT);
+    tr_slices s;
+    tr_trace_slices(t, &s);
+    for (size_t i = 0; i < tr_flow_count(t); i++) {
+        const tr_flow *f = tr_flow_get(t, (uint32_t)i);
+        CHECK_STR(S(t, s.name[TR_REF_ROW(f->from)]), "a");
+        CHECK_STR(S(t, s.name[TR_REF_ROW(f->to)]), "b");
+    }
+    tr_trace_free(t);
+    tr_buf_fini(&b);
+}
+
 TR_TEST(samples_and_odd_phases)
 {
     tr_test_warns wl = {0};
