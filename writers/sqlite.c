@@ -352,6 +352,23 @@ static int sq_schema(sq_w *w)
 ** bound again into a statement of their size.
 */
 #define BULK_ROWS 64
+#define BULK_COLS 16 /* the columns whose parameters are kept (pack_table has 15) */
+
+/*
+** What a parameter of a batch statement holds: SQLite keeps bindings across
+** resets, so a value equal to the one the slot holds from 64 rows before (a
+** category, a scope, a track, NULLs: most of a row) is not bound again.
+*/
+typedef struct sq_slot {
+    union {
+        int64_t i;
+        const char *s;
+    } u;
+    uint32_t n;
+    uint8_t kind; /* SQ_SLOT_* */
+} sq_slot;
+
+enum { SQ_SLOT_UNKNOWN = 0, SQ_SLOT_NULL, SQ_SLOT_INT, SQ_SLOT_TEXT };
 
 typedef struct sq_bulk {
     sq_w *w;
@@ -363,6 +380,9 @@ typedef struct sq_bulk {
     int rc;
     int kind;                    /* streaming: the kind of the events EVS holds; -1: keys only */
     tr_row_event evs[BULK_ROWS]; /* streaming: the rows of the batch, for a partial last one */
+    int64_t next_id;             /* the rowid SQLite gives the next row given none; -1 unknown */
+    int64_t batch_next;          /* NEXT_ID when the batch began */
+    sq_slot slots[BULK_ROWS * BULK_COLS]; /* FULL's parameters (up to BULK_COLS columns) */
 } sq_bulk;
 
 /* "INSERT INTO table VALUES(?,..),(?,..)" for ROWS rows. */
@@ -381,26 +401,61 @@ static int bulk_prepare(sq_bulk *b, int rows, sqlite3_stmt **st)
     return rc;
 }
 
-/* Binds the stored columns of row KEY of B's table (streaming: event I of B) as BASE+1 ... */
-static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i)
+/*
+** Binds V to parameter AT of ST unless SLOT (NULL: not kept) holds it; a
+** FRESH statement's parameters are all NULL.
+*/
+static void bind_value(sqlite3_stmt *st, int at, int type, const tr_sc_value *v, sq_slot *slot,
+                       int fresh)
 {
+    sq_slot now = {.kind = SQ_SLOT_UNKNOWN};
+    if (v->is_null) {
+        now.kind = SQ_SLOT_NULL;
+        if (!fresh && (!slot || slot->kind != SQ_SLOT_NULL)) sqlite3_bind_null(st, at);
+    } else if (type == TR_SC_INT || v->is_int) {
+        now.kind = SQ_SLOT_INT;
+        now.u.i = v->i;
+        if (!slot || slot->kind != SQ_SLOT_INT || slot->u.i != v->i)
+            sqlite3_bind_int64(st, at, v->i);
+    } else if (type == TR_SC_REAL) {
+        sqlite3_bind_double(st, at, v->d);
+    } else if (v->transient || v->n > UINT32_MAX) {
+        sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_TRANSIENT);
+    } else {
+        now.kind = SQ_SLOT_TEXT;
+        now.u.s = v->s;
+        now.n = (uint32_t)v->n;
+        /* the trace outlives the statement: its text needs no copy */
+        if (!slot || slot->kind != SQ_SLOT_TEXT || slot->u.s != v->s || slot->n != v->n)
+            sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_STATIC);
+    }
+    if (slot) *slot = now;
+}
+
+/*
+** Binds the stored columns of row KEY of B's table (streaming: event I of
+** B) as BASE+1 ...: into B's batch statement, or a FRESH one.
+*/
+static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i, int fresh)
+{
+    sq_slot *slots = !fresh && b->ncol <= BULK_COLS ? b->slots : NULL;
     const tr_sc_table *tb = b->tb;
     if (b->kind >= 0) b->w->sc.cur[b->kind] = &b->evs[i];
     for (int c = 0; c < tb->ncols; c++) {
         if (tb->cols[c].sql) continue;
         tr_sc_value v = {.key = TR_SC_NO_KEY};
         tb->get(&b->w->sc, c, key, &v);
-        int at = ++base;
-        if (v.is_null)
-            sqlite3_bind_null(st, at);
-        else if (tb->cols[c].type == TR_SC_INT || v.is_int)
-            sqlite3_bind_int64(st, at, v.i);
-        else if (tb->cols[c].type == TR_SC_REAL)
-            sqlite3_bind_double(st, at, v.d);
-        else
-            /* the trace outlives the statement: its text needs no copy */
-            sqlite3_bind_text(st, at, v.s, (int)v.n,
-                              v.transient ? SQLITE_TRANSIENT : SQLITE_STATIC);
+        /*
+        ** An id one above the last is left to SQLite (max(rowid) + 1): it then
+        ** appends at the cursor, where a given rowid costs a search of the b-tree.
+        */
+        if (c == 0 && !tb->key2 && !v.is_null) {
+            int next = v.i == b->next_id;
+            b->next_id = v.i + 1;
+            if (next) v.is_null = 1;
+        }
+        bind_value(st, base + 1, tb->cols[c].type, &v, slots ? &slots[base] : NULL, fresh);
+        base++;
     }
     if (b->kind >= 0) b->w->sc.cur[b->kind] = NULL;
 }
@@ -411,6 +466,7 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
     b->w = w;
     b->tb = tb;
     b->kind = -1;
+    b->next_id = -1;
     for (int c = 0; c < tb->ncols; c++) b->ncol += tb->cols[c].sql == NULL;
     return b->rc = bulk_prepare(b, BULK_ROWS, &b->full);
 }
@@ -418,7 +474,8 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
 static int bulk_add(sq_bulk *b, uint64_t key)
 {
     if (b->rc) return b->rc;
-    bind_row(b, b->full, b->n * b->ncol, key, b->n);
+    if (b->n == 0) b->batch_next = b->next_id;
+    bind_row(b, b->full, b->n * b->ncol, key, b->n, 0);
     b->keys[b->n++] = key;
     if (b->n == BULK_ROWS) {
         b->n = 0;
@@ -434,7 +491,8 @@ static int bulk_end(sq_bulk *b)
     if (b->rc || b->n == 0) return b->rc;
     sqlite3_stmt *st;
     if ((b->rc = bulk_prepare(b, b->n, &st))) return b->rc;
-    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i);
+    b->next_id = b->batch_next;
+    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i, 1);
     b->rc = sq_step(b->w, st);
     sqlite3_finalize(st);
     return b->rc;
