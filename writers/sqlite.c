@@ -116,13 +116,13 @@ static int sq_step(sq_w *w, sqlite3_stmt *st)
 ** __intrinsic_args would hold it.  Sets of ints and text up to PACK_MAX args
 ** pack; others, and sets that other events use too, are stored as rows.
 */
-#define PACK_MAX 12
+#define PACK_MAX 8
 
 static const char pack_sql[] =
     "CREATE TABLE __intrinsic_arg_key(shape INTEGER NOT NULL, i INTEGER NOT NULL,"
     " key TEXT NOT NULL, value_type TEXT NOT NULL, PRIMARY KEY(shape, i)) WITHOUT ROWID;\n"
     "CREATE TABLE __intrinsic_arg_pack(arg_set_id INTEGER PRIMARY KEY, id INTEGER NOT NULL,"
-    " shape INTEGER NOT NULL, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11);\n";
+    " shape INTEGER NOT NULL, v0, v1, v2, v3, v4, v5, v6, v7);\n";
 
 static int key_is(const tr_trace *t, tr_str key, const char *name)
 {
@@ -235,12 +235,11 @@ static const tr_sc_column pack_cols[] = {
     {"v1", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v2", TR_SC_TEXT, TR_SC_NULL, NULL},
     {"v3", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v4", TR_SC_TEXT, TR_SC_NULL, NULL},
     {"v5", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v6", TR_SC_TEXT, TR_SC_NULL, NULL},
-    {"v7", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v8", TR_SC_TEXT, TR_SC_NULL, NULL},
-    {"v9", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v10", TR_SC_TEXT, TR_SC_NULL, NULL},
-    {"v11", TR_SC_TEXT, TR_SC_NULL, NULL}};
+    {"v7", TR_SC_TEXT, TR_SC_NULL, NULL},
+};
 
 static const tr_sc_table pack_table = {
-    .name = "__intrinsic_arg_pack", .cols = pack_cols, .ncols = 15, .get = get_pack};
+    .name = "__intrinsic_arg_pack", .cols = pack_cols, .ncols = 11, .get = get_pack};
 
 /* ---- the DDL, from the schema ---- */
 
@@ -352,7 +351,7 @@ static int sq_schema(sq_w *w)
 ** bound again into a statement of their size.
 */
 #define BULK_ROWS 64
-#define BULK_COLS 16 /* the columns whose parameters are kept (pack_table has 15) */
+#define BULK_COLS 16 /* the columns whose parameters are kept (pack_table has 11) */
 
 /*
 ** What a parameter of a batch statement holds: SQLite keeps bindings across
