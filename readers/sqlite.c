@@ -578,8 +578,12 @@ static int sq_check(sq_rd *r)
         SQLITE_OK)
         return sq_sqlite_error(r);
     int rc = TR_OK;
-    for (int i = 0; i < SQ_NPHASES && !rc; i++) {
-        const char *table = i == 0 ? "__intrinsic_args" : sq_phases[i].table;
+    static const char *const packs[] = {"__intrinsic_arg_pack", "__intrinsic_arg_key"};
+    int n = SQ_NPHASES + (version >= 5 ? 2 : 0);
+    for (int i = 0; i < n && !rc; i++) {
+        const char *table = i == 0           ? "__intrinsic_args"
+                            : i < SQ_NPHASES ? sq_phases[i].table
+                                             : packs[i - SQ_NPHASES];
         sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
         const unsigned char *type = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_text(st, 0) : 0;
         if (!type || strcmp((const char *)type, "table") != 0)
