@@ -10,7 +10,8 @@
 ** with the journal and syncing off while it runs (the file is a temporary one
 ** that is renamed only on success, so a crash cannot leave a half database
 ** under the target's name); indexes are built after the rows are in, which
-** sorts once instead of updating a b-tree per row.
+** sorts once instead of updating a b-tree per row.  A GT input's arg sets are
+** stored a row each (pack_table), not a row per arg.
 */
 #include "tr_sqlite.h"
 #include "tr_rows.h"
@@ -110,7 +111,7 @@ static int sq_step(sq_w *w, sqlite3_stmt *st)
 ** for a 1 M-line log, each costing SQLite as much as an event row.  Such a
 ** set is stored as one row of __intrinsic_arg_pack instead: its first arg's
 ** id, its shape (the keys and value types, in order, a row each in
-** __intrinsic_arg_key: a log has a few hundred) and the values as columns
+** __intrinsic_arg_key: 117 in a 1 M-line log) and the values as columns
 ** v0, v1, ... of their own types.  The view args unpacks them
 ** (TR_SQLITE_ARG_PACK_ROWS): every arg, with its id, key, type and value as
 ** __intrinsic_args would hold it.  Sets of ints and text up to PACK_MAX args
