@@ -28,16 +28,36 @@
 ** in its meta table as schema_version; bumped when a table or view changes.
 ** ^The SQLite reader (readers/sqlite.c) reads back databases of this version
 ** and of versions 2 and 3 (3 added slice.thread_ts and slice.thread_dur, 4
-** left out the GT args below).
+** left out the GT args below, 5 packs a GT input's arg sets a row each).
 */
-#define TR_SQLITE_SCHEMA_VERSION 4
+#define TR_SQLITE_SCHEMA_VERSION 5
 
 /*
-** Since schema 4, the args of GT records the SQLite writer does not store
-** (writers/sqlite.c, gt_dropped), with the ids they had: bytes, which is the
-** instant's bytes column, and details, which is its key=value args joined by
-** spaces.  __intrinsic_args UNION ALL this, by arg_set_id and id, is every
-** arg.  ^The view gt_dropped_args, and what the reader restores.
+** Since schema 5, the args of the sets __intrinsic_arg_pack holds (a GT
+** input's: writers/sqlite.c, pack_table), a row each as __intrinsic_args
+** holds them: value I of a set is its column vI, its key and type are row I
+** of its shape in __intrinsic_arg_key, its id the set's first id plus I.
+** The CASTs give the columns __intrinsic_args's types, which lets SQLite
+** flatten the view args (this UNION ALL its rows) into a query.  ^The view
+** args, and what the reader reads.
+*/
+#define TR_SQLITE_ARG_PACK_VALUE                                                                   \
+    " CASE k.i WHEN 0 THEN p.v0 WHEN 1 THEN p.v1 WHEN 2 THEN p.v2 WHEN 3 THEN p.v3 WHEN 4 THEN"    \
+    " p.v4 WHEN 5 THEN p.v5 WHEN 6 THEN p.v6 WHEN 7 THEN p.v7 END "
+#define TR_SQLITE_ARG_PACK_ROWS                                                                    \
+    "SELECT p.arg_set_id AS arg_set_id, CAST(p.id + k.i AS INTEGER) AS id, k.key AS key,"          \
+    " CAST(CASE k.value_type WHEN 'int' THEN" TR_SQLITE_ARG_PACK_VALUE "END AS INTEGER)"           \
+    " AS int_value, CAST(CASE k.value_type WHEN 'string' THEN" TR_SQLITE_ARG_PACK_VALUE "END"      \
+    " AS TEXT) AS string_value, CAST(NULL AS REAL) AS real_value, k.value_type AS value_type"      \
+    " FROM __intrinsic_arg_pack p JOIN __intrinsic_arg_key k ON k.shape = p.shape"
+
+/*
+** In schema 4, the args of GT records the SQLite writer did not store, with
+** the ids they had: bytes, which is the instant's bytes column, and details,
+** which is its key=value args joined by spaces.  __intrinsic_args UNION ALL this, by arg_set_id and
+*id, is every
+** arg.  ^The view gt_dropped_args of such a file, and what the reader
+** restores; since schema 5 the view is empty (args is every arg).
 */
 #define TR_SQLITE_GT_INSTANTS                                                                      \
     " FROM instant i JOIN track t ON t.id = i.track_id JOIN process p ON p.upid = t.upid"          \

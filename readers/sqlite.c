@@ -3,9 +3,9 @@
 ** read back into the model (README "SQL schema"; writers/schema.c).
 **
 ** The database is recognised by its meta table (tool 'tracecat' and a
-** schema_version this reader knows: 2, 3 with the slices' thread times, or 4 without the GT args
-*other columns hold); any other database is refused naming
-** tracesql.  What becomes what:
+** schema_version this reader knows: 2, 3 with the slices' thread times, 4
+** without the GT args other columns hold, or 5 with a GT input's arg sets
+** packed a row each); any other database is refused naming tracesql.  What becomes what:
 **   trace_input  an input each (the first is the one the loader added), with
 **                its path, format, origin, clock, rank, counts and metadata
 **   process      a process of its input (pid, host, name, rank, labels, order)
@@ -462,6 +462,12 @@ static const char sq_args_v4_sql[] =
     " FROM __intrinsic_args UNION ALL SELECT arg_set_id, key, value_type, int_value,"
     " string_value, real_value, id FROM (" TR_SQLITE_GT_DROPPED_ARGS ") ORDER BY 1, 7";
 
+/* Schema 5 packs a GT input's arg sets a row each: their args come back as rows. */
+static const char sq_args_v5_sql[] =
+    "SELECT arg_set_id, key, value_type, int_value, string_value, real_value, id"
+    " FROM __intrinsic_args UNION ALL SELECT arg_set_id, key, value_type, int_value,"
+    " string_value, real_value, id FROM (" TR_SQLITE_ARG_PACK_ROWS ") ORDER BY 1, 7";
+
 /* Schema 2's slices had no thread times. */
 static const char sq_slice_v2_sql[] =
     "SELECT id, ts, dur, track_id, category, name, parent_id, arg_set_id, bytes, NULL, NULL"
@@ -572,8 +578,12 @@ static int sq_check(sq_rd *r)
         SQLITE_OK)
         return sq_sqlite_error(r);
     int rc = TR_OK;
-    for (int i = 0; i < SQ_NPHASES && !rc; i++) {
-        const char *table = i == 0 ? "__intrinsic_args" : sq_phases[i].table;
+    static const char *const packs[] = {"__intrinsic_arg_pack", "__intrinsic_arg_key"};
+    int n = SQ_NPHASES + (version >= 5 ? 2 : 0);
+    for (int i = 0; i < n && !rc; i++) {
+        const char *table = i == 0           ? "__intrinsic_args"
+                            : i < SQ_NPHASES ? sq_phases[i].table
+                                             : packs[i - SQ_NPHASES];
         sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
         const unsigned char *type = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_text(st, 0) : 0;
         if (!type || strcmp((const char *)type, "table") != 0)
@@ -618,7 +628,8 @@ static int sq_next_table(sq_rd *r)
     r->row = 0;
     const sq_phase *p = &sq_phases[r->phase];
     const char *sql = r->version < 3 && p->row == sq_slice_row  ? sq_slice_v2_sql
-                      : r->version >= 4 && p->row == sq_arg_row ? sq_args_v4_sql
+                      : r->version == 4 && p->row == sq_arg_row ? sq_args_v4_sql
+                      : r->version >= 5 && p->row == sq_arg_row ? sq_args_v5_sql
                                                                 : p->sql;
     if (sqlite3_prepare_v2(r->db, sql, -1, &r->st, NULL) != SQLITE_OK) return sq_sqlite_error(r);
     return TR_OK;

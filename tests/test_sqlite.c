@@ -118,6 +118,8 @@ TR_TEST(schema_complete_and_typed)
                                          "counter",
                                          "flow",
                                          "__intrinsic_args",
+                                         "__intrinsic_arg_key",
+                                         "__intrinsic_arg_pack",
                                          "__intrinsic_io",
                                          "stack_profile_frame",
                                          "stack_profile_callsite",
@@ -166,7 +168,7 @@ TR_TEST(schema_complete_and_typed)
     }
     /* Every index the README lists, and views' columns. */
     CHECK_STR(q(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"),
-              "7");
+              "4");
     CHECK_STR(q(db, "SELECT group_concat(name) FROM pragma_table_info('io')"),
               "slice_id,rank,thread,ts,dur,function,layer,path,offset,bytes,file_offset,module,"
               "excluded,failed");
@@ -227,7 +229,7 @@ TR_TEST(content_of_each_table)
               "0:- 1:1 2:2");
     CHECK_STR(q(db, "SELECT coalesce(line, 'null') FROM stack_profile_frame WHERE name = 'g'"),
               "null");
-    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+    CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), "5");
     CHECK_STR(q(db, "SELECT value FROM meta WHERE key = 'input'"), "run.log");
     CHECK_STR(q(db, "SELECT format || ' ' || origin FROM trace_input"), "gt 2024-01-02 03:04:05");
     sqlite3_close(db);
@@ -389,6 +391,17 @@ TR_TEST(sample_gt)
                     " FROM gt_op WHERE seq = 9"),
               "worker worker_1 WORKER_SEND WorkerBatch 720282 9000000");
     CHECK_STR(q(db, "SELECT count(*) FROM thread"), "5");
+    /* Schema 5: every set packed a row each, and args gives every arg back, bytes and details too.
+     */
+    CHECK_STR(q(db, "SELECT count(*) FROM __intrinsic_args"), "0");
+    CHECK_STR(q(db, "SELECT count(*) || ' ' || count(DISTINCT arg_set_id) FROM args"),
+              "17461 3419");
+    CHECK_STR(q(db, "SELECT group_concat(key || '=' || display_value || ':' || typeof(int_value)"
+                    " || typeof(string_value), ' ') FROM args WHERE arg_set_id ="
+                    " (SELECT arg_set_id FROM instant WHERE id = 8)"),
+              "seq=9:integernull command=WorkerBatch:nulltext bytes=720282:integernull"
+              " details=[1 cmds: WorkerCreateTensor]:nulltext");
+    CHECK_STR(q(db, "SELECT count(*) FROM gt_dropped_args"), "0");
     sqlite3_close(db);
 }
 

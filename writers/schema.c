@@ -934,14 +934,19 @@ static const char gt_op_sql[] =
     " a.int_value AS seq, s.id AS slice_id, s.dur AS dur FROM slice s JOIN args a"
     " ON a.arg_set_id = s.arg_set_id AND a.key = 'seq'"
     " WHERE s.category IN ('gt.client', 'gt.worker'))"
-    " SELECT i.id AS instant_id, t.name AS lane, sq.int_value AS seq, i.name AS event,"
-    " cmd.string_value AS command, i.bytes AS bytes, i.ts AS ts, op.dur AS dur,"
+    " SELECT i.id AS instant_id, t.name AS lane, i.seq AS seq, i.name AS event,"
+    " i.command AS command, i.bytes AS bytes, i.ts AS ts, op.dur AS dur,"
     " op.slice_id AS slice_id"
-    " FROM instant i JOIN track t ON t.id = i.track_id"
-    " LEFT JOIN args sq ON sq.arg_set_id = i.arg_set_id AND sq.key = 'seq'"
-    " LEFT JOIN args cmd ON cmd.arg_set_id = i.arg_set_id AND cmd.key = 'command'"
-    " LEFT JOIN op ON op.track_id = i.track_id AND op.seq = sq.int_value"
-    " WHERE i.category = 'gt'";
+    " FROM (SELECT i.*, (SELECT int_value FROM args a WHERE a.arg_set_id = i.arg_set_id"
+    " AND a.key = 'seq') AS seq, (SELECT string_value FROM args a WHERE"
+    " a.arg_set_id = i.arg_set_id AND a.key = 'command') AS command FROM instant i"
+    " WHERE i.category = 'gt') i JOIN track t ON t.id = i.track_id"
+    " LEFT JOIN op ON op.track_id = i.track_id AND op.seq = i.seq";
+
+/* Schema 4's GT args left out of args; since 5 none are (kept for the queries naming it). */
+static const char gt_dropped_args_sql[] =
+    "SELECT arg_set_id, id, key, int_value, string_value, real_value, value_type"
+    " FROM __intrinsic_args WHERE 0";
 
 /* Each callsite's frames root first, built once per query by recursion. */
 static const char sample_stack_sql[] =
@@ -1070,7 +1075,7 @@ const tr_sc_table tr_sc_tables[] = {
     {TABLE("io", io_cols, TR_SC_ROWS_SLICE, get_io), .stored_as = "__intrinsic_io",
      .where = io_where},
     {VIEW("gt_op", gt_op_sql)},
-    {VIEW("gt_dropped_args", TR_SQLITE_GT_DROPPED_ARGS)},
+    {VIEW("gt_dropped_args", gt_dropped_args_sql)},
     {TABLE("sample_stack", sample_stack_cols, TR_SC_ROWS_SAMPLE, get_sample_stack),
      .view_sql = sample_stack_sql},
     /* issue 25's GPU views */

@@ -67,6 +67,7 @@ int tr_sc_event_kind(int rows);
 #define TR_SC_NO_KEY UINT64_MAX
 typedef struct tr_sc_value {
     int is_null;
+    int is_int; /* a value of a column of no one type (SQLite's arg pack) that is I */
     int transient;
     int64_t i;
     double d;

@@ -10,12 +10,14 @@
 ** with the journal and syncing off while it runs (the file is a temporary one
 ** that is renamed only on success, so a crash cannot leave a half database
 ** under the target's name); indexes are built after the rows are in, which
-** sorts once instead of updating a b-tree per row.
+** sorts once instead of updating a b-tree per row.  A GT input's arg sets are
+** stored a row each (pack_table), not a row per arg.
 */
 #include "tr_sqlite.h"
 #include "tr_rows.h"
 #include "schema_impl.h"
 #include "tr_mem.h"
+#include "tr_map.h"
 
 #include <stdio.h>
 #include <errno.h>
@@ -27,19 +29,35 @@ typedef struct sq_w {
     tr_error *e;
     const uint8_t *marked; /* streaming: per arg set, its SQ_* marks (sq_stream) */
     size_t n_marked;
-    tr_vec gt_track; /* uint8_t per track: 0 not known yet, 1 a GT input's, 2 another's */
+    tr_vec gt_track;    /* uint8_t per track: 0 not known yet, 1 a GT input's, 2 another's */
+    tr_map shapes;      /* packed sets' shapes: hash of their words -> shape (pack_shape) */
+    tr_vec shape_at;    /* uint32_t per shape: where its words start in SHAPE_WORDS */
+    tr_vec shape_words; /* uint64_t: per shape its length, then its words */
+    uint32_t shape;     /* the shape pack_shape found */
 } sq_w;
 
-/* An arg set's marks: an event uses it; a GT record's instant does (gt_dropped). */
+static void w_init(sq_w *w)
+{
+    tr_vec_init(&w->gt_track, 1);
+    tr_vec_init(&w->shape_at, sizeof(uint32_t));
+    tr_vec_init(&w->shape_words, sizeof(uint64_t));
+}
+
+static void w_fini(sq_w *w)
+{
+    tr_vec_fini(&w->gt_track);
+    tr_vec_fini(&w->shape_at);
+    tr_vec_fini(&w->shape_words);
+    tr_map_fini(&w->shapes);
+}
+
+/* An arg set's marks: an event uses it; an event of a GT input does (packable). */
 enum { SQ_USED = 1, SQ_GT = 2 };
 
 static const char meta_sql[] = "CREATE TABLE meta(key TEXT NOT NULL, value);\n";
 
 static const char index_sql[] =
     "CREATE INDEX slice_track_ts ON slice(track_id, ts);\n"
-    "CREATE INDEX slice_name ON slice(name);\n"
-    "CREATE INDEX instant_track_ts ON instant(track_id, ts);\n"
-    "CREATE INDEX instant_name ON instant(name);\n"
     "CREATE INDEX counter_track_ts ON counter(track_id, ts);\n"
     "CREATE INDEX stack_sample_track_ts ON stack_sample(track_id, ts);\n"
     "CREATE INDEX callsite_parent ON stack_profile_callsite(parent_id);\n";
@@ -83,6 +101,146 @@ static int sq_step(sq_w *w, sqlite3_stmt *st)
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? TR_OK : sq_fail(w, "cannot write");
 }
+
+/* ---- GT inputs' arg sets: one packed row each ---- */
+
+/*
+** A GT log's events carry a few args each (a record: seq, command, bytes,
+** details and its key=value pairs; a request or round trip: seq, the other
+** end's seq, the sizes), every set its own (the seqs differ): 5.4 M arg rows
+** for a 1 M-line log, each costing SQLite as much as an event row.  Such a
+** set is stored as one row of __intrinsic_arg_pack instead: its first arg's
+** id, its shape (the keys and value types, in order, a row each in
+** __intrinsic_arg_key: 117 in a 1 M-line log) and the values as columns
+** v0, v1, ... of their own types.  The view args unpacks them
+** (TR_SQLITE_ARG_PACK_ROWS): every arg, with its id, key, type and value as
+** __intrinsic_args would hold it.  Sets of ints and text up to PACK_MAX args
+** pack; others, and sets that other events use too, are stored as rows.
+*/
+#define PACK_MAX 8
+
+static const char pack_sql[] =
+    "CREATE TABLE __intrinsic_arg_key(shape INTEGER NOT NULL, i INTEGER NOT NULL,"
+    " key TEXT NOT NULL, value_type TEXT NOT NULL, PRIMARY KEY(shape, i)) WITHOUT ROWID;\n"
+    "CREATE TABLE __intrinsic_arg_pack(arg_set_id INTEGER PRIMARY KEY, id INTEGER NOT NULL,"
+    " shape INTEGER NOT NULL, v0, v1, v2, v3, v4, v5, v6, v7);\n";
+
+static int key_is(const tr_trace *t, tr_str key, const char *name)
+{
+    size_t n;
+    const char *k = tr_str_get(t, key, &n);
+    return n == strlen(name) && memcmp(k, name, n) == 0;
+}
+
+/* Whether TRACK is a GT input's: its process's input was read as GT (cached per track). */
+static int gt_track(sq_w *w, uint32_t track)
+{
+    while (w->gt_track.len <= track)
+        if (!tr_vec_push(&w->gt_track)) return 0; /* out of memory: every row is stored */
+    uint8_t *known = &TR_VEC_AT(&w->gt_track, uint8_t, track);
+    if (!*known) {
+        const tr_track *k = tr_track_get(w->sc.t, track);
+        const tr_process *p = k ? tr_process_get(w->sc.t, k->process) : NULL;
+        const tr_input_info *in = p ? tr_input_get(w->sc.t, p->input) : NULL;
+        *known = in && key_is(w->sc.t, in->format, "gt") ? 1 : 2;
+    }
+    return *known == 1;
+}
+
+/* The marks of the arg set of an event on TRACK: SQ_GT on a GT input's track. */
+static uint8_t event_marks(sq_w *w, uint32_t track)
+{
+    return SQ_USED | (gt_track(w, track) ? SQ_GT : 0);
+}
+
+/* The args table: its getter reads a set's args into the context (c->set_args) and gives ids. */
+static const tr_sc_table *args_table(void)
+{
+    for (size_t k = 0; k < tr_sc_n_tables; k++)
+        if (tr_sc_tables[k].rows == TR_SC_ROWS_ARG) return &tr_sc_tables[k];
+    return NULL;
+}
+
+/* SET's first arg id, its args fetched into C (c->args_set == SET unless out of memory). */
+static int64_t set_fetch(tr_sc_ctx *c, uint32_t set)
+{
+    tr_sc_value v = {.key = TR_SC_NO_KEY};
+    args_table()->get(c, 1, (uint64_t)set << 32, &v);
+    return v.i;
+}
+
+/*
+** The shape of set SET (fetched into W->sc) as W->shape, found or added
+** (its words: the args' key << 1 | 1 for text); 0 when the set does not pack.
+*/
+static int pack_shape(sq_w *w, uint32_t set)
+{
+    const tr_sc_ctx *c = &w->sc;
+    uint64_t word[PACK_MAX];
+    size_t n = c->set_args_n;
+    if (c->args_set != set || n == 0 || n > PACK_MAX) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const tr_arg *a = &c->set_args[i];
+        if (a->type != TR_ARG_INT && a->type != TR_ARG_STR) return 0;
+        word[i] = (uint64_t)a->key << 1 | (a->type == TR_ARG_STR);
+    }
+    int is_new;
+    uint32_t *slot = tr_map_slot(&w->shapes, tr_hash_bytes(word, n * sizeof *word), &is_new);
+    if (!slot) return 0;
+    if (is_new) {
+        /* a shape's words follow its length in W->shape_words; SLOT holds where */
+        size_t at = w->shape_words.len;
+        if (tr_vec_reserve(&w->shape_words, at + n + 1) ||
+            tr_vec_reserve(&w->shape_at, w->shape_at.len + 1)) {
+            *slot = UINT32_MAX - 1; /* never a shape: this key does not pack */
+            return 0;
+        }
+        *slot = (uint32_t)w->shape_at.len;
+        *(uint32_t *)tr_vec_push(&w->shape_at) = (uint32_t)at;
+        *(uint64_t *)tr_vec_push(&w->shape_words) = n;
+        for (size_t i = 0; i < n; i++) *(uint64_t *)tr_vec_push(&w->shape_words) = word[i];
+    }
+    if (*slot >= w->shape_at.len) return 0;
+    const uint64_t *had =
+        &TR_VEC_AT(&w->shape_words, uint64_t, TR_VEC_AT(&w->shape_at, uint32_t, *slot));
+    if (had[0] != n || memcmp(had + 1, word, n * sizeof *word) != 0) return 0; /* a collision */
+    w->shape = *slot;
+    return 1;
+}
+
+/* __intrinsic_arg_pack's row KEY: shape << 32 | set. */
+static void get_pack(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
+{
+    uint32_t set = (uint32_t)key;
+    if (col == 0) {
+        v->i = set;
+    } else if (col == 1) {
+        v->i = set_fetch(c, set);
+    } else if (col == 2) {
+        v->i = (int64_t)(key >> 32);
+    } else if ((size_t)col - 3 >= c->set_args_n || c->args_set != set) {
+        v->is_null = 1;
+    } else {
+        const tr_arg *a = &c->set_args[col - 3];
+        v->is_int = a->type == TR_ARG_INT;
+        if (v->is_int)
+            v->i = a->v.i;
+        else
+            v->s = tr_str_get(c->t, a->v.s, &v->n);
+    }
+}
+
+static const tr_sc_column pack_cols[] = {
+    {"arg_set_id", TR_SC_INT, 0, NULL},   {"id", TR_SC_INT, 0, NULL},
+    {"shape", TR_SC_INT, 0, NULL},        {"v0", TR_SC_TEXT, TR_SC_NULL, NULL},
+    {"v1", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v2", TR_SC_TEXT, TR_SC_NULL, NULL},
+    {"v3", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v4", TR_SC_TEXT, TR_SC_NULL, NULL},
+    {"v5", TR_SC_TEXT, TR_SC_NULL, NULL}, {"v6", TR_SC_TEXT, TR_SC_NULL, NULL},
+    {"v7", TR_SC_TEXT, TR_SC_NULL, NULL},
+};
+
+static const tr_sc_table pack_table = {
+    .name = "__intrinsic_arg_pack", .cols = pack_cols, .ncols = 11, .get = get_pack};
 
 /* ---- the DDL, from the schema ---- */
 
@@ -136,20 +294,30 @@ static int ddl_table(tr_buf *b, const tr_sc_table *tb)
     return rc;
 }
 
-/* "CREATE [TEMP] VIEW name AS ...;": the view's SQL, or the stored columns and the computed ones.
- */
-static int ddl_view(tr_buf *b, const tr_sc_table *tb, int temp)
+/* "SELECT stored and computed columns FROM FROM" of TB's view. */
+static int view_select(tr_buf *b, const tr_sc_table *tb, const char *from)
 {
-    int rc = tr_buf_addf(b, "CREATE %sVIEW %s AS ", temp ? "TEMP " : "", tb->name);
-    if (tb->view_sql) return rc | tr_buf_addf(b, "%s;\n", tb->view_sql);
-    rc |= tr_buf_adds(b, "SELECT ");
+    int rc = tr_buf_adds(b, "SELECT ");
     for (int c = 0; c < tb->ncols && !rc; c++) {
         const tr_sc_column *col = &tb->cols[c];
         rc = tr_buf_adds(b, c ? ", " : "");
         if (!rc && col->sql) rc = tr_buf_addf(b, "%s AS ", col->sql);
         if (!rc) rc = tr_buf_adds(b, col->name);
     }
-    return rc | tr_buf_addf(b, " FROM %s;\n", tb->stored_as);
+    return rc | tr_buf_addf(b, " FROM %s", from);
+}
+
+/* "CREATE [TEMP] VIEW name AS ...;": the view's SQL, or the stored columns and the computed ones.
+ */
+static int ddl_view(tr_buf *b, const tr_sc_table *tb, int temp)
+{
+    int rc = tr_buf_addf(b, "CREATE %sVIEW %s AS ", temp ? "TEMP " : "", tb->name);
+    if (tb->view_sql) return rc | tr_buf_addf(b, "%s;\n", tb->view_sql);
+    rc |= view_select(b, tb, tb->stored_as);
+    /* the packed sets' args after the stored ones (pack_table) */
+    if (tb->rows == TR_SC_ROWS_ARG)
+        rc |= tr_buf_adds(b, " UNION ALL ") | view_select(b, tb, "(" TR_SQLITE_ARG_PACK_ROWS ")");
+    return rc | tr_buf_adds(b, ";\n");
 }
 
 /* meta and the stored tables, then the views. */
@@ -161,6 +329,7 @@ static int sq_schema(sq_w *w)
     int rc = tr_buf_adds(&tables, meta_sql);
     for (size_t k = 0; k < tr_sc_n_tables && !rc; k++)
         if (!tr_sc_tables[k].view_sql) rc = ddl_table(&tables, &tr_sc_tables[k]);
+    if (!rc) rc = tr_buf_adds(&tables, pack_sql);
     for (size_t k = 0; k < tr_sc_n_tables && !rc; k++)
         if (has_view(&tr_sc_tables[k])) rc = ddl_view(&views, &tr_sc_tables[k], 0);
     if (rc)
@@ -173,95 +342,6 @@ static int sq_schema(sq_w *w)
     return rc;
 }
 
-/* ---- GT records: the args the database holds elsewhere ---- */
-
-/*
-** A GT record's instant (readers/gt.c) has the args seq, command, bytes and
-** details, then details' key=value pairs, each an arg of its own.  Two say
-** again what the database holds: bytes is the instant's bytes column, and
-** details, when it is exactly "k1=v1 k2=v2 ..." of the pairs after it, is
-** those args joined.  Neither is stored (1.6 M of the 9 M rows of a 1 M-line
-** log); the view gt_dropped_args gives them back, with the ids they had, and
-** the reader restores them from it (readers/sqlite.c).
-*/
-
-static int key_is(const tr_trace *t, tr_str key, const char *name)
-{
-    size_t n;
-    const char *k = tr_str_get(t, key, &n);
-    return n == strlen(name) && memcmp(k, name, n) == 0;
-}
-
-/* Whether TRACK is a GT input's: its process's input was read as GT (cached per track). */
-static int gt_track(sq_w *w, uint32_t track)
-{
-    while (w->gt_track.len <= track)
-        if (!tr_vec_push(&w->gt_track)) return 0; /* out of memory: every row is stored */
-    uint8_t *known = &TR_VEC_AT(&w->gt_track, uint8_t, track);
-    if (!*known) {
-        const tr_track *k = tr_track_get(w->sc.t, track);
-        const tr_process *p = k ? tr_process_get(w->sc.t, k->process) : NULL;
-        const tr_input_info *in = p ? tr_input_get(w->sc.t, p->input) : NULL;
-        *known = in && key_is(w->sc.t, in->format, "gt") ? 1 : 2;
-    }
-    return *known == 1;
-}
-
-/* The marks of an instant's arg set: SQ_GT for a GT record's (category gt, a GT input's track). */
-static uint8_t instant_marks(sq_w *w, uint32_t track, tr_str cat)
-{
-    return SQ_USED | (key_is(w->sc.t, cat, "gt") && gt_track(w, track) ? SQ_GT : 0);
-}
-
-/* Whether the args [I, N) of SET joined as "key=value" by spaces are the N bytes at S. */
-static int gt_joined(const tr_trace *t, uint32_t set, size_t i, size_t n, const char *s, size_t len)
-{
-    size_t at = 0;
-    for (; i < n; i++) {
-        tr_arg a;
-        tr_args_at(t, set, i, &a);
-        char num[24];
-        const char *v = num;
-        size_t kn, vn;
-        const char *k = tr_str_get(t, a.key, &kn);
-        if (a.type == TR_ARG_STR)
-            v = tr_str_get(t, a.v.s, &vn);
-        else if (a.type == TR_ARG_INT)
-            vn = (size_t)snprintf(num, sizeof num, "%lld", (long long)a.v.i);
-        else
-            return 0;
-        if (at && (at == len || s[at++] != ' ')) return 0;
-        if (len - at < kn + 1 + vn || memcmp(s + at, k, kn) != 0 || s[at + kn] != '=' ||
-            memcmp(s + at + kn + 1, v, vn) != 0)
-            return 0;
-        at += kn + 1 + vn;
-    }
-    return at == len;
-}
-
-/*
-** Which args of a GT record's SET are not stored: DROP[i] = 1 (N args).  The
-** shape is checked, not assumed: seq (optional), command, bytes (optional),
-** details, the pairs; what does not fit is stored.
-*/
-static void gt_dropped(const tr_trace *t, uint32_t set, size_t n, uint8_t *drop)
-{
-    tr_arg a;
-    size_t i = 0;
-    memset(drop, 0, n);
-    if (i < n && (tr_args_at(t, set, i, &a), key_is(t, a.key, "seq"))) i++;
-    if (i == n || (tr_args_at(t, set, i, &a), !key_is(t, a.key, "command"))) return;
-    if (++i < n && (tr_args_at(t, set, i, &a), key_is(t, a.key, "bytes"))) {
-        drop[i++] = a.type == TR_ARG_INT;
-        if (i < n) tr_args_at(t, set, i, &a);
-    }
-    if (i + 1 < n && key_is(t, a.key, "details") && a.type == TR_ARG_STR) {
-        size_t len;
-        const char *d = tr_str_get(t, a.v.s, &len);
-        drop[i] = gt_joined(t, set, i + 1, n, d, len);
-    }
-}
-
 /* ---- rows ---- */
 
 /*
@@ -272,6 +352,23 @@ static void gt_dropped(const tr_trace *t, uint32_t set, size_t n, uint8_t *drop)
 ** bound again into a statement of their size.
 */
 #define BULK_ROWS 64
+#define BULK_COLS 16 /* the columns whose parameters are kept (pack_table has 11) */
+
+/*
+** What a parameter of a batch statement holds: SQLite keeps bindings across
+** resets, so a value equal to the one the slot holds from 64 rows before (a
+** category, a scope, a track, NULLs: most of a row) is not bound again.
+*/
+typedef struct sq_slot {
+    union {
+        int64_t i;
+        const char *s;
+    } u;
+    uint32_t n;
+    uint8_t kind; /* SQ_SLOT_* */
+} sq_slot;
+
+enum { SQ_SLOT_UNKNOWN = 0, SQ_SLOT_NULL, SQ_SLOT_INT, SQ_SLOT_TEXT };
 
 typedef struct sq_bulk {
     sq_w *w;
@@ -283,6 +380,9 @@ typedef struct sq_bulk {
     int rc;
     int kind;                    /* streaming: the kind of the events EVS holds; -1: keys only */
     tr_row_event evs[BULK_ROWS]; /* streaming: the rows of the batch, for a partial last one */
+    int64_t next_id;             /* the rowid SQLite gives the next row given none; -1 unknown */
+    int64_t batch_next;          /* NEXT_ID when the batch began */
+    sq_slot slots[BULK_ROWS * BULK_COLS]; /* FULL's parameters (up to BULK_COLS columns) */
 } sq_bulk;
 
 /* "INSERT INTO table VALUES(?,..),(?,..)" for ROWS rows. */
@@ -301,26 +401,61 @@ static int bulk_prepare(sq_bulk *b, int rows, sqlite3_stmt **st)
     return rc;
 }
 
-/* Binds the stored columns of row KEY of B's table (streaming: event I of B) as BASE+1 ... */
-static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i)
+/*
+** Binds V to parameter AT of ST unless SLOT (NULL: not kept) holds it; a
+** FRESH statement's parameters are all NULL.
+*/
+static void bind_value(sqlite3_stmt *st, int at, int type, const tr_sc_value *v, sq_slot *slot,
+                       int fresh)
 {
+    sq_slot now = {.kind = SQ_SLOT_UNKNOWN};
+    if (v->is_null) {
+        now.kind = SQ_SLOT_NULL;
+        if (!fresh && (!slot || slot->kind != SQ_SLOT_NULL)) sqlite3_bind_null(st, at);
+    } else if (type == TR_SC_INT || v->is_int) {
+        now.kind = SQ_SLOT_INT;
+        now.u.i = v->i;
+        if (!slot || slot->kind != SQ_SLOT_INT || slot->u.i != v->i)
+            sqlite3_bind_int64(st, at, v->i);
+    } else if (type == TR_SC_REAL) {
+        sqlite3_bind_double(st, at, v->d);
+    } else if (v->transient || v->n > UINT32_MAX) {
+        sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_TRANSIENT);
+    } else {
+        now.kind = SQ_SLOT_TEXT;
+        now.u.s = v->s;
+        now.n = (uint32_t)v->n;
+        /* the trace outlives the statement: its text needs no copy */
+        if (!slot || slot->kind != SQ_SLOT_TEXT || slot->u.s != v->s || slot->n != v->n)
+            sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_STATIC);
+    }
+    if (slot) *slot = now;
+}
+
+/*
+** Binds the stored columns of row KEY of B's table (streaming: event I of
+** B) as BASE+1 ...: into B's batch statement, or a FRESH one.
+*/
+static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i, int fresh)
+{
+    sq_slot *slots = !fresh && b->ncol <= BULK_COLS ? b->slots : NULL;
     const tr_sc_table *tb = b->tb;
     if (b->kind >= 0) b->w->sc.cur[b->kind] = &b->evs[i];
     for (int c = 0; c < tb->ncols; c++) {
         if (tb->cols[c].sql) continue;
         tr_sc_value v = {.key = TR_SC_NO_KEY};
         tb->get(&b->w->sc, c, key, &v);
-        int at = ++base;
-        if (v.is_null)
-            sqlite3_bind_null(st, at);
-        else if (tb->cols[c].type == TR_SC_INT)
-            sqlite3_bind_int64(st, at, v.i);
-        else if (tb->cols[c].type == TR_SC_REAL)
-            sqlite3_bind_double(st, at, v.d);
-        else
-            /* the trace outlives the statement: its text needs no copy */
-            sqlite3_bind_text(st, at, v.s, (int)v.n,
-                              v.transient ? SQLITE_TRANSIENT : SQLITE_STATIC);
+        /*
+        ** An id one above the last is left to SQLite (max(rowid) + 1): it then
+        ** appends at the cursor, where a given rowid costs a search of the b-tree.
+        */
+        if (c == 0 && !tb->key2 && !v.is_null) {
+            int next = v.i == b->next_id;
+            b->next_id = v.i + 1;
+            if (next) v.is_null = 1;
+        }
+        bind_value(st, base + 1, tb->cols[c].type, &v, slots ? &slots[base] : NULL, fresh);
+        base++;
     }
     if (b->kind >= 0) b->w->sc.cur[b->kind] = NULL;
 }
@@ -331,6 +466,7 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
     b->w = w;
     b->tb = tb;
     b->kind = -1;
+    b->next_id = -1;
     for (int c = 0; c < tb->ncols; c++) b->ncol += tb->cols[c].sql == NULL;
     return b->rc = bulk_prepare(b, BULK_ROWS, &b->full);
 }
@@ -338,7 +474,8 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
 static int bulk_add(sq_bulk *b, uint64_t key)
 {
     if (b->rc) return b->rc;
-    bind_row(b, b->full, b->n * b->ncol, key, b->n);
+    if (b->n == 0) b->batch_next = b->next_id;
+    bind_row(b, b->full, b->n * b->ncol, key, b->n, 0);
     b->keys[b->n++] = key;
     if (b->n == BULK_ROWS) {
         b->n = 0;
@@ -354,7 +491,8 @@ static int bulk_end(sq_bulk *b)
     if (b->rc || b->n == 0) return b->rc;
     sqlite3_stmt *st;
     if ((b->rc = bulk_prepare(b, b->n, &st))) return b->rc;
-    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i);
+    b->next_id = b->batch_next;
+    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i, 1);
     b->rc = sq_step(b->w, st);
     sqlite3_finalize(st);
     return b->rc;
@@ -406,10 +544,9 @@ static uint8_t *used_sets(sq_w *w)
         if (s_ && s_ <= c->n_sets) used[s_] = used[s_] ? SQ_USED : (marks);                        \
     } while (0)
     for (size_t r = 0; r < c->sl.n; r++)
-        if (tr_sc_kept(c, TR_EV_SLICE, r)) USE(c->sl.args[r], SQ_USED);
+        if (tr_sc_kept(c, TR_EV_SLICE, r)) USE(c->sl.args[r], event_marks(w, c->sl.track[r]));
     for (size_t r = 0; r < c->in.n; r++)
-        if (tr_sc_kept(c, TR_EV_INSTANT, r))
-            USE(c->in.args[r], instant_marks(w, c->in.track[r], c->in.cat[r]));
+        if (tr_sc_kept(c, TR_EV_INSTANT, r)) USE(c->in.args[r], event_marks(w, c->in.track[r]));
     for (size_t r = 0; r < c->sa.n; r++)
         if (tr_sc_kept(c, TR_EV_SAMPLE, r)) USE(c->sa.args[r], SQ_USED);
     for (size_t i = 0; i < tr_input_count(c->t); i++)
@@ -418,28 +555,54 @@ static uint8_t *used_sets(sq_w *w)
     return used;
 }
 
+/* __intrinsic_arg_key: each shape's keys and value types. */
+static int put_shapes(sq_w *w)
+{
+    sqlite3_stmt *st;
+    int rc = sq_prepare(w, "INSERT INTO __intrinsic_arg_key VALUES(?,?,?,?)", &st);
+    for (size_t k = 0; k < w->shape_at.len && !rc; k++) {
+        const uint64_t *word =
+            &TR_VEC_AT(&w->shape_words, uint64_t, TR_VEC_AT(&w->shape_at, uint32_t, k));
+        for (uint64_t i = 0; i < word[0] && !rc; i++) {
+            size_t n;
+            const char *key = tr_str_get(w->sc.t, (tr_str)(word[1 + i] >> 1), &n);
+            sqlite3_bind_int64(st, 1, (sqlite3_int64)k);
+            sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+            sqlite3_bind_text(st, 3, key, (int)n, SQLITE_STATIC);
+            sqlite3_bind_text(st, 4, word[1 + i] & 1 ? "string" : "int", -1, SQLITE_STATIC);
+            rc = sq_step(w, st);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /*
-** Sets are written in id order, so the table's primary key is appended to,
-** never split.  A set used twice is stored whole (its marks are SQ_USED).
+** Sets are written in id order, so the tables' primary keys are appended
+** to, never split.  A set only a GT input's events use is packed when it
+** can be (a set used twice has the marks SQ_USED).
 */
 static int put_args(sq_w *w, sq_bulk *b)
 {
     uint8_t *used = used_sets(w);
-    tr_buf drop;
-    tr_buf_init(&drop, 0);
     if (!used) return b->rc = tr_error_nomem(w->e);
-    for (size_t set = 1; set <= w->sc.n_sets && !b->rc; set++) {
+    sq_bulk pack;
+    bulk_begin(&pack, w, &pack_table);
+    for (size_t set = 1; set <= w->sc.n_sets && !b->rc && !pack.rc; set++) {
         if (!used[set]) continue;
+        int gt = used[set] == (SQ_USED | SQ_GT);
+        if (gt) set_fetch(&w->sc, (uint32_t)set);
+        if (gt && pack_shape(w, (uint32_t)set)) {
+            bulk_add(&pack, (uint64_t)w->shape << 32 | set);
+            continue;
+        }
         size_t n = tr_args_count(w->sc.t, (uint32_t)set);
-        int gt = used[set] & SQ_GT;
-        if (gt && (b->rc = tr_buf_grow(&drop, n) ? tr_error_nomem(w->e) : TR_OK)) break;
-        if (gt) gt_dropped(w->sc.t, (uint32_t)set, n, (uint8_t *)drop.p);
-        for (size_t i = 0; i < n && !b->rc; i++)
-            if (!gt || !drop.p[i]) bulk_add(b, (uint64_t)set << 32 | i);
+        for (size_t i = 0; i < n && !b->rc; i++) bulk_add(b, (uint64_t)set << 32 | i);
     }
-    tr_buf_fini(&drop);
+    int rc = bulk_end(&pack);
     tr_free(used);
-    return b->rc;
+    if (!b->rc && !rc) rc = put_shapes(w);
+    return b->rc ? b->rc : rc;
 }
 
 /* Every row of stored table TB the filter keeps. */
@@ -590,12 +753,12 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
     memset(&w, 0, sizeof w);
     w.db = db;
     w.e = e;
-    tr_vec_init(&w.gt_track, 1);
+    w_init(&w);
     sq_pragmas saved;
     int rc = tr_sc_open(&w.sc, t, o ? o->filter : NULL, e);
     if (!rc && !(rc = sq_start(&w, &saved, 0))) rc = sq_finish(&w, &saved, sq_fill(&w));
     tr_sc_close(&w.sc);
-    tr_vec_fini(&w.gt_track);
+    w_fini(&w);
     return rc;
 }
 
@@ -832,8 +995,7 @@ static int mark_set(sq_stream *s, const tr_event_rec *ev)
     while (s->marks.len <= ev->args)
         if (!tr_vec_push(&s->marks)) return TR_FATAL;
     uint8_t *m = &TR_VEC_AT(&s->marks, uint8_t, ev->args);
-    uint8_t marks =
-        ev->kind == TR_EV_INSTANT ? instant_marks(&s->w, ev->track, ev->u.s.cat) : SQ_USED;
+    uint8_t marks = ev->kind == TR_EV_SAMPLE ? SQ_USED : event_marks(&s->w, ev->track);
     *m = *m ? SQ_USED : marks;
     return TR_OK;
 }
@@ -899,7 +1061,7 @@ static int sqlite_begin(tr_write *run, tr_error *e)
     if (!s) return tr_error_nomem(e);
     tr_rows_init(&s->rows, 0);
     tr_vec_init(&s->marks, 1);
-    tr_vec_init(&s->w.gt_track, 1);
+    w_init(&s->w);
     return TR_OK;
 }
 
@@ -920,7 +1082,7 @@ static int sqlite_end(tr_write *run, int rc, tr_error *e)
     tr_sc_close(&s->w.sc);
     tr_rows_fini(&s->rows);
     tr_vec_fini(&s->marks);
-    tr_vec_fini(&s->w.gt_track);
+    w_fini(&s->w);
     tr_free(s);
     return rc;
 }

@@ -361,7 +361,7 @@ void tsql_perfetto_end(void)
 /* An exact key first, else the key without Perfetto's "args." prefix. */
 static const char extract_arg_sql[] =
     "SELECT CASE value_type WHEN 'string' THEN string_value WHEN 'real' THEN real_value"
-    " ELSE coalesce(int_value, real_value) END FROM __intrinsic_args"
+    " ELSE coalesce(int_value, real_value) END FROM main.args"
     " WHERE arg_set_id = ?1 AND (key = ?2 OR (substr(?2, 1, 5) = 'args.' AND key = substr(?2, 6)))"
     " ORDER BY key = ?2 DESC LIMIT 1";
 

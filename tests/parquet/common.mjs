@@ -141,8 +141,8 @@ export async function roundtrip(o, trace, work, db, extra = []) {
     // partitioned: rank comes from the directory; trace_input's is the part's, not the input's
     // (process and io have a rank column of their own, the other tables gain one)
     if (o.partition && !['process', 'io'].includes(t)) cols = cols.filter(([c]) => c !== 'rank');
-    // Parquet keeps every arg; SQL leaves out a GT record's args that other columns repeat
-    // (schema 4), which gt_dropped_args gives back
+    // Parquet keeps every arg; so does SQL's args since schema 5 (schema 4 left out a GT
+    // record's args that other columns repeat, which its gt_dropped_args gives back: empty now)
     const fp = fingerprint(t, cols);
     const all = t !== 'args' ? fp : fingerprint(t, cols, '(SELECT * FROM args UNION ALL SELECT arg_set_id, id, key, key,' +
       ' int_value, string_value, real_value, value_type, coalesce(string_value, CAST(int_value AS TEXT)) FROM gt_dropped_args)');

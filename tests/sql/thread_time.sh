@@ -2,9 +2,10 @@
 # thread_time.sh TRACECAT TRACESQL SRCDIR: issue 22.6's thread clock and older
 # databases.  Chrome's tts/tdur reach slice.thread_ts/thread_dur (B/E pairs:
 # tts at B, E.tts - B.tts) and come back out of Chrome JSON and of the .db;
-# databases of schema 2 (no thread times) and 1 (io a plain table, no
-# __intrinsic_io), made here from a new one, are read by tracesql and
-# tracecat, or refused saying what to do.
+# databases of schema 2 (no thread times), 1 (io a plain table, no
+# __intrinsic_io) and 4 (a GT input's args as rows, bytes left out), made
+# here from a new one, are read by tracesql and tracecat, or refused saying
+# what to do.
 set -u
 tracecat=$1 tracesql=$2 src=$3
 . "$(dirname "$0")/../lib.sh"
@@ -38,7 +39,7 @@ grep -q '"tts"' "$tmp/gt.json" && fail "tts in the JSON of a trace that has none
 
 # schema 2: the same database without the thread columns
 cp "$tmp/t.db" "$tmp/s2.db"
-sqlite3 "$tmp/s2.db" "DROP INDEX slice_track_ts; DROP INDEX slice_name;
+sqlite3 "$tmp/s2.db" "DROP INDEX slice_track_ts;
     ALTER TABLE slice DROP COLUMN thread_ts; ALTER TABLE slice DROP COLUMN thread_dur;
     UPDATE meta SET value = 2 WHERE key = 'schema_version'" || fail "cannot make a schema 2 db"
 run_cmd 0 "$tracesql" "$tmp/s2.db" -c "SELECT count(*), count(thread_ts) FROM slice WHERE dur > 0"
@@ -54,7 +55,7 @@ sqlite3 "$tmp/s1.db" "CREATE TABLE io1 AS SELECT slice_id, rank, thread, ts, dur
     layer, path, offset, bytes FROM io; DROP VIEW io; DROP TABLE __intrinsic_io;
     ALTER TABLE io1 RENAME TO io; DROP VIEW IF EXISTS queue_length; DROP VIEW IF EXISTS kernel_sequence;
     DROP VIEW IF EXISTS kernel_sequence_root; DROP VIEW kernel_launch;
-    DROP INDEX slice_track_ts; DROP INDEX slice_name;
+    DROP INDEX slice_track_ts;
     ALTER TABLE slice DROP COLUMN thread_ts; ALTER TABLE slice DROP COLUMN thread_dur;
     UPDATE meta SET value = 1 WHERE key = 'schema_version'" || fail "cannot make a schema 1 db"
 run_cmd 0 "$tracesql" "$tmp/r.db" -c "SELECT count(*), sum(bytes) FROM io"
@@ -69,9 +70,38 @@ run_cmd 0 "$tracesql" "$tmp/s1.db" -c "SELECT count(*) FROM kernel_launch" \
     fail "tracesql changed the schema 1 file"
 # tracecat's reader does not read schema 1, and says which it reads
 run_cmd 1 "$tracecat" cat "$tmp/s1.db"
-expect_err "schema_version 1: this tracecat reads 2 to 4 (tracesql may still read it)"
+expect_err "schema_version 1: this tracecat reads 2 to 5 (tracesql may still read it)"
 # an old database that lacks a stored table: refused, with the version and what to do
 sqlite3 "$tmp/s1.db" "DROP TABLE flow" || fail "cannot drop flow"
 run_cmd 1 "$tracesql" "$tmp/s1.db" -c "SELECT 1"
-expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 4): convert the trace again"
+expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 5): convert the trace again"
+
+# schema 4: a GT input's args were rows of __intrinsic_args, less each record's bytes (the
+# instant's column), which its gt_dropped_args gives back; tracecat and tracesql read them
+gt=$src/testdata/gt/gt-server-2workers.log
+"$tracecat" convert -q "$gt" -o "$tmp/g.db" || fail "GT convert to .db failed"
+cp "$tmp/g.db" "$tmp/s4.db"
+sqlite3 "$tmp/s4.db" "INSERT INTO __intrinsic_args SELECT arg_set_id, id, key, int_value,
+    string_value, real_value, value_type FROM args WHERE key <> 'bytes' OR arg_set_id NOT IN
+    (SELECT arg_set_id FROM instant); DROP VIEW args; DROP VIEW gt_dropped_args;
+    DROP TABLE __intrinsic_arg_pack; DROP TABLE __intrinsic_arg_key;
+    CREATE VIEW args AS SELECT arg_set_id, id, key AS flat_key, key, int_value, string_value,
+    real_value, value_type, coalesce(string_value, int_value) AS display_value FROM __intrinsic_args;
+    CREATE VIEW gt_dropped_args AS SELECT c.arg_set_id AS arg_set_id, c.id + 1 AS id, 'bytes' AS key,
+    i.bytes AS int_value, NULL AS string_value, NULL AS real_value, 'int' AS value_type FROM instant i
+    JOIN track t ON t.id = i.track_id JOIN process p ON p.upid = t.upid JOIN trace_input n
+    ON n.id = p.input_id JOIN __intrinsic_args c ON c.arg_set_id = i.arg_set_id AND c.key = 'command'
+    WHERE i.category = 'gt' AND n.format = 'gt' AND i.bytes IS NOT NULL AND NOT EXISTS
+    (SELECT 1 FROM __intrinsic_args b WHERE b.arg_set_id = i.arg_set_id AND b.key = 'bytes');
+    UPDATE meta SET value = 4 WHERE key = 'schema_version'" || fail "cannot make a schema 4 db"
+[ "$(sqlite3 "$tmp/s4.db" "SELECT count(*) FROM gt_dropped_args")" = 1930 ] ||
+    fail "schema 4 db: the records' bytes args not left out"
+"$tracecat" convert -q "$tmp/g.db" -o "$tmp/g5.json" || fail "schema 5 db to JSON failed"
+"$tracecat" convert -q "$tmp/s4.db" -o "$tmp/g4.json" || fail "schema 4 db to JSON failed"
+cmp -s "$tmp/g5.json" "$tmp/g4.json" || fail "schema 4 and 5 dbs read back differently"
+grep -q '"bytes":720282' "$tmp/g4.json" || fail "schema 4 db: the bytes args not restored"
+run_cmd 0 "$tracesql" "$tmp/s4.db" -c "SELECT count(*), sum(seq), count(dur) FROM gt_op"
+want4=$(cat "$tmp/out")
+run_cmd 0 "$tracesql" "$tmp/g.db" -c "SELECT count(*), sum(seq), count(dur) FROM gt_op"
+[ "$(cat "$tmp/out")" = "$want4" ] || fail "gt_op of schema 4 and 5: $want4, $(cat "$tmp/out")"
 echo "ok"

@@ -45,6 +45,7 @@ rows=$("$tracesql" "$db" -c "SELECT sum(n) FROM (SELECT count(*) n FROM meta UNI
   UNION ALL SELECT count(*) FROM process UNION ALL SELECT count(*) FROM thread UNION ALL SELECT count(*) FROM track
   UNION ALL SELECT count(*) FROM slice UNION ALL SELECT count(*) FROM instant UNION ALL SELECT count(*) FROM counter
   UNION ALL SELECT count(*) FROM flow UNION ALL SELECT count(*) FROM __intrinsic_args
+  UNION ALL SELECT count(*) FROM __intrinsic_arg_pack UNION ALL SELECT count(*) FROM __intrinsic_arg_key
   UNION ALL SELECT count(*) FROM stack_profile_frame UNION ALL SELECT count(*) FROM stack_profile_callsite
   UNION ALL SELECT count(*) FROM stack_sample)")
 cat >"$out/sql-import.sql" <<SQL
