@@ -21,6 +21,7 @@
 #include <string.h>
 
 #define FLUSH_AT ((size_t)256 * 1024)
+#define FW_CHUNK 16 /* frames are copied in chunks of this many bytes, past their end */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -96,7 +97,20 @@ static int fw_frames_prepare(folded_w *w)
         }
     }
     w->fat[n] = w->ftext.len;
+    /* a chunk copied from the last frame reads past it */
+    if (rc == TR_OK && (rc = tr_buf_grow(&w->ftext, FW_CHUNK)) == TR_OK)
+        memset(w->ftext.p + w->ftext.len, 0, FW_CHUNK);
     return rc;
+}
+
+/*
+** Copies the N bytes at S to O in whole chunks, so past its end up to a
+** chunk: a frame is 20 to 100 bytes, and a call to memcpy for each of a
+** line's 50 frames cost more than the copy (7.5 M calls for 322 MB).
+*/
+static inline void fw_copy(char *o, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += FW_CHUNK) memcpy(o + i, s + i, FW_CHUNK);
 }
 
 /* "Thread TOKEN" is the name readers give unnamed threads: TOKEN is the id as printed. */
@@ -145,11 +159,13 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     /* The line's length is known: room for it once, then plain copies. */
     size_t len = depth;
     for (uint32_t i = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
-    if (rc || (len >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len) != TR_OK)) return TR_FATAL;
+    if (rc ||
+        (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
+        return TR_FATAL;
     char *o = w->b.p + w->b.len;
     for (uint32_t i = 0; i < depth; i++) {
         size_t n = w->fat[f[i] + 1] - w->fat[f[i]];
-        memcpy(o, w->ftext.p + w->fat[f[i]], n);
+        fw_copy(o, w->ftext.p + w->fat[f[i]], n);
         o += n;
         *o++ = ';';
     }
