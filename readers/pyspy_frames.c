@@ -138,7 +138,11 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
 ** The cache's hash of the N bytes at P: two lanes of 8 bytes whose
 ** multiplications overlap, where tr_hash_bytes chains them all: a line the
 ** guess missed (a frame below the part of the stack that stayed) is hashed
-** whole, and is 40 to 100 bytes long.
+** whole, and is 40 to 100 bytes long.  A step is a bijection of its lane
+** (xor, then an odd multiplier: no bit is lost) without the shifts of a
+** full mix, which would lengthen the chain; a bit reaches only the bits
+** above it, so the end folds the halves together before one multiplier
+** whose high half is the hash.
 */
 static uint32_t pf_hash(const char *p, size_t n)
 {
@@ -149,8 +153,6 @@ static uint32_t pf_hash(const char *p, size_t n)
             memcpy(&y, p + i + 8, 8);
             a = (a ^ x) * 0xff51afd7ed558ccdULL;
             b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
-            a ^= a >> 29;
-            b ^= b >> 29;
         }
         memcpy(&x, p + n - 16, 8);
         memcpy(&y, p + n - 8, 8);
@@ -162,7 +164,9 @@ static uint32_t pf_hash(const char *p, size_t n)
     }
     a = (a ^ x) * 0xff51afd7ed558ccdULL;
     b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
-    return (uint32_t)tr_hash_mix(a ^ (b >> 32 | b << 32));
+    uint64_t h = a ^ (b >> 32 | b << 32);
+    h ^= h >> 32;
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ULL) >> 32);
 }
 
 static int pf_same(const char *a, const char *b, size_t n)
