@@ -4,7 +4,10 @@
 **
 ** Every sample with a non-empty stack counts once, or by its "count" arg (a
 ** folded input's weight).  Equal stacks are summed; lines come in the order
-** their stack first appears in time order.  A frame is written as py-spy
+** their stack first appears in time order (a stream hands the samples over
+** as read, TR_WRITE_ANY_ORDER: each line keeps its first sample's time and
+** number, and the lines are sorted by them when samples came out of order).
+** A frame is written as py-spy
 ** writes it: "function (file:line)", "function (file)" when the line is
 ** unknown, "function" when there is no file.  Names are not escaped (the
 ** format has no escapes), only line breaks become spaces.
@@ -27,6 +30,8 @@ typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
     uint32_t stack;
     uint64_t weight;
+    int64_t ts;   /* the first sample's time */
+    uint64_t seq; /* and its number among the samples (tr_event_rec.seq) */
 } fw_entry;
 
 typedef struct folded_w {
@@ -38,16 +43,29 @@ typedef struct folded_w {
     tr_buf ftext;   /* every frame's text, rendered once: lines repeat frames */
     size_t *fat;    /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
     int streamed;   /* events came one by one: the lines are written at the end */
+    int64_t last;   /* the latest sample's time so far */
+    int unordered;  /* a sample came before one of an earlier time: the lines need sorting */
 } folded_w;
 
-/* Adds WEIGHT to the entry of (OWNER, STACK), made when new. */
-static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight)
+/* Adds WEIGHT to the entry of (OWNER, STACK), made when new, for sample SEQ at TS. */
+static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight, int64_t ts,
+                  uint64_t seq)
 {
     int is_new;
     uint32_t *slot = tr_map_slot(&w->index, (uint64_t)owner << 32 | stack, &is_new);
     if (!slot) return TR_FATAL;
+    if (ts < w->last)
+        w->unordered = 1;
+    else
+        w->last = ts;
     if (!is_new) {
-        TR_VEC_AT(&w->entries, fw_entry, *slot).weight += weight;
+        fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, *slot);
+        en->weight += weight;
+        /* samples come in their order, so only an earlier time makes one the first */
+        if (ts < en->ts) {
+            en->ts = ts;
+            en->seq = seq;
+        }
         return TR_OK;
     }
     fw_entry *en = tr_vec_push(&w->entries);
@@ -55,6 +73,8 @@ static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight)
     en->owner = owner;
     en->stack = stack;
     en->weight = weight;
+    en->ts = ts;
+    en->seq = seq;
     *slot = (uint32_t)w->entries.len - 1;
     return TR_OK;
 }
@@ -177,7 +197,8 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
 }
 
 /* Counts one sample: by its stack, and by its thread or process when a prefix names them. */
-static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stack, uint32_t args)
+static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stack, uint32_t args,
+                     int64_t ts, uint64_t seq)
 {
     if (stack == 0) return TR_OK;
     uint32_t owner = 0;
@@ -185,7 +206,7 @@ static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stac
         owner = track + 1;
     else if (prefix & TR_FOLDED_PROCESS)
         owner = tr_track_get(w->t, track)->process + 1;
-    return fw_add(w, owner, stack, tr_sample_weight(w->t, args));
+    return fw_add(w, owner, stack, tr_sample_weight(w->t, args), ts, seq);
 }
 
 static int fw_collect(folded_w *w, const tr_write_opts *o)
@@ -199,10 +220,18 @@ static int fw_collect(folded_w *w, const tr_write_opts *o)
             tr_event ev = {TR_EV_SAMPLE, (uint32_t)i, s.ts[i]};
             if (!filter->keep(filter->user, t, &ev)) continue;
         }
-        if (fw_sample(w, o->folded_prefix, s.track[i], s.stack[i], s.args[i]) != TR_OK)
+        if (fw_sample(w, o->folded_prefix, s.track[i], s.stack[i], s.args[i], s.ts[i], i) != TR_OK)
             return TR_FATAL;
     }
     return TR_OK;
+}
+
+/* The order of the lines: by their first sample, in time order. */
+static int fw_cmp(const void *pa, const void *pb)
+{
+    const fw_entry *a = pa, *b = pb;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* Writes a line for every stack counted, in the order each first came. */
@@ -211,6 +240,7 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
     tr_output *out = run->out;
     unsigned prefix = run->opts->folded_prefix;
     int rc = fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
+    if (w->unordered) tr_qsort(w->entries.data, w->entries.len, sizeof(fw_entry), fw_cmp);
     for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
@@ -230,6 +260,7 @@ static int folded_begin(tr_write *run, tr_error *e)
     tr_vec_init(&w->entries, sizeof(fw_entry));
     tr_vec_init(&w->frames, sizeof(uint32_t));
     tr_buf_init(&w->ftext, 0);
+    w->last = INT64_MIN;
     return TR_OK;
 }
 
@@ -248,7 +279,8 @@ static int folded_event(tr_write *run, const tr_trace *t, const tr_event_rec *ev
     w->t = t;
     w->streamed = 1;
     if (ev->kind != TR_EV_SAMPLE) return TR_OK;
-    int rc = fw_sample(w, run->opts->folded_prefix, ev->track, ev->stack, ev->args);
+    int rc =
+        fw_sample(w, run->opts->folded_prefix, ev->track, ev->stack, ev->args, ev->ts, ev->seq);
     return rc == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
@@ -277,5 +309,6 @@ const tr_writer tr_writer_folded = {
     .add = folded_add,
     .end = folded_end,
     .event = folded_event,
+    .flags = TR_WRITE_ANY_ORDER,
     .samples_only = 1,
 };
