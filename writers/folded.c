@@ -24,7 +24,8 @@
 #include <string.h>
 
 #define FLUSH_AT ((size_t)256 * 1024)
-#define FW_CHUNK 16 /* frames are copied in chunks of this many bytes, past their end */
+#define FW_CHUNK 16  /* frames are copied in chunks of this many bytes, past their end */
+#define FW_HELD  256 /* samples counted together, so that their lookups' cache misses overlap */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -37,22 +38,25 @@ typedef struct fw_entry {
 typedef struct folded_w {
     const tr_trace *t;
     tr_buf b;
-    tr_vec entries; /* fw_entry */
-    tr_map index;   /* (owner << 32 | stack) -> entry */
-    tr_vec frames;  /* uint32_t: a stack's frames, root first */
-    tr_buf ftext;   /* every frame's text, rendered once: lines repeat frames */
-    size_t *fat;    /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
-    int streamed;   /* events came one by one: the lines are written at the end */
-    int64_t last;   /* the latest sample's time so far */
-    int unordered;  /* a sample came before one of an earlier time: the lines need sorting */
+    tr_vec entries;         /* fw_entry */
+    tr_map index;           /* (owner << 32 | stack) -> entry */
+    tr_vec frames;          /* uint32_t: a stack's frames, root first */
+    tr_buf ftext;           /* every frame's text, rendered once: lines repeat frames */
+    size_t *fat;            /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
+    int streamed;           /* events came one by one: the lines are written at the end */
+    fw_entry held[FW_HELD]; /* samples not counted yet, in the order they came */
+    size_t held_n;
+    int64_t last;  /* the latest sample's time so far */
+    int unordered; /* a sample came before one of an earlier time: the lines need sorting */
 } folded_w;
 
-/* Adds WEIGHT to the entry of (OWNER, STACK), made when new, for sample SEQ at TS. */
-static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight, int64_t ts,
-                  uint64_t seq)
+/* Adds sample S (its weight, time and number) to the entry of its owner and stack, made when new.
+ */
+static int fw_add(folded_w *w, const fw_entry *s)
 {
     int is_new;
-    uint32_t *slot = tr_map_slot(&w->index, (uint64_t)owner << 32 | stack, &is_new);
+    int64_t ts = s->ts;
+    uint32_t *slot = tr_map_slot(&w->index, (uint64_t)s->owner << 32 | s->stack, &is_new);
     if (!slot) return TR_FATAL;
     if (ts < w->last)
         w->unordered = 1;
@@ -60,21 +64,17 @@ static int fw_add(folded_w *w, uint32_t owner, uint32_t stack, uint64_t weight, 
         w->last = ts;
     if (!is_new) {
         fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, *slot);
-        en->weight += weight;
+        en->weight += s->weight;
         /* samples come in their order, so only an earlier time makes one the first */
         if (ts < en->ts) {
             en->ts = ts;
-            en->seq = seq;
+            en->seq = s->seq;
         }
         return TR_OK;
     }
     fw_entry *en = tr_vec_push(&w->entries);
     if (!en) return TR_FATAL;
-    en->owner = owner;
-    en->stack = stack;
-    en->weight = weight;
-    en->ts = ts;
-    en->seq = seq;
+    *en = *s;
     *slot = (uint32_t)w->entries.len - 1;
     return TR_OK;
 }
@@ -196,6 +196,17 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     return rc | tr_buf_addc(&w->b, '\n');
 }
 
+/* Counts the samples held, one after the other in the order they came. */
+static int fw_count_held(folded_w *w)
+{
+    for (size_t i = 0; i < w->held_n; i++)
+        tr_map_prefetch(&w->index, (uint64_t)w->held[i].owner << 32 | w->held[i].stack);
+    int rc = TR_OK;
+    for (size_t i = 0; i < w->held_n && rc == TR_OK; i++) rc = fw_add(w, &w->held[i]);
+    w->held_n = 0;
+    return rc;
+}
+
 /* Counts one sample: by its stack, and by its thread or process when a prefix names them. */
 static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stack, uint32_t args,
                      int64_t ts, uint64_t seq)
@@ -206,7 +217,8 @@ static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stac
         owner = track + 1;
     else if (prefix & TR_FOLDED_PROCESS)
         owner = tr_track_get(w->t, track)->process + 1;
-    return fw_add(w, owner, stack, tr_sample_weight(w->t, args), ts, seq);
+    w->held[w->held_n++] = (fw_entry){owner, stack, tr_sample_weight(w->t, args), ts, seq};
+    return w->held_n < FW_HELD ? TR_OK : fw_count_held(w);
 }
 
 static int fw_collect(folded_w *w, const tr_write_opts *o)
@@ -239,7 +251,7 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
 {
     tr_output *out = run->out;
     unsigned prefix = run->opts->folded_prefix;
-    int rc = fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
+    int rc = fw_count_held(w) == TR_OK && fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
     if (w->unordered) tr_qsort(w->entries.data, w->entries.len, sizeof(fw_entry), fw_cmp);
     for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
