@@ -178,6 +178,11 @@ uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, ui
     return depth;
 }
 
+void tr_stack_prefetch(const tr_trace *t, uint32_t stack)
+{
+    if (stack < t->stacks.len) __builtin_prefetch(&TR_VEC_AT(&t->stacks, stack_node, stack));
+}
+
 size_t tr_stack_count(const tr_trace *t)
 {
     return t->stacks.len;

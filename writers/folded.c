@@ -26,6 +26,7 @@
 #define FLUSH_AT ((size_t)256 * 1024)
 #define FW_CHUNK 16  /* frames are copied in chunks of this many bytes, past their end */
 #define FW_HELD  256 /* samples counted together, so that their lookups' cache misses overlap */
+#define FW_AHEAD 4   /* lines whose stack is fetched ahead of the one being written */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -254,6 +255,9 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
     int rc = fw_count_held(w) == TR_OK && fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
     if (w->unordered) tr_qsort(w->entries.data, w->entries.len, sizeof(fw_entry), fw_cmp);
     for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
+        /* a line's first node is a cache miss of its own: fetched a few lines ahead */
+        if (i + FW_AHEAD < w->entries.len)
+            tr_stack_prefetch(w->t, TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack);
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
         else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
