@@ -285,7 +285,7 @@ static int64_t *input_end(tr_stream *s, uint32_t in)
     return &TR_VEC_AT(&s->end, int64_t, in);
 }
 
-/* A finished record of input IN waits in the window or in its input's sorter. */
+/* A finished record of input IN goes out at once (any_order), or waits in the window or sorter. */
 static int stream_route(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error *e)
 {
     if (s->any_order && s->emit) {
