@@ -6,8 +6,6 @@
 */
 #include "pyspy_impl.h"
 
-#include "tr_map.h"
-
 #include <string.h>
 
 /* ---- frames ---- */
