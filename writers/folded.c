@@ -23,10 +23,11 @@
 
 #include <string.h>
 
-#define FLUSH_AT ((size_t)256 * 1024)
-#define FW_CHUNK 16  /* frames are copied in chunks of this many bytes, past their end */
-#define FW_HELD  256 /* samples counted together, so that their lookups' cache misses overlap */
-#define FW_AHEAD 4   /* lines whose stack is fetched ahead of the one being written */
+#define FLUSH_AT    ((size_t)256 * 1024)
+#define FW_CHUNK    16  /* frames are copied in chunks of this many bytes, past their end */
+#define FW_HELD     256 /* samples counted together, so that their lookups' cache misses overlap */
+#define FW_AHEAD    4   /* lines whose stack is fetched ahead of the one being written */
+#define FW_ROOM_MAX ((size_t)1 << 20) /* room made for a line without summing its length */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -44,6 +45,7 @@ typedef struct folded_w {
     tr_vec frames;          /* uint32_t: a stack's frames, root first */
     tr_buf ftext;           /* every frame's text, rendered once: lines repeat frames */
     size_t *fat;            /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
+    size_t fmax;            /* the longest frame's text */
     int streamed;           /* events came one by one: the lines are written at the end */
     fw_entry held[FW_HELD]; /* samples not counted yet, in the order they came */
     size_t held_n;
@@ -118,6 +120,8 @@ static int fw_frames_prepare(folded_w *w)
         }
     }
     w->fat[n] = w->ftext.len;
+    for (size_t i = 0; i < n; i++)
+        if (w->fat[i + 1] - w->fat[i] > w->fmax) w->fmax = w->fat[i + 1] - w->fat[i];
     /* a chunk copied from the last frame reads past it */
     if (rc == TR_OK && (rc = tr_buf_grow(&w->ftext, FW_CHUNK)) == TR_OK)
         memset(w->ftext.p + w->ftext.len, 0, FW_CHUNK);
@@ -177,9 +181,13 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
         tr_stack_frames(t, en->stack, w->frames.data, depth);
     }
     const uint32_t *f = w->frames.data;
-    /* The line's length is known: room for it once, then plain copies. */
-    size_t len = depth;
-    for (uint32_t i = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
+    /*
+    ** Room for the line once, then plain copies: its longest frames' worth,
+    ** or, when that is much, its length summed.
+    */
+    size_t len = depth * (w->fmax + 1);
+    if (w->fmax >= FW_ROOM_MAX / ((size_t)depth + 1))
+        for (uint32_t i = len = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]] + 1;
     if (rc ||
         (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
         return TR_FATAL;
