@@ -73,3 +73,11 @@ uint32_t tr_map_find(const tr_map *m, uint64_t key)
 {
     return m->cap ? m->vals[map_pos(m, key)] : UINT32_MAX;
 }
+
+void tr_map_prefetch(const tr_map *m, uint64_t key)
+{
+    if (!m->cap) return;
+    size_t i = (size_t)tr_hash_mix(key) & (m->cap - 1);
+    __builtin_prefetch(&m->vals[i]);
+    __builtin_prefetch(&m->keys[i]);
+}

@@ -92,9 +92,8 @@ struct tr_trace {
 
     tr_vec frames; /* tr_frame */
     row_index frame_index;
-    tr_vec stacks; /* stack_node; 0 is the empty stack */
-    row_index stack_index;
-    size_t stack_pending; /* the last nodes, made by tr_stack_push_path, not in the index yet */
+    tr_vec stacks;         /* stack_node; 0 is the empty stack */
+    row_index stack_index; /* the nodes that are not their parent's next row (stacks.c) */
 
     tr_vec flows; /* tr_flow */
 

@@ -23,8 +23,9 @@ struct tr_stream {
     tr_vec merge;      /* tr_event_rec: the next record of each input, shifted: a heap */
     int merging;
     size_t budget;
-    int sort_all; /* tr_stream_opts.sort_all */
-    int no_flows; /* tr_stream_opts.no_flows */
+    int sort_all;  /* tr_stream_opts.sort_all */
+    int any_order; /* tr_stream_opts.any_order */
+    int no_flows;  /* tr_stream_opts.no_flows */
     /*
     ** The reorder window: while WINDOW is set the records wait in HEAP, not
     ** in the sorter, and those that start before the reader's promise
@@ -284,9 +285,13 @@ static int64_t *input_end(tr_stream *s, uint32_t in)
     return &TR_VEC_AT(&s->end, int64_t, in);
 }
 
-/* A finished record of input IN waits in the window or in its input's sorter. */
+/* A finished record of input IN goes out at once (any_order), or waits in the window or sorter. */
 static int stream_route(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error *e)
 {
+    if (s->any_order && s->emit) {
+        s->sent++;
+        return s->emit(s->emit_user, s->t, r, e);
+    }
     if (!s->window) return sort_push(s, in, r, e);
     return heap_push(&s->heap, r, rec_cmp) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
@@ -499,6 +504,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->budget = o->memory;
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
+    s->any_order = o->any_order;
     s->no_flows = o->no_flows;
     s->sort_opts =
         (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
@@ -519,7 +525,7 @@ void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user)
 {
     s->emit = fn;
     s->emit_user = user;
-    s->window = fn != NULL && !s->sort_all;
+    s->window = fn != NULL && !s->sort_all && !s->any_order;
 }
 
 int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
@@ -585,7 +591,7 @@ void tr_stream_reset(tr_stream *s)
     s->input = 0;
     memset(s->seq, 0, sizeof s->seq);
     memset(s->base, 0, sizeof s->base);
-    s->window = s->emit != NULL && !s->sort_all;
+    s->window = s->emit != NULL && !s->sort_all && !s->any_order;
 }
 
 void tr_stream_close(tr_stream *s)

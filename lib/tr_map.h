@@ -77,5 +77,11 @@ void tr_map_fini(tr_map *m);
 uint32_t *tr_map_slot(tr_map *m, uint64_t key, int *is_new);
 /* ^The value of KEY, or UINT32_MAX when absent. */
 uint32_t tr_map_find(const tr_map *m, uint64_t key);
+/*
+** ^Starts fetching where KEY would be, for a tr_map_slot or tr_map_find of
+** it soon: a caller with many keys at hand fetches them all first, and the
+** cache misses overlap.
+*/
+void tr_map_prefetch(const tr_map *m, uint64_t key);
 
 #endif

@@ -88,6 +88,13 @@ typedef struct tr_stream_opts {
     */
     int thread_time;
     int no_flows; /* 1: the consumer needs no flows (tracestat): not kept, 32 bytes each */
+    /*
+    ** 1: records go out through the emit function as they are read, none
+    ** held or sorted (a slice still open waits until it ends): for a
+    ** consumer that orders what it writes itself, of an input whose times
+    ** are not shifted (tr_align: one input, no --align).
+    */
+    int any_order;
 } tr_stream_opts;
 
 /* Where a stream hands out the records it can place before the input ends. */

@@ -340,6 +340,11 @@ uint32_t tr_stack_depth(const tr_trace *t, uint32_t stack);
 ** has room for them (MAX) and returns their count either way.
 */
 uint32_t tr_stack_frames(const tr_trace *t, uint32_t stack, uint32_t *frames, uint32_t max);
+/*
+** ^Starts fetching the node of STACK, for a tr_stack_frames of it soon:
+** a caller that walks many stacks in a row fetches the next ones ahead.
+*/
+void tr_stack_prefetch(const tr_trace *t, uint32_t stack);
 size_t tr_stack_count(const tr_trace *t);
 
 /* ---- flows: arrows between events ---- */

@@ -118,7 +118,13 @@ enum {
     ** tr_write (the state begin set is shared); drop undoes a part added
     ** whole when a part before it then fails.
     */
-    TR_WRITE_PARTS_AT_ONCE = 32
+    TR_WRITE_PARTS_AT_ONCE = 32,
+    /*
+    ** Streaming one input: event takes the records in the order they are
+    ** read, not sorted (tr_stream_opts.any_order), and the writer puts what
+    ** it writes in order itself (folded: each stack by its first sample).
+    */
+    TR_WRITE_ANY_ORDER = 64
 };
 
 /* One run of a writer: what begin, add and end share. */

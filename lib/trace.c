@@ -742,10 +742,8 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
-    if (x->stacks) {
-        (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
-        index_expect(&t->stack_index, t->stack_index.n + x->stacks);
-    }
+    /* The stack index holds a few of the nodes (stacks.c): it grows as it needs. */
+    if (x->stacks) (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
 }
 
 int model_slice_set_dur(slice_table *s, size_t i, int64_t dur)

@@ -48,14 +48,6 @@ static inline int index_grow(row_index *ix)
     return index_resize(ix, ix->cap ? ix->cap * 2 : 64);
 }
 
-/* Room in IX for N rows in all without a rehash; advice, as tr_trace_expect. */
-static inline void index_expect(row_index *ix, size_t n)
-{
-    size_t cap = ix->cap ? ix->cap : 64;
-    while (cap < SIZE_MAX / 8 && (n + 1) * 4 > cap * 3) cap *= 2;
-    if (cap > ix->cap) (void)index_resize(ix, cap);
-}
-
 /*
 ** Finds the row equal to KEY under HASH; on a miss returns TR_NONE and sets
 ** *SLOT to where it would go (after growing, so the caller may insert).

@@ -608,7 +608,9 @@ static int ps_frame_run(ps_rd *r, tr_error *e)
             if (!nl || nl[-1] == '\r') break;
             s = nl + 1;
             while (nl[-1] == ' ' || nl[-1] == '\t') nl--;
-            frame = tr_pyspy_fcache_lookup(&r->fcache, r->t, f, (size_t)(nl - f), &r->fprev);
+            frame = tr_pyspy_fcache_known(&r->fcache, f, (size_t)(nl - f), &r->fprev);
+            if (frame == TR_NONE)
+                frame = tr_pyspy_fcache_lookup(&r->fcache, r->t, f, (size_t)(nl - f), &r->fprev);
         }
         if (frame == TR_NONE || (r->frames.len == r->frames.cap &&
                                  tr_vec_reserve(&r->frames, r->frames.len + 1) != TR_OK)) {

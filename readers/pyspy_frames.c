@@ -6,8 +6,6 @@
 */
 #include "pyspy_impl.h"
 
-#include "tr_map.h"
-
 #include <string.h>
 
 /* ---- frames ---- */
@@ -134,42 +132,6 @@ static int ps_fcache_grow(tr_pyspy_fcache *c)
     return TR_OK;
 }
 
-/*
-** The cache's hash of the N bytes at P: two lanes of 8 bytes whose
-** multiplications overlap, where tr_hash_bytes chains them all: a line the
-** guess missed (a frame below the part of the stack that stayed) is hashed
-** whole, and is 40 to 100 bytes long.
-*/
-static uint32_t pf_hash(const char *p, size_t n)
-{
-    uint64_t a = 0x9E3779B97F4A7C15ULL ^ n, b = 0xC2B2AE3D27D4EB4FULL, x = 0, y = 0;
-    if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16) {
-            memcpy(&x, p + i, 8);
-            memcpy(&y, p + i + 8, 8);
-            a = (a ^ x) * 0xff51afd7ed558ccdULL;
-            b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
-            a ^= a >> 29;
-            b ^= b >> 29;
-        }
-        memcpy(&x, p + n - 16, 8);
-        memcpy(&y, p + n - 8, 8);
-    } else if (n >= 8) {
-        memcpy(&x, p, 8);
-        memcpy(&y, p + n - 8, 8);
-    } else {
-        memcpy(&x, p, n);
-    }
-    a = (a ^ x) * 0xff51afd7ed558ccdULL;
-    b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
-    return (uint32_t)tr_hash_mix(a ^ (b >> 32 | b << 32));
-}
-
-static int pf_same(const char *a, const char *b, size_t n)
-{
-    return n >= 8 ? tr_pyspy_same(a, b, n) : memcmp(a, b, n) == 0;
-}
-
 static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
 {
     return (struct tr_pyspy_fentry *)(void *)((uint64_t *)c->entries.data + id);
@@ -179,13 +141,10 @@ static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
     if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
-    uint32_t h = pf_hash(p, n);
+    uint32_t h = tr_pyspy_fcache_hash(p, n), found = tr_pyspy_fcache_find(c, p, n, h);
+    if (found != TR_NONE) return found;
     size_t k = h & (c->cap - 1);
-    for (uint64_t v; (v = c->slots[k]) != 0; k = (k + 1) & (c->cap - 1)) {
-        const struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)v - 1);
-        if ((uint32_t)(v >> 32) == h && en->len == n && pf_same(en->text, p, n))
-            return (uint32_t)v - 1;
-    }
+    while (c->slots[k]) k = (k + 1) & (c->cap - 1);
     /* the header's two words, then the text and its NUL in whole words */
     size_t id = c->entries.len, words = 2 + (n + 8) / 8;
     uint32_t frame = tr_pyspy_frame_intern(t, p, n);
@@ -222,7 +181,7 @@ uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
     uint32_t next = *prev == TR_NONE ? TR_NONE : pf_entry(c, *prev)->next;
     if (next != TR_NONE) {
         const struct tr_pyspy_fentry *en = pf_entry(c, next);
-        if (en->len == n && pf_same(en->text, p, n)) {
+        if (en->len == n && tr_pyspy_same_any(en->text, p, n)) {
             *prev = next;
             return en->frame;
         }

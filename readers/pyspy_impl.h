@@ -58,7 +58,10 @@ void tr_pyspy_fcache_fini(tr_pyspy_fcache *c);
 */
 uint32_t tr_pyspy_fcache_intern(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
-/* The same without the guess: for a line tr_pyspy_fcache_guess missed. */
+/*
+** The same without the guess: for a line tr_pyspy_fcache_guess missed and
+** tr_pyspy_fcache_known did not find (a line new to the cache).
+*/
 uint32_t tr_pyspy_fcache_lookup(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n,
                                 uint32_t *prev);
 
@@ -94,6 +97,78 @@ static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
     memcpy(&x, a + n - 8, 8);
     memcpy(&y, b + n - 8, 8);
     return (d | (x ^ y)) == 0;
+}
+
+/* tr_pyspy_same for any N. */
+static inline int tr_pyspy_same_any(const char *a, const char *b, size_t n)
+{
+    return n >= 8 ? tr_pyspy_same(a, b, n) : memcmp(a, b, n) == 0;
+}
+
+/*
+** The cache's hash of the N bytes at P: two lanes of 8 bytes whose
+** multiplications overlap, where tr_hash_bytes chains them all: a line the
+** guess missed (a frame below the part of the stack that stayed) is hashed
+** whole, and is 40 to 100 bytes long.  A step is a bijection of its lane
+** (xor, then an odd multiplier: no bit is lost) without the shifts of a
+** full mix, which would lengthen the chain; a bit reaches only the bits
+** above it, so the end folds the halves together before one multiplier
+** whose high half is the hash.
+*/
+static inline uint32_t tr_pyspy_fcache_hash(const char *p, size_t n)
+{
+    uint64_t a = 0x9E3779B97F4A7C15ULL ^ n, b = 0xC2B2AE3D27D4EB4FULL, x = 0, y = 0;
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            memcpy(&x, p + i, 8);
+            memcpy(&y, p + i + 8, 8);
+            a = (a ^ x) * 0xff51afd7ed558ccdULL;
+            b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
+        }
+        memcpy(&x, p + n - 16, 8);
+        memcpy(&y, p + n - 8, 8);
+    } else if (n >= 8) {
+        memcpy(&x, p, 8);
+        memcpy(&y, p + n - 8, 8);
+    } else {
+        memcpy(&x, p, n);
+    }
+    a = (a ^ x) * 0xff51afd7ed558ccdULL;
+    b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
+    uint64_t h = a ^ (b >> 32 | b << 32);
+    h ^= h >> 32;
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ULL) >> 32);
+}
+
+/* The entry of the N bytes at P, whose hash is H; TR_NONE when the cache has none. */
+static inline uint32_t tr_pyspy_fcache_find(const tr_pyspy_fcache *c, const char *p, size_t n,
+                                            uint32_t h)
+{
+    if (!c->cap) return TR_NONE;
+    for (size_t k = h & (c->cap - 1);; k = (k + 1) & (c->cap - 1)) {
+        uint64_t v = c->slots[k];
+        if (!v) return TR_NONE;
+        const struct tr_pyspy_fentry *en = tr_pyspy_fentry_at(c, (uint32_t)v - 1);
+        if ((uint32_t)(v >> 32) == h && en->len == n && tr_pyspy_same_any(en->text, p, n))
+            return (uint32_t)v - 1;
+    }
+}
+
+/*
+** The frame of the N bytes at P when the cache has them, with *PREV's entry
+** pointed at theirs and *PREV made theirs, as tr_pyspy_fcache_lookup;
+** TR_NONE when it has not: inline, for the lines the guess missed.
+*/
+static inline uint32_t tr_pyspy_fcache_known(tr_pyspy_fcache *c, const char *p, size_t n,
+                                             uint32_t *prev)
+{
+    uint32_t k =
+        n <= UINT32_MAX ? tr_pyspy_fcache_find(c, p, n, tr_pyspy_fcache_hash(p, n)) : TR_NONE;
+    if (k == TR_NONE) return TR_NONE;
+    if (*prev != TR_NONE)
+        ((struct tr_pyspy_fentry *)(void *)((uint64_t *)c->entries.data + *prev))->next = k;
+    *prev = k;
+    return tr_pyspy_fentry_at(c, k)->frame;
 }
 
 /*

@@ -180,6 +180,7 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                          .free_bytes = a->free_bytes,
                          .sort_all = sort_all,
                          .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0,
+                         .any_order = (w->flags & TR_WRITE_ANY_ORDER) && !sort_all,
                          .thread_time = tr_cli_thread_time(c, a->inputs, (size_t)a->n_inputs)};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     c->read.spill_dir = so.tmpdir;
