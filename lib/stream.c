@@ -25,6 +25,7 @@ struct tr_stream {
     size_t budget;
     int sort_all; /* tr_stream_opts.sort_all */
     int no_flows; /* tr_stream_opts.no_flows */
+    int behind;   /* tr_stream_opts.behind */
     /*
     ** The reorder window: while WINDOW is set the records wait in HEAP, not
     ** in the sorter, and those that start before the reader's promise
@@ -378,6 +379,31 @@ static size_t sorts_held(const tr_stream *s)
     return held;
 }
 
+/* Waits for every sorter's work behind but the one of input KEEP: one thread behind at a time. */
+static int sorts_wait(tr_stream *s, size_t keep, tr_error *e)
+{
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) {
+        tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
+        if (so && i != keep) rc = tr_sorter_wait(so, e);
+    }
+    return rc;
+}
+
+/*
+** With work behind: the current input's records spill on a thread once a
+** second buffer as big as theirs would not fit beside what is held (the
+** run still being written included), so both stay within the budget.
+*/
+static int sorts_behind(tr_stream *s, size_t held, size_t kept, tr_error *e)
+{
+    tr_sorter *so = s->input < s->sorts.len ? TR_VEC_AT(&s->sorts, tr_sorter *, s->input) : NULL;
+    size_t live = so ? tr_sorter_held(so) - tr_sorter_behind(so) : 0;
+    if (live < s->budget / 16 || held + live + kept <= s->budget) return TR_OK;
+    int rc = sorts_wait(s, s->input, e);
+    return rc == TR_OK ? tr_sorter_spill_behind(so, e) : rc;
+}
+
 /*
 ** The model's dictionaries, the reader's own (tr_batch.reader_bytes) and
 ** the flows take their share of the budget: past it, every sorter spills.
@@ -386,7 +412,8 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_erro
 {
     size_t held = sorts_held(s),
            kept = tr_trace_memory(t) + b->reader_bytes + s->flows.len * sizeof(tr_flow);
-    if (held < s->budget / 8 || held + kept <= s->budget) return TR_OK;
+    if (held < s->budget / 8 || held + kept <= s->budget)
+        return s->behind ? sorts_behind(s, held, kept, e) : TR_OK;
     size_t n = 0;
     for (size_t i = 0; i < s->sorts.len; i++) n += TR_VEC_AT(&s->sorts, tr_sorter *, i) != NULL;
     /* what the others leave is shared out, so the buffers stay within it too */
@@ -453,7 +480,14 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
     if (rc == TR_OK) rc = stream_take_flows(s, t, b, e);
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
-    return rc == TR_OK ? sorts_fit(s, t, b, e) : rc;
+    if (rc == TR_OK) rc = sorts_fit(s, t, b, e);
+    /* An input read: its last records are sorted (or spilled) behind as the next is read. */
+    if (rc == TR_OK && b->last && s->behind && !s->window && b->input < s->sorts.len &&
+        TR_VEC_AT(&s->sorts, tr_sorter *, b->input)) {
+        rc = sorts_wait(s, b->input, e);
+        if (rc == TR_OK) rc = tr_sorter_end(TR_VEC_AT(&s->sorts, tr_sorter *, b->input), e);
+    }
+    return rc;
 }
 
 /* ---- the merge of the inputs ---- */
@@ -500,6 +534,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->sent_to = INT64_MIN;
     s->sort_all = o->sort_all;
     s->no_flows = o->no_flows;
+    s->behind = o->behind;
     s->sort_opts =
         (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
                          .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
