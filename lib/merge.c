@@ -9,7 +9,8 @@
 **
 ** The merge replays what the reader did, table by table in id order:
 ** strings interned stay interned (and meet DST's copies), strings stored
-** with tr_str_add stay apart, frames and stacks are interned again.  Readers
+** with tr_str_add stay apart, frames and stacks are interned again, arg
+** sets keep their order (their sealed chunks taken whole, args.c).  Readers
 ** never look at what other inputs added, so the ids come out as a read in
 ** sequence gives them, and the written trace is the same byte for byte.
 */

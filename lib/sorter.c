@@ -1,7 +1,7 @@
 /*
 ** sorter.c: the external merge sort (tr_sorter.h): a buffer of records
 ** within the budget, sorted runs spilled to files, a k-way merge through a
-** heap.
+** heap; a run may be sorted and written on a thread beside the pushing.
 */
 #include "tr_sorter.h"
 #include "tr_mem.h"
