@@ -22,7 +22,19 @@ typedef struct arg_chunk {
     uint32_t first;          /* set id - 1 of the chunk's first set */
     uint32_t n, npay, nwide; /* sets, payloads, wide values */
     uint32_t zlen;
+    uint32_t from; /* 0: sealed here; else arg_from index + 1: taken whole by a merge */
 } arg_chunk;
+
+/*
+** A trace whose chunks a merge took whole: their payloads were delta coded
+** by its keys, and their shapes and strings are its ids, renamed as decoded.
+*/
+typedef struct arg_from {
+    uint32_t *words, *start; /* its shapes, as shape_words and shape_start */
+    uint32_t *shape;         /* its shape id -> ours */
+    uint32_t *str;           /* its string id -> ours */
+    size_t nwords, nshapes, nstr;
+} arg_from;
 
 static atomic_uint_fast64_t next_uid = 1;
 
@@ -30,6 +42,7 @@ void model_args_init(tr_trace *t)
 {
     tr_vec_init(&t->chunks, sizeof(arg_chunk));
     tr_vec_init(&t->seal_buf, sizeof(uint64_t));
+    tr_vec_init(&t->arg_from, sizeof(arg_from));
     t->args_raw_max = TR_ARGS_RAW_DEFAULT;
     t->uid = atomic_fetch_add(&next_uid, 1);
 }
@@ -38,6 +51,14 @@ void model_args_fini(tr_trace *t)
 {
     for (size_t i = 0; i < t->chunks.len; i++) tr_free(TR_VEC_AT(&t->chunks, arg_chunk, i).z);
     tr_vec_fini(&t->chunks);
+    for (size_t i = 0; i < t->arg_from.len; i++) {
+        arg_from *f = &TR_VEC_AT(&t->arg_from, arg_from, i);
+        tr_free(f->words);
+        tr_free(f->start);
+        tr_free(f->shape);
+        tr_free(f->str);
+    }
+    tr_vec_fini(&t->arg_from);
     tr_vec_fini(&t->seal_buf);
     ZSTD_freeCCtx(t->seal_ctx);
 }
@@ -56,8 +77,14 @@ void model_args_seal_end(tr_trace *t)
 
 size_t model_args_sealed_bytes(const tr_trace *t)
 {
-    return t->sealed_bytes + t->chunks.cap * sizeof(arg_chunk) +
-           t->seal_buf.cap * sizeof(uint64_t) + (t->seal_ctx ? ZSTD_sizeof_CCtx(t->seal_ctx) : 0);
+    size_t n =
+        t->sealed_bytes + t->chunks.cap * sizeof(arg_chunk) + t->seal_buf.cap * sizeof(uint64_t) +
+        (t->seal_ctx ? ZSTD_sizeof_CCtx(t->seal_ctx) : 0) + t->arg_from.cap * sizeof(arg_from);
+    for (size_t i = 0; i < t->arg_from.len; i++) {
+        const arg_from *f = &TR_VEC_AT(&t->arg_from, arg_from, i);
+        n += (f->nwords + 2 * f->nshapes + f->nstr) * sizeof(uint32_t);
+    }
+    return n;
 }
 
 static const uint32_t *shape_of(const tr_trace *t, uint32_t shape)
@@ -115,7 +142,7 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
         return TR_FATAL;
     }
     memcpy(z, zbuf, zlen);
-    *c = (arg_chunk){z, t->sealed, (uint32_t)n, (uint32_t)npay, (uint32_t)nwide, (uint32_t)zlen};
+    *c = (arg_chunk){z, t->sealed, (uint32_t)n, (uint32_t)npay, (uint32_t)nwide, (uint32_t)zlen, 0};
     t->sealed += (uint32_t)n;
     t->sealed_bytes += zlen;
     return TR_OK;
@@ -231,13 +258,16 @@ static int chunk_decode(const tr_trace *t, const arg_chunk *ch, chunk_cache *c, 
     uint32_t *shape = (uint32_t *)(v->buf + ch->nwide), *pay = shape + ch->n,
              *start = pay + ch->npay;
     uint32_t last[DELTA_SLOTS] = {0}, p = 0;
+    const arg_from *f = ch->from ? &TR_VEC_AT(&t->arg_from, arg_from, ch->from - 1) : NULL;
     for (uint32_t s = 0; s < ch->n; s++) {
-        const uint32_t *w = shape_of(t, shape[s]);
+        /* A chunk taken whole was coded by its trace's keys; its shapes and strings are renamed. */
+        const uint32_t *w = f ? f->words + f->start[shape[s]] : shape_of(t, shape[s]);
+        if (f) shape[s] = f->shape[shape[s]];
         start[s] = p;
         for (uint32_t i = 0; i < w[0]; i++, p++) {
-            uint32_t slot = delta_slot(w[1 + i]);
-            pay[p] += last[slot];
-            last[slot] = pay[p];
+            uint32_t slot = delta_slot(w[1 + i]), x = pay[p] + last[slot];
+            last[slot] = x;
+            pay[p] = f && (w[1 + i] & 7) == ARG_STR ? f->str[x] : x;
         }
     }
     *v = (chunk_view){t->uid, ch->first, ch->n, v->buf, shape, pay, start, v->buf, v->cap, 0};
@@ -299,4 +329,182 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
     const uint32_t *w = shape_of(t, shape);
     out->n = w[0];
     out->kt = w + 1;
+}
+
+/* ---- merging: sealed chunks are taken whole ---- */
+
+/* Copies N uint32_t from P (NULL when out of memory; N may be 0). */
+static uint32_t *dup_u32(const uint32_t *p, size_t n)
+{
+    uint32_t *q = tr_malloc((n ? n : 1) * sizeof *q);
+    if (q && n) memcpy(q, p, n * sizeof *q);
+    return q;
+}
+
+/*
+** Adds to DST how to read chunks coded by shapes WORDS/START (NSHAPES of
+** them): SHAPE maps them to DST's, and STR (NSTR) renames their strings;
+** SHAPE and STR are DST's from then on.  Returns its index + 1, 0 when out
+** of memory (SHAPE and STR are freed then).
+*/
+static uint32_t from_add(tr_trace *dst, const uint32_t *words, size_t nwords, const uint32_t *start,
+                         size_t nshapes, uint32_t *shape, uint32_t *str, size_t nstr)
+{
+    arg_from f = {
+        dup_u32(words, nwords), dup_u32(start, nshapes), shape, str, nwords, nshapes, nstr};
+    arg_from *slot = f.words && f.start && f.shape && f.str ? tr_vec_push(&dst->arg_from) : NULL;
+    if (!slot) {
+        tr_free(f.words);
+        tr_free(f.start);
+        tr_free(f.shape);
+        tr_free(f.str);
+        return 0;
+    }
+    *slot = f;
+    return (uint32_t)dst->arg_from.len;
+}
+
+/* DST's shape of each of SRC's (MAP), keys renamed by STR; TR_FATAL when out of memory. */
+static int shapes_map(tr_trace *dst, const tr_trace *src, const uint32_t *str, uint32_t *map)
+{
+    tr_vec kt;
+    tr_vec_init(&kt, sizeof(uint32_t));
+    int rc = TR_OK;
+    for (size_t k = 0; k < src->shape_start.len && rc == TR_OK; k++) {
+        const uint32_t *w = shape_of(src, (uint32_t)k);
+        rc = tr_vec_reserve(&kt, w[0] ? w[0] : 1);
+        uint32_t *out = kt.data;
+        for (uint32_t i = 0; i < w[0] && rc == TR_OK; i++) {
+            uint32_t key = str[w[1 + i] >> 3];
+            if (key >= (1u << ARG_KEY_BITS)) rc = TR_FATAL;
+            out[i] = key << 3 | (w[1 + i] & 7);
+        }
+        if (rc == TR_OK && (map[k] = model_shape_intern(dst, out, w[0])) == TR_NONE) rc = TR_FATAL;
+    }
+    tr_vec_fini(&kt);
+    return rc;
+}
+
+/* Seals every raw set of T, the last chunk perhaps not whole: chunks must precede raw sets. */
+static int seal_all(tr_trace *t)
+{
+    const uint32_t *shape = t->set_shape.data;
+    size_t nraw = t->set_shape.len, a = 0;
+    while (a < nraw) {
+        size_t b = a, bytes = 0;
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
+            const uint32_t *w = shape_of(t, shape[b++]);
+            bytes += 8 + 4 * (size_t)w[0];
+            for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
+        }
+        if (seal_chunk(t, a, b) != TR_OK) return TR_FATAL;
+        a = b;
+    }
+    keep_tail(t, nraw);
+    return TR_OK;
+}
+
+/* Takes SRC's chunk CH whole, read through DST's arg_from FROM (index + 1). */
+static int chunk_take(tr_trace *dst, const arg_chunk *ch, uint32_t from)
+{
+    unsigned char *z = tr_malloc(ch->zlen);
+    arg_chunk *c = z ? tr_vec_push(&dst->chunks) : NULL;
+    if (!c) {
+        tr_free(z);
+        return TR_FATAL;
+    }
+    memcpy(z, ch->z, ch->zlen);
+    *c = *ch;
+    c->z = z;
+    c->first = dst->sealed;
+    c->from = from;
+    dst->sealed += ch->n;
+    dst->sealed_bytes += ch->zlen;
+    return TR_OK;
+}
+
+/* SRC's chunks, each read through what it was read through in SRC, then renamed by MAP and STR. */
+static int chunks_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
+{
+    uint32_t *from =
+        tr_calloc(src->arg_from.len + 1, sizeof *from); /* SRC's 0, arg_from -> DST's */
+    int rc = from ? TR_OK : TR_FATAL;
+    for (size_t i = 0; i < src->chunks.len && rc == TR_OK; i++) {
+        const arg_chunk *ch = &TR_VEC_AT(&src->chunks, arg_chunk, i);
+        if (!from[ch->from] && !ch->from) {
+            uint32_t *sh = dup_u32(map, src->shape_start.len), *s = dup_u32(str, src->strs.len);
+            from[0] = sh && s ? from_add(dst, src->shape_words.data, src->shape_words.len,
+                                         src->shape_start.data, src->shape_start.len, sh, s,
+                                         src->strs.len)
+                              : 0;
+            if (!sh || !s) {
+                tr_free(sh);
+                tr_free(s);
+            }
+        } else if (!from[ch->from]) {
+            /* Taken whole by SRC too: its renaming, then SRC's to DST's. */
+            const arg_from *f = &TR_VEC_AT(&src->arg_from, arg_from, ch->from - 1);
+            uint32_t *sh = tr_malloc((f->nshapes ? f->nshapes : 1) * sizeof *sh);
+            uint32_t *s = tr_malloc((f->nstr ? f->nstr : 1) * sizeof *s);
+            for (size_t k = 0; sh && k < f->nshapes; k++) sh[k] = map[f->shape[k]];
+            for (size_t k = 0; s && k < f->nstr; k++) s[k] = str[f->str[k]];
+            from[ch->from] =
+                sh && s ? from_add(dst, f->words, f->nwords, f->start, f->nshapes, sh, s, f->nstr)
+                        : 0;
+            if (!sh || !s) {
+                tr_free(sh);
+                tr_free(s);
+            }
+        }
+        rc = from[ch->from] ? chunk_take(dst, ch, from[ch->from]) : TR_FATAL;
+    }
+    tr_free(from);
+    return rc;
+}
+
+/* SRC's raw sets appended as raw sets: shapes by MAP, strings by STR, wide values copied. */
+static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
+{
+    const uint32_t *start = src->set_start.data, *shape = src->set_shape.data,
+                   *pay = src->args.data;
+    const uint64_t *wide = src->arg_wide.data;
+    for (size_t k = 0; k < src->set_shape.len; k++) {
+        const uint32_t *w = shape_of(src, shape[k]);
+        size_t n = w[0], at = dst->args.len;
+        if (at + n >= UINT32_MAX || tr_vec_reserve(&dst->args, at + n) != TR_OK) return TR_FATAL;
+        uint32_t *out = (uint32_t *)dst->args.data + at;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = pay[start[k] + i];
+            unsigned tag = w[1 + i] & 7;
+            if (tag == ARG_STR) v = str[v];
+            if (is_wide(w[1 + i])) {
+                uint64_t *slot =
+                    dst->arg_wide.len < UINT32_MAX ? tr_vec_push(&dst->arg_wide) : NULL;
+                if (!slot) return TR_FATAL;
+                *slot = wide[v];
+                v = (uint32_t)(dst->arg_wide.len - 1);
+            }
+            out[i] = v;
+        }
+        uint32_t *st = tr_vec_push(&dst->set_start), *sh = st ? tr_vec_push(&dst->set_shape) : NULL;
+        if (!sh) return TR_FATAL;
+        *st = (uint32_t)at;
+        *sh = map[shape[k]];
+        dst->args.len = dst->building = at + n;
+        if (model_args_raw_full(dst)) model_args_seal(dst);
+        if (dst->failed) return TR_FATAL;
+    }
+    return TR_OK;
+}
+
+int model_args_merge(tr_trace *dst, const tr_trace *src, const uint32_t *str)
+{
+    uint32_t *map = tr_malloc((src->shape_start.len ? src->shape_start.len : 1) * sizeof *map);
+    int rc = map ? shapes_map(dst, src, str, map) : TR_FATAL;
+    if (rc == TR_OK && src->chunks.len) rc = seal_all(dst);
+    if (rc == TR_OK) rc = chunks_take(dst, src, map, str);
+    if (rc == TR_OK) rc = raw_take(dst, src, map, str);
+    tr_free(map);
+    if (rc != TR_OK) dst->failed = 1;
+    return rc;
 }

@@ -9,7 +9,8 @@
 **
 ** The merge replays what the reader did, table by table in id order:
 ** strings interned stay interned (and meet DST's copies), strings stored
-** with tr_str_add stay apart, frames and stacks are interned again.  Readers
+** with tr_str_add stay apart, frames and stacks are interned again, arg
+** sets keep their order (their sealed chunks taken whole, args.c).  Readers
 ** never look at what other inputs added, so the ids come out as a read in
 ** sequence gives them, and the written trace is the same byte for byte.
 */
@@ -64,31 +65,13 @@ static int merge_strings(tr_trace *dst, const tr_trace *src, remap *m)
     return dst->failed ? TR_FATAL : TR_OK;
 }
 
-/* Arg sets are built again in order (so their ids are SRC's plus set_base), keys and strings
- * renamed. */
+/* Arg sets keep their order (so their ids are SRC's plus set_base), keys and strings renamed. */
 static int merge_args(tr_trace *dst, const tr_trace *src, remap *m)
 {
     if (dst->building != dst->args.len) return TR_FATAL; /* a set half built */
-    size_t nsets = model_args_sets(src);
-    if (model_args_sets(dst) + nsets >= TR_NONE - 1) return TR_FATAL;
+    if (model_args_sets(dst) + model_args_sets(src) >= TR_NONE - 1) return TR_FATAL;
     m->set_base = (uint32_t)model_args_sets(dst);
-    for (size_t set = 1; set <= nsets; set++) {
-        model_set ms;
-        model_args_set(src, (uint32_t)set, &ms);
-        tr_args_begin(dst);
-        for (size_t i = 0; i < ms.n; i++) {
-            tr_arg a;
-            tr_str key = m->str[model_arg_key(ms.kt[i])];
-            int type = model_arg_value(&ms, i, &a.v.u);
-            if (type == TR_ARG_INT) tr_args_int(dst, key, a.v.i);
-            if (type == TR_ARG_UINT) tr_args_uint(dst, key, a.v.u);
-            if (type == TR_ARG_REAL) tr_args_real(dst, key, a.v.d);
-            if (type == TR_ARG_BOOL) tr_args_bool(dst, key, a.v.u != 0);
-            if (type == TR_ARG_STR) tr_args_str(dst, key, m->str[a.v.u]);
-        }
-        if (tr_args_end(dst) != set + m->set_base) return TR_FATAL;
-    }
-    return TR_OK;
+    return model_args_merge(dst, src, m->str);
 }
 
 static int merge_inputs(tr_trace *dst, const tr_trace *src, remap *m)

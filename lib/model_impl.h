@@ -115,6 +115,7 @@ struct tr_trace {
     tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
     uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
     tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
+    tr_vec arg_from;     /* arg_from: the traces whose chunks a merge took whole */
     uint32_t sealed;     /* sets in chunks */
     size_t sealed_bytes;
     size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
@@ -190,6 +191,26 @@ void model_args_init(tr_trace *t);
 
 /* Seals the oldest raw sets into whole chunks (tr_args_end, past args_raw_max bytes of them). */
 void model_args_seal(tr_trace *t);
+
+/* Whether the raw sets are past args_raw_max bytes and make a whole chunk: time to seal. */
+static inline int model_args_raw_full(const tr_trace *t)
+{
+    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
+    return raw > t->args_raw_max &&
+           (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS);
+}
+
+/* The shape of the N entries KT (key << 3 | tag), added if new; TR_NONE when out of memory. */
+uint32_t model_shape_intern(tr_trace *t, const uint32_t *kt, size_t n);
+
+/*
+** Appends SRC's arg sets to DST's (no set half built in DST), so that set K
+** of SRC is set K + model_args_sets(DST) before the call; STR maps SRC's
+** string ids to DST's.  SRC's sealed chunks are taken whole, not decoded:
+** DST reads them through their trace's shapes and STR (args.c).  TR_FATAL
+** when out of memory (DST is then failed).
+*/
+int model_args_merge(tr_trace *dst, const tr_trace *src, const uint32_t *str);
 /* Frees what only the sealing uses (freeze: no set is added after it). */
 void model_args_seal_end(tr_trace *t);
 /* Frees the sealed chunks and the sealing's state (tr_trace_free). */

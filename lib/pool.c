@@ -1,5 +1,6 @@
 /* pool.c: running numbered jobs on several threads (tr_pool.h). */
 #include "tr_pool.h"
+#include "tr_mem.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -57,6 +58,37 @@ size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user)
     for (int i = 0; i < made; i++) pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&p.lock);
     return p.started;
+}
+
+typedef struct spawned {
+    tr_pool_job fn;
+    void *user;
+} spawned;
+
+static void *spawn_main(void *arg)
+{
+    spawned sp = *(spawned *)arg;
+    tr_free(arg);
+    sp.fn(sp.user, 0);
+    return NULL;
+}
+
+void tr_pool_spawn(tr_pool_task *task, tr_pool_job fn, void *user)
+{
+    spawned *sp = tr_malloc(sizeof *sp);
+    task->running = 0;
+    if (sp) {
+        *sp = (spawned){fn, user};
+        task->running = pthread_create(&task->th, NULL, spawn_main, sp) == 0;
+        if (!task->running) tr_free(sp);
+    }
+    if (!task->running) fn(user, 0);
+}
+
+void tr_pool_join(tr_pool_task *task)
+{
+    if (task->running) pthread_join(task->th, NULL);
+    task->running = 0;
 }
 
 int tr_pool_parts(int want, size_t n, size_t min)

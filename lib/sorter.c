@@ -1,11 +1,12 @@
 /*
 ** sorter.c: the external merge sort (tr_sorter.h): a buffer of records
 ** within the budget, sorted runs spilled to files, a k-way merge through a
-** heap.
+** heap; a run may be sorted and written on a thread beside the pushing.
 */
 #include "tr_sorter.h"
 #include "tr_mem.h"
 #include "tr_output.h"
+#include "tr_pool.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +53,22 @@ struct tr_sorter {
     tr_vec runs;    /* run */
     uint64_t next_id, spilled;
     merger m;
+
+    /*
+    ** The job on a thread of its own (tr_sorter_spill_behind, tr_sorter_end):
+    ** a full buffer, BEHIND, sorted and written to run file BEHIND_F while
+    ** pushing goes on into another; or, with no file, BUF itself sorted and
+    ** nothing pushed meanwhile.  The thread touches only these, and the
+    ** owner reads them only after joining it.
+    */
+    tr_pool_task task;
+    int busy;
+    unsigned char *behind;
+    size_t behind_n;
+    int behind_ordered;
+    FILE *behind_f;
+    uint64_t behind_id;
+    int behind_err; /* errno of a failed write (the thread's) */
 };
 
 static int sorter_ioerr(tr_sorter *s, int err, const char *what, tr_error *e)
@@ -145,6 +162,50 @@ static void sorter_sort_buf(tr_sorter *s)
     s->ordered = 1;
 }
 
+/* ---- the job behind ---- */
+
+static int behind_job(void *user, size_t job)
+{
+    (void)job;
+    tr_sorter *s = user;
+    if (!s->behind_f) {
+        sorter_sort_buf(s);
+        return TR_OK;
+    }
+    if (!s->behind_ordered) tr_qsort(s->behind, s->behind_n, s->o.rec_size, s->o.cmp);
+    errno = 0;
+    if (fwrite(s->behind, s->o.rec_size, s->behind_n, s->behind_f) != s->behind_n)
+        s->behind_err = errno ? errno : EIO;
+    return TR_OK;
+}
+
+static void behind_start(tr_sorter *s)
+{
+    s->behind_err = 0;
+    s->busy = 1;
+    tr_pool_spawn(&s->task, behind_job, s);
+}
+
+/* Waits for the job behind; a spill's run is added to the runs (in the order spilled). */
+static int behind_wait(tr_sorter *s, tr_error *e)
+{
+    if (!s->busy) return TR_OK;
+    tr_pool_join(&s->task);
+    s->busy = 0;
+    if (!s->behind_f) return TR_OK;
+    FILE *f = s->behind_f;
+    size_t n = s->behind_n;
+    s->behind_f = NULL;
+    tr_free(s->behind);
+    s->behind = NULL;
+    s->behind_n = 0;
+    if (s->behind_err) {
+        fclose(f);
+        return sorter_ioerr(s, s->behind_err, "cannot write a spill file", e);
+    }
+    return run_finish(s, f, s->behind_id, n, e);
+}
+
 static int sorter_spill(tr_sorter *s, tr_error *e)
 {
     sorter_sort_buf(s);
@@ -197,7 +258,9 @@ static int sorter_room(tr_sorter *s, tr_error *e)
 int tr_sorter_push(tr_sorter *s, const void *rec, tr_error *e)
 {
     size_t size = s->o.rec_size;
-    int rc = sorter_room(s, e);
+    /* BUF being sorted (tr_sorter_end) waits for its sort, not for a spill behind */
+    int rc = s->busy && !s->behind_f ? behind_wait(s, e) : TR_OK;
+    if (rc == TR_OK) rc = sorter_room(s, e);
     if (rc != TR_OK) return rc;
     unsigned char *at = s->buf + s->n * size;
     memcpy(at, rec, size);
@@ -355,7 +418,8 @@ static int sorter_start(tr_sorter *s, tr_error *e)
 int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e)
 {
     if (!s->reading) {
-        int rc = sorter_start(s, e);
+        int rc = behind_wait(s, e);
+        if (rc == TR_OK) rc = sorter_start(s, e);
         if (rc != TR_OK) return rc;
     }
     if (s->runs.len) return merge_next(s, &s->m, rec, e);
@@ -366,13 +430,52 @@ int tr_sorter_next(tr_sorter *s, const void **rec, tr_error *e)
 
 size_t tr_sorter_held(const tr_sorter *s)
 {
-    return s->reading ? 0 : s->n * rec_bytes(s);
+    return s->reading ? 0 : (s->n + s->behind_n) * rec_bytes(s);
+}
+
+size_t tr_sorter_behind(const tr_sorter *s)
+{
+    return s->behind_n * rec_bytes(s);
+}
+
+int tr_sorter_spill_behind(tr_sorter *s, tr_error *e)
+{
+    int rc = behind_wait(s, e);
+    if (rc != TR_OK || s->reading || !s->n) return rc;
+    uint64_t id = s->next_id++;
+    FILE *f;
+    rc = run_create(s, id, (uint64_t)s->n * s->o.rec_size, &f, e);
+    if (rc != TR_OK) return rc;
+    s->behind = s->buf;
+    s->behind_n = s->n;
+    s->behind_ordered = s->ordered;
+    s->behind_f = f;
+    s->behind_id = id;
+    s->buf = NULL;
+    s->n = s->alloc = 0;
+    s->ordered = 1;
+    behind_start(s);
+    return TR_OK;
+}
+
+int tr_sorter_wait(tr_sorter *s, tr_error *e)
+{
+    return behind_wait(s, e);
+}
+
+int tr_sorter_end(tr_sorter *s, tr_error *e)
+{
+    if (s->reading || s->busy) return TR_OK;
+    if (s->runs.len) return tr_sorter_spill_behind(s, e);
+    if (!s->ordered) behind_start(s);
+    return TR_OK;
 }
 
 int tr_sorter_spill(tr_sorter *s, size_t room, tr_error *e)
 {
     if (s->reading) return TR_OK;
-    int rc = s->n ? sorter_spill(s, e) : TR_OK;
+    int rc = behind_wait(s, e);
+    if (rc == TR_OK && s->n) rc = sorter_spill(s, e);
     size_t cap = (room < TR_SORTER_MIN_BUDGET ? TR_SORTER_MIN_BUDGET : room) / rec_bytes(s);
     if (cap >= s->cap) return rc;
     s->cap = cap;
@@ -399,6 +502,8 @@ uint64_t tr_sorter_runs(const tr_sorter *s)
 void tr_sorter_close(tr_sorter *s)
 {
     if (!s) return;
+    tr_error ignored;
+    (void)behind_wait(s, &ignored);
     merge_close(&s->m);
     if (s->tmp) tr_output_abort(s->tmp);
     tr_vec_fini(&s->runs);

@@ -4,10 +4,43 @@
 ** (tr_stream.h).
 */
 #include "tr_mem.h"
+#include "tr_pool.h"
 #include "tr_sorter.h"
 #include "tr_stream.h"
 
+#include <pthread.h>
 #include <string.h>
+
+/* Records a block of the merge handed to the writer (tr_stream_next with work behind). */
+#define FEED_RECS 4096
+
+/*
+** The merge of the inputs on a thread beside the writer: it fills two
+** blocks of records in turn, the writer formats one while the other fills.
+** The thread touches only the sorters, the merge heap and PLACE; the
+** blocks change hands under LOCK.
+*/
+typedef struct feed {
+    tr_pool_task task;
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    tr_event_rec *block[2];
+    size_t n[2];
+    int full[2]; /* handed to the writer */
+    int done;    /* the merge ended (or failed) after the last full block */
+    int stop;    /* the writer is done with it: the thread ends */
+    int rc;      /* the merge's failure, reported after the blocks before it */
+    tr_error err;
+    int cur;     /* the writer's block */
+    size_t pos;  /* its next record */
+    int holding; /* the writer holds block CUR */
+} feed;
+
+/* Where each track's records go in the merge: its process's offset and its input. */
+typedef struct track_place {
+    int64_t offset;
+    uint32_t input;
+} track_place;
 
 struct tr_stream {
     /*
@@ -26,6 +59,7 @@ struct tr_stream {
     int sort_all;  /* tr_stream_opts.sort_all */
     int any_order; /* tr_stream_opts.any_order */
     int no_flows;  /* tr_stream_opts.no_flows */
+    int behind;    /* tr_stream_opts.behind */
     /*
     ** The reorder window: while WINDOW is set the records wait in HEAP, not
     ** in the sorter, and those that start before the reader's promise
@@ -47,7 +81,10 @@ struct tr_stream {
     ** the inputs' models shifts them.
     */
     uint64_t base[TR_EV_KIND_COUNT];
-    uint32_t input;                /* the input of the last batch */
+    uint32_t input;     /* the input of the last batch */
+    track_place *place; /* per track, taken when the merge starts */
+    size_t n_place;
+    feed *feed;                    /* the merge on a thread of its own (behind), once started */
     uint64_t runs_past, sent_past; /* runs spilled and records sent before tr_stream_reset */
     tr_vec open;                   /* tr_event_rec: slices still open (dur -1) */
     tr_vec open_input;             /* uint32_t: the input of each */
@@ -383,6 +420,31 @@ static size_t sorts_held(const tr_stream *s)
     return held;
 }
 
+/* Waits for every sorter's work behind but the one of input KEEP: one thread behind at a time. */
+static int sorts_wait(tr_stream *s, size_t keep, tr_error *e)
+{
+    int rc = TR_OK;
+    for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) {
+        tr_sorter *so = TR_VEC_AT(&s->sorts, tr_sorter *, i);
+        if (so && i != keep) rc = tr_sorter_wait(so, e);
+    }
+    return rc;
+}
+
+/*
+** With work behind: the current input's records spill on a thread once a
+** second buffer as big as theirs would not fit beside what is held (the
+** run still being written included), so both stay within the budget.
+*/
+static int sorts_behind(tr_stream *s, size_t held, size_t kept, tr_error *e)
+{
+    tr_sorter *so = s->input < s->sorts.len ? TR_VEC_AT(&s->sorts, tr_sorter *, s->input) : NULL;
+    size_t live = so ? tr_sorter_held(so) - tr_sorter_behind(so) : 0;
+    if (live < s->budget / 16 || held + live + kept <= s->budget) return TR_OK;
+    int rc = sorts_wait(s, s->input, e);
+    return rc == TR_OK ? tr_sorter_spill_behind(so, e) : rc;
+}
+
 /*
 ** The model's dictionaries, the reader's own (tr_batch.reader_bytes) and
 ** the flows take their share of the budget: past it, every sorter spills.
@@ -391,7 +453,8 @@ static int sorts_fit(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_erro
 {
     size_t held = sorts_held(s),
            kept = tr_trace_memory(t) + b->reader_bytes + s->flows.len * sizeof(tr_flow);
-    if (held < s->budget / 8 || held + kept <= s->budget) return TR_OK;
+    if (held < s->budget / 8 || held + kept <= s->budget)
+        return s->behind ? sorts_behind(s, held, kept, e) : TR_OK;
     size_t n = 0;
     for (size_t i = 0; i < s->sorts.len; i++) n += TR_VEC_AT(&s->sorts, tr_sorter *, i) != NULL;
     /* what the others leave is shared out, so the buffers stay within it too */
@@ -458,7 +521,14 @@ int tr_stream_consume(void *user, const tr_trace *t, const tr_batch *b, tr_error
     if (rc == TR_OK) rc = stream_take_flows(s, t, b, e);
     if (rc == TR_OK && b->last) rc = stream_close_open(s, t, b->input, e);
     if (rc == TR_OK) rc = stream_after(s, t, b, e);
-    return rc == TR_OK ? sorts_fit(s, t, b, e) : rc;
+    if (rc == TR_OK) rc = sorts_fit(s, t, b, e);
+    /* An input read: its last records are sorted (or spilled) behind as the next is read. */
+    if (rc == TR_OK && b->last && s->behind && !s->window && b->input < s->sorts.len &&
+        TR_VEC_AT(&s->sorts, tr_sorter *, b->input)) {
+        rc = sorts_wait(s, b->input, e);
+        if (rc == TR_OK) rc = tr_sorter_end(TR_VEC_AT(&s->sorts, tr_sorter *, b->input), e);
+    }
+    return rc;
 }
 
 /* ---- the merge of the inputs ---- */
@@ -473,17 +543,128 @@ static int merge_pull(tr_stream *s, uint32_t in, tr_error *e)
     tr_event_rec r;
     memcpy(&r, rec, s->sort_opts.rec_size);
     if (s->sort_opts.rec_size < sizeof r) r.thread_ts = r.thread_dur = TR_TIME_NONE;
-    const tr_track *tk = r.track < tr_track_count(s->t) ? tr_track_get(s->t, r.track) : NULL;
-    const tr_process *p = tk ? tr_process_get(s->t, tk->process) : NULL;
-    if (p && p->offset_ns) r.ts = tr_time_add(r.ts, p->offset_ns);
+    if (r.track < s->n_place && s->place[r.track].offset)
+        r.ts = tr_time_add(r.ts, s->place[r.track].offset);
     return heap_push(&s->merge, &r, s->sort_opts.cmp) == TR_OK ? TR_OK : tr_error_nomem(e);
+}
+
+/* The next record of the merge into *R: TR_OK, TR_END or a failure. */
+static int merge_step(tr_stream *s, tr_event_rec *r, tr_error *e)
+{
+    if (!s->merge.len) return TR_END;
+    heap_pop(&s->merge, r, s->sort_opts.cmp);
+    uint32_t in = r->track < s->n_place ? s->place[r->track].input : 0;
+    return merge_pull(s, in, e);
+}
+
+/* Fills the blocks in turn until the merge ends, fails or the writer stops it. */
+static int feed_job(void *user, size_t job)
+{
+    (void)job;
+    tr_stream *s = user;
+    feed *f = s->feed;
+    tr_error e = {0};
+    int rc = TR_OK;
+    for (int b = 0; rc == TR_OK; b ^= 1) {
+        pthread_mutex_lock(&f->lock);
+        while (f->full[b] && !f->stop) pthread_cond_wait(&f->turn, &f->lock);
+        int stop = f->stop;
+        pthread_mutex_unlock(&f->lock);
+        if (stop) break;
+        size_t n = 0;
+        while (n < FEED_RECS && (rc = merge_step(s, &f->block[b][n], &e)) == TR_OK) n++;
+        pthread_mutex_lock(&f->lock);
+        f->n[b] = n;
+        f->full[b] = 1;
+        if (rc != TR_OK && rc != TR_END) {
+            f->rc = rc;
+            f->err = e;
+        }
+        pthread_cond_broadcast(&f->turn);
+        pthread_mutex_unlock(&f->lock);
+    }
+    pthread_mutex_lock(&f->lock);
+    f->done = 1;
+    pthread_cond_broadcast(&f->turn);
+    pthread_mutex_unlock(&f->lock);
+    return TR_OK;
+}
+
+/* Starts the merge on a thread of its own; 0 when out of memory (the caller merges itself). */
+static int feed_start(tr_stream *s)
+{
+    feed *f = tr_calloc(1, sizeof *f);
+    tr_event_rec *blocks = f ? tr_malloc(2 * FEED_RECS * sizeof *blocks) : NULL;
+    if (!blocks) {
+        tr_free(f);
+        return 0;
+    }
+    f->block[0] = blocks;
+    f->block[1] = blocks + FEED_RECS;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->turn, NULL);
+    s->feed = f;
+    tr_pool_spawn(&f->task, feed_job, s);
+    return 1;
+}
+
+/* Stops the merge's thread and frees its blocks.  ^NULL is a no-op. */
+static void feed_stop(tr_stream *s)
+{
+    feed *f = s->feed;
+    if (!f) return;
+    pthread_mutex_lock(&f->lock);
+    f->stop = 1;
+    pthread_cond_broadcast(&f->turn);
+    pthread_mutex_unlock(&f->lock);
+    tr_pool_join(&f->task);
+    pthread_cond_destroy(&f->turn);
+    pthread_mutex_destroy(&f->lock);
+    tr_free(f->block[0]);
+    tr_free(f);
+    s->feed = NULL;
+}
+
+/* The next record from the merge's thread: the writer's block, then the next one filled. */
+static int feed_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
+{
+    feed *f = s->feed;
+    if (f->holding && f->pos < f->n[f->cur]) {
+        *ev = &f->block[f->cur][f->pos++];
+        return TR_OK;
+    }
+    pthread_mutex_lock(&f->lock);
+    if (f->holding) {
+        f->full[f->cur] = 0;
+        f->cur ^= 1;
+        f->holding = 0;
+        pthread_cond_broadcast(&f->turn);
+    }
+    while (!f->full[f->cur] && !f->done) pthread_cond_wait(&f->turn, &f->lock);
+    int got = f->full[f->cur] && f->n[f->cur] > 0, rc = f->rc;
+    if (got) f->holding = 1;
+    if (!got && rc) *e = f->err;
+    pthread_mutex_unlock(&f->lock);
+    if (!got) return rc ? rc : TR_END;
+    f->pos = 0;
+    *ev = &f->block[f->cur][f->pos++];
+    return TR_OK;
 }
 
 static int merge_start(tr_stream *s, tr_error *e)
 {
     s->merging = 1;
+    size_t n = s->t ? tr_track_count(s->t) : 0;
+    s->place = tr_malloc((n ? n : 1) * sizeof *s->place);
+    if (!s->place) return tr_error_nomem(e);
+    for (size_t i = 0; i < n; i++) {
+        const tr_process *p = tr_process_get(s->t, tr_track_get(s->t, (uint32_t)i)->process);
+        s->place[i] = (track_place){p ? p->offset_ns : 0, p ? p->input : 0};
+    }
+    s->n_place = n;
     int rc = TR_OK;
     for (size_t i = 0; i < s->sorts.len && rc == TR_OK; i++) rc = merge_pull(s, (uint32_t)i, e);
+    if (rc == TR_OK && s->behind) feed_start(s);
     return rc;
 }
 
@@ -506,6 +687,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     s->sort_all = o->sort_all;
     s->any_order = o->any_order;
     s->no_flows = o->no_flows;
+    s->behind = o->behind;
     s->sort_opts =
         (tr_sorter_opts){.rec_size = o->thread_time ? sizeof(tr_event_rec) : TR_EVENT_REC_BARE,
                          .cmp = o->samples_last ? rec_cmp_samples_last : rec_cmp,
@@ -538,9 +720,8 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
     }
     int rc = s->merging ? TR_OK : merge_start(s, e);
     if (rc != TR_OK) return rc;
-    if (!s->merge.len) return TR_END;
-    heap_pop(&s->merge, &s->cur, s->sort_opts.cmp);
-    if ((rc = merge_pull(s, track_input(s->t, s->cur.track), e)) != TR_OK) return rc;
+    if (s->feed) return feed_next(s, ev, e);
+    if ((rc = merge_step(s, &s->cur, e)) != TR_OK) return rc;
     *ev = &s->cur;
     return TR_OK;
 }
@@ -579,6 +760,10 @@ int tr_stream_late(const tr_stream *s)
 
 void tr_stream_reset(tr_stream *s)
 {
+    feed_stop(s);
+    tr_free(s->place);
+    s->place = NULL;
+    s->n_place = 0;
     s->runs_past = tr_stream_runs(s);
     s->sent_past += s->sent;
     for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
@@ -597,6 +782,8 @@ void tr_stream_reset(tr_stream *s)
 void tr_stream_close(tr_stream *s)
 {
     if (!s) return;
+    feed_stop(s);
+    tr_free(s->place);
     for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
     tr_vec_fini(&s->sorts);
     tr_vec_fini(&s->merge);

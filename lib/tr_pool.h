@@ -9,6 +9,7 @@
 #ifndef TR_POOL_H
 #define TR_POOL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* The most threads a pool starts. */
@@ -32,6 +33,22 @@ int tr_pool_threads(int want, size_t n);
 ** thread that cannot be created leaves its share to the others.
 */
 size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user);
+
+/* A job run beside the caller (tr_pool_spawn) until tr_pool_join. */
+typedef struct tr_pool_task {
+    pthread_t th;
+    int running; /* on a thread of its own, not joined yet */
+} tr_pool_task;
+
+/*
+** tr_pool_spawn: run job 0 of FN on a thread beside the caller
+** ^The caller goes on and waits for it with tr_pool_join.  ^Where no thread
+** can be made the job runs here, before the call returns.
+*/
+void tr_pool_spawn(tr_pool_task *task, tr_pool_job fn, void *user);
+
+/* ^Waits for the job of TASK to end; a no-op when it ran in place or was joined. */
+void tr_pool_join(tr_pool_task *task);
 
 /*
 ** The fewest rows worth a part of a pass over a table: a thread's start and

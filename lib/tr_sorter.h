@@ -61,6 +61,27 @@ size_t tr_sorter_held(const tr_sorter *s);
 ** keeps the buffer within ROOM bytes (records and scratch) from then on.
 */
 int tr_sorter_spill(tr_sorter *s, size_t room, tr_error *e);
+/*
+** tr_sorter_spill_behind: spill while pushing goes on
+** ^Hands the records held to a thread of their own, which sorts them and
+** writes them as a run, and takes the next records into a new buffer: the
+** caller keeps both within its budget (tr_sorter_held counts both until the
+** run is written, tr_sorter_behind the one being written).  ^Waits first
+** for the one handed before.  ^A failed write is reported by the next call
+** that waits: this one, tr_sorter_spill or tr_sorter_next.
+*/
+int tr_sorter_spill_behind(tr_sorter *s, tr_error *e);
+/* ^Bytes of records being spilled behind (tr_sorter_spill_behind), not yet written. */
+size_t tr_sorter_behind(const tr_sorter *s);
+/*
+** tr_sorter_end: no more records for now
+** ^Sorts the records held on a thread of their own (or spills them behind,
+** when runs were spilled), so that tr_sorter_next finds them ready.
+** ^A record pushed after it waits for that sort.
+*/
+int tr_sorter_end(tr_sorter *s, tr_error *e);
+/* ^Waits for what runs behind (either of the above), and reports its failure. */
+int tr_sorter_wait(tr_sorter *s, tr_error *e);
 /* ^Run files written so far (0: everything stayed in memory). */
 uint64_t tr_sorter_runs(const tr_sorter *s);
 /* ^Frees S and removes its temporary directory.  ^NULL is a no-op. */

@@ -95,6 +95,13 @@ typedef struct tr_stream_opts {
     ** are not shifted (tr_align: one input, no --align).
     */
     int any_order;
+    /*
+    ** 1: the sorting goes on beside the reading, on one more thread: runs
+    ** are spilled behind (tr_sorter_spill_behind) once a second buffer as
+    ** big as the one filling would not fit the budget, and an input's last
+    ** records are sorted as the next input is read (tr_sorter_end).
+    */
+    int behind;
 } tr_stream_opts;
 
 /* Where a stream hands out the records it can place before the input ends. */

@@ -572,6 +572,21 @@ static uint32_t shape_intern(tr_trace *t)
     return row;
 }
 
+uint32_t model_shape_intern(tr_trace *t, const uint32_t *kt, size_t n)
+{
+    tr_args_begin(t);
+    for (size_t i = 0; i < n; i++) {
+        if (!push_u32(&t->building_kt, kt[i])) {
+            t->failed = 1;
+            return TR_NONE;
+        }
+        t->building_h = shape_hash_step(t->building_h, kt[i]);
+    }
+    uint32_t shape = shape_intern(t);
+    tr_args_begin(t);
+    return shape;
+}
+
 uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
@@ -586,9 +601,7 @@ uint32_t tr_args_end(tr_trace *t)
     t->building_kt.len = 0;
     t->building_h = 0;
     uint32_t set = (uint32_t)model_args_sets(t);
-    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
-    if (raw > t->args_raw_max && (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS))
-        model_args_seal(t);
+    if (model_args_raw_full(t)) model_args_seal(t);
     return set;
 }
 

@@ -461,6 +461,45 @@ TR_TEST(merge_ids)
     tr_trace_free(y);
 }
 
+/*
+** Merges of traces whose arg sets are sealed (args_raw 1: every whole chunk):
+** the chunks are taken whole, read through their trace's shapes and strings,
+** and a merged trace merged again reads them through both renamings.
+*/
+TR_TEST(merge_sealed_args)
+{
+    tr_error e = {0};
+    tr_diag diag = {0};
+    tr_load_opts o;
+    memset(&o, 0, sizeof o);
+    o.readers = tr_readers;
+    o.read.diag = &diag;
+    o.args_raw = 1;
+    const char *p[] = {tr_test_src("testdata/chrome/catapult/x_event_trace.json"),
+                       tr_test_src("testdata/chrome/catapult/flow.json"),
+                       tr_test_src("testdata/gt/gt-mlp-4workers-autoshard.log")};
+    tr_trace *seq = tr_trace_new(), *x = tr_trace_new(), *y = tr_trace_new(), *z = tr_trace_new();
+    for (size_t i = 0; i < 3; i++) CHECK(tr_load(seq, p[i], &o, &e) == TR_OK);
+    CHECK(tr_load(x, p[0], &o, &e) == TR_OK);
+    CHECK(tr_load(y, p[1], &o, &e) == TR_OK);
+    CHECK(tr_load(z, p[2], &o, &e) == TR_OK);
+    CHECK(tr_trace_merge(y, z, &e) == TR_OK);
+    CHECK(tr_trace_merge(x, y, &e) == TR_OK);
+    CHECK(tr_trace_freeze(seq, &e) == TR_OK && tr_trace_freeze(x, &e) == TR_OK);
+    const char *writers[] = {"chrome", "lines"};
+    for (size_t w = 0; w < 2; w++) {
+        char *a = write_all(seq, writers[w]), *b = write_all(x, writers[w]);
+        CHECK(strlen(a) > 100000);
+        CHECK(strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    tr_trace_free(seq);
+    tr_trace_free(x);
+    tr_trace_free(y);
+    tr_trace_free(z);
+}
+
 /* --align FILE=OFFSET, and inputs without a clock. */
 TR_TEST(align_by_hand_and_guess)
 {

@@ -3,6 +3,7 @@
 ** inputs are read, filtered by --name, --track, --since and --until, and
 ** handed to a writer.
 */
+#include "tr_pool.h"
 #include "tracecat_impl.h"
 
 #include <fnmatch.h>
@@ -181,7 +182,8 @@ static int stream_write(tr_cli *c, const args *a, const tr_writer *w, const char
                          .sort_all = sort_all,
                          .samples_last = (w->flags & TR_WRITE_EVENTS_AFTER) != 0,
                          .any_order = (w->flags & TR_WRITE_ANY_ORDER) && !sort_all,
-                         .thread_time = tr_cli_thread_time(c, a->inputs, (size_t)a->n_inputs)};
+                         .thread_time = tr_cli_thread_time(c, a->inputs, (size_t)a->n_inputs),
+                         .behind = tr_pool_threads(tr_cli_threads(c), 2) > 1};
     stream_job job = {.c = c, .a = a, .w = w, .exit = TR_EXIT_OK};
     c->read.spill_dir = so.tmpdir;
     tr_error e = {0};

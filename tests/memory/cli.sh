@@ -132,8 +132,13 @@ equal-quick)
     # Kineto: the stream's runs and the Chrome reader's flow sorters spill and merge
     python3 tests/bench/chrome/gen_kineto.py "$tmp/k.json" 3000 || fail "gen_kineto.py"
     same_as_model "$tmp/k.json"
-    run 0 cat -vv --memory 1M --tmpdir "$spill" "$tmp/k.json"
+    run 0 cat -vv --threads 1 --memory 1M --tmpdir "$spill" "$tmp/k.json"
     expect_err "tracecat: 0 events written while reading, 10 sorted runs spilled"
+    cp "$tmp/out" "$tmp/k.one"
+    # on two threads runs are sorted and written behind the reading, in half the room each
+    run 0 cat -vv --threads 2 --memory 1M --tmpdir "$spill" "$tmp/k.json"
+    expect_err "tracecat: 0 events written while reading, 12 sorted runs spilled"
+    cmp -s "$tmp/out" "$tmp/k.one" || fail "spilled behind: other lines than on one thread"
     # the folded writer takes the streaming path, its records handed over as read, none sorted
     run 0 convert -vv --tmpdir "$spill" testdata/pyspy/11_sglang_multiprocess_xargs_concat.txt \
         -o "$tmp/s.folded"
@@ -155,12 +160,15 @@ equal-quick)
 spill)
     gen_held 100000
     in_memory "$tmp/big.log" >"$tmp/want" || fail "in memory"
-    run 0 cat -vv --memory 8M --tmpdir "$spill" "$tmp/big.log"
+    run 0 cat -vv --threads 1 --memory 8M --tmpdir "$spill" "$tmp/big.log"
     expect_err "tracecat: 0 events written while reading, 4 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled and merged: other lines than the model"
+    run 0 cat -vv --threads 2 --memory 8M --tmpdir "$spill" "$tmp/big.log"
+    expect_err "tracecat: 0 events written while reading, 8 sorted runs spilled"
+    cmp -s "$tmp/out" "$tmp/want" || fail "spilled behind and merged: other lines than the model"
     nothing_left
     # convert spills beside its output by default
-    run 0 convert -vv --memory 1M "$tmp/big.log" -o "$tmp/big.tsv"
+    run 0 convert -vv --threads 1 --memory 1M "$tmp/big.log" -o "$tmp/big.tsv"
     expect_err "tracecat: 0 events written while reading, 52 sorted runs spilled"
     cmp -s "$tmp/big.tsv" "$tmp/want" || fail "convert --to lines: other lines than the model"
     rm "$tmp/big.tsv"

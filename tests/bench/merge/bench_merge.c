@@ -36,7 +36,7 @@ static uint64_t checksum(const tr_trace *t, size_t *events)
     tr_trace_counters(t, &co);
     tr_trace_samples(t, &sa);
     MIX(sl.ts, sl.n * 8);
-    MIX(sl.dur, sl.n * 8);
+    MIX(sl.dur32, sl.n * 4);
     MIX(sl.name, sl.n * 4);
     MIX(sl.args, sl.n * 4);
     MIX(in.ts, in.n * 8);
