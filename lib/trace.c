@@ -47,7 +47,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     tr_vec_init(&t->skipped, sizeof(tr_skipped));
-    tr_vec_init(&t->set_shape, sizeof(uint32_t));
+    tr_vec_init(&t->set_shape, sizeof(uint8_t));
     tr_vec_init(&t->building_kt, sizeof(uint32_t));
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
@@ -572,12 +572,37 @@ static uint32_t shape_intern(tr_trace *t)
     return row;
 }
 
+/* Makes the shapes of the raw sets 4 bytes each: a shape id has passed 254. */
+static TRACE_SLOW int shapes_widen(tr_trace *t)
+{
+    tr_vec w;
+    tr_vec_init(&w, sizeof(uint32_t));
+    if (tr_vec_reserve(&w, t->set_shape.cap) != TR_OK) return 0;
+    for (size_t k = 0; k < t->set_shape.len; k++)
+        ((uint32_t *)w.data)[k] = ((const uint8_t *)t->set_shape.data)[k];
+    w.len = t->set_shape.len;
+    tr_vec_fini(&t->set_shape);
+    t->set_shape = w;
+    return 1;
+}
+
+/* Appends raw set SHAPE, whose payloads start at t->building; 0 when out of memory. */
+static int set_push(tr_trace *t, uint32_t shape)
+{
+    tr_vec *v = &t->set_shape;
+    if (v->len % MODEL_SET_ANCHOR == 0 && !push_u32(&t->set_start, (uint32_t)t->building)) return 0;
+    if (v->elem == 1 && shape >= UINT8_MAX && !shapes_widen(t)) return 0;
+    if (v->elem != 1) return push_u32(v, shape);
+    if (v->len >= v->cap && tr_vec_reserve(v, v->len + 1) != TR_OK) return 0;
+    ((uint8_t *)v->data)[v->len++] = (uint8_t)shape;
+    return 1;
+}
+
 uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
     if (!t->failed && t->building_kt.len) shape = shape_intern(t);
-    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 ||
-        !push_u32(&t->set_start, (uint32_t)t->building) || !push_u32(&t->set_shape, shape)) {
+    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !set_push(t, shape)) {
         if (shape != TR_NONE) t->failed = 1;
         tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
         return 0;
@@ -739,7 +764,7 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
     size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
     (void)tr_vec_reserve(&t->args, t->args.len + args);
-    (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets);
+    (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
     if (x->stacks) {
