@@ -101,14 +101,15 @@ struct tr_trace {
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
-    ** fit the payload; the others go to arg_wide.  A set costs 8 bytes and
-    ** 4 an arg, where entries of key, tag and value would cost 8 an arg.
-    ** Sets are raw as built; past args_raw_max bytes of raw sets, the oldest
-    ** are sealed into compressed chunks (args.c), 3-4 bytes a set where a
-    ** Kineto or GT event's set took about 30, and are decoded again as read.
-    ** Raw set K is set sealed + K + 1.  Its payloads follow set K - 1's, so
-    ** only every MODEL_SET_ANCHOR-th set's first payload is kept (a set
-    ** costs 1 byte while shape ids fit one, 4 after: see model_raw_shape).
+    ** fit the payload; the others go to arg_wide.  A set costs 1.5 bytes
+    ** (4.5 past 255 shapes) and 4 an arg, where entries of key, tag and
+    ** value would cost 8 an arg.  Sets are raw as built; past args_raw_max
+    ** bytes of raw sets (counted as 8 a set), the oldest are sealed into
+    ** compressed chunks (args.c), 3-4 bytes a set where a Kineto or GT
+    ** event's set takes 22-24 raw, and are decoded again as read.  Raw set
+    ** K is set sealed + K + 1.  Its payloads follow set K - 1's, so only
+    ** every MODEL_SET_ANCHOR-th set's first payload is kept; its shape is a
+    ** byte while shape ids fit one (model_raw_shape).
     */
     tr_vec args;         /* uint32_t: the payloads of the raw sets, set after set */
     tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */

@@ -185,6 +185,18 @@ tr_str tr_str_add(tr_trace *t, const char *s, size_t n)
     return str_store(t, s, n);
 }
 
+tr_str tr_str_again(tr_trace *t, tr_str s)
+{
+    if (s == 0 || s >= t->strs.len || t->failed) return 0;
+    str_entry *e = t->strs.len < TR_NONE ? tr_vec_push(&t->strs) : NULL;
+    if (!e) {
+        t->failed = 1;
+        return 0;
+    }
+    *e = TR_VEC_AT(&t->strs, str_entry, s); /* strings are never changed: the text is shared */
+    return (tr_str)(t->strs.len - 1);
+}
+
 const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len)
 {
     const str_entry *e = model_str_entry(t, s);

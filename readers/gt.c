@@ -483,6 +483,22 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 }
 
 /*
+** Details longer than the cache takes (batch lists, exception texts): one
+** that came before gets an id of its own as tr_str_add gives, so every
+** output stays as it was, but its text is not stored again.
+*/
+static tr_str gt_long_text(gt_rd *g, const char *s, size_t n)
+{
+    tr_str *slot = &g->longs[tr_hash_bytes(s, n) & (GT_LONGS - 1)];
+    size_t len;
+    const char *p = *slot ? tr_str_get(g->t, *slot, &len) : NULL;
+    if (p && len == n && memcmp(p, s, n) == 0) return tr_str_again(g->t, *slot);
+    tr_str id = tr_str_add(g->t, s, n);
+    if (id) *slot = id;
+    return id;
+}
+
+/*
 ** The id of the N bytes at S through the cache.  Free TEXT (details) is
 ** stored without the trace's index: the ones that repeat ("success=True"
 ** on every reply) hit the cache, and unique ones (tensor ids) skip a probe
@@ -491,7 +507,7 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 static inline tr_str gt_cached(gt_rd *g, const char *s, size_t n, int text)
 {
     if (n == 0) return 0;
-    if (n > GT_STR_MAX) return gt_cache_miss(g, NULL, s, n, 0, 0, text);
+    if (n > GT_STR_MAX) return text ? gt_long_text(g, s, n) : tr_str_intern(g->t, s, n);
     uint64_t head, tail;
     gt_words(s, n, &head, &tail);
     size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);

@@ -29,6 +29,8 @@
 ** ids) pass through.
 */
 #define GT_WAYS 4
+/* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long_text). */
+#define GT_LONGS 1024
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -195,6 +197,7 @@ typedef struct gt_rd {
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
     gt_det_slot dets[GT_DET_SLOTS];
+    tr_str longs[GT_LONGS]; /* the latest id of each hash's details, 0: none */
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)

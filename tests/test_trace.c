@@ -25,6 +25,11 @@ TR_TEST(strings_intern)
     tr_str d = tr_str_add(t, "worker 1", 8);
     CHECK(d != a);
     CHECK_STR(tr_str_get(t, d, NULL), "worker 1");
+    /* Stored again: a new id, as tr_str_add gives, with the same text (shared). */
+    tr_str e = tr_str_again(t, d);
+    CHECK(e == d + 1 && tr_str_get(t, e, NULL) == tr_str_get(t, d, NULL));
+    CHECK_INT(tr_str_again(t, 0), 0);
+    CHECK_INT(tr_str_again(t, e + 1), 0);
     /* Many strings force the hash table to grow; ids stay stable. */
     char buf[32];
     for (int i = 0; i < 100000; i++) {
