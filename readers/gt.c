@@ -483,12 +483,14 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 }
 
 /*
-** Details longer than the cache takes (batch lists, exception texts): one
-** that came before gets an id of its own as tr_str_add gives, so every
-** output stays as it was, but its text is not stored again.
+** A string longer than the cache takes.  Details (free TEXT: batch lists,
+** exception texts) that came before get an id of their own as tr_str_add
+** gives, so every output stays as it was, but their text is not stored
+** again.
 */
-static tr_str gt_long_text(gt_rd *g, const char *s, size_t n)
+static GT_SLOW tr_str gt_long(gt_rd *g, const char *s, size_t n, int text)
 {
+    if (!text) return tr_str_intern(g->t, s, n);
     tr_str *slot = &g->longs[tr_hash_bytes(s, n) & (GT_LONGS - 1)];
     size_t len;
     const char *p = *slot ? tr_str_get(g->t, *slot, &len) : NULL;
@@ -507,7 +509,7 @@ static tr_str gt_long_text(gt_rd *g, const char *s, size_t n)
 static inline tr_str gt_cached(gt_rd *g, const char *s, size_t n, int text)
 {
     if (n == 0) return 0;
-    if (n > GT_STR_MAX) return text ? gt_long_text(g, s, n) : tr_str_intern(g->t, s, n);
+    if (n > GT_STR_MAX) return gt_long(g, s, n, text);
     uint64_t head, tail;
     gt_words(s, n, &head, &tail);
     size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);

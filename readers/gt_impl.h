@@ -29,7 +29,7 @@
 ** ids) pass through.
 */
 #define GT_WAYS 4
-/* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long_text). */
+/* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
