@@ -491,12 +491,13 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 static GT_SLOW tr_str gt_long(gt_rd *g, const char *s, size_t n, int text)
 {
     if (!text) return tr_str_intern(g->t, s, n);
-    tr_str *slot = &g->longs[tr_hash_bytes(s, n) & (GT_LONGS - 1)];
-    size_t len;
-    const char *p = *slot ? tr_str_get(g->t, *slot, &len) : NULL;
-    if (p && len == n && memcmp(p, s, n) == 0) return tr_str_again(g->t, *slot);
+    uint64_t h = tr_hash_bytes(s, n);
+    gt_long_slot *sl = &g->longs[h & (GT_LONGS - 1)];
+    if (sl->id && sl->hash == h && sl->len == n &&
+        memcmp(tr_str_get(g->t, sl->id, NULL), s, n) == 0)
+        return tr_str_again(g->t, sl->id);
     tr_str id = tr_str_add(g->t, s, n);
-    if (id) *slot = id;
+    if (id) *sl = (gt_long_slot){h, (uint32_t)n, id};
     return id;
 }
 
