@@ -103,14 +103,22 @@ static unsigned delta_slot(uint32_t kt)
     return (kt * 2654435761u) >> 26;
 }
 
+uint32_t model_raw_start(const tr_trace *t, size_t k)
+{
+    size_t s = k - k % MODEL_SET_ANCHOR;
+    uint32_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
+    for (; s < k; s++) p += shape_of(t, model_raw_shape(t, s))[0];
+    return p;
+}
+
 /* Seals raw sets [A, B) into a chunk; TR_FATAL when out of memory. */
 static int seal_chunk(tr_trace *t, size_t a, size_t b)
 {
-    const uint32_t *start = t->set_start.data, *shape = t->set_shape.data, *pay = t->args.data;
+    const uint32_t *pay = t->args.data;
     const uint64_t *wide_in = t->arg_wide.data;
-    size_t n = b - a, p0 = start[a], npay = 0, nwide = 0;
+    size_t n = b - a, p0 = model_raw_start(t, a), npay = 0, nwide = 0;
     for (size_t s = a; s < b; s++) {
-        const uint32_t *w = shape_of(t, shape[s]);
+        const uint32_t *w = shape_of(t, model_raw_shape(t, s));
         for (uint32_t i = 0; i < w[0]; i++) nwide += is_wide(w[1 + i]);
         npay += w[0];
     }
@@ -118,10 +126,10 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
     if (tr_vec_reserve(&t->seal_buf, (raw + bound) / 8 + 2) != TR_OK) return TR_FATAL;
     uint64_t *wide = t->seal_buf.data;
     uint32_t *words = (uint32_t *)(wide + nwide), *d = words + n, last[DELTA_SLOTS] = {0};
-    memcpy(words, shape + a, n * sizeof *words);
+    for (size_t s = a; s < b; s++) words[s - a] = model_raw_shape(t, s);
     size_t p = p0, k = 0;
     for (size_t s = a; s < b; s++) {
-        const uint32_t *w = shape_of(t, shape[s]);
+        const uint32_t *w = shape_of(t, words[s - a]);
         for (uint32_t i = 0; i < w[0]; i++, p++) {
             uint32_t v = pay[p], slot = delta_slot(w[1 + i]);
             if (is_wide(w[1 + i])) {
@@ -148,14 +156,19 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
     return TR_OK;
 }
 
-/* Moves raw sets [A, end) to the front, their wide values renumbered from 0. */
+/*
+** Moves raw sets [A, end) to the front, their wide values renumbered from 0
+** and their kept first payloads made again (no more of them than before).
+*/
 static void keep_tail(tr_trace *t, size_t a)
 {
-    uint32_t *start = t->set_start.data, *shape = t->set_shape.data, *pay = t->args.data;
+    uint32_t *start = t->set_start.data, *pay = t->args.data;
     uint64_t *wide = t->arg_wide.data;
-    size_t nraw = t->set_shape.len, p0 = a < nraw ? start[a] : t->args.len, p = p0, k = 0;
+    size_t nraw = t->set_shape.len, p0 = a < nraw ? model_raw_start(t, a) : t->args.len, p = p0,
+           k = 0;
     for (size_t s = a; s < nraw; s++) {
-        const uint32_t *w = shape_of(t, shape[s]);
+        const uint32_t *w = shape_of(t, model_raw_shape(t, s));
+        if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)(p - p0);
         for (uint32_t i = 0; i < w[0]; i++, p++) {
             if (!is_wide(w[1 + i])) continue;
             wide[k] = wide[pay[p]]; /* indexes grow set after set: K never passes them */
@@ -163,25 +176,23 @@ static void keep_tail(tr_trace *t, size_t a)
         }
     }
     memmove(pay, pay + p0, (t->args.len - p0) * sizeof *pay);
-    for (size_t s = a; s < nraw; s++) {
-        start[s - a] = start[s] - (uint32_t)p0;
-        shape[s - a] = shape[s];
-    }
+    unsigned char *shape = t->set_shape.data;
+    memmove(shape, shape + a * t->set_shape.elem, (nraw - a) * t->set_shape.elem);
     t->args.len -= p0;
-    t->set_start.len = t->set_shape.len = nraw - a;
+    t->set_shape.len = nraw - a;
+    t->set_start.len = (nraw - a + MODEL_SET_ANCHOR - 1) / MODEL_SET_ANCHOR;
     t->arg_wide.len = k;
     t->building = t->args.len;
 }
 
 void model_args_seal(tr_trace *t)
 {
-    const uint32_t *shape = t->set_shape.data;
     size_t nraw = t->set_shape.len, a = 0;
     while (a < nraw && !t->failed) {
         /* Bytes counted as tr_args_end counts the raw sets. */
         size_t b = a, bytes = 0;
         while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, shape[b++]);
+            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
             bytes += 8 + 4 * (size_t)w[0];
             for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
         }
@@ -315,8 +326,8 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
     uint32_t idx = set - 1, shape;
     if (idx >= t->sealed) {
         idx -= t->sealed;
-        shape = TR_VEC_AT(&t->set_shape, uint32_t, idx);
-        out->val = (const uint32_t *)t->args.data + TR_VEC_AT(&t->set_start, uint32_t, idx);
+        shape = model_raw_shape(t, idx);
+        out->val = (const uint32_t *)t->args.data + model_raw_start(t, idx);
         out->wide = t->arg_wide.data;
     } else {
         const chunk_view *v = chunk_view_of(t, idx);
@@ -388,12 +399,11 @@ static int shapes_map(tr_trace *dst, const tr_trace *src, const uint32_t *str, u
 /* Seals every raw set of T, the last chunk perhaps not whole: chunks must precede raw sets. */
 static int seal_all(tr_trace *t)
 {
-    const uint32_t *shape = t->set_shape.data;
     size_t nraw = t->set_shape.len, a = 0;
     while (a < nraw) {
         size_t b = a, bytes = 0;
         while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, shape[b++]);
+            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
             bytes += 8 + 4 * (size_t)w[0];
             for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
         }
@@ -465,16 +475,20 @@ static int chunks_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, 
 /* SRC's raw sets appended as raw sets: shapes by MAP, strings by STR, wide values copied. */
 static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
 {
-    const uint32_t *start = src->set_start.data, *shape = src->set_shape.data,
-                   *pay = src->args.data;
+    const uint32_t *pay = src->args.data;
     const uint64_t *wide = src->arg_wide.data;
+    size_t p =
+        src->set_shape.len ? model_raw_start(src, 0) : 0; /* a set's payloads follow the last */
     for (size_t k = 0; k < src->set_shape.len; k++) {
-        const uint32_t *w = shape_of(src, shape[k]);
+        uint32_t shape = model_raw_shape(src, k);
+        const uint32_t *w = shape_of(src, shape);
         size_t n = w[0], at = dst->args.len;
-        if (at + n >= UINT32_MAX || tr_vec_reserve(&dst->args, at + n) != TR_OK) return TR_FATAL;
+        if (at + n >= UINT32_MAX || model_args_sets(dst) >= TR_NONE - 1 ||
+            tr_vec_reserve(&dst->args, at + n) != TR_OK)
+            return TR_FATAL;
         uint32_t *out = (uint32_t *)dst->args.data + at;
         for (size_t i = 0; i < n; i++) {
-            uint32_t v = pay[start[k] + i];
+            uint32_t v = pay[p + i];
             unsigned tag = w[1 + i] & 7;
             if (tag == ARG_STR) v = str[v];
             if (is_wide(w[1 + i])) {
@@ -486,10 +500,9 @@ static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, con
             }
             out[i] = v;
         }
-        uint32_t *st = tr_vec_push(&dst->set_start), *sh = st ? tr_vec_push(&dst->set_shape) : NULL;
-        if (!sh) return TR_FATAL;
-        *st = (uint32_t)at;
-        *sh = map[shape[k]];
+        p += n;
+        dst->building = at;
+        if (!model_set_push(dst, map[shape])) return TR_FATAL;
         dst->args.len = dst->building = at + n;
         if (model_args_raw_full(dst)) model_args_seal(dst);
         if (dst->failed) return TR_FATAL;

@@ -122,10 +122,11 @@ void tr_arena_fini(tr_arena *a)
     tr_arena_init(a);
 }
 
-void *tr_arena_alloc(tr_arena *a, size_t n)
+/* N bytes at the head's next multiple of ALIGN (a power of two, at most 8). */
+static void *arena_carve(tr_arena *a, size_t n, size_t align)
 {
-    n = (n + 7) & ~(size_t)7;
-    if (!a->head || a->head->size - a->used < n) {
+    size_t at = (a->used + align - 1) & ~(align - 1);
+    if (!a->head || a->head->size < at || a->head->size - at < n) {
         size_t block = arena_block_size(a), size = n > block / 4 ? n : block;
         tr_arena_block *b = tr_malloc(sizeof *b + size);
         if (!b) return NULL;
@@ -139,17 +140,23 @@ void *tr_arena_alloc(tr_arena *a, size_t n)
         }
         b->next = a->head;
         a->head = b;
-        a->used = 0;
         a->total += size;
+        at = 0;
     }
-    void *p = a->head->data + a->used;
-    a->used += n;
+    void *p = a->head->data + at;
+    a->used = at + n;
     return p;
 }
 
+void *tr_arena_alloc(tr_arena *a, size_t n)
+{
+    return arena_carve(a, n, 8);
+}
+
+/* Strings are packed: a model's millions of short ones would lose 3.5 bytes each to alignment. */
 char *tr_arena_strndup(tr_arena *a, const char *s, size_t n)
 {
-    char *p = tr_arena_alloc(a, n + 1);
+    char *p = arena_carve(a, n + 1, 1);
     if (!p) return NULL;
     memcpy(p, s, n);
     p[n] = '\0';

@@ -100,17 +100,20 @@ struct tr_trace {
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
-    ** fit the payload; the others go to arg_wide.  A set costs 8 bytes and
-    ** 4 an arg, where entries of key, tag and value would cost 8 an arg.
-    ** Sets are raw as built; past args_raw_max bytes of raw sets, the oldest
-    ** are sealed into compressed chunks (args.c), 3-4 bytes a set where a
-    ** Kineto or GT event's set took about 30, and are decoded again as read.
-    ** Raw set K is set sealed + K + 1.
+    ** fit the payload; the others go to arg_wide.  A set costs 1.5 bytes
+    ** (4.5 past 255 shapes) and 4 an arg, where entries of key, tag and
+    ** value would cost 8 an arg.  Sets are raw as built; past args_raw_max
+    ** bytes of raw sets (counted as 8 a set), the oldest are sealed into
+    ** compressed chunks (args.c), 3-4 bytes a set where a Kineto or GT
+    ** event's set takes 22-24 raw, and are decoded again as read.  Raw set
+    ** K is set sealed + K + 1.  Its payloads follow set K - 1's, so only
+    ** every MODEL_SET_ANCHOR-th set's first payload is kept; its shape is a
+    ** byte while shape ids fit one (model_raw_shape).
     */
     tr_vec args;         /* uint32_t: the payloads of the raw sets, set after set */
     tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */
-    tr_vec set_start;    /* uint32_t: first payload of raw set k */
-    tr_vec set_shape;    /* uint32_t: shape of raw set k */
+    tr_vec set_start;    /* uint32_t: first payload of raw set k * MODEL_SET_ANCHOR */
+    tr_vec set_shape;    /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
     size_t building;     /* first payload of the set under construction */
     tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
     uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
@@ -173,6 +176,18 @@ typedef struct model_set {
 */
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
 
+#define MODEL_SET_ANCHOR 8 /* raw sets a kept first payload covers (set_start) */
+
+/* The shape of raw set K. */
+static inline uint32_t model_raw_shape(const tr_trace *t, size_t k)
+{
+    return t->set_shape.elem == 1 ? ((const uint8_t *)t->set_shape.data)[k]
+                                  : ((const uint32_t *)t->set_shape.data)[k];
+}
+
+/* The first payload of raw set K (args.c). */
+uint32_t model_raw_start(const tr_trace *t, size_t k);
+
 /* The number of arg sets (the last set's id). */
 static inline size_t model_args_sets(const tr_trace *t)
 {
@@ -202,6 +217,9 @@ static inline int model_args_raw_full(const tr_trace *t)
 
 /* The shape of the N entries KT (key << 3 | tag), added if new; TR_NONE when out of memory. */
 uint32_t model_shape_intern(tr_trace *t, const uint32_t *kt, size_t n);
+
+/* Appends raw set SHAPE, whose payloads start at t->building; 0 when out of memory. */
+int model_set_push(tr_trace *t, uint32_t shape);
 
 /*
 ** Appends SRC's arg sets to DST's (no set half built in DST), so that set K

@@ -54,6 +54,13 @@ tr_str tr_str_internz(tr_trace *t, const char *s);
 ** entering it in the hash table.  ^Its id differs from any interned copy.
 */
 tr_str tr_str_add(tr_trace *t, const char *s, size_t n);
+/*
+** tr_str_again: store string S's text again
+** ^A new id, as tr_str_add of S's text gives, that shares S's text rather
+** than copying it: for a reader that finds its free text repeated.  ^0 when
+** S is 0 or unknown.
+*/
+tr_str tr_str_again(tr_trace *t, tr_str s);
 /* ^Returns the NUL-terminated text of id S and its length in *LEN (may be NULL). */
 const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len);
 size_t tr_str_count(const tr_trace *t);
@@ -219,7 +226,7 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 
 /*
 ** tr_trace_args_raw: how many bytes of arg sets stay as built
-** ^Sets are kept as built (8 bytes a set and 4 an arg) until they pass
+** ^Sets are kept as built (counted as 8 bytes a set and 4 an arg) until they pass
 ** BYTES (TR_ARGS_RAW_DEFAULT in a new trace); then the oldest are sealed,
 ** a few thousand at a time, into compressed chunks that cost a few bytes a
 ** set and are decoded again as they are read.  ^Every reader sees the same

@@ -47,7 +47,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     tr_vec_init(&t->skipped, sizeof(tr_skipped));
-    tr_vec_init(&t->set_shape, sizeof(uint32_t));
+    tr_vec_init(&t->set_shape, sizeof(uint8_t));
     tr_vec_init(&t->building_kt, sizeof(uint32_t));
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
@@ -183,6 +183,18 @@ tr_str tr_str_add(tr_trace *t, const char *s, size_t n)
 {
     if (n == 0 || t->failed) return 0;
     return str_store(t, s, n);
+}
+
+tr_str tr_str_again(tr_trace *t, tr_str s)
+{
+    if (s == 0 || s >= t->strs.len || t->failed) return 0;
+    str_entry *e = t->strs.len < TR_NONE ? tr_vec_push(&t->strs) : NULL;
+    if (!e) {
+        t->failed = 1;
+        return 0;
+    }
+    *e = TR_VEC_AT(&t->strs, str_entry, s); /* strings are never changed: the text is shared */
+    return (tr_str)(t->strs.len - 1);
 }
 
 const char *tr_str_get(const tr_trace *t, tr_str s, size_t *len)
@@ -587,12 +599,36 @@ uint32_t model_shape_intern(tr_trace *t, const uint32_t *kt, size_t n)
     return shape;
 }
 
+/* Makes the shapes of the raw sets 4 bytes each: a shape id has passed 254. */
+static TRACE_SLOW int shapes_widen(tr_trace *t)
+{
+    tr_vec w;
+    tr_vec_init(&w, sizeof(uint32_t));
+    if (tr_vec_reserve(&w, t->set_shape.cap) != TR_OK) return 0;
+    for (size_t k = 0; k < t->set_shape.len; k++)
+        ((uint32_t *)w.data)[k] = ((const uint8_t *)t->set_shape.data)[k];
+    w.len = t->set_shape.len;
+    tr_vec_fini(&t->set_shape);
+    t->set_shape = w;
+    return 1;
+}
+
+int model_set_push(tr_trace *t, uint32_t shape)
+{
+    tr_vec *v = &t->set_shape;
+    if (v->len % MODEL_SET_ANCHOR == 0 && !push_u32(&t->set_start, (uint32_t)t->building)) return 0;
+    if (v->elem == 1 && shape >= UINT8_MAX && !shapes_widen(t)) return 0;
+    if (v->elem != 1) return push_u32(v, shape);
+    if (v->len >= v->cap && tr_vec_reserve(v, v->len + 1) != TR_OK) return 0;
+    ((uint8_t *)v->data)[v->len++] = (uint8_t)shape;
+    return 1;
+}
+
 uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
     if (!t->failed && t->building_kt.len) shape = shape_intern(t);
-    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 ||
-        !push_u32(&t->set_start, (uint32_t)t->building) || !push_u32(&t->set_shape, shape)) {
+    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !model_set_push(t, shape)) {
         if (shape != TR_NONE) t->failed = 1;
         tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
         return 0;
@@ -752,7 +788,7 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
     size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
     (void)tr_vec_reserve(&t->args, t->args.len + args);
-    (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets);
+    (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
     /* The stack index holds a few of the nodes (stacks.c): it grows as it needs. */

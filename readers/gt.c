@@ -483,6 +483,25 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 }
 
 /*
+** A string longer than the cache takes.  Details (free TEXT: batch lists,
+** exception texts) that came before get an id of their own as tr_str_add
+** gives, so every output stays as it was, but their text is not stored
+** again.
+*/
+static GT_SLOW tr_str gt_long(gt_rd *g, const char *s, size_t n, int text)
+{
+    if (!text) return tr_str_intern(g->t, s, n);
+    uint64_t h = tr_hash_bytes(s, n);
+    gt_long_slot *sl = &g->longs[h & (GT_LONGS - 1)];
+    if (sl->id && sl->hash == h && sl->len == n &&
+        memcmp(tr_str_get(g->t, sl->id, NULL), s, n) == 0)
+        return tr_str_again(g->t, sl->id);
+    tr_str id = tr_str_add(g->t, s, n);
+    if (id) *sl = (gt_long_slot){h, (uint32_t)n, id};
+    return id;
+}
+
+/*
 ** The id of the N bytes at S through the cache.  Free TEXT (details) is
 ** stored without the trace's index: the ones that repeat ("success=True"
 ** on every reply) hit the cache, and unique ones (tensor ids) skip a probe
@@ -491,7 +510,7 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
 static inline tr_str gt_cached(gt_rd *g, const char *s, size_t n, int text)
 {
     if (n == 0) return 0;
-    if (n > GT_STR_MAX) return gt_cache_miss(g, NULL, s, n, 0, 0, text);
+    if (n > GT_STR_MAX) return gt_long(g, s, n, text);
     uint64_t head, tail;
     gt_words(s, n, &head, &tail);
     size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);

@@ -29,6 +29,8 @@
 ** ids) pass through.
 */
 #define GT_WAYS 4
+/* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
+#define GT_LONGS 1024
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -157,6 +159,16 @@ typedef struct gt_str_slot {
     char text[GT_STR_MAX];
 } gt_str_slot;
 
+/*
+** Longer details: the hash and length say whether the text may be the one
+** in the trace, so that only a likely repeat reads it (a cache miss).
+*/
+typedef struct gt_long_slot {
+    uint64_t hash;
+    uint32_t len;
+    tr_str id; /* 0: empty */
+} gt_long_slot;
+
 /* The key=value args a details string gave (gt_detail_args), replayed when it comes again. */
 typedef struct gt_det_slot {
     tr_str det;      /* 0: empty */
@@ -195,6 +207,7 @@ typedef struct gt_rd {
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
     gt_det_slot dets[GT_DET_SLOTS];
+    gt_long_slot longs[GT_LONGS];
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)

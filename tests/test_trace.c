@@ -25,6 +25,11 @@ TR_TEST(strings_intern)
     tr_str d = tr_str_add(t, "worker 1", 8);
     CHECK(d != a);
     CHECK_STR(tr_str_get(t, d, NULL), "worker 1");
+    /* Stored again: a new id, as tr_str_add gives, with the same text (shared). */
+    tr_str e = tr_str_again(t, d);
+    CHECK(e == d + 1 && tr_str_get(t, e, NULL) == tr_str_get(t, d, NULL));
+    CHECK_INT(tr_str_again(t, 0), 0);
+    CHECK_INT(tr_str_again(t, e + 1), 0);
     /* Many strings force the hash table to grow; ids stay stable. */
     char buf[32];
     for (int i = 0; i < 100000; i++) {
@@ -163,6 +168,44 @@ static int seal_same(const tr_trace *t, uint32_t i, uint32_t id)
         if (!tr_args_find(t, id, key, &got) || got.key != want.key) return 0;
     }
     return 1;
+}
+
+/*
+** More shapes than a byte numbers (the raw sets' shapes then widen to 4
+** bytes), raw and sealed (chunks cut by bytes, not at a group's start),
+** sets of 0-5 args so that a set's first payload is found from the kept one
+** of its group of sets.
+*/
+TR_TEST(args_many_shapes)
+{
+    enum { KEYS = 400, SETS = 30 * KEYS };
+    for (int sealed = 0; sealed < 2; sealed++) {
+        tr_trace *t = tr_trace_new();
+        if (sealed) tr_trace_args_raw(t, 0);
+        tr_str key[KEYS];
+        char buf[32];
+        for (int k = 0; k < KEYS; k++) {
+            snprintf(buf, sizeof buf, "k%d", k);
+            key[k] = tr_str_internz(t, buf);
+        }
+        static uint32_t ids[SETS];
+        for (int i = 0; i < SETS; i++) {
+            tr_args_begin(t);
+            for (int a = 0; a < i % 6; a++) tr_args_int(t, key[(i + a) % KEYS], i * 10 + a);
+            ids[i] = tr_args_end(t);
+        }
+        int bad = 0;
+        for (int i = 0; i < SETS; i++) {
+            bad += tr_args_count(t, ids[i]) != (size_t)(i % 6);
+            for (int a = 0; a < i % 6; a++) {
+                tr_arg got;
+                tr_args_at(t, ids[i], (size_t)a, &got);
+                bad += got.key != key[(i + a) % KEYS] || got.v.i != i * 10 + a;
+            }
+        }
+        CHECK_INT(bad, 0);
+        tr_trace_free(t);
+    }
 }
 
 typedef struct seal_reader {
