@@ -219,8 +219,10 @@ typedef struct rank_out {
     tr_vec tracks; /* tid_track: (tid, track) pairs seen */
     /* found per rank on the pool's threads before the merge */
     int bad_order, overflow, any_bytes;
-    tr_vec nest;    /* tid_track (no track): open records by their position in the rank */
-    rec_link *link; /* per record (in the model's block) */
+    uint64_t last_start;      /* ticks */
+    int64_t dur_min, dur_max; /* ticks */
+    tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
+    rec_link *link;           /* per record (in the model's block) */
     uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
     int rc;
 } rank_out;
@@ -236,9 +238,12 @@ struct rec_model {
     func_info *func; /* n_names + 1 (user functions last) */
     tr_vec argn;     /* tr_str: "arg1", "arg2", ... on demand */
     uint64_t warnings;
-    rank_out *ro;      /* per rank */
-    sig_model *shared; /* inter-process: the one table's */
-    uint64_t limit;    /* ticks past it overflow int64 nanoseconds */
+    rank_out *ro;                 /* per rank */
+    sig_model *shared;            /* inter-process: the one table's */
+    uint64_t limit;               /* ticks past it overflow int64 nanoseconds */
+    int key_whole;                /* the merge's key holds start, duration and leaf (merge_key) */
+    unsigned key_start, key_leaf; /* their shifts */
+    uint64_t key_dur;             /* the longest duration (ticks) */
     int threads;
     int filled;
     size_t rows;      /* records of all ranks */
