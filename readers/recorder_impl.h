@@ -144,7 +144,7 @@ typedef struct rec_run {
 typedef struct rec_rank {
     rec_cst cst;   /* local mode: its own table */
     rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
-    uint32_t *seq; /* terminal ids in record order */
+    uint32_t *seq; /* terminal ids in record order; once merged, a record's row in the block */
     uint64_t n;
     rec_room ts_room;   /* G2: where <r>.ts is read when it has its stated size */
     uint32_t *seq_room; /* and where its records go when there are at most SEQ_ROOM_N */
@@ -196,11 +196,6 @@ typedef struct func_info {
 
 enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
 
-/* Per record: the position of its parent in the rank (or TR_NONE), and its row in the block. */
-typedef struct rec_link {
-    uint32_t up, row;
-} rec_link;
-
 /* Where a chunk starts in a rank: its first record, and the tick before it. */
 typedef struct cut {
     uint64_t pos, prev;
@@ -222,7 +217,7 @@ typedef struct rank_out {
     uint64_t last_start;      /* ticks */
     int64_t dur_min, dur_max; /* ticks */
     tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
-    rec_link *link;           /* per record (in the model's block) */
+    uint32_t *up;             /* per record: its parent's position in the rank, or TR_NONE */
     uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
     int rc;
 } rank_out;
@@ -251,7 +246,7 @@ struct rec_model {
     size_t n_chunks;  /* the merge's, each a span of start times */
     cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
     size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
-    rec_link *link;   /* every rank's, one after the other: a block on huge pages */
+    uint32_t *up;     /* every rank's, one after the other: a block on huge pages */
     uint64_t *samp;
 };
 

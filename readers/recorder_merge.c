@@ -29,8 +29,8 @@ typedef struct cursor {
     uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
     uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
     const unsigned char *ts;
-    const uint32_t *seq;
-    rec_link *link;
+    uint32_t *seq; /* a record's terminal id, until merged: then its row in the block */
+    const uint32_t *up;
     const sig_model *sm;
     const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
     int64_t tid;          /* the last record's thread, and its track */
@@ -75,7 +75,7 @@ static int cursor_load(const rec_model *m, cursor *c)
      * foresee, so its next lines are asked for now (past the end is harmless). */
     __builtin_prefetch(p + 128);
     __builtin_prefetch(c->seq + c->pos + 16);
-    __builtin_prefetch(c->link + c->pos + 8, 1);
+    __builtin_prefetch(c->up + c->pos + 16);
     c->start = rec_ticks_ns(m->run, s);
     c->dur = rec_ticks_ns(m->run, en) - c->start;
     c->key = m->key_whole
@@ -253,12 +253,12 @@ int rec_merge_start(rec_model *m, tr_error *e)
     if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
     size_t samples = 0;
     for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    m->link = tr_malloc((m->rows + 1) * sizeof *m->link);
+    m->up = tr_malloc((m->rows + 1) * sizeof *m->up);
     m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
-    if (!m->link || !m->samp) return tr_error_nomem(e);
+    if (!m->up || !m->samp) return tr_error_nomem(e);
     size_t at = 0, sat = 0;
     for (int32_t r = 0; r < n; r++) {
-        m->ro[r].link = m->link + at;
+        m->ro[r].up = m->up + at;
         m->ro[r].samp = m->samp + sat;
         at += m->rk[r].n;
         sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
@@ -316,7 +316,7 @@ int rec_nest_rank(void *user, size_t r)
         if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
         if (!tt) return o->rc = TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
-        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &o->link[pos].up) != TR_OK)
+        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &o->up[pos]) != TR_OK)
             return o->rc = TR_FATAL;
     }
     o->last_start = prev;
@@ -338,7 +338,7 @@ int rec_nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + o->link[rec.row].row, rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + m->rk[r].seq[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -388,7 +388,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
-                      .link = o->link,
+                      .up = o->up,
                       .sm = o->sm,
                       .track = TR_NONE,
                       .rank = (int32_t)i};
@@ -606,11 +606,10 @@ static int fill_chunk(void *user, size_t j)
             cu->tid = s->tid;
             cu->track = track_of(&m->ro[cu->rank], s->tid);
         }
-        rec_link *lk = &cu->link[pos];
-        uint32_t row = m->first + (uint32_t)at, up = lk->up, parent = TR_NONE;
-        lk->row = (uint32_t)at;
+        uint32_t row = m->first + (uint32_t)at, up = cu->up[pos], parent = TR_NONE;
+        cu->seq[pos] = (uint32_t)at;
         if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->link[up].row;
+            parent = m->first + cu->seq[up];
         } else if (up != TR_NONE) {
             late_parent *lp = tr_vec_push(&job->late);
             if (lp) *lp = (late_parent){row, up, cu->rank};
@@ -663,7 +662,7 @@ int rec_fill_rows(rec_model *m, tr_error *e)
         }
         for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
             const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->ro[lp->rank].link[lp->up].row);
+            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].seq[lp->up]);
         }
         tr_vec_fini(&job[j].wide);
         tr_vec_fini(&job[j].late);
