@@ -59,7 +59,7 @@ int64_t rec_ticks_ns(const rec_run *run, uint64_t ticks)
 ** past the limit.  Times stay the exact ticks Recorder's tools print; the
 ** levels, not the times, say which record is whose child (rec_nest_by_level).
 */
-static int cursor_load(const rec_model *m, cursor *c)
+static inline int cursor_load(const rec_model *m, cursor *c)
 {
     if (c->pos >= c->end) {
         c->done = 1;
