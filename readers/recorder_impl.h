@@ -149,6 +149,9 @@ typedef struct rec_rank {
     rec_room ts_room;   /* G2: where <r>.ts is read when it has its stated size */
     uint32_t *seq_room; /* and where its records go when there are at most SEQ_ROOM_N */
     uint64_t seq_room_n;
+    rec_room cfg_room; /* and where its grammar is read, which, once expanded, */
+    uint32_t *up_room; /* the parents' positions take, up to UP_ROOM_N records */
+    uint64_t up_room_n;
     rec_bytes fly_raw;           /* <r>.inflight (tracerecord): calls not returned */
     rec_cst fly;                 /* their signatures */
     const unsigned char *fly_at; /* their int64 start ticks, fly.n of them */

@@ -253,12 +253,15 @@ int rec_merge_start(rec_model *m, tr_error *e)
     if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
     size_t samples = 0;
     for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    m->up = tr_malloc((m->rows + 1) * sizeof *m->up);
+    /* the rooms the ranks' grammars were read into, when every rank has one large enough */
+    int rooms = 1;
+    for (int32_t r = 0; r < n; r++) rooms &= m->rk[r].up_room_n >= m->rk[r].n;
+    m->up = rooms ? NULL : tr_malloc((m->rows + 1) * sizeof *m->up);
     m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
-    if (!m->up || !m->samp) return tr_error_nomem(e);
+    if ((!rooms && !m->up) || !m->samp) return tr_error_nomem(e);
     size_t at = 0, sat = 0;
     for (int32_t r = 0; r < n; r++) {
-        m->ro[r].up = m->up + at;
+        m->ro[r].up = rooms ? m->rk[r].up_room : m->up + at;
         m->ro[r].samp = m->samp + sat;
         at += m->rk[r].n;
         sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
