@@ -361,7 +361,10 @@ static int given_part(void *user, size_t j)
     slice_table *s = g->s;
     size_t lo = tr_pool_part(s->n, g->parts, j), hi = tr_pool_part(s->n, g->parts, j + 1);
     for (size_t i = lo; i < hi; i++) {
-        if (s->track[i] >= g->n_tracks) continue;
+        if (s->track[i] >= g->n_tracks) {
+            s->depth[i] = 0;
+            continue;
+        }
         uint32_t d = 0;
         int waits = 0;
         for (uint32_t p = s->parent[i]; p != TR_NONE && d < UINT16_MAX; p = s->parent[p]) {
@@ -404,9 +407,10 @@ static int nest_slices(tr_trace *t, const uint8_t *given, int all_given)
 {
     slice_table *s = &t->slices;
     size_t n_tracks = t->tracks.len;
-    /* made now, not sorted: no parent was stated, or none was before the sort */
+    /* made now, not sorted: no parent was stated, or none was before the sort; every row's
+     * depth is written below, not filled first: the parts' threads touch their pages first */
     if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
-        (!s->depth && model_slice_make_column(s, (void **)&s->depth, 2, 0) != TR_OK))
+        (!s->depth && !(s->depth = tr_malloc((s->cap ? s->cap : 1) * sizeof *s->depth))))
         return TR_FATAL;
     if (all_given && tr_pool_parts(t->threads, s->n, TR_POOL_ROWS) > 1 &&
         nest_given_parts(t) == TR_OK)
@@ -416,7 +420,10 @@ static int nest_slices(tr_trace *t, const uint8_t *given, int all_given)
     for (size_t i = 0; i < n_tracks; i++) open[i] = TR_NONE;
     for (size_t i = 0; i < s->n; i++) {
         uint32_t tk = s->track[i];
-        if (tk >= n_tracks) continue;
+        if (tk >= n_tracks) {
+            s->depth[i] = 0;
+            continue;
+        }
         if (given && given[tk]) {
             s->depth[i] = given_depth(s, i);
             continue;

@@ -600,7 +600,9 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
     } else {
         snprintf(name, sizeof name, "%d.cfg", (int)(run->ipc ? run->ug[r] : r));
         gname = rec_path(run->dir, name, path, sizeof path);
-        rc = load_named(run, name, g3, &graw, e);
+        rc = g3 ? load_named(run, name, g3, &graw, e)
+                : load_room(run->dir, name, UINT64_MAX, rk->cfg_room.n ? &rk->cfg_room : NULL,
+                            &graw, e);
     }
     if (rc < 0) return rc;
     rec_cfg g;
@@ -664,6 +666,7 @@ typedef struct rec_rd {
     int32_t decoded;         /* ranks decoded so far */
     unsigned char *ts_block; /* G2: every rank's <r>.ts of its stated size, one after the other */
     uint32_t *seq_block;     /* and room for the records those can hold */
+    unsigned char *up_block; /* and for their grammars, then their parents' positions */
     rec_model *model;
 } rec_rd;
 
@@ -732,34 +735,45 @@ static int recorder_open(void **rd, const tr_read_ctx *c, tr_error *e)
 ** G2's <r>.ts files are read into one block and their records expanded into
 ** another, each rank a slice the size the directory states: blocks of many
 ** MiB start on huge pages, where a rank's own few hundred KiB would take a
-** fault every 4 KiB.  A file that turns out larger gets a buffer of its own;
-** without the blocks, every rank does.
+** fault every 4 KiB.  A third block takes the <r>.cfg files, and then, once
+** they are expanded, the merge's parents by position (rec_merge_start): the
+** same pages, faulted in once.  A file that turns out larger gets a buffer
+** of its own; without the blocks, every rank does.
 */
 static void make_rooms(rec_rd *r)
 {
     rec_run *run = &r->run;
-    size_t ts_total = 0, seq_total = 0;
+    size_t ts_total = 0, seq_total = 0, up_total = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int32_t k = 0; k < run->ranks; k++) {
             char name[32];
-            uint64_t size = 0;
+            uint64_t size = 0, cfg = 0;
             snprintf(name, sizeof name, "%d.ts", (int)k);
             if (fs_exists(run->dir, name, &size) != TR_OK || size >= REC_SIZE_TRUST) return;
-            /* a byte to spare, so that the read sees the end; slices on cache lines */
+            snprintf(name, sizeof name, "%d.cfg", (int)(run->ipc ? run->ug[k] : k));
+            if (fs_exists(run->dir, name, &cfg) != TR_OK || cfg >= REC_SIZE_TRUST) return;
+            /* a byte to spare, so that a read sees the end; slices on cache lines */
             size_t room = ((size_t)size + 64) & ~(size_t)63;
+            size_t up = (size_t)(size / 8) * sizeof *r->rk[k].up_room;
+            up = ((up > cfg ? up : (size_t)cfg + 1) + 63) & ~(size_t)63;
             if (pass) {
                 r->rk[k].ts_room = (rec_room){r->ts_block + ts_total, (size_t)size + 1};
                 r->rk[k].seq_room = r->seq_block + seq_total;
                 r->rk[k].seq_room_n = size / 8;
+                r->rk[k].cfg_room = (rec_room){r->up_block + up_total, (size_t)cfg + 1};
+                r->rk[k].up_room = (uint32_t *)(void *)(r->up_block + up_total);
+                r->rk[k].up_room_n = up / sizeof *r->rk[k].up_room;
             }
             ts_total += room;
             seq_total += (size_t)(size / 8);
+            up_total += up;
         }
         if (pass) return;
         r->ts_block = tr_malloc(ts_total ? ts_total : 1);
         r->seq_block = tr_malloc((seq_total ? seq_total : 1) * sizeof *r->seq_block);
-        if (!r->ts_block || !r->seq_block) return;
-        ts_total = seq_total = 0;
+        r->up_block = tr_malloc(up_total ? up_total : 1);
+        if (!r->ts_block || !r->seq_block || !r->up_block) return;
+        ts_total = seq_total = up_total = 0;
     }
 }
 
@@ -804,6 +818,7 @@ static void recorder_close(void *rd)
     }
     tr_free(r->ts_block);
     tr_free(r->seq_block);
+    tr_free(r->up_block);
     tr_free(r->rk);
     run_free(&r->run);
     tr_dir_close(r->sub);

@@ -144,11 +144,14 @@ typedef struct rec_run {
 typedef struct rec_rank {
     rec_cst cst;   /* local mode: its own table */
     rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
-    uint32_t *seq; /* terminal ids in record order */
+    uint32_t *seq; /* terminal ids in record order; once merged, a record's row in the block */
     uint64_t n;
     rec_room ts_room;   /* G2: where <r>.ts is read when it has its stated size */
     uint32_t *seq_room; /* and where its records go when there are at most SEQ_ROOM_N */
     uint64_t seq_room_n;
+    rec_room cfg_room; /* and where its grammar is read, which, once expanded, */
+    uint32_t *up_room; /* the parents' positions take, up to UP_ROOM_N records */
+    uint64_t up_room_n;
     rec_bytes fly_raw;           /* <r>.inflight (tracerecord): calls not returned */
     rec_cst fly;                 /* their signatures */
     const unsigned char *fly_at; /* their int64 start ticks, fly.n of them */
@@ -196,11 +199,6 @@ typedef struct func_info {
 
 enum { CAT_POSIX, CAT_MPIIO, CAT_MPI, CAT_HDF5, CAT_USER, CAT_COUNT };
 
-/* Per record: the position of its parent in the rank (or TR_NONE), and its row in the block. */
-typedef struct rec_link {
-    uint32_t up, row;
-} rec_link;
-
 /* Where a chunk starts in a rank: its first record, and the tick before it. */
 typedef struct cut {
     uint64_t pos, prev;
@@ -219,8 +217,10 @@ typedef struct rank_out {
     tr_vec tracks; /* tid_track: (tid, track) pairs seen */
     /* found per rank on the pool's threads before the merge */
     int bad_order, overflow, any_bytes;
-    tr_vec nest;    /* tid_track (no track): open records by their position in the rank */
-    rec_link *link; /* per record (in the model's block) */
+    uint64_t last_start;      /* ticks */
+    int64_t dur_min, dur_max; /* ticks */
+    tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
+    uint32_t *up;             /* per record: its parent's position in the rank, or TR_NONE */
     uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
     int rc;
 } rank_out;
@@ -236,9 +236,12 @@ struct rec_model {
     func_info *func; /* n_names + 1 (user functions last) */
     tr_vec argn;     /* tr_str: "arg1", "arg2", ... on demand */
     uint64_t warnings;
-    rank_out *ro;      /* per rank */
-    sig_model *shared; /* inter-process: the one table's */
-    uint64_t limit;    /* ticks past it overflow int64 nanoseconds */
+    rank_out *ro;                 /* per rank */
+    sig_model *shared;            /* inter-process: the one table's */
+    uint64_t limit;               /* ticks past it overflow int64 nanoseconds */
+    int key_whole;                /* the merge's key holds start, duration and leaf (merge_key) */
+    unsigned key_start, key_leaf; /* their shifts */
+    uint64_t key_dur;             /* the longest duration (ticks) */
     int threads;
     int filled;
     size_t rows;      /* records of all ranks */
@@ -246,7 +249,7 @@ struct rec_model {
     size_t n_chunks;  /* the merge's, each a span of start times */
     cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
     size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
-    rec_link *link;   /* every rank's, one after the other: a block on huge pages */
+    uint32_t *up;     /* every rank's, one after the other: a block on huge pages */
     uint64_t *samp;
 };
 

@@ -24,12 +24,13 @@
 
 /* A rank's cursor in a chunk's k-way merge: the record at pos, and the rank's columns. */
 typedef struct cursor {
-    int64_t start, dur;       /* ns, of the record at pos; start INT64_MAX once done */
+    uint64_t key;       /* the record's place in the merge (merge_key); UINT64_MAX once done */
+    int64_t start, dur; /* ns, of the record at pos; start INT64_MAX once done */
     uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
     uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
     const unsigned char *ts;
-    const uint32_t *seq;
-    rec_link *link;
+    uint32_t *seq; /* a record's terminal id, until merged: then its row in the block */
+    const uint32_t *up;
     const sig_model *sm;
     const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
     int64_t tid;          /* the last record's thread, and its track */
@@ -55,27 +56,31 @@ int64_t rec_ticks_ns(const rec_run *run, uint64_t ticks)
 
 /*
 ** Loads the record at c->pos; returns 0 past the chunk's end, -1 when it ends
-** past LIMIT.  Times stay the exact ticks Recorder's tools print; the levels,
-** not the times, say which record is whose child (rec_nest_by_level).
+** past the limit.  Times stay the exact ticks Recorder's tools print; the
+** levels, not the times, say which record is whose child (rec_nest_by_level).
 */
-static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
+static inline int cursor_load(const rec_model *m, cursor *c)
 {
     if (c->pos >= c->end) {
         c->done = 1;
+        c->key = UINT64_MAX;
         c->start = INT64_MAX;
         c->dur = 0;
         return 0;
     }
     const unsigned char *p = c->ts + c->pos * 8;
     uint64_t s = c->prev + rec_le32(p), en = c->prev + rec_le32(p + 4);
-    if (en > limit) return -1;
+    if (en > m->limit) return -1;
     /* A rank's turn comes back after every other rank's: too many streams for the hardware to
      * foresee, so its next lines are asked for now (past the end is harmless). */
     __builtin_prefetch(p + 128);
     __builtin_prefetch(c->seq + c->pos + 16);
-    __builtin_prefetch(c->link + c->pos + 8, 1);
-    c->start = rec_ticks_ns(run, s);
-    c->dur = rec_ticks_ns(run, en) - c->start;
+    __builtin_prefetch(c->up + c->pos + 16);
+    c->start = rec_ticks_ns(m->run, s);
+    c->dur = rec_ticks_ns(m->run, en) - c->start;
+    c->key = m->key_whole
+                 ? s << m->key_start | (m->key_dur - (en - s)) << m->key_leaf | (uint64_t)c->rank
+                 : (uint64_t)c->start ^ (uint64_t)1 << 63;
     c->prev = s;
     c->sig = &c->sm[c->seq[c->pos]];
     return 1;
@@ -83,66 +88,86 @@ static int cursor_load(const rec_run *run, cursor *c, uint64_t limit)
 
 /*
 ** A tournament of K cursors (a power of two; those past the ranks are done):
-** node[0] is the winner, node[1..K-1] the loser of each match, so that the
-** next winner takes log2 K comparisons along one leaf's path.  A leaf is a
-** rank.  Its key sits apart from its cursor, as one 128-bit number: the
-** start, then minus the duration (the longer record, the parent, first),
-** both INT64_MAX once done; equal keys go to the lower leaf.  A match is
-** then one comparison and a swap by masks (the winner is a coin toss, and
-** the compiler made branches of ?:).
+** node[0] names the winner, node[1..K-1] the loser of each match with its
+** key, so that the next winner takes log2 K comparisons along one leaf's
+** path.  A leaf is a rank.  The order is the start, then the longer record
+** (the parent) first, then the lower leaf; a done cursor goes last.  The key
+** says all of that in 64 bits when the trace's ticks and durations fit
+** (merge_key), else the start alone, and equal keys look at the rest (then
+** frequent, on ticks of a microsecond, but rarely so when the key is whole).
+** A match is a comparison and a swap by masks: the winner is a coin toss,
+** and the compiler made branches of ?:.
 */
 __extension__ typedef unsigned __int128 tkey;
 
+typedef struct tnode {
+    uint64_t key;
+    uint32_t leaf;
+} tnode;
+
 typedef struct tourney {
     cursor *c;
-    tkey *key;
-    uint32_t *node;
+    tnode *node;
     size_t k;
+    int whole; /* the keys are whole: their low bits are the leaf */
 } tourney;
 
+/* The whole order as one 128-bit number: the start, then minus the duration. */
 static tkey cursor_key(const cursor *c)
 {
     uint64_t neg_dur = (uint64_t)(c->done ? INT64_MAX : -c->dur) ^ ((uint64_t)1 << 63);
     return (tkey)((uint64_t)c->start ^ ((uint64_t)1 << 63)) << 64 | neg_dur;
 }
 
-static int key_before(tkey a, uint32_t ia, tkey b, uint32_t ib)
+static int leaf_before(const tourney *tv, uint32_t a, uint32_t b)
 {
-    return a < b || (a == b && ia < ib);
+    tkey ka = cursor_key(&tv->c[a]), kb = cursor_key(&tv->c[b]);
+    return ka < kb || (ka == kb && a < b);
 }
 
 static void tourney_build(tourney *tv, uint32_t *win)
 {
-    for (size_t i = 0; i < tv->k; i++) {
-        win[tv->k + i] = (uint32_t)i;
-        tv->key[i] = cursor_key(&tv->c[i]);
-    }
+    for (size_t i = 0; i < tv->k; i++) win[tv->k + i] = (uint32_t)i;
     for (size_t n = tv->k - 1; n >= 1; n--) {
         uint32_t a = win[2 * n], b = win[2 * n + 1];
-        int b_wins = key_before(tv->key[b], b, tv->key[a], a);
+        int b_wins = leaf_before(tv, b, a);
+        uint32_t lose = b_wins ? a : b;
         win[n] = b_wins ? b : a;
-        tv->node[n] = b_wins ? a : b;
+        tv->node[n] = (tnode){tv->c[lose].key, lose};
     }
-    tv->node[0] = tv->k > 1 ? win[1] : 0;
+    tv->node[0].leaf = tv->k > 1 ? win[1] : 0;
 }
 
 /* Cursor I moved on: its matches again, from its leaf up. */
 static void tourney_replay(tourney *tv, uint32_t i)
 {
     uint32_t w = i;
-    tkey wk = tv->key[i] = cursor_key(&tv->c[i]);
-    for (size_t n = (i + tv->k) >> 1; n; n >>= 1) {
-        uint32_t l = tv->node[n];
-        tkey lk = tv->key[l];
-        int swap = lk < wk;
-        if (lk == wk) swap = l < w;
-        tkey m = 0 - (tkey)swap;
-        uint32_t x = (w ^ l) & (uint32_t)m;
-        tv->node[n] = l ^ x;
-        w ^= x;
-        wk ^= (wk ^ lk) & m;
+    uint64_t wk = tv->c[i].key;
+    size_t n = (i + tv->k) >> 1;
+    if (tv->whole) {
+        /* no two keys are equal but those of done cursors: a match is a min and a max */
+        for (; n; n >>= 1) {
+            uint64_t lk = tv->node[n].key, lo = lk < wk ? lk : wk;
+            tv->node[n].key = lk ^ wk ^ lo;
+            wk = lo;
+        }
+        tv->node[0].leaf = (uint32_t)(wk & (tv->k - 1));
+        return;
     }
-    tv->node[0] = w;
+    for (; n; n >>= 1) {
+        tnode *nd = &tv->node[n];
+        uint64_t lk = nd->key;
+        uint32_t l = nd->leaf;
+        int swap = lk < wk;
+        if (__builtin_expect(lk == wk, 0)) swap = leaf_before(tv, l, w);
+        uint64_t m = 0 - (uint64_t)swap, xk = (wk ^ lk) & m;
+        uint32_t xl = (w ^ l) & (uint32_t)m;
+        nd->key = lk ^ xk;
+        nd->leaf = l ^ xl;
+        wk ^= xk;
+        w ^= xl;
+    }
+    tv->node[0].leaf = w;
 }
 
 /* ---- tracks and nesting ---- */
@@ -228,12 +253,15 @@ int rec_merge_start(rec_model *m, tr_error *e)
     if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
     size_t samples = 0;
     for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    m->link = tr_malloc((m->rows + 1) * sizeof *m->link);
+    /* the rooms the ranks' grammars were read into, when every rank has one large enough */
+    int rooms = 1;
+    for (int32_t r = 0; r < n; r++) rooms &= m->rk[r].up_room_n >= m->rk[r].n;
+    m->up = rooms ? NULL : tr_malloc((m->rows + 1) * sizeof *m->up);
     m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
-    if (!m->link || !m->samp) return tr_error_nomem(e);
+    if ((!rooms && !m->up) || !m->samp) return tr_error_nomem(e);
     size_t at = 0, sat = 0;
     for (int32_t r = 0; r < n; r++) {
-        m->ro[r].link = m->link + at;
+        m->ro[r].up = rooms ? m->rk[r].up_room : m->up + at;
         m->ro[r].samp = m->samp + sat;
         at += m->rk[r].n;
         sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
@@ -273,6 +301,7 @@ int rec_nest_rank(void *user, size_t r)
     int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
     tid_track *tt = NULL;
     uint64_t prev = 0;
+    int64_t dur_min = 0, dur_max = 0;
     for (uint64_t pos = 0; pos < rk->n; pos++) {
         const sig_model *s = &o->sm[rk->seq[pos]];
         const unsigned char *p = rk->ts.p + pos * 8;
@@ -280,6 +309,9 @@ int rec_nest_rank(void *user, size_t r)
         if (pos % REC_SAMPLE == 0) o->samp[pos / REC_SAMPLE] = prev;
         prev = start;
         o->overflow |= end > m->limit;
+        int64_t dur = (int64_t)(end - start);
+        dur_min = dur < dur_min ? dur : dur_min;
+        dur_max = dur > dur_max ? dur : dur_max;
         /* ns as the merge orders them: a fractional resolution may round both ends to one */
         if (end < start && (run->res_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
             o->bad_order = 1;
@@ -287,9 +319,12 @@ int rec_nest_rank(void *user, size_t r)
         if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
         if (!tt) return o->rc = TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
-        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &o->link[pos].up) != TR_OK)
+        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &o->up[pos]) != TR_OK)
             return o->rc = TR_FATAL;
     }
+    o->last_start = prev;
+    o->dur_min = dur_min;
+    o->dur_max = dur_max;
     return TR_OK;
 }
 
@@ -306,7 +341,7 @@ int rec_nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + o->link[rec.row].row, rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + m->rk[r].seq[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -318,7 +353,6 @@ int rec_nest_end(rec_model *m)
 static void tourney_close(tourney *tv)
 {
     tr_free(tv->c);
-    tr_free(tv->key);
     tr_free(tv->node);
 }
 
@@ -333,11 +367,11 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
     size_t k = 1;
     while (k < (size_t)n) k *= 2;
     tv->k = k;
+    tv->whole = m->key_whole;
     tv->c = tr_malloc(k * sizeof *tv->c);
-    tv->key = tr_malloc(k * sizeof *tv->key);
     tv->node = tr_malloc(k * sizeof *tv->node);
     uint32_t *win = tr_malloc(2 * k * sizeof *win);
-    if (!tv->c || !tv->key || !tv->node || !win) {
+    if (!tv->c || !tv->node || !win) {
         tr_free(win);
         tourney_close(tv);
         return TR_FATAL;
@@ -346,7 +380,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
     for (size_t i = 0; i < k; i++) {
         cursor *c = &tv->c[i];
         if (i >= (size_t)n) {
-            *c = (cursor){.start = INT64_MAX, .rank = INT32_MAX, .done = 1};
+            *c = (cursor){.key = UINT64_MAX, .start = INT64_MAX, .rank = INT32_MAX, .done = 1};
             continue;
         }
         const rec_rank *rk = &m->rk[i];
@@ -357,11 +391,11 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
-                      .link = o->link,
+                      .up = o->up,
                       .sm = o->sm,
                       .track = TR_NONE,
                       .rank = (int32_t)i};
-        if (cursor_load(m->run, c, m->limit) < 0 && *bad < 0) *bad = (int32_t)i;
+        if (cursor_load(m, c) < 0 && *bad < 0) *bad = (int32_t)i;
     }
     tourney_build(tv, win);
     tr_free(win);
@@ -424,6 +458,35 @@ static int split_chunks(rec_model *m)
     return TR_OK;
 }
 
+static unsigned bits(uint64_t x)
+{
+    return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
+}
+
+/*
+** Whether the merge's key can be whole: start ticks, then the longest
+** duration minus the record's, then the leaf, in 63 bits, which orders as
+** the nanoseconds do when a tick is a whole number of them.
+*/
+static void merge_key(rec_model *m, int overflow)
+{
+    size_t ranks = (size_t)m->run->ranks, k = 1;
+    while (k < ranks) k *= 2;
+    uint64_t start = 0;
+    int64_t lo = 0, hi = 0;
+    for (size_t r = 0; r < ranks; r++) {
+        const rank_out *o = &m->ro[r];
+        start = o->last_start > start ? o->last_start : start;
+        lo = o->dur_min < lo ? o->dur_min : lo;
+        hi = o->dur_max > hi ? o->dur_max : hi;
+    }
+    if (overflow || !m->run->res_ns || start > m->limit) return;
+    m->key_leaf = bits(k - 1);
+    m->key_start = bits((uint64_t)hi - (uint64_t)lo) + m->key_leaf;
+    m->key_dur = (uint64_t)hi;
+    m->key_whole = m->key_start + bits(start) <= 63;
+}
+
 /* Where the block goes, how many chunks merge it and where each starts. */
 int rec_merge_plan(rec_model *m, tr_error *e)
 {
@@ -433,6 +496,7 @@ int rec_merge_plan(rec_model *m, tr_error *e)
     m->first = (uint32_t)base[TR_EV_SLICE];
     int overflow = 0;
     for (size_t r = 0; r < ranks; r++) overflow |= m->ro[r].overflow;
+    merge_key(m, overflow);
     /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
     size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
     m->n_chunks = overflow ? 1 : m->rows / FILL_CHUNK_MIN;
@@ -469,7 +533,7 @@ int rec_merge_tracks(rec_model *m, tr_error *e)
         return tr_error_nomem(e);
     int rc = bad >= 0 ? rec_merge_overflow(m, bad, e) : TR_OK;
     while (rc == TR_OK && (have < want || overflow)) {
-        uint32_t i = tv.node[0];
+        uint32_t i = tv.node[0].leaf;
         cursor *cu = &tv.c[i];
         if (cu->done) break;
         rank_out *o = &m->ro[cu->rank];
@@ -480,7 +544,7 @@ int rec_merge_tracks(rec_model *m, tr_error *e)
         }
         have += o->tracks.len - before;
         cu->pos++;
-        if (cursor_load(m->run, cu, m->limit) < 0)
+        if (cursor_load(m, cu) < 0)
             rc = rec_merge_overflow(m, cu->rank, e);
         else
             tourney_replay(&tv, i);
@@ -537,7 +601,7 @@ static int fill_chunk(void *user, size_t j)
         return job->rc = TR_FATAL;
     int rc = TR_OK;
     for (size_t at = m->chunk_at[j]; at < m->chunk_at[j + 1] && rc == TR_OK; at++) {
-        uint32_t i = tv.node[0];
+        uint32_t i = tv.node[0].leaf;
         cursor *cu = &tv.c[i];
         uint64_t pos = cu->pos;
         const sig_model *s = cu->sig;
@@ -545,11 +609,10 @@ static int fill_chunk(void *user, size_t j)
             cu->tid = s->tid;
             cu->track = track_of(&m->ro[cu->rank], s->tid);
         }
-        rec_link *lk = &cu->link[pos];
-        uint32_t row = m->first + (uint32_t)at, up = lk->up, parent = TR_NONE;
-        lk->row = (uint32_t)at;
+        uint32_t row = m->first + (uint32_t)at, up = cu->up[pos], parent = TR_NONE;
+        cu->seq[pos] = (uint32_t)at;
         if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->link[up].row;
+            parent = m->first + cu->seq[up];
         } else if (up != TR_NONE) {
             late_parent *lp = tr_vec_push(&job->late);
             if (lp) *lp = (late_parent){row, up, cu->rank};
@@ -565,7 +628,7 @@ static int fill_chunk(void *user, size_t j)
         }
         if (rc == TR_OK) rc = put;
         cu->pos++;
-        cursor_load(m->run, cu, m->limit);
+        cursor_load(m, cu);
         tourney_replay(&tv, i);
     }
     tourney_close(&tv);
@@ -602,7 +665,7 @@ int rec_fill_rows(rec_model *m, tr_error *e)
         }
         for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
             const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->ro[lp->rank].link[lp->up].row);
+            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].seq[lp->up]);
         }
         tr_vec_fini(&job[j].wide);
         tr_vec_fini(&job[j].late);

@@ -559,12 +559,12 @@ static void rank_nest_free(rec_model *m)
         for (size_t i = 0; i < o->nest.len; i++)
             tr_vec_fini(&TR_VEC_AT(&o->nest, tid_track, i).open);
         tr_vec_fini(&o->nest);
-        o->link = NULL;
+        o->up = NULL;
         o->samp = NULL;
     }
-    tr_free(m->link);
+    tr_free(m->up);
     tr_free(m->samp);
-    m->link = NULL;
+    m->up = NULL;
     m->samp = NULL;
 }
 
