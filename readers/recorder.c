@@ -452,6 +452,10 @@ static int read_meta(rec_run *run, tr_error *e)
     double rn = run->res * 1e9;
     run->res_nsd = rn;
     run->res_ns = rn >= 1 && fabs(rn - nearbyint(rn)) < 1e-6 * rn ? (int64_t)nearbyint(rn) : 0;
+    double dlimit = (double)INT64_MAX / run->res_nsd / 2;
+    run->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
+                 : dlimit >= 1.8e19 ? UINT64_MAX
+                                    : (uint64_t)dlimit;
     if ((rc = read_names(run, names_at, mt_name, e)) < 0) return rc;
     if ((rc = check_rank_files(run, e)) < 0) return rc;
     if (run->gen == REC_G3 && (rc = index_ts(run, e)) < 0) return rc;
@@ -632,6 +636,9 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
                   : tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
     rc = rk->seq ? rec_cfg_expand(&g, rk->seq, e) : tr_error_nomem(e);
     rec_cfg_free(&g);
+    /* the nesting while the rank is in the cache, in the room its grammar leaves */
+    if (rc >= 0 && rk->n <= rk->up_room_n && rec_nest_rank(run, rk, cst, rk->up_room) != TR_OK)
+        rc = tr_error_nomem(e);
     if (rc >= 0) rc = read_proc(run, r, rk, e);
     return rc < 0 ? rc : read_inflight(run, r, rk, e);
 }
@@ -811,6 +818,7 @@ static void recorder_close(void *rd)
     rec_model_free(r->model);
     for (int32_t k = 0; r->rk && k < r->run.ranks; k++) {
         rec_cst_free(&r->rk[k].cst);
+        rec_nest_free(&r->rk[k]);
         rec_cst_free(&r->rk[k].fly);
         rec_bytes_free(&r->rk[k].fly_raw);
         rec_bytes_free(&r->rk[k].ts);

@@ -138,7 +138,15 @@ typedef struct rec_run {
     uint64_t *ts_len;
     int64_t res_ns; /* ns per tick when a whole number, else 0 */
     double res_nsd;
+    uint64_t limit; /* ticks past it overflow int64 nanoseconds */
 } rec_run;
+
+/* A thread's open records: by row in the model, or by position in its rank. */
+typedef struct tid_track {
+    int64_t tid;
+    uint32_t track;
+    tr_vec open; /* open_rec, outermost first */
+} tid_track;
 
 /* A rank once decoded (on a worker thread). */
 typedef struct rec_rank {
@@ -162,6 +170,14 @@ typedef struct rec_rank {
     tr_error err;
     tr_error warn[REC_WARN_KEEP]; /* workers cannot call the diag, which is not thread-safe */
     uint32_t n_warn;
+    /* its nesting, found on the same thread when it has an up room (rec_nest_rank) */
+    int nested, bad_order, overflow;
+    uint64_t last_start;      /* ticks */
+    int64_t dur_min, dur_max; /* ticks */
+    tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
+    uint32_t *up;             /* per record: its parent's position in the rank, or TR_NONE */
+    uint64_t *samp;           /* every REC_SAMPLE-th record: the tick before it */
+    unsigned char *used;      /* per terminal id: some record is one */
 } rec_rank;
 
 /*
@@ -204,25 +220,11 @@ typedef struct cut {
     uint64_t pos, prev;
 } cut;
 
-typedef struct tid_track {
-    int64_t tid;
-    uint32_t track;
-    tr_vec open; /* open_rec, outermost first */
-} tid_track;
-
 typedef struct rank_out {
     uint32_t process;
     const sig_model *sm;
     tid_track *last;
     tr_vec tracks; /* tid_track: (tid, track) pairs seen */
-    /* found per rank on the pool's threads before the merge */
-    int bad_order, overflow, any_bytes;
-    uint64_t last_start;      /* ticks */
-    int64_t dur_min, dur_max; /* ticks */
-    tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
-    uint32_t *up;             /* per record: its parent's position in the rank, or TR_NONE */
-    uint64_t *samp; /* every REC_SAMPLE-th record: the tick before it (in the model's block) */
-    int rc;
 } rank_out;
 
 struct rec_model {
@@ -249,8 +251,7 @@ struct rec_model {
     size_t n_chunks;  /* the merge's, each a span of start times */
     cut *cut;         /* (n_chunks + 1) x ranks: where each chunk starts in each rank */
     size_t *chunk_at; /* n_chunks + 1: each chunk's first row in the block */
-    uint32_t *up;     /* every rank's, one after the other: a block on huge pages */
-    uint64_t *samp;
+    uint32_t *up; /* the ranks' without an up room, one after the other: a block on huge pages */
 };
 
 /* Ticks (the run's time resolution) as nanoseconds. */
@@ -264,8 +265,14 @@ int rec_nest_by_level(tid_track *tt, uint32_t row, uint32_t level, uint64_t star
 int rec_merge_overflow(rec_model *m, int32_t bad, tr_error *e);
 /* ^The merge's per-rank arrays, sized; the tick limit (from rec_model_open). */
 int rec_merge_start(rec_model *m, tr_error *e);
-/* ^Rank R's parents by position (a tr_pool job on M); failures in m->ro[R].rc. */
-int rec_nest_rank(void *user, size_t r);
+/*
+** ^RK's parents by position into UP (rk->n of them), from the call signatures
+** of CST; on the way, its ticks for the merge's split, and whether a record
+** ends too late or before it starts.  TR_FATAL when out of memory.
+*/
+int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up);
+/* ^Frees what rec_nest_rank made. */
+void rec_nest_free(rec_rank *rk);
 /* ^Then, in this order: the block's place and the chunks, the tracks, the rows, and what is
  * still open at each rank's end. */
 int rec_merge_plan(rec_model *m, tr_error *e);

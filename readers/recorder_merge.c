@@ -244,87 +244,107 @@ int rec_merge_overflow(rec_model *m, int32_t bad, tr_error *e)
                      "rank %d's timestamps run past what nanoseconds can hold", (int)bad);
 }
 
-/* The merge's per-rank arrays, sized; the tick limit. */
-int rec_merge_start(rec_model *m, tr_error *e)
+/* RK's open records on thread TID, by position (made on first use). */
+static tid_track *nest_for(rec_rank *rk, int64_t tid)
 {
-    rec_run *run = m->run;
-    int32_t n = run->ranks;
-    for (int32_t r = 0; r < n; r++) m->rows += m->rk[r].n;
-    if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
-    size_t samples = 0;
-    for (int32_t r = 0; r < n; r++) samples += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    /* the rooms the ranks' grammars were read into, when every rank has one large enough */
-    int rooms = 1;
-    for (int32_t r = 0; r < n; r++) rooms &= m->rk[r].up_room_n >= m->rk[r].n;
-    m->up = rooms ? NULL : tr_malloc((m->rows + 1) * sizeof *m->up);
-    m->samp = tr_malloc((samples + 1) * sizeof *m->samp);
-    if ((!rooms && !m->up) || !m->samp) return tr_error_nomem(e);
-    size_t at = 0, sat = 0;
-    for (int32_t r = 0; r < n; r++) {
-        m->ro[r].up = rooms ? m->rk[r].up_room : m->up + at;
-        m->ro[r].samp = m->samp + sat;
-        at += m->rk[r].n;
-        sat += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
-    }
-    double dlimit = (double)INT64_MAX / run->res_nsd / 2;
-    m->limit = run->res_ns        ? (uint64_t)(INT64_MAX / run->res_ns)
-               : dlimit >= 1.8e19 ? UINT64_MAX
-                                  : (uint64_t)dlimit;
-    return TR_OK;
-}
-
-/* Rank R's open records on thread TID, by position (made on first use). */
-static tid_track *nest_for(rank_out *o, int64_t tid)
-{
-    for (size_t i = 0; i < o->nest.len; i++) {
-        tid_track *tt = &TR_VEC_AT(&o->nest, tid_track, i);
+    for (size_t i = 0; i < rk->nest.len; i++) {
+        tid_track *tt = &TR_VEC_AT(&rk->nest, tid_track, i);
         if (tt->tid == tid) return tt;
     }
-    tid_track *tt = tr_vec_push(&o->nest);
+    tid_track *tt = tr_vec_push(&rk->nest);
     if (!tt) return NULL;
     tt->tid = tid;
     tr_vec_init(&tt->open, sizeof(open_rec));
     return tt;
 }
 
-/*
-** One rank's parents, by position in the rank (a pool job: it touches its
-** rank only); on the way, its ticks for the merge's split, and whether a
-** record ends too late, before it starts, or has a size.
-*/
-int rec_nest_rank(void *user, size_t r)
+int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up)
 {
-    rec_model *m = user;
-    rank_out *o = &m->ro[r];
-    const rec_rank *rk = &m->rk[r];
-    const rec_run *run = m->run;
     int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
     tid_track *tt = NULL;
     uint64_t prev = 0;
     int64_t dur_min = 0, dur_max = 0;
+    int bad_order = 0;
+    uint64_t overflow = 0;
+    tr_vec_init(&rk->nest, sizeof(tid_track));
+    rk->up = up;
+    rk->samp = tr_malloc((size_t)((rk->n + REC_SAMPLE - 1) / REC_SAMPLE + 1) * sizeof *rk->samp);
+    rk->used = tr_calloc(cst->n ? cst->n : 1, 1);
+    rk->nested = -1;
+    if (!rk->samp || !rk->used) return TR_FATAL;
     for (uint64_t pos = 0; pos < rk->n; pos++) {
-        const sig_model *s = &o->sm[rk->seq[pos]];
+        uint32_t id = rk->seq[pos];
+        const rec_sig *s = &cst->sig[id];
         const unsigned char *p = rk->ts.p + pos * 8;
         uint64_t start = prev + rec_le32(p), end = prev + rec_le32(p + 4);
-        if (pos % REC_SAMPLE == 0) o->samp[pos / REC_SAMPLE] = prev;
+        if (pos % REC_SAMPLE == 0) rk->samp[pos / REC_SAMPLE] = prev;
         prev = start;
-        o->overflow |= end > m->limit;
+        overflow |= end > run->limit;
         int64_t dur = (int64_t)(end - start);
         dur_min = dur < dur_min ? dur : dur_min;
         dur_max = dur > dur_max ? dur : dur_max;
         /* ns as the merge orders them: a fractional resolution may round both ends to one */
         if (end < start && (run->res_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
-            o->bad_order = 1;
-        o->any_bytes |= s->bytes != -1;
-        if (!tt || tt->tid != s->tid) tt = nest_for(o, s->tid);
-        if (!tt) return o->rc = TR_FATAL;
+            bad_order = 1;
+        rk->used[id] = 1;
+        if (!tt || tt->tid != s->tid) tt = nest_for(rk, s->tid);
+        if (!tt) return TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
-        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &o->up[pos]) != TR_OK)
-            return o->rc = TR_FATAL;
+        if (rec_nest_by_level(tt, (uint32_t)pos, level, start, end, &up[pos]) != TR_OK)
+            return TR_FATAL;
     }
-    o->last_start = prev;
-    o->dur_min = dur_min;
-    o->dur_max = dur_max;
+    rk->bad_order = bad_order;
+    rk->overflow = overflow != 0;
+    rk->last_start = prev;
+    rk->dur_min = dur_min;
+    rk->dur_max = dur_max;
+    rk->nested = 1;
+    return TR_OK;
+}
+
+void rec_nest_free(rec_rank *rk)
+{
+    for (size_t i = 0; i < rk->nest.len; i++) tr_vec_fini(&TR_VEC_AT(&rk->nest, tid_track, i).open);
+    tr_vec_fini(&rk->nest);
+    tr_free(rk->samp);
+    tr_free(rk->used);
+    rk->samp = NULL;
+    rk->used = NULL;
+}
+
+/* A pool job: rank R's nesting, when its decoding could not find it (no up room). */
+static int nest_late(void *user, size_t r)
+{
+    rec_model *m = user;
+    rec_rank *rk = &m->rk[r];
+    if (rk->nested) return TR_OK;
+    return rec_nest_rank(m->run, rk, m->run->ipc ? &m->run->shared : &rk->cst, rk->up);
+}
+
+/* The merge's sizes and the tick limit; the nesting of the ranks that had no up room. */
+int rec_merge_start(rec_model *m, tr_error *e)
+{
+    int32_t n = m->run->ranks;
+    size_t late = 0;
+    int all = 1;
+    for (int32_t r = 0; r < n; r++) {
+        m->rows += m->rk[r].n;
+        late += m->rk[r].nested ? 0 : (size_t)m->rk[r].n;
+        all &= m->rk[r].nested;
+    }
+    if (m->rows >= TR_NONE - 1) return tr_error_nomem(e); /* positions in a rank are 32-bit */
+    m->limit = m->run->limit;
+    if (all) return TR_OK;
+    if (!(m->up = tr_malloc((late + 1) * sizeof *m->up))) return tr_error_nomem(e);
+    size_t at = 0;
+    for (int32_t r = 0; r < n; r++) {
+        if (m->rk[r].nested) continue;
+        m->rk[r].up = m->up + at;
+        at += m->rk[r].n;
+    }
+    tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, nest_late, m);
+    for (int32_t r = 0; r < n; r++)
+        if (m->rk[r].nested < 0) return tr_error_nomem(e);
     return TR_OK;
 }
 
@@ -333,15 +353,16 @@ int rec_nest_end(rec_model *m)
 {
     for (int32_t r = 0; r < m->run->ranks; r++) {
         rank_out *o = &m->ro[r];
-        for (size_t i = 0; i < o->nest.len; i++) {
-            const tid_track *lt = &TR_VEC_AT(&o->nest, tid_track, i);
+        const rec_rank *rk = &m->rk[r];
+        for (size_t i = 0; i < rk->nest.len; i++) {
+            const tid_track *lt = &TR_VEC_AT(&rk->nest, tid_track, i);
             tid_track *tt = rec_track_for(m, o, r, lt->tid);
             if (!tt) return TR_FATAL;
             for (size_t k = 0; k < lt->open.len; k++) {
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + m->rk[r].seq[rec.row], rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + rk->seq[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -391,7 +412,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
-                      .up = o->up,
+                      .up = rk->up,
                       .sm = o->sm,
                       .track = TR_NONE,
                       .rank = (int32_t)i};
@@ -403,19 +424,19 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
 }
 
 /* The first record of RK at or after NS, starting from the sample before it. */
-static cut cut_at(const rec_run *run, const rec_rank *rk, const rank_out *o, int64_t ns)
+static cut cut_at(const rec_run *run, const rec_rank *rk, int64_t ns)
 {
     size_t lo = 0, hi = (size_t)((rk->n + REC_SAMPLE - 1) / REC_SAMPLE);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        uint64_t tick = o->samp[mid] + rec_le32(rk->ts.p + (uint64_t)mid * REC_SAMPLE * 8);
+        uint64_t tick = rk->samp[mid] + rec_le32(rk->ts.p + (uint64_t)mid * REC_SAMPLE * 8);
         if (rec_ticks_ns(run, tick) < ns)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0) return (cut){0, 0};
-    cut c = {(uint64_t)(lo - 1) * REC_SAMPLE, o->samp[lo - 1]};
+    cut c = {(uint64_t)(lo - 1) * REC_SAMPLE, rk->samp[lo - 1]};
     for (; c.pos < rk->n; c.pos++) {
         uint64_t tick = c.prev + rec_le32(rk->ts.p + c.pos * 8);
         if (rec_ticks_ns(run, tick) >= ns) break;
@@ -448,12 +469,12 @@ static int split_chunks(rec_model *m)
         const rec_rank *rk = &m->rk[r];
         for (uint64_t pos = 0; pos < rk->n; pos += REC_SAMPLE)
             key[n++] =
-                rec_ticks_ns(run, m->ro[r].samp[pos / REC_SAMPLE] + rec_le32(rk->ts.p + pos * 8));
+                rec_ticks_ns(run, m->rk[r].samp[pos / REC_SAMPLE] + rec_le32(rk->ts.p + pos * 8));
     }
     tr_qsort(key, n, sizeof *key, cmp_i64);
     for (size_t j = 1; j < m->n_chunks; j++)
         for (size_t r = 0; r < ranks; r++)
-            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], &m->ro[r], key[j * n / m->n_chunks]);
+            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], key[j * n / m->n_chunks]);
     tr_free(key);
     return TR_OK;
 }
@@ -475,7 +496,7 @@ static void merge_key(rec_model *m, int overflow)
     uint64_t start = 0;
     int64_t lo = 0, hi = 0;
     for (size_t r = 0; r < ranks; r++) {
-        const rank_out *o = &m->ro[r];
+        const rec_rank *o = &m->rk[r];
         start = o->last_start > start ? o->last_start : start;
         lo = o->dur_min < lo ? o->dur_min : lo;
         hi = o->dur_max > hi ? o->dur_max : hi;
@@ -495,7 +516,7 @@ int rec_merge_plan(rec_model *m, tr_error *e)
     if (m->rows >= TR_NONE - 1 - base[TR_EV_SLICE]) return tr_error_nomem(e);
     m->first = (uint32_t)base[TR_EV_SLICE];
     int overflow = 0;
-    for (size_t r = 0; r < ranks; r++) overflow |= m->ro[r].overflow;
+    for (size_t r = 0; r < ranks; r++) overflow |= m->rk[r].overflow;
     merge_key(m, overflow);
     /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
     size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
@@ -523,8 +544,8 @@ int rec_merge_tracks(rec_model *m, tr_error *e)
     size_t want = 0, have = 0, ranks = (size_t)m->run->ranks;
     int overflow = 0;
     for (size_t r = 0; r < ranks; r++) {
-        want += m->ro[r].nest.len;
-        overflow |= m->ro[r].overflow;
+        want += m->rk[r].nest.len;
+        overflow |= m->rk[r].overflow;
     }
     if (!want) return TR_OK;
     tourney tv;
@@ -645,8 +666,11 @@ int rec_fill_rows(rec_model *m, tr_error *e)
     /* Room for the calls in flight too, which come after: the block is the table's size. */
     size_t fly = 0;
     for (int32_t r = 0; r < m->run->ranks; r++) {
-        fly += m->rk[r].fly.n;
-        any_bytes |= m->ro[r].any_bytes;
+        const rec_rank *rk = &m->rk[r];
+        const rec_cst *c = m->run->ipc ? &m->run->shared : &rk->cst;
+        fly += rk->fly.n;
+        /* a bytes column only when a record has a size */
+        for (uint32_t i = 0; i < c->n; i++) any_bytes |= rk->used[i] && m->ro[r].sm[i].bytes != -1;
     }
     if (tr_slice_reserve(m->t, m->rows + fly) != TR_OK ||
         tr_slice_add_rows(m->t, m->rows, m->rows > 0, any_bytes) != m->first)

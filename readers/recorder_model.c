@@ -432,7 +432,6 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
     rank_out *o = &m->ro[r];
     char path[1024];
     tr_vec_init(&o->tracks, sizeof(tid_track));
-    tr_vec_init(&o->nest, sizeof(tid_track));
     /* The OS process when tracerecord named it (the same pid and host as tracesniff's dumps),
      * else the rank; a second rank of one process (a program it exec'd) stays apart. */
     size_t before = tr_process_count(m->t);
@@ -448,15 +447,16 @@ static int rank_setup(rec_model *m, int32_t r, tr_error *e)
     int len = snprintf(name, sizeof name, "rank %d", (int)r);
     p->rank = r;
     p->name = tr_str_intern(m->t, name, (size_t)len);
+    int rc = TR_OK;
     if (run->ipc) {
         o->sm = m->shared;
-        return TR_OK;
+    } else {
+        char cst[32];
+        snprintf(cst, sizeof cst, "%d.cst", (int)r);
+        sig_model *sm;
+        rc = convert_table(m, &rk->cst, rec_path(run->dir, cst, path, sizeof path), &sm, e);
+        o->sm = sm;
     }
-    char cst[32];
-    snprintf(cst, sizeof cst, "%d.cst", (int)r);
-    sig_model *sm;
-    int rc = convert_table(m, &m->rk[r].cst, rec_path(run->dir, cst, path, sizeof path), &sm, e);
-    o->sm = sm;
     return rc;
 }
 
@@ -536,7 +536,7 @@ static int model_end(rec_model *m, tr_error *e)
     for (int32_t r = 0; r < run->ranks; r++) {
         int rc = add_inflight(m, r, e);
         if (rc != TR_OK) return rc;
-        if (!m->ro[r].bad_order) continue;
+        if (!m->rk[r].bad_order) continue;
         m->warnings++;
         snprintf(name, sizeof name, run->gen == REC_G3 ? "recorder.ts" : "%d.ts", (int)r);
         tr_loc loc = {rec_path(run->dir, name, path, sizeof path), 0, 0, 0};
@@ -554,30 +554,16 @@ static int model_end(rec_model *m, tr_error *e)
 /* The per-rank nesting, once the rows have their parents. */
 static void rank_nest_free(rec_model *m)
 {
-    for (int32_t r = 0; m->ro && r < m->run->ranks; r++) {
-        rank_out *o = &m->ro[r];
-        for (size_t i = 0; i < o->nest.len; i++)
-            tr_vec_fini(&TR_VEC_AT(&o->nest, tid_track, i).open);
-        tr_vec_fini(&o->nest);
-        o->up = NULL;
-        o->samp = NULL;
-    }
+    for (int32_t r = 0; m->ro && r < m->run->ranks; r++) rec_nest_free(&m->rk[r]);
     tr_free(m->up);
-    tr_free(m->samp);
     m->up = NULL;
-    m->samp = NULL;
 }
 
 int rec_model_next(rec_model *m, tr_error *e)
 {
     if (!m->filled) {
         m->filled = 1;
-        int32_t n = m->run->ranks;
-        tr_pool_run(tr_pool_threads(m->threads, (size_t)n), (size_t)n, rec_nest_rank, m);
-        int rc = TR_OK;
-        for (int32_t r = 0; r < n && rc == TR_OK; r++)
-            if (m->ro[r].rc != TR_OK) rc = tr_error_nomem(e);
-        if (rc == TR_OK) rc = rec_merge_plan(m, e);
+        int rc = rec_merge_plan(m, e);
         if (rc == TR_OK) rc = rec_merge_tracks(m, e);
         if (rc == TR_OK) rc = rec_fill_rows(m, e);
         if (rc == TR_OK && rec_nest_end(m) != TR_OK) rc = tr_error_nomem(e);
