@@ -23,14 +23,7 @@
 
 #include <string.h>
 
-/*
-** The lines go out in writes of exactly this many bytes, the rest of a line
-** kept for the next: the file's offsets stay whole multiples of it, which
-** the page cache fills with fewer, larger folios (a loop writing 322 MB in
-** 256 KiB and 2,345 bytes a write took 15-20 ms more CPU than in 256 KiB).
-** More than the output's buffer (lib/output.c): each write goes uncopied.
-*/
-#define FLUSH_AT    ((size_t)512 * 1024)
+#define FLUSH_AT    ((size_t)256 * 1024)
 #define FW_CHUNK    16  /* frames are copied in chunks of this many bytes, past their end */
 #define FW_HELD     256 /* samples counted together, so that their lookups' cache misses overlap */
 #define FW_AHEAD    4   /* lines whose stack is fetched ahead of the one being written */
@@ -285,11 +278,8 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
             tr_stack_prefetch(w->t, TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack);
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
-        else if (w->b.len >= FLUSH_AT &&
-                 (rc = tr_output_write(out, w->b.p, FLUSH_AT, e)) == TR_OK) {
-            memmove(w->b.p, w->b.p + FLUSH_AT, w->b.len - FLUSH_AT);
-            w->b.len -= FLUSH_AT;
-        }
+        else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
+            tr_buf_reset(&w->b);
     }
     if (rc == TR_OK) rc = tr_output_write(out, w->b.p, w->b.len, e);
     return rc;
