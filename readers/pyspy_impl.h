@@ -14,6 +14,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: frame lines are compared 16 bytes at a time there */
+#endif
 
 /* What a dump's frame line or a folded frame says, pointing into the text. */
 typedef struct tr_pyspy_frame_text {
@@ -85,9 +88,25 @@ static inline const struct tr_pyspy_fentry *tr_pyspy_fentry_at(const tr_pyspy_fc
     return (const struct tr_pyspy_fentry *)(const void *)((const uint64_t *)c->entries.data + id);
 }
 
-/* Whether the N bytes at A and B are equal (N >= 8): words, no call, no early exit. */
+/*
+** Whether the N bytes at A and B are equal (N >= 8): 16 or 8 bytes a step,
+** no call, no early exit (a frame line is 40 to 100 bytes).
+*/
 static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
 {
+#ifdef __SSE2__
+    if (n >= 16) {
+        __m128i d = _mm_setzero_si128();
+        for (size_t i = 0; i + 16 < n; i += 16)
+            d = _mm_or_si128(
+                d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+        d = _mm_or_si128(
+            d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16))));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
+    }
+#endif
     uint64_t x, y, d = 0;
     for (size_t i = 0; i + 8 < n; i += 8) {
         memcpy(&x, a + i, 8);

@@ -28,6 +28,8 @@
 #define FW_HELD     256 /* samples counted together, so that their lookups' cache misses overlap */
 #define FW_AHEAD    4   /* lines whose stack is fetched ahead of the one being written */
 #define FW_ROOM_MAX ((size_t)1 << 20) /* room made for a line without summing its length */
+#define FW_SMALL    2048              /* entries grown by doubling; then room for FW_ROOM at once */
+#define FW_ROOM     ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -75,6 +77,14 @@ static int fw_add(folded_w *w, const fw_entry *s)
         }
         return TR_OK;
     }
+    /*
+    ** Past a few thousand stacks, room for a million at once: doubling a
+    ** heap block copies it each time and faults its pages in 4 KiB at a
+    ** time, while a block this large is mapped in huge pages (tr_mem.h)
+    ** and its untouched room costs nothing.
+    */
+    if (w->entries.len == FW_SMALL && tr_vec_reserve(&w->entries, FW_ROOM) != TR_OK)
+        return TR_FATAL;
     fw_entry *en = tr_vec_push(&w->entries);
     if (!en) return TR_FATAL;
     *en = *s;
