@@ -45,7 +45,7 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     tr_trace_counters(t, &c->co);
     tr_trace_samples(t, &c->sa);
     tr_buf_init(&c->scratch, 0);
-    while (tr_args_count(t, (uint32_t)c->n_sets + 1) > 0) c->n_sets++;
+    c->n_sets = tr_args_sets(t);
     c->id_set = 1;
     if (!filter) return TR_OK;
     size_t n[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
