@@ -678,6 +678,11 @@ static uint64_t arg_id(tr_sc_ctx *c, uint32_t set, uint32_t i)
 static const tr_arg *set_arg(tr_sc_ctx *c, uint32_t set, uint32_t i)
 {
     static const tr_arg none;
+    /* the next set in id order: the cursor (arg_id) passes the set at hand without a lookup */
+    if (c->args_set && c->args_set == c->id_set && set == c->id_set + 1) {
+        c->id_first += c->set_args_n;
+        c->id_set = set;
+    }
     if (set != c->args_set) {
         size_t n = tr_args_get(c->t, set, c->set_args, c->set_args_cap);
         if (n > c->set_args_cap) {
