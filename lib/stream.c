@@ -199,38 +199,34 @@ void tr_event_rec_get(const tr_trace *t, const tr_event *ev, tr_event_rec *r)
 
 /* ---- the reorder window ---- */
 
-static void heap_swap(tr_event_rec *h, size_t a, size_t b)
-{
-    tr_event_rec tmp = h[a];
-    h[a] = h[b];
-    h[b] = tmp;
-}
-
 static int heap_push(tr_vec *v, const tr_event_rec *r, tr_sorter_cmp cmp)
 {
-    tr_event_rec *at = tr_vec_push(v);
-    if (!at) return TR_FATAL;
-    *at = *r;
+    if (!tr_vec_push(v)) return TR_FATAL;
     tr_event_rec *h = v->data;
-    for (size_t i = v->len - 1; i > 0 && cmp(&h[i], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)
-        heap_swap(h, i, (i - 1) / 2);
+    size_t i = v->len - 1;
+    /* the records above R move down into the hole, a copy each (a record is 88 bytes) */
+    for (; i > 0 && cmp(r, &h[(i - 1) / 2]) < 0; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = *r;
     return TR_OK;
 }
 
-/* Takes the first record off the heap into *R. */
+/*
+** Takes the first record off the heap into *R.  ^The hole at the top goes
+** down to a leaf by the lesser child (one compare a level), and the last
+** record, which belongs near the bottom, goes up from there.
+*/
 static void heap_pop(tr_vec *v, tr_event_rec *r, tr_sorter_cmp cmp)
 {
     tr_event_rec *h = v->data;
     *r = h[0];
-    h[0] = h[--v->len];
-    for (size_t i = 0;;) {
-        size_t l = 2 * i + 1, best = i;
-        if (l < v->len && cmp(&h[l], &h[best]) < 0) best = l;
-        if (l + 1 < v->len && cmp(&h[l + 1], &h[best]) < 0) best = l + 1;
-        if (best == i) return;
-        heap_swap(h, i, best);
-        i = best;
+    size_t n = --v->len, i = 0;
+    if (n == 0) return;
+    for (size_t l; (l = 2 * i + 1) < n; i = l) {
+        if (l + 1 < n && cmp(&h[l + 1], &h[l]) < 0) l++;
+        h[i] = h[l];
     }
+    for (; i > 0 && cmp(&h[n], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = h[n];
 }
 
 static uint32_t track_input(const tr_trace *t, uint32_t track);

@@ -212,6 +212,8 @@ void tr_args_real(tr_trace *t, tr_str key, double v);
 void tr_args_bool(tr_trace *t, tr_str key, int v);
 void tr_args_str(tr_trace *t, tr_str key, tr_str v);
 uint32_t tr_args_end(tr_trace *t);
+/* ^Number of sets: the last set's id (no set is empty). */
+size_t tr_args_sets(const tr_trace *t);
 /* ^Number of args in set SET, and the I-th of them. */
 size_t tr_args_count(const tr_trace *t, uint32_t set);
 void tr_args_at(const tr_trace *t, uint32_t set, size_t i, tr_arg *out);

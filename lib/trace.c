@@ -641,6 +641,11 @@ uint32_t tr_args_end(tr_trace *t)
     return set;
 }
 
+size_t tr_args_sets(const tr_trace *t)
+{
+    return model_args_sets(t);
+}
+
 size_t tr_args_count(const tr_trace *t, uint32_t set)
 {
     model_set ms;

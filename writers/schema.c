@@ -45,7 +45,7 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     tr_trace_counters(t, &c->co);
     tr_trace_samples(t, &c->sa);
     tr_buf_init(&c->scratch, 0);
-    while (tr_args_count(t, (uint32_t)c->n_sets + 1) > 0) c->n_sets++;
+    c->n_sets = tr_args_sets(t);
     c->id_set = 1;
     if (!filter) return TR_OK;
     size_t n[TR_EV_KIND_COUNT] = {c->sl.n, c->in.n, c->co.n, c->sa.n};
@@ -678,6 +678,11 @@ static uint64_t arg_id(tr_sc_ctx *c, uint32_t set, uint32_t i)
 static const tr_arg *set_arg(tr_sc_ctx *c, uint32_t set, uint32_t i)
 {
     static const tr_arg none;
+    /* the next set in id order: the cursor (arg_id) passes the set at hand without a lookup */
+    if (c->args_set && c->args_set == c->id_set && set == c->id_set + 1) {
+        c->id_first += c->set_args_n;
+        c->id_set = set;
+    }
     if (set != c->args_set) {
         size_t n = tr_args_get(c->t, set, c->set_args, c->set_args_cap);
         if (n > c->set_args_cap) {
