@@ -34,14 +34,20 @@ static inline int row_before(const sort_key *k, uint32_t a, uint32_t b)
     return a < b;
 }
 
+/* Merges the sorted rows A[I..I_END) and A[J..J_END) into B from K on. */
+static void merge_into(const sort_key *key, const uint32_t *a, uint32_t *b, size_t i, size_t i_end,
+                       size_t j, size_t j_end, size_t k)
+{
+    while (i < i_end && j < j_end) b[k++] = row_before(key, a[j], a[i]) ? a[j++] : a[i++];
+    while (i < i_end) b[k++] = a[i++];
+    while (j < j_end) b[k++] = a[j++];
+}
+
 /* Merges the sorted rows A[LO..MID) and A[MID..HI) into B[LO..HI). */
 static void merge_two(const sort_key *key, const uint32_t *a, uint32_t *b, size_t lo, size_t mid,
                       size_t hi)
 {
-    size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi) b[k++] = row_before(key, a[j], a[i]) ? a[j++] : a[i++];
-    while (i < mid) b[k++] = a[i++];
-    while (j < hi) b[k++] = a[j++];
+    merge_into(key, a, b, lo, mid, mid, hi, lo);
 }
 
 /* Merge sort of the N rows at A, using B (N rows) as room; returns the sorted array. */
@@ -61,20 +67,63 @@ static uint32_t *merge_rows(const sort_key *key, uint32_t *a, uint32_t *b, size_
 }
 
 /*
+** How many of the first C rows that merging A[LO..MID) and A[MID..HI) gives
+** come from the first run (no two rows tie: the row breaks ties).
+*/
+static size_t merge_split(const sort_key *key, const uint32_t *a, size_t lo, size_t mid, size_t hi,
+                          size_t c)
+{
+    size_t left = mid - lo, right = hi - mid;
+    size_t p = c > right ? c - right : 0, p_hi = c < left ? c : left;
+    while (p < p_hi) {
+        size_t m = p + (p_hi - p) / 2;
+        if (row_before(key, a[lo + m], a[mid + c - m - 1]))
+            p = m + 1;
+        else
+            p_hi = m;
+    }
+    return p;
+}
+
+/* One pass of merge_runs: every pair of runs, each merge cut into PIECES that threads share. */
+typedef struct runs_pass {
+    const sort_key *key;
+    const uint32_t *a;
+    uint32_t *b;
+    const size_t *end;
+    size_t n_runs, pieces;
+} runs_pass;
+
+/* Piece JOB % PIECES of the merge of pair JOB / PIECES: its rows of the output, found apart. */
+static int merge_piece(void *user, size_t job)
+{
+    const runs_pass *p = user;
+    size_t r = job / p->pieces * 2, piece = job % p->pieces;
+    size_t lo = r ? p->end[r - 1] : 0, mid = p->end[r], hi = p->end[r + 1 < p->n_runs ? r + 1 : r],
+           n = hi - lo;
+    size_t c0 = tr_pool_part(n, p->pieces, piece), c1 = tr_pool_part(n, p->pieces, piece + 1);
+    size_t l0 = merge_split(p->key, p->a, lo, mid, hi, c0),
+           l1 = merge_split(p->key, p->a, lo, mid, hi, c1);
+    merge_into(p->key, p->a, p->b, lo + l0, lo + l1, mid + c0 - l0, mid + c1 - l1, lo + c0);
+    return TR_OK;
+}
+
+/*
 ** Merges the sorted runs of A (run R ends at END[R], N_RUNS of them) two by
-** two until one is left, through B; returns the sorted array.
+** two until one is left, through B, on THREADS threads; returns the sorted
+** array.  Each merge is cut where the output's rows are (merge_split), so
+** the last one, of two halves, is shared too.
 */
 static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_t *end,
-                            size_t n_runs)
+                            size_t n_runs, int threads)
 {
+    size_t pieces = (size_t)tr_pool_parts(threads, end[n_runs - 1], TR_POOL_ROWS);
     while (n_runs > 1) {
-        size_t m = 0;
-        for (size_t r = 0; r < n_runs; r += 2) {
-            size_t lo = r ? end[r - 1] : 0, hi = end[r + 1 < n_runs ? r + 1 : r];
-            merge_two(key, a, b, lo, end[r], hi);
-            end[m++] = hi;
-        }
-        n_runs = m;
+        size_t pairs = (n_runs + 1) / 2;
+        runs_pass p = {key, a, b, end, n_runs, pieces};
+        tr_pool_run(tr_pool_threads(threads, pairs * pieces), pairs * pieces, merge_piece, &p);
+        for (size_t r = 0; r < pairs; r++) end[r] = end[2 * r + 1 < n_runs ? 2 * r + 1 : 2 * r];
+        n_runs = pairs;
         uint32_t *swap = a;
         a = b;
         b = swap;
@@ -168,7 +217,7 @@ static uint32_t *sort_rows(const sort_key *key, size_t n, int threads, int *sort
         out = a;
         a = NULL;
     } else if ((b = tr_malloc(n * sizeof *b)) != NULL) {
-        out = i == n ? merge_runs(key, a, b, end, n_runs) : merge_rows(key, a, b, n);
+        out = i == n ? merge_runs(key, a, b, end, n_runs, threads) : merge_rows(key, a, b, n);
         if (out == b) b = a;
         a = NULL;
     }
@@ -208,6 +257,32 @@ static void gather(const void *col, size_t size, size_t n, const uint32_t *order
     }
 }
 
+/* A column gathered, or the order inverted, in parts on the pool. */
+typedef struct gather_job {
+    const void *col;
+    size_t size, n, parts;
+    const uint32_t *order;
+    void *out;
+} gather_job;
+
+static int gather_part(void *user, size_t j)
+{
+    const gather_job *g = user;
+    size_t lo = tr_pool_part(g->n, g->parts, j), hi = tr_pool_part(g->n, g->parts, j + 1);
+    gather(g->col, g->size, hi - lo, g->order + lo, (unsigned char *)g->out + lo * g->size);
+    return TR_OK;
+}
+
+/* The inverse of the order: out[order[i]] = i. */
+static int invert_part(void *user, size_t j)
+{
+    const gather_job *g = user;
+    uint32_t *inv = g->out;
+    size_t lo = tr_pool_part(g->n, g->parts, j), hi = tr_pool_part(g->n, g->parts, j + 1);
+    for (size_t i = lo; i < hi; i++) inv[g->order[i]] = (uint32_t)i;
+    return TR_OK;
+}
+
 /*
 ** Sorts one table by KEY: COLS point to its columns, which may move.  On
 ** return *NEW_ROW maps an old row to its new one (NULL when the table was
@@ -237,19 +312,24 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
     ** so that it fits.  Nothing is copied back.
     */
     unsigned char placed[MODEL_SLICE_COLS] = {0}; /* no table has more columns than slices */
+    gather_job g = {
+        .n = n, .parts = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), .order = order};
     for (size_t k = 0; k < ncols; k++) {
         size_t c = ncols;
         for (size_t j = 0; j < ncols; j++)
             if (!placed[j] && (c == ncols || sizes[j] > sizes[c])) c = j;
         placed[c] = 1;
-        gather(*cols[c], sizes[c], n, order, room);
+        g.col = *cols[c];
+        g.size = sizes[c];
+        g.out = room;
+        tr_pool_run((int)g.parts, g.parts, gather_part, &g);
         void *old = *cols[c];
         *cols[c] = room;
         room = old;
     }
     tr_free(room);
-    /* The inverse: new_row[order[i]] = i. */
-    for (size_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
+    g.out = inv;
+    tr_pool_run((int)g.parts, g.parts, invert_part, &g);
     tr_free(order);
     *new_row = inv;
     return TR_OK;

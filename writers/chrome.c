@@ -397,6 +397,35 @@ static void flow_ends_sort(chrome_w *w)
             tr_qsort(w->ends[k].data, w->ends[k].len, sizeof(flow_end), end_cmp);
 }
 
+/*
+** Sorts V's ends, all on rows under ROWS, by row: a counting sort, stable,
+** and they were listed by flow, from before to, so ties keep end_cmp's order
+** (qsort took ~12 ms for the 320 k ends of 8 Kineto inputs).
+*/
+static int flow_ends_by_row(tr_vec *v, size_t rows)
+{
+    if (v->len < 2) return TR_OK;
+    if (v->len > UINT32_MAX) {
+        tr_qsort(v->data, v->len, sizeof(flow_end), end_cmp);
+        return TR_OK;
+    }
+    uint32_t *at = tr_calloc(rows + 1, sizeof *at);
+    flow_end *sorted = tr_malloc(v->len * sizeof *sorted);
+    if (!at || !sorted) {
+        tr_free(at);
+        tr_free(sorted);
+        return TR_FATAL;
+    }
+    const flow_end *fe = v->data;
+    for (size_t i = 0; i < v->len; i++) at[fe[i].row + 1]++;
+    for (size_t r = 1; r <= rows; r++) at[r] += at[r - 1];
+    for (size_t i = 0; i < v->len; i++) sorted[at[fe[i].row]++] = fe[i];
+    memcpy(v->data, sorted, v->len * sizeof *sorted);
+    tr_free(at);
+    tr_free(sorted);
+    return TR_OK;
+}
+
 /* Lists the ends of every flow whose two events are written, by table and row. */
 static int flows_prepare(chrome_w *w, const tr_filter *filter)
 {
@@ -412,7 +441,12 @@ static int flows_prepare(chrome_w *w, const tr_filter *filter)
             continue;
         if (flow_ends_add(w, (uint32_t)i, (tr_ref[2]){f->from, f->to})) return TR_FATAL;
     }
-    flow_ends_sort(w);
+    const size_t rows[TR_EV_KIND_COUNT] = {[TR_EV_SLICE] = w->sl.n,
+                                           [TR_EV_INSTANT] = w->in.n,
+                                           [TR_EV_COUNTER] = w->co.n,
+                                           [TR_EV_SAMPLE] = w->sa.n};
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        if (flow_ends_by_row(&w->ends[k], rows[k]) != TR_OK) return TR_FATAL;
     return TR_OK;
 }
 
@@ -992,19 +1026,28 @@ static int write_events(chrome_w *w, const tr_filter *filter, int threads, tr_er
     return flush(w, e);
 }
 
-/* Sets W up to write trace T: its process groups, the tracks' ids, the buffer. */
-static int chrome_setup(chrome_w *w, tr_output *out, const tr_trace *t, int kineto, tr_error *e)
+/* W's views of trace T's tables, and no flow ends yet: what flows_prepare reads and fills. */
+static void chrome_tables(chrome_w *w, const tr_trace *t)
 {
     w->t = t;
-    w->kineto = kineto;
-    w->out = out;
-    tr_buf_init(&w->b, 0);
-    tr_buf_init(&w->ids, 0);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&w->ends[k], sizeof(flow_end));
     tr_trace_slices(t, &w->sl);
     tr_trace_instants(t, &w->in);
     tr_trace_counters(t, &w->co);
     tr_trace_samples(t, &w->sa);
+}
+
+/*
+** Sets W up to write its trace (chrome_tables): the process groups, the
+** tracks' ids, the buffer.  The flow ends are not touched.
+*/
+static int chrome_setup(chrome_w *w, tr_output *out, int kineto, tr_error *e)
+{
+    const tr_trace *t = w->t;
+    w->kineto = kineto;
+    w->out = out;
+    tr_buf_init(&w->b, 0);
+    tr_buf_init(&w->ids, 0);
     size_t n_proc = tr_process_count(t);
     w->group = tr_malloc((n_proc ? n_proc : 1) * sizeof *w->group);
     w->grouped = tr_calloc(n_proc ? n_proc : 1, 1);
@@ -1029,13 +1072,36 @@ static void chrome_free(chrome_w *w)
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&w->ends[k]);
 }
 
+/* flows_prepare as a job: run beside chrome_setup, whose process groups walk every event. */
+typedef struct flows_job {
+    chrome_w *w;
+    const tr_filter *filter;
+    int rc;
+} flows_job;
+
+static int prepare_flows(void *user, size_t job)
+{
+    (void)job;
+    flows_job *f = user;
+    f->rc = flows_prepare(f->w, f->filter);
+    return f->rc;
+}
+
 static int chrome_write(tr_write *run, const tr_trace *t, int kineto, tr_error *e)
 {
     chrome_w w;
     memset(&w, 0, sizeof w);
     const tr_filter *filter = run->opts->filter;
-    int rc = chrome_setup(&w, run->out, t, kineto, e);
-    if (rc == TR_OK && flows_prepare(&w, filter) != TR_OK) rc = tr_error_nomem(e);
+    chrome_tables(&w, t);
+    flows_job fj = {&w, filter, TR_OK};
+    tr_pool_task task = {0};
+    if (tr_pool_threads(run->opts->threads, 2) > 1)
+        tr_pool_spawn(&task, prepare_flows, &fj);
+    else
+        prepare_flows(&fj, 0);
+    int rc = chrome_setup(&w, run->out, kineto, e);
+    tr_pool_join(&task);
+    if (rc == TR_OK && fj.rc != TR_OK) rc = tr_error_nomem(e);
     if (rc == TR_OK) rc = write_events(&w, filter, run->opts->threads, e);
     chrome_free(&w);
     return rc;
@@ -1070,7 +1136,8 @@ static int stream_flows(tr_write *run, const tr_trace *t, tr_flow *f, size_t n, 
                         tr_error *e)
 {
     chrome_w *w = run->state;
-    int rc = chrome_setup(w, run->out, t, kineto, e);
+    chrome_tables(w, t);
+    int rc = chrome_setup(w, run->out, kineto, e);
     if (rc == TR_OK && flows_prepare_stream(w, f, n) != TR_OK) rc = tr_error_nomem(e);
     return rc == TR_OK ? write_head(w, e) : rc;
 }
