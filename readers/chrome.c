@@ -617,8 +617,15 @@ static int events_step(cj_rd *r, int *budget)
     cev ev;
     char c;
     for (; *budget > 0; (*budget)--) {
-        int rc = cj_win_ws(r, &c), st = S_OK;
-        if (rc != TR_OK) return rc;
+        /* the next event's '{' in the window (its padding ends the data), or a refill */
+        const char *p = cj_blanks(r->buf + r->pos);
+        int rc = TR_OK, st = S_OK;
+        if (*p == '{') {
+            r->pos = (size_t)(p - r->buf);
+            c = '{';
+        } else if ((rc = cj_win_ws(r, &c)) != TR_OK) {
+            return rc;
+        }
         if (c == ']' || (!c && r->form_array)) {
             /* an array form without its ']': as viewers do, keep what came */
             r->pos += c == ']';
@@ -643,6 +650,11 @@ static int events_step(cj_rd *r, int *budget)
                               "trace cut short: its last, incomplete event is dropped");
         }
         if ((rc = handle_event(r, &ev)) != TR_OK) return rc;
+        /* "}," as nearly every writer puts it, without a call (the padding ends the data) */
+        if (r->buf[r->pos] == ',') {
+            r->pos++;
+            continue;
+        }
         if ((rc = cj_win_ws(r, &c)) != TR_OK) return rc;
         if (c == ',') {
             r->pos++;

@@ -20,6 +20,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: string runs and indents are passed 16 bytes at a time there */
+#endif
 
 #define WINDOW_INIT ((size_t)1 << 20)   /* the first window */
 #define READ_MIN    ((size_t)256 << 10) /* a refill reads at least this */
@@ -379,6 +382,22 @@ static inline const char *cj_jws(const char *p)
     if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
     while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
+}
+
+/*
+** The blanks at P: a pretty-printer's newline and indent between events
+** passed at once, sixteen bytes of it a test (the window's padding covers
+** the load); anything else as cj_jws passes it.
+*/
+static inline const char *cj_blanks(const char *p)
+{
+#if defined(__SSE2__) && defined(__GNUC__)
+    p += *p == '\n';
+    unsigned mask = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8(' ')));
+    if (mask != 0xffff) p += __builtin_ctz(~mask);
+#endif
+    return cj_jws(p);
 }
 
 static inline int cj_is_hex(char c)
