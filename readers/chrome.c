@@ -76,18 +76,18 @@ static int is_gpu_cat(const cj_rd *r, tr_str cat)
            (n >= 6 && memcmp(s, "Memset", 6) == 0);
 }
 
-/*
-** The thread of (PID, TID) tokens, added when new; TR_NONE when a pid/tid
-** is not a number or a string.  A missing tid is the pid (Perfetto).
-*/
-uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+/* Whether S is the thread of the (PID, TID) tokens, as written. */
+static inline int thread_seen_is(const thread_seen *s, const jtok *pidt, const jtok *tidt)
 {
-    /* Events of one thread come in runs: the last lookup usually answers. */
-    if (r->last_thread != TR_NONE && pidt->n == r->last_pid.n && tidt->n == r->last_tid.n &&
-        pidt->type == r->last_pid.type && tidt->type == r->last_tid.type && pidt->type != J_NONE &&
-        cj_same_bytes(pidt->p, r->last_pid.p, pidt->n) &&
-        (tidt->type == J_NONE || cj_same_bytes(tidt->p, r->last_tid.p, tidt->n)))
-        return r->last_thread;
+    return s->thread != TR_NONE && pidt->n == s->pid.n && tidt->n == s->tid.n &&
+           pidt->type == s->pid.type && tidt->type == s->tid.type && pidt->type != J_NONE &&
+           cj_same_bytes(pidt->p, s->pid.p, pidt->n) &&
+           (tidt->type == J_NONE || cj_same_bytes(tidt->p, s->tid.p, tidt->n));
+}
+
+/* cj_thread_of past the threads seen lately: out of line, so their test saves no registers. */
+static CJ_SLOW uint32_t thread_find(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+{
     int64_t pid, tid;
     tr_str ps, ts;
     if (pid_of(r, pidt, &pid, &ps, "trace-wide (pid \"\")", bad) != 0) return TR_NONE;
@@ -115,10 +115,20 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) return TR_NONE;
     }
     /* Tokens point into the window, which an event never outlives. */
-    r->last_thread = id;
-    r->last_pid = *pidt;
-    r->last_tid = *tidt;
+    r->seen[1] = r->seen[0];
+    r->seen[0] = (thread_seen){id, *pidt, *tidt};
     return id;
+}
+
+/*
+** The thread of (PID, TID) tokens, added when new; TR_NONE when a pid/tid
+** is not a number or a string.  A missing tid is the pid (Perfetto).
+*/
+uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+{
+    if (thread_seen_is(&r->seen[0], pidt, tidt)) return r->seen[0].thread;
+    if (thread_seen_is(&r->seen[1], pidt, tidt)) return r->seen[1].thread;
+    return thread_find(r, pidt, tidt, bad);
 }
 
 thread_st *cj_thread_at(cj_rd *r, uint32_t id)
@@ -954,7 +964,7 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     r->forgets = c->sink->forget;
     r->rank = -1;
     r->base_ns = INT64_MIN;
-    r->last_thread = TR_NONE;
+    r->seen[0].thread = r->seen[1].thread = TR_NONE;
     tr_slices sl;
     tr_trace_slices(t, &sl);
     r->first_slice = (uint32_t)sl.n;

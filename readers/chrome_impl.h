@@ -140,6 +140,12 @@ typedef struct thread_st {
     tr_vec held;  /* held_slice: ended, waiting on an open slice of their start */
 } thread_st;
 
+/* A thread looked up lately, by its event's pid and tid tokens (they point into the window). */
+typedef struct thread_seen {
+    uint32_t thread;
+    jtok pid, tid;
+} thread_seen;
+
 /* An async track: (cat, id, scope[, process]). */
 typedef struct async_st {
     uint32_t track;
@@ -320,8 +326,12 @@ typedef struct cj_rd {
 
     tr_vec threads; /* thread_st */
     pair_map thread_map;
-    uint32_t last_thread;
-    jtok last_pid, last_tid;
+    /*
+    ** The last two threads the map gave, the later first (thread TR_NONE: none),
+    ** by their tokens: events come in runs of one thread, and a Kineto trace
+    ** goes back and forth between a CPU thread and a GPU stream.
+    */
+    thread_seen seen[2];
     tr_vec asyncs; /* async_st */
     pair_map async_map;
     tr_vec flows; /* flow_pt */

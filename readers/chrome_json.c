@@ -640,7 +640,7 @@ int cj_win_fill(cj_rd *r, size_t keep)
     }
     r->end += got;
     memset(r->buf + r->end, 0, WINDOW_PAD);
-    r->last_thread = TR_NONE; /* its tokens pointed into the old window */
+    r->seen[0].thread = r->seen[1].thread = TR_NONE; /* their tokens pointed into the old window */
     r->js.end = r->buf + r->end;
     r->js.eof = r->eof;
     return TR_OK;
