@@ -650,7 +650,12 @@ static int events_step(cj_rd *r, int *budget)
             return cj_fail_at(r, cj_off_of(r, r->buf + r->pos), TR_E_FORMAT,
                               "invalid trace: an event is not a JSON object");
         uint64_t at = cj_off_of(r, r->buf + r->pos);
-        if ((rc = cj_win_unit(r, cj_unit_event, &ev, EVENT_MAX, &st)) != TR_OK) return rc;
+        /* an event whole in the window, scanned without the indirect call; else scanned again */
+        const char *q = r->buf + r->pos;
+        if (cj_unit_event(r, &q, &ev) == S_OK && (size_t)(q - (r->buf + r->pos)) <= EVENT_MAX)
+            r->pos = (size_t)(q - r->buf);
+        else if ((rc = cj_win_unit(r, cj_unit_event, &ev, EVENT_MAX, &st)) != TR_OK)
+            return rc;
         if (st == S_ERR) return cj_fail_at(r, at, TR_E_LIMIT, "event larger than 64 MiB");
         if (st == S_MORE) {
             if (!r->form_array) return cj_fail_at(r, at, TR_E_FORMAT, "trace ends inside an event");
