@@ -76,18 +76,18 @@ static int is_gpu_cat(const cj_rd *r, tr_str cat)
            (n >= 6 && memcmp(s, "Memset", 6) == 0);
 }
 
-/*
-** The thread of (PID, TID) tokens, added when new; TR_NONE when a pid/tid
-** is not a number or a string.  A missing tid is the pid (Perfetto).
-*/
-uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+/* Whether S is the thread of the (PID, TID) tokens, as written. */
+static inline int thread_seen_is(const thread_seen *s, const jtok *pidt, const jtok *tidt)
 {
-    /* Events of one thread come in runs: the last lookup usually answers. */
-    if (r->last_thread != TR_NONE && pidt->n == r->last_pid.n && tidt->n == r->last_tid.n &&
-        pidt->type == r->last_pid.type && tidt->type == r->last_tid.type && pidt->type != J_NONE &&
-        cj_same_bytes(pidt->p, r->last_pid.p, pidt->n) &&
-        (tidt->type == J_NONE || cj_same_bytes(tidt->p, r->last_tid.p, tidt->n)))
-        return r->last_thread;
+    return s->thread != TR_NONE && pidt->n == s->pid.n && tidt->n == s->tid.n &&
+           pidt->type == s->pid.type && tidt->type == s->tid.type && pidt->type != J_NONE &&
+           cj_same_bytes(pidt->p, s->pid.p, pidt->n) &&
+           (tidt->type == J_NONE || cj_same_bytes(tidt->p, s->tid.p, tidt->n));
+}
+
+/* cj_thread_of past the threads seen lately: out of line, so their test saves no registers. */
+static CJ_SLOW uint32_t thread_find(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+{
     int64_t pid, tid;
     tr_str ps, ts;
     if (pid_of(r, pidt, &pid, &ps, "trace-wide (pid \"\")", bad) != 0) return TR_NONE;
@@ -115,10 +115,20 @@ uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
         if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) return TR_NONE;
     }
     /* Tokens point into the window, which an event never outlives. */
-    r->last_thread = id;
-    r->last_pid = *pidt;
-    r->last_tid = *tidt;
+    r->seen[1] = r->seen[0];
+    r->seen[0] = (thread_seen){id, *pidt, *tidt};
     return id;
+}
+
+/*
+** The thread of (PID, TID) tokens, added when new; TR_NONE when a pid/tid
+** is not a number or a string.  A missing tid is the pid (Perfetto).
+*/
+uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad)
+{
+    if (thread_seen_is(&r->seen[0], pidt, tidt)) return r->seen[0].thread;
+    if (thread_seen_is(&r->seen[1], pidt, tidt)) return r->seen[1].thread;
+    return thread_find(r, pidt, tidt, bad);
 }
 
 thread_st *cj_thread_at(cj_rd *r, uint32_t id)
@@ -617,8 +627,15 @@ static int events_step(cj_rd *r, int *budget)
     cev ev;
     char c;
     for (; *budget > 0; (*budget)--) {
-        int rc = cj_win_ws(r, &c), st = S_OK;
-        if (rc != TR_OK) return rc;
+        /* the next event's '{' in the window (its padding ends the data), or a refill */
+        const char *p = cj_blanks(r->buf + r->pos);
+        int rc = TR_OK, st = S_OK;
+        if (*p == '{') {
+            r->pos = (size_t)(p - r->buf);
+            c = '{';
+        } else if ((rc = cj_win_ws(r, &c)) != TR_OK) {
+            return rc;
+        }
         if (c == ']' || (!c && r->form_array)) {
             /* an array form without its ']': as viewers do, keep what came */
             r->pos += c == ']';
@@ -633,7 +650,12 @@ static int events_step(cj_rd *r, int *budget)
             return cj_fail_at(r, cj_off_of(r, r->buf + r->pos), TR_E_FORMAT,
                               "invalid trace: an event is not a JSON object");
         uint64_t at = cj_off_of(r, r->buf + r->pos);
-        if ((rc = cj_win_unit(r, cj_unit_event, &ev, EVENT_MAX, &st)) != TR_OK) return rc;
+        /* an event whole in the window, scanned without the indirect call; else scanned again */
+        const char *q = r->buf + r->pos;
+        if (cj_unit_event(r, &q, &ev) == S_OK && (size_t)(q - (r->buf + r->pos)) <= EVENT_MAX)
+            r->pos = (size_t)(q - r->buf);
+        else if ((rc = cj_win_unit(r, cj_unit_event, &ev, EVENT_MAX, &st)) != TR_OK)
+            return rc;
         if (st == S_ERR) return cj_fail_at(r, at, TR_E_LIMIT, "event larger than 64 MiB");
         if (st == S_MORE) {
             if (!r->form_array) return cj_fail_at(r, at, TR_E_FORMAT, "trace ends inside an event");
@@ -643,6 +665,11 @@ static int events_step(cj_rd *r, int *budget)
                               "trace cut short: its last, incomplete event is dropped");
         }
         if ((rc = handle_event(r, &ev)) != TR_OK) return rc;
+        /* "}," as nearly every writer puts it, without a call (the padding ends the data) */
+        if (r->buf[r->pos] == ',') {
+            r->pos++;
+            continue;
+        }
         if ((rc = cj_win_ws(r, &c)) != TR_OK) return rc;
         if (c == ',') {
             r->pos++;
@@ -942,7 +969,7 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     r->forgets = c->sink->forget;
     r->rank = -1;
     r->base_ns = INT64_MIN;
-    r->last_thread = TR_NONE;
+    r->seen[0].thread = r->seen[1].thread = TR_NONE;
     tr_slices sl;
     tr_trace_slices(t, &sl);
     r->first_slice = (uint32_t)sl.n;

@@ -173,7 +173,7 @@ tr_str cj_intern_key(cj_rd *r)
 ** and its own; an open object only extends the prefix for its members.
 ** The first "bytes" key sets r->bytes (an event's size, when a count).
 */
-void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
+static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 {
     size_t at = r->prefix[a->depth], kn;
     const char *ks;
@@ -222,7 +222,12 @@ void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         const char *s = cj_str_text(v, &r->scratch, &n, bad);
         tr_args_str(r->t, key, n <= STR_INTERN ? cj_intern(r, s, n) : tr_str_add(r->t, s, n));
     } else if (v->type == J_NUM) {
-        is_int = cj_arg_num(r, key, v, &iv);
+        if (cj_tok_small_int(v, &iv)) { /* nearly every one: no call to decide */
+            tr_args_int(r->t, key, iv);
+            is_int = 1;
+        } else {
+            is_int = cj_arg_num(r, key, v, &iv);
+        }
     } else if (v->type == J_NULL) {
         tr_args_real(r->t, key, NAN); /* writers print it as null */
     } else {
@@ -234,11 +239,16 @@ void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
     }
 }
 
-/* Adds the members recorded by the scan of the event's args (an object). */
+void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
+{
+    arg_emit(r, a, bad);
+}
+
+/* Adds the members recorded by the scan of the event's args (an object); no call a member. */
 void cj_emit_recs(cj_rd *r, int *bad)
 {
     const arg_rec *a = r->recs.data;
-    for (size_t i = 0; i < r->recs.len; i++) cj_arg_emit(r, &a[i], bad);
+    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], bad);
 }
 
 /*

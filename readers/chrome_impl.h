@@ -20,6 +20,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* SSE2 is part of x86-64: string runs and indents are passed 16 bytes at a time there */
+#endif
 
 #define WINDOW_INIT ((size_t)1 << 20)   /* the first window */
 #define READ_MIN    ((size_t)256 << 10) /* a refill reads at least this */
@@ -39,11 +42,13 @@
 #define FLOW_PRES   16                  /* ... the texts before the id that have pages */
 #define FLOW_PRELEN 64                  /* ... and their greatest length */
 
-/* Rare paths stay out of line, so the hot ones save no registers. */
+/* Rare paths stay out of line, so the hot ones save no registers; hot ones go inline in loops. */
 #if defined(__GNUC__)
-#define CJ_SLOW __attribute__((noinline, cold))
+#define CJ_SLOW   __attribute__((noinline, cold))
+#define CJ_INLINE __attribute__((always_inline)) inline
 #else
 #define CJ_SLOW
+#define CJ_INLINE inline
 #endif
 
 /* ---- JSON tokens ---- */
@@ -134,6 +139,12 @@ typedef struct thread_st {
     tr_vec opens; /* open_slice */
     tr_vec held;  /* held_slice: ended, waiting on an open slice of their start */
 } thread_st;
+
+/* A thread looked up lately, by its event's pid and tid tokens (they point into the window). */
+typedef struct thread_seen {
+    uint32_t thread;
+    jtok pid, tid;
+} thread_seen;
 
 /* An async track: (cat, id, scope[, process]). */
 typedef struct async_st {
@@ -315,8 +326,12 @@ typedef struct cj_rd {
 
     tr_vec threads; /* thread_st */
     pair_map thread_map;
-    uint32_t last_thread;
-    jtok last_pid, last_tid;
+    /*
+    ** The last two threads the map gave, the later first (thread TR_NONE: none),
+    ** by their tokens: events come in runs of one thread, and a Kineto trace
+    ** goes back and forth between a CPU thread and a GPU stream.
+    */
+    thread_seen seen[2];
     tr_vec asyncs; /* async_st */
     pair_map async_map;
     tr_vec flows; /* flow_pt */
@@ -379,6 +394,22 @@ static inline const char *cj_jws(const char *p)
     if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
     while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
+}
+
+/*
+** The blanks at P: a pretty-printer's newline and indent between events
+** passed at once, sixteen bytes of it a test (the window's padding covers
+** the load); anything else as cj_jws passes it.
+*/
+static inline const char *cj_blanks(const char *p)
+{
+#if defined(__SSE2__) && defined(__GNUC__)
+    p += *p == '\n';
+    unsigned mask = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8(' ')));
+    if (mask != 0xffff) p += __builtin_ctz(~mask);
+#endif
+    return cj_jws(p);
 }
 
 static inline int cj_is_hex(char c)

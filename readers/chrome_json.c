@@ -12,9 +12,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
-#ifdef __SSE2__
-#include <emmintrin.h> /* SSE2 is part of x86-64: string runs are found 16 bytes at a time there */
-#endif
 
 /* ---- JSON tokens ---- */
 
@@ -643,7 +640,7 @@ int cj_win_fill(cj_rd *r, size_t keep)
     }
     r->end += got;
     memset(r->buf + r->end, 0, WINDOW_PAD);
-    r->last_thread = TR_NONE; /* its tokens pointed into the old window */
+    r->seen[0].thread = r->seen[1].thread = TR_NONE; /* their tokens pointed into the old window */
     r->js.end = r->buf + r->end;
     r->js.eof = r->eof;
     return TR_OK;
@@ -660,7 +657,7 @@ static int syntax_error(cj_rd *r)
 int cj_win_ws(cj_rd *r, char *c)
 {
     for (;;) {
-        const char *p = cj_jws(r->buf + r->pos);
+        const char *p = cj_blanks(r->buf + r->pos);
         r->pos = (size_t)(p - r->buf);
         if (r->pos < r->end || r->eof) {
             *c = r->pos < r->end ? *p : 0;
