@@ -12,6 +12,7 @@
 ** and nativeness as extra keys), ranks, sort indexes and labels in metadata
 ** events, and 64-bit integer args exactly.
 */
+#include "chrome_writer_impl.h"
 #include "tr_align.h"
 #include "tr_map.h"
 #include "tr_pool.h"
@@ -23,38 +24,6 @@
 #include <string.h>
 
 #define FLUSH_AT ((size_t)256 * 1024)
-
-/* Appends a string literal. */
-#define LIT(b, s) tr_buf_add((b), (s), sizeof(s) - 1)
-
-/* One end of a flow, found again when the iteration reaches its event. */
-typedef struct flow_end {
-    uint32_t row;  /* the event's row in its table */
-    uint32_t flow; /* the flow's row */
-    uint32_t is_to;
-} flow_end;
-
-typedef struct chrome_w {
-    const tr_trace *t;
-    tr_output *out;
-    tr_buf b;
-    tr_slices sl;
-    tr_instants in;
-    tr_counters co;
-    tr_samples sa;
-    tr_vec ends[TR_EV_KIND_COUNT]; /* flow_end by row */
-    size_t next_end[TR_EV_KIND_COUNT];
-    int events;     /* events written so far, for the separators */
-    tr_buf ids;     /* ,"pid":P,"tid":T of every track, back to back */
-    size_t *id_end; /* where each track's text ends in ids */
-    /* One rank read from several inputs is one Chrome process (tr_process_groups). */
-    uint32_t *group;        /* process -> the first process of its group */
-    unsigned char *grouped; /* process -> 1 when in a group of several */
-    int kineto;             /* the kineto writer: the source's ids and top-level keys */
-    /* Streaming (chrome_event): the events come after the inputs are read, samples last. */
-    int in_samples;       /* the "samples" key is open; ends[kind] are by seq, not row */
-    const tr_flow *flows; /* the stream's, NULL: the trace's */
-} chrome_w;
 
 static int add_str(tr_buf *b, const tr_trace *t, tr_str s)
 {
@@ -642,117 +611,6 @@ static int write_track_meta(chrome_w *w, uint32_t id)
     return rc;
 }
 
-/* ---- kineto: the source's top-level keys and ids ---- */
-
-/* One meta value as JSON: an array was kept as its compact JSON text, so it goes back as it is. */
-static int top_value(chrome_w *w, const tr_arg *a)
-{
-    size_t n;
-    const char *s;
-    switch (a->type) {
-    case TR_ARG_STR:
-        s = tr_str_get(w->t, a->v.s, &n);
-        if (n >= 2 && s[0] == '[' && s[n - 1] == ']') return tr_buf_add(&w->b, s, n);
-        return tr_buf_add_json_str(&w->b, s, n);
-    case TR_ARG_BOOL:
-        return a->v.i ? LIT(&w->b, "true") : LIT(&w->b, "false");
-    case TR_ARG_UINT:
-        return tr_buf_addf(&w->b, "%llu", (unsigned long long)a->v.u);
-    case TR_ARG_REAL:
-        return a->v.d == a->v.d ? tr_buf_add_real(&w->b, a->v.d) : LIT(&w->b, "null");
-    default:
-        return tr_buf_add_int(&w->b, a->v.i);
-    }
-}
-
-/* Keys the writer writes itself: the source's are not repeated. */
-static int own_key(const char *k, size_t n)
-{
-    static const char *const own[] = {"traceEvents", "displayTimeUnit", "otherData",
-                                      "samples",     "stackFrames",     "systemTraceEvents"};
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (strlen(own[i]) == n && memcmp(own[i], k, n) == 0) return 1;
-    return 0;
-}
-
-/*
-** The members of one object from the meta args [FROM, TO) of SET, whose keys
-** share their first SKIP bytes: the reader flattened nested objects into
-** dotted keys ("distributedInfo.rank"), which nest again here.
-*/
-static int top_members(chrome_w *w, uint32_t set, size_t from, size_t to, size_t skip, int top)
-{
-    int rc = TR_OK, first = 1;
-    for (size_t i = from; i < to && rc == TR_OK;) {
-        tr_arg a;
-        tr_args_at(w->t, set, i, &a);
-        size_t n;
-        const char *k = tr_str_get(w->t, a.key, &n) + skip;
-        n -= skip;
-        const char *dot = memchr(k, '.', n);
-        size_t seg = dot ? (size_t)(dot - k) : n, j = i + 1;
-        while (dot && j < to) {
-            tr_arg b;
-            tr_args_at(w->t, set, j, &b);
-            size_t bn;
-            const char *bk = tr_str_get(w->t, b.key, &bn) + skip;
-            if (bn - skip <= seg || memcmp(bk, k, seg + 1) != 0) break;
-            j++;
-        }
-        if (top && own_key(k, seg)) {
-            i = j;
-            continue;
-        }
-        rc |= first ? LIT(&w->b, "\n") : LIT(&w->b, ",\n");
-        first = 0;
-        rc |= tr_buf_add_json_str(&w->b, k, seg);
-        rc |= tr_buf_addc(&w->b, ':');
-        if (dot) {
-            rc |= tr_buf_addc(&w->b, '{');
-            rc |= top_members(w, set, i, j, skip + seg + 1, 0);
-            rc |= tr_buf_addc(&w->b, '}');
-        } else {
-            rc |= top_value(w, &a);
-        }
-        i = j;
-    }
-    return rc | (top && !first ? tr_buf_addc(&w->b, ',') : TR_OK);
-}
-
-/*
-** Kineto keeps ids: the lanes with numeric ids must differ in (pid, tid).
-** Lanes the source named by strings ("pid":"Spans") keep their names.
-*/
-static int kineto_check(const chrome_w *w, tr_error *e)
-{
-    const tr_trace *t = w->t;
-    if (tr_input_count(t) != 1)
-        return tr_errorf(e, TR_E_USAGE, NULL,
-                         "kineto output is one input's trace (use --to chrome)");
-    tr_map seen = {0};
-    int rc = TR_OK;
-    for (size_t i = 0; i < tr_track_count(t) && rc == TR_OK; i++) {
-        const tr_track *tk = tr_track_get(t, (uint32_t)i);
-        const tr_process *p = tr_process_get(t, tk->process);
-        if (tk->kind == TR_TRACK_COUNTER || tk->kind == TR_TRACK_ASYNC || p->pid < 0 || tk->tid < 0)
-            continue;
-        int is_new;
-        uint32_t *slot =
-            tr_map_slot(&seen, tr_hash_mix((uint64_t)p->pid) ^ (uint64_t)tk->tid, &is_new);
-        if (!slot)
-            rc = tr_error_nomem(e);
-        else if (!is_new)
-            rc = tr_errorf(e, TR_E_USAGE, NULL,
-                           "kineto output keeps the source's pids and tids, but two lanes share "
-                           "pid %lld tid %lld (use --to chrome)",
-                           (long long)p->pid, (long long)tk->tid);
-        else
-            *slot = (uint32_t)i;
-    }
-    tr_map_fini(&seen);
-    return rc;
-}
-
 /* The closing part: displayTimeUnit and otherData (generator, inputs, ranks). */
 static int write_tail(chrome_w *w)
 {
@@ -761,7 +619,7 @@ static int write_tail(chrome_w *w)
     int rc = TR_OK;
     if (w->kineto && n_in > 0 && tr_input_get(t, 0)->meta) {
         uint32_t set = tr_input_get(t, 0)->meta;
-        rc |= top_members(w, set, 0, tr_args_count(t, set), 0, 1);
+        rc |= chrome_top_members(w, set, 0, tr_args_count(t, set), 0, 1);
     }
     rc |= LIT(&w->b, "\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":"
                      "\"tracecat " TRACECAT_VERSION "\"");
@@ -1059,7 +917,7 @@ static int chrome_setup(chrome_w *w, tr_output *out, int kineto, tr_error *e)
     if (!w->group || !w->grouped || tr_buf_grow(&w->b, FLUSH_AT + 4096) != TR_OK ||
         ids_prepare(w) != TR_OK)
         return tr_error_nomem(e);
-    return kineto ? kineto_check(w, e) : TR_OK;
+    return kineto ? chrome_kineto_check(w, e) : TR_OK;
 }
 
 static void chrome_free(chrome_w *w)
