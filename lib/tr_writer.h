@@ -54,10 +54,10 @@
 /*
 ** In schema 4, the args of GT records the SQLite writer did not store, with
 ** the ids they had: bytes, which is the instant's bytes column, and details,
-** which is its key=value args joined by spaces.  __intrinsic_args UNION ALL this, by arg_set_id and
-*id, is every
-** arg.  ^The view gt_dropped_args of such a file, and what the reader
-** restores; since schema 5 the view is empty (args is every arg).
+** which is its key=value args joined by spaces.  __intrinsic_args UNION ALL
+** this, by arg_set_id and id, is every arg.  ^The view gt_dropped_args of
+** such a file, and what the reader restores; since schema 5 the view is
+** empty (args is every arg).
 */
 #define TR_SQLITE_GT_INSTANTS                                                                      \
     " FROM instant i JOIN track t ON t.id = i.track_id JOIN process p ON p.upid = t.upid"          \
