@@ -437,6 +437,21 @@ static int flows_prepare_stream(chrome_w *w, const tr_flow *f, size_t n)
     return TR_OK;
 }
 
+/* The first of V's flow ends (sorted by row) on row ROW or after. */
+static size_t ends_from(const tr_vec *v, size_t row)
+{
+    const flow_end *fe = v->data;
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fe[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /*
 ** Where the ends on the event of seq SEQ start in V (sorted by seq), or
 ** V->len: at *NEXT when the events come in seq order, as a log's do, else
@@ -447,14 +462,7 @@ static size_t ends_find(const tr_vec *v, uint32_t seq, const size_t *next)
     const flow_end *fe = v->data;
     if (*next < v->len && fe[*next].row == seq && (*next == 0 || fe[*next - 1].row < seq))
         return *next;
-    size_t lo = 0, hi = v->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (fe[mid].row < seq)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = ends_from(v, seq);
     return lo < v->len && fe[lo].row == seq ? lo : v->len;
 }
 
@@ -751,21 +759,6 @@ typedef struct spans {
     tr_buf *spare; /* buffers written out, for the next spans (one per thread) */
     size_t n_spare;
 } spans;
-
-/* The first of V's flow ends (sorted by row) on row ROW or after. */
-static size_t ends_from(const tr_vec *v, size_t row)
-{
-    const flow_end *fe = v->data;
-    size_t lo = 0, hi = v->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (fe[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* Span J's text into W->b, its events counted from 1 (each starts with a comma). */
 static int span_format(spans *s, size_t j, chrome_w *w, tr_error *e)
