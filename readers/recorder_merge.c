@@ -19,6 +19,8 @@
 
 /* Rows a chunk of the merge holds at least: fewer would cost more in splitting than they win. */
 #define FILL_CHUNK_MIN 65536
+/* The most sampled start times the chunks are cut by. */
+#define SPLIT_KEYS 4096
 /* Every this many records a rank keeps its tick, to find where a chunk starts in it. */
 #define REC_SAMPLE 256
 
@@ -452,29 +454,33 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
-** Chunk J holds the records that start in [S_J, S_J+1), the S_J quantiles of
-** the sampled start times: the merge puts every record that starts before
-** S_J ahead of any that starts at it or later (a rank's starts never go
-** back), so the chunks merged apart, from their cuts, are the whole merge.
+** Chunk J holds the records that start in [S_J, S_J+1), S_J the start time
+** that about CHUNK_AT[J] of the sampled records start before: the merge puts
+** every record that starts before S_J ahead of any that starts at it or
+** later (a rank's starts never go back), so the chunks merged apart, from
+** their cuts, are the whole merge, wherever the cuts fall.  So the samples
+** are thinned to at most SPLIT_KEYS, which still place every cut within a
+** fraction of a percent of the rows.
 */
 static int split_chunks(rec_model *m)
 {
     const rec_run *run = m->run;
     size_t ranks = (size_t)run->ranks, n = 0;
     for (size_t r = 0; r < ranks; r++) n += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
+    uint64_t step = (uint64_t)REC_SAMPLE * ((n + SPLIT_KEYS - 1) / SPLIT_KEYS);
     int64_t *key = tr_malloc((n ? n : 1) * sizeof *key);
     if (!key) return TR_FATAL;
     n = 0;
     for (size_t r = 0; r < ranks; r++) {
         const rec_rank *rk = &m->rk[r];
-        for (uint64_t pos = 0; pos < rk->n; pos += REC_SAMPLE)
+        for (uint64_t pos = 0; pos < rk->n; pos += step)
             key[n++] =
                 rec_ticks_ns(run, m->rk[r].samp[pos / REC_SAMPLE] + rec_le32(rk->ts.p + pos * 8));
     }
     tr_qsort(key, n, sizeof *key, cmp_i64);
     for (size_t j = 1; j < m->n_chunks; j++)
         for (size_t r = 0; r < ranks; r++)
-            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], key[j * n / m->n_chunks]);
+            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], key[m->chunk_at[j] * n / m->rows]);
     tr_free(key);
     return TR_OK;
 }
@@ -508,6 +514,14 @@ static void merge_key(rec_model *m, int overflow)
     m->key_whole = m->key_start + bits(start) <= 63;
 }
 
+/* Where the chunk after the one from row AT ends, of ROWS merged on T threads (0: one chunk). */
+static size_t chunk_next(size_t rows, size_t t, size_t at)
+{
+    size_t left = rows - at, size = t ? left / (2 * t) : left;
+    size = size > FILL_CHUNK_MIN ? size : FILL_CHUNK_MIN;
+    return size < left ? at + size : rows;
+}
+
 /* Where the block goes, how many chunks merge it and where each starts. */
 int rec_merge_plan(rec_model *m, tr_error *e)
 {
@@ -518,18 +532,28 @@ int rec_merge_plan(rec_model *m, tr_error *e)
     int overflow = 0;
     for (size_t r = 0; r < ranks; r++) overflow |= m->rk[r].overflow;
     merge_key(m, overflow);
-    /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
-    size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
-    m->n_chunks = overflow ? 1 : m->rows / FILL_CHUNK_MIN;
-    if (m->n_chunks > want) m->n_chunks = want;
-    if (m->n_chunks < 1) m->n_chunks = 1;
+    /*
+    ** One chunk on one thread.  Else each takes a 2T-th of the rows left, at
+    ** least FILL_CHUNK_MIN: the threads take the chunks in order as they come
+    ** free, so the small last ones even out their ends (with 4T equal ones, a
+    ** thread whose pages came slower left the other idle for most of one).
+    */
+    size_t t = m->threads == 1 || overflow ? 0 : (size_t)tr_pool_threads(m->threads, SIZE_MAX);
+    m->n_chunks = 1;
+    for (size_t at = chunk_next(m->rows, t, 0); at < m->rows; at = chunk_next(m->rows, t, at))
+        m->n_chunks++;
     m->cut = tr_calloc((m->n_chunks + 1) * ranks, sizeof *m->cut);
     m->chunk_at = tr_calloc(m->n_chunks + 1, sizeof *m->chunk_at);
     if (!m->cut || !m->chunk_at) return tr_error_nomem(e);
+    /* the rows aimed at first; then the rows the cuts give */
+    for (size_t j = 1; j < m->n_chunks; j++)
+        m->chunk_at[j] = chunk_next(m->rows, t, m->chunk_at[j - 1]);
     for (size_t r = 0; r < ranks; r++) m->cut[m->n_chunks * ranks + r].pos = m->rk[r].n;
     if (m->n_chunks > 1 && split_chunks(m) != TR_OK) return tr_error_nomem(e);
-    for (size_t j = 0; j <= m->n_chunks; j++)
+    for (size_t j = 0; j <= m->n_chunks; j++) {
+        m->chunk_at[j] = 0;
         for (size_t r = 0; r < ranks; r++) m->chunk_at[j] += (size_t)m->cut[j * ranks + r].pos;
+    }
     return TR_OK;
 }
 
