@@ -31,8 +31,9 @@ typedef struct cursor {
     uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
     uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
     const unsigned char *ts;
-    uint32_t *seq; /* a record's terminal id, until merged: then its row in the block */
-    const uint32_t *up;
+    const unsigned char *seq; /* a record's terminal id, SEQ_W bytes */
+    unsigned seq_w;
+    uint32_t *up; /* a record's parent's position, until merged: then the record's row */
     const sig_model *sm;
     const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
     int64_t tid;          /* the last record's thread, and its track */
@@ -76,7 +77,7 @@ static inline int cursor_load(const rec_model *m, cursor *c)
     /* A rank's turn comes back after every other rank's: too many streams for the hardware to
      * foresee, so its next lines are asked for now (past the end is harmless). */
     __builtin_prefetch(p + 128);
-    __builtin_prefetch(c->seq + c->pos + 16);
+    __builtin_prefetch(c->seq + (c->pos + 16) * c->seq_w);
     __builtin_prefetch(c->up + c->pos + 16);
     c->start = rec_ticks_ns(m->run, s);
     c->dur = rec_ticks_ns(m->run, en) - c->start;
@@ -84,7 +85,7 @@ static inline int cursor_load(const rec_model *m, cursor *c)
                  ? s << m->key_start | (m->key_dur - (en - s)) << m->key_leaf | (uint64_t)c->rank
                  : (uint64_t)c->start ^ (uint64_t)1 << 63;
     c->prev = s;
-    c->sig = &c->sm[c->seq[c->pos]];
+    c->sig = &c->sm[rec_seq_at(c->seq, c->seq_w, c->pos)];
     return 1;
 }
 
@@ -260,7 +261,9 @@ static tid_track *nest_for(rec_rank *rk, int64_t tid)
     return tt;
 }
 
-int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up)
+/* rec_nest_rank for W-byte terminal ids (a constant where it is inlined). */
+static inline __attribute__((always_inline)) int
+nest_rank_w(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up, unsigned w)
 {
     int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
     tid_track *tt = NULL;
@@ -274,21 +277,27 @@ int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t
     rk->used = tr_calloc(cst->n ? cst->n : 1, 1);
     rk->nested = -1;
     if (!rk->samp || !rk->used) return TR_FATAL;
-    for (uint64_t pos = 0; pos < rk->n; pos++) {
-        uint32_t id = rk->seq[pos];
-        const rec_sig *s = &cst->sig[id];
-        const unsigned char *p = rk->ts.p + pos * 8;
+    /* in locals: the stores to USED, bytes, could alias every field they come from */
+    const unsigned char *seq = rk->seq, *ts = rk->ts.p;
+    const rec_sig *sig = cst->sig;
+    unsigned char *used = rk->used;
+    uint64_t *samp = rk->samp, n = rk->n, limit = run->limit;
+    int whole_ns = run->res_ns != 0;
+    for (uint64_t pos = 0; pos < n; pos++) {
+        uint32_t id = rec_seq_at(seq, w, pos);
+        const rec_sig *s = &sig[id];
+        const unsigned char *p = ts + pos * 8;
         uint64_t start = prev + rec_le32(p), end = prev + rec_le32(p + 4);
-        if (pos % REC_SAMPLE == 0) rk->samp[pos / REC_SAMPLE] = prev;
+        if (pos % REC_SAMPLE == 0) samp[pos / REC_SAMPLE] = prev;
         prev = start;
-        overflow |= end > run->limit;
+        overflow |= end > limit;
         int64_t dur = (int64_t)(end - start);
         dur_min = dur < dur_min ? dur : dur_min;
         dur_max = dur > dur_max ? dur : dur_max;
         /* ns as the merge orders them: a fractional resolution may round both ends to one */
-        if (end < start && (run->res_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
+        if (end < start && (whole_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
             bad_order = 1;
-        rk->used[id] = 1;
+        used[id] = 1;
         if (!tt || tt->tid != s->tid) tt = nest_for(rk, s->tid);
         if (!tt) return TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
@@ -302,6 +311,13 @@ int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t
     rk->dur_max = dur_max;
     rk->nested = 1;
     return TR_OK;
+}
+
+int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up)
+{
+    if (rk->seq_w == 1) return nest_rank_w(run, rk, cst, up, 1);
+    if (rk->seq_w == 2) return nest_rank_w(run, rk, cst, up, 2);
+    return nest_rank_w(run, rk, cst, up, 4);
 }
 
 void rec_nest_free(rec_rank *rk)
@@ -364,7 +380,7 @@ int rec_nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + rk->seq[rec.row], rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + rk->up[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -414,6 +430,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
+                      .seq_w = rk->seq_w,
                       .up = rk->up,
                       .sm = o->sm,
                       .track = TR_NONE,
@@ -655,9 +672,9 @@ static int fill_chunk(void *user, size_t j)
             cu->track = track_of(&m->ro[cu->rank], s->tid);
         }
         uint32_t row = m->first + (uint32_t)at, up = cu->up[pos], parent = TR_NONE;
-        cu->seq[pos] = (uint32_t)at;
+        cu->up[pos] = (uint32_t)at; /* read once, here: the parents after it look up its row */
         if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->seq[up];
+            parent = m->first + cu->up[up];
         } else if (up != TR_NONE) {
             late_parent *lp = tr_vec_push(&job->late);
             if (lp) *lp = (late_parent){row, up, cu->rank};
@@ -713,7 +730,7 @@ int rec_fill_rows(rec_model *m, tr_error *e)
         }
         for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
             const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].seq[lp->up]);
+            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].up[lp->up]);
         }
         tr_vec_fini(&job[j].wide);
         tr_vec_fini(&job[j].late);
