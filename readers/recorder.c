@@ -783,6 +783,8 @@ static void make_rooms(rec_rd *r)
             up_total += up;
         }
         if (pass) return;
+        /* on huge pages, whole ones: a tail past the last would be faulted 4 KiB at a time */
+        if (seq_total > TR_MEM_HUGE) seq_total = (seq_total + TR_MEM_HUGE - 1) & ~(TR_MEM_HUGE - 1);
         r->ts_block = tr_malloc(ts_total ? ts_total : 1);
         r->seq_block = tr_malloc(seq_total ? seq_total : 1);
         r->up_block = tr_malloc(up_total ? up_total : 1);
