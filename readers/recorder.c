@@ -631,10 +631,11 @@ static int decode_rank(rec_run *run, int32_t r, rec_rank *rk, tr_error *e)
         warn_keep(rk, ts_path, ts_base + rk->n * 8,
                   "%llu timestamp pairs beyond rank %d's %llu records ignored",
                   (unsigned long long)(pairs - rk->n), (int)r, (unsigned long long)rk->n);
-    rk->seq = rk->n && rk->n <= rk->seq_room_n
-                  ? rk->seq_room
-                  : tr_malloc(rk->n ? (size_t)rk->n * sizeof *rk->seq : 1);
-    rc = rk->seq ? rec_cfg_expand(&g, rk->seq, e) : tr_error_nomem(e);
+    rk->seq_w = rec_seq_width(cst->n);
+    rk->seq = rk->n && rk->n <= rk->seq_room.n / rk->seq_w
+                  ? rk->seq_room.p
+                  : tr_malloc(rk->n ? (size_t)rk->n * rk->seq_w : 1);
+    rc = rk->seq ? rec_cfg_expand(&g, rk->seq, rk->seq_w, e) : tr_error_nomem(e);
     rec_cfg_free(&g);
     /* the nesting while the rank is in the cache, in the room its grammar leaves */
     if (rc >= 0 && rk->n <= rk->up_room_n && rec_nest_rank(run, rk, cst, rk->up_room) != TR_OK)
@@ -670,10 +671,10 @@ typedef struct rec_rd {
     tr_dir *sub; /* the trace's subdirectory of the one named, when it is one */
     rec_run run;
     rec_rank *rk;
-    int32_t decoded;         /* ranks decoded so far */
-    unsigned char *ts_block; /* G2: every rank's <r>.ts of its stated size, one after the other */
-    uint32_t *seq_block;     /* and room for the records those can hold */
-    unsigned char *up_block; /* and for their grammars, then their parents' positions */
+    int32_t decoded;          /* ranks decoded so far */
+    unsigned char *ts_block;  /* G2: every rank's <r>.ts of its stated size, one after the other */
+    unsigned char *seq_block; /* and room for the records those can hold */
+    unsigned char *up_block;  /* and for their grammars, then their parents' positions */
     rec_model *model;
 } rec_rd;
 
@@ -742,7 +743,9 @@ static int recorder_open(void **rd, const tr_read_ctx *c, tr_error *e)
 ** G2's <r>.ts files are read into one block and their records expanded into
 ** another, each rank a slice the size the directory states: blocks of many
 ** MiB start on huge pages, where a rank's own few hundred KiB would take a
-** fault every 4 KiB.  A third block takes the <r>.cfg files, and then, once
+** fault every 4 KiB.  A record's slice takes the bytes of a terminal id of
+** the most entries the rank's <r>.cst (or the shared table) can hold
+** (rec_seq_width).  A third block takes the <r>.cfg files, and then, once
 ** they are expanded, the merge's parents by position (rec_merge_start): the
 ** same pages, faulted in once.  A file that turns out larger gets a buffer
 ** of its own; without the blocks, every rank does.
@@ -759,25 +762,31 @@ static void make_rooms(rec_rd *r)
             if (fs_exists(run->dir, name, &size) != TR_OK || size >= REC_SIZE_TRUST) return;
             snprintf(name, sizeof name, "%d.cfg", (int)(run->ipc ? run->ug[k] : k));
             if (fs_exists(run->dir, name, &cfg) != TR_OK || cfg >= REC_SIZE_TRUST) return;
+            uint64_t cst = run->shared.n;
+            snprintf(name, sizeof name, "%d.cst", (int)k);
+            if (!run->ipc && fs_exists(run->dir, name, &cst) == TR_OK)
+                cst = rec_cst_most(cst, run->gen == REC_G2A ? 8 : 16);
+            size_t ids = (size_t)(size / 8) * rec_seq_width(cst);
             /* a byte to spare, so that a read sees the end; slices on cache lines */
             size_t room = ((size_t)size + 64) & ~(size_t)63;
             size_t up = (size_t)(size / 8) * sizeof *r->rk[k].up_room;
             up = ((up > cfg ? up : (size_t)cfg + 1) + 63) & ~(size_t)63;
             if (pass) {
                 r->rk[k].ts_room = (rec_room){r->ts_block + ts_total, (size_t)size + 1};
-                r->rk[k].seq_room = r->seq_block + seq_total;
-                r->rk[k].seq_room_n = size / 8;
+                r->rk[k].seq_room = (rec_room){r->seq_block + seq_total, ids};
                 r->rk[k].cfg_room = (rec_room){r->up_block + up_total, (size_t)cfg + 1};
                 r->rk[k].up_room = (uint32_t *)(void *)(r->up_block + up_total);
                 r->rk[k].up_room_n = up / sizeof *r->rk[k].up_room;
             }
             ts_total += room;
-            seq_total += (size_t)(size / 8);
+            seq_total += (ids + 63) & ~(size_t)63;
             up_total += up;
         }
         if (pass) return;
+        /* on huge pages, whole ones: a tail past the last would be faulted 4 KiB at a time */
+        if (seq_total > TR_MEM_HUGE) seq_total = (seq_total + TR_MEM_HUGE - 1) & ~(TR_MEM_HUGE - 1);
         r->ts_block = tr_malloc(ts_total ? ts_total : 1);
-        r->seq_block = tr_malloc((seq_total ? seq_total : 1) * sizeof *r->seq_block);
+        r->seq_block = tr_malloc(seq_total ? seq_total : 1);
         r->up_block = tr_malloc(up_total ? up_total : 1);
         if (!r->ts_block || !r->seq_block || !r->up_block) return;
         ts_total = seq_total = up_total = 0;
@@ -822,7 +831,7 @@ static void recorder_close(void *rd)
         rec_cst_free(&r->rk[k].fly);
         rec_bytes_free(&r->rk[k].fly_raw);
         rec_bytes_free(&r->rk[k].ts);
-        if (r->rk[k].seq != r->rk[k].seq_room) tr_free(r->rk[k].seq);
+        if (r->rk[k].seq != r->rk[k].seq_room.p) tr_free(r->rk[k].seq);
     }
     tr_free(r->ts_block);
     tr_free(r->seq_block);

@@ -159,6 +159,11 @@ int rec_cst_parse(rec_cst *c, rec_bytes *raw, int hdr, uint32_t n_names, const c
     return TR_OK;
 }
 
+uint64_t rec_cst_most(uint64_t size, int hdr)
+{
+    return size < 4 ? 0 : (size - 4) / ((uint64_t)hdr + REC_KEY_MIN);
+}
+
 void rec_cst_free(rec_cst *c)
 {
     rec_bytes_free(&c->raw);
@@ -320,22 +325,45 @@ void rec_cfg_free(rec_cfg *g)
     memset(g, 0, sizeof *g);
 }
 
+/* REP copies of terminal id V, W bytes each, at O; returns their end. */
+static inline __attribute__((always_inline)) unsigned char *put_ids(unsigned char *o, uint32_t v,
+                                                                    uint32_t rep, unsigned w)
+{
+    uint8_t v8 = (uint8_t)v;
+    uint16_t v16 = (uint16_t)v;
+    if (w == 1 && rep > 2) {
+        memset(o, v8, rep);
+        return o + rep;
+    }
+    /* repeats are mostly 1 and 2: stores, not a call */
+    for (uint32_t k = 0; k < rep; k++, o += w) {
+        if (w == 1)
+            *o = v8;
+        else if (w == 2)
+            memcpy(o, &v16, 2);
+        else
+            memcpy(o, &v, 4);
+    }
+    return o;
+}
+
 /*
 ** Depth first with an explicit stack (exponents can be large; the depth is
 ** at most the rule count since the grammar is acyclic).  A rule repeated K
 ** times is expanded once and its output copied K-1 more times.
 */
-int rec_cfg_expand(const rec_cfg *g, uint32_t *out, tr_error *e)
+static inline __attribute__((always_inline)) int expand_w(const rec_cfg *g, unsigned char *out,
+                                                          unsigned w, tr_error *e)
 {
     typedef struct frame {
         uint32_t rule, sym;
-        uint32_t *begin; /* where this rule's output starts */
-        uint32_t reps;   /* copies to make once expanded */
+        unsigned char *begin; /* where this rule's output starts */
+        uint32_t reps;        /* copies to make once expanded */
     } frame;
     frame *st = tr_malloc(((size_t)g->n + 1) * sizeof *st);
     if (!st) return tr_error_nomem(e);
     size_t top = 0;
-    uint32_t *o = out;
+    unsigned char *o = out;
     st[top++] = (frame){g->start, 0, o, 1};
     while (top) {
         frame *f = &st[top - 1];
@@ -343,7 +371,7 @@ int rec_cfg_expand(const rec_cfg *g, uint32_t *out, tr_error *e)
         if (f->sym == r->n) {
             size_t len = (size_t)(o - f->begin);
             for (uint32_t k = 1; k < f->reps; k++) {
-                memcpy(o, f->begin, len * sizeof *o);
+                memcpy(o, f->begin, len);
                 o += len;
             }
             top--;
@@ -354,11 +382,18 @@ int rec_cfg_expand(const rec_cfg *g, uint32_t *out, tr_error *e)
         uint32_t rep = rec_le32(sp + 4);
         f->sym++;
         if (v >= 0) {
-            for (uint32_t k = 0; k < rep; k++) *o++ = (uint32_t)v;
+            o = put_ids(o, (uint32_t)v, rep, w);
         } else {
             st[top++] = (frame){rule_find(g, v), 0, o, rep};
         }
     }
     tr_free(st);
     return TR_OK;
+}
+
+int rec_cfg_expand(const rec_cfg *g, unsigned char *out, unsigned w, tr_error *e)
+{
+    if (w == 1) return expand_w(g, out, 1, e);
+    if (w == 2) return expand_w(g, out, 2, e);
+    return expand_w(g, out, 4, e);
 }

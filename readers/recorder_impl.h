@@ -101,6 +101,26 @@ int rec_zblock(const rec_bytes *src, size_t at, const char *name, uint64_t base,
 int rec_cst_parse(rec_cst *c, rec_bytes *raw, int hdr, uint32_t n_names, const char *name,
                   tr_error *e);
 void rec_cst_free(rec_cst *c);
+/* The most entries a table of SIZE bytes, HDR bytes a header, can hold (rec_cst_parse). */
+uint64_t rec_cst_most(uint64_t size, int hdr);
+
+/*
+** Bytes a terminal id takes in a rank's sequence when its table has N
+** entries: 1, 2 or 4.  The sequence is read twice a record (nesting, merge),
+** and every byte of it is a fresh page's: most tables fit a byte.
+*/
+static inline unsigned rec_seq_width(uint64_t n)
+{
+    return n <= 256 ? 1 : n <= 65536 ? 2 : 4;
+}
+
+/* Terminal id POS of a sequence of W-byte ids. */
+static inline uint32_t rec_seq_at(const unsigned char *seq, unsigned w, uint64_t pos)
+{
+    if (w == 1) return seq[pos];
+    if (w == 2) return ((const uint16_t *)(const void *)seq)[pos];
+    return ((const uint32_t *)(const void *)seq)[pos];
+}
 
 /*
 ** ^Parses a grammar, checks every reference (terminals below N_TERMINALS,
@@ -110,8 +130,8 @@ void rec_cst_free(rec_cst *c);
 int rec_cfg_parse(rec_cfg *g, rec_bytes *raw, uint32_t n_terminals, uint64_t max_records,
                   const char *limit, const char *name, tr_error *e);
 void rec_cfg_free(rec_cfg *g);
-/* ^Expands rule -1 into OUT (cfg->rule[start].len terminal ids). */
-int rec_cfg_expand(const rec_cfg *g, uint32_t *out, tr_error *e);
+/* ^Expands rule -1 into OUT (cfg->rule[start].len terminal ids of W bytes, rec_seq_width). */
+int rec_cfg_expand(const rec_cfg *g, unsigned char *out, unsigned w, tr_error *e);
 
 #define REC_WARN_KEEP 4 /* warnings kept per rank; the rest counted */
 
@@ -150,13 +170,13 @@ typedef struct tid_track {
 
 /* A rank once decoded (on a worker thread). */
 typedef struct rec_rank {
-    rec_cst cst;   /* local mode: its own table */
-    rec_bytes ts;  /* (d_start, d_end) uint32 pairs */
-    uint32_t *seq; /* terminal ids in record order; once merged, a record's row in the block */
+    rec_cst cst;        /* local mode: its own table */
+    rec_bytes ts;       /* (d_start, d_end) uint32 pairs */
+    unsigned char *seq; /* terminal ids in record order, SEQ_W bytes each */
+    unsigned seq_w;
     uint64_t n;
-    rec_room ts_room;   /* G2: where <r>.ts is read when it has its stated size */
-    uint32_t *seq_room; /* and where its records go when there are at most SEQ_ROOM_N */
-    uint64_t seq_room_n;
+    rec_room ts_room;  /* G2: where <r>.ts is read when it has its stated size */
+    rec_room seq_room; /* and where its records go when they fit */
     rec_room cfg_room; /* and where its grammar is read, which, once expanded, */
     uint32_t *up_room; /* the parents' positions take, up to UP_ROOM_N records */
     uint64_t up_room_n;
@@ -175,9 +195,10 @@ typedef struct rec_rank {
     uint64_t last_start;      /* ticks */
     int64_t dur_min, dur_max; /* ticks */
     tr_vec nest;              /* tid_track (no track): open records by their position in the rank */
-    uint32_t *up;             /* per record: its parent's position in the rank, or TR_NONE */
-    uint64_t *samp;           /* every REC_SAMPLE-th record: the tick before it */
-    unsigned char *used;      /* per terminal id: some record is one */
+    uint32_t *up; /* per record: its parent's position in the rank, or TR_NONE; once merged, its row
+                     in the block */
+    uint64_t *samp;      /* every REC_SAMPLE-th record: the tick before it */
+    unsigned char *used; /* per terminal id: some record is one */
 } rec_rank;
 
 /*

@@ -19,6 +19,8 @@
 
 /* Rows a chunk of the merge holds at least: fewer would cost more in splitting than they win. */
 #define FILL_CHUNK_MIN 65536
+/* The most sampled start times the chunks are cut by. */
+#define SPLIT_KEYS 4096
 /* Every this many records a rank keeps its tick, to find where a chunk starts in it. */
 #define REC_SAMPLE 256
 
@@ -29,8 +31,9 @@ typedef struct cursor {
     uint64_t pos, begin, end; /* the record, and the rank's records in the chunk */
     uint64_t prev;            /* ticks: start of the record at pos (once loaded) */
     const unsigned char *ts;
-    uint32_t *seq; /* a record's terminal id, until merged: then its row in the block */
-    const uint32_t *up;
+    const unsigned char *seq; /* a record's terminal id, SEQ_W bytes */
+    unsigned seq_w;
+    uint32_t *up; /* a record's parent's position, until merged: then the record's row */
     const sig_model *sm;
     const sig_model *sig; /* the record's, looked up when loaded: the fill waits on no load */
     int64_t tid;          /* the last record's thread, and its track */
@@ -74,7 +77,7 @@ static inline int cursor_load(const rec_model *m, cursor *c)
     /* A rank's turn comes back after every other rank's: too many streams for the hardware to
      * foresee, so its next lines are asked for now (past the end is harmless). */
     __builtin_prefetch(p + 128);
-    __builtin_prefetch(c->seq + c->pos + 16);
+    __builtin_prefetch(c->seq + (c->pos + 16) * c->seq_w);
     __builtin_prefetch(c->up + c->pos + 16);
     c->start = rec_ticks_ns(m->run, s);
     c->dur = rec_ticks_ns(m->run, en) - c->start;
@@ -82,7 +85,7 @@ static inline int cursor_load(const rec_model *m, cursor *c)
                  ? s << m->key_start | (m->key_dur - (en - s)) << m->key_leaf | (uint64_t)c->rank
                  : (uint64_t)c->start ^ (uint64_t)1 << 63;
     c->prev = s;
-    c->sig = &c->sm[c->seq[c->pos]];
+    c->sig = &c->sm[rec_seq_at(c->seq, c->seq_w, c->pos)];
     return 1;
 }
 
@@ -258,7 +261,9 @@ static tid_track *nest_for(rec_rank *rk, int64_t tid)
     return tt;
 }
 
-int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up)
+/* rec_nest_rank for W-byte terminal ids (a constant where it is inlined). */
+static inline __attribute__((always_inline)) int
+nest_rank_w(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up, unsigned w)
 {
     int levels = run->gen != REC_G3 || run->g3_flags[5]; /* G3 header byte 9: store_call_depth */
     tid_track *tt = NULL;
@@ -272,21 +277,27 @@ int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t
     rk->used = tr_calloc(cst->n ? cst->n : 1, 1);
     rk->nested = -1;
     if (!rk->samp || !rk->used) return TR_FATAL;
-    for (uint64_t pos = 0; pos < rk->n; pos++) {
-        uint32_t id = rk->seq[pos];
-        const rec_sig *s = &cst->sig[id];
-        const unsigned char *p = rk->ts.p + pos * 8;
+    /* in locals: the stores to USED, bytes, could alias every field they come from */
+    const unsigned char *seq = rk->seq, *ts = rk->ts.p;
+    const rec_sig *sig = cst->sig;
+    unsigned char *used = rk->used;
+    uint64_t *samp = rk->samp, n = rk->n, limit = run->limit;
+    int whole_ns = run->res_ns != 0;
+    for (uint64_t pos = 0; pos < n; pos++) {
+        uint32_t id = rec_seq_at(seq, w, pos);
+        const rec_sig *s = &sig[id];
+        const unsigned char *p = ts + pos * 8;
         uint64_t start = prev + rec_le32(p), end = prev + rec_le32(p + 4);
-        if (pos % REC_SAMPLE == 0) rk->samp[pos / REC_SAMPLE] = prev;
+        if (pos % REC_SAMPLE == 0) samp[pos / REC_SAMPLE] = prev;
         prev = start;
-        overflow |= end > run->limit;
+        overflow |= end > limit;
         int64_t dur = (int64_t)(end - start);
         dur_min = dur < dur_min ? dur : dur_min;
         dur_max = dur > dur_max ? dur : dur_max;
         /* ns as the merge orders them: a fractional resolution may round both ends to one */
-        if (end < start && (run->res_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
+        if (end < start && (whole_ns || rec_ticks_ns(run, end) < rec_ticks_ns(run, start)))
             bad_order = 1;
-        rk->used[id] = 1;
+        used[id] = 1;
         if (!tt || tt->tid != s->tid) tt = nest_for(rk, s->tid);
         if (!tt) return TR_FATAL;
         uint32_t level = levels ? s->level : level_by_ticks(tt, start, end);
@@ -300,6 +311,13 @@ int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t
     rk->dur_max = dur_max;
     rk->nested = 1;
     return TR_OK;
+}
+
+int rec_nest_rank(const rec_run *run, rec_rank *rk, const rec_cst *cst, uint32_t *up)
+{
+    if (rk->seq_w == 1) return nest_rank_w(run, rk, cst, up, 1);
+    if (rk->seq_w == 2) return nest_rank_w(run, rk, cst, up, 2);
+    return nest_rank_w(run, rk, cst, up, 4);
 }
 
 void rec_nest_free(rec_rank *rk)
@@ -362,7 +380,7 @@ int rec_nest_end(rec_model *m)
                 open_rec rec = TR_VEC_AT(&lt->open, open_rec, k);
                 open_rec *to = tr_vec_push(&tt->open);
                 if (!to) return TR_FATAL;
-                *to = (open_rec){m->first + rk->seq[rec.row], rec.level, rec.start, rec.end};
+                *to = (open_rec){m->first + rk->up[rec.row], rec.level, rec.start, rec.end};
             }
         }
     }
@@ -412,6 +430,7 @@ static int tourney_open(rec_model *m, const cut *lo, const cut *hi, tourney *tv,
                       .prev = lo[i].prev,
                       .ts = rk->ts.p,
                       .seq = rk->seq,
+                      .seq_w = rk->seq_w,
                       .up = rk->up,
                       .sm = o->sm,
                       .track = TR_NONE,
@@ -452,29 +471,33 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
-** Chunk J holds the records that start in [S_J, S_J+1), the S_J quantiles of
-** the sampled start times: the merge puts every record that starts before
-** S_J ahead of any that starts at it or later (a rank's starts never go
-** back), so the chunks merged apart, from their cuts, are the whole merge.
+** Chunk J holds the records that start in [S_J, S_J+1), S_J the start time
+** that about CHUNK_AT[J] of the sampled records start before: the merge puts
+** every record that starts before S_J ahead of any that starts at it or
+** later (a rank's starts never go back), so the chunks merged apart, from
+** their cuts, are the whole merge, wherever the cuts fall.  So the samples
+** are thinned to at most SPLIT_KEYS, which still place every cut within a
+** fraction of a percent of the rows.
 */
 static int split_chunks(rec_model *m)
 {
     const rec_run *run = m->run;
     size_t ranks = (size_t)run->ranks, n = 0;
     for (size_t r = 0; r < ranks; r++) n += (size_t)((m->rk[r].n + REC_SAMPLE - 1) / REC_SAMPLE);
+    uint64_t step = (uint64_t)REC_SAMPLE * ((n + SPLIT_KEYS - 1) / SPLIT_KEYS);
     int64_t *key = tr_malloc((n ? n : 1) * sizeof *key);
     if (!key) return TR_FATAL;
     n = 0;
     for (size_t r = 0; r < ranks; r++) {
         const rec_rank *rk = &m->rk[r];
-        for (uint64_t pos = 0; pos < rk->n; pos += REC_SAMPLE)
+        for (uint64_t pos = 0; pos < rk->n; pos += step)
             key[n++] =
                 rec_ticks_ns(run, m->rk[r].samp[pos / REC_SAMPLE] + rec_le32(rk->ts.p + pos * 8));
     }
     tr_qsort(key, n, sizeof *key, cmp_i64);
     for (size_t j = 1; j < m->n_chunks; j++)
         for (size_t r = 0; r < ranks; r++)
-            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], key[j * n / m->n_chunks]);
+            m->cut[j * ranks + r] = cut_at(run, &m->rk[r], key[m->chunk_at[j] * n / m->rows]);
     tr_free(key);
     return TR_OK;
 }
@@ -508,6 +531,14 @@ static void merge_key(rec_model *m, int overflow)
     m->key_whole = m->key_start + bits(start) <= 63;
 }
 
+/* Where the chunk after the one from row AT ends, of ROWS merged on T threads (0: one chunk). */
+static size_t chunk_next(size_t rows, size_t t, size_t at)
+{
+    size_t left = rows - at, size = t ? left / (2 * t) : left;
+    size = size > FILL_CHUNK_MIN ? size : FILL_CHUNK_MIN;
+    return size < left ? at + size : rows;
+}
+
 /* Where the block goes, how many chunks merge it and where each starts. */
 int rec_merge_plan(rec_model *m, tr_error *e)
 {
@@ -518,18 +549,28 @@ int rec_merge_plan(rec_model *m, tr_error *e)
     int overflow = 0;
     for (size_t r = 0; r < ranks; r++) overflow |= m->rk[r].overflow;
     merge_key(m, overflow);
-    /* One chunk on one thread; else a few a thread, so that a slow one is waited for less. */
-    size_t want = m->threads == 1 ? 1 : 4 * (size_t)tr_pool_threads(m->threads, SIZE_MAX);
-    m->n_chunks = overflow ? 1 : m->rows / FILL_CHUNK_MIN;
-    if (m->n_chunks > want) m->n_chunks = want;
-    if (m->n_chunks < 1) m->n_chunks = 1;
+    /*
+    ** One chunk on one thread.  Else each takes a 2T-th of the rows left, at
+    ** least FILL_CHUNK_MIN: the threads take the chunks in order as they come
+    ** free, so the small last ones even out their ends (with 4T equal ones, a
+    ** thread whose pages came slower left the other idle for most of one).
+    */
+    size_t t = m->threads == 1 || overflow ? 0 : (size_t)tr_pool_threads(m->threads, SIZE_MAX);
+    m->n_chunks = 1;
+    for (size_t at = chunk_next(m->rows, t, 0); at < m->rows; at = chunk_next(m->rows, t, at))
+        m->n_chunks++;
     m->cut = tr_calloc((m->n_chunks + 1) * ranks, sizeof *m->cut);
     m->chunk_at = tr_calloc(m->n_chunks + 1, sizeof *m->chunk_at);
     if (!m->cut || !m->chunk_at) return tr_error_nomem(e);
+    /* the rows aimed at first; then the rows the cuts give */
+    for (size_t j = 1; j < m->n_chunks; j++)
+        m->chunk_at[j] = chunk_next(m->rows, t, m->chunk_at[j - 1]);
     for (size_t r = 0; r < ranks; r++) m->cut[m->n_chunks * ranks + r].pos = m->rk[r].n;
     if (m->n_chunks > 1 && split_chunks(m) != TR_OK) return tr_error_nomem(e);
-    for (size_t j = 0; j <= m->n_chunks; j++)
+    for (size_t j = 0; j <= m->n_chunks; j++) {
+        m->chunk_at[j] = 0;
         for (size_t r = 0; r < ranks; r++) m->chunk_at[j] += (size_t)m->cut[j * ranks + r].pos;
+    }
     return TR_OK;
 }
 
@@ -631,9 +672,9 @@ static int fill_chunk(void *user, size_t j)
             cu->track = track_of(&m->ro[cu->rank], s->tid);
         }
         uint32_t row = m->first + (uint32_t)at, up = cu->up[pos], parent = TR_NONE;
-        cu->seq[pos] = (uint32_t)at;
+        cu->up[pos] = (uint32_t)at; /* read once, here: the parents after it look up its row */
         if (up != TR_NONE && up >= cu->begin) {
-            parent = m->first + cu->seq[up];
+            parent = m->first + cu->up[up];
         } else if (up != TR_NONE) {
             late_parent *lp = tr_vec_push(&job->late);
             if (lp) *lp = (late_parent){row, up, cu->rank};
@@ -689,7 +730,7 @@ int rec_fill_rows(rec_model *m, tr_error *e)
         }
         for (size_t i = 0; rc == TR_OK && i < job[j].late.len; i++) {
             const late_parent *lp = &TR_VEC_AT(&job[j].late, late_parent, i);
-            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].seq[lp->up]);
+            tr_slice_set_parent(m->t, lp->row, m->first + m->rk[lp->rank].up[lp->up]);
         }
         tr_vec_fini(&job[j].wide);
         tr_vec_fini(&job[j].late);
