@@ -68,6 +68,13 @@ struct tr_stream {
     int window;
     tr_stream_emit_fn emit;
     void *emit_user;
+    /*
+    ** The window: the records of a kind that come in order (instants, most
+    ** slices) queue, one queue a kind from its QUEUE_HEAD, a copy each; the
+    ** others go into HEAP, whose pops cost a copy a level.
+    */
+    tr_vec queue[TR_EV_KIND_COUNT]; /* tr_event_rec: by rec_cmp, the first at QUEUE_HEAD */
+    size_t queue_head[TR_EV_KIND_COUNT];
     tr_vec heap;                    /* tr_event_rec: a heap by rec_cmp, the first one on top */
     int64_t sent_to;                /* the records before this time went out */
     uint64_t sent;                  /* records handed out through EMIT */
@@ -253,25 +260,96 @@ static int sort_push(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_error 
     return so ? tr_sorter_push(so, r, e) : TR_FATAL;
 }
 
+/* ---- the window ---- */
+
+static size_t window_len(const tr_stream *s)
+{
+    size_t n = s->heap.len;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) n += s->queue[k].len - s->queue_head[k];
+    return n;
+}
+
+/* R into its kind's queue when it goes after the queue's last record, else into the heap. */
+static int window_push(tr_stream *s, const tr_event_rec *r)
+{
+    int k = r->kind < TR_EV_KIND_COUNT ? r->kind : 0;
+    tr_vec *q = &s->queue[k];
+    size_t *head = &s->queue_head[k];
+    if (*head == q->len) {
+        q->len = *head = 0;
+    } else if (rec_cmp(r, &TR_VEC_AT(q, tr_event_rec, q->len - 1)) < 0) {
+        return heap_push(&s->heap, r, rec_cmp);
+    } else if (*head >= q->len / 2 && q->len == q->cap) {
+        /* the taken half makes room: the queue's bytes stay those of the records it holds */
+        size_t n = q->len - *head;
+        memmove(q->data, &TR_VEC_AT(q, tr_event_rec, *head), n * sizeof *r);
+        q->len = n;
+        *head = 0;
+    }
+    tr_event_rec *at = tr_vec_push(q);
+    if (!at) return TR_FATAL;
+    *at = *r;
+    return TR_OK;
+}
+
+/* The window's first record (it holds one): -1 the heap's, else the queue it heads. */
+static int window_first(const tr_stream *s, const tr_event_rec **first)
+{
+    int from = -1;
+    *first = s->heap.len ? s->heap.data : NULL;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) {
+        if (s->queue_head[k] == s->queue[k].len) continue;
+        const tr_event_rec *r = &TR_VEC_AT(&s->queue[k], tr_event_rec, s->queue_head[k]);
+        if (!*first || rec_cmp(r, *first) < 0) {
+            *first = r;
+            from = k;
+        }
+    }
+    return from;
+}
+
+/* Takes the window's first record (it holds one) into *R. */
+static void window_pop(tr_stream *s, tr_event_rec *r)
+{
+    const tr_event_rec *first;
+    int from = window_first(s, &first);
+    if (from < 0)
+        heap_pop(&s->heap, r, rec_cmp);
+    else
+        *r = TR_VEC_AT(&s->queue[from], tr_event_rec, s->queue_head[from]++);
+}
+
+/* Empties the window. */
+static void window_clear(tr_stream *s)
+{
+    s->heap.len = 0;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) s->queue[k].len = s->queue_head[k] = 0;
+}
+
 /* The window is given up: what it holds goes into the sorters, as every later record does. */
 static int window_close(tr_stream *s, const tr_trace *t, tr_error *e)
 {
     s->window = 0;
-    const tr_event_rec *h = s->heap.data;
     int rc = TR_OK;
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++)
+        for (size_t i = s->queue_head[k]; i < s->queue[k].len && rc == TR_OK; i++) {
+            const tr_event_rec *r = &TR_VEC_AT(&s->queue[k], tr_event_rec, i);
+            rc = sort_push(s, track_input(t, r->track), r, e);
+        }
+    const tr_event_rec *h = s->heap.data;
     for (size_t i = 0; i < s->heap.len && rc == TR_OK; i++)
         rc = sort_push(s, track_input(t, h[i].track), &h[i], e);
-    s->heap.len = 0;
+    window_clear(s);
     return rc;
 }
 
 /* Hands out the records that start before LOW: no record to come can go before them. */
 static int window_send(tr_stream *s, const tr_trace *t, int64_t low, tr_error *e)
 {
-    const tr_event_rec *h = s->heap.data;
     int rc = TR_OK;
-    while (rc == TR_OK && s->heap.len && h[0].ts < low) {
-        heap_pop(&s->heap, &s->cur, rec_cmp);
+    const tr_event_rec *first;
+    while (rc == TR_OK && window_len(s) && (window_first(s, &first), first->ts < low)) {
+        window_pop(s, &s->cur);
         rc = s->emit(s->emit_user, t, &s->cur, e);
         s->sent++;
     }
@@ -326,7 +404,7 @@ static int stream_route(tr_stream *s, uint32_t in, const tr_event_rec *r, tr_err
         return s->emit(s->emit_user, s->t, r, e);
     }
     if (!s->window) return sort_push(s, in, r, e);
-    return heap_push(&s->heap, r, rec_cmp) == TR_OK ? TR_OK : tr_error_nomem(e);
+    return window_push(s, r) == TR_OK ? TR_OK : tr_error_nomem(e);
 }
 
 /* Takes one record: the span of its input grows, an open slice waits, the rest is sorted. */
@@ -398,7 +476,7 @@ static int stream_after(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_e
     int rc = window_send(s, t, stream_low(s, b), e);
     /* As the sorters spill: a model bigger than the budget alone is no reason to sort. */
     /* counted as the sorter would hold them, so the window gives way where the sorter spills */
-    size_t held = s->heap.len * s->sort_opts.rec_size;
+    size_t held = window_len(s) * s->sort_opts.rec_size;
     if (rc == TR_OK && held >= s->budget / 8 &&
         held + tr_trace_memory(t) + b->reader_bytes > s->budget)
         rc = window_close(s, t, e);
@@ -675,6 +753,7 @@ int tr_stream_open(tr_stream **sp, const tr_stream_opts *o, tr_error *e)
     tr_vec_init(&s->open_input, sizeof(uint32_t));
     tr_vec_init(&s->end, sizeof(int64_t));
     tr_vec_init(&s->heap, sizeof(tr_event_rec));
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_init(&s->queue[k], sizeof(tr_event_rec));
     tr_vec_init(&s->merge, sizeof(tr_event_rec));
     tr_vec_init(&s->sorts, sizeof(tr_sorter *));
     tr_vec_init(&s->flows, sizeof(tr_flow));
@@ -709,8 +788,8 @@ void tr_stream_set_emit(tr_stream *s, tr_stream_emit_fn fn, void *user)
 int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e)
 {
     if (s->window) {
-        if (!s->heap.len) return TR_END;
-        heap_pop(&s->heap, &s->cur, rec_cmp);
+        if (!window_len(s)) return TR_END;
+        window_pop(s, &s->cur);
         *ev = &s->cur;
         return TR_OK;
     }
@@ -764,7 +843,8 @@ void tr_stream_reset(tr_stream *s)
     s->sent_past += s->sent;
     for (size_t i = 0; i < s->sorts.len; i++) tr_sorter_close(TR_VEC_AT(&s->sorts, tr_sorter *, i));
     s->sorts.len = s->merge.len = s->open.len = s->open_input.len = s->end.len = 0;
-    s->heap.len = s->flows.len = 0;
+    s->flows.len = 0;
+    window_clear(s);
     s->t = NULL;
     s->merging = s->late = s->flows_checked = 0;
     s->sent = 0;
@@ -787,6 +867,7 @@ void tr_stream_close(tr_stream *s)
     tr_vec_fini(&s->open_input);
     tr_vec_fini(&s->end);
     tr_vec_fini(&s->heap);
+    for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_vec_fini(&s->queue[k]);
     tr_vec_fini(&s->flows);
     tr_free(s);
 }

@@ -351,8 +351,9 @@ static int sq_schema(sq_w *w)
 ** through the schema's getter; the keys of a partial last batch are kept and
 ** bound again into a statement of their size.
 */
-#define BULK_ROWS 64
-#define BULK_COLS 16 /* the columns whose parameters are kept (pack_table has 11) */
+#define BULK_ROWS   64
+#define BULK_COLS   16 /* the columns whose parameters are kept (pack_table has 11) */
+#define SQ_MAX_COLS 32 /* a table's stored columns */
 
 /*
 ** What a parameter of a batch statement holds: SQLite keeps bindings across
@@ -373,7 +374,10 @@ enum { SQ_SLOT_UNKNOWN = 0, SQ_SLOT_NULL, SQ_SLOT_INT, SQ_SLOT_TEXT };
 typedef struct sq_bulk {
     sq_w *w;
     const tr_sc_table *tb;
-    int ncol; /* stored columns */
+    int ncol;                  /* stored columns */
+    uint8_t col[SQ_MAX_COLS];  /* their indexes in TB->cols */
+    uint8_t type[SQ_MAX_COLS]; /* and types (TR_SC_*) */
+    int rowid;                 /* the first column is the rowid (INTEGER PRIMARY KEY) */
     sqlite3_stmt *full;
     uint64_t keys[BULK_ROWS];
     int n;
@@ -402,62 +406,65 @@ static int bulk_prepare(sq_bulk *b, int rows, sqlite3_stmt **st)
 }
 
 /*
-** Binds V to parameter AT of ST unless SLOT (NULL: not kept) holds it; a
-** FRESH statement's parameters are all NULL.
+** Binds V to parameter AT of ST unless SLOT (NULL: not kept, bind always)
+** holds it already; what it binds it keeps in SLOT.
 */
-static void bind_value(sqlite3_stmt *st, int at, int type, const tr_sc_value *v, sq_slot *slot,
-                       int fresh)
+static void bind_value(sqlite3_stmt *st, int at, int type, const tr_sc_value *v, sq_slot *slot)
 {
-    sq_slot now = {.kind = SQ_SLOT_UNKNOWN};
     if (v->is_null) {
-        now.kind = SQ_SLOT_NULL;
-        if (!fresh && (!slot || slot->kind != SQ_SLOT_NULL)) sqlite3_bind_null(st, at);
+        if (slot && slot->kind == SQ_SLOT_NULL) return;
+        sqlite3_bind_null(st, at);
+        if (slot) slot->kind = SQ_SLOT_NULL;
     } else if (type == TR_SC_INT || v->is_int) {
-        now.kind = SQ_SLOT_INT;
-        now.u.i = v->i;
-        if (!slot || slot->kind != SQ_SLOT_INT || slot->u.i != v->i)
-            sqlite3_bind_int64(st, at, v->i);
-    } else if (type == TR_SC_REAL) {
-        sqlite3_bind_double(st, at, v->d);
-    } else if (v->transient || v->n > UINT32_MAX) {
-        sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_TRANSIENT);
+        if (slot && slot->kind == SQ_SLOT_INT && slot->u.i == v->i) return;
+        sqlite3_bind_int64(st, at, v->i);
+        if (slot) {
+            slot->kind = SQ_SLOT_INT;
+            slot->u.i = v->i;
+        }
+    } else if (type == TR_SC_REAL || v->transient || v->n > UINT32_MAX) {
+        if (type == TR_SC_REAL)
+            sqlite3_bind_double(st, at, v->d);
+        else
+            sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_TRANSIENT);
+        if (slot) slot->kind = SQ_SLOT_UNKNOWN;
     } else {
-        now.kind = SQ_SLOT_TEXT;
-        now.u.s = v->s;
-        now.n = (uint32_t)v->n;
+        if (slot && slot->kind == SQ_SLOT_TEXT && slot->u.s == v->s && slot->n == v->n) return;
         /* the trace outlives the statement: its text needs no copy */
-        if (!slot || slot->kind != SQ_SLOT_TEXT || slot->u.s != v->s || slot->n != v->n)
-            sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_STATIC);
+        sqlite3_bind_text(st, at, v->s, (int)v->n, SQLITE_STATIC);
+        if (slot) {
+            slot->kind = SQ_SLOT_TEXT;
+            slot->u.s = v->s;
+            slot->n = (uint32_t)v->n;
+        }
     }
-    if (slot) *slot = now;
 }
 
 /*
 ** Binds the stored columns of row KEY of B's table (streaming: event I of
-** B) as BASE+1 ...: into B's batch statement, or a FRESH one.
+** B) as BASE+1 ...: into B's batch statement, or with KEEP 0 into another.
 */
-static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i, int fresh)
+static void bind_row(sq_bulk *b, sqlite3_stmt *st, int base, uint64_t key, int i, int keep)
 {
-    sq_slot *slots = !fresh && b->ncol <= BULK_COLS ? b->slots : NULL;
-    const tr_sc_table *tb = b->tb;
-    if (b->kind >= 0) b->w->sc.cur[b->kind] = &b->evs[i];
-    for (int c = 0; c < tb->ncols; c++) {
-        if (tb->cols[c].sql) continue;
+    sq_slot *slot = keep && b->ncol <= BULK_COLS ? &b->slots[base] : NULL;
+    tr_sc_ctx *sc = &b->w->sc;
+    const tr_sc_get get = b->tb->get;
+    if (b->kind >= 0) sc->cur[b->kind] = &b->evs[i];
+    for (int k = 0; k < b->ncol; k++) {
         tr_sc_value v = {.key = TR_SC_NO_KEY};
-        tb->get(&b->w->sc, c, key, &v);
+        get(sc, b->col[k], key, &v);
         /*
         ** An id one above the last is left to SQLite (max(rowid) + 1): it then
         ** appends at the cursor, where a given rowid costs a search of the b-tree.
         */
-        if (c == 0 && !tb->key2 && !v.is_null) {
+        if (k == 0 && b->rowid && !v.is_null) {
             int next = v.i == b->next_id;
             b->next_id = v.i + 1;
             if (next) v.is_null = 1;
         }
-        bind_value(st, base + 1, tb->cols[c].type, &v, slots ? &slots[base] : NULL, fresh);
-        base++;
+        bind_value(st, base + k + 1, b->type[k], &v, slot ? &slot[k] : NULL);
     }
-    if (b->kind >= 0) b->w->sc.cur[b->kind] = NULL;
+    if (b->kind >= 0) sc->cur[b->kind] = NULL;
 }
 
 static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
@@ -467,7 +474,14 @@ static int bulk_begin(sq_bulk *b, sq_w *w, const tr_sc_table *tb)
     b->tb = tb;
     b->kind = -1;
     b->next_id = -1;
-    for (int c = 0; c < tb->ncols; c++) b->ncol += tb->cols[c].sql == NULL;
+    b->rowid = !tb->key2 && tb->cols[0].sql == NULL;
+    for (int c = 0; c < tb->ncols; c++) {
+        if (tb->cols[c].sql) continue;
+        if (b->ncol == SQ_MAX_COLS)
+            return b->rc = tr_errorf(w->e, TR_E_LIMIT, NULL, "%s: too many columns", tb->name);
+        b->col[b->ncol] = (uint8_t)c;
+        b->type[b->ncol++] = (uint8_t)tb->cols[c].type;
+    }
     return b->rc = bulk_prepare(b, BULK_ROWS, &b->full);
 }
 
@@ -475,7 +489,7 @@ static int bulk_add(sq_bulk *b, uint64_t key)
 {
     if (b->rc) return b->rc;
     if (b->n == 0) b->batch_next = b->next_id;
-    bind_row(b, b->full, b->n * b->ncol, key, b->n, 0);
+    bind_row(b, b->full, b->n * b->ncol, key, b->n, 1);
     b->keys[b->n++] = key;
     if (b->n == BULK_ROWS) {
         b->n = 0;
@@ -492,7 +506,7 @@ static int bulk_end(sq_bulk *b)
     sqlite3_stmt *st;
     if ((b->rc = bulk_prepare(b, b->n, &st))) return b->rc;
     b->next_id = b->batch_next;
-    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i, 1);
+    for (int i = 0; i < b->n; i++) bind_row(b, st, i * b->ncol, b->keys[i], i, 0);
     b->rc = sq_step(b->w, st);
     sqlite3_finalize(st);
     return b->rc;
