@@ -564,9 +564,13 @@ static int shape_eq(const tr_trace *t, uint32_t row, const void *key)
 static uint32_t shape_intern(tr_trace *t)
 {
     const tr_vec *kt = &t->building_kt;
+    /* A reader's sets take a few shapes again and again: the memo answers most without a probe. */
+    uint32_t *memo = &t->shape_memo[t->building_h >> 58];
+    if (*memo && shape_eq(t, *memo - 1, kt)) return *memo - 1;
     uint32_t hash = (uint32_t)tr_hash_mix(t->building_h ^ kt->len);
     size_t slot;
     uint32_t row = index_find(t, &t->shape_index, hash, shape_eq, kt, &slot);
+    if (row != TR_NONE) *memo = row + 1;
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     size_t at = t->shape_words.len;
     if (at + kt->len + 1 > UINT32_MAX || t->shape_start.len >= TR_NONE - 1 ||
@@ -581,6 +585,7 @@ static uint32_t shape_intern(tr_trace *t)
     t->shape_words.len = at + kt->len + 1;
     row = (uint32_t)(t->shape_start.len - 1);
     index_insert(&t->shape_index, slot, hash, row);
+    *memo = row + 1;
     return row;
 }
 
