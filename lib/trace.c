@@ -646,6 +646,53 @@ uint32_t tr_args_end(tr_trace *t)
     return set;
 }
 
+uint32_t tr_args_shape(tr_trace *t, const tr_str *key, uint32_t ints, size_t n)
+{
+    if (n == 0 || n > 32) return 0;
+    uint32_t kt[32];
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] >= (1u << ARG_KEY_BITS)) return 0;
+        kt[i] = key[i] << 3 | (ints >> i & 1 ? ARG_INT32 : ARG_STR);
+    }
+    uint32_t shape = model_shape_intern(t, kt, n);
+    return shape == TR_NONE ? 0 : shape + 1;
+}
+
+uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
+{
+    const uint32_t *w = shape_words(t, shape - 1);
+    size_t n = w[0], at = t->building, i = 0;
+    if (at + n <= t->args.cap && at + n < UINT32_MAX && model_args_sets(t) < TR_NONE - 1 &&
+        !(t->failed | t->frozen)) {
+        uint32_t *pay = (uint32_t *)t->args.data + at;
+        /* An int the shape says fits 32 bits and does not: the set is built the long way. */
+        for (; i < n && ((w[1 + i] & 7) != ARG_INT32 || val[i] == (int32_t)val[i]); i++)
+            pay[i] = (uint32_t)val[i];
+    }
+    if (i == n) {
+        t->args.len = at + n;
+        t->building_kt.len = 0;
+        t->building_h = 0;
+        if (!model_set_push(t, shape - 1)) {
+            t->failed = 1;
+            tr_args_begin(t);
+            return 0;
+        }
+        t->building = t->args.len;
+        uint32_t set = (uint32_t)model_args_sets(t);
+        if (model_args_raw_full(t)) model_args_seal(t);
+        return set;
+    }
+    tr_args_begin(t);
+    for (i = 0; i < n; i++) {
+        if ((w[1 + i] & 7) == ARG_INT32)
+            tr_args_int(t, w[1 + i] >> 3, val[i]);
+        else
+            tr_args_str(t, w[1 + i] >> 3, (tr_str)val[i]);
+    }
+    return tr_args_end(t);
+}
+
 size_t tr_args_sets(const tr_trace *t)
 {
     return model_args_sets(t);

@@ -652,6 +652,47 @@ static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_la
 
 /* ---- args ---- */
 
+/* A set's args gathered, to be added whole in their shape (gt_args_set). */
+typedef struct gt_args {
+    uint32_t n, ints; /* bit K: arg K is an int, else a string */
+    uint32_t has;     /* bit K: the optional arg K of the caller's list is there */
+    tr_str key[4 + GT_DET_ARGS];
+    int64_t val[4 + GT_DET_ARGS];
+} gt_args;
+
+static inline void gt_args_push(gt_args *a, tr_str key, int64_t v, int is_int)
+{
+    a->key[a->n] = key;
+    a->val[a->n] = v;
+    a->ints |= (uint32_t)is_int << a->n;
+    a->n++;
+}
+
+/* Optional arg BIT: an int when V is one (>= 0; GT writes -1 for none). */
+static inline void gt_args_opt(gt_args *a, unsigned bit, tr_str key, int64_t v)
+{
+    if (v < 0) return;
+    a->has |= 1u << bit;
+    gt_args_push(a, key, v, 1);
+}
+
+/* A's set, in the shape *SHAPE holds (found on the first call); its id. */
+static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
+{
+    tr_trace *t = g->t;
+    if (!a->n) return 0;
+    if (!*shape) *shape = tr_args_shape(t, a->key, a->ints, a->n);
+    if (*shape) return tr_args_shaped(t, *shape, a->val);
+    tr_args_begin(t);
+    for (uint32_t k = 0; k < a->n; k++) {
+        if (a->ints >> k & 1)
+            tr_args_int(t, a->key[k], a->val[k]);
+        else
+            tr_args_str(t, a->key[k], (tr_str)a->val[k]);
+    }
+    return tr_args_end(t);
+}
+
 /* "-?(0|[1-9][0-9]*)" that fits int64: stored as an int, anything else as text. */
 static int gt_plain_int(const char *s, size_t n, int64_t *v)
 {
@@ -699,18 +740,8 @@ static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int
 ** an inject's "tensor_id=0 shape=(16, 1)"): the string cache gives them one
 ** id, whose args are kept and replayed rather than parsed again.
 */
-static void gt_detail_args(gt_rd *g, tr_str det, const char *d, size_t n)
+static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d, size_t n)
 {
-    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
-    if (sl->det == det) {
-        for (uint32_t k = 0; k < sl->n; k++) {
-            if (sl->is_int >> k & 1)
-                tr_args_int(g->t, sl->key[k], sl->val[k]);
-            else
-                tr_args_str(g->t, sl->key[k], (tr_str)sl->val[k]);
-        }
-        return;
-    }
     *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
     while (klen) {
@@ -760,23 +791,19 @@ static int64_t gt_dur(int64_t from, int64_t to)
     return to > from ? to - from : 0;
 }
 
-static void gt_arg_opt(tr_trace *t, tr_str key, int64_t v)
-{
-    if (v >= 0) tr_args_int(t, key, v);
-}
-
 /* A client request answered by SEND R (or never answered, R NULL). */
 static void gt_client_slice(gt_rd *g, uint32_t lane, const gt_rec *r)
 {
     tr_trace *t = g->t;
     gt_open *q = &gt_lane_at(g, lane)->req;
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], q->seq);
-    if (r) gt_arg_opt(t, g->c[C_SEND_SEQ], r->seq);
-    gt_arg_opt(t, g->c[C_RECV_BYTES], q->bytes);
-    if (r) gt_arg_opt(t, g->c[C_SEND_BYTES], r->size);
-    if (!r) tr_args_int(t, g->c[C_UNFINISHED], 1);
-    uint32_t args = tr_args_end(t);
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], q->seq);
+    if (r) gt_args_opt(&a, 1, g->c[C_SEND_SEQ], r->seq);
+    gt_args_opt(&a, 2, g->c[C_RECV_BYTES], q->bytes);
+    if (r) gt_args_opt(&a, 3, g->c[C_SEND_BYTES], r->size);
+    if (!r) gt_args_opt(&a, 4, g->c[C_UNFINISHED], 1);
+    uint32_t args = gt_args_set(g, &a, &g->shape_client[a.has]);
     tr_slice_add(t, gt_lane_track(g, lane), q->ts, r ? gt_dur(q->ts, r->ts) : -1, q->name,
                  g->c[C_CAT_CLIENT], gt_sum_bytes(q->bytes, r ? r->size : -1), args);
     q->set = 0;
@@ -787,14 +814,18 @@ static void gt_worker_slice(gt_rd *g, uint32_t lane, int64_t ts, const gt_open *
                             tr_str commands, int estimated)
 {
     tr_trace *t = g->t;
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], s->seq);
-    gt_arg_opt(t, g->c[C_RECV_SEQ], a->seq);
-    gt_arg_opt(t, g->c[C_SEND_BYTES], s->bytes);
-    gt_arg_opt(t, g->c[C_RECV_BYTES], a->bytes);
-    if (estimated) tr_args_int(t, g->c[C_START_ESTIMATED], 1);
-    if (commands) tr_args_str(t, g->c[C_COMMANDS], commands);
-    uint32_t args = tr_args_end(t);
+    gt_args v;
+    v.n = v.ints = v.has = 0;
+    gt_args_opt(&v, 0, g->c[C_SEQ], s->seq);
+    gt_args_opt(&v, 1, g->c[C_RECV_SEQ], a->seq);
+    gt_args_opt(&v, 2, g->c[C_SEND_BYTES], s->bytes);
+    gt_args_opt(&v, 3, g->c[C_RECV_BYTES], a->bytes);
+    if (estimated) gt_args_opt(&v, 4, g->c[C_START_ESTIMATED], 1);
+    if (commands) {
+        v.has |= 1u << 5;
+        gt_args_push(&v, g->c[C_COMMANDS], commands, 0);
+    }
+    uint32_t args = gt_args_set(g, &v, &g->shape_worker[v.has]);
     tr_slice_add(t, gt_lane_track(g, lane), ts, gt_dur(ts, a->ts), s->name, g->c[C_CAT_WORKER],
                  gt_sum_bytes(s->bytes, a->bytes), args);
 }
@@ -909,15 +940,37 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
     tr_str det = gt_cached(g, r->det, r->det_n, 1);
 
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], r->seq);
-    tr_args_str(t, g->c[C_COMMAND], cmd);
-    gt_arg_opt(t, g->c[C_BYTES], r->size);
-    if (det) {
+    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
+    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
+    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
+    uint32_t args;
+    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
+    if (!det) {
+        args = gt_args_set(g, &a, &g->shape_rec[a.has]);
+    } else if (sl->det == det) {
+        gt_args_push(&a, g->c[C_DETAILS], det, 0);
+        for (uint32_t k = 0; k < sl->n; k++) {
+            a.key[a.n + k] = sl->key[k];
+            a.val[a.n + k] = sl->val[k];
+        }
+        a.ints |= sl->is_int << a.n;
+        a.n += sl->n;
+        args = gt_args_set(g, &a, &sl->shape[a.has]);
+    } else {
+        tr_args_begin(t);
+        for (uint32_t k = 0; k < a.n; k++) {
+            if (a.ints >> k & 1)
+                tr_args_int(t, a.key[k], a.val[k]);
+            else
+                tr_args_str(t, a.key[k], (tr_str)a.val[k]);
+        }
         tr_args_str(t, g->c[C_DETAILS], det);
-        gt_detail_args(g, det, r->det, r->det_n);
+        gt_detail_args(g, sl, det, r->det, r->det_n);
+        args = tr_args_end(t);
     }
-    uint32_t args = tr_args_end(t);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
     /* Flows name it by its row among all the input's instants, dropped ones too (tr_sink.h). */

@@ -176,6 +176,7 @@ typedef struct gt_det_slot {
     uint32_t is_int; /* bit K: arg K is an int, else a string */
     tr_str key[GT_DET_ARGS];
     int64_t val[GT_DET_ARGS]; /* the int, or the string's id */
+    uint32_t shape[4];        /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
 } gt_det_slot;
 
 typedef struct gt_rd {
@@ -203,6 +204,11 @@ typedef struct gt_rd {
     /* flows: the request worker traffic serves, and replies waiting for its SEND */
     uint32_t flow_req; /* lane, GT_NO_LANE when none */
     tr_vec replies;    /* gt_reply */
+
+    /* the shapes of sets whose keys only a few flags decide (tr_args_shape); 0: unknown */
+    uint32_t shape_rec[4];     /* a record without details, by gt_rec_shape */
+    uint32_t shape_client[32]; /* a client slice, by which of its args it has */
+    uint32_t shape_worker[64]; /* a worker slice, likewise */
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
