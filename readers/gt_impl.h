@@ -16,9 +16,9 @@
 
 #define GT_NS_PER_S  1000000000
 #define GT_NO_LANE   UINT32_MAX
-#define GT_SRC_SLOTS 64  /* sources: a log has a few clients and workers */
+#define GT_SRC_BITS  4   /* sets of sources: a log has a few clients and workers */
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
-#define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
+#define GT_STR_BITS  7   /* sets of events, commands, detail keys and values */
 #define GT_STR_MAX   32  /* longer strings skip the cache */
 #define GT_DET_SLOTS 256 /* details whose args are kept, by id */
 #define GT_DET_ARGS  4   /* details with more args are parsed every time */
@@ -28,7 +28,9 @@
 ** the set's last slot, so strings that repeat stay while one-offs (tensor
 ** ids) pass through.
 */
-#define GT_WAYS 4
+#define GT_WAYS      4
+#define GT_SRC_SLOTS ((1 << GT_SRC_BITS) * GT_WAYS)
+#define GT_STR_SLOTS ((1 << GT_STR_BITS) * GT_WAYS)
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
 
@@ -176,7 +178,7 @@ typedef struct gt_det_slot {
     uint32_t is_int; /* bit K: arg K is an int, else a string */
     tr_str key[GT_DET_ARGS];
     int64_t val[GT_DET_ARGS]; /* the int, or the string's id */
-    uint32_t shape[4];        /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
+    uint32_t shape[4]; /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
 } gt_det_slot;
 
 typedef struct gt_rd {
