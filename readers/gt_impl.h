@@ -16,7 +16,7 @@
 
 #define GT_NS_PER_S  1000000000
 #define GT_NO_LANE   UINT32_MAX
-#define GT_SRC_BITS  4   /* sets of sources: a log has a few clients and workers */
+#define GT_SRC_BITS  6   /* sets of sources: a log has a few clients and workers */
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
 #define GT_STR_BITS  7   /* sets of events, commands, detail keys and values */
 #define GT_STR_MAX   32  /* longer strings skip the cache */
