@@ -765,16 +765,15 @@ static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d,
     *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
     while (klen) {
-        size_t v0 = i + klen + 1, end = n, next_klen = 0, j = v0;
-        const char *sp;
-        while (j < n && (sp = memchr(d + j, ' ', n - j)) != NULL) {
-            size_t s = (size_t)(sp - d);
-            next_klen = gt_key_len(d + s + 1, n - s - 1);
+        size_t v0 = i + klen + 1, end = n, next_klen = 0;
+        /* Values are short: a byte loop finds the next space sooner than a call. */
+        for (size_t j = v0; j < n; j++) {
+            if (d[j] != ' ') continue;
+            next_klen = gt_key_len(d + j + 1, n - j - 1);
             if (next_klen) {
-                end = s;
+                end = j;
                 break;
             }
-            j = s + 1;
         }
         const char *v = d + v0;
         size_t v_n = end - v0;
