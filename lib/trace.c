@@ -618,7 +618,8 @@ static TRACE_SLOW int shapes_widen(tr_trace *t)
     return 1;
 }
 
-int model_set_push(tr_trace *t, uint32_t shape)
+/* model_set_push, inline in tr_args_end and tr_args_shaped: a set's last step. */
+static inline int set_push(tr_trace *t, uint32_t shape)
 {
     tr_vec *v = &t->set_shape;
     if (v->len % MODEL_SET_ANCHOR == 0 && !push_u32(&t->set_start, (uint32_t)t->building)) return 0;
@@ -629,11 +630,16 @@ int model_set_push(tr_trace *t, uint32_t shape)
     return 1;
 }
 
+int model_set_push(tr_trace *t, uint32_t shape)
+{
+    return set_push(t, shape);
+}
+
 uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
     if (!t->failed && t->building_kt.len) shape = shape_intern(t);
-    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !model_set_push(t, shape)) {
+    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !set_push(t, shape)) {
         if (shape != TR_NONE) t->failed = 1;
         tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
         return 0;
@@ -673,7 +679,7 @@ uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
         t->args.len = at + n;
         t->building_kt.len = 0;
         t->building_h = 0;
-        if (!model_set_push(t, shape - 1)) {
+        if (!set_push(t, shape - 1)) {
             t->failed = 1;
             tr_args_begin(t);
             return 0;
