@@ -19,7 +19,7 @@
 #define GT_SRC_BITS  6   /* sets of sources: a log has a few clients and workers */
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
 #define GT_STR_BITS  8   /* sets of events, commands, detail keys and values */
-#define GT_STR_MAX   32  /* longer strings skip the cache */
+#define GT_STR_MAX   48  /* longer strings skip the cache */
 #define GT_DET_SLOTS 256 /* details whose args are kept, by id */
 #define GT_DET_ARGS  4   /* details with more args are parsed every time */
 /*
