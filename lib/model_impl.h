@@ -128,6 +128,7 @@ struct tr_trace {
     tr_vec shape_words;  /* uint32_t: a shape's arg count, then its key << 3 | tag entries */
     tr_vec shape_start;  /* uint32_t: first word of shape k */
     row_index shape_index;
+    uint32_t shape_memo[64]; /* shape id + 1 (0: none) by building_h's top bits (shape_intern) */
 
     tr_vec skipped; /* tr_skipped */
 };

@@ -158,12 +158,16 @@ static int summarize(const tr_trace *t, trace_summary *s)
     memset(by_name, 0, lim * sizeof *by_name);
     size_t cats = 0;
     lim = 0;
-    for (size_t i = 0; i < in.n; i++) {
+    /* by runs of one category: a reader gives most or all of its instants the same */
+    for (size_t i = 0, j; i < in.n; i = j) {
         tr_str cat = in.cat[i];
-        if (cat && cat < n_strs && by_name[cat]++ == 0) {
+        for (j = i + 1; j < in.n && in.cat[j] == cat;) j++;
+        if (!cat || cat >= n_strs) continue;
+        if (by_name[cat] == 0) {
             cats++;
             if (cat >= lim) lim = (size_t)cat + 1;
         }
+        by_name[cat] += j - i;
     }
     s->instant_cats = tr_calloc(cats ? cats : 1, sizeof *s->instant_cats);
     if (!s->instant_cats) {

@@ -212,6 +212,17 @@ void tr_args_real(tr_trace *t, tr_str key, double v);
 void tr_args_bool(tr_trace *t, tr_str key, int v);
 void tr_args_str(tr_trace *t, tr_str key, tr_str v);
 uint32_t tr_args_end(tr_trace *t);
+/*
+** Sets whose keys a reader knows in advance: tr_args_shape names the N
+** keys KEY[i], each an int when bit I of INTS is set, else a string, once
+** (0 when out of memory or a key is out of range); tr_args_shaped then adds
+** a whole set of that shape, VAL[i] the I-th arg's value, without building
+** and looking up its keys again.  ^The set is the one tr_args_begin, the
+** tr_args_int or tr_args_str of each arg and tr_args_end would give, and
+** its id is returned the same way.
+*/
+uint32_t tr_args_shape(tr_trace *t, const tr_str *key, uint32_t ints, size_t n);
+uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val);
 /* ^Number of sets: the last set's id (no set is empty). */
 size_t tr_args_sets(const tr_trace *t);
 /* ^Number of args in set SET, and the I-th of them. */

@@ -564,9 +564,13 @@ static int shape_eq(const tr_trace *t, uint32_t row, const void *key)
 static uint32_t shape_intern(tr_trace *t)
 {
     const tr_vec *kt = &t->building_kt;
+    /* A reader's sets take a few shapes again and again: the memo answers most without a probe. */
+    uint32_t *memo = &t->shape_memo[t->building_h >> 58];
+    if (*memo && shape_eq(t, *memo - 1, kt)) return *memo - 1;
     uint32_t hash = (uint32_t)tr_hash_mix(t->building_h ^ kt->len);
     size_t slot;
     uint32_t row = index_find(t, &t->shape_index, hash, shape_eq, kt, &slot);
+    if (row != TR_NONE) *memo = row + 1;
     if (row != TR_NONE || slot == SIZE_MAX) return row;
     size_t at = t->shape_words.len;
     if (at + kt->len + 1 > UINT32_MAX || t->shape_start.len >= TR_NONE - 1 ||
@@ -581,6 +585,7 @@ static uint32_t shape_intern(tr_trace *t)
     t->shape_words.len = at + kt->len + 1;
     row = (uint32_t)(t->shape_start.len - 1);
     index_insert(&t->shape_index, slot, hash, row);
+    *memo = row + 1;
     return row;
 }
 
@@ -613,7 +618,8 @@ static TRACE_SLOW int shapes_widen(tr_trace *t)
     return 1;
 }
 
-int model_set_push(tr_trace *t, uint32_t shape)
+/* model_set_push, inline in tr_args_end and tr_args_shaped: a set's last step. */
+static inline int set_push(tr_trace *t, uint32_t shape)
 {
     tr_vec *v = &t->set_shape;
     if (v->len % MODEL_SET_ANCHOR == 0 && !push_u32(&t->set_start, (uint32_t)t->building)) return 0;
@@ -624,11 +630,16 @@ int model_set_push(tr_trace *t, uint32_t shape)
     return 1;
 }
 
+int model_set_push(tr_trace *t, uint32_t shape)
+{
+    return set_push(t, shape);
+}
+
 uint32_t tr_args_end(tr_trace *t)
 {
     uint32_t shape = TR_NONE;
     if (!t->failed && t->building_kt.len) shape = shape_intern(t);
-    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !model_set_push(t, shape)) {
+    if (shape == TR_NONE || model_args_sets(t) >= TR_NONE - 1 || !set_push(t, shape)) {
         if (shape != TR_NONE) t->failed = 1;
         tr_args_begin(t); /* an empty set, or none after a failure: its payloads go */
         return 0;
@@ -639,6 +650,53 @@ uint32_t tr_args_end(tr_trace *t)
     uint32_t set = (uint32_t)model_args_sets(t);
     if (model_args_raw_full(t)) model_args_seal(t);
     return set;
+}
+
+uint32_t tr_args_shape(tr_trace *t, const tr_str *key, uint32_t ints, size_t n)
+{
+    if (n == 0 || n > 32) return 0;
+    uint32_t kt[32];
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] >= (1u << ARG_KEY_BITS)) return 0;
+        kt[i] = key[i] << 3 | (ints >> i & 1 ? ARG_INT32 : ARG_STR);
+    }
+    uint32_t shape = model_shape_intern(t, kt, n);
+    return shape == TR_NONE ? 0 : shape + 1;
+}
+
+uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
+{
+    const uint32_t *w = shape_words(t, shape - 1);
+    size_t n = w[0], at = t->building, i = 0;
+    if (at + n <= t->args.cap && at + n < UINT32_MAX && model_args_sets(t) < TR_NONE - 1 &&
+        !(t->failed | t->frozen)) {
+        uint32_t *pay = (uint32_t *)t->args.data + at;
+        /* An int the shape says fits 32 bits and does not: the set is built the long way. */
+        for (; i < n && ((w[1 + i] & 7) != ARG_INT32 || val[i] == (int32_t)val[i]); i++)
+            pay[i] = (uint32_t)val[i];
+    }
+    if (i == n) {
+        t->args.len = at + n;
+        t->building_kt.len = 0;
+        t->building_h = 0;
+        if (!set_push(t, shape - 1)) {
+            t->failed = 1;
+            tr_args_begin(t);
+            return 0;
+        }
+        t->building = t->args.len;
+        uint32_t set = (uint32_t)model_args_sets(t);
+        if (model_args_raw_full(t)) model_args_seal(t);
+        return set;
+    }
+    tr_args_begin(t);
+    for (i = 0; i < n; i++) {
+        if ((w[1 + i] & 7) == ARG_INT32)
+            tr_args_int(t, w[1 + i] >> 3, val[i]);
+        else
+            tr_args_str(t, w[1 + i] >> 3, (tr_str)val[i]);
+    }
+    return tr_args_end(t);
 }
 
 size_t tr_args_sets(const tr_trace *t)

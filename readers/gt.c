@@ -134,20 +134,39 @@ static inline void gt_words(const char *s, size_t n, uint64_t *head, uint64_t *t
 }
 
 /*
-** Every input bit must reach the low bits the caches index by (names such
-** as "auto_worker_0".."3" differ in their last, most significant byte):
-** tr_hash_mix folds the high half down.
+** The set, of a cache's 2^BITS, of a string's words: the top bits of one
+** product, which every input bit reaches (names such as "auto_worker_0".."3"
+** differ in their last, most significant byte).  One multiply, where a full
+** mix takes two in a row: the caches are asked several times a line.
 */
-static uint32_t gt_hash_words(uint64_t head, uint64_t tail, size_t n)
+static inline size_t gt_set_of(uint64_t head, uint64_t tail, size_t n, unsigned bits)
 {
-    return (uint32_t)tr_hash_mix((head + n) ^ (tail << 32 | tail >> 32));
+    return (size_t)((((head + n) ^ (tail << 32 | tail >> 32)) * 0x9E3779B97F4A7C15ULL) >>
+                    (64 - bits));
 }
 
-static uint32_t gt_hash(const char *s, size_t n)
+/* Whether the N (<= 32) bytes at A and B are the same: overlapping word loads, no call. */
+static inline int gt_same(const char *a, const char *b, size_t n)
 {
-    uint64_t head, tail;
-    gt_words(s, n, &head, &tail);
-    return gt_hash_words(head, tail, n);
+    uint64_t x0, x1, y0, y1;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return 0;
+        return 1;
+    }
+    memcpy(&x0, a, 8);
+    memcpy(&y0, b, 8);
+    memcpy(&x1, a + n - 8, 8);
+    memcpy(&y1, b + n - 8, 8);
+    uint64_t d = (x0 ^ y0) | (x1 ^ y1);
+    if (n > 16) {
+        memcpy(&x0, a + 8, 8);
+        memcpy(&y0, b + 8, 8);
+        memcpy(&x1, a + n - 16, 8);
+        memcpy(&y1, b + n - 16, 8);
+        d |= (x0 ^ y0) | (x1 ^ y1);
+    }
+    return d == 0;
 }
 
 /* ---- line recognition ---- */
@@ -513,11 +532,10 @@ static inline tr_str gt_cached(gt_rd *g, const char *s, size_t n, int text)
     if (n > GT_STR_MAX) return gt_long(g, s, n, text);
     uint64_t head, tail;
     gt_words(s, n, &head, &tail);
-    size_t set = gt_hash_words(head, tail, n) & (GT_STR_SLOTS / GT_WAYS - 1);
-    gt_str_slot *sl = &g->strs[set * GT_WAYS];
+    gt_str_slot *sl = &g->strs[gt_set_of(head, tail, n, GT_STR_BITS) * GT_WAYS];
     for (int w = 0; w < GT_WAYS; w++) {
         if (sl[w].len == n && sl[w].head == head && sl[w].tail == tail &&
-            (sl[w].interned || text) && (n <= 16 || memcmp(sl[w].text + 8, s + 8, n - 16) == 0)) {
+            (sl[w].interned || text) && (n <= 16 || gt_same(sl[w].text + 8, s + 8, n - 16))) {
             tr_str id = sl[w].id;
             if (w > 0) {
                 gt_str_slot hit = sl[w];
@@ -614,11 +632,13 @@ static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_la
     int kind = gt_kind(r);
     gt_src_slot *sl = NULL;
     if (r->src_n <= GT_SRC_MAX) {
-        size_t set = (gt_hash(r->src, r->src_n) ^ (uint32_t)kind) & (GT_SRC_SLOTS / GT_WAYS - 1);
-        sl = &g->srcs[set * GT_WAYS];
+        uint64_t head, tail;
+        gt_words(r->src, r->src_n, &head, &tail);
+        sl = &g->srcs[gt_set_of(head ^ (uint64_t)kind, tail, r->src_n, GT_SRC_BITS) * GT_WAYS];
         for (int w = 0; w < GT_WAYS; w++) {
             if (sl[w].len == r->src_n && sl[w].kind == kind &&
-                memcmp(sl[w].text, r->src, r->src_n) == 0) {
+                (r->src_n <= 32 ? gt_same(sl[w].text, r->src, r->src_n)
+                                : memcmp(sl[w].text, r->src, r->src_n) == 0)) {
                 *lane = sl[w].lane;
                 *vis_lane = sl[w].vis_lane;
                 if (w > 0) {
@@ -651,6 +671,47 @@ static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_la
 }
 
 /* ---- args ---- */
+
+/* A set's args gathered, to be added whole in their shape (gt_args_set). */
+typedef struct gt_args {
+    uint32_t n, ints; /* bit K: arg K is an int, else a string */
+    uint32_t has;     /* bit K: the optional arg K of the caller's list is there */
+    tr_str key[4 + GT_DET_ARGS];
+    int64_t val[4 + GT_DET_ARGS];
+} gt_args;
+
+static inline void gt_args_push(gt_args *a, tr_str key, int64_t v, int is_int)
+{
+    a->key[a->n] = key;
+    a->val[a->n] = v;
+    a->ints |= (uint32_t)is_int << a->n;
+    a->n++;
+}
+
+/* Optional arg BIT: an int when V is one (>= 0; GT writes -1 for none). */
+static inline void gt_args_opt(gt_args *a, unsigned bit, tr_str key, int64_t v)
+{
+    if (v < 0) return;
+    a->has |= 1u << bit;
+    gt_args_push(a, key, v, 1);
+}
+
+/* A's set, in the shape *SHAPE holds (found on the first call); its id. */
+static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
+{
+    tr_trace *t = g->t;
+    if (!a->n) return 0;
+    if (!*shape) *shape = tr_args_shape(t, a->key, a->ints, a->n);
+    if (*shape) return tr_args_shaped(t, *shape, a->val);
+    tr_args_begin(t);
+    for (uint32_t k = 0; k < a->n; k++) {
+        if (a->ints >> k & 1)
+            tr_args_int(t, a->key[k], a->val[k]);
+        else
+            tr_args_str(t, a->key[k], (tr_str)a->val[k]);
+    }
+    return tr_args_end(t);
+}
 
 /* "-?(0|[1-9][0-9]*)" that fits int64: stored as an int, anything else as text. */
 static int gt_plain_int(const char *s, size_t n, int64_t *v)
@@ -699,31 +760,20 @@ static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int
 ** an inject's "tensor_id=0 shape=(16, 1)"): the string cache gives them one
 ** id, whose args are kept and replayed rather than parsed again.
 */
-static void gt_detail_args(gt_rd *g, tr_str det, const char *d, size_t n)
+static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d, size_t n)
 {
-    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
-    if (sl->det == det) {
-        for (uint32_t k = 0; k < sl->n; k++) {
-            if (sl->is_int >> k & 1)
-                tr_args_int(g->t, sl->key[k], sl->val[k]);
-            else
-                tr_args_str(g->t, sl->key[k], (tr_str)sl->val[k]);
-        }
-        return;
-    }
     *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
     while (klen) {
-        size_t v0 = i + klen + 1, end = n, next_klen = 0, j = v0;
-        const char *sp;
-        while (j < n && (sp = memchr(d + j, ' ', n - j)) != NULL) {
-            size_t s = (size_t)(sp - d);
-            next_klen = gt_key_len(d + s + 1, n - s - 1);
+        size_t v0 = i + klen + 1, end = n, next_klen = 0;
+        /* Values are short: a byte loop finds the next space sooner than a call. */
+        for (size_t j = v0; j < n; j++) {
+            if (d[j] != ' ') continue;
+            next_klen = gt_key_len(d + j + 1, n - j - 1);
             if (next_klen) {
-                end = s;
+                end = j;
                 break;
             }
-            j = s + 1;
         }
         const char *v = d + v0;
         size_t v_n = end - v0;
@@ -760,23 +810,19 @@ static int64_t gt_dur(int64_t from, int64_t to)
     return to > from ? to - from : 0;
 }
 
-static void gt_arg_opt(tr_trace *t, tr_str key, int64_t v)
-{
-    if (v >= 0) tr_args_int(t, key, v);
-}
-
 /* A client request answered by SEND R (or never answered, R NULL). */
 static void gt_client_slice(gt_rd *g, uint32_t lane, const gt_rec *r)
 {
     tr_trace *t = g->t;
     gt_open *q = &gt_lane_at(g, lane)->req;
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], q->seq);
-    if (r) gt_arg_opt(t, g->c[C_SEND_SEQ], r->seq);
-    gt_arg_opt(t, g->c[C_RECV_BYTES], q->bytes);
-    if (r) gt_arg_opt(t, g->c[C_SEND_BYTES], r->size);
-    if (!r) tr_args_int(t, g->c[C_UNFINISHED], 1);
-    uint32_t args = tr_args_end(t);
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], q->seq);
+    if (r) gt_args_opt(&a, 1, g->c[C_SEND_SEQ], r->seq);
+    gt_args_opt(&a, 2, g->c[C_RECV_BYTES], q->bytes);
+    if (r) gt_args_opt(&a, 3, g->c[C_SEND_BYTES], r->size);
+    if (!r) gt_args_opt(&a, 4, g->c[C_UNFINISHED], 1);
+    uint32_t args = gt_args_set(g, &a, &g->shape_client[a.has]);
     tr_slice_add(t, gt_lane_track(g, lane), q->ts, r ? gt_dur(q->ts, r->ts) : -1, q->name,
                  g->c[C_CAT_CLIENT], gt_sum_bytes(q->bytes, r ? r->size : -1), args);
     q->set = 0;
@@ -787,14 +833,18 @@ static void gt_worker_slice(gt_rd *g, uint32_t lane, int64_t ts, const gt_open *
                             tr_str commands, int estimated)
 {
     tr_trace *t = g->t;
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], s->seq);
-    gt_arg_opt(t, g->c[C_RECV_SEQ], a->seq);
-    gt_arg_opt(t, g->c[C_SEND_BYTES], s->bytes);
-    gt_arg_opt(t, g->c[C_RECV_BYTES], a->bytes);
-    if (estimated) tr_args_int(t, g->c[C_START_ESTIMATED], 1);
-    if (commands) tr_args_str(t, g->c[C_COMMANDS], commands);
-    uint32_t args = tr_args_end(t);
+    gt_args v;
+    v.n = v.ints = v.has = 0;
+    gt_args_opt(&v, 0, g->c[C_SEQ], s->seq);
+    gt_args_opt(&v, 1, g->c[C_RECV_SEQ], a->seq);
+    gt_args_opt(&v, 2, g->c[C_SEND_BYTES], s->bytes);
+    gt_args_opt(&v, 3, g->c[C_RECV_BYTES], a->bytes);
+    if (estimated) gt_args_opt(&v, 4, g->c[C_START_ESTIMATED], 1);
+    if (commands) {
+        v.has |= 1u << 5;
+        gt_args_push(&v, g->c[C_COMMANDS], commands, 0);
+    }
+    uint32_t args = gt_args_set(g, &v, &g->shape_worker[v.has]);
     tr_slice_add(t, gt_lane_track(g, lane), ts, gt_dur(ts, a->ts), s->name, g->c[C_CAT_WORKER],
                  gt_sum_bytes(s->bytes, a->bytes), args);
 }
@@ -836,7 +886,7 @@ static tr_str gt_vis_op(gt_rd *g, const char *line, size_t n, const gt_rec *r)
 
 /* visualize's pairing: one pending start per lane, replaced by every SEND. */
 static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_str cmd,
-                        const tr_line *ln)
+                        const char *line, size_t n)
 {
     gt_open *v = &gt_lane_at(g, lane)->vis;
     if (ev == g->c[C_WSEND]) {
@@ -844,7 +894,7 @@ static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_
         v->ts = r->ts;
         v->seq = r->seq;
         v->name = cmd;
-        v->op = gt_vis_op(g, ln->p, ln->len, r);
+        v->op = gt_vis_op(g, line, n, r);
     } else if (ev == g->c[C_WRECV] && v->set) {
         tr_trace *t = g->t;
         tr_args_begin(t);
@@ -896,7 +946,8 @@ static void gt_header_line(gt_rd *g, const char *p, size_t n)
     }
 }
 
-static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
+/* Record R of the N bytes at LINE. */
+static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_error *e)
 {
     tr_trace *t = g->t;
     if (!g->seen_record) {
@@ -909,15 +960,37 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
     tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
     tr_str det = gt_cached(g, r->det, r->det_n, 1);
 
-    tr_args_begin(t);
-    gt_arg_opt(t, g->c[C_SEQ], r->seq);
-    tr_args_str(t, g->c[C_COMMAND], cmd);
-    gt_arg_opt(t, g->c[C_BYTES], r->size);
-    if (det) {
+    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
+    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
+    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
+    uint32_t args;
+    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
+    if (!det) {
+        args = gt_args_set(g, &a, &g->shape_rec[a.has]);
+    } else if (sl->det == det) {
+        gt_args_push(&a, g->c[C_DETAILS], det, 0);
+        for (uint32_t k = 0; k < sl->n; k++) {
+            a.key[a.n + k] = sl->key[k];
+            a.val[a.n + k] = sl->val[k];
+        }
+        a.ints |= sl->is_int << a.n;
+        a.n += sl->n;
+        args = gt_args_set(g, &a, &sl->shape[a.has]);
+    } else {
+        tr_args_begin(t);
+        for (uint32_t k = 0; k < a.n; k++) {
+            if (a.ints >> k & 1)
+                tr_args_int(t, a.key[k], a.val[k]);
+            else
+                tr_args_str(t, a.key[k], (tr_str)a.val[k]);
+        }
         tr_args_str(t, g->c[C_DETAILS], det);
-        gt_detail_args(g, det, r->det, r->det_n);
+        gt_detail_args(g, sl, det, r->det, r->det_n);
+        args = tr_args_end(t);
     }
-    uint32_t args = tr_args_end(t);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
     /* Flows name it by its row among all the input's instants, dropped ones too (tr_sink.h). */
@@ -970,7 +1043,7 @@ static int gt_record(gt_rd *g, const gt_rec *r, const tr_line *ln, tr_error *e)
         }
     }
     if (g->visualize && r->vis_match && vis_lane != GT_NO_LANE)
-        gt_vis_pair(g, vis_lane, r, ev, cmd, ln);
+        gt_vis_pair(g, vis_lane, r, ev, cmd, line, n);
     g->prev_ts = r->ts;
     g->have_prev = 1;
     return g->oom ? tr_error_nomem(e) : tr_trace_status(t, e);
@@ -1021,27 +1094,62 @@ static int64_t gt_low(gt_rd *g)
     return low;
 }
 
-/* One line: a record, a header line, or text that is skipped. */
-static int gt_line(gt_rd *g, const tr_line *ln, tr_error *e)
+/*
+** One line, the N bytes at P: a record, a header line, or text that is
+** skipped.  A bad record is reported at LN's place, or left as it is when
+** LN is NULL (a line read in place): then GT_AGAIN is returned.
+*/
+#define GT_AGAIN 2
+static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t n, tr_error *e)
 {
     size_t start, end = 0, col = 0;
     int64_t ns = -1;
-    int kind = gt_classify(ln->p, ln->len, &start, &end, &ns);
+    int kind = gt_classify(p, n, &start, &end, &ns);
     if (kind == GT_TEXT) {
-        if (!g->seen_record) gt_header_line(g, ln->p, ln->len);
+        if (!g->seen_record) gt_header_line(g, p, n);
         g->skipped++;
         return TR_OK;
     }
     gt_rec r;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(ln->p, ln->len, start, end, ns, &r, &col)
-                                      : gt_parse_tape(ln->p, ln->len, start, &r, &col);
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col)
+                                      : gt_parse_tape(p, n, start, &r, &col);
     if (why) {
+        if (!ln) return GT_AGAIN;
         tr_loc loc = tr_input_loc(g->in, ln, col);
         g->warnings++;
         return tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL ? TR_FAIL
                                                                                    : TR_OK;
     }
-    return gt_record(g, &r, ln, e);
+    return gt_record(g, &r, p, n, e);
+}
+
+/*
+** Up to MAX lines read in place in the input's window (tr_input_span), so
+** that most lines are not handed out one by one; *DONE says how many.  A
+** line not whole in the window, one that ends in "\r\n" or a bad record
+** is left to tr_input_getline.
+*/
+static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
+{
+    const char *p, *nl;
+    size_t n = tr_input_span(g->in, &p);
+    const char *s = p, *end = p + n;
+    int k = 0, rc = TR_OK;
+    while (k < max && (nl = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+        size_t len = (size_t)(nl - s);
+        if (len && s[len - 1] == '\r') break;
+        rc = gt_line(g, NULL, s, len, e);
+        if (rc == GT_AGAIN) {
+            rc = TR_OK;
+            break;
+        }
+        s = nl + 1;
+        k++;
+        if (rc != TR_OK) break;
+    }
+    tr_input_skip(g->in, (size_t)(s - p), (uint64_t)k);
+    *done = k;
+    return rc;
 }
 
 /*
@@ -1072,10 +1180,13 @@ static int gt_reader_next(void *rd, tr_error *e)
 {
     gt_rd *g = rd;
     tr_line ln;
-    for (int k = 0; k < TR_READ_BATCH; k++) {
-        int rc = tr_input_getline(g->in, &ln, e);
+    for (int k = 0, done; k < TR_READ_BATCH; k++) {
+        int rc = gt_span(g, TR_READ_BATCH - k, &done, e);
+        if (rc != TR_OK) return rc;
+        if ((k += done) == TR_READ_BATCH) break;
+        rc = tr_input_getline(g->in, &ln, e);
         if (rc == TR_END) return (rc = gt_finish(g, e)) == TR_OK ? TR_END : rc;
-        if (rc == TR_OK) rc = gt_line(g, &ln, e);
+        if (rc == TR_OK) rc = gt_line(g, &ln, ln.p, ln.len, e);
         if (rc != TR_OK) return rc;
     }
     g->sink->low = gt_low(g);

@@ -16,10 +16,10 @@
 
 #define GT_NS_PER_S  1000000000
 #define GT_NO_LANE   UINT32_MAX
-#define GT_SRC_SLOTS 64  /* sources: a log has a few clients and workers */
+#define GT_SRC_BITS  6   /* sets of sources: a log has a few clients and workers */
 #define GT_SRC_MAX   64  /* longer sources skip the cache */
-#define GT_STR_SLOTS 512 /* events, commands, detail keys and values */
-#define GT_STR_MAX   32  /* longer strings skip the cache */
+#define GT_STR_BITS  8   /* sets of events, commands, detail keys and values */
+#define GT_STR_MAX   48  /* longer strings skip the cache */
 #define GT_DET_SLOTS 256 /* details whose args are kept, by id */
 #define GT_DET_ARGS  4   /* details with more args are parsed every time */
 /*
@@ -28,7 +28,9 @@
 ** the set's last slot, so strings that repeat stay while one-offs (tensor
 ** ids) pass through.
 */
-#define GT_WAYS 4
+#define GT_WAYS      4
+#define GT_SRC_SLOTS ((1 << GT_SRC_BITS) * GT_WAYS)
+#define GT_STR_SLOTS ((1 << GT_STR_BITS) * GT_WAYS)
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
 
@@ -176,6 +178,7 @@ typedef struct gt_det_slot {
     uint32_t is_int; /* bit K: arg K is an int, else a string */
     tr_str key[GT_DET_ARGS];
     int64_t val[GT_DET_ARGS]; /* the int, or the string's id */
+    uint32_t shape[4]; /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
 } gt_det_slot;
 
 typedef struct gt_rd {
@@ -203,6 +206,11 @@ typedef struct gt_rd {
     /* flows: the request worker traffic serves, and replies waiting for its SEND */
     uint32_t flow_req; /* lane, GT_NO_LANE when none */
     tr_vec replies;    /* gt_reply */
+
+    /* the shapes of sets whose keys only a few flags decide (tr_args_shape); 0: unknown */
+    uint32_t shape_rec[4];     /* a record without details, by gt_rec_shape */
+    uint32_t shape_client[32]; /* a client slice, by which of its args it has */
+    uint32_t shape_worker[64]; /* a worker slice, likewise */
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];

@@ -561,6 +561,57 @@ TR_TEST(garbled_line_strict_fails)
     tr_trace_free(t);
 }
 
+/*
+** A log of many windows (lines read in place, tr_input_span) with a bad
+** record deep in it and "\r\n" endings in a stretch: the warning names its
+** line, and the records are those of the same log with "\n" endings.
+*/
+static char *long_log(int crlf, size_t *n)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    CHECK_INT(tr_buf_adds(&b, "GT2 Dispatcher Instruction Stream\n"), TR_OK);
+    for (int i = 1; i <= 30000; i++) {
+        const char *end = crlf && i > 20000 && i < 20100 ? "\r\n" : "\n";
+        if (i == 25000)
+            tr_buf_addf(&b, "  %d.%03ds | #%05dx | RECV | CLIENT CLIENT aa | X%s", i / 1000,
+                        i % 1000, i, end); /* a bad seq */
+        else
+            tr_buf_addf(&b,
+                        "  %d.%03ds | #%05d | %-12s | CLIENT CLIENT aa    | GetData         |"
+                        "        69B | tensor_id=%d shape=(16, 1)%s",
+                        i / 1000, i % 1000, i, i % 2 ? "RECV" : "SEND", i, end);
+    }
+    *n = b.len;
+    return b.p;
+}
+
+TR_TEST(long_log_in_place)
+{
+    size_t n[2];
+    char *text[2] = {long_log(0, &n[0]), long_log(1, &n[1])};
+    size_t instants[2];
+    for (int k = 0; k < 2; k++) {
+        tr_trace *t = tr_trace_new();
+        tr_test_warns wl = {0};
+        tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
+        tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH};
+        tr_error e = {0};
+        CHECK_INT(read_mem(t, text[k], n[k], &o, &e), TR_OK);
+        CHECK_INT(wl.n, 1);
+        CHECK_INT(wl.last.line, 25001); /* after the header line */
+        tr_instants in;
+        tr_trace_instants(t, &in);
+        instants[k] = in.n;
+        CHECK_INT(in.n, 29999);
+        CHECK_INT(in.ts[in.n - 1], 30000000000);
+        CHECK_INT(arg_int(t, in.args[20050], "tensor_id"), 20051);
+        tr_trace_free(t);
+        tr_free(text[k]);
+    }
+    CHECK_INT(instants[0], instants[1]);
+}
+
 TR_TEST(bad_records)
 {
     static const char text[] =
