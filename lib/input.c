@@ -292,6 +292,7 @@ static int input_next_block(tr_input *in, tr_error *e)
 static int input_pread(tr_input *in, char *dst, size_t max, size_t *got, tr_error *e)
 {
     ssize_t k;
+    *got = 0;
     while ((k = pread(in->fd, dst, max, (off_t)in->fetched)) < 0 && errno == EINTR) continue;
     if (k < 0) {
         tr_loc loc = {in->name.p, 0, 0, in->fetched + 1};
@@ -398,6 +399,8 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
 
 int tr_input_peek(tr_input *in, const unsigned char **p, size_t *n, size_t want, tr_error *e)
 {
+    *p = NULL;
+    *n = 0;
     if (in->failed) return input_refail(in, e);
     while (in->end - in->pos < want && !in->eof) {
         int rc = input_fill(in, want - (in->end - in->pos), e);

@@ -155,7 +155,8 @@ void tr_input_set_expand_limits(uint64_t max_bytes, uint64_t ratio);
 /*
 ** tr_input_peek: look at the start of the stream without consuming it
 ** ^Makes at least WANT bytes available (fewer only at the end of the stream)
-** and points *P at the unread bytes, *N their count.
+** and points *P at the unread bytes, *N their count; ^on failure *P is NULL
+** and *N 0.
 */
 int tr_input_peek(tr_input *in, const unsigned char **p, size_t *n, size_t want, tr_error *e);
 /*

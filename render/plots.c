@@ -689,9 +689,8 @@ static double ops_legend(plot *p, const ops_data *d, double y, int draw)
 {
     double x = p->x0, fs = SMALL_PT * p->px * 1.3, y0 = y;
     for (size_t k = 0; k <= d->n_top; k++) {
-        size_t n;
+        size_t n = 5;
         const char *name = k < d->n_top ? tr_str_get(p->t, d->top[k].name, &n) : "other";
-        if (k == d->n_top) n = 5;
         double tw = n * SMALL_PT * p->px * 0.62 + 30;
         if (x + tw > p->x1) x = p->x0, y += fs * 1.3;
         if (draw) {

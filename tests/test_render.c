@@ -467,8 +467,8 @@ TR_TEST(timeline_lod)
     CHECK_INT(st.slices_drawn, 0);
     tr_timeline_layout *l;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
-    double y0, y1;
-    uint32_t bg;
+    double y0 = 0, y1 = 0;
+    uint32_t bg = 0;
     CHECK(tr_timeline_row(l, tk, 0, &y0, &y1, &bg));
     png p;
     CHECK(png_open(&p, png_path) == 0);
@@ -555,8 +555,8 @@ TR_TEST(timeline_counters_flows_markers)
     CHECK_INT(st.markers_drawn + st.markers_merged, 10000);
     tr_timeline_layout *l;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
-    double y0, y1;
-    uint32_t bg;
+    double y0 = 0, y1 = 0;
+    uint32_t bg = 0;
     CHECK(tr_timeline_row(l, c, 0, &y0, &y1, &bg));
     png pic;
     CHECK(png_open(&pic, png_path) == 0);

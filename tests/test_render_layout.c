@@ -314,7 +314,7 @@ TR_TEST(deep_nesting)
     check_timeline("deep", t, &o);
     tr_timeline_layout *l;
     CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
-    double y0, y1, z0, z1, f0, f1;
+    double y0 = 0, y1 = 0, z0 = 0, z1 = 0, f0 = 0, f1 = 0;
     CHECK(tr_timeline_row(l, deep, 0, &y0, &y1, NULL));
     CHECK(tr_timeline_row(l, deep, 39, &z0, &z1, NULL));
     CHECK(tr_timeline_row(l, flat[0], 0, &f0, &f1, NULL));
@@ -382,7 +382,7 @@ TR_TEST(legend_colours)
     CHECK(tr_render(t, &o, out, -1, NULL, &e) == TR_OK);
     png pic;
     CHECK(png_open(&pic, out) == 0);
-    double y0, y1;
+    double y0 = 0, y1 = 0;
     CHECK(tr_timeline_row(l, tk, 0, &y0, &y1, NULL));
     tr_slices s;
     tr_trace_slices(t, &s);
@@ -487,8 +487,8 @@ TR_TEST(far_apart_and_guess)
     tr_render_box note;
     CHECK(tr_timeline_part(l, 2, &note) && note.kind == TR_PART_NOTE); /* the warning line */
     /* Two segments: each input padded by 1 % of its span, equal spans so equal widths. */
-    double left, right, x0, x1, y0, y1;
-    int64_t s0, s1;
+    double left, right, x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    int64_t s0 = 0, s1 = 0;
     tr_timeline_plot(l, &left, &right);
     CHECK_INT(tr_timeline_segment_count(l), 2);
     CHECK(tr_timeline_segment(l, 0, &s0, &s1, &x0, &x1));
@@ -508,7 +508,7 @@ TR_TEST(far_apart_and_guess)
     CHECK(tr_timeline_x(l, 3600001000000LL) - tr_timeline_x(l, 3600000000000LL) > 0.9 * w0);
     CHECK(tr_timeline_x(l, 0) < gap_from && tr_timeline_x(l, 3600000000000LL) > gap_from);
     /* The guess mark: on beta's lane, inside it, and not on alpha's. */
-    tr_render_box mark;
+    tr_render_box mark = {0};
     CHECK(!tr_timeline_guess_mark(l, ta, &mark));
     CHECK(tr_timeline_guess_mark(l, tb, &mark));
     CHECK(tr_timeline_row(l, tb, 0, &y0, &y1, NULL));
@@ -705,7 +705,7 @@ TR_TEST(png_writer)
         CHECK(tr_render(t, &o, j->path, -1, NULL, &e) == TR_OK);
         tr_timeline_layout *l;
         CHECK(tr_timeline_layout_new(t, &o, &l, &e) == TR_OK);
-        double y0, y1;
+        double y0 = 0, y1 = 0;
         CHECK(tr_timeline_row(l, tk, 0, &y0, &y1, NULL));
         int w, h, ym = (int)((y0 + y1) / 2);
         tr_timeline_size(l, &w, &h);
@@ -794,7 +794,7 @@ TR_TEST(gt_ops_coloured_by_operation)
     CHECK(tr_render(t, &o, png_path, -1, NULL, &e) == TR_OK);
     png pic;
     CHECK(png_open(&pic, png_path) == 0);
-    double y0, y1;
+    double y0 = 0, y1 = 0;
     CHECK(tr_timeline_row(l, worker, 0, &y0, &y1, NULL));
     int y = (int)((y0 + y1) / 2);
     double a = tr_timeline_x(l, 1000000), b = tr_timeline_x(l, 5000000);
