@@ -251,6 +251,12 @@ static void gather(const void *col, size_t size, size_t n, const uint32_t *order
         for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
         break;
     }
+    case 1: {
+        uint8_t *o = out;
+        const uint8_t *v = col;
+        for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
+        break;
+    }
     default:
         for (size_t i = 0; i < n; i++)
             memcpy((unsigned char *)out + i * size, c + (size_t)order[i] * size, size);
@@ -625,14 +631,12 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     if (rc == TR_OK) rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
-    instant_table *in = &t->instants;
-    void **icols[] = {(void **)&in->ts,   (void **)&in->bytes, (void **)&in->track,
-                      (void **)&in->name, (void **)&in->cat,   (void **)&in->args,
-                      (void **)&in->scope};
-    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    sort_key ikey = {in->ts, NULL, NULL, 0};
+    model_cols ic;
+    model_table_columns(t, TR_EV_INSTANT, &ic);
+    sort_key ikey = {t->instants.ts, NULL, NULL, 0};
     if (rc == TR_OK)
-        rc = sort_table(in->n, &ikey, t->threads, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+        rc = sort_table(t->instants.n, &ikey, t->threads, ic.col, ic.size, ic.ncols,
+                        &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
     void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
@@ -680,7 +684,14 @@ void tr_trace_slices(const tr_trace *t, tr_slices *out)
 void tr_trace_instants(const tr_trace *t, tr_instants *out)
 {
     const instant_table *s = &t->instants;
-    *out = (tr_instants){s->n, s->ts, s->bytes, s->track, s->name, s->cat, s->args, s->scope};
+    *out = (tr_instants){s->n,
+                         s->ts,
+                         s->track,
+                         s->name,
+                         s->args,
+                         model_col_view(&s->cat),
+                         model_col_view(&s->scope),
+                         model_col_view(&s->bytes)};
 }
 
 void tr_trace_counters(const tr_trace *t, tr_counters *out)

@@ -238,19 +238,22 @@ static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
 
     instant_table *di = &dst->instants;
     const instant_table *si = &src->instants;
-    void **icols[] = {(void **)&di->ts,   (void **)&di->bytes, (void **)&di->track,
-                      (void **)&di->name, (void **)&di->cat,   (void **)&di->args,
-                      (void **)&di->scope};
-    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    if (si->n && room(&di->cap, di->n + si->n, icols, isizes, 7) != TR_OK) return TR_FATAL;
     if (si->n) {
+        model_cols ic;
+        model_table_columns(dst, TR_EV_INSTANT, &ic);
+        if (room(&di->cap, di->n + si->n, ic.col, ic.size, ic.ncols) != TR_OK) return TR_FATAL;
         memcpy(di->ts + di->n, si->ts, si->n * 8);
-        memcpy(di->bytes + di->n, si->bytes, si->n * 8);
         map_col(di->track + di->n, si->track, si->n, m->track);
         map_col(di->name + di->n, si->name, si->n, m->str);
-        map_col(di->cat + di->n, si->cat, si->n, m->str);
         set_col(di->args + di->n, si->args, si->n, m);
-        memcpy(di->scope + di->n, si->scope, si->n);
+        int rc = TR_OK;
+        for (size_t i = 0; i < si->n; i++) {
+            size_t r = di->n + i;
+            rc |= model_col_set(&di->cat, r, di->cap, m->str[model_col_get(&si->cat, i)]);
+            rc |= model_col_set(&di->scope, r, di->cap, model_col_get(&si->scope, i));
+            rc |= model_col_set(&di->bytes, r, di->cap, model_col_get(&si->bytes, i));
+        }
+        if (rc != TR_OK) return TR_FATAL;
         di->n += si->n;
     }
 

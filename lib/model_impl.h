@@ -45,11 +45,69 @@ typedef struct slice_table {
     tr_vec wide_dur;                 /* int64_t */
 } slice_table;
 
+/*
+** A column that costs nothing while every row holds one value, then NARROW
+** bytes a row (the value less BIAS), then 8 once a value does not fit them
+** (read as tr_col).  Its block grows with its table's (model_table_columns
+** lists it once made).
+*/
+typedef struct model_col {
+    void *p; /* NULL while every row is SAME */
+    int64_t same, bias;
+    uint8_t size;   /* of p's rows: 0, NARROW or 8 */
+    uint8_t narrow; /* 1 or 4 */
+} model_col;
+
+static inline model_col model_col_new(int narrow, int64_t bias, int64_t same)
+{
+    return (model_col){NULL, same, bias, 0, (uint8_t)narrow};
+}
+
+/* Whether V can be stored in C as it is now. */
+static inline int model_col_fits(const model_col *c, int64_t v)
+{
+    if (!c->p) return v == c->same;
+    uint64_t x = (uint64_t)v - (uint64_t)c->bias;
+    return c->size == 8 || x <= (c->size == 4 ? UINT32_MAX : UINT8_MAX);
+}
+
+/* Stores V (which fits) at row I; nothing while the column is SAME. */
+static inline void model_col_put(model_col *c, size_t i, int64_t v)
+{
+    uint64_t x = (uint64_t)v - (uint64_t)c->bias;
+    if (!c->p) return;
+    if (c->size == 4)
+        ((uint32_t *)c->p)[i] = (uint32_t)x;
+    else if (c->size == 1)
+        ((uint8_t *)c->p)[i] = (uint8_t)x;
+    else
+        ((int64_t *)c->p)[i] = v;
+}
+
+/*
+** Stores V at row I of a table of CAP rows whatever it is: the first row
+** sets SAME, another value makes the block (rows before I hold SAME), one
+** too wide widens it to 8 bytes.  TR_FATAL when out of memory.
+*/
+int model_col_set(model_col *c, size_t i, size_t cap, int64_t v);
+
+static inline tr_col model_col_view(const model_col *c)
+{
+    return (tr_col){c->p, c->same, c->bias, c->size};
+}
+
+static inline int64_t model_col_get(const model_col *c, size_t i)
+{
+    tr_col v = model_col_view(c);
+    return tr_col_at(&v, i);
+}
+
+/* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
 typedef struct instant_table {
     size_t n, cap;
-    int64_t *ts, *bytes;
-    uint32_t *track, *name, *cat, *args;
-    uint8_t *scope;
+    int64_t *ts;
+    uint32_t *track, *name, *args;
+    model_col cat, scope, bytes;
 } instant_table;
 
 typedef struct counter_table {

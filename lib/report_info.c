@@ -158,9 +158,11 @@ static int summarize(const tr_trace *t, trace_summary *s)
     memset(by_name, 0, lim * sizeof *by_name);
     size_t cats = 0;
     lim = 0;
-    for (size_t i = 0; i < in.n; i++) {
-        tr_str cat = in.cat[i];
-        if (cat && cat < n_strs && by_name[cat]++ == 0) {
+    /* a category every instant has (a GT log's) is counted at once */
+    for (size_t i = 0; i < (in.cat.p ? in.n : in.n != 0); i++) {
+        tr_str cat = tr_instant_cat(&in, i);
+        uint64_t k = in.cat.p ? 1 : in.n;
+        if (cat && cat < n_strs && (by_name[cat] += k) == k) {
             cats++;
             if (cat >= lim) lim = (size_t)cat + 1;
         }

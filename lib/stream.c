@@ -133,13 +133,13 @@ static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
 
 static void rec_instant(const tr_instants *v, size_t i, tr_event_rec *r)
 {
-    *r = (tr_event_rec){.ts = v->ts[i], .dur = -1, .bytes = v->bytes[i]};
+    *r = (tr_event_rec){.ts = v->ts[i], .dur = -1, .bytes = tr_instant_bytes(v, i)};
     r->u.s.name = v->name[i];
-    r->u.s.cat = v->cat[i];
+    r->u.s.cat = tr_instant_cat(v, i);
     r->track = v->track[i];
     r->args = v->args[i];
     r->kind = TR_EV_INSTANT;
-    r->scope = v->scope[i];
+    r->scope = (uint8_t)tr_instant_scope(v, i);
 }
 
 static void rec_counter(const tr_counters *v, size_t i, tr_event_rec *r)

@@ -460,12 +460,48 @@ static inline int64_t tr_slice_thread_dur(const tr_slices *s, size_t i)
     return s->thread_dur_col ? s->thread_dur_col[i] : TR_TIME_NONE;
 }
 
+/*
+** tr_col: a column kept as narrow as its values allow, read through
+** tr_col_at: none at all while every row holds one value (SAME: every
+** instant of a GT log has category "gt"), else SIZE bytes a row (1 or 4,
+** the value less BIAS; 8, the value).
+*/
+typedef struct tr_col {
+    const void *p; /* NULL: every row is SAME */
+    int64_t same, bias;
+    int size;
+} tr_col;
+
+static inline int64_t tr_col_at(const tr_col *c, size_t i)
+{
+    if (!c->p) return c->same;
+    if (c->size == 4) return (int64_t)((const uint32_t *)c->p)[i] + c->bias;
+    if (c->size == 1) return (int64_t)((const uint8_t *)c->p)[i] + c->bias;
+    return ((const int64_t *)c->p)[i];
+}
+
+/* Instants: category, scope and size through tr_instant_cat, _scope and _bytes. */
 typedef struct tr_instants {
     size_t n;
-    const int64_t *ts, *bytes;
-    const uint32_t *track, *name, *cat, *args;
-    const uint8_t *scope;
+    const int64_t *ts;
+    const uint32_t *track, *name, *args;
+    tr_col cat, scope, bytes;
 } tr_instants;
+
+static inline tr_str tr_instant_cat(const tr_instants *v, size_t i)
+{
+    return (tr_str)tr_col_at(&v->cat, i);
+}
+
+static inline int tr_instant_scope(const tr_instants *v, size_t i)
+{
+    return (int)tr_col_at(&v->scope, i);
+}
+
+static inline int64_t tr_instant_bytes(const tr_instants *v, size_t i)
+{
+    return tr_col_at(&v->bytes, i);
+}
 
 typedef struct tr_counters {
     size_t n;

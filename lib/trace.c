@@ -52,6 +52,9 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
+    t->instants.cat = model_col_new(4, 0, 0);
+    t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
+    t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
     model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
@@ -86,8 +89,8 @@ void tr_trace_free(tr_trace *t)
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
-    tr_free(in->ts), tr_free(in->bytes), tr_free(in->track), tr_free(in->name);
-    tr_free(in->cat), tr_free(in->args), tr_free(in->scope);
+    tr_free(in->ts), tr_free(in->track), tr_free(in->name), tr_free(in->args);
+    tr_free(in->cat.p), tr_free(in->scope.p), tr_free(in->bytes.p);
     tr_free(t->counters.ts), tr_free(t->counters.value), tr_free(t->counters.track);
     tr_free(t->samples.ts), tr_free(t->samples.track), tr_free(t->samples.stack);
     tr_free(t->samples.args);
@@ -731,7 +734,7 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
 
 void model_table_columns(tr_trace *t, int kind, model_cols *out)
 {
-    static const size_t instant_sizes[] = {8, 8, 4, 4, 4, 4, 1}, counter_sizes[] = {8, 8, 4},
+    static const size_t instant_sizes[] = {8, 4, 4, 4}, counter_sizes[] = {8, 8, 4},
                         sample_sizes[] = {8, 4, 4, 4};
     const size_t *sizes = NULL;
     size_t k = 0;
@@ -741,11 +744,13 @@ void model_table_columns(tr_trace *t, int kind, model_cols *out)
         return;
     } else if (kind == TR_EV_INSTANT) {
         instant_table *s = &t->instants;
-        void **cols[] = {(void **)&s->ts,   (void **)&s->bytes, (void **)&s->track,
-                         (void **)&s->name, (void **)&s->cat,   (void **)&s->args,
-                         (void **)&s->scope};
-        for (; k < 7; k++) out->col[k] = cols[k];
-        sizes = instant_sizes, out->n = &s->n, out->cap = &s->cap;
+        void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->name, (void **)&s->args};
+        for (; k < 4; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
+        model_col *opt[] = {&s->cat, &s->scope, &s->bytes};
+        for (size_t j = 0; j < 3; j++)
+            if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
+        out->n = &s->n, out->cap = &s->cap, out->ncols = k;
+        return;
     } else if (kind == TR_EV_COUNTER) {
         counter_table *s = &t->counters;
         void **cols[] = {(void **)&s->ts, (void **)&s->value, (void **)&s->track};
@@ -976,20 +981,57 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     return fits ? TR_OK : TR_END;
 }
 
+int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
+{
+    if (!c->p && i == 0) {
+        c->same = v;
+        return TR_OK;
+    }
+    if (!model_col_fits(c, v)) {
+        model_col made = *c;
+        uint64_t x = (uint64_t)v - (uint64_t)c->bias;
+        made.size = c->p || x > (c->narrow == 4 ? UINT32_MAX : UINT8_MAX) ? 8 : c->narrow;
+        if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
+        for (size_t r = 0; r < i; r++) model_col_put(&made, r, model_col_get(c, r));
+        tr_free(c->p);
+        *c = made;
+    }
+    model_col_put(c, i, v);
+    return TR_OK;
+}
+
+/* The slow half of tr_instant_add: a value that its column does not hold as it is. */
+static TRACE_SLOW void instant_add_rare(tr_trace *t, size_t i, tr_str cat, int scope, int64_t bytes)
+{
+    instant_table *s = &t->instants;
+    if (model_col_set(&s->cat, i, s->cap, cat) != TR_OK ||
+        model_col_set(&s->scope, i, s->cap, scope) != TR_OK ||
+        model_col_set(&s->bytes, i, s->cap, bytes) != TR_OK)
+        t->failed = 1;
+}
+
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args)
 {
     instant_table *s = &t->instants;
     if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
         return TR_NONE;
-    size_t i = s->n++;
+    size_t i = s->n;
+    scope = (uint8_t)scope;
+    if (!model_col_fits(&s->cat, cat) || !model_col_fits(&s->scope, scope) ||
+        !model_col_fits(&s->bytes, bytes)) {
+        instant_add_rare(t, i, cat, scope, bytes);
+        if (t->failed) return TR_NONE;
+    } else {
+        model_col_put(&s->cat, i, cat);
+        model_col_put(&s->scope, i, scope);
+        model_col_put(&s->bytes, i, bytes);
+    }
+    s->n = i + 1;
     s->ts[i] = ts;
-    s->bytes[i] = bytes;
     s->track[i] = track;
     s->name[i] = name;
-    s->cat[i] = cat;
     s->args[i] = args;
-    s->scope[i] = (uint8_t)scope;
     return (uint32_t)i;
 }
 

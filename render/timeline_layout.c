@@ -681,12 +681,12 @@ static int feed_model(tr_timeline_layout *l, int pass, tr_error *e)
     }
     for (size_t i = 0; i < in.n && rc >= 0; i++) {
         r = (tr_event_rec){.ts = in.ts[i],
-                           .bytes = in.bytes[i],
+                           .bytes = tr_instant_bytes(&in, i),
                            .seq = i,
                            .track = in.track[i],
                            .args = in.args[i],
                            .kind = TR_EV_INSTANT,
-                           .scope = in.scope[i]};
+                           .scope = (uint8_t)tr_instant_scope(&in, i)};
         r.u.s.name = in.name[i];
         rc = fn(l, &r, 0, e);
     }

@@ -178,8 +178,8 @@ TR_TEST(instants_counters)
     tr_instants in;
     tr_trace_instants(t, &in);
     CHECK_INT(in.n, 3);
-    CHECK_INT(in.scope[0], TR_SCOPE_GLOBAL);
-    CHECK_INT(in.scope[1], TR_SCOPE_THREAD);
+    CHECK_INT(tr_instant_scope(&in, 0), TR_SCOPE_GLOBAL);
+    CHECK_INT(tr_instant_scope(&in, 1), TR_SCOPE_THREAD);
     tr_counters c;
     tr_trace_counters(t, &c);
     CHECK_INT(c.n, 3);
@@ -345,12 +345,12 @@ TR_TEST(samples_and_odd_phases)
     tr_instants in;
     tr_trace_instants(t, &in);
     CHECK_INT(in.n, 4);
-    CHECK_STR(S(t, in.cat[0]), "object_snapshot");
+    CHECK_STR(S(t, tr_instant_cat(&in, 0)), "object_snapshot");
     CHECK_STR(args_text(t, in.args[0]),
               "{\"snapshot.a\":1,\"ph\":\"O\",\"cat\":\"x\",\"id\":\"0x9\"}");
-    CHECK_STR(S(t, in.cat[1]), "clock_sync");
-    CHECK_STR(S(t, in.cat[2]), "context_enter");
-    CHECK_STR(S(t, in.cat[3]), "memory_dump");
+    CHECK_STR(S(t, tr_instant_cat(&in, 1)), "clock_sync");
+    CHECK_STR(S(t, tr_instant_cat(&in, 2)), "context_enter");
+    CHECK_STR(S(t, tr_instant_cat(&in, 3)), "memory_dump");
     tr_trace_free(t);
 }
 
@@ -575,8 +575,8 @@ static char *model_text(const tr_trace *t)
             break;
         case TR_EV_INSTANT:
             track = in.track[r];
-            tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], in.scope[r], S(t, in.name[r]),
-                        S(t, in.cat[r]));
+            tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], tr_instant_scope(&in, r),
+                        S(t, in.name[r]), S(t, tr_instant_cat(&in, r)));
             tr_buf_add_json_args(&b, t, in.args[r]);
             break;
         case TR_EV_COUNTER:

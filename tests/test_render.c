@@ -81,7 +81,8 @@ static int near_global_instant(const tr_trace *t, const tr_timeline_layout *l, d
     tr_instants in;
     tr_trace_instants(t, &in);
     for (size_t i = 0; i < in.n; i++)
-        if (in.scope[i] == TR_SCOPE_GLOBAL && fabs(tr_timeline_x(l, in.ts[i]) - x) < 3) return 1;
+        if (tr_instant_scope(&in, i) == TR_SCOPE_GLOBAL && fabs(tr_timeline_x(l, in.ts[i]) - x) < 3)
+            return 1;
     return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "tr_test.h"
 
 #include "tr_mem.h"
+#include "tr_merge.h"
 #include "tr_pool.h"
 #include "tr_report.h"
 #include "tr_trace.h"
@@ -392,6 +393,52 @@ TR_TEST(freeze_sorts_and_nests)
     /* Frozen traces refuse appends. */
     CHECK_INT(tr_slice_add(t, tk, 1, 1, a, 0, -1, 0), TR_NONE);
     tr_trace_free(t);
+}
+
+/*
+** Instants' category, scope and size cost nothing while every row has the
+** same; a different one makes the column, a size past 32 bits widens it.
+** Sorting and merging keep every row's values.
+*/
+TR_TEST(instant_columns_narrow)
+{
+    tr_trace *t = tr_trace_new(), *u = tr_trace_new();
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, tr_input_add(t, "x", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str a = tr_str_internz(t, "a"), gt = tr_str_internz(t, "gt");
+    for (int i = 0; i < 3000; i++) tr_instant_add(t, tk, 3000 - i, a, gt, TR_SCOPE_THREAD, i, 0);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK(in.cat.p == NULL && in.scope.p == NULL);
+    CHECK(in.bytes.p != NULL && in.bytes.size == 4);
+    tr_instant_add(t, tk, 1, a, a, TR_SCOPE_GLOBAL, (int64_t)1 << 40, 0);
+    tr_instant_add(t, tk, 2, a, gt, TR_SCOPE_THREAD, -1, 0);
+    uint32_t uk = tr_track_intern(u, tr_process_intern(u, tr_input_add(u, "y", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str ua = tr_str_internz(u, "a"), other = tr_str_internz(u, "other");
+    tr_instant_add(u, uk, 0, ua, other, TR_SCOPE_PROCESS, -1, 0);
+    tr_instant_add(u, uk, 5000, ua, other, TR_SCOPE_PROCESS, -1, 0);
+    CHECK_INT(tr_trace_merge(t, u, NULL), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK);
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 3004);
+    CHECK(in.bytes.size == 8);
+    /* ts 0 (merged), 1 (the loop's last, then the wide one), 2 (the loop's, then -1) .. */
+    CHECK_STR(tr_str_get(t, tr_instant_cat(&in, 0), NULL), "other");
+    CHECK_INT(tr_instant_scope(&in, 0), TR_SCOPE_PROCESS);
+    CHECK_INT(tr_instant_bytes(&in, 0), -1);
+    CHECK_INT(tr_instant_bytes(&in, 1), 2999);
+    CHECK_INT(tr_instant_cat(&in, 1), gt);
+    CHECK_INT(tr_instant_cat(&in, 2), a);
+    CHECK_INT(tr_instant_scope(&in, 2), TR_SCOPE_GLOBAL);
+    CHECK_INT(tr_instant_bytes(&in, 2), (int64_t)1 << 40);
+    CHECK_INT(tr_instant_bytes(&in, 3), 2998);
+    CHECK_INT(tr_instant_bytes(&in, 4), -1);
+    CHECK_INT(tr_instant_scope(&in, 4), TR_SCOPE_THREAD);
+    CHECK_INT(tr_instant_bytes(&in, 3003 - 1), 0);
+    CHECK_INT(tr_instant_scope(&in, 3003), TR_SCOPE_PROCESS);
+    tr_trace_free(t);
+    tr_trace_free(u);
 }
 
 /*

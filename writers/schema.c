@@ -406,13 +406,13 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, x ? x->rec.track : s->track[r]);
         break;
     case 3:
-        v_str(c, v, x ? x->rec.u.s.cat : s->cat[r]);
+        v_str(c, v, x ? x->rec.u.s.cat : tr_instant_cat(s, r));
         break;
     case 4:
         v_str(c, v, x ? x->rec.u.s.name : s->name[r]);
         break;
     case 5: {
-        unsigned sc = x ? x->rec.scope : s->scope[r];
+        unsigned sc = x ? x->rec.scope : (unsigned)tr_instant_scope(s, r);
         unsigned scope = sc < 3 ? sc : 0;
         v_const(v, scopes[scope], scope);
         break;
@@ -421,7 +421,7 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_opt(v, x ? x->rec.args : s->args[r], 0);
         break;
     default:
-        v_opt(v, x ? x->rec.bytes : s->bytes[r], -1);
+        v_opt(v, x ? x->rec.bytes : tr_instant_bytes(s, r), -1);
         break;
     }
 }
