@@ -529,11 +529,14 @@ static int nest_slices(tr_trace *t, const uint8_t *given, int all_given)
     return TR_OK;
 }
 
-static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
+/* The rows ROWS of flow ends of kinds KINDS follow their events' sort. */
+static void remap(uint32_t *rows, const model_col *kinds, size_t n,
+                  uint32_t *const new_row[TR_EV_KIND_COUNT])
 {
-    int kind = TR_REF_KIND(r);
-    if (kind < 0 || kind >= TR_EV_KIND_COUNT || !new_row[kind]) return r;
-    return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
+    for (size_t i = 0; i < n; i++) {
+        int64_t kind = model_col_get(kinds, i);
+        if (kind >= 0 && kind < TR_EV_KIND_COUNT && new_row[kind]) rows[i] = new_row[kind][rows[i]];
+    }
 }
 
 /* The tracks whose nesting is given, in *GIVEN (NULL when none is); *ALL when every one is. */
@@ -614,8 +617,10 @@ static void shrink_tables(tr_trace *t)
         model_table_columns(t, k, &c);
         shrink_columns(*c.n, c.cap, c.col, c.size, c.ncols);
     }
-    tr_vec *vecs[] = {&t->args,  &t->arg_wide, &t->set_start, &t->set_shape,
-                      &t->flows, &t->strs,     &t->chunks};
+    model_cols fc;
+    model_flow_columns(&t->flows, &fc);
+    shrink_columns(t->flows.n, &t->flows.cap, fc.col, fc.size, fc.ncols);
+    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
     model_args_seal_end(t);
 }
@@ -654,11 +659,9 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
         rc = sort_table(sm->n, &smkey, t->threads, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 
     if (rc == TR_OK) {
-        for (size_t i = 0; i < t->flows.len; i++) {
-            tr_flow *f = &TR_VEC_AT(&t->flows, tr_flow, i);
-            f->from = remap(f->from, new_row);
-            f->to = remap(f->to, new_row);
-        }
+        flow_table *fl = &t->flows;
+        remap(fl->from, &fl->from_kind, fl->n, new_row);
+        remap(fl->to, &fl->to_kind, fl->n, new_row);
         rc = nest_slices(t, given, all_given);
     }
     tr_free(given);

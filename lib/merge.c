@@ -294,8 +294,9 @@ static tr_ref ref_of(const remap *m, tr_ref r)
 
 static int merge_flows(tr_trace *dst, const tr_trace *src, const remap *m)
 {
-    for (size_t i = 0; i < src->flows.len; i++) {
-        tr_flow f = TR_VEC_AT(&src->flows, tr_flow, i);
+    for (size_t i = 0; i < src->flows.n; i++) {
+        tr_flow f;
+        tr_flow_get(src, (uint32_t)i, &f);
         f.from = ref_of(m, f.from);
         f.to = ref_of(m, f.to);
         f.name = m->str[f.name];

@@ -110,6 +110,18 @@ typedef struct instant_table {
     model_col cat, scope, bytes;
 } instant_table;
 
+/*
+** Flows: an end's row and the name 4 bytes each; the ends' kinds, the
+** category and the id are narrow columns (a GT log's flows all join two
+** instants under one category; its ids, request seqs, fit 32 bits): a
+** flow takes 16 bytes where a tr_flow is 32.
+*/
+typedef struct flow_table {
+    size_t n, cap;
+    uint32_t *from, *to, *name; /* TR_REF_ROW of the ends */
+    model_col from_kind, to_kind, cat, id;
+} flow_table;
+
 typedef struct counter_table {
     size_t n, cap;
     int64_t *ts;
@@ -153,7 +165,7 @@ struct tr_trace {
     tr_vec stacks;         /* stack_node; 0 is the empty stack */
     row_index stack_index; /* the nodes that are not their parent's next row (stacks.c) */
 
-    tr_vec flows; /* tr_flow */
+    flow_table flows;
 
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
@@ -358,6 +370,8 @@ typedef struct model_cols {
 
 /* The columns of event table KIND (enum tr_event_kind): for growing, reserving and trimming. */
 void model_table_columns(tr_trace *t, int kind, model_cols *out);
+/* The same for the flow table. */
+void model_flow_columns(flow_table *f, model_cols *out);
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);

@@ -475,7 +475,8 @@ static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
 static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     for (size_t i = b->flow_first; i < b->flow_end && !s->no_flows; i++) {
-        tr_flow f = *tr_flow_get(t, (uint32_t)i);
+        tr_flow f;
+        tr_flow_get(t, (uint32_t)i, &f);
         tr_ref *end[] = {&f.from, &f.to};
         for (int j = 0; j < 2; j++) {
             int k = TR_REF_KIND(*end[j]);

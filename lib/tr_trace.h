@@ -370,7 +370,8 @@ typedef struct tr_flow {
 } tr_flow;
 
 uint32_t tr_flow_add(tr_trace *t, const tr_flow *f);
-const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row);
+/* ^Fills OUT with flow ROW and returns 1; 0 (OUT zeroed) past the last. */
+int tr_flow_get(const tr_trace *t, uint32_t row, tr_flow *out);
 size_t tr_flow_count(const tr_trace *t);
 
 /*

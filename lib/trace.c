@@ -42,7 +42,6 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->tracks, sizeof(track_slot));
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
-    tr_vec_init(&t->flows, sizeof(tr_flow));
     tr_vec_init(&t->args, sizeof(uint32_t));
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
@@ -55,6 +54,10 @@ tr_trace *tr_trace_new(void)
     t->instants.cat = model_col_new(4, 0, 0);
     t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
     t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
+    t->flows.from_kind = model_col_new(1, 0, 0);
+    t->flows.to_kind = model_col_new(1, 0, 0);
+    t->flows.cat = model_col_new(4, 0, 0);
+    t->flows.id = model_col_new(4, 0, 0);
     model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
@@ -98,7 +101,9 @@ void tr_trace_free(tr_trace *t)
     tr_free(t->frame_index.slots);
     tr_vec_fini(&t->stacks);
     tr_free(t->stack_index.slots);
-    tr_vec_fini(&t->flows);
+    flow_table *fl = &t->flows;
+    tr_free(fl->from), tr_free(fl->to), tr_free(fl->name);
+    tr_free(fl->from_kind.p), tr_free(fl->to_kind.p), tr_free(fl->cat.p), tr_free(fl->id.p);
     tr_vec_fini(&t->args);
     tr_vec_fini(&t->arg_wide);
     tr_vec_fini(&t->set_start);
@@ -800,7 +805,11 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     (void)tr_vec_reserve(&t->args, t->args.len + args);
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
-    (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
+    model_cols fc;
+    model_flow_columns(&t->flows, &fc);
+    if (x->flows && t->flows.n + x->flows > t->flows.cap && t->flows.n + x->flows < TR_NONE - 1 &&
+        model_grow_columns(fc.col, fc.size, fc.ncols, t->flows.n + x->flows) == TR_OK)
+        t->flows.cap = t->flows.n + x->flows;
     /* The stack index holds a few of the nodes (stacks.c): it grows as it needs. */
     if (x->stacks) (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
 }
@@ -904,7 +913,7 @@ void tr_trace_drop_events(tr_trace *t)
     t->slices.wide_dur.len = 0;
     tr_map_fini(&t->slices.wide);
     memset(&t->slices.wide, 0, sizeof t->slices.wide);
-    t->flows.len = 0;
+    t->flows.n = 0;
 }
 
 void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
@@ -1069,26 +1078,73 @@ uint64_t tr_sample_weight(const tr_trace *t, uint32_t args)
 
 /* ---- flows ---- */
 
-uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
+void model_flow_columns(flow_table *f, model_cols *out)
 {
-    if (!appendable(t)) return TR_NONE;
-    tr_flow *copy = tr_vec_push(&t->flows);
-    if (!copy) {
-        t->failed = 1;
-        return TR_NONE;
-    }
-    *copy = *f;
-    return (uint32_t)(t->flows.len - 1);
+    void **cols[] = {(void **)&f->from, (void **)&f->to, (void **)&f->name};
+    size_t k = 0;
+    for (; k < 3; k++) out->col[k] = cols[k], out->size[k] = 4;
+    model_col *opt[] = {&f->from_kind, &f->to_kind, &f->cat, &f->id};
+    for (size_t j = 0; j < 4; j++)
+        if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
+    out->n = &f->n, out->cap = &f->cap, out->ncols = k;
 }
 
-const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row)
+/* The slow half of tr_flow_add: room to make, or a value its column does not hold as it is. */
+static TRACE_SLOW int flow_add_rare(tr_trace *t, const tr_flow *f)
 {
-    return row < t->flows.len ? &TR_VEC_AT(&t->flows, tr_flow, row) : NULL;
+    flow_table *s = &t->flows;
+    model_cols c;
+    model_flow_columns(s, &c);
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, c.col, c.size, c.ncols)) return 0;
+    if (model_col_set(&s->from_kind, s->n, s->cap, (int64_t)(f->from >> 32)) != TR_OK ||
+        model_col_set(&s->to_kind, s->n, s->cap, (int64_t)(f->to >> 32)) != TR_OK ||
+        model_col_set(&s->cat, s->n, s->cap, f->cat) != TR_OK ||
+        model_col_set(&s->id, s->n, s->cap, (int64_t)f->id) != TR_OK) {
+        t->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
+{
+    flow_table *s = &t->flows;
+    size_t i = s->n;
+    int64_t from_kind = (int64_t)(f->from >> 32), to_kind = (int64_t)(f->to >> 32),
+            id = (int64_t)f->id;
+    if (i >= s->cap || (t->failed | t->frozen) || !model_col_fits(&s->from_kind, from_kind) ||
+        !model_col_fits(&s->to_kind, to_kind) || !model_col_fits(&s->cat, f->cat) ||
+        !model_col_fits(&s->id, id)) {
+        if (!flow_add_rare(t, f)) return TR_NONE;
+    } else {
+        model_col_put(&s->from_kind, i, from_kind);
+        model_col_put(&s->to_kind, i, to_kind);
+        model_col_put(&s->cat, i, f->cat);
+        model_col_put(&s->id, i, id);
+    }
+    s->from[i] = TR_REF_ROW(f->from);
+    s->to[i] = TR_REF_ROW(f->to);
+    s->name[i] = f->name;
+    s->n = i + 1;
+    return (uint32_t)i;
+}
+
+int tr_flow_get(const tr_trace *t, uint32_t row, tr_flow *out)
+{
+    const flow_table *s = &t->flows;
+    memset(out, 0, sizeof *out);
+    if (row >= s->n) return 0;
+    out->from = (uint64_t)model_col_get(&s->from_kind, row) << 32 | s->from[row];
+    out->to = (uint64_t)model_col_get(&s->to_kind, row) << 32 | s->to[row];
+    out->name = s->name[row];
+    out->cat = (tr_str)model_col_get(&s->cat, row);
+    out->id = (uint64_t)model_col_get(&s->id, row);
+    return 1;
 }
 
 size_t tr_flow_count(const tr_trace *t)
 {
-    return t->flows.len;
+    return t->flows.n;
 }
 
 /* ---- size ---- */
@@ -1109,7 +1165,7 @@ size_t tr_trace_memory(const tr_trace *t)
     n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes) +
          vec_bytes(&t->process_hosts);
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
-    n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
+    n += vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
     n += vec_bytes(&t->set_start) + vec_bytes(&t->set_shape) + vec_bytes(&t->building_kt);
     n += model_args_sealed_bytes(t);
     n += vec_bytes(&t->shape_words) + vec_bytes(&t->shape_start) + index_bytes(&t->shape_index);
@@ -1121,6 +1177,9 @@ size_t tr_trace_memory(const tr_trace *t)
         model_table_columns((tr_trace *)t, k, &c); /* read only: the list the appends grow */
         for (size_t i = 0; i < c.ncols; i++) n += *c.cap * c.size[i];
     }
+    model_cols fc;
+    model_flow_columns((flow_table *)&t->flows, &fc); /* read only, as above */
+    for (size_t i = 0; i < fc.ncols; i++) n += t->flows.cap * fc.size[i];
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
     return n;
 }

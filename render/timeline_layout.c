@@ -710,8 +710,11 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     if (rc < 0) return rc;
     size_t nf = tr_flow_count(t);
     rc = feed_model(l, 0, e);
-    for (size_t i = 0; i < nf && rc >= 0; i++)
-        rc = tr_timeline_flow(l, tr_flow_get(t, (uint32_t)i), e);
+    for (size_t i = 0; i < nf && rc >= 0; i++) {
+        tr_flow f;
+        tr_flow_get(t, (uint32_t)i, &f);
+        rc = tr_timeline_flow(l, &f, e);
+    }
     if (rc >= 0) rc = tr_timeline_place(l, e);
     if (rc >= 0) rc = feed_model(l, 1, e);
     if (rc >= 0) rc = tr_timeline_finish(l, e);

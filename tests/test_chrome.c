@@ -264,8 +264,12 @@ TR_TEST(async_and_flows)
     for (size_t i = 0; i < s.n; i++) async += tr_track_get(t, s.track[i])->kind == TR_TRACK_ASYNC;
     CHECK_INT(async, 2);
     CHECK_INT(tr_flow_count(t), 2);
-    const tr_flow *f = tr_flow_get(t, 0);
-    const tr_flow *f2 = tr_flow_get(t, 1);
+    tr_flow f_v;
+    tr_flow_get(t, 0, &f_v);
+    const tr_flow *f = &f_v;
+    tr_flow f2_v;
+    tr_flow_get(t, 1, &f2_v);
+    const tr_flow *f2 = &f2_v;
     if (f->id != 14) {
         const tr_flow *x = f;
         f = f2;
@@ -312,7 +316,9 @@ TR_TEST(flow_identities_paged)
     tr_slices s;
     tr_trace_slices(t, &s);
     for (size_t i = 0; i < tr_flow_count(t); i++) {
-        const tr_flow *f = tr_flow_get(t, (uint32_t)i);
+        tr_flow f_v;
+        tr_flow_get(t, (uint32_t)i, &f_v);
+        const tr_flow *f = &f_v;
         CHECK_STR(S(t, s.name[TR_REF_ROW(f->from)]), "a");
         CHECK_STR(S(t, s.name[TR_REF_ROW(f->to)]), "b");
     }

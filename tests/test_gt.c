@@ -800,7 +800,9 @@ TR_TEST(flows_request_worker_reply)
     tr_trace_instants(t, &in);
     char got[512] = "";
     for (uint32_t i = 0; i < tr_flow_count(t); i++) {
-        const tr_flow *f = tr_flow_get(t, i);
+        tr_flow f_v;
+        tr_flow_get(t, i, &f_v);
+        const tr_flow *f = &f_v;
         CHECK_INT(TR_REF_KIND(f->from), TR_EV_INSTANT);
         CHECK_INT(TR_REF_KIND(f->to), TR_EV_INSTANT);
         CHECK_STR(tr_str_get(t, f->cat, NULL), "gt.flow");

@@ -113,7 +113,9 @@ static void probe(const tr_trace *t, const tr_render_opts *o, const char *png_pa
     /* An arrow ends where a slice starts: slices that flows touch are not probed. */
     uint8_t *flowed = calloc(s.n + 1, 1);
     for (uint32_t i = 0; i < tr_flow_count(t); i++) {
-        const tr_flow *f = tr_flow_get(t, i);
+        tr_flow f_v;
+        tr_flow_get(t, i, &f_v);
+        const tr_flow *f = &f_v;
         if (TR_REF_KIND(f->from) == TR_EV_SLICE && TR_REF_ROW(f->from) < s.n)
             flowed[TR_REF_ROW(f->from)] = 1;
         if (TR_REF_KIND(f->to) == TR_EV_SLICE && TR_REF_ROW(f->to) < s.n)

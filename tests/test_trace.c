@@ -387,7 +387,9 @@ TR_TEST(freeze_sorts_and_nests)
     CHECK_INT(s.ts[5], 65);
     CHECK_INT(tr_slice_dur(&s, 5), 135);
     CHECK_INT(s.depth[5], 1);
-    const tr_flow *f = tr_flow_get(t, 0);
+    tr_flow f_v;
+    tr_flow_get(t, 0, &f_v);
+    const tr_flow *f = &f_v;
     CHECK_INT(TR_REF_ROW(f->from), 3);
     CHECK_INT(TR_REF_ROW(f->to), 0);
     /* Frozen traces refuse appends. */
