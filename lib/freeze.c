@@ -10,6 +10,7 @@ typedef struct sort_key {
     const slice_table *s;
     const uint8_t *given; /* tracks whose slices keep the source's sequence, or NULL */
     size_t n_tracks;
+    size_t ordered; /* the first rows known to be in order (instant_table) */
 } sort_key;
 
 /* Slice R's duration as the sort sees it: 0 on tracks whose nesting is given. */
@@ -133,7 +134,7 @@ static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_
 
 typedef struct order_check {
     const sort_key *key;
-    size_t n, parts;
+    size_t from, n, parts; /* rows FROM..N are checked */
     unsigned char out_of_order[TR_POOL_MAX];
 } order_check;
 
@@ -141,7 +142,8 @@ typedef struct order_check {
 static int check_part(void *user, size_t j)
 {
     order_check *c = user;
-    size_t lo = tr_pool_part(c->n, c->parts, j), hi = tr_pool_part(c->n, c->parts, j + 1);
+    size_t lo = c->from + tr_pool_part(c->n - c->from, c->parts, j),
+           hi = c->from + tr_pool_part(c->n - c->from, c->parts, j + 1);
     for (size_t i = lo ? lo : 1; i < hi; i++)
         if (row_before(c->key, (uint32_t)i, (uint32_t)(i - 1))) {
             c->out_of_order[j] = 1;
@@ -153,7 +155,9 @@ static int check_part(void *user, size_t j)
 /* Whether the N rows are in order already, checked in parts on THREADS threads. */
 static int in_order(const sort_key *key, size_t n, int threads)
 {
-    order_check c = {key, n, (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), {0}};
+    if (key->ordered >= n) return 1;
+    size_t from = key->ordered ? key->ordered - 1 : 0;
+    order_check c = {key, from, n, (size_t)tr_pool_parts(threads, n - from, TR_POOL_ROWS), {0}};
     tr_pool_run((int)c.parts, c.parts, check_part, &c);
     for (size_t j = 0; j < c.parts; j++)
         if (c.out_of_order[j]) return 0;
@@ -582,7 +586,7 @@ static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
     void **cols[MODEL_SLICE_COLS];
     size_t ssizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, ssizes, &n);
-    sort_key key = {s->ts, s, given, t->tracks.len};
+    sort_key key = {s->ts, s, given, t->tracks.len, 0};
     int rc = sort_table(s->n, &key, t->threads, cols, ssizes, n, new_row);
     if (rc == TR_OK) rc = remap_slice_rows(s, *new_row);
     return rc;
@@ -638,7 +642,7 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
 
     model_cols ic;
     model_table_columns(t, TR_EV_INSTANT, &ic);
-    sort_key ikey = {t->instants.ts, NULL, NULL, 0};
+    sort_key ikey = {t->instants.ts, NULL, NULL, 0, t->instants.ordered};
     if (rc == TR_OK)
         rc = sort_table(t->instants.n, &ikey, t->threads, ic.col, ic.size, ic.ncols,
                         &new_row[TR_EV_INSTANT]);
@@ -646,7 +650,7 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     counter_table *c = &t->counters;
     void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
     static const size_t csizes[] = {8, 8, 4};
-    sort_key ckey = {c->ts, NULL, NULL, 0};
+    sort_key ckey = {c->ts, NULL, NULL, 0, 0};
     if (rc == TR_OK)
         rc = sort_table(c->n, &ckey, t->threads, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
@@ -654,7 +658,7 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
                        (void **)&sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
-    sort_key smkey = {sm->ts, NULL, NULL, 0};
+    sort_key smkey = {sm->ts, NULL, NULL, 0, 0};
     if (rc == TR_OK)
         rc = sort_table(sm->n, &smkey, t->threads, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 

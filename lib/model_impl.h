@@ -54,34 +54,33 @@ typedef struct slice_table {
 typedef struct model_col {
     void *p; /* NULL while every row is SAME */
     int64_t same, bias;
-    uint8_t size;   /* of p's rows: 0, NARROW or 8 */
-    uint8_t narrow; /* 1 or 4 */
+    uint64_t lo, span; /* V fits as the column is when V - LO <= SPAN (unsigned) */
+    uint8_t size;      /* of p's rows: 0, NARROW or 8 */
+    uint8_t narrow;    /* 1 or 4 */
 } model_col;
 
 static inline model_col model_col_new(int narrow, int64_t bias, int64_t same)
 {
-    return (model_col){NULL, same, bias, 0, (uint8_t)narrow};
+    return (model_col){NULL, same, bias, (uint64_t)same, 0, 0, (uint8_t)narrow};
 }
 
-/* Whether V can be stored in C as it is now. */
+/* Whether V can be stored in C as it is now: a subtraction and a compare, for the appends. */
 static inline int model_col_fits(const model_col *c, int64_t v)
 {
-    if (!c->p) return v == c->same;
-    uint64_t x = (uint64_t)v - (uint64_t)c->bias;
-    return c->size == 8 || x <= (c->size == 4 ? UINT32_MAX : UINT8_MAX);
+    return (uint64_t)v - c->lo <= c->span;
 }
 
 /* Stores V (which fits) at row I; nothing while the column is SAME. */
 static inline void model_col_put(model_col *c, size_t i, int64_t v)
 {
+    if (!c->size) return;
     uint64_t x = (uint64_t)v - (uint64_t)c->bias;
-    if (!c->p) return;
     if (c->size == 4)
         ((uint32_t *)c->p)[i] = (uint32_t)x;
-    else if (c->size == 1)
-        ((uint8_t *)c->p)[i] = (uint8_t)x;
-    else
+    else if (c->size == 8)
         ((int64_t *)c->p)[i] = v;
+    else
+        ((uint8_t *)c->p)[i] = (uint8_t)x;
 }
 
 /*
@@ -105,6 +104,7 @@ static inline int64_t model_col_get(const model_col *c, size_t i)
 /* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
 typedef struct instant_table {
     size_t n, cap;
+    size_t ordered; /* rows 0..ORDERED are in time order (as appended: freeze need not look) */
     int64_t *ts;
     uint32_t *track, *name, *args;
     model_col cat, scope, bytes;

@@ -910,6 +910,7 @@ void tr_trace_drop_events(tr_trace *t)
 {
     if (t->frozen) return;
     t->slices.n = t->instants.n = t->counters.n = t->samples.n = 0;
+    t->instants.ordered = 0;
     t->slices.wide_dur.len = 0;
     tr_map_fini(&t->slices.wide);
     memset(&t->slices.wide, 0, sizeof t->slices.wide);
@@ -994,12 +995,15 @@ int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
 {
     if (!c->p && i == 0) {
         c->same = v;
+        c->lo = (uint64_t)v;
         return TR_OK;
     }
     if (!model_col_fits(c, v)) {
         model_col made = *c;
-        uint64_t x = (uint64_t)v - (uint64_t)c->bias;
-        made.size = c->p || x > (c->narrow == 4 ? UINT32_MAX : UINT8_MAX) ? 8 : c->narrow;
+        uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+        made.size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
+        made.lo = made.size == 8 ? 0 : (uint64_t)c->bias;
+        made.span = made.size == 8 ? UINT64_MAX : narrow;
         if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
         for (size_t r = 0; r < i; r++) model_col_put(&made, r, model_col_get(c, r));
         tr_free(c->p);
@@ -1027,8 +1031,9 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
         return TR_NONE;
     size_t i = s->n;
     scope = (uint8_t)scope;
-    if (!model_col_fits(&s->cat, cat) || !model_col_fits(&s->scope, scope) ||
-        !model_col_fits(&s->bytes, bytes)) {
+    /* one branch for the three: a GT log's instants all fit */
+    if (!(model_col_fits(&s->cat, cat) & model_col_fits(&s->scope, scope) &
+          model_col_fits(&s->bytes, bytes))) {
         instant_add_rare(t, i, cat, scope, bytes);
         if (t->failed) return TR_NONE;
     } else {
@@ -1041,6 +1046,7 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
     s->track[i] = track;
     s->name[i] = name;
     s->args[i] = args;
+    if (s->ordered == i && (i == 0 || ts >= s->ts[i - 1])) s->ordered = i + 1;
     return (uint32_t)i;
 }
 
@@ -1112,9 +1118,9 @@ uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
     size_t i = s->n;
     int64_t from_kind = (int64_t)(f->from >> 32), to_kind = (int64_t)(f->to >> 32),
             id = (int64_t)f->id;
-    if (i >= s->cap || (t->failed | t->frozen) || !model_col_fits(&s->from_kind, from_kind) ||
-        !model_col_fits(&s->to_kind, to_kind) || !model_col_fits(&s->cat, f->cat) ||
-        !model_col_fits(&s->id, id)) {
+    if (i >= s->cap || (t->failed | t->frozen) ||
+        !(model_col_fits(&s->from_kind, from_kind) & model_col_fits(&s->to_kind, to_kind) &
+          model_col_fits(&s->cat, f->cat) & model_col_fits(&s->id, id))) {
         if (!flow_add_rare(t, f)) return TR_NONE;
     } else {
         model_col_put(&s->from_kind, i, from_kind);
