@@ -309,10 +309,7 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
     size_t widest = 0;
     for (size_t c = 0; c < ncols; c++) widest = sizes[c] > widest ? sizes[c] : widest;
     void *room = tr_malloc(n * widest);
-    uint32_t *inv = tr_malloc(n * sizeof *inv);
-    if (!room || !inv) {
-        tr_free(room);
-        tr_free(inv);
+    if (!room) {
         tr_free(order);
         return TR_FATAL;
     }
@@ -324,11 +321,13 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
     unsigned char placed[MODEL_SLICE_COLS] = {0}; /* no table has more columns than slices */
     gather_job g = {
         .n = n, .parts = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), .order = order};
+    size_t last = 0;
     for (size_t k = 0; k < ncols; k++) {
         size_t c = ncols;
         for (size_t j = 0; j < ncols; j++)
             if (!placed[j] && (c == ncols || sizes[j] > sizes[c])) c = j;
         placed[c] = 1;
+        last = sizes[c];
         g.col = *cols[c];
         g.size = sizes[c];
         g.out = room;
@@ -337,7 +336,14 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
         *cols[c] = room;
         room = old;
     }
-    tr_free(room);
+    /* The last block left holds n rows of the narrowest column: the inverse fits when 4 bytes do.
+     */
+    uint32_t *inv = last >= sizeof *inv ? room : tr_malloc(n * sizeof *inv);
+    if (inv != room) tr_free(room);
+    if (!inv) {
+        tr_free(order);
+        return TR_FATAL;
+    }
     g.out = inv;
     tr_pool_run((int)g.parts, g.parts, invert_part, &g);
     tr_free(order);
