@@ -635,10 +635,21 @@ static void shrink_tables(tr_trace *t)
     model_args_seal_end(t);
 }
 
-int tr_trace_freeze(tr_trace *t, tr_error *e)
+/* Sorts the tables (and remaps flows, nests slices) but when ORDERED is 0; the rest is the same. */
+static int freeze(tr_trace *t, int ordered, tr_error *e)
 {
     if (t->frozen) return TR_OK;
     if (t->failed) return tr_error_nomem(e);
+    if (!ordered) {
+        int rc = close_open_slices(t);
+        if (rc != TR_OK) {
+            t->failed = 1;
+            return tr_error_nomem(e);
+        }
+        shrink_tables(t);
+        t->frozen = 1;
+        return TR_OK;
+    }
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
     uint8_t *given = NULL;
     int all_given = 0;
@@ -683,6 +694,16 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     shrink_tables(t);
     t->frozen = 1;
     return TR_OK;
+}
+
+int tr_trace_freeze(tr_trace *t, tr_error *e)
+{
+    return freeze(t, 1, e);
+}
+
+int tr_trace_freeze_unordered(tr_trace *t, tr_error *e)
+{
+    return freeze(t, 0, e);
 }
 
 /* ---- views ---- */

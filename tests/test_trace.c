@@ -397,6 +397,34 @@ TR_TEST(freeze_sorts_and_nests)
     tr_trace_free(t);
 }
 
+/* Freezing for counts keeps the rows as appended, closes open slices and refuses appends. */
+TR_TEST(freeze_unordered)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, tr_input_add(t, "x", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str a = tr_str_internz(t, "a");
+    tr_slice_add(t, tk, 20, 10, a, 0, -1, 0);
+    tr_slice_add(t, tk, 10, -1, a, 0, -1, 0); /* open: ends where the input ends */
+    tr_instant_add(t, tk, 50, a, 0, TR_SCOPE_THREAD, -1, 0);
+    tr_instant_add(t, tk, 5, a, 0, TR_SCOPE_THREAD, -1, 0);
+    CHECK_INT(tr_trace_freeze_unordered(t, NULL), TR_OK);
+    CHECK(tr_trace_frozen(t));
+    tr_slices s;
+    tr_instants in;
+    tr_trace_slices(t, &s);
+    tr_trace_instants(t, &in);
+    CHECK_INT(s.n, 2);
+    CHECK_INT(s.ts[0], 20);
+    CHECK_INT(tr_slice_dur(&s, 1), 40);
+    CHECK(s.depth == NULL);
+    CHECK_INT(in.ts[0], 50);
+    CHECK_INT(in.ts[1], 5);
+    CHECK_INT(tr_instant_add(t, tk, 60, a, 0, TR_SCOPE_THREAD, -1, 0), TR_NONE);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK); /* frozen already: a no-op */
+    tr_trace_free(t);
+}
+
 /*
 ** Instants' category, scope and size cost nothing while every row has the
 ** same; a different one makes the column, a size past 32 bits widens it.
