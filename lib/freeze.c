@@ -393,17 +393,19 @@ static int close_open_slices(tr_trace *t)
         all_first &= input[i] == 0;
     }
 #define TRACK_INPUT(track) (!all_first && (track) < n_tracks ? input[track] : 0)
-#define SPAN(tab, endexpr)                                                                         \
-    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+#define SPAN(tab, from, endexpr)                                                                   \
+    for (size_t i = (from); i < (tab).n; i++) {                                                    \
         uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \
         int64_t e = (endexpr);                                                                     \
         if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
-    SPAN(t->slices,
+    /* Instants in order (one input's): the last of them ends latest, the rest are not read. */
+    size_t in_from = all_first && t->instants.ordered ? t->instants.ordered - 1 : 0;
+    SPAN(t->slices, 0,
          model_slice_dur(s, i) >= 0 ? tr_time_add(s->ts[i], model_slice_dur(s, i)) : s->ts[i])
-    SPAN(t->instants, t->instants.ts[i])
-    SPAN(t->counters, t->counters.ts[i])
-    SPAN(t->samples, t->samples.ts[i])
+    SPAN(t->instants, in_from, t->instants.ts[i])
+    SPAN(t->counters, 0, t->counters.ts[i])
+    SPAN(t->samples, 0, t->samples.ts[i])
 #undef SPAN
     int rc = TR_OK;
     for (size_t i = 0; i < s->n; i++) {
