@@ -713,8 +713,19 @@ int tr_trace_freeze_unordered(tr_trace *t, tr_error *e)
 void tr_trace_slices(const tr_trace *t, tr_slices *out)
 {
     const slice_table *s = &t->slices;
-    *out = (tr_slices){s->n,   s->ts,  s->track, s->name, s->args,      s->parent,    s->depth,
-                       s->dur, s->cat, s->bytes, t,       s->thread_ts, s->thread_dur};
+    *out = (tr_slices){s->n,
+                       s->ts,
+                       s->track,
+                       s->name,
+                       s->args,
+                       s->parent,
+                       s->depth,
+                       s->dur,
+                       model_col_view(&s->cat),
+                       model_col_view(&s->bytes),
+                       t,
+                       s->thread_ts,
+                       s->thread_dur};
 }
 
 void tr_trace_instants(const tr_trace *t, tr_instants *out)

@@ -25,27 +25,6 @@ typedef struct str_entry {
 } str_entry;
 
 /*
-** Slices: durations in 32 bits, the rare others (open slices, 2^32 ns and
-** up) in a side table; the category and size columns are made on the first
-** slice that has one (before that they read as 0 and -1).  Depth and parent
-** are freeze's work: their columns are made then, after the sort, unless a
-** reader states parents (tr_slice_set_parent, tr_slice_put) before.
-*/
-typedef struct slice_table {
-    size_t n, cap;
-    int64_t *ts;
-    int64_t *bytes; /* NULL until a slice has a size */
-    uint32_t *dur;  /* TR_DUR_WIDE: see wide */
-    uint32_t *track, *name, *args;
-    uint32_t *parent;                /* NULL until a parent is stated, or freeze */
-    uint32_t *cat;                   /* NULL until a slice has a category */
-    uint16_t *depth;                 /* NULL until freeze */
-    int64_t *thread_ts, *thread_dur; /* NULL until a slice has a thread time; TR_TIME_NONE */
-    tr_map wide;                     /* row -> entry of wide_dur */
-    tr_vec wide_dur;                 /* int64_t */
-} slice_table;
-
-/*
 ** A column that costs nothing while every row holds one value, then NARROW
 ** bytes a row (the value less BIAS), then 8 once a value does not fit them
 ** (read as tr_col).  Its block grows with its table's (model_table_columns
@@ -89,6 +68,8 @@ static inline void model_col_put(model_col *c, size_t i, int64_t v)
 ** too wide widens it to 8 bytes.  TR_FATAL when out of memory.
 */
 int model_col_set(model_col *c, size_t i, size_t cap, int64_t v);
+/* Makes C's block SIZE bytes a row (its NARROW or 8) for CAP rows, rows before N kept. */
+int model_col_make(model_col *c, size_t n, size_t cap, int size);
 
 static inline tr_col model_col_view(const model_col *c)
 {
@@ -100,6 +81,26 @@ static inline int64_t model_col_get(const model_col *c, size_t i)
     tr_col v = model_col_view(c);
     return tr_col_at(&v, i);
 }
+
+/*
+** Slices: durations in 32 bits, the rare others (open slices, 2^32 ns and
+** up) in a side table; category and size are narrow columns (0 and -1
+** while no slice has one; a size 4 bytes while it fits them).  Depth and
+** parent are freeze's work: their columns are made then, after the sort,
+** unless a reader states parents (tr_slice_set_parent, tr_slice_put) before.
+*/
+typedef struct slice_table {
+    size_t n, cap;
+    int64_t *ts;
+    uint32_t *dur; /* TR_DUR_WIDE: see wide */
+    uint32_t *track, *name, *args;
+    uint32_t *parent; /* NULL until a parent is stated, or freeze */
+    model_col cat, bytes;
+    uint16_t *depth;                 /* NULL until freeze */
+    int64_t *thread_ts, *thread_dur; /* NULL until a slice has a thread time; TR_TIME_NONE */
+    tr_map wide;                     /* row -> entry of wide_dur */
+    tr_vec wide_dur;                 /* int64_t */
+} slice_table;
 
 /* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
 typedef struct instant_table {
@@ -344,10 +345,8 @@ static inline int64_t model_slice_dur(const slice_table *s, size_t i)
 /* Sets slice I's duration; TR_FATAL when the side table cannot grow. */
 int model_slice_set_dur(slice_table *s, size_t i, int64_t dur);
 
-/*
-** Makes the category or size column (*COL, SIZE bytes an element) on the
-** first slice that has one, the rows before it filled with FILL's bytes.
-*/
+/* Makes a column made late (*COL, SIZE bytes a row: parents, thread times), the rows so far FILL's
+ * bytes. */
 int model_slice_make_column(slice_table *s, void **col, size_t size, int fill);
 /* Makes the two thread time columns, TR_TIME_NONE for the rows so far. */
 int model_slice_make_thread_time(slice_table *s);

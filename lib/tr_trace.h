@@ -419,12 +419,33 @@ void tr_trace_set_threads(tr_trace *t, int threads);
 int tr_trace_threads(const tr_trace *t);
 
 /*
+** tr_col: a column kept as narrow as its values allow, read through
+** tr_col_at: none at all while every row holds one value (SAME: every
+** instant of a GT log has category "gt"), else SIZE bytes a row (1 or 4,
+** the value less BIAS; 8, the value).
+*/
+typedef struct tr_col {
+    const void *p; /* NULL: every row is SAME */
+    int64_t same, bias;
+    int size;
+} tr_col;
+
+static inline int64_t tr_col_at(const tr_col *c, size_t i)
+{
+    if (!c->p) return c->same;
+    if (c->size == 4) return (int64_t)((const uint32_t *)c->p)[i] + c->bias;
+    if (c->size == 1) return (int64_t)((const uint8_t *)c->p)[i] + c->bias;
+    return ((const int64_t *)c->p)[i];
+}
+
+/*
 ** Read-only views of the event columns (valid until the trace is freed).
 ** A slice's duration, category and size are read through tr_slice_dur,
 ** tr_slice_cat and tr_slice_bytes: the model keeps durations in 32 bits
-** (the few longer ones, about 4.3 s and up, aside), and the category and
-** size columns exist only once some slice has one, so a bare slice costs
-** 30 bytes.  Depth and parent are freeze's: before it they are NULL (parent
+** (the few longer ones, about 4.3 s and up, aside), and category and size
+** are tr_col (none while every slice has the same; a size 4 bytes while it
+** fits them), so a bare slice costs 30 bytes.  Depth and parent are freeze's: before it they are
+*NULL (parent
 ** holds the stated ones, once a reader states one).
 */
 typedef struct tr_slices {
@@ -432,9 +453,8 @@ typedef struct tr_slices {
     const int64_t *ts;
     const uint32_t *track, *name, *args, *parent; /* parent TR_NONE at top level */
     const uint16_t *depth;
-    const uint32_t *dur32;    /* TR_DUR_WIDE: the duration is in the trace's side table */
-    const uint32_t *cat_col;  /* NULL when no slice has a category */
-    const int64_t *bytes_col; /* NULL when no slice has a size */
+    const uint32_t *dur32; /* TR_DUR_WIDE: the duration is in the trace's side table */
+    tr_col cat, bytes;
     const tr_trace *t;
     const int64_t *thread_ts_col, *thread_dur_col; /* NULL when no slice has a thread time */
 } tr_slices;
@@ -453,12 +473,12 @@ static inline int64_t tr_slice_dur(const tr_slices *s, size_t i)
 
 static inline tr_str tr_slice_cat(const tr_slices *s, size_t i)
 {
-    return s->cat_col ? s->cat_col[i] : 0;
+    return (tr_str)tr_col_at(&s->cat, i);
 }
 
 static inline int64_t tr_slice_bytes(const tr_slices *s, size_t i)
 {
-    return s->bytes_col ? s->bytes_col[i] : -1;
+    return tr_col_at(&s->bytes, i);
 }
 
 /* ^Slice I's start and duration on its thread's clock in ns (TR_TIME_NONE: not known). */
@@ -470,26 +490,6 @@ static inline int64_t tr_slice_thread_ts(const tr_slices *s, size_t i)
 static inline int64_t tr_slice_thread_dur(const tr_slices *s, size_t i)
 {
     return s->thread_dur_col ? s->thread_dur_col[i] : TR_TIME_NONE;
-}
-
-/*
-** tr_col: a column kept as narrow as its values allow, read through
-** tr_col_at: none at all while every row holds one value (SAME: every
-** instant of a GT log has category "gt"), else SIZE bytes a row (1 or 4,
-** the value less BIAS; 8, the value).
-*/
-typedef struct tr_col {
-    const void *p; /* NULL: every row is SAME */
-    int64_t same, bias;
-    int size;
-} tr_col;
-
-static inline int64_t tr_col_at(const tr_col *c, size_t i)
-{
-    if (!c->p) return c->same;
-    if (c->size == 4) return (int64_t)((const uint32_t *)c->p)[i] + c->bias;
-    if (c->size == 1) return (int64_t)((const uint8_t *)c->p)[i] + c->bias;
-    return ((const int64_t *)c->p)[i];
 }
 
 /* Instants: category, scope and size through tr_instant_cat, _scope and _bytes. */

@@ -51,6 +51,8 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
+    t->slices.cat = model_col_new(4, 0, 0);
+    t->slices.bytes = model_col_new(4, -1, -1);
     t->instants.cat = model_col_new(4, 0, 0);
     t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
     t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
@@ -86,8 +88,8 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->tracks);
     tr_free(t->track_index.slots);
     slice_table *s = &t->slices;
-    tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes), tr_free(s->track), tr_free(s->name);
-    tr_free(s->cat), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
+    tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes.p), tr_free(s->track), tr_free(s->name);
+    tr_free(s->cat.p), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
     tr_free(s->thread_ts), tr_free(s->thread_dur);
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
@@ -730,8 +732,8 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
     for (; k < sizeof always / sizeof *always; k++) cols[k] = always[k], sizes[k] = always_sizes[k];
     if (s->parent) cols[k] = (void **)&s->parent, sizes[k++] = 4;
     if (s->depth) cols[k] = (void **)&s->depth, sizes[k++] = 2;
-    if (s->cat) cols[k] = (void **)&s->cat, sizes[k++] = 4;
-    if (s->bytes) cols[k] = (void **)&s->bytes, sizes[k++] = 8;
+    if (s->cat.p) cols[k] = &s->cat.p, sizes[k++] = s->cat.size;
+    if (s->bytes.p) cols[k] = &s->bytes.p, sizes[k++] = s->bytes.size;
     if (s->thread_ts) cols[k] = (void **)&s->thread_ts, sizes[k++] = 8;
     if (s->thread_dur) cols[k] = (void **)&s->thread_dur, sizes[k++] = 8;
     *n = k;
@@ -859,15 +861,12 @@ static TRACE_SLOW uint32_t slice_add_rare(tr_trace *t, size_t i, int64_t dur, tr
                                           int64_t bytes)
 {
     slice_table *s = &t->slices;
-    if ((cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
-        (bytes != -1 && !s->bytes &&
-         model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK) ||
+    if (model_col_set(&s->cat, i, s->cap, cat) != TR_OK ||
+        model_col_set(&s->bytes, i, s->cap, bytes) != TR_OK ||
         model_slice_set_dur(s, i, dur) != TR_OK) {
         t->failed = 1;
         return TR_NONE;
     }
-    if (s->cat) s->cat[i] = cat;
-    if (s->bytes) s->bytes[i] = bytes;
     if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
@@ -884,11 +883,12 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     s->name[i] = name;
     s->args[i] = args;
     if (s->parent) s->parent[i] = TR_NONE;
-    if ((cat && !s->cat) || (bytes != -1 && !s->bytes) || dur < 0 || dur >= TR_DUR_WIDE)
+    if (!(model_col_fits(&s->cat, cat) & model_col_fits(&s->bytes, bytes)) || dur < 0 ||
+        dur >= TR_DUR_WIDE)
         return slice_add_rare(t, i, dur, cat, bytes);
     s->dur[i] = (uint32_t)dur;
-    if (s->cat) s->cat[i] = cat;
-    if (s->bytes) s->bytes[i] = bytes;
+    model_col_put(&s->cat, i, cat);
+    model_col_put(&s->bytes, i, bytes);
     if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
@@ -961,10 +961,16 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
 {
     slice_table *s = &t->slices;
     if (tr_slice_reserve(t, n) != TR_OK) return TR_NONE;
-    /* the puts state parents, from threads: the column is made here */
+    /*
+    ** The puts state parents, from threads: the column is made here, and
+    ** so are category and size whenever a put's may differ from the rows
+    ** before (a size 8 bytes wide, as any fits).
+    */
+    int make_cat = !s->cat.p && (cat || s->cat.same != 0),
+        make_bytes = s->bytes.size != 8 && (bytes || s->bytes.p || s->bytes.same != -1);
     if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
-        (cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
-        (bytes && !s->bytes && model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK)) {
+        (make_cat && model_col_make(&s->cat, s->n, s->cap, 4) != TR_OK) ||
+        (make_bytes && model_col_make(&s->bytes, s->n, s->cap, 8) != TR_OK)) {
         t->failed = 1;
         return TR_NONE;
     }
@@ -983,12 +989,26 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     s->name[row] = name;
     s->args[row] = args;
     s->parent[row] = parent < row ? parent : TR_NONE;
-    if (s->cat) s->cat[row] = cat;
-    if (s->bytes) s->bytes[row] = bytes;
+    model_col_put(&s->cat, row, cat);
+    model_col_put(&s->bytes, row, bytes);
     if (s->thread_ts) s->thread_ts[row] = s->thread_dur[row] = TR_TIME_NONE;
     int fits = dur >= 0 && dur < TR_DUR_WIDE;
     s->dur[row] = fits ? (uint32_t)dur : 0;
     return fits ? TR_OK : TR_END;
+}
+
+int model_col_make(model_col *c, size_t n, size_t cap, int size)
+{
+    model_col made = *c;
+    uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+    made.size = (uint8_t)size;
+    made.lo = size == 8 ? 0 : (uint64_t)c->bias;
+    made.span = size == 8 ? UINT64_MAX : narrow;
+    if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
+    for (size_t r = 0; r < n; r++) model_col_put(&made, r, model_col_get(c, r));
+    tr_free(c->p);
+    *c = made;
+    return TR_OK;
 }
 
 int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
@@ -999,15 +1019,9 @@ int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
         return TR_OK;
     }
     if (!model_col_fits(c, v)) {
-        model_col made = *c;
         uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
-        made.size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
-        made.lo = made.size == 8 ? 0 : (uint64_t)c->bias;
-        made.span = made.size == 8 ? UINT64_MAX : narrow;
-        if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
-        for (size_t r = 0; r < i; r++) model_col_put(&made, r, model_col_get(c, r));
-        tr_free(c->p);
-        *c = made;
+        int size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
+        if (model_col_make(c, i, cap, size) != TR_OK) return TR_FATAL;
     }
     model_col_put(c, i, v);
     return TR_OK;
