@@ -43,23 +43,36 @@ static inline model_col model_col_new(int narrow, int64_t bias, int64_t same)
     return (model_col){NULL, same, bias, (uint64_t)same, 0, 0, (uint8_t)narrow};
 }
 
-/* Whether V can be stored in C as it is now: a subtraction and a compare, for the appends. */
-static inline int model_col_fits(const model_col *c, int64_t v)
+/*
+** V less LO: what C stores for V (LO is BIAS in a narrow block, 0 in an
+** 8-byte one), which fits as the column is when it is at most SPAN.  The
+** appends take it once for the test and the store.
+*/
+static inline uint64_t model_col_offset(const model_col *c, int64_t v)
 {
-    return (uint64_t)v - c->lo <= c->span;
+    return (uint64_t)v - c->lo;
 }
 
-/* Stores V (which fits) at row I; nothing while the column is SAME. */
-static inline void model_col_put(model_col *c, size_t i, int64_t v)
+static inline int model_col_fits(const model_col *c, int64_t v)
+{
+    return model_col_offset(c, v) <= c->span;
+}
+
+/* Stores X, an offset that fits, at row I; nothing while the column is SAME. */
+static inline void model_col_store(model_col *c, size_t i, uint64_t x)
 {
     if (!c->size) return;
-    uint64_t x = (uint64_t)v - (uint64_t)c->bias;
     if (c->size == 4)
         ((uint32_t *)c->p)[i] = (uint32_t)x;
     else if (c->size == 8)
-        ((int64_t *)c->p)[i] = v;
+        ((uint64_t *)c->p)[i] = x;
     else
         ((uint8_t *)c->p)[i] = (uint8_t)x;
+}
+
+static inline void model_col_put(model_col *c, size_t i, int64_t v)
+{
+    model_col_store(c, i, model_col_offset(c, v));
 }
 
 /*

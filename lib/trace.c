@@ -883,12 +883,12 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     s->name[i] = name;
     s->args[i] = args;
     if (s->parent) s->parent[i] = TR_NONE;
-    if (!(model_col_fits(&s->cat, cat) & model_col_fits(&s->bytes, bytes)) || dur < 0 ||
-        dur >= TR_DUR_WIDE)
+    uint64_t xc = model_col_offset(&s->cat, cat), xb = model_col_offset(&s->bytes, bytes);
+    if ((xc > s->cat.span) | (xb > s->bytes.span) || dur < 0 || dur >= TR_DUR_WIDE)
         return slice_add_rare(t, i, dur, cat, bytes);
     s->dur[i] = (uint32_t)dur;
-    model_col_put(&s->cat, i, cat);
-    model_col_put(&s->bytes, i, bytes);
+    model_col_store(&s->cat, i, xc);
+    model_col_store(&s->bytes, i, xb);
     if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
@@ -1045,15 +1045,16 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
         return TR_NONE;
     size_t i = s->n;
     scope = (uint8_t)scope;
+    uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, scope),
+             xb = model_col_offset(&s->bytes, bytes);
     /* one branch for the three: a GT log's instants all fit */
-    if (!(model_col_fits(&s->cat, cat) & model_col_fits(&s->scope, scope) &
-          model_col_fits(&s->bytes, bytes))) {
+    if ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)) {
         instant_add_rare(t, i, cat, scope, bytes);
         if (t->failed) return TR_NONE;
     } else {
-        model_col_put(&s->cat, i, cat);
-        model_col_put(&s->scope, i, scope);
-        model_col_put(&s->bytes, i, bytes);
+        model_col_store(&s->cat, i, xc);
+        model_col_store(&s->scope, i, xs);
+        model_col_store(&s->bytes, i, xb);
     }
     s->n = i + 1;
     s->ts[i] = ts;
@@ -1132,15 +1133,18 @@ uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
     size_t i = s->n;
     int64_t from_kind = (int64_t)(f->from >> 32), to_kind = (int64_t)(f->to >> 32),
             id = (int64_t)f->id;
+    uint64_t xf = model_col_offset(&s->from_kind, from_kind),
+             xt = model_col_offset(&s->to_kind, to_kind), xc = model_col_offset(&s->cat, f->cat),
+             xi = model_col_offset(&s->id, id);
     if (i >= s->cap || (t->failed | t->frozen) ||
-        !(model_col_fits(&s->from_kind, from_kind) & model_col_fits(&s->to_kind, to_kind) &
-          model_col_fits(&s->cat, f->cat) & model_col_fits(&s->id, id))) {
+        ((xf > s->from_kind.span) | (xt > s->to_kind.span) | (xc > s->cat.span) |
+         (xi > s->id.span))) {
         if (!flow_add_rare(t, f)) return TR_NONE;
     } else {
-        model_col_put(&s->from_kind, i, from_kind);
-        model_col_put(&s->to_kind, i, to_kind);
-        model_col_put(&s->cat, i, f->cat);
-        model_col_put(&s->id, i, id);
+        model_col_store(&s->from_kind, i, xf);
+        model_col_store(&s->to_kind, i, xt);
+        model_col_store(&s->cat, i, xc);
+        model_col_store(&s->id, i, xi);
     }
     s->from[i] = TR_REF_ROW(f->from);
     s->to[i] = TR_REF_ROW(f->to);
