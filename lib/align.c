@@ -729,6 +729,7 @@ static int apply_shifts(aligner *a, tr_error *e)
     for (size_t k = 0; k < a->n_tracks; k++) off[k] = a->proc_off[a->track_proc[k]];
     shift(a, t->slices.ts, t->slices.track, t->slices.n, off);
     shift(a, t->instants.ts, t->instants.track, t->instants.n, off);
+    t->instants.ordered = 0; /* the shifts may have put them out of order */
     shift(a, t->counters.ts, t->counters.track, t->counters.n, off);
     shift(a, t->samples.ts, t->samples.track, t->samples.n, off);
     tr_free(off);

@@ -10,6 +10,7 @@ typedef struct sort_key {
     const slice_table *s;
     const uint8_t *given; /* tracks whose slices keep the source's sequence, or NULL */
     size_t n_tracks;
+    size_t ordered; /* the first rows known to be in order (instant_table) */
 } sort_key;
 
 /* Slice R's duration as the sort sees it: 0 on tracks whose nesting is given. */
@@ -133,7 +134,7 @@ static uint32_t *merge_runs(const sort_key *key, uint32_t *a, uint32_t *b, size_
 
 typedef struct order_check {
     const sort_key *key;
-    size_t n, parts;
+    size_t from, n, parts; /* rows FROM..N are checked */
     unsigned char out_of_order[TR_POOL_MAX];
 } order_check;
 
@@ -141,7 +142,8 @@ typedef struct order_check {
 static int check_part(void *user, size_t j)
 {
     order_check *c = user;
-    size_t lo = tr_pool_part(c->n, c->parts, j), hi = tr_pool_part(c->n, c->parts, j + 1);
+    size_t lo = c->from + tr_pool_part(c->n - c->from, c->parts, j),
+           hi = c->from + tr_pool_part(c->n - c->from, c->parts, j + 1);
     for (size_t i = lo ? lo : 1; i < hi; i++)
         if (row_before(c->key, (uint32_t)i, (uint32_t)(i - 1))) {
             c->out_of_order[j] = 1;
@@ -153,7 +155,9 @@ static int check_part(void *user, size_t j)
 /* Whether the N rows are in order already, checked in parts on THREADS threads. */
 static int in_order(const sort_key *key, size_t n, int threads)
 {
-    order_check c = {key, n, (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), {0}};
+    if (key->ordered >= n) return 1;
+    size_t from = key->ordered ? key->ordered - 1 : 0;
+    order_check c = {key, from, n, (size_t)tr_pool_parts(threads, n - from, TR_POOL_ROWS), {0}};
     tr_pool_run((int)c.parts, c.parts, check_part, &c);
     for (size_t j = 0; j < c.parts; j++)
         if (c.out_of_order[j]) return 0;
@@ -251,6 +255,12 @@ static void gather(const void *col, size_t size, size_t n, const uint32_t *order
         for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
         break;
     }
+    case 1: {
+        uint8_t *o = out;
+        const uint8_t *v = col;
+        for (size_t i = 0; i < n; i++) o[i] = v[order[i]];
+        break;
+    }
     default:
         for (size_t i = 0; i < n; i++)
             memcpy((unsigned char *)out + i * size, c + (size_t)order[i] * size, size);
@@ -299,10 +309,7 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
     size_t widest = 0;
     for (size_t c = 0; c < ncols; c++) widest = sizes[c] > widest ? sizes[c] : widest;
     void *room = tr_malloc(n * widest);
-    uint32_t *inv = tr_malloc(n * sizeof *inv);
-    if (!room || !inv) {
-        tr_free(room);
-        tr_free(inv);
+    if (!room) {
         tr_free(order);
         return TR_FATAL;
     }
@@ -314,11 +321,13 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
     unsigned char placed[MODEL_SLICE_COLS] = {0}; /* no table has more columns than slices */
     gather_job g = {
         .n = n, .parts = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS), .order = order};
+    size_t last = 0;
     for (size_t k = 0; k < ncols; k++) {
         size_t c = ncols;
         for (size_t j = 0; j < ncols; j++)
             if (!placed[j] && (c == ncols || sizes[j] > sizes[c])) c = j;
         placed[c] = 1;
+        last = sizes[c];
         g.col = *cols[c];
         g.size = sizes[c];
         g.out = room;
@@ -327,7 +336,14 @@ static int sort_table(size_t n, const sort_key *key, int threads, void **cols[],
         *cols[c] = room;
         room = old;
     }
-    tr_free(room);
+    /* The last block left holds n rows of the narrowest column: the inverse fits when 4 bytes do.
+     */
+    uint32_t *inv = last >= sizeof *inv ? room : tr_malloc(n * sizeof *inv);
+    if (inv != room) tr_free(room);
+    if (!inv) {
+        tr_free(order);
+        return TR_FATAL;
+    }
     g.out = inv;
     tr_pool_run((int)g.parts, g.parts, invert_part, &g);
     tr_free(order);
@@ -377,17 +393,19 @@ static int close_open_slices(tr_trace *t)
         all_first &= input[i] == 0;
     }
 #define TRACK_INPUT(track) (!all_first && (track) < n_tracks ? input[track] : 0)
-#define SPAN(tab, endexpr)                                                                         \
-    for (size_t i = 0; i < (tab).n; i++) {                                                         \
+#define SPAN(tab, from, endexpr)                                                                   \
+    for (size_t i = (from); i < (tab).n; i++) {                                                    \
         uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \
         int64_t e = (endexpr);                                                                     \
         if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
-    SPAN(t->slices,
+    /* Instants in order (one input's): the last of them ends latest, the rest are not read. */
+    size_t in_from = all_first && t->instants.ordered ? t->instants.ordered - 1 : 0;
+    SPAN(t->slices, 0,
          model_slice_dur(s, i) >= 0 ? tr_time_add(s->ts[i], model_slice_dur(s, i)) : s->ts[i])
-    SPAN(t->instants, t->instants.ts[i])
-    SPAN(t->counters, t->counters.ts[i])
-    SPAN(t->samples, t->samples.ts[i])
+    SPAN(t->instants, in_from, t->instants.ts[i])
+    SPAN(t->counters, 0, t->counters.ts[i])
+    SPAN(t->samples, 0, t->samples.ts[i])
 #undef SPAN
     int rc = TR_OK;
     for (size_t i = 0; i < s->n; i++) {
@@ -523,11 +541,14 @@ static int nest_slices(tr_trace *t, const uint8_t *given, int all_given)
     return TR_OK;
 }
 
-static tr_ref remap(tr_ref r, uint32_t *const new_row[TR_EV_KIND_COUNT])
+/* The rows ROWS of flow ends of kinds KINDS follow their events' sort. */
+static void remap(uint32_t *rows, const model_col *kinds, size_t n,
+                  uint32_t *const new_row[TR_EV_KIND_COUNT])
 {
-    int kind = TR_REF_KIND(r);
-    if (kind < 0 || kind >= TR_EV_KIND_COUNT || !new_row[kind]) return r;
-    return TR_REF(kind, new_row[kind][TR_REF_ROW(r)]);
+    for (size_t i = 0; i < n; i++) {
+        int64_t kind = model_col_get(kinds, i);
+        if (kind >= 0 && kind < TR_EV_KIND_COUNT && new_row[kind]) rows[i] = new_row[kind][rows[i]];
+    }
 }
 
 /* The tracks whose nesting is given, in *GIVEN (NULL when none is); *ALL when every one is. */
@@ -573,7 +594,7 @@ static int sort_slices(tr_trace *t, const uint8_t *given, uint32_t **new_row)
     void **cols[MODEL_SLICE_COLS];
     size_t ssizes[MODEL_SLICE_COLS], n;
     model_slice_columns(s, cols, ssizes, &n);
-    sort_key key = {s->ts, s, given, t->tracks.len};
+    sort_key key = {s->ts, s, given, t->tracks.len, 0};
     int rc = sort_table(s->n, &key, t->threads, cols, ssizes, n, new_row);
     if (rc == TR_OK) rc = remap_slice_rows(s, *new_row);
     return rc;
@@ -608,16 +629,29 @@ static void shrink_tables(tr_trace *t)
         model_table_columns(t, k, &c);
         shrink_columns(*c.n, c.cap, c.col, c.size, c.ncols);
     }
-    tr_vec *vecs[] = {&t->args,  &t->arg_wide, &t->set_start, &t->set_shape,
-                      &t->flows, &t->strs,     &t->chunks};
+    model_cols fc;
+    model_flow_columns(&t->flows, &fc);
+    shrink_columns(t->flows.n, &t->flows.cap, fc.col, fc.size, fc.ncols);
+    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
     model_args_seal_end(t);
 }
 
-int tr_trace_freeze(tr_trace *t, tr_error *e)
+/* Sorts the tables (and remaps flows, nests slices) but when ORDERED is 0; the rest is the same. */
+static int freeze(tr_trace *t, int ordered, tr_error *e)
 {
     if (t->frozen) return TR_OK;
     if (t->failed) return tr_error_nomem(e);
+    if (!ordered) {
+        int rc = close_open_slices(t);
+        if (rc != TR_OK) {
+            t->failed = 1;
+            return tr_error_nomem(e);
+        }
+        shrink_tables(t);
+        t->frozen = 1;
+        return TR_OK;
+    }
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
     uint8_t *given = NULL;
     int all_given = 0;
@@ -625,19 +659,17 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     if (rc == TR_OK) rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
-    instant_table *in = &t->instants;
-    void **icols[] = {(void **)&in->ts,   (void **)&in->bytes, (void **)&in->track,
-                      (void **)&in->name, (void **)&in->cat,   (void **)&in->args,
-                      (void **)&in->scope};
-    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    sort_key ikey = {in->ts, NULL, NULL, 0};
+    model_cols ic;
+    model_table_columns(t, TR_EV_INSTANT, &ic);
+    sort_key ikey = {t->instants.ts, NULL, NULL, 0, t->instants.ordered};
     if (rc == TR_OK)
-        rc = sort_table(in->n, &ikey, t->threads, icols, isizes, 7, &new_row[TR_EV_INSTANT]);
+        rc = sort_table(t->instants.n, &ikey, t->threads, ic.col, ic.size, ic.ncols,
+                        &new_row[TR_EV_INSTANT]);
 
     counter_table *c = &t->counters;
     void **ccols[] = {(void **)&c->ts, (void **)&c->value, (void **)&c->track};
     static const size_t csizes[] = {8, 8, 4};
-    sort_key ckey = {c->ts, NULL, NULL, 0};
+    sort_key ckey = {c->ts, NULL, NULL, 0, 0};
     if (rc == TR_OK)
         rc = sort_table(c->n, &ckey, t->threads, ccols, csizes, 3, &new_row[TR_EV_COUNTER]);
 
@@ -645,16 +677,14 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     void **smcols[] = {(void **)&sm->ts, (void **)&sm->track, (void **)&sm->stack,
                        (void **)&sm->args};
     static const size_t smsizes[] = {8, 4, 4, 4};
-    sort_key smkey = {sm->ts, NULL, NULL, 0};
+    sort_key smkey = {sm->ts, NULL, NULL, 0, 0};
     if (rc == TR_OK)
         rc = sort_table(sm->n, &smkey, t->threads, smcols, smsizes, 4, &new_row[TR_EV_SAMPLE]);
 
     if (rc == TR_OK) {
-        for (size_t i = 0; i < t->flows.len; i++) {
-            tr_flow *f = &TR_VEC_AT(&t->flows, tr_flow, i);
-            f->from = remap(f->from, new_row);
-            f->to = remap(f->to, new_row);
-        }
+        flow_table *fl = &t->flows;
+        remap(fl->from, &fl->from_kind, fl->n, new_row);
+        remap(fl->to, &fl->to_kind, fl->n, new_row);
         rc = nest_slices(t, given, all_given);
     }
     tr_free(given);
@@ -668,19 +698,47 @@ int tr_trace_freeze(tr_trace *t, tr_error *e)
     return TR_OK;
 }
 
+int tr_trace_freeze(tr_trace *t, tr_error *e)
+{
+    return freeze(t, 1, e);
+}
+
+int tr_trace_freeze_unordered(tr_trace *t, tr_error *e)
+{
+    return freeze(t, 0, e);
+}
+
 /* ---- views ---- */
 
 void tr_trace_slices(const tr_trace *t, tr_slices *out)
 {
     const slice_table *s = &t->slices;
-    *out = (tr_slices){s->n,   s->ts,  s->track, s->name, s->args,      s->parent,    s->depth,
-                       s->dur, s->cat, s->bytes, t,       s->thread_ts, s->thread_dur};
+    *out = (tr_slices){s->n,
+                       s->ts,
+                       s->track,
+                       s->name,
+                       s->args,
+                       s->parent,
+                       s->depth,
+                       s->dur,
+                       model_col_view(&s->cat),
+                       model_col_view(&s->bytes),
+                       t,
+                       s->thread_ts,
+                       s->thread_dur};
 }
 
 void tr_trace_instants(const tr_trace *t, tr_instants *out)
 {
     const instant_table *s = &t->instants;
-    *out = (tr_instants){s->n, s->ts, s->bytes, s->track, s->name, s->cat, s->args, s->scope};
+    *out = (tr_instants){s->n,
+                         s->ts,
+                         s->track,
+                         s->name,
+                         s->args,
+                         model_col_view(&s->cat),
+                         model_col_view(&s->scope),
+                         model_col_view(&s->bytes)};
 }
 
 void tr_trace_counters(const tr_trace *t, tr_counters *out)

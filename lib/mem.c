@@ -47,18 +47,29 @@ static void *mem_advise(void *p, size_t n)
 /*
 ** A large new block starts on a huge page, so that advice covers all of it
 ** but its tail: from malloc it would start anywhere in one, and the part
-** before the first 2 MiB boundary would take a fault every 4 KiB.
+** before the first 2 MiB boundary would take a fault every 4 KiB.  A tail
+** of three quarters of a huge page or more is rounded up to a whole one
+** (*ROOM), and so is a block of that size: a 1.6 MiB column was 400 faults
+** of 1.4 us each here, where one huge page is cleared in about 90 us.  The
+** smaller tails stay small pages: rounded, they would add up to 2 MiB each
+** to the pages the kernel clears.
 */
-static void *mem_alloc(size_t n)
+static void *mem_alloc(size_t n, size_t *room)
 {
     void *p;
-    if (n >= TR_MEM_HUGE && posix_memalign(&p, TR_MEM_HUGE, n) == 0) return p;
+    size_t whole = n <= SIZE_MAX - TR_MEM_HUGE ? (n + TR_MEM_HUGE - 1) & ~(TR_MEM_HUGE - 1) : n;
+    *room = whole - n <= TR_MEM_HUGE / 4 ? whole : n;
+    if (*room >= TR_MEM_HUGE && posix_memalign(&p, TR_MEM_HUGE, *room) == 0) return p;
+    *room = n;
     return malloc(n ? n : 1);
 }
 
 void *tr_malloc(size_t n)
 {
-    return alloc_should_fail() ? NULL : mem_advise(mem_alloc(n), n);
+    size_t room;
+    if (alloc_should_fail()) return NULL;
+    void *p = mem_alloc(n, &room);
+    return mem_advise(p, room);
 }
 
 void *tr_calloc(size_t count, size_t size)
@@ -72,7 +83,10 @@ void *tr_calloc(size_t count, size_t size)
 void *tr_realloc(void *p, size_t n)
 {
     if (alloc_should_fail()) return NULL;
-    return mem_advise(p ? realloc(p, n ? n : 1) : mem_alloc(n), n);
+    if (p) return mem_advise(realloc(p, n ? n : 1), n);
+    size_t room;
+    void *q = mem_alloc(n, &room);
+    return mem_advise(q, room);
 }
 
 void tr_free(void *p)

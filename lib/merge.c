@@ -186,13 +186,34 @@ static void set_col(uint32_t *out, const uint32_t *in, size_t n, const remap *m)
     for (size_t i = 0; i < n; i++) out[i] = set_of(m, in[i]);
 }
 
+/*
+** The N rows of column S after the first AT of D (room for CAP), values
+** mapped through MAP when not NULL: copied whole when both are stored
+** alike, one by one (model_col_set) when not.
+*/
+static int merge_col(model_col *d, size_t at, size_t cap, const model_col *s, size_t n,
+                     const uint32_t *map)
+{
+    int64_t same = map ? map[s->same] : s->same;
+    if (!s->p && !d->p && (!at || same == d->same)) return model_col_set(d, at, cap, same);
+    if (s->p && d->p && s->size == d->size && s->bias == d->bias && (!map || d->size == 4)) {
+        if (map)
+            map_col((uint32_t *)d->p + at, s->p, n, map);
+        else
+            memcpy((char *)d->p + at * d->size, s->p, n * d->size);
+        return TR_OK;
+    }
+    int rc = TR_OK;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = model_col_get(s, i);
+        rc |= model_col_set(d, at + i, cap, map ? map[v] : v);
+    }
+    return rc;
+}
+
 /* The columns DST lacks and SRC has are made first, so that every one grows together. */
 static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
 {
-    if (s->cat && !d->cat && model_slice_make_column(d, (void **)&d->cat, 4, 0) != TR_OK)
-        return TR_FATAL;
-    if (s->bytes && !d->bytes && model_slice_make_column(d, (void **)&d->bytes, 8, 0xff) != TR_OK)
-        return TR_FATAL;
     if (s->thread_ts && !d->thread_ts && model_slice_make_thread_time(d) != TR_OK) return TR_FATAL;
     if (s->parent && !d->parent &&
         model_slice_make_column(d, (void **)&d->parent, 4, 0xff) != TR_OK)
@@ -207,16 +228,14 @@ static int merge_slices(slice_table *d, const slice_table *s, const remap *m)
         d->dur[d->n + i] = s->dur[i];
         if (s->dur[i] == TR_DUR_WIDE) rc |= model_slice_set_dur(d, d->n + i, model_slice_dur(s, i));
     }
-    if (d->bytes && s->bytes) memcpy(d->bytes + d->n, s->bytes, s->n * 8);
-    if (d->bytes && !s->bytes) memset(d->bytes + d->n, 0xff, s->n * 8);
     for (size_t i = 0; d->thread_ts && i < s->n; i++) {
         d->thread_ts[d->n + i] = s->thread_ts ? s->thread_ts[i] : TR_TIME_NONE;
         d->thread_dur[d->n + i] = s->thread_ts ? s->thread_dur[i] : TR_TIME_NONE;
     }
     map_col(d->track + d->n, s->track, s->n, m->track);
     map_col(d->name + d->n, s->name, s->n, m->str);
-    if (d->cat && s->cat) map_col(d->cat + d->n, s->cat, s->n, m->str);
-    if (d->cat && !s->cat) memset(d->cat + d->n, 0, s->n * 4);
+    rc |= merge_col(&d->cat, d->n, d->cap, &s->cat, s->n, m->str);
+    rc |= merge_col(&d->bytes, d->n, d->cap, &s->bytes, s->n, NULL);
     set_col(d->args + d->n, s->args, s->n, m);
     /* Stated parents (TR_NEST_GIVEN tracks) move with their rows. */
     for (size_t i = 0; d->parent && i < s->n; i++)
@@ -238,19 +257,18 @@ static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
 
     instant_table *di = &dst->instants;
     const instant_table *si = &src->instants;
-    void **icols[] = {(void **)&di->ts,   (void **)&di->bytes, (void **)&di->track,
-                      (void **)&di->name, (void **)&di->cat,   (void **)&di->args,
-                      (void **)&di->scope};
-    static const size_t isizes[] = {8, 8, 4, 4, 4, 4, 1};
-    if (si->n && room(&di->cap, di->n + si->n, icols, isizes, 7) != TR_OK) return TR_FATAL;
     if (si->n) {
+        model_cols ic;
+        model_table_columns(dst, TR_EV_INSTANT, &ic);
+        if (room(&di->cap, di->n + si->n, ic.col, ic.size, ic.ncols) != TR_OK) return TR_FATAL;
         memcpy(di->ts + di->n, si->ts, si->n * 8);
-        memcpy(di->bytes + di->n, si->bytes, si->n * 8);
         map_col(di->track + di->n, si->track, si->n, m->track);
         map_col(di->name + di->n, si->name, si->n, m->str);
-        map_col(di->cat + di->n, si->cat, si->n, m->str);
         set_col(di->args + di->n, si->args, si->n, m);
-        memcpy(di->scope + di->n, si->scope, si->n);
+        if ((merge_col(&di->cat, di->n, di->cap, &si->cat, si->n, m->str) |
+             merge_col(&di->scope, di->n, di->cap, &si->scope, si->n, NULL) |
+             merge_col(&di->bytes, di->n, di->cap, &si->bytes, si->n, NULL)) != TR_OK)
+            return TR_FATAL;
         di->n += si->n;
     }
 
@@ -291,8 +309,9 @@ static tr_ref ref_of(const remap *m, tr_ref r)
 
 static int merge_flows(tr_trace *dst, const tr_trace *src, const remap *m)
 {
-    for (size_t i = 0; i < src->flows.len; i++) {
-        tr_flow f = TR_VEC_AT(&src->flows, tr_flow, i);
+    for (size_t i = 0; i < src->flows.n; i++) {
+        tr_flow f;
+        tr_flow_get(src, (uint32_t)i, &f);
         f.from = ref_of(m, f.from);
         f.to = ref_of(m, f.to);
         f.name = m->str[f.name];

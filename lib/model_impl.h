@@ -25,32 +25,116 @@ typedef struct str_entry {
 } str_entry;
 
 /*
+** A column that costs nothing while every row holds one value, then NARROW
+** bytes a row (the value less BIAS), then 8 once a value does not fit them
+** (read as tr_col).  Its block grows with its table's (model_table_columns
+** lists it once made).
+*/
+typedef struct model_col {
+    void *p; /* NULL while every row is SAME */
+    int64_t same, bias;
+    uint64_t lo, span; /* V fits as the column is when V - LO <= SPAN (unsigned) */
+    uint8_t size;      /* of p's rows: 0, NARROW or 8 */
+    uint8_t narrow;    /* 1 or 4 */
+} model_col;
+
+static inline model_col model_col_new(int narrow, int64_t bias, int64_t same)
+{
+    return (model_col){NULL, same, bias, (uint64_t)same, 0, 0, (uint8_t)narrow};
+}
+
+/*
+** V less LO: what C stores for V (LO is BIAS in a narrow block, 0 in an
+** 8-byte one), which fits as the column is when it is at most SPAN.  The
+** appends take it once for the test and the store.
+*/
+static inline uint64_t model_col_offset(const model_col *c, int64_t v)
+{
+    return (uint64_t)v - c->lo;
+}
+
+static inline int model_col_fits(const model_col *c, int64_t v)
+{
+    return model_col_offset(c, v) <= c->span;
+}
+
+/* Stores X, an offset that fits, at row I; nothing while the column is SAME. */
+static inline void model_col_store(model_col *c, size_t i, uint64_t x)
+{
+    if (!c->size) return;
+    if (c->size == 4)
+        ((uint32_t *)c->p)[i] = (uint32_t)x;
+    else if (c->size == 8)
+        ((uint64_t *)c->p)[i] = x;
+    else
+        ((uint8_t *)c->p)[i] = (uint8_t)x;
+}
+
+static inline void model_col_put(model_col *c, size_t i, int64_t v)
+{
+    model_col_store(c, i, model_col_offset(c, v));
+}
+
+/*
+** Stores V at row I of a table of CAP rows whatever it is: the first row
+** sets SAME, another value makes the block (rows before I hold SAME), one
+** too wide widens it to 8 bytes.  TR_FATAL when out of memory.
+*/
+int model_col_set(model_col *c, size_t i, size_t cap, int64_t v);
+/* Makes C's block SIZE bytes a row (its NARROW or 8) for CAP rows, rows before N kept. */
+int model_col_make(model_col *c, size_t n, size_t cap, int size);
+
+static inline tr_col model_col_view(const model_col *c)
+{
+    return (tr_col){c->p, c->same, c->bias, c->size};
+}
+
+static inline int64_t model_col_get(const model_col *c, size_t i)
+{
+    tr_col v = model_col_view(c);
+    return tr_col_at(&v, i);
+}
+
+/*
 ** Slices: durations in 32 bits, the rare others (open slices, 2^32 ns and
-** up) in a side table; the category and size columns are made on the first
-** slice that has one (before that they read as 0 and -1).  Depth and parent
-** are freeze's work: their columns are made then, after the sort, unless a
-** reader states parents (tr_slice_set_parent, tr_slice_put) before.
+** up) in a side table; category and size are narrow columns (0 and -1
+** while no slice has one; a size 4 bytes while it fits them).  Depth and
+** parent are freeze's work: their columns are made then, after the sort,
+** unless a reader states parents (tr_slice_set_parent, tr_slice_put) before.
 */
 typedef struct slice_table {
     size_t n, cap;
     int64_t *ts;
-    int64_t *bytes; /* NULL until a slice has a size */
-    uint32_t *dur;  /* TR_DUR_WIDE: see wide */
+    uint32_t *dur; /* TR_DUR_WIDE: see wide */
     uint32_t *track, *name, *args;
-    uint32_t *parent;                /* NULL until a parent is stated, or freeze */
-    uint32_t *cat;                   /* NULL until a slice has a category */
+    uint32_t *parent; /* NULL until a parent is stated, or freeze */
+    model_col cat, bytes;
     uint16_t *depth;                 /* NULL until freeze */
     int64_t *thread_ts, *thread_dur; /* NULL until a slice has a thread time; TR_TIME_NONE */
     tr_map wide;                     /* row -> entry of wide_dur */
     tr_vec wide_dur;                 /* int64_t */
 } slice_table;
 
+/* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
 typedef struct instant_table {
     size_t n, cap;
-    int64_t *ts, *bytes;
-    uint32_t *track, *name, *cat, *args;
-    uint8_t *scope;
+    size_t ordered; /* rows 0..ORDERED are in time order (as appended: freeze need not look) */
+    int64_t *ts;
+    uint32_t *track, *name, *args;
+    model_col cat, scope, bytes;
 } instant_table;
+
+/*
+** Flows: an end's row and the name 4 bytes each; the ends' kinds, the
+** category and the id are narrow columns (a GT log's flows all join two
+** instants under one category; its ids, request seqs, fit 32 bits): a
+** flow takes 16 bytes where a tr_flow is 32.
+*/
+typedef struct flow_table {
+    size_t n, cap;
+    uint32_t *from, *to, *name; /* TR_REF_ROW of the ends */
+    model_col from_kind, to_kind, cat, id;
+} flow_table;
 
 typedef struct counter_table {
     size_t n, cap;
@@ -95,7 +179,7 @@ struct tr_trace {
     tr_vec stacks;         /* stack_node; 0 is the empty stack */
     row_index stack_index; /* the nodes that are not their parent's next row (stacks.c) */
 
-    tr_vec flows; /* tr_flow */
+    flow_table flows;
 
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
@@ -275,10 +359,8 @@ static inline int64_t model_slice_dur(const slice_table *s, size_t i)
 /* Sets slice I's duration; TR_FATAL when the side table cannot grow. */
 int model_slice_set_dur(slice_table *s, size_t i, int64_t dur);
 
-/*
-** Makes the category or size column (*COL, SIZE bytes an element) on the
-** first slice that has one, the rows before it filled with FILL's bytes.
-*/
+/* Makes a column made late (*COL, SIZE bytes a row: parents, thread times), the rows so far FILL's
+ * bytes. */
 int model_slice_make_column(slice_table *s, void **col, size_t size, int fill);
 /* Makes the two thread time columns, TR_TIME_NONE for the rows so far. */
 int model_slice_make_thread_time(slice_table *s);
@@ -301,6 +383,8 @@ typedef struct model_cols {
 
 /* The columns of event table KIND (enum tr_event_kind): for growing, reserving and trimming. */
 void model_table_columns(tr_trace *t, int kind, model_cols *out);
+/* The same for the flow table. */
+void model_flow_columns(flow_table *f, model_cols *out);
 
 /* Grows every column of a table to CAP rows; COLS and SIZES list them. */
 int model_grow_columns(void **cols[], const size_t sizes[], size_t ncols, size_t cap);

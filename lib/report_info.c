@@ -160,8 +160,9 @@ static int summarize(const tr_trace *t, trace_summary *s)
     lim = 0;
     /* by runs of one category: a reader gives most or all of its instants the same */
     for (size_t i = 0, j; i < in.n; i = j) {
-        tr_str cat = in.cat[i];
-        for (j = i + 1; j < in.n && in.cat[j] == cat;) j++;
+        tr_str cat = tr_instant_cat(&in, i);
+        j = in.cat.p ? i + 1 : in.n;
+        while (j < in.n && tr_instant_cat(&in, j) == cat) j++;
         if (!cat || cat >= n_strs) continue;
         if (by_name[cat] == 0) {
             cats++;

@@ -140,13 +140,13 @@ static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
 
 static void rec_instant(const tr_instants *v, size_t i, tr_event_rec *r)
 {
-    *r = (tr_event_rec){.ts = v->ts[i], .dur = -1, .bytes = v->bytes[i]};
+    *r = (tr_event_rec){.ts = v->ts[i], .dur = -1, .bytes = tr_instant_bytes(v, i)};
     r->u.s.name = v->name[i];
-    r->u.s.cat = v->cat[i];
+    r->u.s.cat = tr_instant_cat(v, i);
     r->track = v->track[i];
     r->args = v->args[i];
     r->kind = TR_EV_INSTANT;
-    r->scope = v->scope[i];
+    r->scope = (uint8_t)tr_instant_scope(v, i);
 }
 
 static void rec_counter(const tr_counters *v, size_t i, tr_event_rec *r)
@@ -553,7 +553,8 @@ static tr_ref flow_end_check(const tr_stream *s, tr_ref r)
 static int stream_take_flows(tr_stream *s, const tr_trace *t, const tr_batch *b, tr_error *e)
 {
     for (size_t i = b->flow_first; i < b->flow_end && !s->no_flows; i++) {
-        tr_flow f = *tr_flow_get(t, (uint32_t)i);
+        tr_flow f;
+        tr_flow_get(t, (uint32_t)i, &f);
         tr_ref *end[] = {&f.from, &f.to};
         for (int j = 0; j < 2; j++) {
             int k = TR_REF_KIND(*end[j]);

@@ -42,7 +42,6 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->tracks, sizeof(track_slot));
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
-    tr_vec_init(&t->flows, sizeof(tr_flow));
     tr_vec_init(&t->args, sizeof(uint32_t));
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
@@ -52,6 +51,15 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
+    t->slices.cat = model_col_new(4, 0, 0);
+    t->slices.bytes = model_col_new(4, -1, -1);
+    t->instants.cat = model_col_new(4, 0, 0);
+    t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
+    t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
+    t->flows.from_kind = model_col_new(1, 0, 0);
+    t->flows.to_kind = model_col_new(1, 0, 0);
+    t->flows.cat = model_col_new(4, 0, 0);
+    t->flows.id = model_col_new(4, 0, 0);
     model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
     stack_node *root = tr_vec_push(&t->stacks);
@@ -80,14 +88,14 @@ void tr_trace_free(tr_trace *t)
     tr_vec_fini(&t->tracks);
     tr_free(t->track_index.slots);
     slice_table *s = &t->slices;
-    tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes), tr_free(s->track), tr_free(s->name);
-    tr_free(s->cat), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
+    tr_free(s->ts), tr_free(s->dur), tr_free(s->bytes.p), tr_free(s->track), tr_free(s->name);
+    tr_free(s->cat.p), tr_free(s->args), tr_free(s->parent), tr_free(s->depth);
     tr_free(s->thread_ts), tr_free(s->thread_dur);
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
-    tr_free(in->ts), tr_free(in->bytes), tr_free(in->track), tr_free(in->name);
-    tr_free(in->cat), tr_free(in->args), tr_free(in->scope);
+    tr_free(in->ts), tr_free(in->track), tr_free(in->name), tr_free(in->args);
+    tr_free(in->cat.p), tr_free(in->scope.p), tr_free(in->bytes.p);
     tr_free(t->counters.ts), tr_free(t->counters.value), tr_free(t->counters.track);
     tr_free(t->samples.ts), tr_free(t->samples.track), tr_free(t->samples.stack);
     tr_free(t->samples.args);
@@ -95,7 +103,9 @@ void tr_trace_free(tr_trace *t)
     tr_free(t->frame_index.slots);
     tr_vec_fini(&t->stacks);
     tr_free(t->stack_index.slots);
-    tr_vec_fini(&t->flows);
+    flow_table *fl = &t->flows;
+    tr_free(fl->from), tr_free(fl->to), tr_free(fl->name);
+    tr_free(fl->from_kind.p), tr_free(fl->to_kind.p), tr_free(fl->cat.p), tr_free(fl->id.p);
     tr_vec_fini(&t->args);
     tr_vec_fini(&t->arg_wide);
     tr_vec_fini(&t->set_start);
@@ -780,8 +790,8 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
     for (; k < sizeof always / sizeof *always; k++) cols[k] = always[k], sizes[k] = always_sizes[k];
     if (s->parent) cols[k] = (void **)&s->parent, sizes[k++] = 4;
     if (s->depth) cols[k] = (void **)&s->depth, sizes[k++] = 2;
-    if (s->cat) cols[k] = (void **)&s->cat, sizes[k++] = 4;
-    if (s->bytes) cols[k] = (void **)&s->bytes, sizes[k++] = 8;
+    if (s->cat.p) cols[k] = &s->cat.p, sizes[k++] = s->cat.size;
+    if (s->bytes.p) cols[k] = &s->bytes.p, sizes[k++] = s->bytes.size;
     if (s->thread_ts) cols[k] = (void **)&s->thread_ts, sizes[k++] = 8;
     if (s->thread_dur) cols[k] = (void **)&s->thread_dur, sizes[k++] = 8;
     *n = k;
@@ -789,7 +799,7 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
 
 void model_table_columns(tr_trace *t, int kind, model_cols *out)
 {
-    static const size_t instant_sizes[] = {8, 8, 4, 4, 4, 4, 1}, counter_sizes[] = {8, 8, 4},
+    static const size_t instant_sizes[] = {8, 4, 4, 4}, counter_sizes[] = {8, 8, 4},
                         sample_sizes[] = {8, 4, 4, 4};
     const size_t *sizes = NULL;
     size_t k = 0;
@@ -799,11 +809,13 @@ void model_table_columns(tr_trace *t, int kind, model_cols *out)
         return;
     } else if (kind == TR_EV_INSTANT) {
         instant_table *s = &t->instants;
-        void **cols[] = {(void **)&s->ts,   (void **)&s->bytes, (void **)&s->track,
-                         (void **)&s->name, (void **)&s->cat,   (void **)&s->args,
-                         (void **)&s->scope};
-        for (; k < 7; k++) out->col[k] = cols[k];
-        sizes = instant_sizes, out->n = &s->n, out->cap = &s->cap;
+        void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->name, (void **)&s->args};
+        for (; k < 4; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
+        model_col *opt[] = {&s->cat, &s->scope, &s->bytes};
+        for (size_t j = 0; j < 3; j++)
+            if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
+        out->n = &s->n, out->cap = &s->cap, out->ncols = k;
+        return;
     } else if (kind == TR_EV_COUNTER) {
         counter_table *s = &t->counters;
         void **cols[] = {(void **)&s->ts, (void **)&s->value, (void **)&s->track};
@@ -853,7 +865,11 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     (void)tr_vec_reserve(&t->args, t->args.len + args);
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
-    (void)tr_vec_reserve(&t->flows, t->flows.len + x->flows);
+    model_cols fc;
+    model_flow_columns(&t->flows, &fc);
+    if (x->flows && t->flows.n + x->flows > t->flows.cap && t->flows.n + x->flows < TR_NONE - 1 &&
+        model_grow_columns(fc.col, fc.size, fc.ncols, t->flows.n + x->flows) == TR_OK)
+        t->flows.cap = t->flows.n + x->flows;
     /* The stack index holds a few of the nodes (stacks.c): it grows as it needs. */
     if (x->stacks) (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
 }
@@ -903,15 +919,12 @@ static TRACE_SLOW uint32_t slice_add_rare(tr_trace *t, size_t i, int64_t dur, tr
                                           int64_t bytes)
 {
     slice_table *s = &t->slices;
-    if ((cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
-        (bytes != -1 && !s->bytes &&
-         model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK) ||
+    if (model_col_set(&s->cat, i, s->cap, cat) != TR_OK ||
+        model_col_set(&s->bytes, i, s->cap, bytes) != TR_OK ||
         model_slice_set_dur(s, i, dur) != TR_OK) {
         t->failed = 1;
         return TR_NONE;
     }
-    if (s->cat) s->cat[i] = cat;
-    if (s->bytes) s->bytes[i] = bytes;
     if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
@@ -928,11 +941,12 @@ uint32_t tr_slice_add(tr_trace *t, uint32_t track, int64_t ts, int64_t dur, tr_s
     s->name[i] = name;
     s->args[i] = args;
     if (s->parent) s->parent[i] = TR_NONE;
-    if ((cat && !s->cat) || (bytes != -1 && !s->bytes) || dur < 0 || dur >= TR_DUR_WIDE)
+    uint64_t xc = model_col_offset(&s->cat, cat), xb = model_col_offset(&s->bytes, bytes);
+    if ((xc > s->cat.span) | (xb > s->bytes.span) || dur < 0 || dur >= TR_DUR_WIDE)
         return slice_add_rare(t, i, dur, cat, bytes);
     s->dur[i] = (uint32_t)dur;
-    if (s->cat) s->cat[i] = cat;
-    if (s->bytes) s->bytes[i] = bytes;
+    model_col_store(&s->cat, i, xc);
+    model_col_store(&s->bytes, i, xb);
     if (s->thread_ts) s->thread_ts[i] = s->thread_dur[i] = TR_TIME_NONE;
     s->n = i + 1;
     return (uint32_t)i;
@@ -954,10 +968,11 @@ void tr_trace_drop_events(tr_trace *t)
 {
     if (t->frozen) return;
     t->slices.n = t->instants.n = t->counters.n = t->samples.n = 0;
+    t->instants.ordered = 0;
     t->slices.wide_dur.len = 0;
     tr_map_fini(&t->slices.wide);
     memset(&t->slices.wide, 0, sizeof t->slices.wide);
-    t->flows.len = 0;
+    t->flows.n = 0;
 }
 
 void tr_slice_end(tr_trace *t, uint32_t row, int64_t end_ts)
@@ -1004,10 +1019,16 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
 {
     slice_table *s = &t->slices;
     if (tr_slice_reserve(t, n) != TR_OK) return TR_NONE;
-    /* the puts state parents, from threads: the column is made here */
+    /*
+    ** The puts state parents, from threads: the column is made here, and
+    ** so are category and size whenever a put's may differ from the rows
+    ** before (a size 8 bytes wide, as any fits).
+    */
+    int make_cat = !s->cat.p && (cat || s->cat.same != 0),
+        make_bytes = s->bytes.size != 8 && (bytes || s->bytes.p || s->bytes.same != -1);
     if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
-        (cat && !s->cat && model_slice_make_column(s, (void **)&s->cat, 4, 0) != TR_OK) ||
-        (bytes && !s->bytes && model_slice_make_column(s, (void **)&s->bytes, 8, 0xff) != TR_OK)) {
+        (make_cat && model_col_make(&s->cat, s->n, s->cap, 4) != TR_OK) ||
+        (make_bytes && model_col_make(&s->bytes, s->n, s->cap, 8) != TR_OK)) {
         t->failed = 1;
         return TR_NONE;
     }
@@ -1026,12 +1047,52 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     s->name[row] = name;
     s->args[row] = args;
     s->parent[row] = parent < row ? parent : TR_NONE;
-    if (s->cat) s->cat[row] = cat;
-    if (s->bytes) s->bytes[row] = bytes;
+    model_col_put(&s->cat, row, cat);
+    model_col_put(&s->bytes, row, bytes);
     if (s->thread_ts) s->thread_ts[row] = s->thread_dur[row] = TR_TIME_NONE;
     int fits = dur >= 0 && dur < TR_DUR_WIDE;
     s->dur[row] = fits ? (uint32_t)dur : 0;
     return fits ? TR_OK : TR_END;
+}
+
+int model_col_make(model_col *c, size_t n, size_t cap, int size)
+{
+    model_col made = *c;
+    uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+    made.size = (uint8_t)size;
+    made.lo = size == 8 ? 0 : (uint64_t)c->bias;
+    made.span = size == 8 ? UINT64_MAX : narrow;
+    if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
+    for (size_t r = 0; r < n; r++) model_col_put(&made, r, model_col_get(c, r));
+    tr_free(c->p);
+    *c = made;
+    return TR_OK;
+}
+
+int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
+{
+    if (!c->p && i == 0) {
+        c->same = v;
+        c->lo = (uint64_t)v;
+        return TR_OK;
+    }
+    if (!model_col_fits(c, v)) {
+        uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+        int size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
+        if (model_col_make(c, i, cap, size) != TR_OK) return TR_FATAL;
+    }
+    model_col_put(c, i, v);
+    return TR_OK;
+}
+
+/* The slow half of tr_instant_add: a value that its column does not hold as it is. */
+static TRACE_SLOW void instant_add_rare(tr_trace *t, size_t i, tr_str cat, int scope, int64_t bytes)
+{
+    instant_table *s = &t->instants;
+    if (model_col_set(&s->cat, i, s->cap, cat) != TR_OK ||
+        model_col_set(&s->scope, i, s->cap, scope) != TR_OK ||
+        model_col_set(&s->bytes, i, s->cap, bytes) != TR_OK)
+        t->failed = 1;
 }
 
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
@@ -1040,14 +1101,25 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
     instant_table *s = &t->instants;
     if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
         return TR_NONE;
-    size_t i = s->n++;
+    size_t i = s->n;
+    scope = (uint8_t)scope;
+    uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, scope),
+             xb = model_col_offset(&s->bytes, bytes);
+    /* one branch for the three: a GT log's instants all fit */
+    if ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)) {
+        instant_add_rare(t, i, cat, scope, bytes);
+        if (t->failed) return TR_NONE;
+    } else {
+        model_col_store(&s->cat, i, xc);
+        model_col_store(&s->scope, i, xs);
+        model_col_store(&s->bytes, i, xb);
+    }
+    s->n = i + 1;
     s->ts[i] = ts;
-    s->bytes[i] = bytes;
     s->track[i] = track;
     s->name[i] = name;
-    s->cat[i] = cat;
     s->args[i] = args;
-    s->scope[i] = (uint8_t)scope;
+    if (s->ordered == i && (i == 0 || ts >= s->ts[i - 1])) s->ordered = i + 1;
     return (uint32_t)i;
 }
 
@@ -1085,26 +1157,76 @@ uint64_t tr_sample_weight(const tr_trace *t, uint32_t args)
 
 /* ---- flows ---- */
 
-uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
+void model_flow_columns(flow_table *f, model_cols *out)
 {
-    if (!appendable(t)) return TR_NONE;
-    tr_flow *copy = tr_vec_push(&t->flows);
-    if (!copy) {
-        t->failed = 1;
-        return TR_NONE;
-    }
-    *copy = *f;
-    return (uint32_t)(t->flows.len - 1);
+    void **cols[] = {(void **)&f->from, (void **)&f->to, (void **)&f->name};
+    size_t k = 0;
+    for (; k < 3; k++) out->col[k] = cols[k], out->size[k] = 4;
+    model_col *opt[] = {&f->from_kind, &f->to_kind, &f->cat, &f->id};
+    for (size_t j = 0; j < 4; j++)
+        if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
+    out->n = &f->n, out->cap = &f->cap, out->ncols = k;
 }
 
-const tr_flow *tr_flow_get(const tr_trace *t, uint32_t row)
+/* The slow half of tr_flow_add: room to make, or a value its column does not hold as it is. */
+static TRACE_SLOW int flow_add_rare(tr_trace *t, const tr_flow *f)
 {
-    return row < t->flows.len ? &TR_VEC_AT(&t->flows, tr_flow, row) : NULL;
+    flow_table *s = &t->flows;
+    model_cols c;
+    model_flow_columns(s, &c);
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, c.col, c.size, c.ncols)) return 0;
+    if (model_col_set(&s->from_kind, s->n, s->cap, (int64_t)(f->from >> 32)) != TR_OK ||
+        model_col_set(&s->to_kind, s->n, s->cap, (int64_t)(f->to >> 32)) != TR_OK ||
+        model_col_set(&s->cat, s->n, s->cap, f->cat) != TR_OK ||
+        model_col_set(&s->id, s->n, s->cap, (int64_t)f->id) != TR_OK) {
+        t->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
+{
+    flow_table *s = &t->flows;
+    size_t i = s->n;
+    int64_t from_kind = (int64_t)(f->from >> 32), to_kind = (int64_t)(f->to >> 32),
+            id = (int64_t)f->id;
+    uint64_t xf = model_col_offset(&s->from_kind, from_kind),
+             xt = model_col_offset(&s->to_kind, to_kind), xc = model_col_offset(&s->cat, f->cat),
+             xi = model_col_offset(&s->id, id);
+    if (i >= s->cap || (t->failed | t->frozen) ||
+        ((xf > s->from_kind.span) | (xt > s->to_kind.span) | (xc > s->cat.span) |
+         (xi > s->id.span))) {
+        if (!flow_add_rare(t, f)) return TR_NONE;
+    } else {
+        model_col_store(&s->from_kind, i, xf);
+        model_col_store(&s->to_kind, i, xt);
+        model_col_store(&s->cat, i, xc);
+        model_col_store(&s->id, i, xi);
+    }
+    s->from[i] = TR_REF_ROW(f->from);
+    s->to[i] = TR_REF_ROW(f->to);
+    s->name[i] = f->name;
+    s->n = i + 1;
+    return (uint32_t)i;
+}
+
+int tr_flow_get(const tr_trace *t, uint32_t row, tr_flow *out)
+{
+    const flow_table *s = &t->flows;
+    memset(out, 0, sizeof *out);
+    if (row >= s->n) return 0;
+    out->from = (uint64_t)model_col_get(&s->from_kind, row) << 32 | s->from[row];
+    out->to = (uint64_t)model_col_get(&s->to_kind, row) << 32 | s->to[row];
+    out->name = s->name[row];
+    out->cat = (tr_str)model_col_get(&s->cat, row);
+    out->id = (uint64_t)model_col_get(&s->id, row);
+    return 1;
 }
 
 size_t tr_flow_count(const tr_trace *t)
 {
-    return t->flows.len;
+    return t->flows.n;
 }
 
 /* ---- size ---- */
@@ -1125,7 +1247,7 @@ size_t tr_trace_memory(const tr_trace *t)
     n += vec_bytes(&t->strs) + vec_bytes(&t->inputs) + vec_bytes(&t->processes) +
          vec_bytes(&t->process_hosts);
     n += vec_bytes(&t->tracks) + vec_bytes(&t->frames) + vec_bytes(&t->stacks);
-    n += vec_bytes(&t->flows) + vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
+    n += vec_bytes(&t->args) + vec_bytes(&t->arg_wide);
     n += vec_bytes(&t->set_start) + vec_bytes(&t->set_shape) + vec_bytes(&t->building_kt);
     n += model_args_sealed_bytes(t);
     n += vec_bytes(&t->shape_words) + vec_bytes(&t->shape_start) + index_bytes(&t->shape_index);
@@ -1137,6 +1259,9 @@ size_t tr_trace_memory(const tr_trace *t)
         model_table_columns((tr_trace *)t, k, &c); /* read only: the list the appends grow */
         for (size_t i = 0; i < c.ncols; i++) n += *c.cap * c.size[i];
     }
+    model_cols fc;
+    model_flow_columns((flow_table *)&t->flows, &fc); /* read only, as above */
+    for (size_t i = 0; i < fc.ncols; i++) n += t->flows.cap * fc.size[i];
     n += vec_bytes(&t->slices.wide_dur) + t->slices.wide.cap * 12;
     return n;
 }

@@ -681,12 +681,12 @@ static int feed_model(tr_timeline_layout *l, int pass, tr_error *e)
     }
     for (size_t i = 0; i < in.n && rc >= 0; i++) {
         r = (tr_event_rec){.ts = in.ts[i],
-                           .bytes = in.bytes[i],
+                           .bytes = tr_instant_bytes(&in, i),
                            .seq = i,
                            .track = in.track[i],
                            .args = in.args[i],
                            .kind = TR_EV_INSTANT,
-                           .scope = in.scope[i]};
+                           .scope = (uint8_t)tr_instant_scope(&in, i)};
         r.u.s.name = in.name[i];
         rc = fn(l, &r, 0, e);
     }
@@ -710,8 +710,11 @@ int tr_timeline_layout_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     if (rc < 0) return rc;
     size_t nf = tr_flow_count(t);
     rc = feed_model(l, 0, e);
-    for (size_t i = 0; i < nf && rc >= 0; i++)
-        rc = tr_timeline_flow(l, tr_flow_get(t, (uint32_t)i), e);
+    for (size_t i = 0; i < nf && rc >= 0; i++) {
+        tr_flow f;
+        tr_flow_get(t, (uint32_t)i, &f);
+        rc = tr_timeline_flow(l, &f, e);
+    }
     if (rc >= 0) rc = tr_timeline_place(l, e);
     if (rc >= 0) rc = feed_model(l, 1, e);
     if (rc >= 0) rc = tr_timeline_finish(l, e);

@@ -178,8 +178,8 @@ TR_TEST(instants_counters)
     tr_instants in;
     tr_trace_instants(t, &in);
     CHECK_INT(in.n, 3);
-    CHECK_INT(in.scope[0], TR_SCOPE_GLOBAL);
-    CHECK_INT(in.scope[1], TR_SCOPE_THREAD);
+    CHECK_INT(tr_instant_scope(&in, 0), TR_SCOPE_GLOBAL);
+    CHECK_INT(tr_instant_scope(&in, 1), TR_SCOPE_THREAD);
     tr_counters c;
     tr_trace_counters(t, &c);
     CHECK_INT(c.n, 3);
@@ -264,8 +264,12 @@ TR_TEST(async_and_flows)
     for (size_t i = 0; i < s.n; i++) async += tr_track_get(t, s.track[i])->kind == TR_TRACK_ASYNC;
     CHECK_INT(async, 2);
     CHECK_INT(tr_flow_count(t), 2);
-    const tr_flow *f = tr_flow_get(t, 0);
-    const tr_flow *f2 = tr_flow_get(t, 1);
+    tr_flow f_v;
+    tr_flow_get(t, 0, &f_v);
+    const tr_flow *f = &f_v;
+    tr_flow f2_v;
+    tr_flow_get(t, 1, &f2_v);
+    const tr_flow *f2 = &f2_v;
     if (f->id != 14) {
         const tr_flow *x = f;
         f = f2;
@@ -312,7 +316,9 @@ TR_TEST(flow_identities_paged)
     tr_slices s;
     tr_trace_slices(t, &s);
     for (size_t i = 0; i < tr_flow_count(t); i++) {
-        const tr_flow *f = tr_flow_get(t, (uint32_t)i);
+        tr_flow f_v;
+        tr_flow_get(t, (uint32_t)i, &f_v);
+        const tr_flow *f = &f_v;
         CHECK_STR(S(t, s.name[TR_REF_ROW(f->from)]), "a");
         CHECK_STR(S(t, s.name[TR_REF_ROW(f->to)]), "b");
     }
@@ -345,12 +351,12 @@ TR_TEST(samples_and_odd_phases)
     tr_instants in;
     tr_trace_instants(t, &in);
     CHECK_INT(in.n, 4);
-    CHECK_STR(S(t, in.cat[0]), "object_snapshot");
+    CHECK_STR(S(t, tr_instant_cat(&in, 0)), "object_snapshot");
     CHECK_STR(args_text(t, in.args[0]),
               "{\"snapshot.a\":1,\"ph\":\"O\",\"cat\":\"x\",\"id\":\"0x9\"}");
-    CHECK_STR(S(t, in.cat[1]), "clock_sync");
-    CHECK_STR(S(t, in.cat[2]), "context_enter");
-    CHECK_STR(S(t, in.cat[3]), "memory_dump");
+    CHECK_STR(S(t, tr_instant_cat(&in, 1)), "clock_sync");
+    CHECK_STR(S(t, tr_instant_cat(&in, 2)), "context_enter");
+    CHECK_STR(S(t, tr_instant_cat(&in, 3)), "memory_dump");
     tr_trace_free(t);
 }
 
@@ -575,8 +581,8 @@ static char *model_text(const tr_trace *t)
             break;
         case TR_EV_INSTANT:
             track = in.track[r];
-            tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], in.scope[r], S(t, in.name[r]),
-                        S(t, in.cat[r]));
+            tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], tr_instant_scope(&in, r),
+                        S(t, in.name[r]), S(t, tr_instant_cat(&in, r)));
             tr_buf_add_json_args(&b, t, in.args[r]);
             break;
         case TR_EV_COUNTER:

@@ -81,7 +81,8 @@ static int near_global_instant(const tr_trace *t, const tr_timeline_layout *l, d
     tr_instants in;
     tr_trace_instants(t, &in);
     for (size_t i = 0; i < in.n; i++)
-        if (in.scope[i] == TR_SCOPE_GLOBAL && fabs(tr_timeline_x(l, in.ts[i]) - x) < 3) return 1;
+        if (tr_instant_scope(&in, i) == TR_SCOPE_GLOBAL && fabs(tr_timeline_x(l, in.ts[i]) - x) < 3)
+            return 1;
     return 0;
 }
 
@@ -112,7 +113,9 @@ static void probe(const tr_trace *t, const tr_render_opts *o, const char *png_pa
     /* An arrow ends where a slice starts: slices that flows touch are not probed. */
     uint8_t *flowed = calloc(s.n + 1, 1);
     for (uint32_t i = 0; i < tr_flow_count(t); i++) {
-        const tr_flow *f = tr_flow_get(t, i);
+        tr_flow f_v;
+        tr_flow_get(t, i, &f_v);
+        const tr_flow *f = &f_v;
         if (TR_REF_KIND(f->from) == TR_EV_SLICE && TR_REF_ROW(f->from) < s.n)
             flowed[TR_REF_ROW(f->from)] = 1;
         if (TR_REF_KIND(f->to) == TR_EV_SLICE && TR_REF_ROW(f->to) < s.n)

@@ -2,6 +2,7 @@
 #include "tr_test.h"
 
 #include "tr_mem.h"
+#include "tr_merge.h"
 #include "tr_pool.h"
 #include "tr_report.h"
 #include "tr_trace.h"
@@ -386,12 +387,88 @@ TR_TEST(freeze_sorts_and_nests)
     CHECK_INT(s.ts[5], 65);
     CHECK_INT(tr_slice_dur(&s, 5), 135);
     CHECK_INT(s.depth[5], 1);
-    const tr_flow *f = tr_flow_get(t, 0);
+    tr_flow f_v;
+    tr_flow_get(t, 0, &f_v);
+    const tr_flow *f = &f_v;
     CHECK_INT(TR_REF_ROW(f->from), 3);
     CHECK_INT(TR_REF_ROW(f->to), 0);
     /* Frozen traces refuse appends. */
     CHECK_INT(tr_slice_add(t, tk, 1, 1, a, 0, -1, 0), TR_NONE);
     tr_trace_free(t);
+}
+
+/* Freezing for counts keeps the rows as appended, closes open slices and refuses appends. */
+TR_TEST(freeze_unordered)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, tr_input_add(t, "x", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str a = tr_str_internz(t, "a");
+    tr_slice_add(t, tk, 20, 10, a, 0, -1, 0);
+    tr_slice_add(t, tk, 10, -1, a, 0, -1, 0); /* open: ends where the input ends */
+    tr_instant_add(t, tk, 50, a, 0, TR_SCOPE_THREAD, -1, 0);
+    tr_instant_add(t, tk, 5, a, 0, TR_SCOPE_THREAD, -1, 0);
+    CHECK_INT(tr_trace_freeze_unordered(t, NULL), TR_OK);
+    CHECK(tr_trace_frozen(t));
+    tr_slices s;
+    tr_instants in;
+    tr_trace_slices(t, &s);
+    tr_trace_instants(t, &in);
+    CHECK_INT(s.n, 2);
+    CHECK_INT(s.ts[0], 20);
+    CHECK_INT(tr_slice_dur(&s, 1), 40);
+    CHECK(s.depth == NULL);
+    CHECK_INT(in.ts[0], 50);
+    CHECK_INT(in.ts[1], 5);
+    CHECK_INT(tr_instant_add(t, tk, 60, a, 0, TR_SCOPE_THREAD, -1, 0), TR_NONE);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK); /* frozen already: a no-op */
+    tr_trace_free(t);
+}
+
+/*
+** Instants' category, scope and size cost nothing while every row has the
+** same; a different one makes the column, a size past 32 bits widens it.
+** Sorting and merging keep every row's values.
+*/
+TR_TEST(instant_columns_narrow)
+{
+    tr_trace *t = tr_trace_new(), *u = tr_trace_new();
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, tr_input_add(t, "x", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str a = tr_str_internz(t, "a"), gt = tr_str_internz(t, "gt");
+    for (int i = 0; i < 3000; i++) tr_instant_add(t, tk, 3000 - i, a, gt, TR_SCOPE_THREAD, i, 0);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK(in.cat.p == NULL && in.scope.p == NULL);
+    CHECK(in.bytes.p != NULL && in.bytes.size == 4);
+    tr_instant_add(t, tk, 1, a, a, TR_SCOPE_GLOBAL, (int64_t)1 << 40, 0);
+    tr_instant_add(t, tk, 2, a, gt, TR_SCOPE_THREAD, -1, 0);
+    uint32_t uk = tr_track_intern(u, tr_process_intern(u, tr_input_add(u, "y", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str ua = tr_str_internz(u, "a"), other = tr_str_internz(u, "other");
+    tr_instant_add(u, uk, 0, ua, other, TR_SCOPE_PROCESS, -1, 0);
+    tr_instant_add(u, uk, 5000, ua, other, TR_SCOPE_PROCESS, -1, 0);
+    CHECK_INT(tr_trace_merge(t, u, NULL), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, NULL), TR_OK);
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 3004);
+    CHECK(in.bytes.size == 8);
+    /* ts 0 (merged), 1 (the loop's last, then the wide one), 2 (the loop's, then -1) .. */
+    CHECK_STR(tr_str_get(t, tr_instant_cat(&in, 0), NULL), "other");
+    CHECK_INT(tr_instant_scope(&in, 0), TR_SCOPE_PROCESS);
+    CHECK_INT(tr_instant_bytes(&in, 0), -1);
+    CHECK_INT(tr_instant_bytes(&in, 1), 2999);
+    CHECK_INT(tr_instant_cat(&in, 1), gt);
+    CHECK_INT(tr_instant_cat(&in, 2), a);
+    CHECK_INT(tr_instant_scope(&in, 2), TR_SCOPE_GLOBAL);
+    CHECK_INT(tr_instant_bytes(&in, 2), (int64_t)1 << 40);
+    CHECK_INT(tr_instant_bytes(&in, 3), 2998);
+    CHECK_INT(tr_instant_bytes(&in, 4), -1);
+    CHECK_INT(tr_instant_scope(&in, 4), TR_SCOPE_THREAD);
+    CHECK_INT(tr_instant_bytes(&in, 3003 - 1), 0);
+    CHECK_INT(tr_instant_scope(&in, 3003), TR_SCOPE_PROCESS);
+    tr_trace_free(t);
+    tr_trace_free(u);
 }
 
 /*

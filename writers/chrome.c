@@ -400,7 +400,9 @@ static int flows_prepare(chrome_w *w, const tr_filter *filter)
 {
     size_t n = tr_flow_count(w->t);
     for (size_t i = 0; i < n; i++) {
-        const tr_flow *f = tr_flow_get(w->t, (uint32_t)i);
+        tr_flow fl;
+        const tr_flow *f = &fl;
+        tr_flow_get(w->t, (uint32_t)i, &fl);
         tr_event ev[2];
         uint32_t track;
         if (!ref_event(w, f->from, &ev[0], &track) || !ref_event(w, f->to, &ev[1], &track))
@@ -479,7 +481,9 @@ static int write_flow_ends(chrome_w *w, const tr_event_rec *r, uint32_t key, siz
         const flow_end *fe = &TR_VEC_AT(v, flow_end, *i);
         if (fe->row > key) break;
         if (fe->row < key) continue; /* the filter dropped it after all */
-        const tr_flow *f = w->flows ? &w->flows[fe->flow] : tr_flow_get(w->t, fe->flow);
+        tr_flow fl;
+        const tr_flow *f = w->flows ? &w->flows[fe->flow] : &fl;
+        if (!w->flows) tr_flow_get(w->t, fe->flow, &fl);
         rc |= event_open(w);
         rc |= add_name_cat(w, f->name, f->cat);
         rc |= fe->is_to ? LIT(&w->b, ",\"ph\":\"f\",\"bp\":\"e\",\"id\":")

@@ -74,8 +74,9 @@ static uint32_t part_of(const pq_w *w, int rows, size_t r)
         return track_part(w, (uint32_t)r);
     case TR_SC_ROWS_FLOW: {
         /* A flow lives in the part of its start; both ends must be written. */
-        const tr_flow *f = tr_sc_flow_get(c, (uint32_t)r);
-        return ref_part(w, f->to) == NO_PART ? NO_PART : ref_part(w, f->from);
+        tr_flow f;
+        tr_sc_flow_get(c, (uint32_t)r, &f);
+        return ref_part(w, f.to) == NO_PART ? NO_PART : ref_part(w, f.from);
     }
     default:
         return tr_sc_kept(c, kind, r) ? track_part(w, tracks[kind][r]) : NO_PART;

@@ -102,10 +102,13 @@ size_t tr_sc_flow_count(const tr_sc_ctx *c)
     return c->flows ? c->n_flows : tr_flow_count(c->t);
 }
 
-const tr_flow *tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row)
+int tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row, tr_flow *out)
 {
-    if (!c->flows) return tr_flow_get(c->t, row);
-    return row < c->n_flows ? &c->flows[row] : NULL;
+    if (!c->flows) return tr_flow_get(c->t, row, out);
+    memset(out, 0, sizeof *out);
+    if (row >= c->n_flows) return 0;
+    *out = c->flows[row];
+    return 1;
 }
 
 int tr_sc_ref_kept(const tr_sc_ctx *c, tr_ref ref)
@@ -406,13 +409,13 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, x ? x->rec.track : s->track[r]);
         break;
     case 3:
-        v_str(c, v, x ? x->rec.u.s.cat : s->cat[r]);
+        v_str(c, v, x ? x->rec.u.s.cat : tr_instant_cat(s, r));
         break;
     case 4:
         v_str(c, v, x ? x->rec.u.s.name : s->name[r]);
         break;
     case 5: {
-        unsigned sc = x ? x->rec.scope : s->scope[r];
+        unsigned sc = x ? x->rec.scope : (unsigned)tr_instant_scope(s, r);
         unsigned scope = sc < 3 ? sc : 0;
         v_const(v, scopes[scope], scope);
         break;
@@ -421,7 +424,7 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_opt(v, x ? x->rec.args : s->args[r], 0);
         break;
     default:
-        v_opt(v, x ? x->rec.bytes : s->bytes[r], -1);
+        v_opt(v, x ? x->rec.bytes : tr_instant_bytes(s, r), -1);
         break;
     }
 }
@@ -536,7 +539,9 @@ static void ref_col(tr_sc_value *v, tr_ref ref, int kind)
 
 static void get_flow(tr_sc_ctx *c, int col, uint64_t key, tr_sc_value *v)
 {
-    const tr_flow *f = tr_sc_flow_get(c, (uint32_t)key);
+    tr_flow fl;
+    const tr_flow *f = &fl;
+    tr_sc_flow_get(c, (uint32_t)key, &fl);
     switch (col) {
     case 0:
         v_int(v, (int64_t)key);

@@ -129,7 +129,7 @@ int tr_sc_kept(const tr_sc_ctx *c, int kind, size_t row);
 int tr_sc_thread_track(const tr_sc_ctx *c, uint32_t track);
 /* ^The flows: the trace's, or a stream's. */
 size_t tr_sc_flow_count(const tr_sc_ctx *c);
-const tr_flow *tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row);
+int tr_sc_flow_get(const tr_sc_ctx *c, uint32_t row, tr_flow *out);
 /* ^Whether a flow end is a written slice or instant. */
 int tr_sc_ref_kept(const tr_sc_ctx *c, tr_ref ref);
 

@@ -650,8 +650,9 @@ static int put_table(sq_w *w, const tr_sc_table *tb)
         break;
     case TR_SC_ROWS_FLOW:
         for (size_t i = 0; i < tr_sc_flow_count(c) && !b.rc; i++) {
-            const tr_flow *f = tr_sc_flow_get(c, (uint32_t)i);
-            if (tr_sc_ref_kept(c, f->from) && tr_sc_ref_kept(c, f->to)) bulk_add(&b, i);
+            tr_flow f;
+            tr_sc_flow_get(c, (uint32_t)i, &f);
+            if (tr_sc_ref_kept(c, f.from) && tr_sc_ref_kept(c, f.to)) bulk_add(&b, i);
         }
         break;
     case TR_SC_ROWS_ARG:

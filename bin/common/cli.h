@@ -38,6 +38,7 @@ typedef struct tr_cli_read {
     uint64_t memory;          /* --memory, 0 = tr_cli_memory's default */
     const char *tmpdir;       /* --tmpdir, NULL = beside the output, else $TMPDIR */
     const char *spill_dir;    /* where a streaming load's readers spill (tr_cli_tmpdir), or NULL */
+    int unordered;            /* freeze without sorting (tr_trace_freeze_unordered): info */
 } tr_cli_read;
 
 typedef struct tr_cli {

@@ -121,7 +121,7 @@ int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int
     *e = (tr_error){0}; /* warnings have been said */
     warn_guesses(c, t);
     tr_error fe = {0};
-    if (tr_trace_freeze(t, &fe) < 0) {
+    if ((r->unordered ? tr_trace_freeze_unordered(t, &fe) : tr_trace_freeze(t, &fe)) < 0) {
         tr_cli_error(c, &fe);
         return TR_EXIT_DATA;
     }

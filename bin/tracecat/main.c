@@ -201,6 +201,7 @@ static int cmd_info(tr_cli *c, const args *a)
         tr_cli_errorf(c, "out of memory");
         return TR_EXIT_DATA;
     }
+    c->read.unordered = 1; /* info counts: the rows' order does not matter */
     int rc = tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, 0);
     if (rc == TR_EXIT_OK) {
         tr_buf b;

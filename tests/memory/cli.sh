@@ -164,7 +164,7 @@ spill)
     expect_err "tracecat: 0 events written while reading, 4 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled and merged: other lines than the model"
     run 0 cat -vv --threads 2 --memory 8M --tmpdir "$spill" "$tmp/big.log"
-    expect_err "tracecat: 0 events written while reading, 7 sorted runs spilled"
+    expect_err "tracecat: 0 events written while reading, 6 sorted runs spilled"
     cmp -s "$tmp/out" "$tmp/want" || fail "spilled behind and merged: other lines than the model"
     nothing_left
     # convert spills beside its output by default
