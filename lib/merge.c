@@ -196,7 +196,10 @@ static int merge_col(model_col *d, size_t at, size_t cap, const model_col *s, si
 {
     int64_t same = map ? map[s->same] : s->same;
     if (!s->p && !d->p && (!at || same == d->same)) return model_col_set(d, at, cap, same);
-    if (s->p && d->p && s->size == d->size && s->bias == d->bias && (!map || d->size == 4)) {
+    /* a block SRC has and DST has not, or narrower, is made as SRC's, so that the rows copy whole
+     */
+    if (s->p && d->size < s->size && model_col_make(d, at, cap, s->size) != TR_OK) return TR_FATAL;
+    if (s->p && s->size == d->size && s->bias == d->bias && (!map || d->size == 4)) {
         if (map)
             map_col((uint32_t *)d->p + at, s->p, n, map);
         else

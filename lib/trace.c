@@ -1085,35 +1085,40 @@ int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
     return TR_OK;
 }
 
-/* The slow half of tr_instant_add: a value that its column does not hold as it is. */
-static TRACE_SLOW void instant_add_rare(tr_trace *t, size_t i, tr_str cat, int scope, int64_t bytes)
+/*
+** The slow half of tr_instant_add: room to make, or a value its column does
+** not hold as it is; then the append again, which fits.  Apart, so that the
+** fast half calls nothing and keeps no registers.
+*/
+static TRACE_SLOW uint32_t instant_add_slow(tr_trace *t, uint32_t track, int64_t ts, tr_str name,
+                                            tr_str cat, int scope, int64_t bytes, uint32_t args)
 {
     instant_table *s = &t->instants;
-    if (model_col_set(&s->cat, i, s->cap, cat) != TR_OK ||
-        model_col_set(&s->scope, i, s->cap, scope) != TR_OK ||
-        model_col_set(&s->bytes, i, s->cap, bytes) != TR_OK)
+    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
+        return TR_NONE;
+    if (model_col_set(&s->cat, s->n, s->cap, cat) != TR_OK ||
+        model_col_set(&s->scope, s->n, s->cap, (uint8_t)scope) != TR_OK ||
+        model_col_set(&s->bytes, s->n, s->cap, bytes) != TR_OK) {
         t->failed = 1;
+        return TR_NONE;
+    }
+    return tr_instant_add(t, track, ts, name, cat, scope, bytes, args);
 }
 
 uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr_str cat, int scope,
                         int64_t bytes, uint32_t args)
 {
     instant_table *s = &t->instants;
-    if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
-        return TR_NONE;
     size_t i = s->n;
-    scope = (uint8_t)scope;
-    uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, scope),
+    uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, (uint8_t)scope),
              xb = model_col_offset(&s->bytes, bytes);
-    /* one branch for the three: a GT log's instants all fit */
-    if ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)) {
-        instant_add_rare(t, i, cat, scope, bytes);
-        if (t->failed) return TR_NONE;
-    } else {
-        model_col_store(&s->cat, i, xc);
-        model_col_store(&s->scope, i, xs);
-        model_col_store(&s->bytes, i, xb);
-    }
+    /* one branch for all: a GT log's instants all fit */
+    if (i >= s->cap || (t->failed | t->frozen) ||
+        ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)))
+        return instant_add_slow(t, track, ts, name, cat, scope, bytes, args);
+    model_col_store(&s->cat, i, xc);
+    model_col_store(&s->scope, i, xs);
+    model_col_store(&s->bytes, i, xb);
     s->n = i + 1;
     s->ts[i] = ts;
     s->track[i] = track;
@@ -1168,42 +1173,38 @@ void model_flow_columns(flow_table *f, model_cols *out)
     out->n = &f->n, out->cap = &f->cap, out->ncols = k;
 }
 
-/* The slow half of tr_flow_add: room to make, or a value its column does not hold as it is. */
-static TRACE_SLOW int flow_add_rare(tr_trace *t, const tr_flow *f)
+/* The slow half of tr_flow_add, as instant_add_slow's. */
+static TRACE_SLOW uint32_t flow_add_slow(tr_trace *t, const tr_flow *f)
 {
     flow_table *s = &t->flows;
     model_cols c;
     model_flow_columns(s, &c);
-    if (!appendable(t) || !table_room(t, s->n, &s->cap, c.col, c.size, c.ncols)) return 0;
+    if (!appendable(t) || !table_room(t, s->n, &s->cap, c.col, c.size, c.ncols)) return TR_NONE;
     if (model_col_set(&s->from_kind, s->n, s->cap, (int64_t)(f->from >> 32)) != TR_OK ||
         model_col_set(&s->to_kind, s->n, s->cap, (int64_t)(f->to >> 32)) != TR_OK ||
         model_col_set(&s->cat, s->n, s->cap, f->cat) != TR_OK ||
         model_col_set(&s->id, s->n, s->cap, (int64_t)f->id) != TR_OK) {
         t->failed = 1;
-        return 0;
+        return TR_NONE;
     }
-    return 1;
+    return tr_flow_add(t, f);
 }
 
 uint32_t tr_flow_add(tr_trace *t, const tr_flow *f)
 {
     flow_table *s = &t->flows;
     size_t i = s->n;
-    int64_t from_kind = (int64_t)(f->from >> 32), to_kind = (int64_t)(f->to >> 32),
-            id = (int64_t)f->id;
-    uint64_t xf = model_col_offset(&s->from_kind, from_kind),
-             xt = model_col_offset(&s->to_kind, to_kind), xc = model_col_offset(&s->cat, f->cat),
-             xi = model_col_offset(&s->id, id);
+    uint64_t xf = model_col_offset(&s->from_kind, (int64_t)(f->from >> 32)),
+             xt = model_col_offset(&s->to_kind, (int64_t)(f->to >> 32)),
+             xc = model_col_offset(&s->cat, f->cat), xi = model_col_offset(&s->id, (int64_t)f->id);
     if (i >= s->cap || (t->failed | t->frozen) ||
         ((xf > s->from_kind.span) | (xt > s->to_kind.span) | (xc > s->cat.span) |
-         (xi > s->id.span))) {
-        if (!flow_add_rare(t, f)) return TR_NONE;
-    } else {
-        model_col_store(&s->from_kind, i, xf);
-        model_col_store(&s->to_kind, i, xt);
-        model_col_store(&s->cat, i, xc);
-        model_col_store(&s->id, i, xi);
-    }
+         (xi > s->id.span)))
+        return flow_add_slow(t, f);
+    model_col_store(&s->from_kind, i, xf);
+    model_col_store(&s->to_kind, i, xt);
+    model_col_store(&s->cat, i, xc);
+    model_col_store(&s->id, i, xi);
     s->from[i] = TR_REF_ROW(f->from);
     s->to[i] = TR_REF_ROW(f->to);
     s->name[i] = f->name;

@@ -397,6 +397,40 @@ TR_TEST(freeze_sorts_and_nests)
     tr_trace_free(t);
 }
 
+/* A merge into an empty trace takes the source's narrow columns as they are stored. */
+TR_TEST(merge_narrow_columns)
+{
+    tr_trace *src = tr_trace_new(), *dst = tr_trace_new();
+    uint32_t tk = tr_track_intern(src, tr_process_intern(src, tr_input_add(src, "x", "test"), 1),
+                                  TR_TRACK_THREAD, 1, 0);
+    tr_str a = tr_str_internz(src, "a"), b = tr_str_internz(src, "b");
+    for (int i = 0; i < 10; i++) {
+        tr_instant_add(src, tk, i, a, i % 2 ? a : b, TR_SCOPE_THREAD, i == 9 ? INT64_MAX : i, 0);
+        tr_slice_add(src, tk, i, 1, a, i % 3 ? b : 0, i == 9 ? -1 : 100 + i, 0);
+    }
+    CHECK_INT(tr_trace_merge(dst, src, NULL), TR_OK);
+    CHECK_INT(tr_trace_merge(dst, src, NULL), TR_OK);
+    CHECK_INT(tr_trace_freeze(dst, NULL), TR_OK);
+    tr_instants in;
+    tr_slices sl;
+    tr_trace_instants(dst, &in);
+    tr_trace_slices(dst, &sl);
+    CHECK_INT(in.n, 20);
+    CHECK_INT(sl.n, 20);
+    /* two rows a ts: the first merge's, then the second's */
+    CHECK_STR(tr_str_get(dst, tr_instant_cat(&in, 2), NULL), "a");
+    CHECK_STR(tr_str_get(dst, tr_instant_cat(&in, 3), NULL), "a");
+    CHECK_STR(tr_str_get(dst, tr_instant_cat(&in, 5), NULL), "b");
+    CHECK_INT(tr_instant_bytes(&in, 8), 4);
+    CHECK_INT(tr_instant_bytes(&in, 19), INT64_MAX);
+    CHECK_INT(tr_slice_cat(&sl, 0), 0);
+    CHECK_STR(tr_str_get(dst, tr_slice_cat(&sl, 2), NULL), "b");
+    CHECK_INT(tr_slice_bytes(&sl, 3), 101);
+    CHECK_INT(tr_slice_bytes(&sl, 19), -1);
+    tr_trace_free(src);
+    tr_trace_free(dst);
+}
+
 /* Freezing for counts keeps the rows as appended, closes open slices and refuses appends. */
 TR_TEST(freeze_unordered)
 {
