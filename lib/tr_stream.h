@@ -138,9 +138,9 @@ int tr_stream_next(tr_stream *s, const tr_event_rec **ev, tr_error *e);
 /*
 ** tr_stream_flows: the flows read, once loading is over
 ** ^Returns them in the order they were added (a flow's id is its place) and
-** sets *N (0 for a stream opened with no_flows).  ^An end names an event by its kind and seq
-*(tr_event_rec.seq);
-** ^an end that names no event read gets the kind TR_EV_KIND_COUNT.
+** sets *N (0 for a stream opened with no_flows).  ^An end names an event
+** by its kind and seq (tr_event_rec.seq); ^an end that names no event read
+** gets the kind TR_EV_KIND_COUNT.
 */
 tr_flow *tr_stream_flows(tr_stream *s, size_t *n);
 /* ^Runs the sorters spilled (0: it all fit the budget), before tr_stream_reset too. */

@@ -455,9 +455,9 @@ static inline int64_t tr_col_at(const tr_col *c, size_t i)
 ** tr_slice_cat and tr_slice_bytes: the model keeps durations in 32 bits
 ** (the few longer ones, about 4.3 s and up, aside), and category and size
 ** are tr_col (none while every slice has the same; a size 4 bytes while it
-** fits them), so a bare slice costs 30 bytes.  Depth and parent are freeze's: before it they are
-*NULL (parent
-** holds the stated ones, once a reader states one).
+** fits them), so a bare slice costs 30 bytes.  Depth and parent are
+** freeze's: before it they are NULL (parent holds the stated ones, once a
+** reader states one).
 */
 typedef struct tr_slices {
     size_t n;

@@ -3,9 +3,9 @@
 **
 ** One band per kind of row that has any (ops, GPU kernels, stack functions,
 ** I/O per file, I/O per rank), each with its largest effects first: per
-** row its name (a kernel's shortened as tracestat does), a grey bar for the control run (A) over a
-*bar in the name's
-** colour for the test run (B), both on the band's scale, and the change.
+** row its name (a kernel's shortened as tracestat does), a grey bar for
+** the control run (A) over a bar in the name's colour for the test run (B),
+** both on the band's scale, and the change.
 ** The legend says which bar is which.
 */
 #include "render_impl.h"

@@ -8,9 +8,9 @@
 ** wide enough to be drawn, so a profile of millions of distinct stacks costs
 ** arrays over the trie plus the frames drawn.  Per thread, samples are
 ** counted per (thread, stack) and each stack's node is found through its
-** parent's (memoised); --reverse walks each stack leaf first (the callee view).  PNG and PDF are
-*drawn with cairo; the SVG
-** is written directly, interactive as flamegraph.pl's and inferno's are.
+** parent's (memoised); --reverse walks each stack leaf first (the callee
+** view).  PNG and PDF are drawn with cairo; the SVG is written directly,
+** interactive as flamegraph.pl's and inferno's are.
 */
 #include "render_impl.h"
 

@@ -57,9 +57,9 @@ typedef struct tl_keys {
 void tl_keys_init(tl_keys *k);
 void tl_keys_fini(tl_keys *k);
 /*
-** ^The keys of a slice named NAME in category CAT with ARGS in KEYS (TL_KEYS_MAX room): its name,
-*or the
-** families of the commands of a GT worker round trip.  ^Returns how many
+** ^The keys of a slice named NAME in category CAT with ARGS in KEYS
+** (TL_KEYS_MAX room): its name, or the families of the commands of a GT
+** worker round trip.  ^Returns how many
 ** (1 or more), -1 when out of memory.
 */
 int tl_slice_keys(tr_timeline_layout *l, tr_str name, tr_str cat, uint32_t args, uint32_t *keys);
