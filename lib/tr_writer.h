@@ -41,9 +41,10 @@
 ** flatten the view args (this UNION ALL its rows) into a query.  ^The view
 ** args, and what the reader reads.
 */
-#define TR_SQLITE_ARG_PACK_VALUE                                                                   \
-    " CASE k.i WHEN 0 THEN p.v0 WHEN 1 THEN p.v1 WHEN 2 THEN p.v2 WHEN 3 THEN p.v3 WHEN 4 THEN"    \
-    " p.v4 WHEN 5 THEN p.v5 WHEN 6 THEN p.v6 WHEN 7 THEN p.v7 END "
+#define TR_SQLITE_ARG_PACK_VALUE_AT(slot)                                                          \
+    " CASE " slot " WHEN 0 THEN p.v0 WHEN 1 THEN p.v1 WHEN 2 THEN p.v2 WHEN 3 THEN p.v3 WHEN 4"    \
+    " THEN p.v4 WHEN 5 THEN p.v5 WHEN 6 THEN p.v6 WHEN 7 THEN p.v7 END "
+#define TR_SQLITE_ARG_PACK_VALUE TR_SQLITE_ARG_PACK_VALUE_AT("k.i")
 #define TR_SQLITE_ARG_PACK_ROWS                                                                    \
     "SELECT p.arg_set_id AS arg_set_id, CAST(p.id + k.i AS INTEGER) AS id, k.key AS key,"          \
     " CAST(CASE k.value_type WHEN 'int' THEN" TR_SQLITE_ARG_PACK_VALUE "END AS INTEGER)"           \

@@ -150,6 +150,8 @@ typedef struct tr_sc_table {
     const char *stored_as;
     /* A view: the SELECT SQLite runs, and the rows Parquet stores of ROWS (NULL: all). */
     const char *view_sql;
+    /* Its SQL for files before schema 5 (no __intrinsic_arg_pack) that lack it; NULL: VIEW_SQL. */
+    const char *old_view_sql;
     int (*where)(const tr_sc_ctx *c, uint64_t key);
 } tr_sc_table;
 

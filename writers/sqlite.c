@@ -798,13 +798,16 @@ static int sq_has(sqlite3 *db, const char *name, int *has, tr_error *e)
 /*
 ** A view of this schema that an older database lacks, made a TEMP view (of
 ** the connection, not of the file) when what it reads is there; left out
-** when not (a view reading a later table or column does not apply).
+** when not (a view reading a later table or column does not apply).  Before
+** schema 5 (no __intrinsic_arg_pack), a view that has one takes its old SQL.
 */
-static int sq_temp_view(sqlite3 *db, const tr_sc_table *tb, tr_error *e)
+static int sq_temp_view(sqlite3 *db, int version, const tr_sc_table *tb, tr_error *e)
 {
+    tr_sc_table as_then = *tb;
+    if (tb->old_view_sql && version < 5) as_then.view_sql = tb->old_view_sql;
     tr_buf sql;
     tr_buf_init(&sql, 0);
-    int rc = ddl_view(&sql, tb, 1) ? tr_error_nomem(e) : TR_OK;
+    int rc = ddl_view(&sql, &as_then, 1) ? tr_error_nomem(e) : TR_OK;
     if (!rc && sqlite3_exec(db, sql.p, NULL, NULL, NULL) != SQLITE_OK)
         rc = tr_errorf(e, TR_E_FORMAT, NULL, "cannot add the view %s: %s", tb->name,
                        sqlite3_errmsg(db));
@@ -878,7 +881,7 @@ int tr_sqlite_check(sqlite3 *db, tr_error *e)
         if (sq_has(db, tb->name, &has, e)) return TR_FATAL;
         if (has) continue;
         if (version < TR_SQLITE_SCHEMA_VERSION) {
-            if (sq_temp_view(db, tb, e)) return TR_FATAL;
+            if (sq_temp_view(db, version, tb, e)) return TR_FATAL;
         } else {
             return tr_errorf(e, TR_E_FORMAT, NULL, "not a tracecat database: no view %s", tb->name);
         }

@@ -5,7 +5,7 @@
 # databases of schema 2 (no thread times), 1 (io a plain table, no
 # __intrinsic_io) and 4 (a GT input's args as rows, bytes left out), made
 # here from a new one, are read by tracesql and tracecat, or refused saying
-# what to do.
+# what to do; gt_op gives the rows of schema 4's definition on each GT log.
 set -u
 tracecat=$1 tracesql=$2 src=$3
 . "$(dirname "$0")/../lib.sh"
@@ -77,13 +77,14 @@ run_cmd 1 "$tracesql" "$tmp/s1.db" -c "SELECT 1"
 expect_err "s1.db: schema_version 1 lacks flow (this tracecat reads 1 to 5): convert the trace again"
 
 # schema 4: a GT input's args were rows of __intrinsic_args, less each record's bytes (the
-# instant's column), which its gt_dropped_args gives back; tracecat and tracesql read them
-gt=$src/testdata/gt/gt-server-2workers.log
-"$tracecat" convert -q "$gt" -o "$tmp/g.db" || fail "GT convert to .db failed"
-cp "$tmp/g.db" "$tmp/s4.db"
-sqlite3 "$tmp/s4.db" "INSERT INTO __intrinsic_args SELECT arg_set_id, id, key, int_value,
-    string_value, real_value, value_type FROM args WHERE key <> 'bytes' OR arg_set_id NOT IN
-    (SELECT arg_set_id FROM instant); DROP VIEW args; DROP VIEW gt_dropped_args;
+# instant's column), which its gt_dropped_args gives back; tracecat and tracesql read them.
+# gt_op is dropped: tracesql gives such a file schema 4's definition (through args) back.
+schema4() {
+    cp "$1" "$2"
+    sqlite3 "$2" "INSERT INTO __intrinsic_args SELECT arg_set_id, id, key, int_value,
+    string_value, real_value, value_type FROM args WHERE (key <> 'bytes' OR arg_set_id NOT IN
+    (SELECT arg_set_id FROM instant)) AND arg_set_id IN (SELECT arg_set_id FROM __intrinsic_arg_pack);
+    DROP VIEW args; DROP VIEW gt_dropped_args; DROP VIEW gt_op;
     DROP TABLE __intrinsic_arg_pack; DROP TABLE __intrinsic_arg_key;
     CREATE VIEW args AS SELECT arg_set_id, id, key AS flat_key, key, int_value, string_value,
     real_value, value_type, coalesce(string_value, int_value) AS display_value FROM __intrinsic_args;
@@ -94,6 +95,10 @@ sqlite3 "$tmp/s4.db" "INSERT INTO __intrinsic_args SELECT arg_set_id, id, key, i
     WHERE i.category = 'gt' AND n.format = 'gt' AND i.bytes IS NOT NULL AND NOT EXISTS
     (SELECT 1 FROM __intrinsic_args b WHERE b.arg_set_id = i.arg_set_id AND b.key = 'bytes');
     UPDATE meta SET value = 4 WHERE key = 'schema_version'" || fail "cannot make a schema 4 db"
+}
+gt=$src/testdata/gt/gt-server-2workers.log
+"$tracecat" convert -q "$gt" -o "$tmp/g.db" || fail "GT convert to .db failed"
+schema4 "$tmp/g.db" "$tmp/s4.db"
 [ "$(sqlite3 "$tmp/s4.db" "SELECT count(*) FROM gt_dropped_args")" = 1930 ] ||
     fail "schema 4 db: the records' bytes args not left out"
 "$tracecat" convert -q "$tmp/g.db" -o "$tmp/g5.json" || fail "schema 5 db to JSON failed"
@@ -104,4 +109,26 @@ run_cmd 0 "$tracesql" "$tmp/s4.db" -c "SELECT count(*), sum(seq), count(dur) FRO
 want4=$(cat "$tmp/out")
 run_cmd 0 "$tracesql" "$tmp/g.db" -c "SELECT count(*), sum(seq), count(dur) FROM gt_op"
 [ "$(cat "$tmp/out")" = "$want4" ] || fail "gt_op of schema 4 and 5: $want4, $(cat "$tmp/out")"
+
+# gt_op reads schema 5's packed args itself: every row and value (and its type) as schema 4's
+# definition gives them, on a schema 4 file, on the schema 5 file, and loaded in memory
+rows="SELECT quote(instant_id), quote(lane), quote(seq), quote(event), quote(command),
+    quote(bytes), quote(ts), quote(dur), quote(slice_id) FROM gt_op ORDER BY instant_id, slice_id"
+run_cmd 0 "$tracesql" "$tmp/s4.db" -c "SELECT sql FROM sqlite_temp_schema WHERE name = 'gt_op'"
+grep -q "JOIN args a" "$tmp/out" || fail "schema 4 db: gt_op is not schema 4's: $(cat "$tmp/out")"
+old=$(sed 's/^CREATE VIEW gt_op AS/CREATE TEMP VIEW gt_op AS/' "$tmp/out")
+for gt in "$src"/testdata/gt/*.log "$src"/testdata/gt/legacy/*.log; do
+    case=$(basename "$gt")
+    "$tracecat" convert -q "$gt" -o "$tmp/g.db" || fail "GT convert to .db failed"
+    schema4 "$tmp/g.db" "$tmp/s4.db"
+    run_cmd 0 "$tracesql" "$tmp/g.db" -c "$rows"
+    mv "$tmp/out" "$tmp/rows5"
+    [ "$(wc -l <"$tmp/rows5")" -gt 10 ] || fail "gt_op: $(wc -l <"$tmp/rows5") rows"
+    run_cmd 0 "$tracesql" "$tmp/s4.db" -c "$rows"
+    cmp -s "$tmp/rows5" "$tmp/out" || fail "gt_op of schema 5 and of schema 4 differ"
+    sqlite3 -readonly "$tmp/g.db" "$old; $rows" >"$tmp/out" || fail "schema 4's gt_op failed"
+    sed 's/|/\t/g' "$tmp/out" | cmp -s "$tmp/rows5" - || fail "gt_op and schema 4's differ"
+    run_cmd 0 "$tracesql" "$gt" -c "$rows"
+    cmp -s "$tmp/rows5" "$tmp/out" || fail "gt_op of the .db and in memory differ"
+done
 echo "ok"
