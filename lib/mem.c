@@ -177,6 +177,24 @@ char *tr_arena_strndup(tr_arena *a, const char *s, size_t n)
     return p;
 }
 
+/*
+** A block of N bytes becomes the head when the head has less room: the text
+** a reader expects then fills huge pages from its first byte, not 256 KiB
+** blocks of small pages, one fault each 4 KiB.
+*/
+int tr_arena_reserve(tr_arena *a, size_t n)
+{
+    if (a->head && a->head->size >= a->used && a->head->size - a->used >= n) return TR_OK;
+    tr_arena_block *b = n <= SIZE_MAX - sizeof *b ? tr_malloc(sizeof *b + n) : NULL;
+    if (!b) return TR_FATAL;
+    b->size = n;
+    b->next = a->head;
+    a->head = b;
+    a->used = 0;
+    a->total += n;
+    return TR_OK;
+}
+
 /* ---- vec ---- */
 
 void tr_vec_init(tr_vec *v, size_t elem)

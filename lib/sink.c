@@ -53,7 +53,7 @@ static size_t per_bytes(uint64_t size, size_t per)
 void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per)
 {
     if (!size) return;
-    tr_expect x = {{0}, 0, 0, 0, 0};
+    tr_expect x = {{0}, 0, 0, 0, 0, 0, 0};
     /*
     ** A forgetting sink drops the events, args and flows of every batch, so
     ** room for them all would be wasted; the stacks stay (they are how a
@@ -65,6 +65,9 @@ void tr_sink_expect(tr_sink *s, uint64_t size, const tr_expect *per)
         x.args = per_bytes(size, per->args);
         x.sets = per_bytes(size, per->sets);
         x.flows = per_bytes(size, per->flows);
+        /* Room for strings counts in the budget that decides when a forgetting sink spills. */
+        x.strs = per_bytes(size, per->strs);
+        x.text = per_bytes(size, per->text);
     }
     x.stacks = per_bytes(size, per->stacks);
     tr_trace_expect(s->t, &x);

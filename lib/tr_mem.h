@@ -51,6 +51,8 @@ void tr_arena_fini(tr_arena *a);
 void *tr_arena_alloc(tr_arena *a, size_t n);
 /* ^Copies N bytes of S and a terminating NUL into the arena. */
 char *tr_arena_strndup(tr_arena *a, const char *s, size_t n);
+/* ^Makes room for N more bytes in one block; returns TR_OK, or TR_FATAL when out of memory. */
+int tr_arena_reserve(tr_arena *a, size_t n);
 
 /*
 ** tr_vec: a growable array of fixed-size elements.  ^tr_vec_push returns a

@@ -588,6 +588,8 @@ typedef struct tr_expect {
     size_t sets;                     /* arg sets */
     size_t stacks;                   /* distinct stacks (tr_stack_push) */
     size_t flows;
+    size_t strs; /* strings stored (interned or not) */
+    size_t text; /* bytes of their text */
 } tr_expect;
 
 void tr_trace_expect(tr_trace *t, const tr_expect *x);

@@ -870,6 +870,8 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     if (x->flows && t->flows.n + x->flows > t->flows.cap && t->flows.n + x->flows < TR_NONE - 1 &&
         model_grow_columns(fc.col, fc.size, fc.ncols, t->flows.n + x->flows) == TR_OK)
         t->flows.cap = t->flows.n + x->flows;
+    if (x->strs) (void)tr_vec_reserve(&t->strs, t->strs.len + x->strs);
+    if (x->text) (void)tr_arena_reserve(&t->text, x->text);
     /* The stack index holds a few of the nodes (stacks.c): it grows as it needs. */
     if (x->stacks) (void)tr_vec_reserve(&t->stacks, t->stacks.len + x->stacks);
 }

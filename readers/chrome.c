@@ -952,7 +952,7 @@ static void chrome_close(void *rd)
 ** launch).  Other Chrome traces spend more a slice, which leaves room
 ** unused.  It sizes the model up front (tr_sink_expect).
 */
-static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000};
+static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000, 0, 0};
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {

@@ -231,13 +231,22 @@ static inline uint32_t gt_bars16(const char *p)
 }
 
 /*
+** A field [s, e) of a line.  Start and end side by side: kept in two arrays,
+** the compiler read two starts (or ends) in one 16-byte load, which waited
+** on the two 8-byte stores gt_split had just made (a failed store
+** forwarding: an eighth of gt_parse_pipe's time).
+*/
+typedef struct gt_field {
+    size_t s, e;
+} gt_field;
+
+/*
 ** Splits [POS, N) at up to MAX " | " separators, in one pass over the
-** line, 32 bytes at a time (16 near its end): the fields go to FS/FE (room
+** line, 32 bytes at a time (16 near its end): the fields go to F (room
 ** for MAX + 1), the count is returned.  A separator's '|' sits at least one byte into the
 ** field it ends, so in "a | | b" only the first '|' separates.
 */
-static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, size_t *fs,
-                              size_t *fe)
+static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f)
 {
     size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
     /* A '|' needs the byte after it, so the line's last byte never counts. */
@@ -259,16 +268,16 @@ static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, s
         for (; m && nf < max; m &= m - 1) {
             size_t j = base + (size_t)__builtin_ctz(m);
             if (j < first || p[j - 1] != ' ' || p[j + 1] != ' ') continue;
-            fs[nf] = pos;
-            fe[nf] = j - 1;
+            f[nf].s = pos;
+            f[nf].e = j - 1;
             nf++;
             pos = j + 2;
             first = pos + 1;
         }
         base += count;
     }
-    fs[nf] = pos;
-    fe[nf] = n;
+    f[nf].s = pos;
+    f[nf].e = n;
     return nf + 1;
 }
 
@@ -368,16 +377,16 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
         return "expected ' | #<seq> | ' after the elapsed time";
     }
     /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
-    size_t fs[6], fe[6];
-    size_t nf = gt_split(p, i + 4, n, 5, fs, fe);
-    *col = fs[0] + 1;
-    if (fe[0] - fs[0] < 2 || p[fs[0]] != '#') return "expected '#<seq>' as the second field";
+    gt_field f[6];
+    size_t nf = gt_split(p, i + 4, n, 5, f);
+    *col = f[0].s + 1;
+    if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
-    size_t nd = fe[0] - fs[0] - 1;
-    if (GT_LITTLE_ENDIAN && nd <= 8 && fe[0] >= 8) {
-        if (!gt_digits8(p + fe[0], nd, &seq)) return "expected '#<seq>' as the second field";
+    size_t nd = f[0].e - f[0].s - 1;
+    if (GT_LITTLE_ENDIAN && nd <= 8 && f[0].e >= 8) {
+        if (!gt_digits8(p + f[0].e, nd, &seq)) return "expected '#<seq>' as the second field";
     } else {
-        for (size_t k = fs[0] + 1; k < fe[0]; k++) {
+        for (size_t k = f[0].s + 1; k < f[0].e; k++) {
             unsigned d = (unsigned)(p[k] - '0');
             if (d > 9) return "expected '#<seq>' as the second field";
             seq = seq * 10 + d;
@@ -385,21 +394,21 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
     }
     r->seq = (int64_t)seq;
     /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (nd > 18 && tr_parse_int64(p + fs[0] + 1, nd, &r->seq) != 0)
+    if (nd > 18 && tr_parse_int64(p + f[0].s + 1, nd, &r->seq) != 0)
         return "sequence number out of range";
     if (nf < 4) {
-        *col = fs[nf - 1] + 1;
+        *col = f[nf - 1].s + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
     }
-    r->ev = p + fs[1], r->ev_n = fe[1] - fs[1];
-    r->src = p + fs[2], r->src_n = fe[2] - fs[2];
-    r->cmd = p + fs[3], r->cmd_n = fe[3] - fs[3];
+    r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
+    r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
+    r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
     gt_trim(&r->ev, &r->ev_n);
     gt_trim(&r->src, &r->src_n);
     gt_trim(&r->cmd, &r->cmd_n);
-    *col = fs[1] + 1;
+    *col = f[1].s + 1;
     if (!r->ev_n) return "empty event type";
-    *col = fs[2] + 1;
+    *col = f[2].s + 1;
     if (!r->src_n) return "empty source";
     r->size = -1;
     r->det = NULL;
@@ -407,25 +416,25 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
     r->tape = 0;
     if (nf == 4) {
         /* visualize wants another '|' after COMMAND, spaced or not */
-        r->vis_match = memchr(p + fs[3], '|', fe[3] - fs[3]) != NULL;
+        r->vis_match = memchr(p + f[3].s, '|', f[3].e - f[3].s) != NULL;
         return NULL;
     }
     r->vis_match = 1;
-    const char *f6 = p + fs[4];
-    size_t f6_n = fe[4] - fs[4];
+    const char *f6 = p + f[4].s;
+    size_t f6_n = f[4].e - f[4].s;
     gt_trim(&f6, &f6_n);
     int sz = gt_parse_size(f6, f6_n, &r->size);
     if (sz < 0) {
-        *col = fs[4] + 1;
+        *col = f[4].s + 1;
         return "size out of range";
     }
     if (sz > 0) {
-        r->det = nf > 5 ? p + fs[5] : NULL;
-        r->det_n = nf > 5 ? fe[5] - fs[5] : 0;
+        r->det = nf > 5 ? p + f[5].s : NULL;
+        r->det_n = nf > 5 ? f[5].e - f[5].s : 0;
     } else {
         r->size = -1;
-        r->det = p + fs[4];
-        r->det_n = n - fs[4];
+        r->det = p + f[4].s;
+        r->det_n = n - f[4].s;
     }
     if (r->det) gt_trim(&r->det, &r->det_n);
     return NULL;
@@ -446,21 +455,21 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     if (!gt_skip_number(p, n, &i, &ns) || n - i < 2 || p[i] != 's' || p[i + 1] != ']')
         return "expected '[TAPE <t>s]'";
     if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
-    size_t fs[4], fe[4];
-    size_t nf = gt_split(p, i + 2, n, 3, fs, fe);
+    gt_field f[4];
+    size_t nf = gt_split(p, i + 2, n, 3, f);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
-    r->ev = p + fs[0], r->ev_n = fe[0] - fs[0];
-    r->src = p + fs[1], r->src_n = fe[1] - fs[1];
-    r->cmd = p + fs[2], r->cmd_n = fe[2] - fs[2];
-    r->det = nf > 3 ? p + fs[3] : NULL;
-    r->det_n = nf > 3 ? fe[3] - fs[3] : 0;
+    r->ev = p + f[0].s, r->ev_n = f[0].e - f[0].s;
+    r->src = p + f[1].s, r->src_n = f[1].e - f[1].s;
+    r->cmd = p + f[2].s, r->cmd_n = f[2].e - f[2].s;
+    r->det = nf > 3 ? p + f[3].s : NULL;
+    r->det_n = nf > 3 ? f[3].e - f[3].s : 0;
     gt_trim(&r->ev, &r->ev_n);
     gt_trim(&r->src, &r->src_n);
     gt_trim(&r->cmd, &r->cmd_n);
     if (r->det) gt_trim(&r->det, &r->det_n);
     if (!r->ev_n) return "empty event type";
-    *col = fs[1] + 1;
+    *col = f[1].s + 1;
     if (!r->src_n) return "empty client";
     r->seq = -1;
     r->size = -1;
@@ -1156,9 +1165,10 @@ static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 ** Input bytes a record line, slice, arg value, set and flow take: a line is
 ** 110 to 120 bytes and becomes an instant with 5 or 6 args; about one in
 ** three makes a slice, two in three a flow (tests/bench/gen_gt.py's mix, as
-** a training run logs).  It sizes the model up front (tr_sink_expect).
+** a training run logs); one in five stores a string of details, about 25
+** bytes of text.  It sizes the model up front (tr_sink_expect).
 */
-static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170};
+static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170, 500, 20};
 
 static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {

@@ -790,7 +790,7 @@ static void ps_text_close(void *rd)
 ** when they outgrow it); repetitive dumps make far fewer, which leaves part
 ** of the stack index unused.  It sizes the model (tr_sink_expect).
 */
-static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 150, 0};
+static const tr_expect ps_bytes_per = {{0, 0, 0, 1500}, 0, 0, 150, 0, 0, 0};
 
 static int ps_text_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
