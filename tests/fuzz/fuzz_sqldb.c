@@ -25,17 +25,28 @@ static const char *sqldb_path(void)
     return path;
 }
 
-/* Prints every row of every table and view of DB to NUL in each mode. */
+#define SQLDB_NAMES 256
+
+/*
+** Prints every row of every table and view of DB to NUL in each mode.  The
+** names are read first: a statement that meets a damaged page resets the
+** schema, and a query of sqlite_schema still open would then start again
+** from its first row, for ever.
+*/
 static void sqldb_dump(sqlite3 *db, FILE *nul)
 {
-    sqlite3_stmt *names;
+    static char names[SQLDB_NAMES][201];
+    size_t n = 0;
+    sqlite3_stmt *list;
     if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')", -1,
-                           &names, NULL) != SQLITE_OK)
+                           &list, NULL) != SQLITE_OK)
         return;
-    while (sqlite3_step(names) == SQLITE_ROW) {
+    while (n < SQLDB_NAMES && sqlite3_step(list) == SQLITE_ROW)
+        snprintf(names[n++], sizeof names[0], "%.200s", (const char *)sqlite3_column_text(list, 0));
+    sqlite3_finalize(list);
+    for (size_t i = 0; i < n; i++) {
         char sql[300];
-        snprintf(sql, sizeof sql, "SELECT * FROM \"%.200s\" LIMIT 200",
-                 (const char *)sqlite3_column_text(names, 0));
+        snprintf(sql, sizeof sql, "SELECT * FROM \"%.200s\" LIMIT 200", names[i]);
         for (int mode = TSQL_TABLE; mode <= TSQL_LINES; mode++) {
             sqlite3_stmt *st;
             if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) break;
@@ -46,7 +57,6 @@ static void sqldb_dump(sqlite3 *db, FILE *nul)
             sqlite3_finalize(st);
         }
     }
-    sqlite3_finalize(names);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
