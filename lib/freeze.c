@@ -637,26 +637,13 @@ static void shrink_tables(tr_trace *t)
     model_args_seal_end(t);
 }
 
-/* Sorts the tables (and remaps flows, nests slices) but when ORDERED is 0; the rest is the same. */
-static int freeze(tr_trace *t, int ordered, tr_error *e)
+/* Sorts the tables by time, remaps the flows' ends to the new rows and nests the slices. */
+static int sort_and_nest(tr_trace *t)
 {
-    if (t->frozen) return TR_OK;
-    if (t->failed) return tr_error_nomem(e);
-    if (!ordered) {
-        int rc = close_open_slices(t);
-        if (rc != TR_OK) {
-            t->failed = 1;
-            return tr_error_nomem(e);
-        }
-        shrink_tables(t);
-        t->frozen = 1;
-        return TR_OK;
-    }
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
     uint8_t *given = NULL;
     int all_given = 0;
-    int rc = close_open_slices(t);
-    if (rc == TR_OK) rc = given_tracks(t, &given, &all_given);
+    int rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
 
     model_cols ic;
@@ -689,6 +676,16 @@ static int freeze(tr_trace *t, int ordered, tr_error *e)
     }
     tr_free(given);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);
+    return rc;
+}
+
+/* Closes open slices, then sorts and nests when ORDERED (tr_trace_freeze_unordered does not). */
+static int freeze(tr_trace *t, int ordered, tr_error *e)
+{
+    if (t->frozen) return TR_OK;
+    if (t->failed) return tr_error_nomem(e);
+    int rc = close_open_slices(t);
+    if (rc == TR_OK && ordered) rc = sort_and_nest(t);
     if (rc != TR_OK) {
         t->failed = 1;
         return tr_error_nomem(e);
