@@ -3,6 +3,7 @@
 ** shared/formats/gt.md).
 **
 **   gt.c       lines, records, slices and the reader
+**   gt_text_impl.h  its character classes and short-string helpers
 **   gt_flow.c  the flows from a client's request through its workers and back
 */
 #ifndef TR_GT_IMPL_H
