@@ -736,18 +736,22 @@ int rec_fill_rows(rec_model *m, tr_error *e)
     size_t n_chunks = m->rows ? m->n_chunks : 0;
     fill_job *job = tr_calloc(n_chunks ? n_chunks : 1, sizeof *job);
     if (!job) return tr_error_nomem(e);
-    int rc = TR_OK, any_bytes = 0;
+    int rc = TR_OK, bytes = 0; /* the width the sizes need (tr_slice_add_rows) */
     /* Room for the calls in flight too, which come after: the block is the table's size. */
     size_t fly = 0;
     for (int32_t r = 0; r < m->run->ranks; r++) {
         const rec_rank *rk = &m->rk[r];
         const rec_cst *c = m->run->ipc ? &m->run->shared : &rk->cst;
         fly += rk->fly.n;
-        /* a bytes column only when a record has a size */
-        for (uint32_t i = 0; i < c->n; i++) any_bytes |= rk->used[i] && m->ro[r].sm[i].bytes != -1;
+        /* a size column only when a record has a size; 4 bytes a row while they fit */
+        for (uint32_t i = 0; i < c->n; i++) {
+            int64_t b = m->ro[r].sm[i].bytes;
+            if (rk->used[i] && b != -1)
+                bytes = b < -1 || b > (int64_t)UINT32_MAX - 1 ? 8 : bytes | 4;
+        }
     }
     if (tr_slice_reserve(m->t, m->rows + fly) != TR_OK ||
-        tr_slice_add_rows(m->t, m->rows, m->rows > 0, any_bytes) != m->first)
+        tr_slice_add_rows(m->t, m->rows, m->rows > 0, bytes) != m->first)
         rc = tr_error_nomem(e);
     for (size_t j = 0; j < n_chunks; j++) {
         tr_vec_init(&job[j].wide, sizeof(wide_end));

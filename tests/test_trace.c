@@ -713,8 +713,11 @@ TR_TEST(slice_block_equals_appends)
         tr_slice_set_parent(a, row, parent[i]);
     }
     CHECK_INT(tr_slice_reserve(b, N + 1), TR_OK);
-    uint32_t first = tr_slice_add_rows(b, N, 1, 1);
+    uint32_t first = tr_slice_add_rows(b, N, 1, 4);
     CHECK_INT(first, 0);
+    /* sizes fit 4 bytes, as the block said; a wider one is refused */
+    CHECK_INT(tr_slice_put(b, first, tk[1], 0, 0, name[1], cat[1], (int64_t)1 << 40, 0, TR_NONE),
+              TR_FATAL);
     for (int i = N; i-- > 0;) {
         int rc = tr_slice_put(b, first + (uint32_t)i, tk[1], ts[i], dur[i], name[1], cat[1],
                               bytes[i], 0, parent[i]);
