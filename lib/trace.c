@@ -740,6 +740,8 @@ int model_col_make(model_col *c, size_t n, size_t cap, int size)
 {
     model_col made = *c;
     uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+    /* rows of one value so far that a narrow block cannot hold (a first size of 5 GB) */
+    if (!c->p && n && (uint64_t)c->same - (uint64_t)c->bias > narrow) size = 8;
     made.size = (uint8_t)size;
     made.lo = size == 8 ? 0 : (uint64_t)c->bias;
     made.span = size == 8 ? UINT64_MAX : narrow;
