@@ -367,10 +367,18 @@ static int count_open_part(void *user, size_t j)
     return TR_OK;
 }
 
-/* Open slices end where their input's events end. */
+/*
+** Open slices end where their input's events end.  An open slice's duration,
+** negative, is in the side table of wide ones: while none there is negative,
+** no row is open, and the rows are not read.
+*/
 static int close_open_slices(tr_trace *t)
 {
     slice_table *s = &t->slices;
+    const int64_t *wide = s->wide_dur.data;
+    size_t k = 0;
+    while (k < s->wide_dur.len && wide[k] >= 0) k++;
+    if (k == s->wide_dur.len) return TR_OK;
     open_count c = {s, (size_t)tr_pool_parts(t->threads, s->n, TR_POOL_ROWS), {0}};
     tr_pool_run((int)c.parts, c.parts, count_open_part, &c);
     size_t open = 0;

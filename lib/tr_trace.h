@@ -301,9 +301,12 @@ int tr_slice_reserve(tr_trace *t, size_t n);
 /*
 ** tr_slice_add_rows: append N slices at once, to be filled by tr_slice_put
 ** ^Returns the first new row, or TR_NONE when out of memory, frozen or too
-** many.  ^CAT and BYTES nonzero make the category and size columns exist,
-** as a tr_slice_add with a category or a size does.  ^Every new row must be
-** put before the trace is used again; until then the rows hold garbage.
+** many.  ^CAT nonzero makes the category column exist, as a tr_slice_add
+** with a category does.  ^BYTES is the width the puts' sizes need: 0 when
+** none has one (-1), 4 when every one is -1 .. 2^32 - 2, else 8; the size
+** column is made as wide as they and the rows before need (4 bytes a row
+** where a tr_slice_add size would take them).  ^Every new row must be put
+** before the trace is used again; until then the rows hold garbage.
 */
 uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes);
 /*
@@ -312,7 +315,8 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes);
 ** is an earlier row of the same track or TR_NONE (as tr_slice_set_parent
 ** states it; only "earlier" is checked).  ^A DUR the row cannot hold (-1,
 ** or 2^32 - 1 ns and more) is stored as 0 and TR_END is returned: set it
-** with tr_slice_end from one thread once the puts are done.
+** with tr_slice_end from one thread once the puts are done.  ^A size wider
+** than the block's BYTES said is TR_FATAL, the row left unput.
 */
 int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t dur, tr_str name,
                  tr_str cat, int64_t bytes, uint32_t args, uint32_t parent);

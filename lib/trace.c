@@ -698,13 +698,17 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
     /*
     ** The puts state parents, from threads: the column is made here, and
     ** so are category and size whenever a put's may differ from the rows
-    ** before (a size 8 bytes wide, as any fits).
+    ** before; the size as wide as the puts' (BYTES) and the rows' need.
     */
-    int make_cat = !s->cat.p && (cat || s->cat.same != 0),
-        make_bytes = s->bytes.size != 8 && (bytes || s->bytes.p || s->bytes.same != -1);
+    int make_cat = !s->cat.p && (cat || s->cat.same != 0);
+    int width = bytes > 4 || s->bytes.size == 8 ||
+                        (uint64_t)s->bytes.same - (uint64_t)s->bytes.bias > UINT32_MAX
+                    ? 8
+                    : 4;
+    int make_bytes = s->bytes.size != width && (bytes || s->bytes.p || s->bytes.same != -1);
     if ((!s->parent && model_slice_make_column(s, (void **)&s->parent, 4, 0xff) != TR_OK) ||
         (make_cat && model_col_make(&s->cat, s->n, s->cap, 4) != TR_OK) ||
-        (make_bytes && model_col_make(&s->bytes, s->n, s->cap, 8) != TR_OK)) {
+        (make_bytes && model_col_make(&s->bytes, s->n, s->cap, width) != TR_OK)) {
         t->failed = 1;
         return TR_NONE;
     }
@@ -717,14 +721,15 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
                  tr_str cat, int64_t bytes, uint32_t args, uint32_t parent)
 {
     slice_table *s = &t->slices;
-    if (row >= s->n || t->frozen) return TR_FATAL;
+    uint64_t xb = model_col_offset(&s->bytes, bytes);
+    if (row >= s->n || t->frozen || xb > s->bytes.span) return TR_FATAL;
     s->ts[row] = ts;
     s->track[row] = track;
     s->name[row] = name;
     s->args[row] = args;
     s->parent[row] = parent < row ? parent : TR_NONE;
     model_col_put(&s->cat, row, cat);
-    model_col_put(&s->bytes, row, bytes);
+    model_col_store(&s->bytes, row, xb);
     if (s->thread_ts) s->thread_ts[row] = s->thread_dur[row] = TR_TIME_NONE;
     int fits = dur >= 0 && dur < TR_DUR_WIDE;
     s->dur[row] = fits ? (uint32_t)dur : 0;
@@ -735,6 +740,8 @@ int model_col_make(model_col *c, size_t n, size_t cap, int size)
 {
     model_col made = *c;
     uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
+    /* rows of one value so far that a narrow block cannot hold (a first size of 5 GB) */
+    if (!c->p && n && (uint64_t)c->same - (uint64_t)c->bias > narrow) size = 8;
     made.size = (uint8_t)size;
     made.lo = size == 8 ? 0 : (uint64_t)c->bias;
     made.span = size == 8 ? UINT64_MAX : narrow;

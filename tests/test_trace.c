@@ -689,6 +689,29 @@ TR_TEST(freeze_nearly_sorted_ties)
     tr_trace_free(t);
 }
 
+/* A column of one value so far, too wide for a narrow block, keeps it when a second value comes. */
+TR_TEST(narrow_column_keeps_a_wide_first_value)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    tr_str name = tr_str_internz(t, "f");
+    tr_slice_add(t, tk, 0, 1, name, 0, 5000000000LL, 0);
+    tr_slice_add(t, tk, 10, 1, name, 0, 7, 0);
+    tr_instant_add(t, tk, 0, name, 0, 0, 6000000000LL, 0);
+    tr_instant_add(t, tk, 10, name, 0, 0, 8, 0);
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    tr_slices sl;
+    tr_instants it;
+    tr_trace_slices(t, &sl);
+    tr_trace_instants(t, &it);
+    CHECK_INT(tr_slice_bytes(&sl, 0), 5000000000LL);
+    CHECK_INT(tr_slice_bytes(&sl, 1), 7);
+    CHECK_INT(tr_instant_bytes(&it, 0), 6000000000LL);
+    CHECK_INT(tr_instant_bytes(&it, 1), 8);
+    tr_trace_free(t);
+}
+
 /* A block put by tr_slice_put (rows out of order, a wide duration) is the trace tr_slice_add makes.
  */
 TR_TEST(slice_block_equals_appends)
@@ -713,8 +736,11 @@ TR_TEST(slice_block_equals_appends)
         tr_slice_set_parent(a, row, parent[i]);
     }
     CHECK_INT(tr_slice_reserve(b, N + 1), TR_OK);
-    uint32_t first = tr_slice_add_rows(b, N, 1, 1);
+    uint32_t first = tr_slice_add_rows(b, N, 1, 4);
     CHECK_INT(first, 0);
+    /* sizes fit 4 bytes, as the block said; a wider one is refused */
+    CHECK_INT(tr_slice_put(b, first, tk[1], 0, 0, name[1], cat[1], (int64_t)1 << 40, 0, TR_NONE),
+              TR_FATAL);
     for (int i = N; i-- > 0;) {
         int rc = tr_slice_put(b, first + (uint32_t)i, tk[1], ts[i], dur[i], name[1], cat[1],
                               bytes[i], 0, parent[i]);
