@@ -72,16 +72,25 @@ static inline int gt_classify(const char *p, size_t n, size_t *start, size_t *en
     return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
 }
 
-/* Bit J of the result is set when P[J] is '|', for the 16 bytes at P. */
-static inline uint32_t gt_bars16(const char *p)
+/*
+** For the 16 bytes at P: bit J of *BARS is set when P[J] is '|', of *NLS
+** when it is '\n', of *BAD when it is a NUL or a byte >= 0x80.
+*/
+static inline void gt_scan16(const char *p, uint32_t *bars, uint32_t *nls, uint32_t *bad)
 {
 #ifdef __SSE2__
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+    *bars = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+    *nls = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    *bad = (uint32_t)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128())));
 #else
-    uint32_t m = 0;
-    for (unsigned j = 0; j < 16; j++) m |= (uint32_t)(p[j] == '|') << j;
-    return m;
+    uint32_t m = 0, l = 0, b = 0;
+    for (unsigned j = 0; j < 16; j++) {
+        m |= (uint32_t)(p[j] == '|') << j;
+        l |= (uint32_t)(p[j] == '\n') << j;
+        b |= (uint32_t)((unsigned char)p[j] - 1u >= 0x7fu) << j;
+    }
+    *bars = m, *nls = l, *bad = b;
 #endif
 }
 
@@ -96,30 +105,49 @@ typedef struct gt_field {
 } gt_field;
 
 /*
-** Splits [POS, N) at up to MAX " | " separators, in one pass over the
-** line, 32 bytes at a time (16 near its end): the fields go to F (room
-** for MAX + 1), the count is returned.  A separator's '|' sits at least one byte into the
-** field it ends, so in "a | | b" only the first '|' separates.
+** Splits the line that goes on from POS at up to MAX " | " separators, in
+** one pass over it, 32 bytes at a time (16 near N): the pass also finds the
+** line's end, its first '\n' before N - 1, and checks its bytes, so that a
+** line read in place is read once.  The fields go to F (room for MAX + 1),
+** the count is returned; *END is where the line ends ('\n', else N), *WHOLE
+** 1 when a '\n' ends it and it holds no NUL and no byte >= 0x80.  A
+** separator's '|' sits at least one byte into the field it ends, so in
+** "a | | b" only the first '|' separates.
 */
-static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f)
+static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f,
+                              size_t *end, int *whole)
 {
     size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
-    /* A '|' needs the byte after it, so the line's last byte never counts. */
-    for (size_t base = first; nf < max && base + 1 < n;) {
+    uint32_t dirty = 0;
+    *whole = 0;
+    /* A '|' needs the byte after it, so the last byte is never read. */
+    for (size_t base = pos; base + 1 < n;) {
         size_t count = n - 1 - base;
-        uint32_t m = 0;
+        uint32_t m, nl, bad;
         if (count >= 32) {
-            m = gt_bars16(p + base) | gt_bars16(p + base + 16) << 16;
+            uint32_t m2, nl2, bad2;
+            gt_scan16(p + base, &m, &nl, &bad);
+            gt_scan16(p + base + 16, &m2, &nl2, &bad2);
+            m |= m2 << 16, nl |= nl2 << 16, bad |= bad2 << 16;
             count = 32;
         } else if (count >= 16) {
-            m = gt_bars16(p + base);
+            gt_scan16(p + base, &m, &nl, &bad);
             count = 16;
         } else if (n - 1 >= 16) {
             /* The last sixteen bytes, overlapping what was scanned already. */
-            m = gt_bars16(p + n - 17) >> (16 - count);
+            gt_scan16(p + n - 17, &m, &nl, &bad);
+            m >>= 16 - count, nl >>= 16 - count, bad >>= 16 - count;
         } else {
-            for (size_t j = 0; j < count; j++) m |= (uint32_t)(p[base + j] == '|') << j;
+            m = nl = bad = 0;
+            for (size_t j = 0; j < count; j++) {
+                m |= (uint32_t)(p[base + j] == '|') << j;
+                nl |= (uint32_t)(p[base + j] == '\n') << j;
+                bad |= (uint32_t)((unsigned char)p[base + j] - 1u >= 0x7fu) << j;
+            }
         }
+        uint32_t before = nl ? (1u << __builtin_ctz(nl)) - 1 : UINT32_MAX;
+        m &= before;
+        dirty |= bad & before;
         for (; m && nf < max; m &= m - 1) {
             size_t j = base + (size_t)__builtin_ctz(m);
             if (j < first || p[j - 1] != ' ' || p[j + 1] != ' ') continue;
@@ -129,10 +157,16 @@ static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, g
             pos = j + 2;
             first = pos + 1;
         }
+        if (nl) {
+            n = base + (size_t)__builtin_ctz(nl);
+            *whole = dirty == 0;
+            break;
+        }
         base += count;
     }
     f[nf].s = pos;
     f[nf].e = n;
+    *end = n;
     return nf + 1;
 }
 
@@ -218,12 +252,14 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
 
 /*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
-** NS as gt_classify read it.
+** NS as gt_classify read it.  The line ends at its first '\n' before *N,
+** else at *N: *N becomes its length and *WHOLE says what gt_split says.
 ** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
 */
-static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, int64_t ns,
-                                 gt_rec *r, size_t *col)
+static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i, int64_t ns,
+                                 gt_rec *r, size_t *col, int *whole)
 {
+    size_t n = *np;
     *col = t0 + 1;
     if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     /* "s |" is known to follow; the separator needs its trailing space too */
@@ -233,7 +269,8 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
     }
     /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
     gt_field f[6];
-    size_t nf = gt_split(p, i + 4, n, 5, f);
+    size_t nf = gt_split(p, i + 4, n, 5, f, np, whole);
+    n = *np;
     *col = f[0].s + 1;
     if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
@@ -311,7 +348,9 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
         return "expected '[TAPE <t>s]'";
     if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     gt_field f[4];
-    size_t nf = gt_split(p, i + 2, n, 3, f);
+    size_t end;
+    int whole;
+    size_t nf = gt_split(p, i + 2, n, 3, f, &end, &whole);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
     r->ev = p + f[0].s, r->ev_n = f[0].e - f[0].s;
@@ -959,59 +998,63 @@ static int64_t gt_low(gt_rd *g)
 }
 
 /*
-** One line, the N bytes at P: a record, a header line, or text that is
-** skipped.  A bad record is reported at LN's place, or left as it is when
-** LN is NULL (a line read in place): then GT_AGAIN is returned.
+** One line at P: a record, a header line, or text that is skipped; the *N
+** bytes of LN, or, when LN is NULL (read in place), the bytes up to the
+** first '\n' of the *N at P, *N then set to their count.  A bad record is
+** reported at LN's place; read in place, it is left as it is, and so is a
+** line that is not a record or that gt_split finds not whole: then GT_AGAIN
+** is returned.
 */
 #define GT_AGAIN 2
-static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t n, tr_error *e)
+static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t *n, tr_error *e)
 {
     size_t start, end = 0, col = 0;
     int64_t ns = -1;
-    int kind = gt_classify(p, n, &start, &end, &ns);
+    int kind = gt_classify(p, *n, &start, &end, &ns);
+    /* In place only records are read (gt_split checks their bytes); other lines go to getline. */
+    if (!ln && kind != GT_PIPE) return GT_AGAIN;
     if (kind == GT_TEXT) {
-        if (!g->seen_record) gt_header_line(g, p, n);
+        if (!g->seen_record) gt_header_line(g, p, *n);
         g->skipped++;
         return TR_OK;
     }
     gt_rec r;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col)
-                                      : gt_parse_tape(p, n, start, &r, &col);
+    int whole = 1;
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col, &whole)
+                                      : gt_parse_tape(p, *n, start, &r, &col);
+    if (!ln && (why || !whole || p[*n - 1] == '\r')) return GT_AGAIN;
     if (why) {
-        if (!ln) return GT_AGAIN;
         tr_loc loc = tr_input_loc(g->in, ln, col);
         g->warnings++;
         return tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL ? TR_FAIL
                                                                                    : TR_OK;
     }
-    return gt_record(g, &r, p, n, e);
+    return gt_record(g, &r, p, *n, e);
 }
 
 /*
-** Up to MAX lines read in place in the input's window (tr_input_span), so
-** that most lines are not handed out one by one; *DONE says how many.  A
-** line not whole in the window, one that ends in "\r\n" or a bad record
-** is left to tr_input_getline.
+** Up to MAX lines read in place in the input's window (tr_input_span_raw),
+** so that most lines are not handed out one by one; *DONE says how many.  A
+** line not whole in the window, one that ends in "\r\n", holds a NUL or a
+** byte >= 0x80, is not a record or is a bad one is left to tr_input_getline.
 */
 static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 {
-    const char *p, *nl;
-    size_t n = tr_input_span(g->in, &p);
-    const char *s = p, *end = p + n;
+    const char *p;
+    size_t n = tr_input_span_raw(g->in, &p), s = 0;
     int k = 0, rc = TR_OK;
-    while (k < max && (nl = memchr(s, '\n', (size_t)(end - s))) != NULL) {
-        size_t len = (size_t)(nl - s);
-        if (len && s[len - 1] == '\r') break;
-        rc = gt_line(g, NULL, s, len, e);
+    while (k < max && s < n) {
+        size_t len = n - s;
+        rc = gt_line(g, NULL, p + s, &len, e);
         if (rc == GT_AGAIN) {
             rc = TR_OK;
             break;
         }
-        s = nl + 1;
+        s += len + 1;
         k++;
         if (rc != TR_OK) break;
     }
-    tr_input_skip(g->in, (size_t)(s - p), (uint64_t)k);
+    tr_input_skip(g->in, s, (uint64_t)k);
     *done = k;
     return rc;
 }
@@ -1051,7 +1094,8 @@ static int gt_reader_next(void *rd, tr_error *e)
         if ((k += done) == TR_READ_BATCH) break;
         rc = tr_input_getline(g->in, &ln, e);
         if (rc == TR_END) return (rc = gt_finish(g, e)) == TR_OK ? TR_END : rc;
-        if (rc == TR_OK) rc = gt_line(g, &ln, ln.p, ln.len, e);
+        size_t len = ln.len;
+        if (rc == TR_OK) rc = gt_line(g, &ln, ln.p, &len, e);
         if (rc != TR_OK) return rc;
     }
     g->sink->low = gt_low(g);

@@ -9,7 +9,9 @@
 #include "tr_writers.h"
 #include "tr_mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern const tr_reader tr_reader_gt;
 
@@ -610,6 +612,45 @@ TR_TEST(long_log_in_place)
         tr_free(text[k]);
     }
     CHECK_INT(instants[0], instants[1]);
+}
+
+/*
+** Lines read in place are checked by the field scan itself (gt_split): a
+** line with UTF-8, a byte that is not UTF-8 or a NUL deep in a log of many
+** windows goes through tr_input_getline, which keeps the first and replaces
+** the others with U+FFFD; the lines are counted right after them.
+*/
+TR_TEST(long_log_in_place_not_ascii)
+{
+    size_t n;
+    char *text = long_log(0, &n);
+    /* Lines 15001, 16001 and 17001 (records 15000..17000) end "... shape=(16, 1)\n". */
+    static const char *const bytes[] = {"\xc3\xa9", "\xff", "\0"};
+    const int rec[] = {15000, 16000, 17000};
+    for (int k = 0; k < 3; k++) {
+        char want[32];
+        snprintf(want, sizeof want, "tensor_id=%d shape=(16, 1)\n", rec[k]);
+        char *at = strstr(text, want);
+        CHECK(at != NULL);
+        if (at) memcpy(strchr(at, ')') - 1, bytes[k], strlen(bytes[k]) ? strlen(bytes[k]) : 1);
+    }
+    tr_trace *t = tr_trace_new();
+    tr_test_warns wl = {0};
+    tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
+    tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, n, &o, &e), TR_OK);
+    CHECK_INT(wl.n, 1); /* the bad seq (the input's own warnings go to its diag, unset here) */
+    CHECK_INT(wl.last.line, 25001);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 29999);
+    CHECK_STR(arg_str(t, in.args[14999], "shape"), "(16, \xc3\xa9");
+    CHECK_STR(arg_str(t, in.args[15999], "shape"), "(16, \xef\xbf\xbd)");
+    CHECK_STR(arg_str(t, in.args[16999], "shape"), "(16, \xef\xbf\xbd)");
+    CHECK_INT(arg_int(t, in.args[17000], "tensor_id"), 17001);
+    tr_trace_free(t);
+    tr_free(text);
 }
 
 TR_TEST(bad_records)
