@@ -599,20 +599,65 @@ static inline void gt_args_opt(gt_args *a, unsigned bit, tr_str key, int64_t v)
     gt_args_push(a, key, v, 1);
 }
 
+/* Pushes A's args, arg by arg, into the set being built. */
+static void gt_args_push_each(gt_rd *g, const gt_args *a)
+{
+    for (uint32_t k = 0; k < a->n; k++) {
+        if (a->ints >> k & 1)
+            tr_args_int(g->t, a->key[k], a->val[k]);
+        else
+            tr_args_str(g->t, a->key[k], (tr_str)a->val[k]);
+    }
+}
+
+/* Appends to A the args of details that SL kept (at most GT_DET_ARGS). */
+static void gt_args_add_det(gt_args *a, const gt_det_slot *sl)
+{
+    for (uint32_t k = 0; k < sl->n; k++) {
+        a->key[a->n + k] = sl->key[k];
+        a->val[a->n + k] = sl->val[k];
+    }
+    a->ints |= sl->is_int << a->n;
+    a->n += sl->n;
+}
+
+/*
+** The shape of A's keys and types (tr_args_shape; 0 when it has none),
+** through the cache: two ways a set, as a record with BYTES and its
+** inject without come one after the other.
+*/
+static uint32_t gt_shape(gt_rd *g, const gt_args *a)
+{
+    /* Shifted sums and one multiply: a multiply a key would make a chain of them. */
+    uint64_t h = a->n | (uint64_t)a->ints << 32;
+    for (uint32_t k = 0; k < a->n; k++) h += (uint64_t)a->key[k] << (5 * k);
+    gt_shape_slot *sl = &g->shapes[(h * 0x9E3779B97F4A7C15ULL >> (64 - GT_SHAPE_BITS)) * 2];
+    for (int w = 0; w < 2; w++) {
+        uint32_t k = 0;
+        if (sl[w].n != a->n || sl[w].ints != a->ints) continue;
+        while (k < a->n && sl[w].key[k] == a->key[k]) k++; /* a few keys: no call */
+        if (k == a->n) return sl[w].shape;
+    }
+    uint32_t shape = tr_args_shape(g->t, a->key, a->ints, a->n);
+    if (shape) {
+        sl[1] = sl[0];
+        sl->n = a->n;
+        sl->ints = a->ints;
+        sl->shape = shape;
+        memcpy(sl->key, a->key, a->n * sizeof *a->key);
+    }
+    return shape;
+}
+
 /* A's set, in the shape *SHAPE holds (found on the first call); its id. */
 static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
 {
     tr_trace *t = g->t;
     if (!a->n) return 0;
-    if (!*shape) *shape = tr_args_shape(t, a->key, a->ints, a->n);
+    if (!*shape) *shape = gt_shape(g, a);
     if (*shape) return tr_args_shaped(t, *shape, a->val);
     tr_args_begin(t);
-    for (uint32_t k = 0; k < a->n; k++) {
-        if (a->ints >> k & 1)
-            tr_args_int(t, a->key[k], a->val[k]);
-        else
-            tr_args_str(t, a->key[k], (tr_str)a->val[k]);
-    }
+    gt_args_push_each(g, a);
     return tr_args_end(t);
 }
 
@@ -640,17 +685,28 @@ static size_t gt_key_len(const char *s, size_t n)
     return k > 0 && k < n && s[k] == '=' ? k : 0;
 }
 
-/* One arg of a details string, kept in SL for its next time while there is room. */
-static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int64_t v)
+/*
+** One arg of a details string, kept in SL while there is room; past that,
+** the record's set (A, then SL's args and this one on) is built arg by arg.
+*/
+static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, const gt_args *a, tr_str key, int is_int,
+                          int64_t v)
 {
-    if (is_int)
-        tr_args_int(g->t, key, v);
-    else
-        tr_args_str(g->t, key, (tr_str)v);
     if (sl->n < GT_DET_ARGS) {
         sl->key[sl->n] = key;
         sl->val[sl->n] = v;
         sl->is_int |= (uint32_t)is_int << sl->n;
+    } else {
+        if (sl->n == GT_DET_ARGS) {
+            gt_args all = *a;
+            gt_args_add_det(&all, sl);
+            tr_args_begin(g->t);
+            gt_args_push_each(g, &all);
+        }
+        if (is_int)
+            tr_args_int(g->t, key, v);
+        else
+            tr_args_str(g->t, key, (tr_str)v);
     }
     sl->n++;
 }
@@ -661,9 +717,12 @@ static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int
 ** are free text).  A value runs up to the next " \w+=" token, since tuples
 ** and lists contain ", ".  A log repeats its short details ("success=True",
 ** an inject's "tensor_id=0 shape=(16, 1)"): the string cache gives them one
-** id, whose args are kept and replayed rather than parsed again.
+** id, whose args are kept and replayed rather than parsed again.  A holds
+** the record's args before them; details with more args than SL keeps are
+** built into the trace's set as they are read (tr_args_end ends it).
 */
-static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d, size_t n)
+static void gt_detail_args(gt_rd *g, gt_det_slot *sl, const gt_args *a, tr_str det, const char *d,
+                           size_t n)
 {
     *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
@@ -690,9 +749,9 @@ static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d,
         }
         int64_t iv;
         if (gt_plain_int(v, v_n, &iv))
-            gt_detail_arg(g, sl, key, 1, iv);
+            gt_detail_arg(g, sl, a, key, 1, iv);
         else
-            gt_detail_arg(g, sl, key, 0, gt_intern(g, v, v_n));
+            gt_detail_arg(g, sl, a, key, 0, gt_intern(g, v, v_n));
         i = end + 1;
         klen = next_klen;
     }
@@ -873,26 +932,16 @@ static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_e
     gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
     if (!det) {
         args = gt_args_set(g, &a, &g->shape_rec[a.has]);
-    } else if (sl->det == det) {
-        gt_args_push(&a, g->c[C_DETAILS], det, 0);
-        for (uint32_t k = 0; k < sl->n; k++) {
-            a.key[a.n + k] = sl->key[k];
-            a.val[a.n + k] = sl->val[k];
-        }
-        a.ints |= sl->is_int << a.n;
-        a.n += sl->n;
-        args = gt_args_set(g, &a, &sl->shape[a.has]);
     } else {
-        tr_args_begin(t);
-        for (uint32_t k = 0; k < a.n; k++) {
-            if (a.ints >> k & 1)
-                tr_args_int(t, a.key[k], a.val[k]);
-            else
-                tr_args_str(t, a.key[k], (tr_str)a.val[k]);
+        gt_args_push(&a, g->c[C_DETAILS], det, 0);
+        /* Details met first are parsed; then, as when they come again, the set is added whole. */
+        if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
+        if (sl->n <= GT_DET_ARGS) {
+            gt_args_add_det(&a, sl);
+            args = gt_args_set(g, &a, &sl->shape[a.has]);
+        } else {
+            args = tr_args_end(t);
         }
-        tr_args_str(t, g->c[C_DETAILS], det);
-        gt_detail_args(g, sl, det, r->det, r->det_n);
-        args = tr_args_end(t);
     }
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);

@@ -182,6 +182,18 @@ typedef struct gt_det_slot {
     uint32_t shape[4]; /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
 } gt_det_slot;
 
+/*
+** A set's shape by its keys and which of them are ints (gt_shape): details
+** that differ only in their values ("tensor_id=2452", "tensor_id=2444")
+** have one, found without the trace's shape table.
+*/
+#define GT_SHAPE_BITS 6
+typedef struct gt_shape_slot {
+    uint32_t n, ints; /* 0 args: empty */
+    uint32_t shape;   /* tr_args_shape's */
+    tr_str key[4 + GT_DET_ARGS];
+} gt_shape_slot;
+
 typedef struct gt_rd {
     tr_trace *t;
     tr_sink *sink; /* told after each batch where later events can start (gt_low) */
@@ -216,6 +228,7 @@ typedef struct gt_rd {
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
     gt_det_slot dets[GT_DET_SLOTS];
+    gt_shape_slot shapes[2 << GT_SHAPE_BITS];
     gt_long_slot longs[GT_LONGS];
 } gt_rd;
 

@@ -653,6 +653,50 @@ TR_TEST(long_log_in_place_not_ascii)
     tr_free(text);
 }
 
+/*
+** Details with more args than a details slot keeps (GT_DET_ARGS) are built
+** arg by arg, each time they come; fewer are kept and replayed.  Either
+** way a set holds SEQ, COMMAND, BYTES, DETAILS, then the details' args in
+** their order.
+*/
+TR_TEST(details_many_args)
+{
+    static const char text[] =
+        "  1.000s | #1 | RECV | CLIENT CLIENT a | Op | 10B | a=1 b=x c=3 d=4 e=five f=-6\n"
+        "  1.001s | #2 | MODIFIER_INJECT | CLIENT CLIENT a | Op | a=1 b=x c=3 d=4 e=five f=-6\n"
+        "  1.002s | #3 | SEND | CLIENT CLIENT a | Op | 11B | a=1 b=x c=3 d=4\n"
+        "  1.003s | #4 | RECV | CLIENT CLIENT a | Op | 12B | a=1 b=x c=3 d=4\n";
+    static const char *const keys[] = {"seq", "command", "bytes", "details", "a",
+                                       "b",   "c",       "d",     "e",       "f"};
+    tr_trace *t = tr_trace_new();
+    tr_read_opts o = {.gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, sizeof text - 1, &o, &e), TR_OK);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 4);
+    for (size_t i = 0; i < in.n && i < 4; i++) {
+        size_t n = i == 1 ? 9 : i == 0 ? 10 : 8;
+        CHECK_INT(tr_args_count(t, in.args[i]), n);
+        for (size_t k = 0, want = 0; k < n; k++, want++) {
+            if (i == 1 && want == 2) want++; /* the inject has no size */
+            tr_arg a;
+            tr_args_at(t, in.args[i], k, &a);
+            CHECK_STR(tr_str_get(t, a.key, NULL), keys[want]);
+        }
+        CHECK_INT(arg_int(t, in.args[i], "seq"), (int64_t)i + 1);
+        CHECK_INT(arg_int(t, in.args[i], "a"), 1);
+        CHECK_STR(arg_str(t, in.args[i], "b"), "x");
+        CHECK_INT(arg_int(t, in.args[i], "d"), 4);
+    }
+    CHECK_STR(arg_str(t, in.args[1], "e"), "five");
+    CHECK_INT(arg_int(t, in.args[1], "f"), -6);
+    CHECK_STR(arg_str(t, in.args[0], "details"), "a=1 b=x c=3 d=4 e=five f=-6");
+    CHECK_STR(arg_str(t, in.args[3], "details"), "a=1 b=x c=3 d=4");
+    CHECK_INT(arg_int(t, in.args[3], "bytes"), 12);
+    tr_trace_free(t);
+}
+
 TR_TEST(bad_records)
 {
     static const char text[] =
