@@ -385,13 +385,19 @@ static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t 
 }
 
 /*
-** A miss of the cache: the string goes to the trace, interned or (free
-** TEXT) just stored, and into the set's last slot.
+** A miss of the cache: the string goes to the trace, interned (unless the
+** cache behind, MORE, has it) or (free TEXT) just stored, and into the
+** set's last slot.
 */
 static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
                                     uint64_t head, uint64_t tail, int text)
 {
-    tr_str id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
+    gt_str_slot *more = text ? NULL : &g->more[gt_set_of(head, tail, n, GT_MORE_BITS)];
+    tr_str id = 0;
+    if (more && more->len == n && more->head == head && more->tail == tail &&
+        (n <= 16 || gt_same(more->text + 8, s + 8, n - 16)))
+        id = more->id;
+    if (!id) id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
     if (id && n <= GT_STR_MAX) {
         sl += GT_WAYS - 1;
         sl->head = head;
@@ -400,6 +406,7 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
         sl->interned = !text;
         sl->id = id;
         memcpy(sl->text, s, n);
+        if (more) *more = *sl;
     }
     return id;
 }

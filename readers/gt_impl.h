@@ -32,6 +32,13 @@
 #define GT_WAYS      4
 #define GT_SRC_SLOTS ((1 << GT_SRC_BITS) * GT_WAYS)
 #define GT_STR_SLOTS ((1 << GT_STR_BITS) * GT_WAYS)
+/*
+** Behind the string cache, for interned strings it misses: a log's shape
+** and tag values ("(25, 600)", "006b8b456b_916") are a few thousand that
+** come back now and then, too many for the sets the hot strings sit in and
+** a probe of the trace's large index each (cache misses) without this.
+*/
+#define GT_MORE_BITS 12
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
 
@@ -227,6 +234,7 @@ typedef struct gt_rd {
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
+    gt_str_slot more[1 << GT_MORE_BITS]; /* interned strings only */
     gt_det_slot dets[GT_DET_SLOTS];
     gt_shape_slot shapes[2 << GT_SHAPE_BITS];
     gt_long_slot longs[GT_LONGS];
