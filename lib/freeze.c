@@ -743,7 +743,8 @@ void tr_trace_instants(const tr_trace *t, tr_instants *out)
                          s->args,
                          model_col_view(&s->cat),
                          model_col_view(&s->scope),
-                         model_col_view(&s->bytes)};
+                         model_col_view(&s->bytes),
+                         s->ordered};
 }
 
 void tr_trace_counters(const tr_trace *t, tr_counters *out)

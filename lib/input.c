@@ -62,6 +62,7 @@ struct tr_input {
     tr_source *owner; /* closed with the stream (tr_input_close), or NULL */
     void *own;        /* freed with the stream: the bytes of a memory stream it was handed */
     int fd;           /* a plain file read directly from offset fetched, or -1 */
+    int raw;          /* a reader checks the bytes itself (tr_input_span_raw): fills do not */
 };
 
 tr_input *tr_input_new(tr_progress_state *prog)
@@ -94,6 +95,7 @@ int tr_input_reset(tr_input *in, struct archive *a, const char *name, tr_error *
     in->fetched = 0;
     in->eof = a == NULL;
     in->fd = -1;
+    in->raw = 0;
     in->failed = 0;
     in->diag = NULL;
     return TR_OK;
@@ -384,7 +386,7 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         int rc =
             in->eof ? TR_OK : input_pread(in, in->buf + in->end, in->cap - in->end - 1, &got, e);
         if (rc == TR_OK && !in->eof) in->end += got;
-        input_check_clean(in);
+        if (!in->raw) input_check_clean(in);
         return rc;
     }
     while (!in->blk_left) {
@@ -393,7 +395,7 @@ static int input_fill(tr_input *in, size_t need, tr_error *e)
         if (rc != TR_OK) return rc;
     }
     in->end += input_take(in, in->buf + in->end, in->cap - in->end - 1);
-    input_check_clean(in);
+    if (!in->raw) input_check_clean(in);
     return TR_OK;
 }
 
@@ -547,13 +549,26 @@ static int input_emit(tr_input *in, tr_line *line, size_t stop, int nl, tr_error
     return stop <= in->clean || ascii_clean(p, len) ? TR_OK : input_fix_line(in, line, e);
 }
 
-size_t tr_input_span(tr_input *in, const char **p)
+/* The N bytes from pos, N cut so that a line whose "\n" is among them is at most line_max bytes. */
+static size_t input_span(const tr_input *in, size_t stop, const char **p)
 {
     *p = in->buf + in->pos;
-    if (in->failed || in->clean <= in->pos) return 0;
-    size_t n = in->clean - in->pos;
-    /* A line whose "\n" is inside the span is at most line_max bytes long. */
+    if (in->failed || stop <= in->pos) return 0;
+    size_t n = stop - in->pos;
     return n <= in->line_max ? n : in->line_max + 1;
+}
+
+size_t tr_input_span(tr_input *in, const char **p)
+{
+    /* After tr_input_span_raw the fills leave the bytes unchecked: they are checked here. */
+    if (in->clean < in->end) input_check_clean(in);
+    return input_span(in, in->clean, p);
+}
+
+size_t tr_input_span_raw(tr_input *in, const char **p)
+{
+    in->raw = 1;
+    return input_span(in, in->end, p);
 }
 
 void tr_input_skip(tr_input *in, size_t n, uint64_t lines)

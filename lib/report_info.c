@@ -80,13 +80,15 @@ static int tally_part(void *user, size_t j)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &cn);
     tr_trace_samples(t, &sm);
-#define TALLY(kind, tab, endexpr, nameexpr)                                                        \
+#define TALLY(kind, tab, timed, endexpr, nameexpr)                                                 \
     for (size_t i = tr_pool_part((tab).n, job->parts, j),                                          \
                 hi = tr_pool_part((tab).n, job->parts, j + 1);                                     \
          i < hi; i++) {                                                                            \
-        int64_t end = (endexpr);                                                                   \
-        if ((tab).ts[i] < first) first = (tab).ts[i];                                              \
-        if (end > last) last = end;                                                                \
+        if (timed) {                                                                               \
+            int64_t end = (endexpr);                                                               \
+            if ((tab).ts[i] < first) first = (tab).ts[i];                                          \
+            if (end > last) last = end;                                                            \
+        }                                                                                          \
         if ((tab).track[i] < n_tracks) events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;       \
         tr_str name = (nameexpr);                                                                  \
         if (name && name < n_strs) {                                                               \
@@ -94,10 +96,15 @@ static int tally_part(void *user, size_t j)
             if (name >= lim) lim = (size_t)name + 1;                                               \
         }                                                                                          \
     }
-    TALLY(TR_EV_SLICE, sl, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.name[i])
-    TALLY(TR_EV_INSTANT, in, in.ts[i], in.name[i])
-    TALLY(TR_EV_COUNTER, cn, cn.ts[i], 0)
-    TALLY(TR_EV_SAMPLE, sm, sm.ts[i], leaf_function(t, sm.stack[i]))
+    TALLY(TR_EV_SLICE, sl, 1, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.name[i])
+    /* Instants in time order (a GT log's): the part's first and last give its times. */
+    size_t lo = tr_pool_part(in.n, job->parts, j), hi = tr_pool_part(in.n, job->parts, j + 1);
+    int in_order = lo < hi && hi <= in.ordered;
+    if (in_order && in.ts[lo] < first) first = in.ts[lo];
+    if (in_order && in.ts[hi - 1] > last) last = in.ts[hi - 1];
+    TALLY(TR_EV_INSTANT, in, !in_order, in.ts[i], in.name[i])
+    TALLY(TR_EV_COUNTER, cn, 1, cn.ts[i], 0)
+    TALLY(TR_EV_SAMPLE, sm, 1, sm.ts[i], leaf_function(t, sm.stack[i]))
 #undef TALLY
     p->first = first;
     p->last = last;

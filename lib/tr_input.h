@@ -182,6 +182,15 @@ int tr_input_getline(tr_input *in, tr_line *line, tr_error *e);
 ** the end of the span, a "\r\n" ending) it leaves to tr_input_getline.
 */
 size_t tr_input_span(tr_input *in, const char **p);
+/*
+** tr_input_span_raw: lines to scan in place, unchecked
+** ^As tr_input_span, but the bytes may hold NULs and bytes >= 0x80: the
+** caller checks each line it takes (a reader whose line scan reads every
+** byte anyway), and leaves one that fails to tr_input_getline, which
+** replaces them.  ^From the first call on, reading more no longer checks the
+** bytes in a pass of its own (tr_input_span still does, when asked).
+*/
+size_t tr_input_span_raw(tr_input *in, const char **p);
 /* ^Consumes the first N bytes of the span, LINES whole lines (each with its "\n"). */
 void tr_input_skip(tr_input *in, size_t n, uint64_t lines);
 /*

@@ -513,6 +513,7 @@ typedef struct tr_instants {
     const int64_t *ts;
     const uint32_t *track, *name, *args;
     tr_col cat, scope, bytes;
+    size_t ordered; /* rows before it are known to be in time order (appended so, or sorted) */
 } tr_instants;
 
 static inline tr_str tr_instant_cat(const tr_instants *v, size_t i)

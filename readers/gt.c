@@ -72,16 +72,25 @@ static inline int gt_classify(const char *p, size_t n, size_t *start, size_t *en
     return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
 }
 
-/* Bit J of the result is set when P[J] is '|', for the 16 bytes at P. */
-static inline uint32_t gt_bars16(const char *p)
+/*
+** For the 16 bytes at P: bit J of *BARS is set when P[J] is '|', of *NLS
+** when it is '\n', of *BAD when it is a NUL or a byte >= 0x80.
+*/
+static inline void gt_scan16(const char *p, uint32_t *bars, uint32_t *nls, uint32_t *bad)
 {
 #ifdef __SSE2__
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+    *bars = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+    *nls = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    *bad = (uint32_t)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128())));
 #else
-    uint32_t m = 0;
-    for (unsigned j = 0; j < 16; j++) m |= (uint32_t)(p[j] == '|') << j;
-    return m;
+    uint32_t m = 0, l = 0, b = 0;
+    for (unsigned j = 0; j < 16; j++) {
+        m |= (uint32_t)(p[j] == '|') << j;
+        l |= (uint32_t)(p[j] == '\n') << j;
+        b |= (uint32_t)((unsigned char)p[j] - 1u >= 0x7fu) << j;
+    }
+    *bars = m, *nls = l, *bad = b;
 #endif
 }
 
@@ -96,30 +105,49 @@ typedef struct gt_field {
 } gt_field;
 
 /*
-** Splits [POS, N) at up to MAX " | " separators, in one pass over the
-** line, 32 bytes at a time (16 near its end): the fields go to F (room
-** for MAX + 1), the count is returned.  A separator's '|' sits at least one byte into the
-** field it ends, so in "a | | b" only the first '|' separates.
+** Splits the line that goes on from POS at up to MAX " | " separators, in
+** one pass over it, 32 bytes at a time (16 near N): the pass also finds the
+** line's end, its first '\n' before N - 1, and checks its bytes, so that a
+** line read in place is read once.  The fields go to F (room for MAX + 1),
+** the count is returned; *END is where the line ends ('\n', else N), *WHOLE
+** 1 when a '\n' ends it and it holds no NUL and no byte >= 0x80.  A
+** separator's '|' sits at least one byte into the field it ends, so in
+** "a | | b" only the first '|' separates.
 */
-static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f)
+static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f,
+                              size_t *end, int *whole)
 {
     size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
-    /* A '|' needs the byte after it, so the line's last byte never counts. */
-    for (size_t base = first; nf < max && base + 1 < n;) {
+    uint32_t dirty = 0;
+    *whole = 0;
+    /* A '|' needs the byte after it, so the last byte is never read. */
+    for (size_t base = pos; base + 1 < n;) {
         size_t count = n - 1 - base;
-        uint32_t m = 0;
+        uint32_t m, nl, bad;
         if (count >= 32) {
-            m = gt_bars16(p + base) | gt_bars16(p + base + 16) << 16;
+            uint32_t m2, nl2, bad2;
+            gt_scan16(p + base, &m, &nl, &bad);
+            gt_scan16(p + base + 16, &m2, &nl2, &bad2);
+            m |= m2 << 16, nl |= nl2 << 16, bad |= bad2 << 16;
             count = 32;
         } else if (count >= 16) {
-            m = gt_bars16(p + base);
+            gt_scan16(p + base, &m, &nl, &bad);
             count = 16;
         } else if (n - 1 >= 16) {
             /* The last sixteen bytes, overlapping what was scanned already. */
-            m = gt_bars16(p + n - 17) >> (16 - count);
+            gt_scan16(p + n - 17, &m, &nl, &bad);
+            m >>= 16 - count, nl >>= 16 - count, bad >>= 16 - count;
         } else {
-            for (size_t j = 0; j < count; j++) m |= (uint32_t)(p[base + j] == '|') << j;
+            m = nl = bad = 0;
+            for (size_t j = 0; j < count; j++) {
+                m |= (uint32_t)(p[base + j] == '|') << j;
+                nl |= (uint32_t)(p[base + j] == '\n') << j;
+                bad |= (uint32_t)((unsigned char)p[base + j] - 1u >= 0x7fu) << j;
+            }
         }
+        uint32_t before = nl ? (1u << __builtin_ctz(nl)) - 1 : UINT32_MAX;
+        m &= before;
+        dirty |= bad & before;
         for (; m && nf < max; m &= m - 1) {
             size_t j = base + (size_t)__builtin_ctz(m);
             if (j < first || p[j - 1] != ' ' || p[j + 1] != ' ') continue;
@@ -129,10 +157,16 @@ static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, g
             pos = j + 2;
             first = pos + 1;
         }
+        if (nl) {
+            n = base + (size_t)__builtin_ctz(nl);
+            *whole = dirty == 0;
+            break;
+        }
         base += count;
     }
     f[nf].s = pos;
     f[nf].e = n;
+    *end = n;
     return nf + 1;
 }
 
@@ -218,12 +252,14 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
 
 /*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
-** NS as gt_classify read it.
+** NS as gt_classify read it.  The line ends at its first '\n' before *N,
+** else at *N: *N becomes its length and *WHOLE says what gt_split says.
 ** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
 */
-static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, int64_t ns,
-                                 gt_rec *r, size_t *col)
+static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i, int64_t ns,
+                                 gt_rec *r, size_t *col, int *whole)
 {
+    size_t n = *np;
     *col = t0 + 1;
     if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     /* "s |" is known to follow; the separator needs its trailing space too */
@@ -233,7 +269,8 @@ static const char *gt_parse_pipe(const char *p, size_t n, size_t t0, size_t i, i
     }
     /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
     gt_field f[6];
-    size_t nf = gt_split(p, i + 4, n, 5, f);
+    size_t nf = gt_split(p, i + 4, n, 5, f, np, whole);
+    n = *np;
     *col = f[0].s + 1;
     if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
@@ -311,7 +348,9 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
         return "expected '[TAPE <t>s]'";
     if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
     gt_field f[4];
-    size_t nf = gt_split(p, i + 2, n, 3, f);
+    size_t end;
+    int whole;
+    size_t nf = gt_split(p, i + 2, n, 3, f, &end, &whole);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
     r->ev = p + f[0].s, r->ev_n = f[0].e - f[0].s;
@@ -346,13 +385,19 @@ static int gt_scratch(gt_rd *g, const char *a, size_t an, const char *b, size_t 
 }
 
 /*
-** A miss of the cache: the string goes to the trace, interned or (free
-** TEXT) just stored, and into the set's last slot.
+** A miss of the cache: the string goes to the trace, interned (unless the
+** cache behind, MORE, has it) or (free TEXT) just stored, and into the
+** set's last slot.
 */
 static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, size_t n,
                                     uint64_t head, uint64_t tail, int text)
 {
-    tr_str id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
+    gt_str_slot *more = text ? NULL : &g->more[gt_set_of(head, tail, n, GT_MORE_BITS)];
+    tr_str id = 0;
+    if (more && more->len == n && more->head == head && more->tail == tail &&
+        (n <= 16 || gt_same(more->text + 8, s + 8, n - 16)))
+        id = more->id;
+    if (!id) id = text ? tr_str_add(g->t, s, n) : tr_str_intern(g->t, s, n);
     if (id && n <= GT_STR_MAX) {
         sl += GT_WAYS - 1;
         sl->head = head;
@@ -361,6 +406,7 @@ static GT_SLOW tr_str gt_cache_miss(gt_rd *g, gt_str_slot *sl, const char *s, si
         sl->interned = !text;
         sl->id = id;
         memcpy(sl->text, s, n);
+        if (more) *more = *sl;
     }
     return id;
 }
@@ -560,20 +606,65 @@ static inline void gt_args_opt(gt_args *a, unsigned bit, tr_str key, int64_t v)
     gt_args_push(a, key, v, 1);
 }
 
+/* Pushes A's args, arg by arg, into the set being built. */
+static void gt_args_push_each(gt_rd *g, const gt_args *a)
+{
+    for (uint32_t k = 0; k < a->n; k++) {
+        if (a->ints >> k & 1)
+            tr_args_int(g->t, a->key[k], a->val[k]);
+        else
+            tr_args_str(g->t, a->key[k], (tr_str)a->val[k]);
+    }
+}
+
+/* Appends to A the args of details that SL kept (at most GT_DET_ARGS). */
+static void gt_args_add_det(gt_args *a, const gt_det_slot *sl)
+{
+    for (uint32_t k = 0; k < sl->n; k++) {
+        a->key[a->n + k] = sl->key[k];
+        a->val[a->n + k] = sl->val[k];
+    }
+    a->ints |= sl->is_int << a->n;
+    a->n += sl->n;
+}
+
+/*
+** The shape of A's keys and types (tr_args_shape; 0 when it has none),
+** through the cache: two ways a set, as a record with BYTES and its
+** inject without come one after the other.
+*/
+static uint32_t gt_shape(gt_rd *g, const gt_args *a)
+{
+    /* Shifted sums and one multiply: a multiply a key would make a chain of them. */
+    uint64_t h = a->n | (uint64_t)a->ints << 32;
+    for (uint32_t k = 0; k < a->n; k++) h += (uint64_t)a->key[k] << (5 * k);
+    gt_shape_slot *sl = &g->shapes[(h * 0x9E3779B97F4A7C15ULL >> (64 - GT_SHAPE_BITS)) * 2];
+    for (int w = 0; w < 2; w++) {
+        uint32_t k = 0;
+        if (sl[w].n != a->n || sl[w].ints != a->ints) continue;
+        while (k < a->n && sl[w].key[k] == a->key[k]) k++; /* a few keys: no call */
+        if (k == a->n) return sl[w].shape;
+    }
+    uint32_t shape = tr_args_shape(g->t, a->key, a->ints, a->n);
+    if (shape) {
+        sl[1] = sl[0];
+        sl->n = a->n;
+        sl->ints = a->ints;
+        sl->shape = shape;
+        memcpy(sl->key, a->key, a->n * sizeof *a->key);
+    }
+    return shape;
+}
+
 /* A's set, in the shape *SHAPE holds (found on the first call); its id. */
 static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
 {
     tr_trace *t = g->t;
     if (!a->n) return 0;
-    if (!*shape) *shape = tr_args_shape(t, a->key, a->ints, a->n);
+    if (!*shape) *shape = gt_shape(g, a);
     if (*shape) return tr_args_shaped(t, *shape, a->val);
     tr_args_begin(t);
-    for (uint32_t k = 0; k < a->n; k++) {
-        if (a->ints >> k & 1)
-            tr_args_int(t, a->key[k], a->val[k]);
-        else
-            tr_args_str(t, a->key[k], (tr_str)a->val[k]);
-    }
+    gt_args_push_each(g, a);
     return tr_args_end(t);
 }
 
@@ -601,17 +692,28 @@ static size_t gt_key_len(const char *s, size_t n)
     return k > 0 && k < n && s[k] == '=' ? k : 0;
 }
 
-/* One arg of a details string, kept in SL for its next time while there is room. */
-static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int64_t v)
+/*
+** One arg of a details string, kept in SL while there is room; past that,
+** the record's set (A, then SL's args and this one on) is built arg by arg.
+*/
+static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, const gt_args *a, tr_str key, int is_int,
+                          int64_t v)
 {
-    if (is_int)
-        tr_args_int(g->t, key, v);
-    else
-        tr_args_str(g->t, key, (tr_str)v);
     if (sl->n < GT_DET_ARGS) {
         sl->key[sl->n] = key;
         sl->val[sl->n] = v;
         sl->is_int |= (uint32_t)is_int << sl->n;
+    } else {
+        if (sl->n == GT_DET_ARGS) {
+            gt_args all = *a;
+            gt_args_add_det(&all, sl);
+            tr_args_begin(g->t);
+            gt_args_push_each(g, &all);
+        }
+        if (is_int)
+            tr_args_int(g->t, key, v);
+        else
+            tr_args_str(g->t, key, (tr_str)v);
     }
     sl->n++;
 }
@@ -622,9 +724,12 @@ static void gt_detail_arg(gt_rd *g, gt_det_slot *sl, tr_str key, int is_int, int
 ** are free text).  A value runs up to the next " \w+=" token, since tuples
 ** and lists contain ", ".  A log repeats its short details ("success=True",
 ** an inject's "tensor_id=0 shape=(16, 1)"): the string cache gives them one
-** id, whose args are kept and replayed rather than parsed again.
+** id, whose args are kept and replayed rather than parsed again.  A holds
+** the record's args before them; details with more args than SL keeps are
+** built into the trace's set as they are read (tr_args_end ends it).
 */
-static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d, size_t n)
+static void gt_detail_args(gt_rd *g, gt_det_slot *sl, const gt_args *a, tr_str det, const char *d,
+                           size_t n)
 {
     *sl = (gt_det_slot){0};
     size_t klen = gt_key_len(d, n), i = 0;
@@ -651,9 +756,9 @@ static void gt_detail_args(gt_rd *g, gt_det_slot *sl, tr_str det, const char *d,
         }
         int64_t iv;
         if (gt_plain_int(v, v_n, &iv))
-            gt_detail_arg(g, sl, key, 1, iv);
+            gt_detail_arg(g, sl, a, key, 1, iv);
         else
-            gt_detail_arg(g, sl, key, 0, gt_intern(g, v, v_n));
+            gt_detail_arg(g, sl, a, key, 0, gt_intern(g, v, v_n));
         i = end + 1;
         klen = next_klen;
     }
@@ -834,26 +939,16 @@ static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_e
     gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
     if (!det) {
         args = gt_args_set(g, &a, &g->shape_rec[a.has]);
-    } else if (sl->det == det) {
-        gt_args_push(&a, g->c[C_DETAILS], det, 0);
-        for (uint32_t k = 0; k < sl->n; k++) {
-            a.key[a.n + k] = sl->key[k];
-            a.val[a.n + k] = sl->val[k];
-        }
-        a.ints |= sl->is_int << a.n;
-        a.n += sl->n;
-        args = gt_args_set(g, &a, &sl->shape[a.has]);
     } else {
-        tr_args_begin(t);
-        for (uint32_t k = 0; k < a.n; k++) {
-            if (a.ints >> k & 1)
-                tr_args_int(t, a.key[k], a.val[k]);
-            else
-                tr_args_str(t, a.key[k], (tr_str)a.val[k]);
+        gt_args_push(&a, g->c[C_DETAILS], det, 0);
+        /* Details met first are parsed; then, as when they come again, the set is added whole. */
+        if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
+        if (sl->n <= GT_DET_ARGS) {
+            gt_args_add_det(&a, sl);
+            args = gt_args_set(g, &a, &sl->shape[a.has]);
+        } else {
+            args = tr_args_end(t);
         }
-        tr_args_str(t, g->c[C_DETAILS], det);
-        gt_detail_args(g, sl, det, r->det, r->det_n);
-        args = tr_args_end(t);
     }
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
@@ -959,59 +1054,63 @@ static int64_t gt_low(gt_rd *g)
 }
 
 /*
-** One line, the N bytes at P: a record, a header line, or text that is
-** skipped.  A bad record is reported at LN's place, or left as it is when
-** LN is NULL (a line read in place): then GT_AGAIN is returned.
+** One line at P: a record, a header line, or text that is skipped; the *N
+** bytes of LN, or, when LN is NULL (read in place), the bytes up to the
+** first '\n' of the *N at P, *N then set to their count.  A bad record is
+** reported at LN's place; read in place, it is left as it is, and so is a
+** line that is not a record or that gt_split finds not whole: then GT_AGAIN
+** is returned.
 */
 #define GT_AGAIN 2
-static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t n, tr_error *e)
+static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t *n, tr_error *e)
 {
     size_t start, end = 0, col = 0;
     int64_t ns = -1;
-    int kind = gt_classify(p, n, &start, &end, &ns);
+    int kind = gt_classify(p, *n, &start, &end, &ns);
+    /* In place only records are read (gt_split checks their bytes); other lines go to getline. */
+    if (!ln && kind != GT_PIPE) return GT_AGAIN;
     if (kind == GT_TEXT) {
-        if (!g->seen_record) gt_header_line(g, p, n);
+        if (!g->seen_record) gt_header_line(g, p, *n);
         g->skipped++;
         return TR_OK;
     }
     gt_rec r;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col)
-                                      : gt_parse_tape(p, n, start, &r, &col);
+    int whole = 1;
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col, &whole)
+                                      : gt_parse_tape(p, *n, start, &r, &col);
+    if (!ln && (why || !whole || p[*n - 1] == '\r')) return GT_AGAIN;
     if (why) {
-        if (!ln) return GT_AGAIN;
         tr_loc loc = tr_input_loc(g->in, ln, col);
         g->warnings++;
         return tr_warnf(g->diag, e, &loc, "skipped GT record: %s", why) == TR_FAIL ? TR_FAIL
                                                                                    : TR_OK;
     }
-    return gt_record(g, &r, p, n, e);
+    return gt_record(g, &r, p, *n, e);
 }
 
 /*
-** Up to MAX lines read in place in the input's window (tr_input_span), so
-** that most lines are not handed out one by one; *DONE says how many.  A
-** line not whole in the window, one that ends in "\r\n" or a bad record
-** is left to tr_input_getline.
+** Up to MAX lines read in place in the input's window (tr_input_span_raw),
+** so that most lines are not handed out one by one; *DONE says how many.  A
+** line not whole in the window, one that ends in "\r\n", holds a NUL or a
+** byte >= 0x80, is not a record or is a bad one is left to tr_input_getline.
 */
 static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 {
-    const char *p, *nl;
-    size_t n = tr_input_span(g->in, &p);
-    const char *s = p, *end = p + n;
+    const char *p;
+    size_t n = tr_input_span_raw(g->in, &p), s = 0;
     int k = 0, rc = TR_OK;
-    while (k < max && (nl = memchr(s, '\n', (size_t)(end - s))) != NULL) {
-        size_t len = (size_t)(nl - s);
-        if (len && s[len - 1] == '\r') break;
-        rc = gt_line(g, NULL, s, len, e);
+    while (k < max && s < n) {
+        size_t len = n - s;
+        rc = gt_line(g, NULL, p + s, &len, e);
         if (rc == GT_AGAIN) {
             rc = TR_OK;
             break;
         }
-        s = nl + 1;
+        s += len + 1;
         k++;
         if (rc != TR_OK) break;
     }
-    tr_input_skip(g->in, (size_t)(s - p), (uint64_t)k);
+    tr_input_skip(g->in, s, (uint64_t)k);
     *done = k;
     return rc;
 }
@@ -1051,7 +1150,8 @@ static int gt_reader_next(void *rd, tr_error *e)
         if ((k += done) == TR_READ_BATCH) break;
         rc = tr_input_getline(g->in, &ln, e);
         if (rc == TR_END) return (rc = gt_finish(g, e)) == TR_OK ? TR_END : rc;
-        if (rc == TR_OK) rc = gt_line(g, &ln, ln.p, ln.len, e);
+        size_t len = ln.len;
+        if (rc == TR_OK) rc = gt_line(g, &ln, ln.p, &len, e);
         if (rc != TR_OK) return rc;
     }
     g->sink->low = gt_low(g);

@@ -32,6 +32,13 @@
 #define GT_WAYS      4
 #define GT_SRC_SLOTS ((1 << GT_SRC_BITS) * GT_WAYS)
 #define GT_STR_SLOTS ((1 << GT_STR_BITS) * GT_WAYS)
+/*
+** Behind the string cache, for interned strings it misses: a log's shape
+** and tag values ("(25, 600)", "006b8b456b_916") are a few thousand that
+** come back now and then, too many for the sets the hot strings sit in and
+** a probe of the trace's large index each (cache misses) without this.
+*/
+#define GT_MORE_BITS 12
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
 
@@ -182,6 +189,18 @@ typedef struct gt_det_slot {
     uint32_t shape[4]; /* of its records' sets (tr_args_shape), by gt_rec_shape; 0: unknown */
 } gt_det_slot;
 
+/*
+** A set's shape by its keys and which of them are ints (gt_shape): details
+** that differ only in their values ("tensor_id=2452", "tensor_id=2444")
+** have one, found without the trace's shape table.
+*/
+#define GT_SHAPE_BITS 6
+typedef struct gt_shape_slot {
+    uint32_t n, ints; /* 0 args: empty */
+    uint32_t shape;   /* tr_args_shape's */
+    tr_str key[4 + GT_DET_ARGS];
+} gt_shape_slot;
+
 typedef struct gt_rd {
     tr_trace *t;
     tr_sink *sink; /* told after each batch where later events can start (gt_low) */
@@ -215,7 +234,9 @@ typedef struct gt_rd {
 
     gt_src_slot srcs[GT_SRC_SLOTS];
     gt_str_slot strs[GT_STR_SLOTS];
+    gt_str_slot more[1 << GT_MORE_BITS]; /* interned strings only */
     gt_det_slot dets[GT_DET_SLOTS];
+    gt_shape_slot shapes[2 << GT_SHAPE_BITS];
     gt_long_slot longs[GT_LONGS];
 } gt_rd;
 

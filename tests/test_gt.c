@@ -9,7 +9,9 @@
 #include "tr_writers.h"
 #include "tr_mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern const tr_reader tr_reader_gt;
 
@@ -610,6 +612,89 @@ TR_TEST(long_log_in_place)
         tr_free(text[k]);
     }
     CHECK_INT(instants[0], instants[1]);
+}
+
+/*
+** Lines read in place are checked by the field scan itself (gt_split): a
+** line with UTF-8, a byte that is not UTF-8 or a NUL deep in a log of many
+** windows goes through tr_input_getline, which keeps the first and replaces
+** the others with U+FFFD; the lines are counted right after them.
+*/
+TR_TEST(long_log_in_place_not_ascii)
+{
+    size_t n;
+    char *text = long_log(0, &n);
+    /* Lines 15001, 16001 and 17001 (records 15000..17000) end "... shape=(16, 1)\n". */
+    static const char *const bytes[] = {"\xc3\xa9", "\xff", "\0"};
+    const int rec[] = {15000, 16000, 17000};
+    for (int k = 0; k < 3; k++) {
+        char want[32];
+        snprintf(want, sizeof want, "tensor_id=%d shape=(16, 1)\n", rec[k]);
+        char *at = strstr(text, want);
+        CHECK(at != NULL);
+        if (at) memcpy(strchr(at, ')') - 1, bytes[k], strlen(bytes[k]) ? strlen(bytes[k]) : 1);
+    }
+    tr_trace *t = tr_trace_new();
+    tr_test_warns wl = {0};
+    tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
+    tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, n, &o, &e), TR_OK);
+    CHECK_INT(wl.n, 1); /* the bad seq (the input's own warnings go to its diag, unset here) */
+    CHECK_INT(wl.last.line, 25001);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 29999);
+    CHECK_STR(arg_str(t, in.args[14999], "shape"), "(16, \xc3\xa9");
+    CHECK_STR(arg_str(t, in.args[15999], "shape"), "(16, \xef\xbf\xbd)");
+    CHECK_STR(arg_str(t, in.args[16999], "shape"), "(16, \xef\xbf\xbd)");
+    CHECK_INT(arg_int(t, in.args[17000], "tensor_id"), 17001);
+    tr_trace_free(t);
+    tr_free(text);
+}
+
+/*
+** Details with more args than a details slot keeps (GT_DET_ARGS) are built
+** arg by arg, each time they come; fewer are kept and replayed.  Either
+** way a set holds SEQ, COMMAND, BYTES, DETAILS, then the details' args in
+** their order.
+*/
+TR_TEST(details_many_args)
+{
+    static const char text[] =
+        "  1.000s | #1 | RECV | CLIENT CLIENT a | Op | 10B | a=1 b=x c=3 d=4 e=five f=-6\n"
+        "  1.001s | #2 | MODIFIER_INJECT | CLIENT CLIENT a | Op | a=1 b=x c=3 d=4 e=five f=-6\n"
+        "  1.002s | #3 | SEND | CLIENT CLIENT a | Op | 11B | a=1 b=x c=3 d=4\n"
+        "  1.003s | #4 | RECV | CLIENT CLIENT a | Op | 12B | a=1 b=x c=3 d=4\n";
+    static const char *const keys[] = {"seq", "command", "bytes", "details", "a",
+                                       "b",   "c",       "d",     "e",       "f"};
+    tr_trace *t = tr_trace_new();
+    tr_read_opts o = {.gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, sizeof text - 1, &o, &e), TR_OK);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 4);
+    for (size_t i = 0; i < in.n && i < 4; i++) {
+        size_t n = i == 1 ? 9 : i == 0 ? 10 : 8;
+        CHECK_INT(tr_args_count(t, in.args[i]), n);
+        for (size_t k = 0, want = 0; k < n; k++, want++) {
+            if (i == 1 && want == 2) want++; /* the inject has no size */
+            tr_arg a;
+            tr_args_at(t, in.args[i], k, &a);
+            CHECK_STR(tr_str_get(t, a.key, NULL), keys[want]);
+        }
+        CHECK_INT(arg_int(t, in.args[i], "seq"), (int64_t)i + 1);
+        CHECK_INT(arg_int(t, in.args[i], "a"), 1);
+        CHECK_STR(arg_str(t, in.args[i], "b"), "x");
+        CHECK_INT(arg_int(t, in.args[i], "d"), 4);
+    }
+    CHECK_STR(arg_str(t, in.args[1], "e"), "five");
+    CHECK_INT(arg_int(t, in.args[1], "f"), -6);
+    CHECK_STR(arg_str(t, in.args[0], "details"), "a=1 b=x c=3 d=4 e=five f=-6");
+    CHECK_STR(arg_str(t, in.args[3], "details"), "a=1 b=x c=3 d=4");
+    CHECK_INT(arg_int(t, in.args[3], "bytes"), 12);
+    tr_trace_free(t);
 }
 
 TR_TEST(bad_records)
