@@ -237,10 +237,10 @@ static int runs_part(void *user, size_t j)
 }
 
 /*
-** Where part J of PARTS of the N rows starts: near its even share, at the
-** row that steps back in time the most within the part's first half.  An
-** input read after another steps back to the timeline's start, so the cut
-** falls where the runs change anyway and adds no run to merge.
+** Where part J of PARTS of the N rows could start: near its even share, at
+** the row that steps back in time the most within the part's first half.
+** An input read after another steps back to the timeline's start, so the
+** cut falls where the runs change anyway and adds no run to merge.
 */
 static size_t runs_cut(const int64_t *ts, size_t n, size_t parts, size_t j)
 {
@@ -261,10 +261,18 @@ static size_t runs_cut(const int64_t *ts, size_t n, size_t parts, size_t j)
 static int sort_runs(const sort_key *key, uint32_t *a, size_t n, int threads, size_t *end,
                      size_t *n_runs)
 {
-    runs_parts p = {.key = key, .a = a, .end = end};
-    p.parts = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS);
+    runs_parts p = {.key = key, .a = a, .end = end, .parts = 1};
+    /*
+    ** A cut is kept only where the rows are back at (or before) the time
+    ** the part before began: elsewhere (one input, nearly in order) it
+    ** would split a run, which would cost a pass of merge_runs.
+    */
+    size_t most = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS);
+    for (size_t j = 1; j < most; j++) {
+        size_t c = runs_cut(key->ts, n, most, j);
+        if (key->ts[c] <= key->ts[p.cut[p.parts - 1]]) p.cut[p.parts++] = c;
+    }
     p.room = MAX_RUNS / p.parts;
-    for (size_t j = 0; j < p.parts; j++) p.cut[j] = j ? runs_cut(key->ts, n, p.parts, j) : 0;
     p.cut[p.parts] = n;
     tr_pool_run((int)p.parts, p.parts, runs_part, &p);
     *n_runs = 0;
