@@ -717,7 +717,28 @@ static void shrink_tables(tr_trace *t)
     model_args_seal_end(t);
 }
 
-/* Sorts the tables by time, remaps the flows' ends to the new rows and nests the slices. */
+/* nest_slices as a job, beside the sorts of the other tables (it reads only the slices). */
+typedef struct nest_job {
+    tr_trace *t;
+    const uint8_t *given;
+    int all_given;
+    int rc;
+} nest_job;
+
+static int nest_run(void *user, size_t job)
+{
+    (void)job;
+    nest_job *nj = user;
+    nj->rc = nest_slices(nj->t, nj->given, nj->all_given);
+    return nj->rc;
+}
+
+/*
+** Sorts the tables by time, remaps the flows' ends to the new rows and nests
+** the slices; with threads, the slices nest on a thread of their own once
+** sorted, while the other tables sort (8 Kineto inputs merged: 4.8 ms of
+** nesting beside 3.5 of sorting the counters).
+*/
 static int sort_and_nest(tr_trace *t)
 {
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
@@ -725,6 +746,10 @@ static int sort_and_nest(tr_trace *t)
     int all_given = 0;
     int rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
+    nest_job nj = {t, given, all_given, TR_OK};
+    tr_pool_task nesting = {0};
+    int beside = rc == TR_OK && tr_pool_threads(t->threads, 2) > 1;
+    if (beside) tr_pool_spawn(&nesting, nest_run, &nj);
 
     model_cols ic;
     model_table_columns(t, TR_EV_INSTANT, &ic);
@@ -752,8 +777,10 @@ static int sort_and_nest(tr_trace *t)
         flow_table *fl = &t->flows;
         remap(fl->from, &fl->from_kind, fl->n, new_row);
         remap(fl->to, &fl->to_kind, fl->n, new_row);
-        rc = nest_slices(t, given, all_given);
+        if (!beside) nest_run(&nj, 0);
     }
+    tr_pool_join(&nesting);
+    if (rc == TR_OK) rc = nj.rc;
     tr_free(given);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);
     return rc;
