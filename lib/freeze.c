@@ -173,29 +173,25 @@ static int in_order(const sort_key *key, size_t n, int threads)
 #define MAX_WALK 4096
 
 /*
-** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
-** *SORTED set) when the rows are in order already.
+** Rows LO..HI of A, set to LO..HI-1 and cut into runs, each sorted by
+** insertion; the runs' ends go to END (ROOM of them at most), *N_RUNS of
+** them.  Returns where it stopped: HI, or before when the room ran out.
+**
+** Readers append nearly in time order (a slice when it ends, just after
+** the slices it encloses), so insertion sort finishes in a few steps a
+** row; inputs read one after another are runs of that kind, each back at
+** the timeline's start.  A row before its run's first starts the next
+** run, and so does one that would move back more than MAX_WALK rows or
+** overrun the run's budget of moves (8 a row), which keeps other input
+** from going quadratic; the runs are merged.
 */
-static uint32_t *sort_rows(const sort_key *key, size_t n, int threads, int *sorted)
+static size_t insert_runs(const sort_key *key, uint32_t *a, size_t lo, size_t hi, size_t *end,
+                          size_t room, size_t *n_runs)
 {
-    if ((*sorted = in_order(key, n, threads)) != 0) return NULL;
-    uint32_t *a = tr_malloc(n * sizeof *a), *b = NULL, *out = NULL;
-    size_t *end = tr_malloc(MAX_RUNS * sizeof *end), n_runs = 0;
-    if (!a || !end) goto done;
-    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
-    /*
-    ** Readers append nearly in time order (a slice when it ends, just after
-    ** the slices it encloses), so insertion sort finishes in a few steps a
-    ** row; inputs read one after another are runs of that kind, each back at
-    ** the timeline's start.  A row before its run's first starts the next
-    ** run, and so does one that would move back more than MAX_WALK rows or
-    ** overrun the run's budget of moves (8 a row), which keeps other input
-    ** from going quadratic; the runs are merged.  Past MAX_RUNS runs merge sort takes over (any
-    *permutation is
-    ** fine, ties go by row).
-    */
-    size_t start = 0, budget = 1024, i = 1;
-    for (; i < n; i++) {
+    for (size_t i = lo; i < hi; i++) a[i] = (uint32_t)i;
+    size_t start = lo, budget = 1024, i = lo + 1;
+    *n_runs = 0;
+    for (; i < hi; i++) {
         uint32_t r = a[i];
         size_t j = i;
         budget += 8;
@@ -211,17 +207,101 @@ static uint32_t *sort_rows(const sort_key *key, size_t n, int threads, int *sort
             budget -= i - j;
             continue;
         }
-        if (n_runs + 1 == MAX_RUNS) break;
-        end[n_runs++] = i;
+        if (*n_runs + 1 == room) break;
+        end[(*n_runs)++] = i;
         start = i;
         budget = 1024;
     }
-    end[n_runs++] = n;
-    if (n_runs == 1 && i == n) {
+    end[(*n_runs)++] = hi;
+    return i < hi ? i : hi;
+}
+
+/* The rows cut into parts that threads sort into runs apart (insert_runs). */
+typedef struct runs_parts {
+    const sort_key *key;
+    uint32_t *a;
+    size_t *end; /* part J's runs end at end[J * room ...] */
+    size_t room, parts;
+    size_t cut[TR_POOL_MAX + 1];
+    size_t n_runs[TR_POOL_MAX];
+    int short_of_room[TR_POOL_MAX];
+} runs_parts;
+
+static int runs_part(void *user, size_t j)
+{
+    runs_parts *p = user;
+    size_t hi = p->cut[j + 1];
+    p->short_of_room[j] = insert_runs(p->key, p->a, p->cut[j], hi, p->end + j * p->room, p->room,
+                                      &p->n_runs[j]) != hi;
+    return TR_OK;
+}
+
+/*
+** Where part J of PARTS of the N rows could start: near its even share, at
+** the row that steps back in time the most within the part's first half.
+** An input read after another steps back to the timeline's start, so the
+** cut falls where the runs change anyway and adds no run to merge.
+*/
+static size_t runs_cut(const int64_t *ts, size_t n, size_t parts, size_t j)
+{
+    size_t lo = tr_pool_part(n, parts, j), hi = lo + (tr_pool_part(n, parts, j + 1) - lo) / 2;
+    size_t best = lo;
+    uint64_t most = 0;
+    for (size_t i = lo > 0 ? lo : 1; i < hi; i++)
+        if (ts[i] < ts[i - 1] && (uint64_t)ts[i - 1] - (uint64_t)ts[i] > most)
+            most = (uint64_t)ts[i - 1] - (uint64_t)ts[i], best = i;
+    return best;
+}
+
+/*
+** The rows in runs: END gets their ends, *N_RUNS of them, on THREADS
+** threads.  Returns 0 when a part ran out of room for runs (the rows are
+** then in no useful order), else 1.
+*/
+static int sort_runs(const sort_key *key, uint32_t *a, size_t n, int threads, size_t *end,
+                     size_t *n_runs)
+{
+    runs_parts p = {.key = key, .a = a, .end = end, .parts = 1};
+    /*
+    ** A cut is kept only where the rows are back at (or before) the time
+    ** the part before began: elsewhere (one input, nearly in order) it
+    ** would split a run, which would cost a pass of merge_runs.
+    */
+    size_t most = (size_t)tr_pool_parts(threads, n, TR_POOL_ROWS);
+    for (size_t j = 1; j < most; j++) {
+        size_t c = runs_cut(key->ts, n, most, j);
+        if (key->ts[c] <= key->ts[p.cut[p.parts - 1]]) p.cut[p.parts++] = c;
+    }
+    p.room = MAX_RUNS / p.parts;
+    p.cut[p.parts] = n;
+    tr_pool_run((int)p.parts, p.parts, runs_part, &p);
+    *n_runs = 0;
+    for (size_t j = 0; j < p.parts; j++) {
+        if (p.short_of_room[j]) return 0;
+        memmove(end + *n_runs, end + j * p.room, p.n_runs[j] * sizeof *end);
+        *n_runs += p.n_runs[j];
+    }
+    return 1;
+}
+
+/*
+** The row numbers 0..N-1 in table order; NULL when out of memory, or (with
+** *SORTED set) when the rows are in order already.  The rows are cut into
+** runs (sort_runs) and the runs merged; past MAX_RUNS runs merge sort takes
+** over (any permutation is fine: ties go by row).
+*/
+static uint32_t *sort_rows(const sort_key *key, size_t n, int threads, int *sorted)
+{
+    if ((*sorted = in_order(key, n, threads)) != 0) return NULL;
+    uint32_t *a = tr_malloc(n * sizeof *a), *b = NULL, *out = NULL;
+    size_t *end = tr_malloc(MAX_RUNS * sizeof *end), n_runs = 0;
+    if (!a || !end) goto done;
+    int whole = sort_runs(key, a, n, threads, end, &n_runs);
+    if (n_runs == 1 && whole) {
         out = a;
         a = NULL;
     } else if ((b = tr_malloc(n * sizeof *b)) != NULL) {
-        out = i == n ? merge_runs(key, a, b, end, n_runs, threads) : merge_rows(key, a, b, n);
+        out = whole ? merge_runs(key, a, b, end, n_runs, threads) : merge_rows(key, a, b, n);
         if (out == b) b = a;
         a = NULL;
     }
@@ -645,7 +725,28 @@ static void shrink_tables(tr_trace *t)
     model_args_seal_end(t);
 }
 
-/* Sorts the tables by time, remaps the flows' ends to the new rows and nests the slices. */
+/* nest_slices as a job, beside the sorts of the other tables (it reads only the slices). */
+typedef struct nest_job {
+    tr_trace *t;
+    const uint8_t *given;
+    int all_given;
+    int rc;
+} nest_job;
+
+static int nest_run(void *user, size_t job)
+{
+    (void)job;
+    nest_job *nj = user;
+    nj->rc = nest_slices(nj->t, nj->given, nj->all_given);
+    return nj->rc;
+}
+
+/*
+** Sorts the tables by time, remaps the flows' ends to the new rows and nests
+** the slices; with threads, the slices nest on a thread of their own once
+** sorted, while the other tables sort (8 Kineto inputs merged: 4.8 ms of
+** nesting beside 3.5 of sorting the counters).
+*/
 static int sort_and_nest(tr_trace *t)
 {
     uint32_t *new_row[TR_EV_KIND_COUNT] = {0};
@@ -653,6 +754,10 @@ static int sort_and_nest(tr_trace *t)
     int all_given = 0;
     int rc = given_tracks(t, &given, &all_given);
     if (rc == TR_OK) rc = sort_slices(t, given, &new_row[TR_EV_SLICE]);
+    nest_job nj = {t, given, all_given, TR_OK};
+    tr_pool_task nesting = {0};
+    int beside = rc == TR_OK && tr_pool_threads(t->threads, 2) > 1;
+    if (beside) tr_pool_spawn(&nesting, nest_run, &nj);
 
     model_cols ic;
     model_table_columns(t, TR_EV_INSTANT, &ic);
@@ -680,8 +785,10 @@ static int sort_and_nest(tr_trace *t)
         flow_table *fl = &t->flows;
         remap(fl->from, &fl->from_kind, fl->n, new_row);
         remap(fl->to, &fl->to_kind, fl->n, new_row);
-        rc = nest_slices(t, given, all_given);
+        if (!beside) nest_run(&nj, 0);
     }
+    tr_pool_join(&nesting);
+    if (rc == TR_OK) rc = nj.rc;
     tr_free(given);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(new_row[k]);
     return rc;

@@ -540,6 +540,49 @@ TR_TEST(freeze_sorts_runs)
     tr_trace_free(t);
 }
 
+/* Runs as freeze_sorts_runs makes them, and instants backwards, enough for parts on THREADS. */
+static tr_trace *runs_trace(int threads)
+{
+    tr_trace *t = tr_trace_new();
+    tr_trace_set_threads(t, threads);
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    tr_str names[3] = {tr_str_internz(t, "a"), tr_str_internz(t, "b"), tr_str_internz(t, "c")};
+    for (int run = 0; run < 5; run++)
+        for (int i = 0; i < TR_POOL_ROWS; i++)
+            tr_slice_add(t, tk, (i % 10 == 9 ? i - 5 : i) * 3 + run % 3, i % 4, names[run % 3], 0,
+                         -1, 0);
+    for (int i = 0; i < 3 * TR_POOL_ROWS; i++)
+        tr_instant_add(t, tk, 3 * TR_POOL_ROWS - i / 2, names[i % 3], 0, 0, -1, 0);
+    return t;
+}
+
+/* The runs cut in parts on several threads sort as on one (the rows tie only on the row). */
+TR_TEST(freeze_runs_in_parts_equal_one_thread)
+{
+    tr_trace *one = runs_trace(1), *three = runs_trace(3);
+    CHECK_INT(tr_trace_freeze(one, NULL), TR_OK);
+    CHECK_INT(tr_trace_freeze(three, NULL), TR_OK);
+    tr_slices a, b;
+    tr_trace_slices(one, &a);
+    tr_trace_slices(three, &b);
+    CHECK_INT(a.n, b.n);
+    size_t diff = 0;
+    for (size_t i = 0; i < a.n; i++)
+        diff += a.ts[i] != b.ts[i] || a.name[i] != b.name[i] || a.depth[i] != b.depth[i] ||
+                (i && a.ts[i - 1] > a.ts[i]);
+    CHECK_INT(diff, 0);
+    tr_instants x, y;
+    tr_trace_instants(one, &x);
+    tr_trace_instants(three, &y);
+    CHECK_INT(x.n, y.n);
+    for (size_t i = 0; i < x.n; i++)
+        diff += x.ts[i] != y.ts[i] || x.name[i] != y.name[i] || (i && x.ts[i - 1] > x.ts[i]);
+    CHECK_INT(diff, 0);
+    tr_trace_free(one);
+    tr_trace_free(three);
+}
+
 TR_TEST(iter_orders_across_tables)
 {
     tr_trace *t = tr_trace_new();

@@ -743,10 +743,25 @@ static int write_span(chrome_w *w, tr_iter *it, int64_t until, int last, const t
 ** the pool's threads format apart, each into a buffer of its own, and write
 ** in order.  Every event before a cut comes before it in tr_iter's order,
 ** whatever its table (tr_iter_seek), and a span's flow ends start at the
-** first on its first row, so the bytes are those one thread writes.  A
-** span waits only for those before it, which were started before it.
+** first on its first row, so the bytes are those one thread writes.  A span
+** formatted before its turn is parked, and the thread goes on with the next
+** one: the thread whose turn it is writes the parked spans that follow its
+** own.  Writing is a third of the work, so threads that waited for their
+** turn lost a tenth of the wall time.  At most PARKED spans a thread wait;
+** past them a thread waits for its turn, for those before it, which were
+** started before it.
 */
 #define SPAN_EVENTS 4096
+#define PARKED      2
+
+/* A span formatted before its turn. */
+typedef struct parked {
+    int ready;
+    int rc; /* the formatting's */
+    size_t events;
+    tr_buf b;
+    tr_error err;
+} parked;
 
 typedef struct spans {
     chrome_w *w;
@@ -760,7 +775,9 @@ typedef struct spans {
     size_t failed_span;
     tr_error err;
     int any;       /* an event was written before: a span's first comma stays */
-    tr_buf *spare; /* buffers written out, for the next spans (one per thread) */
+    parked *park;  /* span J waits in park[J % n_park] */
+    size_t n_park; /* PARKED a thread */
+    tr_buf *spare; /* buffers written out, for the next spans */
     size_t n_spare;
 } spans;
 
@@ -775,28 +792,64 @@ static int span_format(spans *s, size_t j, chrome_w *w, tr_error *e)
     return write_span(w, &it, j + 1 < s->n ? s->cut[j + 1] : 0, j + 1 == s->n, s->filter, 0, e);
 }
 
-/* Span J's text out, once the spans before it are: nothing when one of them failed. */
-static int span_write(spans *s, size_t j, chrome_w *w, int rc, tr_error *e)
+/*
+** Span J's text P->b out, its turn come (S's lock not held); returns with the
+** lock held, the buffer back among the spares and the turn passed on.
+*/
+static void span_out(spans *s, size_t j, parked *p)
 {
+    size_t skip = !s->any && p->b.len; /* no event before: the first one has no comma */
+    if (p->rc == TR_OK) p->rc = tr_output_write(s->w->out, p->b.p + skip, p->b.len - skip, &p->err);
+    s->any |= p->events > 1;
+    s->w->events += p->events - 1;
+    tr_buf_reset(&p->b);
     pthread_mutex_lock(&s->lock);
-    while (s->written != j && !(s->failed && s->failed_span < j))
-        pthread_cond_wait(&s->turn, &s->lock);
-    int go = !(s->failed && s->failed_span < j);
-    pthread_mutex_unlock(&s->lock);
-    if (!go) return TR_FAIL;
-    /* only span J's job runs between its turn and the next */
-    size_t skip = !s->any && w->b.len; /* no event before: the first one has no comma */
-    if (rc == TR_OK) rc = tr_output_write(w->out, w->b.p + skip, w->b.len - skip, e);
-    s->any |= w->events > 1;
-    s->w->events += w->events - 1;
-    pthread_mutex_lock(&s->lock);
-    if (rc != TR_OK && !s->failed) {
+    if (p->rc != TR_OK && !s->failed) {
         s->failed = 1;
         s->failed_span = j;
-        s->err = *e;
+        s->err = p->err;
     }
+    s->spare[s->n_spare++] = p->b;
     s->written = j + 1;
     pthread_cond_broadcast(&s->turn);
+}
+
+/*
+** Span J, formatted into P: written when its turn has come, with the
+** parked ones after it; else parked, when there is room; else written
+** once its turn comes.  Nothing is written after a failed span.
+*/
+static int span_done(spans *s, size_t j, parked *p)
+{
+    pthread_mutex_lock(&s->lock);
+    while (s->written != j && j - s->written >= s->n_park && !(s->failed && s->failed_span < j))
+        pthread_cond_wait(&s->turn, &s->lock);
+    if (s->failed && s->failed_span < j) {
+        tr_buf_reset(&p->b);
+        s->spare[s->n_spare++] = p->b;
+        pthread_mutex_unlock(&s->lock);
+        return TR_FAIL;
+    }
+    if (s->written != j) {
+        parked *slot = &s->park[j % s->n_park];
+        *slot = *p;
+        slot->ready = 1;
+        pthread_mutex_unlock(&s->lock);
+        return TR_OK;
+    }
+    /* only the thread whose turn it is runs from here to the next turn */
+    pthread_mutex_unlock(&s->lock);
+    int rc = TR_OK;
+    for (;;) {
+        span_out(s, j, p);
+        if (p->rc != TR_OK && rc == TR_OK) rc = p->rc;
+        parked *next = &s->park[(j + 1) % s->n_park];
+        if (s->failed || j + 1 == s->n || !next->ready) break;
+        *p = *next;
+        next->ready = 0;
+        j++;
+        pthread_mutex_unlock(&s->lock);
+    }
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -811,14 +864,11 @@ static int span_job(void *user, size_t j)
     else
         tr_buf_init(&w.b, 0);
     pthread_mutex_unlock(&s->lock);
-    tr_error e = {0};
-    int rc = span_format(s, j, &w, &e);
-    rc = span_write(s, j, &w, rc, &e);
-    tr_buf_reset(&w.b);
-    pthread_mutex_lock(&s->lock);
-    s->spare[s->n_spare++] = w.b;
-    pthread_mutex_unlock(&s->lock);
-    return rc;
+    parked p = {.rc = TR_OK};
+    p.rc = span_format(s, j, &w, &p.err);
+    p.b = w.b;
+    p.events = w.events;
+    return span_done(s, j, &p);
 }
 
 /* The cuts: evenly through the times of the largest table, which are in order. */
@@ -840,12 +890,14 @@ static int span_cuts(spans *s, const chrome_w *w)
 /* Every event of traceEvents on THREADS threads; W's buffer is written out first. */
 static int write_spans(chrome_w *w, const tr_filter *filter, int threads, tr_error *e)
 {
-    spans s = {.w = w, .filter = filter, .any = w->events > 0};
+    spans s = {.w = w, .filter = filter, .any = w->events > 0, .n_park = PARKED * (size_t)threads};
     int rc = flush(w, e);
     if (rc) return rc;
-    s.spare = tr_calloc((size_t)threads, sizeof *s.spare);
-    if (!s.spare || span_cuts(&s, w)) {
+    s.spare = tr_calloc(s.n_park + (size_t)threads, sizeof *s.spare);
+    s.park = tr_calloc(s.n_park, sizeof *s.park);
+    if (!s.spare || !s.park || span_cuts(&s, w)) {
         tr_free(s.spare);
+        tr_free(s.park);
         return tr_error_nomem(e);
     }
     pthread_mutex_init(&s.lock, NULL);
@@ -854,7 +906,10 @@ static int write_spans(chrome_w *w, const tr_filter *filter, int threads, tr_err
     pthread_cond_destroy(&s.turn);
     pthread_mutex_destroy(&s.lock);
     for (size_t i = 0; i < s.n_spare; i++) tr_buf_fini(&s.spare[i]);
+    for (size_t i = 0; i < s.n_park; i++)
+        if (s.park[i].ready) tr_buf_fini(&s.park[i].b); /* after a failed span */
     tr_free(s.spare);
+    tr_free(s.park);
     tr_free(s.cut);
     if (s.failed) *e = s.err;
     return s.failed ? TR_FAIL : TR_OK;
