@@ -70,6 +70,7 @@ static void place_free(const placing *pl)
 
 typedef struct pool {
     tr_pool_job fn;
+    tr_pool_job_on fn_on; /* or this, told the worker */
     void *user;
     size_t n;
     pthread_mutex_t lock;
@@ -80,12 +81,14 @@ typedef struct pool {
 
 typedef struct worker {
     pool *p;
+    int id;
     const placing *pl; /* NULL for the caller */
 } worker;
 
 static void *pool_worker(void *arg)
 {
     pool *p = ((worker *)arg)->p;
+    int id = ((worker *)arg)->id;
     if (((worker *)arg)->pl) place_free(((worker *)arg)->pl);
     for (;;) {
         pthread_mutex_lock(&p->lock);
@@ -93,7 +96,7 @@ static void *pool_worker(void *arg)
         if (i < p->n) p->started++;
         pthread_mutex_unlock(&p->lock);
         if (i >= p->n) break;
-        if (p->fn(p->user, i) < 0) {
+        if ((p->fn_on ? p->fn_on(p->user, i, id) : p->fn(p->user, i)) < 0) {
             pthread_mutex_lock(&p->lock);
             if (i + 1 < p->stop_at) p->stop_at = i + 1;
             pthread_mutex_unlock(&p->lock);
@@ -113,9 +116,8 @@ int tr_pool_threads(int want, size_t n)
     return want < 1 ? 1 : want;
 }
 
-size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user)
+static size_t pool_run(pool p, int threads)
 {
-    pool p = {.fn = fn, .user = user, .n = n, .stop_at = n};
     pthread_mutex_init(&p.lock, NULL);
     pthread_t tid[TR_POOL_MAX];
     worker w[TR_POOL_MAX];
@@ -123,15 +125,25 @@ size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user)
     if (threads > 1) placing_init(&pl);
     int made = 0;
     for (int i = 1; i < threads && i < TR_POOL_MAX; i++) {
-        w[i] = (worker){&p, &pl};
+        w[i] = (worker){&p, i, &pl};
         if (place_create(&pl, i, &tid[made], pool_worker, &w[i]) != 0) break;
         made++;
     }
-    w[0] = (worker){&p, NULL};
+    w[0] = (worker){&p, 0, NULL};
     pool_worker(&w[0]);
     for (int i = 0; i < made; i++) pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&p.lock);
     return p.started;
+}
+
+size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user)
+{
+    return pool_run((pool){.fn = fn, .user = user, .n = n, .stop_at = n}, threads);
+}
+
+size_t tr_pool_run_on(int threads, size_t n, tr_pool_job_on fn, void *user)
+{
+    return pool_run((pool){.fn_on = fn, .user = user, .n = n, .stop_at = n}, threads);
 }
 
 typedef struct spawned {
