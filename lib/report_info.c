@@ -41,37 +41,51 @@ typedef struct trace_summary {
 } trace_summary;
 
 /*
-** One part's counts: rows tr_pool_part(.., J) .. (.., J + 1) of every table.
-** BY_NAME is read and cleared only below LIM, the largest id counted + 1: a
-** GT log's unique details strings are most of its ids, and their slots,
-** never written, would each take a page fault to read.
+** A worker's counts over the parts it took: rows tr_pool_part(.., J) .. (..,
+** J + 1) of every table for each part J.  BY_NAME is read and cleared only
+** below LIM, the largest id counted + 1: a GT log's unique details strings
+** are most of its ids, and their slots, never written, would each take a
+** page fault to read.
 */
 typedef struct tally {
     int64_t first, last;
     uint64_t *track_events; /* per track, by event kind */
     uint64_t *by_name;      /* per string id */
     size_t lim;
+    int failed; /* out of memory */
 } tally;
+
+/*
+** Parts for each thread: a thread that runs slower (a busy CPU) takes fewer,
+** rather than the others waiting at the end for its one.
+*/
+#define TALLY_PARTS 8
 
 typedef struct tally_job {
     const tr_trace *t;
     size_t parts, n_tracks, n_strs;
-    tally *part;
+    tally *worker;
 } tally_job;
 
-static int tally_part(void *user, size_t j)
+static int tally_part(void *user, size_t j, int worker)
 {
     tally_job *job = user;
     const tr_trace *t = job->t;
-    size_t n_tracks = job->n_tracks, n_strs = job->n_strs, lim = 0;
-    tally *p = &job->part[j];
+    size_t n_tracks = job->n_tracks, n_strs = job->n_strs;
+    tally *p = &job->worker[worker];
+    /* made by the thread that counts into them, on its first part */
+    if (!p->track_events && !p->failed) {
+        p->track_events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
+        p->by_name = tr_calloc(n_strs ? n_strs : 1, sizeof *p->by_name);
+        p->first = INT64_MAX;
+        p->last = INT64_MIN;
+        p->failed = !p->track_events || !p->by_name;
+    }
+    if (p->failed) return -1;
     /* kept in locals: stores through P could alias the counts */
-    uint64_t *events = tr_calloc((n_tracks ? n_tracks : 1) * TR_EV_KIND_COUNT, sizeof(uint64_t));
-    uint64_t *by_name = tr_calloc(n_strs ? n_strs : 1, sizeof *by_name);
-    p->track_events = events;
-    p->by_name = by_name;
-    if (!events || !by_name) return -1;
-    int64_t first = INT64_MAX, last = INT64_MIN;
+    uint64_t *events = p->track_events, *by_name = p->by_name;
+    size_t lim = p->lim;
+    int64_t first = p->first, last = p->last;
     tr_slices sl;
     tr_instants in;
     tr_counters cn;
@@ -118,15 +132,25 @@ static int summarize(const tr_trace *t, trace_summary *s)
     size_t n_rows[TR_EV_KIND_COUNT], most = 0;
     tr_trace_event_counts(t, n_rows);
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) most = n_rows[k] > most ? n_rows[k] : most;
-    tally part[TR_POOL_MAX] = {{0}};
-    tally_job job = {t, (size_t)tr_pool_parts(tr_trace_threads(t), most, TR_POOL_ROWS),
-                     tr_track_count(t), tr_str_count(t), part};
-    int rc = tr_pool_run((int)job.parts, job.parts, tally_part, &job) == job.parts ? 0 : -1;
-    for (size_t j = 0; j < job.parts; j++) rc |= part[j].by_name ? 0 : -1;
-    /* The sums go into part 0's. */
+    tally part[TR_POOL_MAX] = {{0}}; /* by worker */
+    int threads = tr_pool_parts(tr_trace_threads(t), most, TR_POOL_ROWS);
+    tally_job job = {
+        t, (size_t)tr_pool_parts(threads > 1 ? threads * TALLY_PARTS : 1, most, TR_POOL_ROWS),
+        tr_track_count(t), tr_str_count(t), part};
+    int rc = tr_pool_run_on(threads, job.parts, tally_part, &job) == job.parts ? 0 : -1;
+    for (int j = 0; j < threads; j++) rc |= part[j].failed ? -1 : 0;
+    /* The sums go into the first worker's that took a part, moved to the front. */
+    for (int j = 1; j < threads && !part[0].by_name; j++)
+        if (part[j].by_name) {
+            tally first = part[j];
+            part[j] = part[0];
+            part[0] = first;
+        }
     tally *all = &part[0];
-    for (size_t j = 1; j < job.parts && rc == 0; j++) {
+    rc |= all->by_name ? 0 : -1;
+    for (int j = 1; j < threads && rc == 0; j++) {
         const tally *p = &part[j];
+        if (!p->by_name) continue; /* took no part */
         if (p->first < all->first) all->first = p->first;
         if (p->last > all->last) all->last = p->last;
         for (size_t i = 0; i < job.n_tracks * TR_EV_KIND_COUNT; i++)
@@ -135,7 +159,7 @@ static int summarize(const tr_trace *t, trace_summary *s)
             if (p->by_name[i]) all->by_name[i] += p->by_name[i];
         if (p->lim > all->lim) all->lim = p->lim;
     }
-    for (size_t j = 1; j < job.parts; j++) {
+    for (int j = 1; j < threads; j++) {
         tr_free(part[j].track_events);
         tr_free(part[j].by_name);
     }

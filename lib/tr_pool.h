@@ -34,6 +34,16 @@ int tr_pool_threads(int want, size_t n);
 */
 size_t tr_pool_run(int threads, size_t n, tr_pool_job fn, void *user);
 
+/* A job told which thread runs it: WORKER 0..threads-1, each on one job at a time. */
+typedef int (*tr_pool_job_on)(void *user, size_t job, int worker);
+
+/*
+** tr_pool_run_on: tr_pool_run, each job told its worker
+** ^A job can add into its worker's own totals: many small jobs then share
+** out the work without a total for each.
+*/
+size_t tr_pool_run_on(int threads, size_t n, tr_pool_job_on fn, void *user);
+
 /* A job run beside the caller (tr_pool_spawn) until tr_pool_join. */
 typedef struct tr_pool_task {
     pthread_t th;
