@@ -8,9 +8,9 @@ repeated N times (default 5); the table gives medians and the spread (min-max) o
 (user + sys, from /usr/bin/time), and of wall time for the rows about threads, plus page faults
 and peak RSS (GNU time).  Sizes scale with --scale (1 = 1 M GT lines, about 116 MB).  Builds nothing: the
 binaries are BUILD/tracecat, BUILD/tests/bench_recorder and, when simdjson is installed,
-BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  With --base DIR, the gt, chrome,
-pyspy and recorder rows also run DIR/tracecat (say, main's build) interleaved with the others, and print its
-time over the base's.  A benchmark, not a test: it always exits 0 unless a command fails.
+BUILD/tests/bench_simdjson (default build/; make the last two with their build targets).  With --base DIR, every row
+also runs DIR/tracecat (say, main's build) interleaved with the others, and prints its time over the base's
+(the rows about threads: the base's own ratio).  A benchmark, not a test: it always exits 0 unless a command fails.
 
 Rows:
   gt        tracecat info LOG          vs mawk -F'|' '{s+=$6}' LOG, and wc -l LOG
@@ -300,18 +300,25 @@ def row_threads(tc, scale, runs, which):
     if which == "merged":
         print("merged conversion of 8 inputs to Chrome JSON")
         dst = os.path.join(OUT, "speed-merged.json")
-        cmd = lambda th: ([tc, "convert", "--threads", th] + files + ["-o", dst], None, dst)
+        cmd = lambda exe, th: ([exe, "convert", "--threads", th] + files + ["-o", dst], None, dst)
     else:
         print("8 rank files to Parquet")
         dst = os.path.join(OUT, "speed-pq") + "/"
-        cmd = lambda th: ([tc, "convert", "--threads", th, "--to", "parquet"] + files + ["-o", dst], None,
-                          dst)
-    r = interleave({"1": cmd("1"), "2": cmd("2")}, runs)
+        cmd = lambda exe, th: ([exe, "convert", "--threads", th, "--to", "parquet"] + files + ["-o", dst],
+                               None, dst)
+    cmds = {"1": cmd(tc, "1"), "2": cmd(tc, "2")}
+    if BASE:
+        cmds.update({"base1": cmd(BASE, "1"), "base2": cmd(BASE, "2")})
+    r = interleave(cmds, runs)
     a = line("--threads 1", r["1"], wall=True)
     b = line("--threads 2", r["2"], wall=True)
     line("--threads 1 (cpu)", r["1"])
     line("--threads 2 (cpu)", r["2"])
     ratio("threads 2 / threads 1 (wall)", b, a, "<= 0.6")
+    if BASE:
+        ba = line("--threads 1 (base)", r["base1"], wall=True)
+        bb = line("--threads 2 (base)", r["base2"], wall=True)
+        ratio("base: threads 2 / threads 1 (wall)", bb, ba, "-")
 
 
 def main():
@@ -320,7 +327,7 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--base", help="another build whose tracecat the gt, chrome and pyspy rows run too")
+    ap.add_argument("--base", help="another build whose tracecat every row runs too, interleaved")
     ap.add_argument("--out", default=OUT, help="where the generated inputs are kept (large at --scale 1)")
     ap.add_argument("--only", default="gt,chrome,pyspy,recorder,sqlite,merged,parquet")
     a = ap.parse_args()
