@@ -20,9 +20,6 @@
 #include "gt_text_impl.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h> /* SSE2 is part of x86-64: the separator scan uses it there */
-#endif
 
 /* ---- line recognition ---- */
 
@@ -70,104 +67,6 @@ static inline int gt_classify(const char *p, size_t n, size_t *start, size_t *en
     if (!gt_skip_number(p, n, &i, ns)) return GT_TEXT;
     *end = i;
     return n - i >= 3 && p[i] == 's' && p[i + 1] == ' ' && p[i + 2] == '|' ? GT_PIPE : GT_TEXT;
-}
-
-/*
-** For the 16 bytes at P: bit J of *BARS is set when P[J] is '|', of *NLS
-** when it is '\n', of *BAD when it is a NUL or a byte >= 0x80.
-*/
-static inline void gt_scan16(const char *p, uint32_t *bars, uint32_t *nls, uint32_t *bad)
-{
-#ifdef __SSE2__
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    *bars = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
-    *nls = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-    *bad = (uint32_t)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128())));
-#else
-    uint32_t m = 0, l = 0, b = 0;
-    for (unsigned j = 0; j < 16; j++) {
-        m |= (uint32_t)(p[j] == '|') << j;
-        l |= (uint32_t)(p[j] == '\n') << j;
-        b |= (uint32_t)((unsigned char)p[j] - 1u >= 0x7fu) << j;
-    }
-    *bars = m, *nls = l, *bad = b;
-#endif
-}
-
-/*
-** A field [s, e) of a line.  Start and end side by side: kept in two arrays,
-** the compiler read two starts (or ends) in one 16-byte load, which waited
-** on the two 8-byte stores gt_split had just made (a failed store
-** forwarding: an eighth of gt_parse_pipe's time).
-*/
-typedef struct gt_field {
-    size_t s, e;
-} gt_field;
-
-/*
-** Splits the line that goes on from POS at up to MAX " | " separators, in
-** one pass over it, 32 bytes at a time (16 near N): the pass also finds the
-** line's end, its first '\n' before N - 1, and checks its bytes, so that a
-** line read in place is read once.  The fields go to F (room for MAX + 1),
-** the count is returned; *END is where the line ends ('\n', else N), *WHOLE
-** 1 when a '\n' ends it and it holds no NUL and no byte >= 0x80.  A
-** separator's '|' sits at least one byte into the field it ends, so in
-** "a | | b" only the first '|' separates.
-*/
-static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f,
-                              size_t *end, int *whole)
-{
-    size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
-    uint32_t dirty = 0;
-    *whole = 0;
-    /* A '|' needs the byte after it, so the last byte is never read. */
-    for (size_t base = pos; base + 1 < n;) {
-        size_t count = n - 1 - base;
-        uint32_t m, nl, bad;
-        if (count >= 32) {
-            uint32_t m2, nl2, bad2;
-            gt_scan16(p + base, &m, &nl, &bad);
-            gt_scan16(p + base + 16, &m2, &nl2, &bad2);
-            m |= m2 << 16, nl |= nl2 << 16, bad |= bad2 << 16;
-            count = 32;
-        } else if (count >= 16) {
-            gt_scan16(p + base, &m, &nl, &bad);
-            count = 16;
-        } else if (n - 1 >= 16) {
-            /* The last sixteen bytes, overlapping what was scanned already. */
-            gt_scan16(p + n - 17, &m, &nl, &bad);
-            m >>= 16 - count, nl >>= 16 - count, bad >>= 16 - count;
-        } else {
-            m = nl = bad = 0;
-            for (size_t j = 0; j < count; j++) {
-                m |= (uint32_t)(p[base + j] == '|') << j;
-                nl |= (uint32_t)(p[base + j] == '\n') << j;
-                bad |= (uint32_t)((unsigned char)p[base + j] - 1u >= 0x7fu) << j;
-            }
-        }
-        uint32_t before = nl ? (1u << __builtin_ctz(nl)) - 1 : UINT32_MAX;
-        m &= before;
-        dirty |= bad & before;
-        for (; m && nf < max; m &= m - 1) {
-            size_t j = base + (size_t)__builtin_ctz(m);
-            if (j < first || p[j - 1] != ' ' || p[j + 1] != ' ') continue;
-            f[nf].s = pos;
-            f[nf].e = j - 1;
-            nf++;
-            pos = j + 2;
-            first = pos + 1;
-        }
-        if (nl) {
-            n = base + (size_t)__builtin_ctz(nl);
-            *whole = dirty == 0;
-            break;
-        }
-        base += count;
-    }
-    f[nf].s = pos;
-    f[nf].e = n;
-    *end = n;
-    return nf + 1;
 }
 
 /*
