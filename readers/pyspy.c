@@ -22,6 +22,7 @@
 */
 #include "pyspy_impl.h"
 
+#include "scan_impl.h"
 #include "tr_text.h"
 
 #include <stdlib.h>
@@ -581,30 +582,51 @@ static int ps_frame_line(ps_rd *r, tr_line *ln, int *rc, tr_error *e)
 }
 
 /*
+** Where the line at P ends: its '\n', found 16 bytes at a time before END,
+** when the line holds no NUL and no byte >= 0x80 (tr_input_getline replaces
+** those, and warns); else NULL, as for a line that ends within 16 bytes of
+** END: tr_input_getline reads it.
+*/
+static const char *ps_clean_line(const char *p, const char *end)
+{
+    for (const char *b = p; end - b >= 16; b += 16) {
+        uint32_t nl, bad;
+        tr_scan16(b, '\n', &nl, &bad);
+        if (nl) return bad & ((1u << __builtin_ctz(nl)) - 1) ? NULL : b + __builtin_ctz(nl);
+        if (bad) return NULL;
+    }
+    return NULL;
+}
+
+/*
 ** The frame lines that follow a thread header, read in place in the input's
-** buffer: nearly every line of a dump is "    frame", and most are the line
-** that followed the line before last time (tr_pyspy_fcache_guess), which a
-** comparison finds with the line's end.  Stops at the first line that is not
-** a plain frame line (gaps, --locals, headers, blank lines, "\r\n" endings)
-** or not whole in the span: ps_line reads those as every other line.
+** buffer, unchecked (tr_input_span_raw): nearly every line of a dump is
+** "    frame", and most are the line that followed the line before last time
+** (tr_pyspy_fcache_guess), which a comparison finds with the line's end; a
+** line equal to a cached one is one tr_input_getline hands out unchanged,
+** since the cache holds only such lines.  The others are scanned for their
+** end and checked in one pass (ps_clean_line).  Stops at the first line
+** that is not a plain frame line (gaps, --locals, headers, blank lines,
+** "\r\n" endings), not whole in the span or not clean: ps_line reads those
+** as every other line.
 */
 static int ps_frame_run(ps_rd *r, tr_error *e)
 {
     const char *p;
-    size_t n = tr_input_span(r->in, &p);
+    size_t n = tr_input_span_raw(r->in, &p);
     const char *s = p, *end = p + n;
     uint64_t lines = 0;
     int rc = TR_OK;
     /* What ps_frame_line sends to ps_on_frame, less what may be a gap. */
-    while (end - s > 5 && memcmp(s, "    ", 4) == 0 && s[4] > ' ' && s[4] != '.' && s[4] != '[' &&
-           s[4] != '(') {
+    while (end - s > 5 && memcmp(s, "    ", 4) == 0 && (unsigned char)s[4] > ' ' &&
+           (unsigned char)s[4] < 0x80 && s[4] != '.' && s[4] != '[' && s[4] != '(') {
         const char *f = s + 4;
         size_t len;
         uint32_t frame = tr_pyspy_fcache_guess(&r->fcache, f, end, &r->fprev, &len);
         if (frame != TR_NONE) {
             s = f + len + 1;
         } else {
-            const char *nl = memchr(f, '\n', (size_t)(end - f));
+            const char *nl = ps_clean_line(f, end);
             if (!nl || nl[-1] == '\r') break;
             s = nl + 1;
             while (nl[-1] == ' ' || nl[-1] == '\t') nl--;
