@@ -201,10 +201,13 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     if (rc ||
         (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
         return TR_FATAL;
+    /* In locals: the stores through O could alias W, which would be read again each frame. */
     char *o = w->b.p + w->b.len;
+    const size_t *fat = w->fat;
+    const char *text = w->ftext.p;
     for (uint32_t i = 0; i < depth; i++) {
-        size_t n = w->fat[f[i] + 1] - w->fat[f[i]];
-        fw_copy(o, w->ftext.p + w->fat[f[i]], n);
+        size_t n = fat[f[i] + 1] - fat[f[i]];
+        fw_copy(o, text + fat[f[i]], n);
         o += n;
         *o++ = ';';
     }
