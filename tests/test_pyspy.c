@@ -497,6 +497,37 @@ TR_TEST(folded_round_trip)
 }
 
 /*
+** Folded lines come in the order of their first sample, also when a
+** thread's first sample of a stack comes after another thread's (that
+** sample is counted after the others, its line put back in its place).
+*/
+TR_TEST(folded_first_sample_order)
+{
+    static const char text[] = "Thread 1 (idle): \"A\"\n    a (x.py:1)\n"
+                               "Thread 2 (idle): \"B\"\n    b (x.py:2)\n"
+                               "Thread 1 (idle): \"A\"\n    b (x.py:2)\n"
+                               "Thread 2 (idle): \"B\"\n    c (x.py:3)\n"
+                               "Thread 1 (idle): \"A\"\n    a (x.py:1)\n";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(text, &log);
+    char out_path[4096];
+    snprintf(out_path, sizeof out_path, "%s/order.folded", tr_test_tmpdir());
+    write_with(t, &tr_writer_folded, out_path, TR_FOLDED_THREAD);
+    size_t n;
+    char *got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "thread (1): A;a (x.py:1) 2\n"
+                   "thread (2): B;b (x.py:2) 1\n"
+                   "thread (1): A;b (x.py:2) 1\n"
+                   "thread (2): B;c (x.py:3) 1\n");
+    free(got);
+    write_with(t, &tr_writer_folded, out_path, 0);
+    got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "a (x.py:1) 2\nb (x.py:2) 2\nc (x.py:3) 1\n");
+    free(got);
+    tr_trace_free(t);
+}
+
+/*
 ** A hand cut in a folded line is a gap, as a "..." line in a dump (issue 19
 ** item 9): the real sample's "[...more user code...]" is no frame (it was
 ** the leaf, and a top function), the sample says how many gaps it had.
