@@ -23,12 +23,13 @@
 
 #include <string.h>
 
-#define FLUSH_AT    ((size_t)256 * 1024)
-#define FW_CHUNK    16 /* frames are copied in chunks of this many bytes, past their end */
-#define FW_AHEAD    4  /* lines whose stack is fetched ahead of the one being written */
-#define FW_ROOM_MAX ((size_t)1 << 20) /* room made for a line without summing its length */
-#define FW_SMALL    2048              /* entries grown by doubling; then room for FW_ROOM at once */
-#define FW_ROOM     ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
+#define FLUSH_AT       ((size_t)256 * 1024)
+#define FW_CHUNK       16 /* frames are copied in chunks of this many bytes, past their end */
+#define FW_AHEAD       4  /* lines whose stack is fetched ahead of the one being written */
+#define FW_AHEAD_NODES 30 /* nodes of it fetched, five (a cache line of 12-byte nodes) apart */
+#define FW_ROOM_MAX    ((size_t)1 << 20) /* room made for a line without summing its length */
+#define FW_SMALL       2048 /* entries grown by doubling; then room for FW_ROOM at once */
+#define FW_ROOM        ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -364,9 +365,16 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
         fw_count_again(w) == TR_OK && fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
     if (w->unordered) tr_qsort(w->entries.data, w->entries.len, sizeof(fw_entry), fw_cmp);
     for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
-        /* a line's first node is a cache miss of its own: fetched a few lines ahead */
-        if (i + FW_AHEAD < w->entries.len)
-            tr_stack_prefetch(w->t, TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack);
+        /*
+        ** A line's stack is a cache miss of its own: fetched a few lines
+        ** ahead, with the nodes made before its last, where the frames it
+        ** had new when sampled are (a path is made root first, in a row).
+        */
+        if (i + FW_AHEAD < w->entries.len) {
+            uint32_t st = TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack;
+            for (uint32_t k = 0; k < FW_AHEAD_NODES && k <= st; k += 5)
+                tr_stack_prefetch(w->t, st - k);
+        }
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
         else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
