@@ -58,8 +58,8 @@ typedef struct folded_w {
     tr_map index;         /* (owner << 32 | stack) -> entry, for the stacks in again */
     tr_vec frames;        /* uint32_t: a stack's frames, root first */
     tr_buf ftext;         /* every frame's text, rendered once: lines repeat frames */
-    size_t *fat;          /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
-    size_t fmax;          /* the longest frame's text */
+    size_t *fat;          /* frame i and a ';' are ftext.p[fat[i] .. fat[i + 1]) */
+    size_t fmax;          /* the longest frame's text, with its ';' */
     int streamed;         /* events came one by one: the lines are written at the end */
     int64_t last;         /* the latest sample's time so far */
     int unordered;        /* a sample came before one of an earlier time: the lines need sorting */
@@ -203,7 +203,7 @@ static int fw_str(tr_buf *b, const tr_trace *t, tr_str s)
     return fw_text(b, p, n);
 }
 
-/* Renders every frame as py-spy writes it into w->ftext. */
+/* Renders every frame as py-spy writes it, and a ';', into w->ftext. */
 static int fw_frames_prepare(folded_w *w)
 {
     size_t n = tr_frame_count(w->t);
@@ -222,6 +222,8 @@ static int fw_frames_prepare(folded_w *w)
             if (f->line > 0) rc |= tr_buf_addc(&w->ftext, ':') | tr_buf_add_int(&w->ftext, f->line);
             rc |= tr_buf_addc(&w->ftext, ')');
         }
+        /* with the ';' that follows it in a line: a line is then its frames' texts in a row */
+        rc |= tr_buf_addc(&w->ftext, ';');
     }
     w->fat[n] = w->ftext.len;
     for (size_t i = 0; i < n; i++)
@@ -289,9 +291,9 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     ** Room for the line once, then plain copies: its longest frames' worth,
     ** or, when that is much, its length summed.
     */
-    size_t len = depth * (w->fmax + 1);
+    size_t len = depth * w->fmax;
     if (w->fmax >= FW_ROOM_MAX / ((size_t)depth + 1))
-        for (uint32_t i = len = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]] + 1;
+        for (uint32_t i = len = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
     if (rc ||
         (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
         return TR_FATAL;
@@ -303,7 +305,6 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
         size_t n = fat[f[i] + 1] - fat[f[i]];
         fw_copy(o, text + fat[f[i]], n);
         o += n;
-        *o++ = ';';
     }
     w->b.len = (size_t)(o - w->b.p) - (depth > 0);
     w->b.p[w->b.len] = '\0';
