@@ -499,7 +499,8 @@ TR_TEST(folded_round_trip)
 /*
 ** Folded lines come in the order of their first sample, also when a
 ** thread's first sample of a stack comes after another thread's (that
-** sample is counted after the others, its line put back in its place).
+** sample is counted after the others, its line put back in its place);
+** and a line is whole when part of it is copied from the line before.
 */
 TR_TEST(folded_first_sample_order)
 {
@@ -523,6 +524,25 @@ TR_TEST(folded_first_sample_order)
     write_with(t, &tr_writer_folded, out_path, 0);
     got = tr_test_slurp(out_path, &n);
     CHECK_STR(got, "a (x.py:1) 2\nb (x.py:2) 2\nc (x.py:3) 1\n");
+    free(got);
+    tr_trace_free(t);
+
+    /* a line's frames shared with the line before of its root are copied from it, the last too */
+    static const char grow[] =
+        "Thread 1 (idle): \"A\"\n    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    c (x.py:3)\n    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    d (x.py:4)\n    c (x.py:3)\n"
+        "    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    e (x.py:5)\n    a (x.py:1)\n";
+    t = read_text(grow, &log);
+    write_with(t, &tr_writer_folded, out_path, 0);
+    got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "a (x.py:1);b (x.py:2) 1\n"
+                   "a (x.py:1);b (x.py:2);c (x.py:3) 1\n"
+                   "a (x.py:1) 1\n"
+                   "a (x.py:1);b (x.py:2);c (x.py:3);d (x.py:4) 1\n"
+                   "a (x.py:1);e (x.py:5) 1\n");
     free(got);
     tr_trace_free(t);
 }

@@ -30,6 +30,8 @@
 #define FW_ROOM_MAX    ((size_t)1 << 20) /* room made for a line without summing its length */
 #define FW_SMALL       2048 /* entries grown by doubling; then room for FW_ROOM at once */
 #define FW_ROOM        ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
+#define FW_RECENT      16                /* lines kept for the frames they start with */
+#define FW_RECENT_N    128               /* of each, this many frames at most */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -48,6 +50,18 @@ typedef struct fw_again {
     size_t at;
 } fw_again;
 
+/*
+** A line written lately, still in folded_w.b: the first frames of its stack
+** and where each one's text (with its ';') ends, from the line's first.
+*/
+typedef struct fw_recent {
+    uint64_t gen; /* folded_w.gen when written */
+    size_t start; /* where its first frame's text is in folded_w.b */
+    uint32_t depth;
+    uint32_t frames[FW_RECENT_N];
+    uint32_t ends[FW_RECENT_N];
+} fw_recent;
+
 typedef struct folded_w {
     const tr_trace *t;
     tr_buf b;
@@ -65,6 +79,10 @@ typedef struct folded_w {
     int unordered;        /* a sample came before one of an earlier time: the lines need sorting */
     uint32_t weight_args; /* the arg set whose weight is weight, TR_NONE before the first */
     uint64_t weight;
+    uint64_t gen;                /* flushes of b so far */
+    fw_recent recent[FW_RECENT]; /* the latest lines of a few roots */
+    unsigned char by_root[64];   /* root frame % 64 -> the recent line of that root + 1 */
+    unsigned next_recent;
 } folded_w;
 
 /* Adds sample S to entry EN, as if it had come after the entry's other samples. */
@@ -298,10 +316,42 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
         (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
         return TR_FATAL;
     /* In locals: the stores through O could alias W, which would be read again each frame. */
-    char *o = w->b.p + w->b.len;
+    char *line = w->b.p + w->b.len, *o = line;
     const size_t *fat = w->fat;
     const char *text = w->ftext.p;
-    for (uint32_t i = 0; i < depth; i++) {
+    uint32_t i = 0;
+    if (depth) {
+        /*
+        ** A thread's stack keeps its root part from one sample to the
+        ** next: the frames this line shares with the latest line of the
+        ** same root are copied from that line's text in one piece.  That
+        ** line's record becomes this one's.
+        */
+        unsigned slot = w->by_root[f[0] % 64];
+        fw_recent *rec = slot ? &w->recent[slot - 1] : NULL;
+        if (rec && rec->gen == w->gen && rec->depth && rec->frames[0] == f[0]) {
+            uint32_t m = depth < rec->depth ? depth : rec->depth;
+            while (i < m && rec->frames[i] == f[i]) i++;
+            memcpy(o, w->b.p + rec->start, rec->ends[i - 1]);
+            o += rec->ends[i - 1];
+            o[-1] = ';'; /* a ' ' where that line ends */
+        } else {
+            slot = w->next_recent++ % FW_RECENT + 1;
+            w->by_root[f[0] % 64] = (unsigned char)slot;
+            rec = &w->recent[slot - 1];
+        }
+        rec->gen = w->gen;
+        rec->start = (size_t)(line - w->b.p);
+        rec->depth = depth < FW_RECENT_N ? depth : FW_RECENT_N;
+        for (; i < rec->depth; i++) {
+            size_t n = fat[f[i] + 1] - fat[f[i]];
+            fw_copy(o, text + fat[f[i]], n);
+            o += n;
+            rec->frames[i] = f[i];
+            rec->ends[i] = (uint32_t)(o - line);
+        }
+    }
+    for (; i < depth; i++) {
         size_t n = fat[f[i] + 1] - fat[f[i]];
         fw_copy(o, text + fat[f[i]], n);
         o += n;
@@ -378,8 +428,11 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
         }
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
-        else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
+        else if (w->b.len >= FLUSH_AT &&
+                 (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK) {
             tr_buf_reset(&w->b);
+            w->gen++; /* the lines kept in recent are gone from b */
+        }
     }
     if (rc == TR_OK) rc = tr_output_write(out, w->b.p, w->b.len, e);
     return rc;
