@@ -6,12 +6,11 @@
 #ifndef TR_GT_TEXT_IMPL_H
 #define TR_GT_TEXT_IMPL_H
 
+#include "scan_impl.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h> /* SSE2 is part of x86-64: the separator scan uses it there */
-#endif
 
 /* ---- character classes (ASCII; bytes >= 0x80 count as word characters, as
 ** most non-ASCII text in Python's \w does) ---- */
@@ -167,20 +166,7 @@ static inline int gt_same(const char *a, const char *b, size_t n)
 */
 static inline void gt_scan16(const char *p, uint32_t *bars, uint32_t *nls, uint32_t *bad)
 {
-#ifdef __SSE2__
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    *bars = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
-    *nls = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-    *bad = (uint32_t)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128())));
-#else
-    uint32_t m = 0, l = 0, b = 0;
-    for (unsigned j = 0; j < 16; j++) {
-        m |= (uint32_t)(p[j] == '|') << j;
-        l |= (uint32_t)(p[j] == '\n') << j;
-        b |= (uint32_t)((unsigned char)p[j] - 1u >= 0x7fu) << j;
-    }
-    *bars = m, *nls = l, *bad = b;
-#endif
+    *bars = tr_scan16(p, '|', nls, bad);
 }
 
 /*

@@ -140,7 +140,7 @@ static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
 /* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
-    if ((c->n + 1) * 2 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    if ((c->n + 1) * 4 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
     uint32_t h = tr_pyspy_fcache_hash(p, n), found = tr_pyspy_fcache_find(c, p, n, h);
     if (found != TR_NONE) return found;
     size_t k = h & (c->cap - 1);

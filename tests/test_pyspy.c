@@ -31,6 +31,7 @@ static int read_mem(tr_trace *t, const char *text, size_t n, tr_test_warns *log,
     if (rc != TR_OK) return rc;
     rc = tr_source_next(src, &in, &e);
     if (rc == TR_OK) {
+        tr_input_set_diag(in, &diag); /* bad bytes are warned as tr_load has them warned */
         uint32_t input = tr_input_add(t, "mem.txt", "pyspy");
         rc = tr_read_stream(&tr_reader_pyspy, in, t, input, &o, &e);
     }
@@ -496,6 +497,57 @@ TR_TEST(folded_round_trip)
 }
 
 /*
+** Folded lines come in the order of their first sample, also when a
+** thread's first sample of a stack comes after another thread's (that
+** sample is counted after the others, its line put back in its place);
+** and a line is whole when part of it is copied from the line before.
+*/
+TR_TEST(folded_first_sample_order)
+{
+    static const char text[] = "Thread 1 (idle): \"A\"\n    a (x.py:1)\n"
+                               "Thread 2 (idle): \"B\"\n    b (x.py:2)\n"
+                               "Thread 1 (idle): \"A\"\n    b (x.py:2)\n"
+                               "Thread 2 (idle): \"B\"\n    c (x.py:3)\n"
+                               "Thread 1 (idle): \"A\"\n    a (x.py:1)\n";
+    tr_test_warns log = {0};
+    tr_trace *t = read_text(text, &log);
+    char out_path[4096];
+    snprintf(out_path, sizeof out_path, "%s/order.folded", tr_test_tmpdir());
+    write_with(t, &tr_writer_folded, out_path, TR_FOLDED_THREAD);
+    size_t n;
+    char *got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "thread (1): A;a (x.py:1) 2\n"
+                   "thread (2): B;b (x.py:2) 1\n"
+                   "thread (1): A;b (x.py:2) 1\n"
+                   "thread (2): B;c (x.py:3) 1\n");
+    free(got);
+    write_with(t, &tr_writer_folded, out_path, 0);
+    got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "a (x.py:1) 2\nb (x.py:2) 2\nc (x.py:3) 1\n");
+    free(got);
+    tr_trace_free(t);
+
+    /* a line's frames shared with the line before of its root are copied from it, the last too */
+    static const char grow[] =
+        "Thread 1 (idle): \"A\"\n    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    c (x.py:3)\n    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    d (x.py:4)\n    c (x.py:3)\n"
+        "    b (x.py:2)\n    a (x.py:1)\n"
+        "Thread 1 (idle): \"A\"\n    e (x.py:5)\n    a (x.py:1)\n";
+    t = read_text(grow, &log);
+    write_with(t, &tr_writer_folded, out_path, 0);
+    got = tr_test_slurp(out_path, &n);
+    CHECK_STR(got, "a (x.py:1);b (x.py:2) 1\n"
+                   "a (x.py:1);b (x.py:2);c (x.py:3) 1\n"
+                   "a (x.py:1) 1\n"
+                   "a (x.py:1);b (x.py:2);c (x.py:3);d (x.py:4) 1\n"
+                   "a (x.py:1);e (x.py:5) 1\n");
+    free(got);
+    tr_trace_free(t);
+}
+
+/*
 ** A hand cut in a folded line is a gap, as a "..." line in a dump (issue 19
 ** item 9): the real sample's "[...more user code...]" is no frame (it was
 ** the leaf, and a top function), the sample says how many gaps it had.
@@ -779,6 +831,56 @@ TR_TEST(bad_input_warns)
     tr_trace_samples(t, &s);
     CHECK_INT(s.n, 2);
     tr_trace_free(t);
+}
+
+/*
+** Odd bytes deep inside a dump of several input windows, where frame lines
+** are read in place and unchecked (tr_input_span_raw): each is found, warned
+** at its line and column and replaced, as on a line read alone; a "\r\n"
+** ending and valid UTF-8 are no warning.
+*/
+TR_TEST(bad_bytes_deep)
+{
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    for (int k = 0; k < 5000; k++) {
+        tr_buf_adds(&b, "Thread 1 (active): \"MainThread\"\n");
+        for (int j = 0; j < 10; j++) {
+            if (k == 3000 && j == 3)
+                tr_buf_adds(&b, "    f3\xff (a.py:4)\n");
+            else if (k == 3000 && j == 5)
+                tr_buf_add(&b, "    f5 (a.py:\0006)\n", 17);
+            else if (k == 3000 && j == 7)
+                tr_buf_adds(&b, "    f7 (a.py:8)\r\n");
+            else if (k == 3000 && j == 8)
+                tr_buf_adds(&b, "    caf\xc3\xa9 (a.py:9)\n");
+            else
+                tr_buf_addf(&b, "    f%d (a.py:%d)\n", j, j + 1);
+        }
+        tr_buf_adds(&b, "\n");
+    }
+    CHECK(b.len > 3 * 256 * 1024);
+    tr_test_warns log = {0};
+    tr_trace *t = tr_trace_new();
+    tr_error e;
+    CHECK_INT(read_mem(t, b.p, b.len, &log, 1), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    /* dump K's frame J is line 12 K + J + 2 */
+    CHECK_INT(log.n, 2);
+    CHECK_INT(log.first.line, 36005);
+    CHECK_INT(log.first.col, 7);
+    CHECK_INT(log.last.line, 36007);
+    CHECK_INT(log.last.col, 14);
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 5000);
+    CHECK_STR(stack_text(t, s.stack[2999]), "f9;f8;f7;f6;f5;f4;f3;f2;f1;f0");
+    CHECK_STR(stack_text(t, s.stack[3000]), "f9;caf\xc3\xa9;f7;f6;f5;f4;f3\xef\xbf\xbd;f2;f1;f0");
+    CHECK_INT(s.stack[3001], s.stack[2999]);
+    /* f7's "\r\n" made no frame of its own; f5's file is another */
+    CHECK_INT(tr_frame_count(t), 13);
+    tr_trace_free(t);
+    tr_buf_fini(&b);
 }
 
 /*

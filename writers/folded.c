@@ -23,13 +23,15 @@
 
 #include <string.h>
 
-#define FLUSH_AT    ((size_t)256 * 1024)
-#define FW_CHUNK    16  /* frames are copied in chunks of this many bytes, past their end */
-#define FW_HELD     256 /* samples counted together, so that their lookups' cache misses overlap */
-#define FW_AHEAD    4   /* lines whose stack is fetched ahead of the one being written */
-#define FW_ROOM_MAX ((size_t)1 << 20) /* room made for a line without summing its length */
-#define FW_SMALL    2048              /* entries grown by doubling; then room for FW_ROOM at once */
-#define FW_ROOM     ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
+#define FLUSH_AT       ((size_t)256 * 1024)
+#define FW_CHUNK       16 /* frames are copied in chunks of this many bytes, past their end */
+#define FW_AHEAD       4  /* lines whose stack is fetched ahead of the one being written */
+#define FW_AHEAD_NODES 30 /* nodes of it fetched, five (a cache line of 12-byte nodes) apart */
+#define FW_ROOM_MAX    ((size_t)1 << 20) /* room made for a line without summing its length */
+#define FW_SMALL       2048 /* entries grown by doubling; then room for FW_ROOM at once */
+#define FW_ROOM        ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
+#define FW_RECENT      16                /* lines kept for the frames they start with */
+#define FW_RECENT_N    128               /* of each, this many frames at most */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -39,44 +41,99 @@ typedef struct fw_entry {
     uint64_t seq; /* and its number among the samples (tr_event_rec.seq) */
 } fw_entry;
 
+/*
+** The samples of an owner and stack met before, summed as an entry is, and
+** how many entries there were when the first of them came.
+*/
+typedef struct fw_again {
+    fw_entry s;
+    size_t at;
+} fw_again;
+
+/*
+** A line written lately, still in folded_w.b: the first frames of its stack
+** and where each one's text (with its ';') ends, from the line's first.
+*/
+typedef struct fw_recent {
+    uint64_t gen; /* folded_w.gen when written */
+    size_t start; /* where its first frame's text is in folded_w.b */
+    uint32_t depth;
+    uint32_t frames[FW_RECENT_N];
+    uint32_t ends[FW_RECENT_N];
+} fw_recent;
+
 typedef struct folded_w {
     const tr_trace *t;
     tr_buf b;
-    tr_vec entries;         /* fw_entry */
-    tr_map index;           /* (owner << 32 | stack) -> entry */
-    tr_vec frames;          /* uint32_t: a stack's frames, root first */
-    tr_buf ftext;           /* every frame's text, rendered once: lines repeat frames */
-    size_t *fat;            /* frame i is ftext.p[fat[i] .. fat[i + 1]) */
-    size_t fmax;            /* the longest frame's text */
-    int streamed;           /* events came one by one: the lines are written at the end */
-    fw_entry held[FW_HELD]; /* samples not counted yet, in the order they came */
-    size_t held_n;
-    int64_t last;  /* the latest sample's time so far */
-    int unordered; /* a sample came before one of an earlier time: the lines need sorting */
+    tr_vec entries;       /* fw_entry */
+    tr_vec seen;          /* uint64_t: a bit for each stack some sample has */
+    tr_vec again;         /* fw_again: samples of stacks met before, counted in at the end */
+    tr_map again_index;   /* (owner << 32 | stack) -> again */
+    tr_map index;         /* (owner << 32 | stack) -> entry, for the stacks in again */
+    tr_vec frames;        /* uint32_t: a stack's frames, root first */
+    tr_buf ftext;         /* every frame's text, rendered once: lines repeat frames */
+    size_t *fat;          /* frame i and a ';' are ftext.p[fat[i] .. fat[i + 1]) */
+    size_t fmax;          /* the longest frame's text, with its ';' */
+    int streamed;         /* events came one by one: the lines are written at the end */
+    int64_t last;         /* the latest sample's time so far */
+    int unordered;        /* a sample came before one of an earlier time: the lines need sorting */
+    uint32_t weight_args; /* the arg set whose weight is weight, TR_NONE before the first */
+    uint64_t weight;
+    uint64_t gen;                /* flushes of b so far */
+    fw_recent recent[FW_RECENT]; /* the latest lines of a few roots */
+    unsigned char by_root[64];   /* root frame % 64 -> the recent line of that root + 1 */
+    unsigned next_recent;
 } folded_w;
 
-/* Adds sample S (its weight, time and number) to the entry of its owner and stack, made when new.
- */
+/* Adds sample S to entry EN, as if it had come after the entry's other samples. */
+static void fw_merge(fw_entry *en, const fw_entry *s)
+{
+    en->weight += s->weight;
+    /* samples come in their order, so only an earlier time makes one the first */
+    if (s->ts < en->ts) {
+        en->ts = s->ts;
+        en->seq = s->seq;
+    }
+}
+
+/*
+** Counts sample S (its weight, time and number).  A stack no sample had
+** before makes an entry (most samples of a dump sequence do: a hash map of
+** them all took 6 of a 386 MB dump's 45 MiB, its pages faulted in and its
+** slots each a cache miss); a bit a stack tells which did.  The samples of
+** the others are summed by owner and stack in a map of their own, and
+** counted in at the end (fw_count_again).
+*/
 static int fw_add(folded_w *w, const fw_entry *s)
 {
-    int is_new;
-    int64_t ts = s->ts;
-    uint32_t *slot = tr_map_slot(&w->index, (uint64_t)s->owner << 32 | s->stack, &is_new);
-    if (!slot) return TR_FATAL;
-    if (ts < w->last)
+    if (s->ts < w->last)
         w->unordered = 1;
     else
-        w->last = ts;
-    if (!is_new) {
-        fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, *slot);
-        en->weight += s->weight;
-        /* samples come in their order, so only an earlier time makes one the first */
-        if (ts < en->ts) {
-            en->ts = ts;
-            en->seq = s->seq;
+        w->last = s->ts;
+    size_t word = s->stack / 64;
+    uint64_t bit = (uint64_t)1 << (s->stack % 64);
+    if (word >= w->seen.len) {
+        size_t n = w->seen.len, want = word + 1 > 2 * n ? word + 1 : 2 * n;
+        if (tr_vec_reserve(&w->seen, want) != TR_OK) return TR_FATAL;
+        memset((uint64_t *)w->seen.data + n, 0, (want - n) * sizeof(uint64_t));
+        w->seen.len = want;
+    }
+    uint64_t *seen = w->seen.data;
+    if (seen[word] & bit) {
+        int is_new;
+        uint32_t *slot = tr_map_slot(&w->again_index, (uint64_t)s->owner << 32 | s->stack, &is_new);
+        if (!slot) return TR_FATAL;
+        if (!is_new) {
+            fw_merge(&TR_VEC_AT(&w->again, fw_again, *slot).s, s);
+            return TR_OK;
         }
+        *slot = (uint32_t)w->again.len;
+        fw_again *a = tr_vec_push(&w->again);
+        if (!a) return TR_FATAL;
+        *a = (fw_again){*s, w->entries.len};
         return TR_OK;
     }
+    seen[word] |= bit;
     /*
     ** Past a few thousand stacks, room for a million at once: doubling a
     ** heap block copies it each time and faults its pages in 4 KiB at a
@@ -88,7 +145,62 @@ static int fw_add(folded_w *w, const fw_entry *s)
     fw_entry *en = tr_vec_push(&w->entries);
     if (!en) return TR_FATAL;
     *en = *s;
-    *slot = (uint32_t)w->entries.len - 1;
+    return TR_OK;
+}
+
+/*
+** Counts in the samples of stacks met before: each owner and stack's to its
+** entry, found in a map of the entries of those stacks alone.  An owner's
+** samples of a stack only another owner had before (with --folded-prefix)
+** make an entry, put where it would have been made when the first came.
+*/
+static int fw_count_again(folded_w *w)
+{
+    size_t n = w->entries.len, late = 0;
+    if (!w->again.len) return TR_OK;
+    uint64_t *seen = w->seen.data;
+    const fw_again *ag = w->again.data;
+    memset(seen, 0, w->seen.len * sizeof(uint64_t));
+    for (size_t i = 0; i < w->again.len; i++)
+        seen[ag[i].s.stack / 64] |= (uint64_t)1 << (ag[i].s.stack % 64);
+    int is_new;
+    for (size_t i = 0; i < n; i++) {
+        const fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, i);
+        if (!(seen[en->stack / 64] >> (en->stack % 64) & 1)) continue;
+        uint32_t *slot = tr_map_slot(&w->index, (uint64_t)en->owner << 32 | en->stack, &is_new);
+        if (!slot) return TR_FATAL;
+        *slot = (uint32_t)i;
+    }
+    for (size_t i = 0; i < w->again.len; i++) {
+        const fw_entry *s = &ag[i].s;
+        uint32_t *slot = tr_map_slot(&w->index, (uint64_t)s->owner << 32 | s->stack, &is_new);
+        if (!slot) return TR_FATAL;
+        if (!is_new) {
+            fw_merge(&TR_VEC_AT(&w->entries, fw_entry, *slot), s);
+            continue;
+        }
+        *slot = (uint32_t)w->entries.len;
+        fw_entry *en = tr_vec_push(&w->entries);
+        if (!en) return TR_FATAL;
+        *en = *s;
+        /* the first LATE records of again, done with, keep these entries' places */
+        ((fw_again *)w->again.data)[late++].at = ag[i].at;
+    }
+    if (!late) return TR_OK;
+    /* Entries made here go back where they came: before the first entry made after them. */
+    tr_vec order;
+    tr_vec_init(&order, sizeof(fw_entry));
+    if (tr_vec_reserve(&order, w->entries.len) != TR_OK) return TR_FATAL;
+    const fw_entry *old = w->entries.data;
+    fw_entry *out = order.data;
+    size_t j = 0, k = 0;
+    for (size_t i = 0; i <= n; i++) {
+        for (; j < late && ag[j].at == i; j++) out[k++] = old[n + j];
+        if (i < n) out[k++] = old[i];
+    }
+    order.len = k;
+    tr_vec_fini(&w->entries);
+    w->entries = order;
     return TR_OK;
 }
 
@@ -109,7 +221,7 @@ static int fw_str(tr_buf *b, const tr_trace *t, tr_str s)
     return fw_text(b, p, n);
 }
 
-/* Renders every frame as py-spy writes it into w->ftext. */
+/* Renders every frame as py-spy writes it, and a ';', into w->ftext. */
 static int fw_frames_prepare(folded_w *w)
 {
     size_t n = tr_frame_count(w->t);
@@ -125,9 +237,11 @@ static int fw_frames_prepare(folded_w *w)
         if (file_n) {
             rc |= tr_buf_add(&w->ftext, " (", 2);
             rc |= fw_str(&w->ftext, w->t, f->file);
-            if (f->line > 0) rc |= tr_buf_addf(&w->ftext, ":%ld", (long)f->line);
+            if (f->line > 0) rc |= tr_buf_addc(&w->ftext, ':') | tr_buf_add_int(&w->ftext, f->line);
             rc |= tr_buf_addc(&w->ftext, ')');
         }
+        /* with the ';' that follows it in a line: a line is then its frames' texts in a row */
+        rc |= tr_buf_addc(&w->ftext, ';');
     }
     w->fat[n] = w->ftext.len;
     for (size_t i = 0; i < n; i++)
@@ -195,35 +309,58 @@ static int fw_line(folded_w *w, const fw_entry *en, unsigned prefix)
     ** Room for the line once, then plain copies: its longest frames' worth,
     ** or, when that is much, its length summed.
     */
-    size_t len = depth * (w->fmax + 1);
+    size_t len = depth * w->fmax;
     if (w->fmax >= FW_ROOM_MAX / ((size_t)depth + 1))
-        for (uint32_t i = len = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]] + 1;
+        for (uint32_t i = len = 0; i < depth; i++) len += w->fat[f[i] + 1] - w->fat[f[i]];
     if (rc ||
         (len + FW_CHUNK >= w->b.cap - w->b.len && tr_buf_grow(&w->b, len + FW_CHUNK) != TR_OK))
         return TR_FATAL;
-    char *o = w->b.p + w->b.len;
-    for (uint32_t i = 0; i < depth; i++) {
-        size_t n = w->fat[f[i] + 1] - w->fat[f[i]];
-        fw_copy(o, w->ftext.p + w->fat[f[i]], n);
+    /* In locals: the stores through O could alias W, which would be read again each frame. */
+    char *line = w->b.p + w->b.len, *o = line;
+    const size_t *fat = w->fat;
+    const char *text = w->ftext.p;
+    uint32_t i = 0;
+    if (depth) {
+        /*
+        ** A thread's stack keeps its root part from one sample to the
+        ** next: the frames this line shares with the latest line of the
+        ** same root are copied from that line's text in one piece.  That
+        ** line's record becomes this one's.
+        */
+        unsigned slot = w->by_root[f[0] % 64];
+        fw_recent *rec = slot ? &w->recent[slot - 1] : NULL;
+        if (rec && rec->gen == w->gen && rec->depth && rec->frames[0] == f[0]) {
+            uint32_t m = depth < rec->depth ? depth : rec->depth;
+            while (i < m && rec->frames[i] == f[i]) i++;
+            memcpy(o, w->b.p + rec->start, rec->ends[i - 1]);
+            o += rec->ends[i - 1];
+            o[-1] = ';'; /* a ' ' where that line ends */
+        } else {
+            slot = w->next_recent++ % FW_RECENT + 1;
+            w->by_root[f[0] % 64] = (unsigned char)slot;
+            rec = &w->recent[slot - 1];
+        }
+        rec->gen = w->gen;
+        rec->start = (size_t)(line - w->b.p);
+        rec->depth = depth < FW_RECENT_N ? depth : FW_RECENT_N;
+        for (; i < rec->depth; i++) {
+            size_t n = fat[f[i] + 1] - fat[f[i]];
+            fw_copy(o, text + fat[f[i]], n);
+            o += n;
+            rec->frames[i] = f[i];
+            rec->ends[i] = (uint32_t)(o - line);
+        }
+    }
+    for (; i < depth; i++) {
+        size_t n = fat[f[i] + 1] - fat[f[i]];
+        fw_copy(o, text + fat[f[i]], n);
         o += n;
-        *o++ = ';';
     }
     w->b.len = (size_t)(o - w->b.p) - (depth > 0);
     w->b.p[w->b.len] = '\0';
     rc |= tr_buf_addc(&w->b, ' ');
     rc |= tr_buf_add_int(&w->b, (int64_t)en->weight);
     return rc | tr_buf_addc(&w->b, '\n');
-}
-
-/* Counts the samples held, one after the other in the order they came. */
-static int fw_count_held(folded_w *w)
-{
-    for (size_t i = 0; i < w->held_n; i++)
-        tr_map_prefetch(&w->index, (uint64_t)w->held[i].owner << 32 | w->held[i].stack);
-    int rc = TR_OK;
-    for (size_t i = 0; i < w->held_n && rc == TR_OK; i++) rc = fw_add(w, &w->held[i]);
-    w->held_n = 0;
-    return rc;
 }
 
 /* Counts one sample: by its stack, and by its thread or process when a prefix names them. */
@@ -236,8 +373,13 @@ static int fw_sample(folded_w *w, unsigned prefix, uint32_t track, uint32_t stac
         owner = track + 1;
     else if (prefix & TR_FOLDED_PROCESS)
         owner = tr_track_get(w->t, track)->process + 1;
-    w->held[w->held_n++] = (fw_entry){owner, stack, tr_sample_weight(w->t, args), ts, seq};
-    return w->held_n < FW_HELD ? TR_OK : fw_count_held(w);
+    /* A dump's samples share a few arg sets (their states): the weight of the last is kept. */
+    if (args != w->weight_args) {
+        w->weight_args = args;
+        w->weight = tr_sample_weight(w->t, args);
+    }
+    fw_entry s = {owner, stack, w->weight, ts, seq};
+    return fw_add(w, &s);
 }
 
 static int fw_collect(folded_w *w, const tr_write_opts *o)
@@ -270,16 +412,27 @@ static int fw_write(folded_w *w, tr_write *run, tr_error *e)
 {
     tr_output *out = run->out;
     unsigned prefix = run->opts->folded_prefix;
-    int rc = fw_count_held(w) == TR_OK && fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
+    int rc =
+        fw_count_again(w) == TR_OK && fw_frames_prepare(w) == TR_OK ? TR_OK : tr_error_nomem(e);
     if (w->unordered) tr_qsort(w->entries.data, w->entries.len, sizeof(fw_entry), fw_cmp);
     for (size_t i = 0; i < w->entries.len && rc == TR_OK; i++) {
-        /* a line's first node is a cache miss of its own: fetched a few lines ahead */
-        if (i + FW_AHEAD < w->entries.len)
-            tr_stack_prefetch(w->t, TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack);
+        /*
+        ** A line's stack is a cache miss of its own: fetched a few lines
+        ** ahead, with the nodes made before its last, where the frames it
+        ** had new when sampled are (a path is made root first, in a row).
+        */
+        if (i + FW_AHEAD < w->entries.len) {
+            uint32_t st = TR_VEC_AT(&w->entries, fw_entry, i + FW_AHEAD).stack;
+            for (uint32_t k = 0; k < FW_AHEAD_NODES && k <= st; k += 5)
+                tr_stack_prefetch(w->t, st - k);
+        }
         if (fw_line(w, &TR_VEC_AT(&w->entries, fw_entry, i), prefix) != TR_OK)
             rc = tr_error_nomem(e);
-        else if (w->b.len >= FLUSH_AT && (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK)
+        else if (w->b.len >= FLUSH_AT &&
+                 (rc = tr_output_write(out, w->b.p, w->b.len, e)) == TR_OK) {
             tr_buf_reset(&w->b);
+            w->gen++; /* the lines kept in recent are gone from b */
+        }
     }
     if (rc == TR_OK) rc = tr_output_write(out, w->b.p, w->b.len, e);
     return rc;
@@ -292,9 +445,12 @@ static int folded_begin(tr_write *run, tr_error *e)
     if (!w) return tr_error_nomem(e);
     tr_buf_init(&w->b, 0);
     tr_vec_init(&w->entries, sizeof(fw_entry));
+    tr_vec_init(&w->seen, sizeof(uint64_t));
+    tr_vec_init(&w->again, sizeof(fw_again));
     tr_vec_init(&w->frames, sizeof(uint32_t));
     tr_buf_init(&w->ftext, 0);
     w->last = INT64_MIN;
+    w->weight_args = TR_NONE;
     return TR_OK;
 }
 
@@ -325,7 +481,10 @@ static int folded_end(tr_write *run, int rc, tr_error *e)
     if (rc == TR_OK && w->streamed) rc = fw_write(w, run, e);
     tr_buf_fini(&w->b);
     tr_vec_fini(&w->entries);
+    tr_vec_fini(&w->seen);
+    tr_vec_fini(&w->again);
     tr_vec_fini(&w->frames);
+    tr_map_fini(&w->again_index);
     tr_map_fini(&w->index);
     tr_buf_fini(&w->ftext);
     tr_free(w->fat);
