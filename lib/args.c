@@ -103,18 +103,40 @@ static unsigned delta_slot(uint32_t kt)
     return (kt * 2654435761u) >> 26;
 }
 
+/* The first byte after the N payloads stored from byte P of args. */
+static size_t pay_skip(const tr_trace *t, size_t p, size_t n)
+{
+    const unsigned char *b = t->args.data;
+    for (; n; n--) p += model_pay_len(b + p);
+    return p;
+}
+
 uint32_t model_raw_start(const tr_trace *t, size_t k)
 {
     size_t s = k - k % MODEL_SET_ANCHOR;
-    uint32_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
-    for (; s < k; s++) p += shape_of(t, model_raw_shape(t, s))[0];
-    return p;
+    size_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
+    for (; s < k; s++) p = pay_skip(t, p, shape_of(t, model_raw_shape(t, s))[0]);
+    return (uint32_t)p;
+}
+
+/*
+** Raw set S's bytes as tr_args_end counts them (model_args_raw_full): 8,
+** its payloads' and 8 a wide value.  *P is its first byte, then the next
+** set's.
+*/
+static size_t raw_set_bytes(const tr_trace *t, size_t s, size_t *p)
+{
+    const uint32_t *w = shape_of(t, model_raw_shape(t, s));
+    size_t q = pay_skip(t, *p, w[0]), bytes = 8 + (q - *p);
+    for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
+    *p = q;
+    return bytes;
 }
 
 /* Seals raw sets [A, B) into a chunk; TR_FATAL when out of memory. */
 static int seal_chunk(tr_trace *t, size_t a, size_t b)
 {
-    const uint32_t *pay = t->args.data;
+    const unsigned char *pay = t->args.data;
     const uint64_t *wide_in = t->arg_wide.data;
     size_t n = b - a, p0 = model_raw_start(t, a), npay = 0, nwide = 0;
     for (size_t s = a; s < b; s++) {
@@ -130,8 +152,11 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
     size_t p = p0, k = 0;
     for (size_t s = a; s < b; s++) {
         const uint32_t *w = shape_of(t, words[s - a]);
-        for (uint32_t i = 0; i < w[0]; i++, p++) {
-            uint32_t v = pay[p], slot = delta_slot(w[1 + i]);
+        for (uint32_t i = 0; i < w[0]; i++) {
+            size_t len;
+            uint32_t v = model_pay_code(w[1 + i] & 7, model_pay_get(pay + p, &len));
+            uint32_t slot = delta_slot(w[1 + i]);
+            p += len;
             if (is_wide(w[1 + i])) {
                 wide[k] = wide_in[v];
                 v = (uint32_t)k++;
@@ -158,27 +183,37 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
 
 /*
 ** Moves raw sets [A, end) to the front, their wide values renumbered from 0
-** and their kept first payloads made again (no more of them than before).
+** and their kept first bytes made again (no more of them than before).  A
+** renumbered payload takes no more bytes than it did, so each is read
+** before it is written over, and written with its own bytes alone.
 */
 static void keep_tail(tr_trace *t, size_t a)
 {
-    uint32_t *start = t->set_start.data, *pay = t->args.data;
+    uint32_t *start = t->set_start.data;
+    unsigned char *pay = t->args.data;
     uint64_t *wide = t->arg_wide.data;
-    size_t nraw = t->set_shape.len, p0 = a < nraw ? model_raw_start(t, a) : t->args.len, p = p0,
+    size_t nraw = t->set_shape.len, p = a < nraw ? model_raw_start(t, a) : t->args.len, q = 0,
            k = 0;
     for (size_t s = a; s < nraw; s++) {
         const uint32_t *w = shape_of(t, model_raw_shape(t, s));
-        if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)(p - p0);
-        for (uint32_t i = 0; i < w[0]; i++, p++) {
-            if (!is_wide(w[1 + i])) continue;
-            wide[k] = wide[pay[p]]; /* indexes grow set after set: K never passes them */
-            pay[p] = (uint32_t)k++;
+        if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)q;
+        for (uint32_t i = 0; i < w[0]; i++) {
+            size_t len;
+            uint32_t x = model_pay_get(pay + p, &len);
+            if (is_wide(w[1 + i])) {
+                wide[k] = wide[x]; /* indexes grow set after set: K never passes them */
+                x = (uint32_t)k++;
+            }
+            unsigned char code[8];
+            size_t n = model_pay_put(code, x);
+            memmove(pay + q, code, n);
+            p += len;
+            q += n;
         }
     }
-    memmove(pay, pay + p0, (t->args.len - p0) * sizeof *pay);
     unsigned char *shape = t->set_shape.data;
     memmove(shape, shape + a * t->set_shape.elem, (nraw - a) * t->set_shape.elem);
-    t->args.len -= p0;
+    t->args.len = q;
     t->set_shape.len = nraw - a;
     t->set_start.len = (nraw - a + MODEL_SET_ANCHOR - 1) / MODEL_SET_ANCHOR;
     t->arg_wide.len = k;
@@ -187,15 +222,12 @@ static void keep_tail(tr_trace *t, size_t a)
 
 void model_args_seal(tr_trace *t)
 {
-    size_t nraw = t->set_shape.len, a = 0;
+    size_t nraw = t->set_shape.len, a = 0, p = nraw ? model_raw_start(t, 0) : 0;
     while (a < nraw && !t->failed) {
         /* Bytes counted as tr_args_end counts the raw sets. */
         size_t b = a, bytes = 0;
-        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
-            bytes += 8 + 4 * (size_t)w[0];
-            for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
-        }
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES)
+            bytes += raw_set_bytes(t, b++, &p);
         if (b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) break; /* not a whole chunk */
         if (seal_chunk(t, a, b) != TR_OK) t->failed = 1;
         a = b;
@@ -219,6 +251,8 @@ typedef struct chunk_view {
 typedef struct chunk_cache {
     chunk_view v[CACHE_SLOTS];
     ZSTD_DCtx *dctx;
+    uint32_t *raw; /* a raw set's payloads, decoded (model_args_set) */
+    size_t raw_cap;
     unsigned long clock;
     int last; /* the slot read last: most reads hit it */
 } chunk_cache;
@@ -232,6 +266,7 @@ static void cache_free(void *p)
 {
     chunk_cache *c = p;
     for (int i = 0; i < CACHE_SLOTS; i++) tr_free(c->v[i].buf);
+    tr_free(c->raw);
     ZSTD_freeDCtx(c->dctx);
     tr_free(c);
 }
@@ -327,7 +362,23 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
     if (idx >= t->sealed) {
         idx -= t->sealed;
         shape = model_raw_shape(t, idx);
-        out->val = (const uint32_t *)t->args.data + model_raw_start(t, idx);
+        const uint32_t *w = shape_of(t, shape);
+        chunk_cache *c = cache_get();
+        if (!c) return;
+        if (w[0] > c->raw_cap) {
+            uint32_t *p = tr_realloc(c->raw, w[0] * sizeof *p);
+            if (!p) return;
+            c->raw = p;
+            c->raw_cap = w[0];
+        }
+        const unsigned char *b = t->args.data;
+        size_t p = model_raw_start(t, idx);
+        for (uint32_t i = 0; i < w[0]; i++) {
+            size_t len;
+            c->raw[i] = model_pay_code(w[1 + i] & 7, model_pay_get(b + p, &len));
+            p += len;
+        }
+        out->val = c->raw;
         out->wide = t->arg_wide.data;
     } else {
         const chunk_view *v = chunk_view_of(t, idx);
@@ -399,14 +450,11 @@ static int shapes_map(tr_trace *dst, const tr_trace *src, const uint32_t *str, u
 /* Seals every raw set of T, the last chunk perhaps not whole: chunks must precede raw sets. */
 static int seal_all(tr_trace *t)
 {
-    size_t nraw = t->set_shape.len, a = 0;
+    size_t nraw = t->set_shape.len, a = 0, p = nraw ? model_raw_start(t, 0) : 0;
     while (a < nraw) {
         size_t b = a, bytes = 0;
-        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
-            bytes += 8 + 4 * (size_t)w[0];
-            for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
-        }
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES)
+            bytes += raw_set_bytes(t, b++, &p);
         if (seal_chunk(t, a, b) != TR_OK) return TR_FATAL;
         a = b;
     }
@@ -475,21 +523,23 @@ static int chunks_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, 
 /* SRC's raw sets appended as raw sets: shapes by MAP, strings by STR, wide values copied. */
 static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
 {
-    const uint32_t *pay = src->args.data;
+    const unsigned char *pay = src->args.data;
     const uint64_t *wide = src->arg_wide.data;
     size_t p =
         src->set_shape.len ? model_raw_start(src, 0) : 0; /* a set's payloads follow the last */
     for (size_t k = 0; k < src->set_shape.len; k++) {
         uint32_t shape = model_raw_shape(src, k);
         const uint32_t *w = shape_of(src, shape);
-        size_t n = w[0], at = dst->args.len;
-        if (at + n >= UINT32_MAX || model_args_sets(dst) >= TR_NONE - 1 ||
-            tr_vec_reserve(&dst->args, at + n) != TR_OK)
+        size_t n = w[0], at = dst->args.len, end = at;
+        if (at + n * MODEL_PAY_MAX >= UINT32_MAX - 64 || model_args_sets(dst) >= TR_NONE - 1 ||
+            tr_vec_reserve(&dst->args, at + n * MODEL_PAY_MAX + MODEL_PAY_SLACK) != TR_OK)
             return TR_FATAL;
-        uint32_t *out = (uint32_t *)dst->args.data + at;
+        unsigned char *out = dst->args.data;
         for (size_t i = 0; i < n; i++) {
-            uint32_t v = pay[p + i];
+            size_t len;
             unsigned tag = w[1 + i] & 7;
+            uint32_t v = model_pay_get(pay + p, &len); /* coded alike in both: only renamed */
+            p += len;
             if (tag == ARG_STR) v = str[v];
             if (is_wide(w[1 + i])) {
                 uint64_t *slot =
@@ -498,12 +548,11 @@ static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, con
                 *slot = wide[v];
                 v = (uint32_t)(dst->arg_wide.len - 1);
             }
-            out[i] = v;
+            end += model_pay_put(out + end, v);
         }
-        p += n;
         dst->building = at;
         if (!model_set_push(dst, map[shape])) return TR_FATAL;
-        dst->args.len = dst->building = at + n;
+        dst->args.len = dst->building = end;
         if (model_args_raw_full(dst)) model_args_seal(dst);
         if (dst->failed) return TR_FATAL;
     }

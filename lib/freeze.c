@@ -702,12 +702,13 @@ static void shrink_columns(size_t n, size_t *cap, void **cols[], const size_t si
     *cap = n; /* a failed shrink leaves a bigger block, which is no harm */
 }
 
-static void shrink_vec(tr_vec *v)
+/* Shrinks V to its length and SLACK elements more. */
+static void shrink_vec(tr_vec *v, size_t slack)
 {
-    if (v->len == 0 || v->len == v->cap) return;
-    void *p = tr_realloc(v->data, v->len * v->elem);
+    if (v->len == 0 || v->len + slack >= v->cap) return;
+    void *p = tr_realloc(v->data, (v->len + slack) * v->elem);
     if (p) v->data = p;
-    v->cap = v->len;
+    v->cap = v->len + slack;
 }
 
 static void shrink_tables(tr_trace *t)
@@ -720,8 +721,9 @@ static void shrink_tables(tr_trace *t)
     model_cols fc;
     model_flow_columns(&t->flows, &fc);
     shrink_columns(t->flows.n, &t->flows.cap, fc.col, fc.size, fc.ncols);
-    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
-    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
+    tr_vec *vecs[] = {&t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i], 0);
+    shrink_vec(&t->args, MODEL_PAY_SLACK); /* a payload is read 8 bytes at a time */
     model_args_seal_end(t);
 }
 

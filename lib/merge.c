@@ -425,9 +425,10 @@ static void expect_like(tr_trace *dst, const tr_trace *src, size_t times)
                               [TR_EV_SAMPLE] = src->samples.n * times},
                    .flows = src->flows.n * times};
     tr_trace_expect(dst, &x);
-    size_t most = dst->args_raw_max / 4, args = src->args.len * times,
+    size_t most = dst->args_raw_max / 4, bytes = src->args.len * times,
            sets = src->set_shape.len * times, wide = src->arg_wide.len * times;
-    (void)tr_vec_reserve(&dst->args, dst->args.len + (args < most ? args : most));
+    (void)tr_vec_reserve(&dst->args, dst->args.len + MODEL_PAY_SLACK +
+                                         (bytes < dst->args_raw_max ? bytes : dst->args_raw_max));
     (void)tr_vec_reserve(&dst->set_shape, dst->set_shape.len + (sets < most ? sets : most));
     (void)tr_vec_reserve(&dst->set_start,
                          dst->set_start.len + (sets < most ? sets : most) / MODEL_SET_ANCHOR + 1);

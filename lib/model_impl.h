@@ -184,21 +184,23 @@ struct tr_trace {
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
-    ** fit the payload; the others go to arg_wide.  A set costs 1.5 bytes
-    ** (4.5 past 255 shapes) and 4 an arg, where entries of key, tag and
-    ** value would cost 8 an arg.  Sets are raw as built; past args_raw_max
-    ** bytes of raw sets (counted as 8 a set), the oldest are sealed into
-    ** compressed chunks (args.c), 3-4 bytes a set where a Kineto or GT
-    ** event's set takes 22-24 raw, and are decoded again as read.  Raw set
-    ** K is set sealed + K + 1.  Its payloads follow set K - 1's, so only
-    ** every MODEL_SET_ANCHOR-th set's first payload is kept; its shape is a
-    ** byte while shape ids fit one (model_raw_shape).
+    ** fit the payload; the others go to arg_wide.  A raw set's payloads are
+    ** stored in 1, 2, 3 or 5 bytes each (model_pay_put: a GT record's seq,
+    ** sizes and string ids take 1-3), so a set costs 1.5 bytes (4.5 past 255
+    ** shapes) and 2-3 an arg, where entries of key, tag and value would cost
+    ** 8 an arg.  Sets are raw as built; past args_raw_max bytes of raw sets
+    ** (counted as 8 a set), the oldest are sealed into compressed chunks
+    ** (args.c), 3-4 bytes a set where a Kineto or GT event's set takes 22-24
+    ** as 32-bit payloads, and are decoded again as read.  Raw set K is set
+    ** sealed + K + 1.  Its payloads follow set K - 1's, so only every
+    ** MODEL_SET_ANCHOR-th set's first byte is kept; its shape is a byte
+    ** while shape ids fit one (model_raw_shape).
     */
-    tr_vec args;         /* uint32_t: the payloads of the raw sets, set after set */
+    tr_vec args;         /* bytes: the payloads of the raw sets, set after set (model_pay_put) */
     tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */
-    tr_vec set_start;    /* uint32_t: first payload of raw set k * MODEL_SET_ANCHOR */
+    tr_vec set_start;    /* uint32_t: first byte of raw set k * MODEL_SET_ANCHOR in args */
     tr_vec set_shape;    /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
-    size_t building;     /* first payload of the set under construction */
+    size_t building;     /* first byte of the set under construction */
     tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
     uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
     tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
@@ -270,7 +272,68 @@ static inline uint32_t model_raw_shape(const tr_trace *t, size_t k)
                                   : ((const uint32_t *)t->set_shape.data)[k];
 }
 
-/* The first payload of raw set K (args.c). */
+/*
+** A raw payload X is stored in 1, 2, 3 or 5 bytes, its low two bits saying
+** which (its class) and X above them: 6, 14, 22 or 32 bits.  The shift is
+** the same whatever the class, so a put is a few instructions.  A put writes
+** 8 bytes and a get reads 8, so args keeps MODEL_PAY_SLACK bytes of room
+** past its last payload.  A float's payload is byte-swapped (its low
+** mantissa bytes are most often zero: model_pay_code); a negative int takes 5.
+*/
+#define MODEL_PAY_MAX   5
+#define MODEL_PAY_SLACK 8
+
+static inline uint64_t model_pay_le(uint64_t c)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(c);
+#else
+    return c;
+#endif
+}
+
+/* The bytes of a payload of class K. */
+static inline size_t model_pay_bytes(unsigned k)
+{
+    return (size_t) "\1\2\3\5"[k];
+}
+
+/* Stores X at P (8 bytes written); returns the bytes it takes. */
+static inline size_t model_pay_put(unsigned char *p, uint32_t x)
+{
+    /* The class by X's leading zeros. */
+    static const uint8_t cls[32] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
+                                    2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+    unsigned k = cls[__builtin_clz(x | 1)];
+    uint64_t c = model_pay_le((uint64_t)x << 2 | k);
+    memcpy(p, &c, sizeof c);
+    return model_pay_bytes(k);
+}
+
+/* The payload stored at P; its bytes go to *N. */
+static inline uint32_t model_pay_get(const unsigned char *p, size_t *n)
+{
+    static const uint32_t mask[4] = {0x3F, 0x3FFF, 0x3FFFFF, 0xFFFFFFFF};
+    uint64_t c;
+    memcpy(&c, p, sizeof c);
+    c = model_pay_le(c);
+    *n = model_pay_bytes(c & 3);
+    return (uint32_t)(c >> 2) & mask[c & 3];
+}
+
+/* The bytes the payload stored at P takes. */
+static inline size_t model_pay_len(const unsigned char *p)
+{
+    return model_pay_bytes(p[0] & 3);
+}
+
+/* What is stored for payload V of an arg tagged TAG, and back (the same swap). */
+static inline uint32_t model_pay_code(unsigned tag, uint32_t v)
+{
+    return tag == ARG_FLOAT ? __builtin_bswap32(v) : v;
+}
+
+/* The first byte of raw set K in args (args.c). */
 uint32_t model_raw_start(const tr_trace *t, size_t k);
 
 /* The number of arg sets (the last set's id). */
@@ -295,7 +358,7 @@ void model_args_seal(tr_trace *t);
 /* Whether the raw sets are past args_raw_max bytes and make a whole chunk: time to seal. */
 static inline int model_args_raw_full(const tr_trace *t)
 {
-    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
+    size_t raw = t->args.len + (t->set_shape.len + t->arg_wide.len) * 8;
     return raw > t->args_raw_max &&
            (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS);
 }

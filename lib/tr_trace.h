@@ -239,7 +239,7 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 
 /*
 ** tr_trace_args_raw: how many bytes of arg sets stay as built
-** ^Sets are kept as built (counted as 8 bytes a set and 4 an arg) until they pass
+** ^Sets are kept as built (counted as 8 bytes a set and 1-5 an arg) until they pass
 ** BYTES (TR_ARGS_RAW_DEFAULT in a new trace); then the oldest are sealed,
 ** a few thousand at a time, into compressed chunks that cost a few bytes a
 ** set and are decoded again as they are read.  ^Every reader sees the same

@@ -41,7 +41,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->tracks, sizeof(track_slot));
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
-    tr_vec_init(&t->args, sizeof(uint32_t));
+    tr_vec_init(&t->args, 1);
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     tr_vec_init(&t->skipped, sizeof(tr_skipped));
@@ -536,7 +536,8 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     /* Raw sets are sealed past args_raw_max bytes: room for more would go unused. */
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
     size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
-    (void)tr_vec_reserve(&t->args, t->args.len + args);
+    /* Stored in 1-5 bytes each (model_pay_put), nearly all in 4 or fewer. */
+    (void)tr_vec_reserve(&t->args, t->args.len + args * 4 + MODEL_PAY_SLACK);
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     model_cols fc;
