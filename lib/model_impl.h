@@ -26,15 +26,15 @@ typedef struct str_entry {
 
 /*
 ** A column that costs nothing while every row holds one value, then NARROW
-** bytes a row (the value less BIAS), then 8 once a value does not fit them
-** (read as tr_col).  Its block grows with its table's (model_table_columns
-** lists it once made).
+** bytes a row (the value less BIAS), then 4 (from 1) and 8 as values pass
+** what the block holds (read as tr_col).  Its block grows with its table's
+** (model_table_columns lists it once made).
 */
 typedef struct model_col {
     void *p; /* NULL while every row is SAME */
     int64_t same, bias;
     uint64_t lo, span; /* V fits as the column is when V - LO <= SPAN (unsigned) */
-    uint8_t size;      /* of p's rows: 0, NARROW or 8 */
+    uint8_t size;      /* of p's rows: 0, NARROW, 4 or 8 */
     uint8_t narrow;    /* 1 or 4 */
 } model_col;
 

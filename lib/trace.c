@@ -50,14 +50,14 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
-    t->slices.cat = model_col_new(4, 0, 0);
+    t->slices.cat = model_col_new(1, 0, 0);
     t->slices.bytes = model_col_new(4, -1, -1);
-    t->instants.cat = model_col_new(4, 0, 0);
+    t->instants.cat = model_col_new(1, 0, 0);
     t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
     t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
     t->flows.from_kind = model_col_new(1, 0, 0);
     t->flows.to_kind = model_col_new(1, 0, 0);
-    t->flows.cat = model_col_new(4, 0, 0);
+    t->flows.cat = model_col_new(1, 0, 0);
     t->flows.id = model_col_new(4, 0, 0);
     model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
@@ -701,7 +701,7 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
     ** so are category and size whenever a put's may differ from the rows
     ** before; the size as wide as the puts' (BYTES) and the rows' need.
     */
-    int make_cat = !s->cat.p && (cat || s->cat.same != 0);
+    int make_cat = s->cat.size < 4 && (cat || s->cat.p || s->cat.same != 0);
     int width = bytes > 4 || s->bytes.size == 8 ||
                         (uint64_t)s->bytes.same - (uint64_t)s->bytes.bias > UINT32_MAX
                     ? 8
@@ -737,15 +737,21 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     return fits ? TR_OK : TR_END;
 }
 
+/* The size of a block that holds offset X (a value less BIAS), SIZE bytes a row or more. */
+static int col_size(uint64_t x, int size)
+{
+    int need = x <= UINT8_MAX ? 1 : x <= UINT32_MAX ? 4 : 8;
+    return need > size ? need : size;
+}
+
 int model_col_make(model_col *c, size_t n, size_t cap, int size)
 {
     model_col made = *c;
-    uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
-    /* rows of one value so far that a narrow block cannot hold (a first size of 5 GB) */
-    if (!c->p && n && (uint64_t)c->same - (uint64_t)c->bias > narrow) size = 8;
+    /* rows of one value so far that the block could not hold (a first size of 5 GB) */
+    if (!c->p && n) size = col_size((uint64_t)c->same - (uint64_t)c->bias, size);
     made.size = (uint8_t)size;
     made.lo = size == 8 ? 0 : (uint64_t)c->bias;
-    made.span = size == 8 ? UINT64_MAX : narrow;
+    made.span = size == 8 ? UINT64_MAX : size == 4 ? UINT32_MAX : UINT8_MAX;
     if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
     for (size_t r = 0; r < n; r++) model_col_put(&made, r, model_col_get(c, r));
     tr_free(c->p);
@@ -761,8 +767,7 @@ int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
         return TR_OK;
     }
     if (!model_col_fits(c, v)) {
-        uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
-        int size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
+        int size = col_size((uint64_t)v - (uint64_t)c->bias, c->p ? c->size : c->narrow);
         if (model_col_make(c, i, cap, size) != TR_OK) return TR_FATAL;
     }
     model_col_put(c, i, v);
