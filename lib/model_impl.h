@@ -298,16 +298,21 @@ static inline size_t model_pay_bytes(unsigned k)
     return (size_t) "\1\2\3\5"[k];
 }
 
-/* Stores X at P (8 bytes written); returns the bytes it takes. */
-static inline size_t model_pay_put(unsigned char *p, uint32_t x)
+/*
+** Stores X at P (8 bytes written); returns the bytes it takes.  X is below
+** 2^32 (a wider one, which a caller throws away, still writes 8 bytes).
+*/
+static inline size_t model_pay_put(unsigned char *p, uint64_t x)
 {
-    /* The class by X's leading zeros. */
+    /* The class and the bytes by X's leading zeros, two loads apart: neither waits on the other. */
     static const uint8_t cls[32] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
                                     2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
-    unsigned k = cls[__builtin_clz(x | 1)];
-    uint64_t c = model_pay_le((uint64_t)x << 2 | k);
+    static const uint8_t bytes[32] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3,
+                                      3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
+    unsigned z = (unsigned)__builtin_clz((uint32_t)x | 1);
+    uint64_t c = model_pay_le(x << 2 | cls[z]);
     memcpy(p, &c, sizeof c);
-    return model_pay_bytes(k);
+    return bytes[z];
 }
 
 /* The payload stored at P; its bytes go to *N. */

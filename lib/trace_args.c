@@ -262,15 +262,25 @@ uint32_t tr_args_shape(tr_trace *t, const tr_str *key, uint32_t ints, size_t n)
 uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
 {
     const uint32_t *w = shape_words(t, shape - 1);
-    size_t n = w[0], at = t->building, i = 0, end = at;
+    size_t n = w[0], at = t->building, end = at;
+    uint64_t wide = 1;
     if (at + n * MODEL_PAY_MAX + MODEL_PAY_SLACK <= t->args.cap && at < ARGS_BYTES_MAX &&
         model_args_sets(t) < TR_NONE - 1 && !(t->failed | t->frozen)) {
         unsigned char *pay = t->args.data;
-        /* An int the shape says fits 32 bits and does not: the set is built the long way. */
-        for (; i < n && ((w[1 + i] & 7) != ARG_INT32 || val[i] == (int32_t)val[i]); i++)
-            end += model_pay_put(pay + end, (uint32_t)val[i]); /* tr_args_shape's tags: as is */
+        /*
+        ** tr_args_shape's tags, stored as they are.  A value outside
+        ** [0, 2^31) (a negative int, or one the shape's int32 does not hold)
+        ** sends the set the long way: checked once for the set, not a branch
+        ** an arg.
+        */
+        uint64_t all = 0;
+        for (size_t i = 0; i < n; i++) {
+            all |= (uint64_t)val[i];
+            end += model_pay_put(pay + end, (uint64_t)val[i]); /* past 2^31: thrown away */
+        }
+        wide = all >> 31;
     }
-    if (i == n) {
+    if (!wide) {
         t->args.len = end;
         t->building_kt.len = 0;
         t->building_h = 0;
@@ -285,7 +295,7 @@ uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
         return set;
     }
     tr_args_begin(t);
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if ((w[1 + i] & 7) == ARG_INT32)
             tr_args_int(t, w[1 + i] >> 3, val[i]);
         else
