@@ -258,8 +258,9 @@ typedef struct model_set {
 
 /*
 ** Arg set SET (N 0 for set 0 or an unknown set).  A sealed set is read from
-** this thread's cache of decoded chunks: its pointers hold until the thread's
-** next model_args_set call (a frozen trace may be read so by several threads).
+** this thread's cache of decoded chunks, a raw one decoded into this thread's
+** buffer: VAL holds until the thread's next model_args_set call (a frozen
+** trace may be read so by several threads).
 */
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
 
