@@ -115,13 +115,16 @@ typedef struct slice_table {
     tr_vec wide_dur;                 /* int64_t */
 } slice_table;
 
-/* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
+/*
+** Instants: a GT log's all have one category and scope; sizes fit 32 bits;
+** its tracks and names are a few, a byte each.
+*/
 typedef struct instant_table {
     size_t n, cap;
     size_t ordered; /* rows 0..ORDERED are in time order (as appended: freeze need not look) */
     int64_t *ts;
-    uint32_t *track, *name, *args;
-    model_col cat, scope, bytes;
+    uint32_t *args;
+    model_col track, name, cat, scope, bytes;
 } instant_table;
 
 /*

@@ -52,6 +52,8 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
     t->slices.cat = model_col_new(1, 0, 0);
     t->slices.bytes = model_col_new(4, -1, -1);
+    t->instants.track = model_col_new(1, 0, 0);
+    t->instants.name = model_col_new(1, 0, 0);
     t->instants.cat = model_col_new(1, 0, 0);
     t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
     t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
@@ -93,7 +95,7 @@ void tr_trace_free(tr_trace *t)
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
-    tr_free(in->ts), tr_free(in->track), tr_free(in->name), tr_free(in->args);
+    tr_free(in->ts), tr_free(in->track.p), tr_free(in->name.p), tr_free(in->args);
     tr_free(in->cat.p), tr_free(in->scope.p), tr_free(in->bytes.p);
     tr_free(t->counters.ts), tr_free(t->counters.value), tr_free(t->counters.track);
     tr_free(t->samples.ts), tr_free(t->samples.track), tr_free(t->samples.stack);
@@ -473,7 +475,7 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
 
 void model_table_columns(tr_trace *t, int kind, model_cols *out)
 {
-    static const size_t instant_sizes[] = {8, 4, 4, 4}, counter_sizes[] = {8, 8, 4},
+    static const size_t instant_sizes[] = {8, 4}, counter_sizes[] = {8, 8, 4},
                         sample_sizes[] = {8, 4, 4, 4};
     const size_t *sizes = NULL;
     size_t k = 0;
@@ -483,10 +485,10 @@ void model_table_columns(tr_trace *t, int kind, model_cols *out)
         return;
     } else if (kind == TR_EV_INSTANT) {
         instant_table *s = &t->instants;
-        void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->name, (void **)&s->args};
-        for (; k < 4; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
-        model_col *opt[] = {&s->cat, &s->scope, &s->bytes};
-        for (size_t j = 0; j < 3; j++)
+        void **cols[] = {(void **)&s->ts, (void **)&s->args};
+        for (; k < 2; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
+        model_col *opt[] = {&s->track, &s->name, &s->cat, &s->scope, &s->bytes};
+        for (size_t j = 0; j < 5; j++)
             if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
         out->n = &s->n, out->cap = &s->cap, out->ncols = k;
         return;
@@ -785,7 +787,9 @@ static TRACE_SLOW uint32_t instant_add_slow(tr_trace *t, uint32_t track, int64_t
     instant_table *s = &t->instants;
     if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
         return TR_NONE;
-    if (model_col_set(&s->cat, s->n, s->cap, cat) != TR_OK ||
+    if (model_col_set(&s->track, s->n, s->cap, track) != TR_OK ||
+        model_col_set(&s->name, s->n, s->cap, name) != TR_OK ||
+        model_col_set(&s->cat, s->n, s->cap, cat) != TR_OK ||
         model_col_set(&s->scope, s->n, s->cap, (uint8_t)scope) != TR_OK ||
         model_col_set(&s->bytes, s->n, s->cap, bytes) != TR_OK) {
         t->failed = 1;
@@ -800,18 +804,20 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
     instant_table *s = &t->instants;
     size_t i = s->n;
     uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, (uint8_t)scope),
-             xb = model_col_offset(&s->bytes, bytes);
+             xb = model_col_offset(&s->bytes, bytes), xk = model_col_offset(&s->track, track),
+             xn = model_col_offset(&s->name, name);
     /* one branch for all: a GT log's instants all fit */
     if (i >= s->cap || (t->failed | t->frozen) ||
-        ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)))
+        ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span) | (xk > s->track.span) |
+         (xn > s->name.span)))
         return instant_add_slow(t, track, ts, name, cat, scope, bytes, args);
+    model_col_store(&s->track, i, xk);
+    model_col_store(&s->name, i, xn);
     model_col_store(&s->cat, i, xc);
     model_col_store(&s->scope, i, xs);
     model_col_store(&s->bytes, i, xb);
     s->n = i + 1;
     s->ts[i] = ts;
-    s->track[i] = track;
-    s->name[i] = name;
     s->args[i] = args;
     if (s->ordered == i && (i == 0 || ts >= s->ts[i - 1])) s->ordered = i + 1;
     return (uint32_t)i;

@@ -580,9 +580,9 @@ static char *model_text(const tr_trace *t)
             tr_buf_add_json_args(&b, t, sl.args[r]);
             break;
         case TR_EV_INSTANT:
-            track = in.track[r];
+            track = tr_instant_track(&in, r);
             tr_buf_addf(&b, "I %lld %d %s|%s|", (long long)in.ts[r], tr_instant_scope(&in, r),
-                        S(t, in.name[r]), S(t, tr_instant_cat(&in, r)));
+                        S(t, tr_instant_name(&in, r)), S(t, tr_instant_cat(&in, r)));
             tr_buf_add_json_args(&b, t, in.args[r]);
             break;
         case TR_EV_COUNTER:
