@@ -214,6 +214,7 @@ static void keep_tail(tr_trace *t, size_t a)
     unsigned char *shape = t->set_shape.data;
     memmove(shape, shape + a * t->set_shape.elem, (nraw - a) * t->set_shape.elem);
     t->args.len = q;
+    t->raw_moved++;
     t->set_shape.len = nraw - a;
     t->set_start.len = (nraw - a + MODEL_SET_ANCHOR - 1) / MODEL_SET_ANCHOR;
     t->arg_wide.len = k;
@@ -248,11 +249,27 @@ typedef struct chunk_view {
     unsigned long used;
 } chunk_view;
 
+#define RAW_STREAMS 16
+
+typedef struct raw_pos {
+    uint32_t next; /* set id + 1 of the set read (0: none) */
+    uint32_t at;   /* its end in args */
+} raw_pos;
+
 typedef struct chunk_cache {
     chunk_view v[CACHE_SLOTS];
     ZSTD_DCtx *dctx;
     uint32_t *raw; /* a raw set's payloads, decoded (model_args_set) */
     size_t raw_cap;
+    /*
+    ** Where the raw set after each of the last RAW_STREAMS read starts:
+    ** readers go set after set, or through a few inputs' sets at once (a
+    ** merged model written in time order), and skip no payloads then.
+    */
+    uint64_t raw_uid;
+    uint32_t raw_moved;
+    unsigned raw_victim;
+    raw_pos raw_pos[RAW_STREAMS];
     unsigned long clock;
     int last; /* the slot read last: most reads hit it */
 } chunk_cache;
@@ -371,13 +388,22 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
             c->raw = p;
             c->raw_cap = w[0];
         }
+        if (c->raw_uid != t->uid || c->raw_moved != t->raw_moved) {
+            memset(c->raw_pos, 0, sizeof c->raw_pos);
+            c->raw_uid = t->uid;
+            c->raw_moved = t->raw_moved;
+        }
+        unsigned k = 0;
+        while (k < RAW_STREAMS && c->raw_pos[k].next != set) k++;
         const unsigned char *b = t->args.data;
-        size_t p = model_raw_start(t, idx);
+        size_t p = k < RAW_STREAMS ? c->raw_pos[k].at : model_raw_start(t, idx);
         for (uint32_t i = 0; i < w[0]; i++) {
             size_t len;
             c->raw[i] = model_pay_code(w[1 + i] & 7, model_pay_get(b + p, &len));
             p += len;
         }
+        if (k == RAW_STREAMS) k = c->raw_victim++ % RAW_STREAMS;
+        c->raw_pos[k] = (raw_pos){set + 1, (uint32_t)p};
         out->val = c->raw;
         out->wide = t->arg_wide.data;
     } else {

@@ -209,6 +209,7 @@ struct tr_trace {
     tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
     tr_vec arg_from;     /* arg_from: the traces whose chunks a merge took whole */
     uint32_t sealed;     /* sets in chunks */
+    uint32_t raw_moved;  /* bumped as raw sets move (sealing): threads' read positions go stale */
     size_t sealed_bytes;
     size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
     void *seal_ctx;      /* ZSTD_CCtx of the sealing, made on the first */
