@@ -103,19 +103,11 @@ static unsigned delta_slot(uint32_t kt)
     return (kt * 2654435761u) >> 26;
 }
 
-/* The first byte after the N payloads stored from byte P of args. */
-static size_t pay_skip(const tr_trace *t, size_t p, size_t n)
-{
-    const unsigned char *b = t->args.data;
-    for (; n; n--) p += model_pay_len(b + p);
-    return p;
-}
-
 uint32_t model_raw_start(const tr_trace *t, size_t k)
 {
     size_t s = k - k % MODEL_SET_ANCHOR;
     size_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
-    for (; s < k; s++) p = pay_skip(t, p, shape_of(t, model_raw_shape(t, s))[0]);
+    for (; s < k; s++) p = model_pay_skip(t->args.data, p, shape_of(t, model_raw_shape(t, s))[0]);
     return (uint32_t)p;
 }
 
@@ -127,7 +119,7 @@ uint32_t model_raw_start(const tr_trace *t, size_t k)
 static size_t raw_set_bytes(const tr_trace *t, size_t s, size_t *p)
 {
     const uint32_t *w = shape_of(t, model_raw_shape(t, s));
-    size_t q = pay_skip(t, *p, w[0]), bytes = 8 + (q - *p);
+    size_t q = model_pay_skip(t->args.data, *p, w[0]), bytes = 8 + (q - *p);
     for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
     *p = q;
     return bytes;
@@ -152,11 +144,9 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
     size_t p = p0, k = 0;
     for (size_t s = a; s < b; s++) {
         const uint32_t *w = shape_of(t, words[s - a]);
+        p = model_pay_get(pay, p, w[0], d); /* the values, made deltas in place */
         for (uint32_t i = 0; i < w[0]; i++) {
-            size_t len;
-            uint32_t v = model_pay_code(w[1 + i] & 7, model_pay_get(pay + p, &len));
-            uint32_t slot = delta_slot(w[1 + i]);
-            p += len;
+            uint32_t v = *d, slot = delta_slot(w[1 + i]);
             if (is_wide(w[1 + i])) {
                 wide[k] = wide_in[v];
                 v = (uint32_t)k++;
@@ -185,10 +175,12 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
 ** Moves raw sets [A, end) to the front, their wide values renumbered from 0
 ** and their kept first bytes made again (no more of them than before).  A
 ** renumbered payload takes no more bytes than it did, so each is read
-** before it is written over, and written with its own bytes alone.
+** before it is written over, and written with its own bytes alone (its
+** group's byte last).
 */
 static void keep_tail(tr_trace *t, size_t a)
 {
+    static const uint32_t mask[4] = {0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
     uint32_t *start = t->set_start.data;
     unsigned char *pay = t->args.data;
     uint64_t *wide = t->arg_wide.data;
@@ -197,18 +189,26 @@ static void keep_tail(tr_trace *t, size_t a)
     for (size_t s = a; s < nraw; s++) {
         const uint32_t *w = shape_of(t, model_raw_shape(t, s));
         if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)q;
-        for (uint32_t i = 0; i < w[0]; i++) {
-            size_t len;
-            uint32_t x = model_pay_get(pay + p, &len);
-            if (is_wide(w[1 + i])) {
-                wide[k] = wide[x]; /* indexes grow set after set: K never passes them */
-                x = (uint32_t)k++;
+        for (uint32_t i = 0; i < w[0]; i += 4) {
+            unsigned old = pay[p++], made = 0;
+            size_t desc = q++;
+            for (uint32_t j = 0; j < 4 && i + j < w[0]; j++) {
+                unsigned c = old >> (2 * j) & 3;
+                uint32_t x;
+                memcpy(&x, pay + p, sizeof x);
+                x = model_pay_le(x) & mask[c];
+                p += c + 1;
+                if (is_wide(w[1 + i + j])) {
+                    wide[k] = wide[x]; /* indexes grow set after set: K never passes them */
+                    x = (uint32_t)k++;
+                }
+                unsigned cx = model_pay_class(x);
+                uint32_t le = model_pay_le(x);
+                memmove(pay + q, &le, cx + 1);
+                q += cx + 1;
+                made |= cx << (2 * j);
             }
-            unsigned char code[8];
-            size_t n = model_pay_put(code, x);
-            memmove(pay + q, code, n);
-            p += len;
-            q += n;
+            pay[desc] = (unsigned char)made;
         }
     }
     unsigned char *shape = t->set_shape.data;
@@ -268,7 +268,7 @@ typedef struct chunk_cache {
     */
     uint64_t raw_uid;
     uint32_t raw_moved;
-    unsigned raw_victim;
+    unsigned raw_victim, raw_last;
     raw_pos raw_pos[RAW_STREAMS];
     unsigned long clock;
     int last; /* the slot read last: most reads hit it */
@@ -393,17 +393,14 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
             c->raw_uid = t->uid;
             c->raw_moved = t->raw_moved;
         }
-        unsigned k = 0;
-        while (k < RAW_STREAMS && c->raw_pos[k].next != set) k++;
-        const unsigned char *b = t->args.data;
+        unsigned k = c->raw_last; /* most reads follow the read before */
+        if (c->raw_pos[k].next != set)
+            for (k = 0; k < RAW_STREAMS && c->raw_pos[k].next != set; k++) continue;
         size_t p = k < RAW_STREAMS ? c->raw_pos[k].at : model_raw_start(t, idx);
-        for (uint32_t i = 0; i < w[0]; i++) {
-            size_t len;
-            c->raw[i] = model_pay_code(w[1 + i] & 7, model_pay_get(b + p, &len));
-            p += len;
-        }
+        p = model_pay_get(t->args.data, p, w[0], c->raw);
         if (k == RAW_STREAMS) k = c->raw_victim++ % RAW_STREAMS;
         c->raw_pos[k] = (raw_pos){set + 1, (uint32_t)p};
+        c->raw_last = k;
         out->val = c->raw;
         out->wide = t->arg_wide.data;
     } else {
@@ -549,23 +546,21 @@ static int chunks_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, 
 /* SRC's raw sets appended as raw sets: shapes by MAP, strings by STR, wide values copied. */
 static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
 {
-    const unsigned char *pay = src->args.data;
     const uint64_t *wide = src->arg_wide.data;
-    size_t p =
-        src->set_shape.len ? model_raw_start(src, 0) : 0; /* a set's payloads follow the last */
     for (size_t k = 0; k < src->set_shape.len; k++) {
         uint32_t shape = model_raw_shape(src, k);
         const uint32_t *w = shape_of(src, shape);
-        size_t n = w[0], at = dst->args.len, end = at;
+        model_set ms; /* read set after set: each found where the last ended */
+        model_args_set(src, (uint32_t)(src->sealed + k + 1), &ms);
+        size_t n = w[0], at = dst->args.len, end = at, desc = 0;
+        if (ms.n != n) return TR_FATAL; /* out of memory reading it */
         if (at + n * MODEL_PAY_MAX >= UINT32_MAX - 64 || model_args_sets(dst) >= TR_NONE - 1 ||
             tr_vec_reserve(&dst->args, at + n * MODEL_PAY_MAX + MODEL_PAY_SLACK) != TR_OK)
             return TR_FATAL;
         unsigned char *out = dst->args.data;
         for (size_t i = 0; i < n; i++) {
-            size_t len;
             unsigned tag = w[1 + i] & 7;
-            uint32_t v = model_pay_get(pay + p, &len); /* coded alike in both: only renamed */
-            p += len;
+            uint32_t v = ms.val[i];
             if (tag == ARG_STR) v = str[v];
             if (is_wide(w[1 + i])) {
                 uint64_t *slot =
@@ -574,7 +569,7 @@ static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, con
                 *slot = wide[v];
                 v = (uint32_t)(dst->arg_wide.len - 1);
             }
-            end += model_pay_put(out + end, v);
+            model_pay_put(out, &end, &desc, i, v);
         }
         dst->building = at;
         if (!model_set_push(dst, map[shape])) return TR_FATAL;

@@ -723,7 +723,7 @@ static void shrink_tables(tr_trace *t)
     shrink_columns(t->flows.n, &t->flows.cap, fc.col, fc.size, fc.ncols);
     tr_vec *vecs[] = {&t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i], 0);
-    shrink_vec(&t->args, MODEL_PAY_SLACK); /* a payload is read 8 bytes at a time */
+    shrink_vec(&t->args, MODEL_PAY_SLACK); /* a payload is read 4 bytes at a time */
     model_args_seal_end(t);
 }
 

@@ -188,10 +188,10 @@ struct tr_trace {
     ** args: a set is a shape (its keys and value tags, interned: a reader's
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
     ** fit the payload; the others go to arg_wide.  A raw set's payloads are
-    ** stored in 1, 2, 3 or 5 bytes each (model_pay_put: a GT record's seq,
-    ** sizes and string ids take 1-3), so a set costs 1.5 bytes (4.5 past 255
-    ** shapes) and 2-3 an arg, where entries of key, tag and value would cost
-    ** 8 an arg.  Sets are raw as built; past args_raw_max bytes of raw sets
+    ** stored in 1-4 bytes each and a byte a group of four (model_pay_put: a
+    ** GT record's seq, sizes and string ids take 1-3), so a set costs 1.5
+    ** bytes (4.5 past 255 shapes) and 2-3 an arg, where entries of key, tag
+    ** and value would cost 8 an arg.  Sets are raw as built; past args_raw_max bytes of raw sets
     ** (counted as 8 a set), the oldest are sealed into compressed chunks
     ** (args.c), 3-4 bytes a set where a Kineto or GT event's set takes 22-24
     ** as 32-bit payloads, and are decoded again as read.  Raw set K is set
@@ -199,17 +199,18 @@ struct tr_trace {
     ** MODEL_SET_ANCHOR-th set's first byte is kept; its shape is a byte
     ** while shape ids fit one (model_raw_shape).
     */
-    tr_vec args;         /* bytes: the payloads of the raw sets, set after set (model_pay_put) */
-    tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */
-    tr_vec set_start;    /* uint32_t: first byte of raw set k * MODEL_SET_ANCHOR in args */
-    tr_vec set_shape;    /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
-    size_t building;     /* first byte of the set under construction */
-    tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
-    uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
-    tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
-    tr_vec arg_from;     /* arg_from: the traces whose chunks a merge took whole */
-    uint32_t sealed;     /* sets in chunks */
-    uint32_t raw_moved;  /* bumped as raw sets move (sealing): threads' read positions go stale */
+    tr_vec args;          /* bytes: the payloads of the raw sets, set after set (model_pay_put) */
+    tr_vec arg_wide;      /* uint64_t: their values too wide for a payload */
+    tr_vec set_start;     /* uint32_t: first byte of raw set k * MODEL_SET_ANCHOR in args */
+    tr_vec set_shape;     /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
+    size_t building;      /* first byte of the set under construction */
+    tr_vec building_kt;   /* uint32_t: its key << 3 | tag entries */
+    uint64_t building_h;  /* their hash, kept as they are pushed (shape_intern) */
+    tr_vec chunks;        /* arg_chunk: the sealed sets, oldest first */
+    tr_vec arg_from;      /* arg_from: the traces whose chunks a merge took whole */
+    uint32_t sealed;      /* sets in chunks */
+    uint32_t raw_moved;   /* bumped as raw sets move (sealing): threads' read positions go stale */
+    size_t building_desc; /* the byte of the set under construction's last group (model_pay_put) */
     size_t sealed_bytes;
     size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
     void *seal_ctx;      /* ZSTD_CCtx of the sealing, made on the first */
@@ -278,69 +279,78 @@ static inline uint32_t model_raw_shape(const tr_trace *t, size_t k)
 }
 
 /*
-** A raw payload X is stored in 1, 2, 3 or 5 bytes, its low two bits saying
-** which (its class) and X above them: 6, 14, 22 or 32 bits.  The shift is
-** the same whatever the class, so a put is a few instructions.  A put writes
-** 8 bytes and a get reads 8, so args keeps MODEL_PAY_SLACK bytes of room
-** past its last payload.  A float's payload is byte-swapped (its low
-** mantissa bytes are most often zero: model_pay_code); a negative int takes 5.
+** A raw set's payloads are stored in groups of up to four: a byte giving
+** each one's length less one in two bits (payload J of the group in bits
+** 2J, 2J + 1), then the payloads, 1 to 4 bytes each, little-endian.  The
+** lengths are known from that byte, so a reader finds the next payload
+** without waiting on the one before, and skips a group with one lookup.  A
+** put writes 4 bytes and a get reads 4, so args keeps MODEL_PAY_SLACK bytes
+** of room past its last payload.
 */
-#define MODEL_PAY_MAX   5
+#define MODEL_PAY_MAX   5 /* a payload's bytes at most, its share of a group's byte included */
 #define MODEL_PAY_SLACK 8
 
-static inline uint64_t model_pay_le(uint64_t c)
+static inline uint32_t model_pay_le(uint32_t x)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap64(c);
+    return __builtin_bswap32(x);
 #else
-    return c;
+    return x;
 #endif
 }
 
-/* The bytes of a payload of class K. */
-static inline size_t model_pay_bytes(unsigned k)
+/* The bytes less one that X takes. */
+static inline unsigned model_pay_class(uint32_t x)
 {
-    return (size_t) "\1\2\3\5"[k];
+    return (unsigned)(31 - __builtin_clz(x | 1)) >> 3;
 }
 
 /*
-** Stores X at P (8 bytes written); returns the bytes it takes.  X is below
-** 2^32 (a wider one, which a caller throws away, still writes 8 bytes).
+** Payload I of a set (I counts from the set's first) stored at B + *END,
+** which moves past it; a group's first makes the group's byte at *DESC.
 */
-static inline size_t model_pay_put(unsigned char *p, uint64_t x)
+static inline void model_pay_put(unsigned char *b, size_t *end, size_t *desc, size_t i, uint32_t x)
 {
-    /* The class and the bytes by X's leading zeros, two loads apart: neither waits on the other. */
-    static const uint8_t cls[32] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
-                                    2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
-    static const uint8_t bytes[32] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3,
-                                      3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
-    unsigned z = (unsigned)__builtin_clz((uint32_t)x | 1);
-    uint64_t c = model_pay_le(x << 2 | cls[z]);
-    memcpy(p, &c, sizeof c);
-    return bytes[z];
+    if (i % 4 == 0) {
+        *desc = (*end)++;
+        b[*desc] = 0;
+    }
+    unsigned k = model_pay_class(x);
+    uint32_t le = model_pay_le(x);
+    memcpy(b + *end, &le, sizeof le);
+    *end += k + 1;
+    b[*desc] |= (unsigned char)(k << (2 * (i % 4)));
 }
 
-/* The payload stored at P; its bytes go to *N. */
-static inline uint32_t model_pay_get(const unsigned char *p, size_t *n)
+/* Reads the N payloads of a set from B + P into OUT; returns where the next set starts. */
+static inline size_t model_pay_get(const unsigned char *b, size_t p, size_t n, uint32_t *out)
 {
-    static const uint32_t mask[4] = {0x3F, 0x3FFF, 0x3FFFFF, 0xFFFFFFFF};
-    uint64_t c;
-    memcpy(&c, p, sizeof c);
-    c = model_pay_le(c);
-    *n = model_pay_bytes(c & 3);
-    return (uint32_t)(c >> 2) & mask[c & 3];
+    static const uint32_t mask[4] = {0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
+    for (size_t i = 0; i < n; i += 4) {
+        unsigned d = b[p++];
+        size_t m = n - i < 4 ? n - i : 4;
+        for (size_t j = 0; j < m; j++) {
+            unsigned k = d >> (2 * j) & 3;
+            uint32_t x;
+            memcpy(&x, b + p, sizeof x);
+            out[i + j] = model_pay_le(x) & mask[k];
+            p += k + 1;
+        }
+    }
+    return p;
 }
 
-/* The bytes the payload stored at P takes. */
-static inline size_t model_pay_len(const unsigned char *p)
+/* Where the set whose N payloads start at B + P ends. */
+static inline size_t model_pay_skip(const unsigned char *b, size_t p, size_t n)
 {
-    return model_pay_bytes(p[0] & 3);
-}
-
-/* What is stored for payload V of an arg tagged TAG, and back (the same swap). */
-static inline uint32_t model_pay_code(unsigned tag, uint32_t v)
-{
-    return tag == ARG_FLOAT ? __builtin_bswap32(v) : v;
+    while (n) {
+        size_t m = n < 4 ? n : 4;
+        unsigned d = b[p] & ((1u << (2 * m)) - 1);
+        unsigned s = (d & 0x33) + (d >> 2 & 0x33); /* the four lengths summed by pairs */
+        p += 1 + m + (s & 0xF) + (s >> 4);
+        n -= m;
+    }
+    return p;
 }
 
 /* The first byte of raw set K in args (args.c). */

@@ -538,7 +538,7 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     /* Raw sets are sealed past args_raw_max bytes: room for more would go unused. */
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
     size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
-    /* Stored in 1-5 bytes each (model_pay_put), nearly all in 4 or fewer. */
+    /* Stored in 1-4 bytes each and a byte a group of four (model_pay_put). */
     (void)tr_vec_reserve(&t->args, t->args.len + args * 4 + MODEL_PAY_SLACK);
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);

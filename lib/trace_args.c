@@ -67,12 +67,12 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
         *slot = wide;
         payload = (uint32_t)(t->arg_wide.len - 1);
     }
+    size_t i = t->building_kt.len;
     if (!args_room(t, 1) || !push_u32(&t->building_kt, key << 3 | tag)) {
         t->failed = 1;
         return;
     }
-    t->args.len +=
-        model_pay_put((unsigned char *)t->args.data + t->args.len, model_pay_code(tag, payload));
+    model_pay_put(t->args.data, &t->args.len, &t->building_desc, i, payload);
     t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
 }
 
@@ -81,9 +81,9 @@ static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t pay
     size_t n = t->args.len, k = t->building_kt.len;
     if (n + MODEL_PAY_MAX + MODEL_PAY_SLACK <= t->args.cap && k < t->building_kt.cap &&
         key < (1u << ARG_KEY_BITS) && n < ARGS_BYTES_MAX && !(t->failed | t->frozen)) {
-        size_t len = model_pay_put((unsigned char *)t->args.data + n, model_pay_code(tag, payload));
+        model_pay_put(t->args.data, &n, &t->building_desc, k, payload);
         ((uint32_t *)t->building_kt.data)[k] = key << 3 | tag;
-        t->args.len = n + len;
+        t->args.len = n;
         t->building_kt.len = k + 1;
         t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
     } else {
@@ -274,9 +274,18 @@ uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
         ** an arg.
         */
         uint64_t all = 0;
-        for (size_t i = 0; i < n; i++) {
-            all |= (uint64_t)val[i];
-            end += model_pay_put(pay + end, (uint64_t)val[i]); /* past 2^31: thrown away */
+        for (size_t i = 0; i < n; i += 4) {
+            size_t desc = end++, m = n - i < 4 ? n - i : 4;
+            unsigned d = 0;
+            for (size_t j = 0; j < m; j++) {
+                uint32_t x = (uint32_t)val[i + j], le = model_pay_le(x);
+                unsigned k = model_pay_class(x);
+                all |= (uint64_t)val[i + j];
+                memcpy(pay + end, &le, sizeof le);
+                end += k + 1;
+                d |= k << 2 * j;
+            }
+            pay[desc] = (unsigned char)d;
         }
         wide = all >> 31;
     }
