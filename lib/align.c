@@ -507,10 +507,10 @@ static uint32_t track_input(const aligner *a, uint32_t track)
     return TR_VEC_AT(&a->t->processes, tr_process, a->track_proc[track]).input;
 }
 
-static void first_of(aligner *a, const int64_t *ts, const uint32_t *track, size_t n)
+static void first_of(aligner *a, const int64_t *ts, tr_col track, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        uint32_t in = track_input(a, track[i]);
+        uint32_t in = track_input(a, (uint32_t)tr_col_at(&track, i));
         if (in < a->n_in && ts[i] < a->first_ts[in]) a->first_ts[in] = ts[i];
     }
 }
@@ -637,12 +637,19 @@ static int place_by_hand(aligner *a, const tr_align_opts *o, tr_error *e)
     return TR_OK;
 }
 
-static void scan_named(aligner *a, const int64_t *ts, const uint32_t *track, const uint32_t *name,
-                       size_t n, size_t n_strs)
+/* A table's 32-bit tracks or names as a tr_col (the instants' are one already). */
+static tr_col track_col(const uint32_t *track)
+{
+    return (tr_col){track, 0, 0, 4};
+}
+
+static void scan_named(aligner *a, const int64_t *ts, tr_col track, tr_col name, size_t n,
+                       size_t n_strs)
 {
     for (size_t i = 0; i < n; i++) {
-        if (name[i] >= n_strs || !a->is_name[name[i]] || track[i] >= a->n_tracks) continue;
-        uint32_t p = a->track_proc[track[i]];
+        uint64_t nm = (uint64_t)tr_col_at(&name, i), k = (uint64_t)tr_col_at(&track, i);
+        if (nm >= n_strs || !a->is_name[nm] || k >= a->n_tracks) continue;
+        uint32_t p = a->track_proc[k];
         if (a->proc_unit[p] == TR_NONE) continue;
         unit *u = &TR_VEC_AT(&a->units, unit, a->proc_unit[p]);
         int64_t at = add_sat(ts[i], a->proc_off[p]);
@@ -682,8 +689,8 @@ static int place_on_event(aligner *a, const tr_align_opts *o, tr_error *e)
     }
     const slice_table *sl = &t->slices;
     const instant_table *it = &t->instants;
-    scan_named(a, sl->ts, sl->track, sl->name, sl->n, n_strs);
-    scan_named(a, it->ts, it->track, it->name, it->n, n_strs);
+    scan_named(a, sl->ts, track_col(sl->track), track_col(sl->name), sl->n, n_strs);
+    scan_named(a, it->ts, model_col_view(&it->track), model_col_view(&it->name), it->n, n_strs);
     int64_t target = INT64_MIN;
     for (size_t u = 0; u < a->units.len; u++) {
         const unit *un = &TR_VEC_AT(&a->units, unit, u);
@@ -706,12 +713,12 @@ static int place_on_event(aligner *a, const tr_align_opts *o, tr_error *e)
     return TR_OK;
 }
 
-static void shift(const aligner *a, int64_t *ts, const uint32_t *track, size_t n,
-                  const int64_t *track_off)
+static void shift(const aligner *a, int64_t *ts, tr_col track, size_t n, const int64_t *track_off)
 {
-    for (size_t i = 0; i < n; i++)
-        if (track[i] < a->n_tracks && track_off[track[i]])
-            ts[i] = add_sat(ts[i], track_off[track[i]]);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)tr_col_at(&track, i);
+        if (k < a->n_tracks && track_off[k]) ts[i] = add_sat(ts[i], track_off[k]);
+    }
 }
 
 static int apply_shifts(aligner *a, tr_error *e)
@@ -727,11 +734,11 @@ static int apply_shifts(aligner *a, tr_error *e)
     int64_t *off = tr_malloc((a->n_tracks ? a->n_tracks : 1) * sizeof *off);
     if (!off) return tr_error_nomem(e);
     for (size_t k = 0; k < a->n_tracks; k++) off[k] = a->proc_off[a->track_proc[k]];
-    shift(a, t->slices.ts, t->slices.track, t->slices.n, off);
-    shift(a, t->instants.ts, t->instants.track, t->instants.n, off);
+    shift(a, t->slices.ts, track_col(t->slices.track), t->slices.n, off);
+    shift(a, t->instants.ts, model_col_view(&t->instants.track), t->instants.n, off);
     t->instants.ordered = 0; /* the shifts may have put them out of order */
-    shift(a, t->counters.ts, t->counters.track, t->counters.n, off);
-    shift(a, t->samples.ts, t->samples.track, t->samples.n, off);
+    shift(a, t->counters.ts, track_col(t->counters.track), t->counters.n, off);
+    shift(a, t->samples.ts, track_col(t->samples.track), t->samples.n, off);
     tr_free(off);
     return TR_OK;
 }
@@ -770,10 +777,10 @@ int tr_align(tr_trace *t, const tr_align_opts *o, tr_error *e)
         for (size_t k = 0; k < a.n_tracks; k++)
             a.track_proc[k] = tr_track_get(t, (uint32_t)k)->process;
         for (size_t i = 0; i < a.n_in; i++) a.first_ts[i] = INT64_MAX;
-        first_of(&a, t->slices.ts, t->slices.track, t->slices.n);
-        first_of(&a, t->instants.ts, t->instants.track, t->instants.n);
-        first_of(&a, t->counters.ts, t->counters.track, t->counters.n);
-        first_of(&a, t->samples.ts, t->samples.track, t->samples.n);
+        first_of(&a, t->slices.ts, track_col(t->slices.track), t->slices.n);
+        first_of(&a, t->instants.ts, model_col_view(&t->instants.track), t->instants.n);
+        first_of(&a, t->counters.ts, track_col(t->counters.track), t->counters.n);
+        first_of(&a, t->samples.ts, track_col(t->samples.track), t->samples.n);
         for (size_t i = 0; i < a.n_in; i++) {
             int64_t dropped = TR_VEC_AT(&t->inputs, tr_input_info, i).dropped_first_ts;
             if (dropped < a.first_ts[i]) a.first_ts[i] = dropped;
@@ -885,12 +892,13 @@ static void process_spans(const tr_trace *t, int64_t *first, int64_t *last)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &co);
     tr_trace_samples(t, &sa);
-    const uint32_t *track[TR_EV_KIND_COUNT] = {s.track, in.track, co.track, sa.track};
+    tr_col track[TR_EV_KIND_COUNT] = {track_col(s.track), in.track, track_col(co.track),
+                                      track_col(sa.track)};
     tr_iter it;
     tr_event ev;
     tr_iter_init(&it, t);
     while (tr_iter_next(&it, &ev)) {
-        uint32_t p = tr_track_get(t, track[ev.kind][ev.row])->process;
+        uint32_t p = tr_track_get(t, (uint32_t)tr_col_at(&track[ev.kind], ev.row))->process;
         int64_t dur = ev.kind == TR_EV_SLICE ? tr_slice_dur(&s, ev.row) : 0;
         if (ev.ts < first[p]) first[p] = ev.ts;
         if (add_sat(ev.ts, dur > 0 ? dur : 0) > last[p])

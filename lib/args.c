@@ -106,15 +106,29 @@ static unsigned delta_slot(uint32_t kt)
 uint32_t model_raw_start(const tr_trace *t, size_t k)
 {
     size_t s = k - k % MODEL_SET_ANCHOR;
-    uint32_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
-    for (; s < k; s++) p += shape_of(t, model_raw_shape(t, s))[0];
-    return p;
+    size_t p = TR_VEC_AT(&t->set_start, uint32_t, s / MODEL_SET_ANCHOR);
+    for (; s < k; s++) p = model_pay_skip(t->args.data, p, shape_of(t, model_raw_shape(t, s))[0]);
+    return (uint32_t)p;
+}
+
+/*
+** Raw set S's bytes as tr_args_end counts them (model_args_raw_full): 8,
+** its payloads' and 8 a wide value.  *P is its first byte, then the next
+** set's.
+*/
+static size_t raw_set_bytes(const tr_trace *t, size_t s, size_t *p)
+{
+    const uint32_t *w = shape_of(t, model_raw_shape(t, s));
+    size_t q = model_pay_skip(t->args.data, *p, w[0]), bytes = 8 + (q - *p);
+    for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
+    *p = q;
+    return bytes;
 }
 
 /* Seals raw sets [A, B) into a chunk; TR_FATAL when out of memory. */
 static int seal_chunk(tr_trace *t, size_t a, size_t b)
 {
-    const uint32_t *pay = t->args.data;
+    const unsigned char *pay = t->args.data;
     const uint64_t *wide_in = t->arg_wide.data;
     size_t n = b - a, p0 = model_raw_start(t, a), npay = 0, nwide = 0;
     for (size_t s = a; s < b; s++) {
@@ -130,8 +144,9 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
     size_t p = p0, k = 0;
     for (size_t s = a; s < b; s++) {
         const uint32_t *w = shape_of(t, words[s - a]);
-        for (uint32_t i = 0; i < w[0]; i++, p++) {
-            uint32_t v = pay[p], slot = delta_slot(w[1 + i]);
+        p = model_pay_get(pay, p, w[0], d); /* the values, made deltas in place */
+        for (uint32_t i = 0; i < w[0]; i++) {
+            uint32_t v = *d, slot = delta_slot(w[1 + i]);
             if (is_wide(w[1 + i])) {
                 wide[k] = wide_in[v];
                 v = (uint32_t)k++;
@@ -158,27 +173,48 @@ static int seal_chunk(tr_trace *t, size_t a, size_t b)
 
 /*
 ** Moves raw sets [A, end) to the front, their wide values renumbered from 0
-** and their kept first payloads made again (no more of them than before).
+** and their kept first bytes made again (no more of them than before).  A
+** renumbered payload takes no more bytes than it did, so each is read
+** before it is written over, and written with its own bytes alone (its
+** group's byte last).
 */
 static void keep_tail(tr_trace *t, size_t a)
 {
-    uint32_t *start = t->set_start.data, *pay = t->args.data;
+    static const uint32_t mask[4] = {0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
+    uint32_t *start = t->set_start.data;
+    unsigned char *pay = t->args.data;
     uint64_t *wide = t->arg_wide.data;
-    size_t nraw = t->set_shape.len, p0 = a < nraw ? model_raw_start(t, a) : t->args.len, p = p0,
+    size_t nraw = t->set_shape.len, p = a < nraw ? model_raw_start(t, a) : t->args.len, q = 0,
            k = 0;
     for (size_t s = a; s < nraw; s++) {
         const uint32_t *w = shape_of(t, model_raw_shape(t, s));
-        if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)(p - p0);
-        for (uint32_t i = 0; i < w[0]; i++, p++) {
-            if (!is_wide(w[1 + i])) continue;
-            wide[k] = wide[pay[p]]; /* indexes grow set after set: K never passes them */
-            pay[p] = (uint32_t)k++;
+        if ((s - a) % MODEL_SET_ANCHOR == 0) start[(s - a) / MODEL_SET_ANCHOR] = (uint32_t)q;
+        for (uint32_t i = 0; i < w[0]; i += 4) {
+            unsigned old = pay[p++], made = 0;
+            size_t desc = q++;
+            for (uint32_t j = 0; j < 4 && i + j < w[0]; j++) {
+                unsigned c = old >> (2 * j) & 3;
+                uint32_t x;
+                memcpy(&x, pay + p, sizeof x);
+                x = model_pay_le(x) & mask[c];
+                p += c + 1;
+                if (is_wide(w[1 + i + j])) {
+                    wide[k] = wide[x]; /* indexes grow set after set: K never passes them */
+                    x = (uint32_t)k++;
+                }
+                unsigned cx = model_pay_class(x);
+                uint32_t le = model_pay_le(x);
+                memmove(pay + q, &le, cx + 1);
+                q += cx + 1;
+                made |= cx << (2 * j);
+            }
+            pay[desc] = (unsigned char)made;
         }
     }
-    memmove(pay, pay + p0, (t->args.len - p0) * sizeof *pay);
     unsigned char *shape = t->set_shape.data;
     memmove(shape, shape + a * t->set_shape.elem, (nraw - a) * t->set_shape.elem);
-    t->args.len -= p0;
+    t->args.len = q;
+    t->raw_moved++;
     t->set_shape.len = nraw - a;
     t->set_start.len = (nraw - a + MODEL_SET_ANCHOR - 1) / MODEL_SET_ANCHOR;
     t->arg_wide.len = k;
@@ -187,15 +223,12 @@ static void keep_tail(tr_trace *t, size_t a)
 
 void model_args_seal(tr_trace *t)
 {
-    size_t nraw = t->set_shape.len, a = 0;
+    size_t nraw = t->set_shape.len, a = 0, p = nraw ? model_raw_start(t, 0) : 0;
     while (a < nraw && !t->failed) {
         /* Bytes counted as tr_args_end counts the raw sets. */
         size_t b = a, bytes = 0;
-        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
-            bytes += 8 + 4 * (size_t)w[0];
-            for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
-        }
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES)
+            bytes += raw_set_bytes(t, b++, &p);
         if (b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) break; /* not a whole chunk */
         if (seal_chunk(t, a, b) != TR_OK) t->failed = 1;
         a = b;
@@ -216,9 +249,27 @@ typedef struct chunk_view {
     unsigned long used;
 } chunk_view;
 
+#define RAW_STREAMS 16
+
+typedef struct raw_pos {
+    uint32_t next; /* set id + 1 of the set read (0: none) */
+    uint32_t at;   /* its end in args */
+} raw_pos;
+
 typedef struct chunk_cache {
     chunk_view v[CACHE_SLOTS];
     ZSTD_DCtx *dctx;
+    uint32_t *raw; /* a raw set's payloads, decoded (model_args_set) */
+    size_t raw_cap;
+    /*
+    ** Where the raw set after each of the last RAW_STREAMS read starts:
+    ** readers go set after set, or through a few inputs' sets at once (a
+    ** merged model written in time order), and skip no payloads then.
+    */
+    uint64_t raw_uid;
+    uint32_t raw_moved;
+    unsigned raw_victim, raw_last;
+    raw_pos raw_pos[RAW_STREAMS];
     unsigned long clock;
     int last; /* the slot read last: most reads hit it */
 } chunk_cache;
@@ -232,6 +283,7 @@ static void cache_free(void *p)
 {
     chunk_cache *c = p;
     for (int i = 0; i < CACHE_SLOTS; i++) tr_free(c->v[i].buf);
+    tr_free(c->raw);
     ZSTD_freeDCtx(c->dctx);
     tr_free(c);
 }
@@ -327,7 +379,29 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
     if (idx >= t->sealed) {
         idx -= t->sealed;
         shape = model_raw_shape(t, idx);
-        out->val = (const uint32_t *)t->args.data + model_raw_start(t, idx);
+        const uint32_t *w = shape_of(t, shape);
+        chunk_cache *c = cache_get();
+        if (!c) return;
+        if (w[0] > c->raw_cap) {
+            uint32_t *p = tr_realloc(c->raw, w[0] * sizeof *p);
+            if (!p) return;
+            c->raw = p;
+            c->raw_cap = w[0];
+        }
+        if (c->raw_uid != t->uid || c->raw_moved != t->raw_moved) {
+            memset(c->raw_pos, 0, sizeof c->raw_pos);
+            c->raw_uid = t->uid;
+            c->raw_moved = t->raw_moved;
+        }
+        unsigned k = c->raw_last; /* most reads follow the read before */
+        if (c->raw_pos[k].next != set)
+            for (k = 0; k < RAW_STREAMS && c->raw_pos[k].next != set; k++) continue;
+        size_t p = k < RAW_STREAMS ? c->raw_pos[k].at : model_raw_start(t, idx);
+        p = model_pay_get(t->args.data, p, w[0], c->raw);
+        if (k == RAW_STREAMS) k = c->raw_victim++ % RAW_STREAMS;
+        c->raw_pos[k] = (raw_pos){set + 1, (uint32_t)p};
+        c->raw_last = k;
+        out->val = c->raw;
         out->wide = t->arg_wide.data;
     } else {
         const chunk_view *v = chunk_view_of(t, idx);
@@ -399,14 +473,11 @@ static int shapes_map(tr_trace *dst, const tr_trace *src, const uint32_t *str, u
 /* Seals every raw set of T, the last chunk perhaps not whole: chunks must precede raw sets. */
 static int seal_all(tr_trace *t)
 {
-    size_t nraw = t->set_shape.len, a = 0;
+    size_t nraw = t->set_shape.len, a = 0, p = nraw ? model_raw_start(t, 0) : 0;
     while (a < nraw) {
         size_t b = a, bytes = 0;
-        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES) {
-            const uint32_t *w = shape_of(t, model_raw_shape(t, b++));
-            bytes += 8 + 4 * (size_t)w[0];
-            for (uint32_t i = 0; i < w[0]; i++) bytes += 8 * (size_t)is_wide(w[1 + i]);
-        }
+        while (b < nraw && b - a < MODEL_CHUNK_SETS && bytes < MODEL_CHUNK_BYTES)
+            bytes += raw_set_bytes(t, b++, &p);
         if (seal_chunk(t, a, b) != TR_OK) return TR_FATAL;
         a = b;
     }
@@ -475,21 +546,21 @@ static int chunks_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, 
 /* SRC's raw sets appended as raw sets: shapes by MAP, strings by STR, wide values copied. */
 static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, const uint32_t *str)
 {
-    const uint32_t *pay = src->args.data;
     const uint64_t *wide = src->arg_wide.data;
-    size_t p =
-        src->set_shape.len ? model_raw_start(src, 0) : 0; /* a set's payloads follow the last */
     for (size_t k = 0; k < src->set_shape.len; k++) {
         uint32_t shape = model_raw_shape(src, k);
         const uint32_t *w = shape_of(src, shape);
-        size_t n = w[0], at = dst->args.len;
-        if (at + n >= UINT32_MAX || model_args_sets(dst) >= TR_NONE - 1 ||
-            tr_vec_reserve(&dst->args, at + n) != TR_OK)
+        model_set ms; /* read set after set: each found where the last ended */
+        model_args_set(src, (uint32_t)(src->sealed + k + 1), &ms);
+        size_t n = w[0], at = dst->args.len, end = at, desc = 0;
+        if (ms.n != n) return TR_FATAL; /* out of memory reading it */
+        if (at + n * MODEL_PAY_MAX >= UINT32_MAX - 64 || model_args_sets(dst) >= TR_NONE - 1 ||
+            tr_vec_reserve(&dst->args, at + n * MODEL_PAY_MAX + MODEL_PAY_SLACK) != TR_OK)
             return TR_FATAL;
-        uint32_t *out = (uint32_t *)dst->args.data + at;
+        unsigned char *out = dst->args.data;
         for (size_t i = 0; i < n; i++) {
-            uint32_t v = pay[p + i];
             unsigned tag = w[1 + i] & 7;
+            uint32_t v = ms.val[i];
             if (tag == ARG_STR) v = str[v];
             if (is_wide(w[1 + i])) {
                 uint64_t *slot =
@@ -498,12 +569,11 @@ static int raw_take(tr_trace *dst, const tr_trace *src, const uint32_t *map, con
                 *slot = wide[v];
                 v = (uint32_t)(dst->arg_wide.len - 1);
             }
-            out[i] = v;
+            model_pay_put(out, &end, &desc, i, v);
         }
-        p += n;
         dst->building = at;
         if (!model_set_push(dst, map[shape])) return TR_FATAL;
-        dst->args.len = dst->building = at + n;
+        dst->args.len = dst->building = end;
         if (model_args_raw_full(dst)) model_args_seal(dst);
         if (dst->failed) return TR_FATAL;
     }

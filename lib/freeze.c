@@ -481,19 +481,19 @@ static int close_open_slices(tr_trace *t)
         all_first &= input[i] == 0;
     }
 #define TRACK_INPUT(track) (!all_first && (track) < n_tracks ? input[track] : 0)
-#define SPAN(tab, from, endexpr)                                                                   \
+#define SPAN(tab, from, trackexpr, endexpr)                                                        \
     for (size_t i = (from); i < (tab).n; i++) {                                                    \
-        uint32_t in = TRACK_INPUT((tab).track[i]);                                                 \
+        uint32_t in = TRACK_INPUT(trackexpr);                                                      \
         int64_t e = (endexpr);                                                                     \
         if (in < n_inputs && e > end[in]) end[in] = e;                                             \
     }
     /* Instants in order (one input's): the last of them ends latest, the rest are not read. */
     size_t in_from = all_first && t->instants.ordered ? t->instants.ordered - 1 : 0;
-    SPAN(t->slices, 0,
+    SPAN(t->slices, 0, s->track[i],
          model_slice_dur(s, i) >= 0 ? tr_time_add(s->ts[i], model_slice_dur(s, i)) : s->ts[i])
-    SPAN(t->instants, in_from, t->instants.ts[i])
-    SPAN(t->counters, 0, t->counters.ts[i])
-    SPAN(t->samples, 0, t->samples.ts[i])
+    SPAN(t->instants, in_from, (uint32_t)model_col_get(&t->instants.track, i), t->instants.ts[i])
+    SPAN(t->counters, 0, t->counters.track[i], t->counters.ts[i])
+    SPAN(t->samples, 0, t->samples.track[i], t->samples.ts[i])
 #undef SPAN
     int rc = TR_OK;
     for (size_t i = 0; i < s->n; i++) {
@@ -702,12 +702,13 @@ static void shrink_columns(size_t n, size_t *cap, void **cols[], const size_t si
     *cap = n; /* a failed shrink leaves a bigger block, which is no harm */
 }
 
-static void shrink_vec(tr_vec *v)
+/* Shrinks V to its length and SLACK elements more. */
+static void shrink_vec(tr_vec *v, size_t slack)
 {
-    if (v->len == 0 || v->len == v->cap) return;
-    void *p = tr_realloc(v->data, v->len * v->elem);
+    if (v->len == 0 || v->len + slack >= v->cap) return;
+    void *p = tr_realloc(v->data, (v->len + slack) * v->elem);
     if (p) v->data = p;
-    v->cap = v->len;
+    v->cap = v->len + slack;
 }
 
 static void shrink_tables(tr_trace *t)
@@ -720,8 +721,9 @@ static void shrink_tables(tr_trace *t)
     model_cols fc;
     model_flow_columns(&t->flows, &fc);
     shrink_columns(t->flows.n, &t->flows.cap, fc.col, fc.size, fc.ncols);
-    tr_vec *vecs[] = {&t->args, &t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
-    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i]);
+    tr_vec *vecs[] = {&t->arg_wide, &t->set_start, &t->set_shape, &t->strs, &t->chunks};
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) shrink_vec(vecs[i], 0);
+    shrink_vec(&t->args, MODEL_PAY_SLACK); /* a payload is read 4 bytes at a time */
     model_args_seal_end(t);
 }
 
@@ -845,9 +847,9 @@ void tr_trace_instants(const tr_trace *t, tr_instants *out)
     const instant_table *s = &t->instants;
     *out = (tr_instants){s->n,
                          s->ts,
-                         s->track,
-                         s->name,
                          s->args,
+                         model_col_view(&s->track),
+                         model_col_view(&s->name),
                          model_col_view(&s->cat),
                          model_col_view(&s->scope),
                          model_col_view(&s->bytes),

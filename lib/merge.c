@@ -265,10 +265,10 @@ static int merge_events(tr_trace *dst, const tr_trace *src, remap *m)
         model_table_columns(dst, TR_EV_INSTANT, &ic);
         if (room(&di->cap, di->n + si->n, ic.col, ic.size, ic.ncols) != TR_OK) return TR_FATAL;
         memcpy(di->ts + di->n, si->ts, si->n * 8);
-        map_col(di->track + di->n, si->track, si->n, m->track);
-        map_col(di->name + di->n, si->name, si->n, m->str);
         set_col(di->args + di->n, si->args, si->n, m);
-        if ((merge_col(&di->cat, di->n, di->cap, &si->cat, si->n, m->str) |
+        if ((merge_col(&di->track, di->n, di->cap, &si->track, si->n, m->track) |
+             merge_col(&di->name, di->n, di->cap, &si->name, si->n, m->str) |
+             merge_col(&di->cat, di->n, di->cap, &si->cat, si->n, m->str) |
              merge_col(&di->scope, di->n, di->cap, &si->scope, si->n, NULL) |
              merge_col(&di->bytes, di->n, di->cap, &si->bytes, si->n, NULL)) != TR_OK)
             return TR_FATAL;
@@ -425,9 +425,10 @@ static void expect_like(tr_trace *dst, const tr_trace *src, size_t times)
                               [TR_EV_SAMPLE] = src->samples.n * times},
                    .flows = src->flows.n * times};
     tr_trace_expect(dst, &x);
-    size_t most = dst->args_raw_max / 4, args = src->args.len * times,
+    size_t most = dst->args_raw_max / 4, bytes = src->args.len * times,
            sets = src->set_shape.len * times, wide = src->arg_wide.len * times;
-    (void)tr_vec_reserve(&dst->args, dst->args.len + (args < most ? args : most));
+    (void)tr_vec_reserve(&dst->args, dst->args.len + MODEL_PAY_SLACK +
+                                         (bytes < dst->args_raw_max ? bytes : dst->args_raw_max));
     (void)tr_vec_reserve(&dst->set_shape, dst->set_shape.len + (sets < most ? sets : most));
     (void)tr_vec_reserve(&dst->set_start,
                          dst->set_start.len + (sets < most ? sets : most) / MODEL_SET_ANCHOR + 1);

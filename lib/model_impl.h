@@ -26,15 +26,15 @@ typedef struct str_entry {
 
 /*
 ** A column that costs nothing while every row holds one value, then NARROW
-** bytes a row (the value less BIAS), then 8 once a value does not fit them
-** (read as tr_col).  Its block grows with its table's (model_table_columns
-** lists it once made).
+** bytes a row (the value less BIAS), then 4 (from 1) and 8 as values pass
+** what the block holds (read as tr_col).  Its block grows with its table's
+** (model_table_columns lists it once made).
 */
 typedef struct model_col {
     void *p; /* NULL while every row is SAME */
     int64_t same, bias;
     uint64_t lo, span; /* V fits as the column is when V - LO <= SPAN (unsigned) */
-    uint8_t size;      /* of p's rows: 0, NARROW or 8 */
+    uint8_t size;      /* of p's rows: 0, NARROW, 4 or 8 */
     uint8_t narrow;    /* 1 or 4 */
 } model_col;
 
@@ -115,13 +115,16 @@ typedef struct slice_table {
     tr_vec wide_dur;                 /* int64_t */
 } slice_table;
 
-/* Instants: a GT log's all have one category and scope; sizes fit 32 bits. */
+/*
+** Instants: a GT log's all have one category and scope; sizes fit 32 bits;
+** its tracks and names are a few, a byte each.
+*/
 typedef struct instant_table {
     size_t n, cap;
     size_t ordered; /* rows 0..ORDERED are in time order (as appended: freeze need not look) */
     int64_t *ts;
-    uint32_t *track, *name, *args;
-    model_col cat, scope, bytes;
+    uint32_t *args;
+    model_col track, name, cat, scope, bytes;
 } instant_table;
 
 /*
@@ -184,26 +187,30 @@ struct tr_trace {
     /*
     ** args: a set is a shape (its keys and value tags, interned: a reader's
     ** events repeat a few) and one 32-bit payload an arg.  Nearly all values
-    ** fit the payload; the others go to arg_wide.  A set costs 1.5 bytes
-    ** (4.5 past 255 shapes) and 4 an arg, where entries of key, tag and
-    ** value would cost 8 an arg.  Sets are raw as built; past args_raw_max
-    ** bytes of raw sets (counted as 8 a set), the oldest are sealed into
-    ** compressed chunks (args.c), 3-4 bytes a set where a Kineto or GT
-    ** event's set takes 22-24 raw, and are decoded again as read.  Raw set
-    ** K is set sealed + K + 1.  Its payloads follow set K - 1's, so only
-    ** every MODEL_SET_ANCHOR-th set's first payload is kept; its shape is a
-    ** byte while shape ids fit one (model_raw_shape).
+    ** fit the payload; the others go to arg_wide.  A raw set's payloads are
+    ** stored in 1-4 bytes each and a byte a group of four (model_pay_put: a
+    ** GT record's seq, sizes and string ids take 1-3), so a set costs 1.5
+    ** bytes (4.5 past 255 shapes) and 2-3 an arg, where entries of key, tag
+    ** and value would cost 8 an arg.  Sets are raw as built; past args_raw_max bytes of raw sets
+    ** (counted as 8 a set), the oldest are sealed into compressed chunks
+    ** (args.c), 3-4 bytes a set where a Kineto or GT event's set takes 22-24
+    ** as 32-bit payloads, and are decoded again as read.  Raw set K is set
+    ** sealed + K + 1.  Its payloads follow set K - 1's, so only every
+    ** MODEL_SET_ANCHOR-th set's first byte is kept; its shape is a byte
+    ** while shape ids fit one (model_raw_shape).
     */
-    tr_vec args;         /* uint32_t: the payloads of the raw sets, set after set */
-    tr_vec arg_wide;     /* uint64_t: their values too wide for a payload */
-    tr_vec set_start;    /* uint32_t: first payload of raw set k * MODEL_SET_ANCHOR */
-    tr_vec set_shape;    /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
-    size_t building;     /* first payload of the set under construction */
-    tr_vec building_kt;  /* uint32_t: its key << 3 | tag entries */
-    uint64_t building_h; /* their hash, kept as they are pushed (shape_intern) */
-    tr_vec chunks;       /* arg_chunk: the sealed sets, oldest first */
-    tr_vec arg_from;     /* arg_from: the traces whose chunks a merge took whole */
-    uint32_t sealed;     /* sets in chunks */
+    tr_vec args;          /* bytes: the payloads of the raw sets, set after set (model_pay_put) */
+    tr_vec arg_wide;      /* uint64_t: their values too wide for a payload */
+    tr_vec set_start;     /* uint32_t: first byte of raw set k * MODEL_SET_ANCHOR in args */
+    tr_vec set_shape;     /* uint8_t, or uint32_t once a shape id passes 254: shape of raw set k */
+    size_t building;      /* first byte of the set under construction */
+    tr_vec building_kt;   /* uint32_t: its key << 3 | tag entries */
+    uint64_t building_h;  /* their hash, kept as they are pushed (shape_intern) */
+    tr_vec chunks;        /* arg_chunk: the sealed sets, oldest first */
+    tr_vec arg_from;      /* arg_from: the traces whose chunks a merge took whole */
+    uint32_t sealed;      /* sets in chunks */
+    uint32_t raw_moved;   /* bumped as raw sets move (sealing): threads' read positions go stale */
+    size_t building_desc; /* the byte of the set under construction's last group (model_pay_put) */
     size_t sealed_bytes;
     size_t args_raw_max; /* raw bytes past which whole chunks are sealed */
     void *seal_ctx;      /* ZSTD_CCtx of the sealing, made on the first */
@@ -256,8 +263,9 @@ typedef struct model_set {
 
 /*
 ** Arg set SET (N 0 for set 0 or an unknown set).  A sealed set is read from
-** this thread's cache of decoded chunks: its pointers hold until the thread's
-** next model_args_set call (a frozen trace may be read so by several threads).
+** this thread's cache of decoded chunks, a raw one decoded into this thread's
+** buffer: VAL holds until the thread's next model_args_set call (a frozen
+** trace may be read so by several threads).
 */
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
 
@@ -270,7 +278,82 @@ static inline uint32_t model_raw_shape(const tr_trace *t, size_t k)
                                   : ((const uint32_t *)t->set_shape.data)[k];
 }
 
-/* The first payload of raw set K (args.c). */
+/*
+** A raw set's payloads are stored in groups of up to four: a byte giving
+** each one's length less one in two bits (payload J of the group in bits
+** 2J, 2J + 1), then the payloads, 1 to 4 bytes each, little-endian.  The
+** lengths are known from that byte, so a reader finds the next payload
+** without waiting on the one before, and skips a group with one lookup.  A
+** put writes 4 bytes and a get reads 4, so args keeps MODEL_PAY_SLACK bytes
+** of room past its last payload.
+*/
+#define MODEL_PAY_MAX   5 /* a payload's bytes at most, its share of a group's byte included */
+#define MODEL_PAY_SLACK 8
+
+static inline uint32_t model_pay_le(uint32_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(x);
+#else
+    return x;
+#endif
+}
+
+/* The bytes less one that X takes. */
+static inline unsigned model_pay_class(uint32_t x)
+{
+    return (unsigned)(31 - __builtin_clz(x | 1)) >> 3;
+}
+
+/*
+** Payload I of a set (I counts from the set's first) stored at B + *END,
+** which moves past it; a group's first makes the group's byte at *DESC.
+*/
+static inline void model_pay_put(unsigned char *b, size_t *end, size_t *desc, size_t i, uint32_t x)
+{
+    if (i % 4 == 0) {
+        *desc = (*end)++;
+        b[*desc] = 0;
+    }
+    unsigned k = model_pay_class(x);
+    uint32_t le = model_pay_le(x);
+    memcpy(b + *end, &le, sizeof le);
+    *end += k + 1;
+    b[*desc] |= (unsigned char)(k << (2 * (i % 4)));
+}
+
+/* Reads the N payloads of a set from B + P into OUT; returns where the next set starts. */
+static inline size_t model_pay_get(const unsigned char *b, size_t p, size_t n, uint32_t *out)
+{
+    static const uint32_t mask[4] = {0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
+    for (size_t i = 0; i < n; i += 4) {
+        unsigned d = b[p++];
+        size_t m = n - i < 4 ? n - i : 4;
+        for (size_t j = 0; j < m; j++) {
+            unsigned k = d >> (2 * j) & 3;
+            uint32_t x;
+            memcpy(&x, b + p, sizeof x);
+            out[i + j] = model_pay_le(x) & mask[k];
+            p += k + 1;
+        }
+    }
+    return p;
+}
+
+/* Where the set whose N payloads start at B + P ends. */
+static inline size_t model_pay_skip(const unsigned char *b, size_t p, size_t n)
+{
+    while (n) {
+        size_t m = n < 4 ? n : 4;
+        unsigned d = b[p] & ((1u << (2 * m)) - 1);
+        unsigned s = (d & 0x33) + (d >> 2 & 0x33); /* the four lengths summed by pairs */
+        p += 1 + m + (s & 0xF) + (s >> 4);
+        n -= m;
+    }
+    return p;
+}
+
+/* The first byte of raw set K in args (args.c). */
 uint32_t model_raw_start(const tr_trace *t, size_t k);
 
 /* The number of arg sets (the last set's id). */
@@ -295,7 +378,7 @@ void model_args_seal(tr_trace *t);
 /* Whether the raw sets are past args_raw_max bytes and make a whole chunk: time to seal. */
 static inline int model_args_raw_full(const tr_trace *t)
 {
-    size_t raw = (t->args.len + 2 * t->set_shape.len) * 4 + t->arg_wide.len * 8;
+    size_t raw = t->args.len + (t->set_shape.len + t->arg_wide.len) * 8;
     return raw > t->args_raw_max &&
            (raw >= MODEL_CHUNK_BYTES || t->set_shape.len >= MODEL_CHUNK_SETS);
 }

@@ -94,7 +94,7 @@ static int tally_part(void *user, size_t j, int worker)
     tr_trace_instants(t, &in);
     tr_trace_counters(t, &cn);
     tr_trace_samples(t, &sm);
-#define TALLY(kind, tab, timed, endexpr, nameexpr)                                                 \
+#define TALLY(kind, tab, timed, endexpr, trackexpr, nameexpr)                                      \
     for (size_t i = tr_pool_part((tab).n, job->parts, j),                                          \
                 hi = tr_pool_part((tab).n, job->parts, j + 1);                                     \
          i < hi; i++) {                                                                            \
@@ -103,22 +103,32 @@ static int tally_part(void *user, size_t j, int worker)
             if ((tab).ts[i] < first) first = (tab).ts[i];                                          \
             if (end > last) last = end;                                                            \
         }                                                                                          \
-        if ((tab).track[i] < n_tracks) events[(tab).track[i] * TR_EV_KIND_COUNT + (kind)]++;       \
+        uint32_t track = (trackexpr);                                                              \
+        if (track < n_tracks) events[track * TR_EV_KIND_COUNT + (kind)]++;                         \
         tr_str name = (nameexpr);                                                                  \
         if (name && name < n_strs) {                                                               \
             by_name[name]++;                                                                       \
             if (name >= lim) lim = (size_t)name + 1;                                               \
         }                                                                                          \
     }
-    TALLY(TR_EV_SLICE, sl, 1, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.name[i])
+    TALLY(TR_EV_SLICE, sl, 1, tr_time_add(sl.ts[i], tr_slice_dur(&sl, i)), sl.track[i], sl.name[i])
     /* Instants in time order (a GT log's): the part's first and last give its times. */
     size_t lo = tr_pool_part(in.n, job->parts, j), hi = tr_pool_part(in.n, job->parts, j + 1);
     int in_order = lo < hi && hi <= in.ordered;
     if (in_order && in.ts[lo] < first) first = in.ts[lo];
     if (in_order && in.ts[hi - 1] > last) last = in.ts[hi - 1];
-    TALLY(TR_EV_INSTANT, in, !in_order, in.ts[i], in.name[i])
-    TALLY(TR_EV_COUNTER, cn, 1, cn.ts[i], 0)
-    TALLY(TR_EV_SAMPLE, sm, 1, sm.ts[i], leaf_function(t, sm.stack[i]))
+    /* Their tracks and names a byte each (a GT log's): read so, not through tr_col_at. */
+    const uint8_t *in_track = in.track.size == 1 ? in.track.p : NULL,
+                  *in_name = in.name.size == 1 ? in.name.p : NULL;
+    if (in_track && in_name) {
+        uint32_t tb = (uint32_t)in.track.bias, nb = (uint32_t)in.name.bias;
+        TALLY(TR_EV_INSTANT, in, !in_order, in.ts[i], in_track[i] + tb, in_name[i] + nb)
+    } else {
+        TALLY(TR_EV_INSTANT, in, !in_order, in.ts[i], tr_instant_track(&in, i),
+              tr_instant_name(&in, i))
+    }
+    TALLY(TR_EV_COUNTER, cn, 1, cn.ts[i], cn.track[i], 0)
+    TALLY(TR_EV_SAMPLE, sm, 1, sm.ts[i], sm.track[i], leaf_function(t, sm.stack[i]))
 #undef TALLY
     p->first = first;
     p->last = last;

@@ -141,9 +141,9 @@ static void rec_slice(const tr_slices *v, size_t i, tr_event_rec *r)
 static void rec_instant(const tr_instants *v, size_t i, tr_event_rec *r)
 {
     *r = (tr_event_rec){.ts = v->ts[i], .dur = -1, .bytes = tr_instant_bytes(v, i)};
-    r->u.s.name = v->name[i];
+    r->u.s.name = tr_instant_name(v, i);
     r->u.s.cat = tr_instant_cat(v, i);
-    r->track = v->track[i];
+    r->track = tr_instant_track(v, i);
     r->args = v->args[i];
     r->kind = TR_EV_INSTANT;
     r->scope = (uint8_t)tr_instant_scope(v, i);

@@ -239,7 +239,7 @@ int tr_args_find(const tr_trace *t, uint32_t set, const char *key, tr_arg *out);
 
 /*
 ** tr_trace_args_raw: how many bytes of arg sets stay as built
-** ^Sets are kept as built (counted as 8 bytes a set and 4 an arg) until they pass
+** ^Sets are kept as built (counted as 8 bytes a set and 1-5 an arg) until they pass
 ** BYTES (TR_ARGS_RAW_DEFAULT in a new trace); then the oldest are sealed,
 ** a few thousand at a time, into compressed chunks that cost a few bytes a
 ** set and are decoded again as they are read.  ^Every reader sees the same
@@ -507,14 +507,28 @@ static inline int64_t tr_slice_thread_dur(const tr_slices *s, size_t i)
     return s->thread_dur_col ? s->thread_dur_col[i] : TR_TIME_NONE;
 }
 
-/* Instants: category, scope and size through tr_instant_cat, _scope and _bytes. */
+/*
+** Instants: track, name, category, scope and size are tr_col (a GT log's
+** 9 tracks and few names take a byte each), read through tr_instant_track,
+** _name, _cat, _scope and _bytes.
+*/
 typedef struct tr_instants {
     size_t n;
     const int64_t *ts;
-    const uint32_t *track, *name, *args;
-    tr_col cat, scope, bytes;
+    const uint32_t *args;
+    tr_col track, name, cat, scope, bytes;
     size_t ordered; /* rows before it are known to be in time order (appended so, or sorted) */
 } tr_instants;
+
+static inline uint32_t tr_instant_track(const tr_instants *v, size_t i)
+{
+    return (uint32_t)tr_col_at(&v->track, i);
+}
+
+static inline tr_str tr_instant_name(const tr_instants *v, size_t i)
+{
+    return (tr_str)tr_col_at(&v->name, i);
+}
 
 static inline tr_str tr_instant_cat(const tr_instants *v, size_t i)
 {

@@ -41,7 +41,7 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->tracks, sizeof(track_slot));
     tr_vec_init(&t->frames, sizeof(tr_frame));
     tr_vec_init(&t->stacks, sizeof(stack_node));
-    tr_vec_init(&t->args, sizeof(uint32_t));
+    tr_vec_init(&t->args, 1);
     tr_vec_init(&t->arg_wide, sizeof(uint64_t));
     tr_vec_init(&t->set_start, sizeof(uint32_t));
     tr_vec_init(&t->skipped, sizeof(tr_skipped));
@@ -50,14 +50,16 @@ tr_trace *tr_trace_new(void)
     tr_vec_init(&t->shape_words, sizeof(uint32_t));
     tr_vec_init(&t->shape_start, sizeof(uint32_t));
     tr_vec_init(&t->slices.wide_dur, sizeof(int64_t));
-    t->slices.cat = model_col_new(4, 0, 0);
+    t->slices.cat = model_col_new(1, 0, 0);
     t->slices.bytes = model_col_new(4, -1, -1);
-    t->instants.cat = model_col_new(4, 0, 0);
+    t->instants.track = model_col_new(1, 0, 0);
+    t->instants.name = model_col_new(1, 0, 0);
+    t->instants.cat = model_col_new(1, 0, 0);
     t->instants.scope = model_col_new(1, 0, TR_SCOPE_THREAD);
     t->instants.bytes = model_col_new(4, -1, -1); /* -1, no size, is stored as 0 */
     t->flows.from_kind = model_col_new(1, 0, 0);
     t->flows.to_kind = model_col_new(1, 0, 0);
-    t->flows.cat = model_col_new(4, 0, 0);
+    t->flows.cat = model_col_new(1, 0, 0);
     t->flows.id = model_col_new(4, 0, 0);
     model_args_init(t);
     str_entry *empty = tr_vec_push(&t->strs);
@@ -93,7 +95,7 @@ void tr_trace_free(tr_trace *t)
     tr_map_fini(&s->wide);
     tr_vec_fini(&s->wide_dur);
     instant_table *in = &t->instants;
-    tr_free(in->ts), tr_free(in->track), tr_free(in->name), tr_free(in->args);
+    tr_free(in->ts), tr_free(in->track.p), tr_free(in->name.p), tr_free(in->args);
     tr_free(in->cat.p), tr_free(in->scope.p), tr_free(in->bytes.p);
     tr_free(t->counters.ts), tr_free(t->counters.value), tr_free(t->counters.track);
     tr_free(t->samples.ts), tr_free(t->samples.track), tr_free(t->samples.stack);
@@ -473,7 +475,7 @@ void model_slice_columns(slice_table *s, void **cols[], size_t sizes[], size_t *
 
 void model_table_columns(tr_trace *t, int kind, model_cols *out)
 {
-    static const size_t instant_sizes[] = {8, 4, 4, 4}, counter_sizes[] = {8, 8, 4},
+    static const size_t instant_sizes[] = {8, 4}, counter_sizes[] = {8, 8, 4},
                         sample_sizes[] = {8, 4, 4, 4};
     const size_t *sizes = NULL;
     size_t k = 0;
@@ -483,10 +485,10 @@ void model_table_columns(tr_trace *t, int kind, model_cols *out)
         return;
     } else if (kind == TR_EV_INSTANT) {
         instant_table *s = &t->instants;
-        void **cols[] = {(void **)&s->ts, (void **)&s->track, (void **)&s->name, (void **)&s->args};
-        for (; k < 4; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
-        model_col *opt[] = {&s->cat, &s->scope, &s->bytes};
-        for (size_t j = 0; j < 3; j++)
+        void **cols[] = {(void **)&s->ts, (void **)&s->args};
+        for (; k < 2; k++) out->col[k] = cols[k], out->size[k] = instant_sizes[k];
+        model_col *opt[] = {&s->track, &s->name, &s->cat, &s->scope, &s->bytes};
+        for (size_t j = 0; j < 5; j++)
             if (opt[j]->p) out->col[k] = &opt[j]->p, out->size[k++] = opt[j]->size;
         out->n = &s->n, out->cap = &s->cap, out->ncols = k;
         return;
@@ -536,7 +538,8 @@ void tr_trace_expect(tr_trace *t, const tr_expect *x)
     /* Raw sets are sealed past args_raw_max bytes: room for more would go unused. */
     size_t sets = x->sets < t->args_raw_max / 8 ? x->sets : t->args_raw_max / 8;
     size_t args = x->args < t->args_raw_max / 4 ? x->args : t->args_raw_max / 4;
-    (void)tr_vec_reserve(&t->args, t->args.len + args);
+    /* Stored in 1-4 bytes each and a byte a group of four (model_pay_put). */
+    (void)tr_vec_reserve(&t->args, t->args.len + args * 4 + MODEL_PAY_SLACK);
     (void)tr_vec_reserve(&t->set_start, t->set_start.len + sets / MODEL_SET_ANCHOR + 1);
     (void)tr_vec_reserve(&t->set_shape, t->set_shape.len + sets);
     model_cols fc;
@@ -700,7 +703,7 @@ uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)
     ** so are category and size whenever a put's may differ from the rows
     ** before; the size as wide as the puts' (BYTES) and the rows' need.
     */
-    int make_cat = !s->cat.p && (cat || s->cat.same != 0);
+    int make_cat = s->cat.size < 4 && (cat || s->cat.p || s->cat.same != 0);
     int width = bytes > 4 || s->bytes.size == 8 ||
                         (uint64_t)s->bytes.same - (uint64_t)s->bytes.bias > UINT32_MAX
                     ? 8
@@ -736,15 +739,21 @@ int tr_slice_put(tr_trace *t, uint32_t row, uint32_t track, int64_t ts, int64_t 
     return fits ? TR_OK : TR_END;
 }
 
+/* The size of a block that holds offset X (a value less BIAS), SIZE bytes a row or more. */
+static int col_size(uint64_t x, int size)
+{
+    int need = x <= UINT8_MAX ? 1 : x <= UINT32_MAX ? 4 : 8;
+    return need > size ? need : size;
+}
+
 int model_col_make(model_col *c, size_t n, size_t cap, int size)
 {
     model_col made = *c;
-    uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
-    /* rows of one value so far that a narrow block cannot hold (a first size of 5 GB) */
-    if (!c->p && n && (uint64_t)c->same - (uint64_t)c->bias > narrow) size = 8;
+    /* rows of one value so far that the block could not hold (a first size of 5 GB) */
+    if (!c->p && n) size = col_size((uint64_t)c->same - (uint64_t)c->bias, size);
     made.size = (uint8_t)size;
     made.lo = size == 8 ? 0 : (uint64_t)c->bias;
-    made.span = size == 8 ? UINT64_MAX : narrow;
+    made.span = size == 8 ? UINT64_MAX : size == 4 ? UINT32_MAX : UINT8_MAX;
     if (!(made.p = tr_malloc((cap ? cap : 1) * made.size))) return TR_FATAL;
     for (size_t r = 0; r < n; r++) model_col_put(&made, r, model_col_get(c, r));
     tr_free(c->p);
@@ -760,8 +769,7 @@ int model_col_set(model_col *c, size_t i, size_t cap, int64_t v)
         return TR_OK;
     }
     if (!model_col_fits(c, v)) {
-        uint64_t narrow = c->narrow == 4 ? UINT32_MAX : UINT8_MAX;
-        int size = c->p || (uint64_t)v - (uint64_t)c->bias > narrow ? 8 : c->narrow;
+        int size = col_size((uint64_t)v - (uint64_t)c->bias, c->p ? c->size : c->narrow);
         if (model_col_make(c, i, cap, size) != TR_OK) return TR_FATAL;
     }
     model_col_put(c, i, v);
@@ -779,7 +787,9 @@ static TRACE_SLOW uint32_t instant_add_slow(tr_trace *t, uint32_t track, int64_t
     instant_table *s = &t->instants;
     if ((s->n >= s->cap || (t->failed | t->frozen)) && !event_room(t, TR_EV_INSTANT))
         return TR_NONE;
-    if (model_col_set(&s->cat, s->n, s->cap, cat) != TR_OK ||
+    if (model_col_set(&s->track, s->n, s->cap, track) != TR_OK ||
+        model_col_set(&s->name, s->n, s->cap, name) != TR_OK ||
+        model_col_set(&s->cat, s->n, s->cap, cat) != TR_OK ||
         model_col_set(&s->scope, s->n, s->cap, (uint8_t)scope) != TR_OK ||
         model_col_set(&s->bytes, s->n, s->cap, bytes) != TR_OK) {
         t->failed = 1;
@@ -794,18 +804,20 @@ uint32_t tr_instant_add(tr_trace *t, uint32_t track, int64_t ts, tr_str name, tr
     instant_table *s = &t->instants;
     size_t i = s->n;
     uint64_t xc = model_col_offset(&s->cat, cat), xs = model_col_offset(&s->scope, (uint8_t)scope),
-             xb = model_col_offset(&s->bytes, bytes);
+             xb = model_col_offset(&s->bytes, bytes), xk = model_col_offset(&s->track, track),
+             xn = model_col_offset(&s->name, name);
     /* one branch for all: a GT log's instants all fit */
     if (i >= s->cap || (t->failed | t->frozen) ||
-        ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span)))
+        ((xc > s->cat.span) | (xs > s->scope.span) | (xb > s->bytes.span) | (xk > s->track.span) |
+         (xn > s->name.span)))
         return instant_add_slow(t, track, ts, name, cat, scope, bytes, args);
+    model_col_store(&s->track, i, xk);
+    model_col_store(&s->name, i, xn);
     model_col_store(&s->cat, i, xc);
     model_col_store(&s->scope, i, xs);
     model_col_store(&s->bytes, i, xb);
     s->n = i + 1;
     s->ts[i] = ts;
-    s->track[i] = track;
-    s->name[i] = name;
     s->args[i] = args;
     if (s->ordered == i && (i == 0 || ts >= s->ts[i - 1])) s->ordered = i + 1;
     return (uint32_t)i;

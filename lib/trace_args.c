@@ -35,6 +35,16 @@ static int push_u32(tr_vec *v, uint32_t x)
     return 1;
 }
 
+/* Room in args for N more payloads and the slack past them; 0 when out of memory. */
+static int args_room(tr_trace *t, size_t n)
+{
+    size_t want = t->args.len + n * MODEL_PAY_MAX + MODEL_PAY_SLACK;
+    return want <= t->args.cap || tr_vec_reserve(&t->args, want) == TR_OK;
+}
+
+/* Raw sets' bytes stay below 2^32: set_start keeps 32-bit offsets. */
+#define ARGS_BYTES_MAX (UINT32_MAX - 64)
+
 /*
 ** The slow half of args_push: out of line, so the common case (room, a
 ** narrow value) stays a few instructions that save no registers.  PAYLOAD
@@ -44,7 +54,7 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
                                       int is_wide, uint64_t wide)
 {
     if (!appendable(t)) return;
-    if (key >= (1u << ARG_KEY_BITS) || t->args.len >= UINT32_MAX) {
+    if (key >= (1u << ARG_KEY_BITS) || t->args.len >= ARGS_BYTES_MAX) {
         t->failed = 1;
         return;
     }
@@ -57,21 +67,23 @@ static TRACE_SLOW void args_push_slow(tr_trace *t, tr_str key, unsigned tag, uin
         *slot = wide;
         payload = (uint32_t)(t->arg_wide.len - 1);
     }
-    if (!push_u32(&t->args, payload) || !push_u32(&t->building_kt, key << 3 | tag)) {
+    size_t i = t->building_kt.len;
+    if (!args_room(t, 1) || !push_u32(&t->building_kt, key << 3 | tag)) {
         t->failed = 1;
         return;
     }
+    model_pay_put(t->args.data, &t->args.len, &t->building_desc, i, payload);
     t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
 }
 
 static inline void args_push(tr_trace *t, tr_str key, unsigned tag, uint32_t payload)
 {
     size_t n = t->args.len, k = t->building_kt.len;
-    if (n < t->args.cap && k < t->building_kt.cap && key < (1u << ARG_KEY_BITS) && n < UINT32_MAX &&
-        !(t->failed | t->frozen)) {
-        ((uint32_t *)t->args.data)[n] = payload;
+    if (n + MODEL_PAY_MAX + MODEL_PAY_SLACK <= t->args.cap && k < t->building_kt.cap &&
+        key < (1u << ARG_KEY_BITS) && n < ARGS_BYTES_MAX && !(t->failed | t->frozen)) {
+        model_pay_put(t->args.data, &n, &t->building_desc, k, payload);
         ((uint32_t *)t->building_kt.data)[k] = key << 3 | tag;
-        t->args.len = n + 1;
+        t->args.len = n;
         t->building_kt.len = k + 1;
         t->building_h = shape_hash_step(t->building_h, key << 3 | tag);
     } else {
@@ -250,16 +262,35 @@ uint32_t tr_args_shape(tr_trace *t, const tr_str *key, uint32_t ints, size_t n)
 uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
 {
     const uint32_t *w = shape_words(t, shape - 1);
-    size_t n = w[0], at = t->building, i = 0;
-    if (at + n <= t->args.cap && at + n < UINT32_MAX && model_args_sets(t) < TR_NONE - 1 &&
-        !(t->failed | t->frozen)) {
-        uint32_t *pay = (uint32_t *)t->args.data + at;
-        /* An int the shape says fits 32 bits and does not: the set is built the long way. */
-        for (; i < n && ((w[1 + i] & 7) != ARG_INT32 || val[i] == (int32_t)val[i]); i++)
-            pay[i] = (uint32_t)val[i];
+    size_t n = w[0], at = t->building, end = at;
+    uint64_t wide = 1;
+    if (at + n * MODEL_PAY_MAX + MODEL_PAY_SLACK <= t->args.cap && at < ARGS_BYTES_MAX &&
+        model_args_sets(t) < TR_NONE - 1 && !(t->failed | t->frozen)) {
+        unsigned char *pay = t->args.data;
+        /*
+        ** tr_args_shape's tags, stored as they are.  A value outside
+        ** [0, 2^31) (a negative int, or one the shape's int32 does not hold)
+        ** sends the set the long way: checked once for the set, not a branch
+        ** an arg.
+        */
+        uint64_t all = 0;
+        for (size_t i = 0; i < n; i += 4) {
+            size_t desc = end++, m = n - i < 4 ? n - i : 4;
+            unsigned d = 0;
+            for (size_t j = 0; j < m; j++) {
+                uint32_t x = (uint32_t)val[i + j], le = model_pay_le(x);
+                unsigned k = model_pay_class(x);
+                all |= (uint64_t)val[i + j];
+                memcpy(pay + end, &le, sizeof le);
+                end += k + 1;
+                d |= k << 2 * j;
+            }
+            pay[desc] = (unsigned char)d;
+        }
+        wide = all >> 31;
     }
-    if (i == n) {
-        t->args.len = at + n;
+    if (!wide) {
+        t->args.len = end;
         t->building_kt.len = 0;
         t->building_h = 0;
         if (!set_push(t, shape - 1)) {
@@ -273,7 +304,7 @@ uint32_t tr_args_shaped(tr_trace *t, uint32_t shape, const int64_t *val)
         return set;
     }
     tr_args_begin(t);
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if ((w[1 + i] & 7) == ARG_INT32)
             tr_args_int(t, w[1 + i] >> 3, val[i]);
         else

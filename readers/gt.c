@@ -1018,10 +1018,12 @@ static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 ** Input bytes a record line, slice, arg value, set and flow take: a line is
 ** 110 to 120 bytes and becomes an instant with 5 or 6 args; about one in
 ** three makes a slice, two in three a flow (tests/bench/gen_gt.py's mix, as
-** a training run logs); one in five stores a string of details, about 25
-** bytes of text.  It sizes the model up front (tr_sink_expect).
+** a training run logs); one in five stores a string of details, about 30
+** bytes of text (room to spare: a second block of text would take a fresh
+** 2 MiB page for its first bytes).  It sizes the model up front
+** (tr_sink_expect).
 */
-static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170, 500, 20};
+static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170, 500, 16};
 
 static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {

@@ -683,11 +683,11 @@ static int feed_model(tr_timeline_layout *l, int pass, tr_error *e)
         r = (tr_event_rec){.ts = in.ts[i],
                            .bytes = tr_instant_bytes(&in, i),
                            .seq = i,
-                           .track = in.track[i],
+                           .track = tr_instant_track(&in, i),
                            .args = in.args[i],
                            .kind = TR_EV_INSTANT,
                            .scope = (uint8_t)tr_instant_scope(&in, i)};
-        r.u.s.name = in.name[i];
+        r.u.s.name = tr_instant_name(&in, i);
         rc = fn(l, &r, 0, e);
     }
     for (size_t i = 0; i < cn.n && rc >= 0; i++) {

@@ -242,12 +242,12 @@ TR_TEST(tiny_fields)
     tr_trace_instants(t, &in);
     CHECK(in.n > 0);
     CHECK_INT(in.ts[0], 107000000);
-    CHECK_STR(tr_str_get(t, in.name[0], NULL), "RECV");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, 0), NULL), "RECV");
     CHECK(is_cat(t, tr_instant_cat(&in, 0), "gt"));
     CHECK_INT(tr_instant_bytes(&in, 0), 88);
-    CHECK_STR(track_name(t, in.track[0]), "client 006b8b4567");
-    CHECK_INT(tr_track_get(t, in.track[0])->kind, TR_TRACK_CLIENT);
-    CHECK_INT(tr_track_get(t, in.track[0])->tid, -1);
+    CHECK_STR(track_name(t, tr_instant_track(&in, 0)), "client 006b8b4567");
+    CHECK_INT(tr_track_get(t, tr_instant_track(&in, 0))->kind, TR_TRACK_CLIENT);
+    CHECK_INT(tr_track_get(t, tr_instant_track(&in, 0))->tid, -1);
     CHECK_INT(arg_int(t, in.args[0], "seq"), 1);
     CHECK_STR(arg_str(t, in.args[0], "command"), "RegisterWorker");
     CHECK_INT(arg_int(t, in.args[0], "bytes"), 88);
@@ -263,13 +263,13 @@ TR_TEST(tiny_fields)
     CHECK_STR(arg_str(t, in.args[i], "shape"), "(200, 200)");
     /* #0004 MODIFIER_INJECT: no size */
     i = find_seq(t, 4);
-    CHECK_STR(tr_str_get(t, in.name[i], NULL), "MODIFIER_INJECT");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, i), NULL), "MODIFIER_INJECT");
     CHECK_INT(tr_instant_bytes(&in, i), -1);
     CHECK_INT(arg_int(t, in.args[i], "bytes"), -999);
     /* #0006 WORKER_SEND on the worker's track */
     i = find_seq(t, 6);
-    CHECK_STR(track_name(t, in.track[i]), "worker auto_worker");
-    CHECK_INT(tr_track_get(t, in.track[i])->kind, TR_TRACK_WORKER);
+    CHECK_STR(track_name(t, tr_instant_track(&in, i)), "worker auto_worker");
+    CHECK_INT(tr_track_get(t, tr_instant_track(&in, i))->kind, TR_TRACK_WORKER);
     CHECK_STR(arg_str(t, in.args[i], "details"), "[1 cmds: WorkerUnaryOp]");
     tr_trace_free(t);
 }
@@ -334,7 +334,7 @@ TR_TEST(server_sizes)
     /* 5.066s | #0009 | WORKER_SEND | WORKER worker_1 | WorkerBatch | 703.4KB | [1 cmds: ...] */
     i = find_seq(t, 9);
     CHECK_INT(tr_instant_bytes(&in, i), 720282);
-    CHECK_STR(track_name(t, in.track[i]), "worker worker_1");
+    CHECK_STR(track_name(t, tr_instant_track(&in, i)), "worker worker_1");
     /* its batch: #0008 WORKER_RECV 91B at 5.066s, previous record #0007 at 5.057s */
     tr_slices s;
     tr_trace_slices(t, &s);
@@ -372,7 +372,7 @@ TR_TEST(mlp_details)
      * target_worker=auto_worker_0 */
     size_t i = find_seq(t, 94);
     CHECK(i != SIZE_MAX);
-    CHECK_STR(tr_str_get(t, in.name[i], NULL), "MODIFIER_INJECT");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, i), NULL), "MODIFIER_INJECT");
     CHECK_INT(arg_int(t, in.args[i], "result"), 1599315);
     CHECK_INT(arg_int(t, in.args[i], "source"), 4);
     CHECK_STR(arg_str(t, in.args[i], "target_worker"), "auto_worker_0");
@@ -394,14 +394,14 @@ TR_TEST(legacy_4a97ec6_fields)
     tr_instants in;
     tr_trace_instants(t, &in);
     /* "  0.003s | #0001 | CONNECT | CLIENT 127.0.0.1:44306 | CLIENT         " (neither shape) */
-    CHECK_STR(tr_str_get(t, in.name[0], NULL), "CONNECT");
-    CHECK_STR(track_name(t, in.track[0]), "client 127.0.0.1:44306");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, 0), NULL), "CONNECT");
+    CHECK_STR(track_name(t, tr_instant_track(&in, 0)), "client 127.0.0.1:44306");
     CHECK_STR(arg_str(t, in.args[0], "command"), "CLIENT");
     CHECK_STR(arg_str(t, in.args[0], "details"), "(absent)");
     CHECK_INT(tr_instant_bytes(&in, 0), -1);
     /* #4786 ERROR | EXCEPTION | Connection closed */
     size_t i = find_seq(t, 4786);
-    CHECK_STR(tr_str_get(t, in.name[i], NULL), "ERROR");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, i), NULL), "ERROR");
     CHECK_STR(arg_str(t, in.args[i], "details"), "Connection closed");
     /* #0027 WORKER_SEND WorkerBinaryOp | op=matmul result=127.0.0.1:44306_6 */
     i = find_seq(t, 27);
@@ -457,14 +457,14 @@ TR_TEST(legacy_tape_fields)
     tr_trace_instants(t, &in);
     /* [TAPE 0.003s] CONNECT      | 127.0.0.1:45152      | CLIENT          | */
     CHECK_INT(in.ts[0], 3000000);
-    CHECK_STR(tr_str_get(t, in.name[0], NULL), "CONNECT");
-    CHECK_STR(track_name(t, in.track[0]), "client 127.0.0.1:45152");
+    CHECK_STR(tr_str_get(t, tr_instant_name(&in, 0), NULL), "CONNECT");
+    CHECK_STR(track_name(t, tr_instant_track(&in, 0)), "client 127.0.0.1:45152");
     CHECK_INT(arg_int(t, in.args[0], "seq"), -999);
     CHECK_STR(arg_str(t, in.args[0], "command"), "CLIENT");
     CHECK_STR(arg_str(t, in.args[0], "details"), "(absent)");
     /* [TAPE 0.003s] WORKER_SEND  | auto_worker | WorkerCreateTensor | tensor=127.0.0.1:45152_0 */
-    CHECK_STR(track_name(t, in.track[2]), "worker auto_worker");
-    CHECK_INT(tr_track_get(t, in.track[2])->kind, TR_TRACK_WORKER);
+    CHECK_STR(track_name(t, tr_instant_track(&in, 2)), "worker auto_worker");
+    CHECK_INT(tr_track_get(t, tr_instant_track(&in, 2))->kind, TR_TRACK_WORKER);
     CHECK_STR(arg_str(t, in.args[2], "tensor"), "127.0.0.1:45152_0");
     tr_trace_free(t);
 }

@@ -93,8 +93,8 @@ static int64_t first_named(const tr_trace *t, const char *name, uint32_t input, 
     for (int table = 0; table < 2; table++) {
         size_t n = table ? in.n : sl.n;
         for (size_t i = 0; i < n; i++) {
-            uint32_t track = table ? in.track[i] : sl.track[i];
-            tr_str nm = table ? in.name[i] : sl.name[i];
+            uint32_t track = table ? tr_instant_track(&in, i) : sl.track[i];
+            tr_str nm = table ? tr_instant_name(&in, i) : sl.name[i];
             int64_t ts = table ? in.ts[i] : sl.ts[i];
             const tr_process *p = tr_process_get(t, tr_track_get(t, track)->process);
             if (p->input != input || (rank != -2 && p->rank != rank)) continue;

@@ -321,7 +321,7 @@ static int ref_event(const chrome_w *w, tr_ref ref, tr_event *ev, uint32_t *trac
     case TR_EV_INSTANT:
         if (row >= w->in.n) return 0;
         ev->ts = w->in.ts[row];
-        *track = w->in.track[row];
+        *track = tr_instant_track(&w->in, row);
         return 1;
     case TR_EV_COUNTER:
         if (row >= w->co.n) return 0;

@@ -55,8 +55,8 @@ static uint32_t ref_part(const pq_w *w, tr_ref ref)
     uint32_t row = TR_REF_ROW(ref);
     /* A stream of one input has one part, unless it is split by rank: then the track says. */
     if (w->rows) return w->rows->tracks ? track_part(w, tr_rows_track(w->rows, ref)) : 0;
-    return track_part(w,
-                      TR_REF_KIND(ref) == TR_EV_SLICE ? w->sc.sl.track[row] : w->sc.in.track[row]);
+    return track_part(w, TR_REF_KIND(ref) == TR_EV_SLICE ? w->sc.sl.track[row]
+                                                         : tr_instant_track(&w->sc.in, row));
 }
 
 /* The part of row R of a table of ROWS (TR_SC_ROWS_*), NO_PART when it is not written. */
@@ -64,7 +64,6 @@ static uint32_t part_of(const pq_w *w, int rows, size_t r)
 {
     const tr_sc_ctx *c = &w->sc;
     int kind = tr_sc_event_kind(rows);
-    const uint32_t *tracks[TR_EV_KIND_COUNT] = {c->sl.track, c->in.track, c->co.track, c->sa.track};
     switch (rows) {
     case TR_SC_ROWS_PROCESS:
         return w->proc_part[r];
@@ -79,7 +78,11 @@ static uint32_t part_of(const pq_w *w, int rows, size_t r)
         return ref_part(w, f.to) == NO_PART ? NO_PART : ref_part(w, f.from);
     }
     default:
-        return tr_sc_kept(c, kind, r) ? track_part(w, tracks[kind][r]) : NO_PART;
+        if (!tr_sc_kept(c, kind, r)) return NO_PART;
+        return track_part(w, kind == TR_EV_SLICE     ? c->sl.track[r]
+                             : kind == TR_EV_INSTANT ? tr_instant_track(&c->in, r)
+                             : kind == TR_EV_COUNTER ? c->co.track[r]
+                                                     : c->sa.track[r]);
     }
 }
 

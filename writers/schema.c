@@ -406,13 +406,13 @@ static void get_instant(tr_sc_ctx *c, int col, uint64_t r, tr_sc_value *v)
         v_int(v, x ? x->rec.ts : s->ts[r]);
         break;
     case 2:
-        v_int(v, x ? x->rec.track : s->track[r]);
+        v_int(v, x ? x->rec.track : tr_instant_track(s, r));
         break;
     case 3:
         v_str(c, v, x ? x->rec.u.s.cat : tr_instant_cat(s, r));
         break;
     case 4:
-        v_str(c, v, x ? x->rec.u.s.name : s->name[r]);
+        v_str(c, v, x ? x->rec.u.s.name : tr_instant_name(s, r));
         break;
     case 5: {
         unsigned sc = x ? x->rec.scope : (unsigned)tr_instant_scope(s, r);

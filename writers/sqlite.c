@@ -560,7 +560,8 @@ static uint8_t *used_sets(sq_w *w)
     for (size_t r = 0; r < c->sl.n; r++)
         if (tr_sc_kept(c, TR_EV_SLICE, r)) USE(c->sl.args[r], event_marks(w, c->sl.track[r]));
     for (size_t r = 0; r < c->in.n; r++)
-        if (tr_sc_kept(c, TR_EV_INSTANT, r)) USE(c->in.args[r], event_marks(w, c->in.track[r]));
+        if (tr_sc_kept(c, TR_EV_INSTANT, r))
+            USE(c->in.args[r], event_marks(w, tr_instant_track(&c->in, r)));
     for (size_t r = 0; r < c->sa.n; r++)
         if (tr_sc_kept(c, TR_EV_SAMPLE, r)) USE(c->sa.args[r], SQ_USED);
     for (size_t i = 0; i < tr_input_count(c->t); i++)

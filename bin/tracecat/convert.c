@@ -30,7 +30,7 @@ static tr_str event_name(const tr_trace *t, const tr_event *ev)
     case TR_EV_INSTANT: {
         tr_instants s;
         tr_trace_instants(t, &s);
-        return s.name[ev->row];
+        return tr_instant_name(&s, ev->row);
     }
     case TR_EV_SAMPLE: {
         tr_samples s;
@@ -53,7 +53,7 @@ static uint32_t event_track(const tr_trace *t, const tr_event *ev)
     case TR_EV_INSTANT: {
         tr_instants s;
         tr_trace_instants(t, &s);
-        return s.track[ev->row];
+        return tr_instant_track(&s, ev->row);
     }
     case TR_EV_COUNTER: {
         tr_counters s;

@@ -85,7 +85,7 @@ static rt_name *rt_names(const tr_trace *t, size_t *n)
     }
     for (size_t i = 0; i < in.n; i++) {
         v[sl.n + i].kind = TR_EV_INSTANT;
-        v[sl.n + i].p = tr_str_get(t, in.name[i], &v[sl.n + i].len);
+        v[sl.n + i].p = tr_str_get(t, tr_instant_name(&in, i), &v[sl.n + i].len);
     }
     tr_qsort(v, *n, sizeof *v, rt_name_cmp);
     return v;
