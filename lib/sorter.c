@@ -238,15 +238,23 @@ int tr_sorter_open(tr_sorter **sp, const tr_sorter_opts *o, tr_error *e)
 ** realloc's copy would fault its pages in 4 KiB at a time, before
 ** tr_realloc could advise huge pages; and old and new together would be
 ** twice a big block.  A block that big is mapped: its pages come in as
-** records fill them.
+** records fill them.  A budget past what the system will map (--memory
+** 64G on a 24 GiB machine) is refused: the buffer then keeps doubling, and
+** once not even that is given, the budget is what it holds and it spills.
 */
 static int sorter_room(tr_sorter *s, tr_error *e)
 {
     if (s->n == s->cap) return sorter_spill(s, e);
     if (s->n < s->alloc) return TR_OK;
-    size_t want = s->alloc ? s->alloc * 2 : 1024;
+    size_t doubled = s->alloc ? s->alloc * 2 : 1024;
+    size_t want = doubled;
     if (want > s->cap || want * s->o.rec_size >= SORTER_BIG) want = s->cap;
     unsigned char *p = tr_malloc(want * s->o.rec_size);
+    if (!p && doubled < want) p = tr_malloc((want = doubled) * s->o.rec_size);
+    if (!p && s->n) {
+        s->cap = s->n;
+        return sorter_spill(s, e);
+    }
     if (!p) return tr_error_nomem(e);
     if (s->n) memcpy(p, s->buf, s->n * s->o.rec_size);
     tr_free(s->buf);

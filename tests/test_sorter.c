@@ -63,6 +63,15 @@ TR_TEST(sorter_in_memory)
 }
 
 /*
+** A budget no machine maps (1 PiB: past the buffer's first 32 MiB it asks
+** for all of it) is refused, and the buffer goes on doubling in memory.
+*/
+TR_TEST(sorter_budget_past_the_machine)
+{
+    sort_check(2200000, (size_t)1 << 50, 0);
+}
+
+/*
 ** 256 KiB hold 8192 records with their sort's scratch (16 bytes each):
 ** 300000 are 37 runs, more than the 4 the budget reads at once: eleven
 ** merge passes of 4 (37, 34, ... 7 runs left) write eleven more before the
