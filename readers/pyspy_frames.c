@@ -152,7 +152,8 @@ static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
         tr_vec_reserve(&c->entries, id + words) != TR_OK)
         return TR_NONE;
     struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)id);
-    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, 0};
+    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, (uint32_t)n};
+    if (n && p[n - 1] == '\r') en->guess_len = 0;
     memcpy(en->text, p, n);
     en->text[n] = '\0';
     c->entries.len += words;
