@@ -1,7 +1,9 @@
 /*
 ** scan_impl.h: the 16-byte line scanner of the readers that take their lines
 ** in place, unchecked (tr_input_span_raw): one pass finds a line's end and
-** the bytes tr_input_getline would replace.  Not part of the API: static
+** any NUL or byte >= 0x80, after which the line is left to
+** tr_input_getline: it replaces NULs and invalid UTF-8 (valid UTF-8 passes
+** unchanged, but is not told apart here).  Not part of the API: static
 ** inline, so that it stays inlined in each reader's line loop.
 */
 #ifndef TR_SCAN_IMPL_H

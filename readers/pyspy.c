@@ -597,9 +597,9 @@ static int ps_frame_line(ps_rd *r, tr_line *ln, int *rc, tr_error *e)
 
 /*
 ** Where the line at P ends: its '\n', found 16 bytes at a time before END,
-** when the line holds no NUL and no byte >= 0x80 (tr_input_getline replaces
-** those, and warns); else NULL, as for a line that ends within 16 bytes of
-** END: tr_input_getline reads it.
+** when the line holds no NUL and no byte >= 0x80; else NULL, as for a line
+** that ends within 16 bytes of END: tr_input_getline reads it, replacing a
+** NUL or invalid UTF-8 (with a warning), passing valid UTF-8 unchanged.
 */
 static const char *ps_clean_line(const char *p, const char *end)
 {

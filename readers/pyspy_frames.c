@@ -8,6 +8,15 @@
 
 #include <string.h>
 
+/*
+** The frame cache is at most a quarter full while it has 16 k slots or
+** fewer (128 KiB, a dump sequence's few thousand frame lines): a missed
+** guess's line probes fewer slots, each its hash chain waiting on it.  Past
+** that, half full, as it was: a quarter took a pool's 228 k distinct lines
+** 8 MiB of slots, not 4, and the peak RSS 2 MiB more.
+*/
+#define PF_ROOMY ((size_t)1 << 14)
+
 /* ---- frames ---- */
 
 static int pf_digit(char c)
@@ -140,7 +149,8 @@ static struct tr_pyspy_fentry *pf_entry(tr_pyspy_fcache *c, uint32_t id)
 /* The entry of the N bytes at P, added when new; TR_NONE on OOM. */
 static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, size_t n)
 {
-    if ((c->n + 1) * 4 > c->cap && ps_fcache_grow(c) != TR_OK) return TR_NONE;
+    if ((c->n + 1) * (c->cap <= PF_ROOMY ? 4 : 2) > c->cap && ps_fcache_grow(c) != TR_OK)
+        return TR_NONE;
     uint32_t h = tr_pyspy_fcache_hash(p, n), found = tr_pyspy_fcache_find(c, p, n, h);
     if (found != TR_NONE) return found;
     size_t k = h & (c->cap - 1);
@@ -152,7 +162,8 @@ static uint32_t ps_fcache_entry(tr_pyspy_fcache *c, tr_trace *t, const char *p, 
         tr_vec_reserve(&c->entries, id + words) != TR_OK)
         return TR_NONE;
     struct tr_pyspy_fentry *en = pf_entry(c, (uint32_t)id);
-    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, 0};
+    *en = (struct tr_pyspy_fentry){(uint32_t)n, frame, TR_NONE, (uint32_t)n};
+    if (n && p[n - 1] == '\r') en->guess_len = 0;
     memcpy(en->text, p, n);
     en->text[n] = '\0';
     c->entries.len += words;

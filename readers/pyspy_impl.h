@@ -78,7 +78,13 @@ struct tr_pyspy_fentry {
     uint32_t len;
     uint32_t frame;
     uint32_t next; /* the entry of the line that followed this one last time, TR_NONE */
-    uint32_t unused;
+    /*
+    ** LEN, or 0 (no guess) when the line ends in '\r', as one read from a
+    ** "\r\r\n" ending: in place, that '\r' and a "\n" after it are a "\r\n"
+    ** ending, which tr_input_getline drops, so the guess would take another
+    ** line for it.
+    */
+    uint32_t guess_len;
     char text[]; /* LEN bytes and a NUL */
 };
 
@@ -201,11 +207,11 @@ static inline uint32_t tr_pyspy_fcache_guess(const tr_pyspy_fcache *c, const cha
     uint32_t next = *prev == TR_NONE ? TR_NONE : tr_pyspy_fentry_at(c, *prev)->next;
     if (next == TR_NONE) return TR_NONE;
     const struct tr_pyspy_fentry *en = tr_pyspy_fentry_at(c, next);
-    if (en->len < 8 || en->len >= (size_t)(end - p) || p[en->len] != '\n' ||
-        !tr_pyspy_same(p, en->text, en->len))
+    size_t len = en->guess_len;
+    if (len < 8 || len >= (size_t)(end - p) || p[len] != '\n' || !tr_pyspy_same(p, en->text, len))
         return TR_NONE;
     *prev = next;
-    *n = en->len;
+    *n = len;
     return en->frame;
 }
 

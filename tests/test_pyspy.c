@@ -884,6 +884,37 @@ TR_TEST(bad_bytes_deep)
 }
 
 /*
+** A frame line ending "\r\r\n" keeps one '\r' (tr_input_getline drops
+** "\r\n"); the same frame's lines ending "\r\n" after it are the frame
+** without it, also when they follow the line cached before it, in place.
+*/
+TR_TEST(crlf_after_cr)
+{
+    static const char first[] = "Thread 1 (idle): \"A\"\n    function1 (a.py:1)\n"
+                                "    function2\r\r\n    function3 (a.py:3)\n\n";
+    static const char then[] = "Thread 1 (idle): \"A\"\n    function1 (a.py:1)\n"
+                               "    function2\r\n    function3 (a.py:3)\n\n";
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    tr_buf_adds(&b, first);
+    for (int k = 0; k < 2; k++) tr_buf_adds(&b, then);
+    tr_test_warns log = {0};
+    tr_trace *t = tr_trace_new();
+    tr_error e;
+    CHECK_INT(read_mem(t, b.p, b.len, &log, 1), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+    CHECK_INT(log.n, 0);
+    tr_samples s;
+    tr_trace_samples(t, &s);
+    CHECK_INT(s.n, 3);
+    CHECK_STR(stack_text(t, s.stack[0]), "function3;function2\r;function1");
+    CHECK_STR(stack_text(t, s.stack[1]), "function3;function2;function1");
+    CHECK_INT(s.stack[2], s.stack[1]);
+    tr_trace_free(t);
+    tr_buf_fini(&b);
+}
+
+/*
 ** Hand edits and pastes (issue 19, items 9-11; hand-made, no real sample has
 ** them): a "..." line is a gap in the stack, not a frame that becomes the
 ** root; a frame with no location is a native symbol; a shell prompt's

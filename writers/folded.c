@@ -32,6 +32,7 @@
 #define FW_ROOM        ((size_t)1 << 20) /* 32 MiB of address space, faulted in as used */
 #define FW_RECENT      16                /* lines kept for the frames they start with */
 #define FW_RECENT_N    128               /* of each, this many frames at most */
+#define FW_SHARED_MIN  1024              /* records in again before stacks may count as shared */
 
 typedef struct fw_entry {
     uint32_t owner; /* track or process row + 1, 0 = none */
@@ -69,7 +70,8 @@ typedef struct folded_w {
     tr_vec seen;          /* uint64_t: a bit for each stack some sample has */
     tr_vec again;         /* fw_again: samples of stacks met before, counted in at the end */
     tr_map again_index;   /* (owner << 32 | stack) -> again */
-    tr_map index;         /* (owner << 32 | stack) -> entry, for the stacks in again */
+    tr_map index;         /* (owner << 32 | stack) -> entry, once shared */
+    int shared;           /* threads share stacks: seen, again and again_index are done with */
     tr_vec frames;        /* uint32_t: a stack's frames, root first */
     tr_buf ftext;         /* every frame's text, rendered once: lines repeat frames */
     size_t *fat;          /* frame i and a ';' are ftext.p[fat[i] .. fat[i + 1]) */
@@ -97,110 +99,131 @@ static void fw_merge(fw_entry *en, const fw_entry *s)
 }
 
 /*
-** Counts sample S (its weight, time and number).  A stack no sample had
-** before makes an entry (most samples of a dump sequence do: a hash map of
-** them all took 6 of a 386 MB dump's 45 MiB, its pages faulted in and its
-** slots each a cache miss); a bit a stack tells which did.  The samples of
-** the others are summed by owner and stack in a map of their own, and
-** counted in at the end (fw_count_again).
-*/
-static int fw_add(folded_w *w, const fw_entry *s)
-{
-    if (s->ts < w->last)
-        w->unordered = 1;
-    else
-        w->last = s->ts;
-    size_t word = s->stack / 64;
-    uint64_t bit = (uint64_t)1 << (s->stack % 64);
-    if (word >= w->seen.len) {
-        size_t n = w->seen.len, want = word + 1 > 2 * n ? word + 1 : 2 * n;
-        if (tr_vec_reserve(&w->seen, want) != TR_OK) return TR_FATAL;
-        memset((uint64_t *)w->seen.data + n, 0, (want - n) * sizeof(uint64_t));
-        w->seen.len = want;
-    }
-    uint64_t *seen = w->seen.data;
-    if (seen[word] & bit) {
-        int is_new;
-        uint32_t *slot = tr_map_slot(&w->again_index, (uint64_t)s->owner << 32 | s->stack, &is_new);
-        if (!slot) return TR_FATAL;
-        if (!is_new) {
-            fw_merge(&TR_VEC_AT(&w->again, fw_again, *slot).s, s);
-            return TR_OK;
-        }
-        *slot = (uint32_t)w->again.len;
-        fw_again *a = tr_vec_push(&w->again);
-        if (!a) return TR_FATAL;
-        *a = (fw_again){*s, w->entries.len};
-        return TR_OK;
-    }
-    seen[word] |= bit;
-    /*
-    ** Past a few thousand stacks, room for a million at once: doubling a
-    ** heap block copies it each time and faults its pages in 4 KiB at a
-    ** time, while a block this large is mapped in huge pages (tr_mem.h)
-    ** and its untouched room costs nothing.
-    */
-    if (w->entries.len == FW_SMALL && tr_vec_reserve(&w->entries, FW_ROOM) != TR_OK)
-        return TR_FATAL;
-    fw_entry *en = tr_vec_push(&w->entries);
-    if (!en) return TR_FATAL;
-    *en = *s;
-    return TR_OK;
-}
-
-/*
-** Counts in the samples of stacks met before: each owner and stack's to its
-** entry, found in a map of the entries of those stacks alone.  An owner's
-** samples of a stack only another owner had before (with --folded-prefix)
-** make an entry, put where it would have been made when the first came.
+** Counts in the samples of stacks met before (w->again), each owner and
+** stack's to its entry, found by looking the entry up in again_index.  An
+** owner's samples of a stack only another owner had before (with
+** --folded-prefix) make an entry, put where it would have been made when
+** the first came; again and its map are then freed.
 */
 static int fw_count_again(folded_w *w)
 {
     size_t n = w->entries.len, late = 0;
     if (!w->again.len) return TR_OK;
     uint64_t *seen = w->seen.data;
-    const fw_again *ag = w->again.data;
+    fw_again *ag = w->again.data;
     memset(seen, 0, w->seen.len * sizeof(uint64_t));
     for (size_t i = 0; i < w->again.len; i++)
         seen[ag[i].s.stack / 64] |= (uint64_t)1 << (ag[i].s.stack % 64);
-    int is_new;
+    fw_entry *en = w->entries.data;
     for (size_t i = 0; i < n; i++) {
+        if (!(seen[en[i].stack / 64] >> (en[i].stack % 64) & 1)) continue;
+        uint32_t a = tr_map_find(&w->again_index, (uint64_t)en[i].owner << 32 | en[i].stack);
+        if (a == UINT32_MAX) continue;
+        fw_merge(&en[i], &ag[a].s);
+        ag[a].at = SIZE_MAX; /* counted in */
+    }
+    tr_map_fini(&w->again_index);
+    for (size_t i = 0; i < w->again.len; i++)
+        if (ag[i].at != SIZE_MAX) ag[late++] = ag[i]; /* in their order: at grows */
+    if (late && tr_vec_reserve(&w->entries, n + late) != TR_OK) return TR_FATAL;
+    /*
+    ** The entries made here go back where they came, before the first entry
+    ** made after them: merged in place from the end.
+    */
+    en = w->entries.data;
+    for (size_t i = n, k = n + late, j = late; j; i--) {
+        for (; j && ag[j - 1].at == i; j--) en[--k] = ag[j - 1].s;
+        if (i) en[--k] = en[i - 1];
+    }
+    w->entries.len = n + late;
+    tr_vec_fini(&w->again);
+    tr_vec_init(&w->again, sizeof(fw_again));
+    return TR_OK;
+}
+
+/* Counts in the samples met again and puts every entry in w->index, where the samples count now. */
+static int fw_share(folded_w *w)
+{
+    if (fw_count_again(w) != TR_OK) return TR_FATAL;
+    tr_vec_fini(&w->seen);
+    tr_vec_init(&w->seen, sizeof(uint64_t));
+    w->shared = 1;
+    int is_new;
+    for (size_t i = 0; i < w->entries.len; i++) {
         const fw_entry *en = &TR_VEC_AT(&w->entries, fw_entry, i);
-        if (!(seen[en->stack / 64] >> (en->stack % 64) & 1)) continue;
         uint32_t *slot = tr_map_slot(&w->index, (uint64_t)en->owner << 32 | en->stack, &is_new);
         if (!slot) return TR_FATAL;
         *slot = (uint32_t)i;
     }
-    for (size_t i = 0; i < w->again.len; i++) {
-        const fw_entry *s = &ag[i].s;
-        uint32_t *slot = tr_map_slot(&w->index, (uint64_t)s->owner << 32 | s->stack, &is_new);
+    return TR_OK;
+}
+
+/*
+** Counts sample S (its weight, time and number).  A stack no sample had
+** before makes an entry (most samples of a dump sequence do: a hash map of
+** them all took 6 of a 386 MB dump's 45 MiB, its pages faulted in and its
+** slots each a cache miss); a bit a stack tells which did.  The samples of
+** the others are summed by owner and stack in a map of their own, and
+** counted in at the end (fw_count_again).  When threads share their stacks
+** (a pool's workers, every owner a record of its own there), that map and
+** its records would outgrow a map of all entries: once they are a quarter
+** of the entries, they are counted in and every entry goes in w->index,
+** which counts the samples from then on (fw_share).
+*/
+static int fw_add(folded_w *w, const fw_entry *s)
+{
+    int is_new;
+    if (s->ts < w->last)
+        w->unordered = 1;
+    else
+        w->last = s->ts;
+    uint32_t *slot = NULL;
+    if (w->shared) {
+        slot = tr_map_slot(&w->index, (uint64_t)s->owner << 32 | s->stack, &is_new);
         if (!slot) return TR_FATAL;
         if (!is_new) {
             fw_merge(&TR_VEC_AT(&w->entries, fw_entry, *slot), s);
-            continue;
+            return TR_OK;
         }
         *slot = (uint32_t)w->entries.len;
-        fw_entry *en = tr_vec_push(&w->entries);
-        if (!en) return TR_FATAL;
-        *en = *s;
-        /* the first LATE records of again, done with, keep these entries' places */
-        ((fw_again *)w->again.data)[late++].at = ag[i].at;
+    } else {
+        size_t word = s->stack / 64;
+        uint64_t bit = (uint64_t)1 << (s->stack % 64);
+        if (word >= w->seen.len) {
+            size_t n = w->seen.len, want = word + 1 > 2 * n ? word + 1 : 2 * n;
+            if (tr_vec_reserve(&w->seen, want) != TR_OK) return TR_FATAL;
+            memset((uint64_t *)w->seen.data + n, 0, (want - n) * sizeof(uint64_t));
+            w->seen.len = want;
+        }
+        uint64_t *seen = w->seen.data;
+        if (seen[word] & bit) {
+            slot = tr_map_slot(&w->again_index, (uint64_t)s->owner << 32 | s->stack, &is_new);
+            if (!slot) return TR_FATAL;
+            if (!is_new) {
+                fw_merge(&TR_VEC_AT(&w->again, fw_again, *slot).s, s);
+                return TR_OK;
+            }
+            *slot = (uint32_t)w->again.len;
+            fw_again *a = tr_vec_push(&w->again);
+            if (!a) return TR_FATAL;
+            *a = (fw_again){*s, w->entries.len};
+            return w->again.len < FW_SHARED_MIN || w->again.len < w->entries.len / 4 ? TR_OK
+                                                                                     : fw_share(w);
+        }
+        seen[word] |= bit;
     }
-    if (!late) return TR_OK;
-    /* Entries made here go back where they came: before the first entry made after them. */
-    tr_vec order;
-    tr_vec_init(&order, sizeof(fw_entry));
-    if (tr_vec_reserve(&order, w->entries.len) != TR_OK) return TR_FATAL;
-    const fw_entry *old = w->entries.data;
-    fw_entry *out = order.data;
-    size_t j = 0, k = 0;
-    for (size_t i = 0; i <= n; i++) {
-        for (; j < late && ag[j].at == i; j++) out[k++] = old[n + j];
-        if (i < n) out[k++] = old[i];
-    }
-    order.len = k;
-    tr_vec_fini(&w->entries);
-    w->entries = order;
+    /*
+    ** Past a few thousand stacks, room for a million at once: doubling a
+    ** heap block copies it each time and faults its pages in 4 KiB at a
+    ** time, while a block this large is mapped in huge pages (tr_mem.h)
+    ** and its untouched room costs nothing.
+    */
+    if (w->entries.len >= FW_SMALL && w->entries.cap < FW_ROOM &&
+        tr_vec_reserve(&w->entries, FW_ROOM) != TR_OK)
+        return TR_FATAL;
+    fw_entry *en = tr_vec_push(&w->entries);
+    if (!en) return TR_FATAL;
+    *en = *s;
     return TR_OK;
 }
 
