@@ -22,6 +22,13 @@ void tr_free(void *p);
 ** the kernel allows, for the whole huge pages that fit inside them.
 */
 #define TR_MEM_HUGE ((size_t)2 << 20)
+/*
+** ^Has the kernel map the pages of the N bytes at P now, cleared, as a write
+** would, without changing what they hold (advice: nothing where the kernel
+** cannot): a thread with nothing else to do takes the faults a later pass
+** would have waited on.
+*/
+void tr_mem_populate(void *p, size_t n);
 /* ^qsort that accepts an empty (even NULL) array, which qsort itself must not be given. */
 static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {

@@ -299,6 +299,15 @@ void tr_slice_set_thread_time(tr_trace *t, uint32_t row, int64_t ts, int64_t dur
 */
 int tr_slice_reserve(tr_trace *t, size_t n);
 /*
+** tr_slice_prefault: fault in part J of PARTS of the room past the slices
+** ^The pages of the columns' rows from the current count to their room
+** (tr_slice_reserve, tr_trace_expect), cut by rows as tr_pool_part cuts
+** them, are mapped now (tr_mem_populate), so that a reader's idle threads
+** take the faults its later puts would have.  ^Threads may fault distinct
+** parts at once, beside work that does not touch the trace.
+*/
+void tr_slice_prefault(tr_trace *t, size_t j, size_t parts);
+/*
 ** tr_slice_add_rows: append N slices at once, to be filled by tr_slice_put
 ** ^Returns the first new row, or TR_NONE when out of memory, frozen or too
 ** many.  ^CAT nonzero makes the category column exist, as a tr_slice_add

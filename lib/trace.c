@@ -4,6 +4,7 @@
 */
 #include "trace_impl.h"
 #include "tr_map.h"
+#include "tr_pool.h"
 
 #include <string.h>
 
@@ -692,6 +693,17 @@ int tr_slice_reserve(tr_trace *t, size_t n)
     }
     s->cap = s->n + n;
     return TR_OK;
+}
+
+void tr_slice_prefault(tr_trace *t, size_t j, size_t parts)
+{
+    slice_table *s = &t->slices;
+    void **cols[MODEL_SLICE_COLS];
+    size_t sizes[MODEL_SLICE_COLS], ncols, room = s->cap - s->n;
+    model_slice_columns(s, cols, sizes, &ncols);
+    size_t lo = s->n + tr_pool_part(room, parts, j), hi = s->n + tr_pool_part(room, parts, j + 1);
+    for (size_t i = 0; i < ncols && lo < hi; i++)
+        tr_mem_populate((char *)*cols[i] + lo * sizes[i], (hi - lo) * sizes[i]);
 }
 
 uint32_t tr_slice_add_rows(tr_trace *t, size_t n, int cat, int bytes)

@@ -812,6 +812,34 @@ TR_TEST(slice_block_equals_appends)
     tr_trace_free(b);
 }
 
+/* Faulting in the room past the slices, in parts and part by part, leaves the rows as they were. */
+TR_TEST(slice_prefault_keeps_rows)
+{
+    tr_trace *t = tr_trace_new();
+    uint32_t in = tr_input_add(t, "x", "test");
+    uint32_t tk = tr_track_intern(t, tr_process_intern(t, in, 1), TR_TRACK_THREAD, 1, 0);
+    tr_str name = tr_str_internz(t, "f");
+    for (int i = 0; i < 3; i++) tr_slice_add(t, tk, 10 * i, 5, name, 0, 100 + i, 0);
+    CHECK_INT(tr_slice_reserve(t, 3 * TR_POOL_ROWS), TR_OK);
+    for (size_t j = 0; j <= 4; j++) tr_slice_prefault(t, j, 4); /* part 4 of 4: nothing */
+    uint32_t first = tr_slice_add_rows(t, 2, 0, 4);
+    CHECK_INT(first, 3);
+    for (uint32_t i = 0; i < 2; i++)
+        CHECK_INT(tr_slice_put(t, first + i, tk, 40 + i, 1, name, 0, 7, 0, TR_NONE), TR_OK);
+    CHECK_INT(tr_trace_freeze(t, NULL), 0);
+    tr_slices sl;
+    tr_trace_slices(t, &sl);
+    CHECK_INT(sl.n, 5);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_INT(sl.ts[i], 10 * (int64_t)i);
+        CHECK_INT(tr_slice_dur(&sl, i), 5);
+        CHECK_INT(tr_slice_bytes(&sl, i), 100 + (int64_t)i);
+        CHECK_INT(sl.name[i], name);
+    }
+    CHECK_INT(tr_slice_bytes(&sl, 4), 7);
+    tr_trace_free(t);
+}
+
 /*
 ** A trace of SORTED rows (else one row out of order near the end) on three
 ** given tracks: chains of parents a few rows back, one long chain through
