@@ -78,10 +78,10 @@ static inline void model_col_put(model_col *c, size_t i, int64_t v)
 /*
 ** Stores V at row I of a table of CAP rows whatever it is: the first row
 ** sets SAME, another value makes the block (rows before I hold SAME), one
-** too wide widens it to 8 bytes.  TR_FATAL when out of memory.
+** too wide widens it (1 to 4 bytes, 4 to 8).  TR_FATAL when out of memory.
 */
 int model_col_set(model_col *c, size_t i, size_t cap, int64_t v);
-/* Makes C's block SIZE bytes a row (its NARROW or 8) for CAP rows, rows before N kept. */
+/* C's block made SIZE (1, 4 or 8, at least its rows' need) bytes a row for CAP rows, N rows kept. */
 int model_col_make(model_col *c, size_t n, size_t cap, int size);
 
 static inline tr_col model_col_view(const model_col *c)

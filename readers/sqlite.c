@@ -255,7 +255,11 @@ static int sq_set_end(sq_rd *r)
     return TR_OK;
 }
 
-/* A uint: int_value up to INT64_MAX, real_value above (as SQLite holds it). */
+/*
+** A uint: int_value up to INT64_MAX, real_value above (as SQLite holds it):
+** 2^64 there is a value the double rounded up (UINT64_MAX does), read as
+** UINT64_MAX.
+*/
 static int sq_uint(sq_rd *r, uint64_t *u)
 {
     if (sqlite3_column_type(r->st, 3) == SQLITE_INTEGER) {
@@ -265,9 +269,9 @@ static int sq_uint(sq_rd *r, uint64_t *u)
         return TR_OK;
     }
     double d = sqlite3_column_double(r->st, 5);
-    if (sqlite3_column_type(r->st, 5) != SQLITE_FLOAT || !(d >= 0x1p63 && d < 0x1p64))
+    if (sqlite3_column_type(r->st, 5) != SQLITE_FLOAT || !(d >= 0x1p63 && d <= 0x1p64))
         return sq_bad(r, "%s of a uint is missing", "int_value");
-    *u = (uint64_t)d;
+    *u = d < 0x1p64 ? (uint64_t)d : UINT64_MAX;
     return TR_OK;
 }
 

@@ -21,6 +21,10 @@ samples=(
     "$D/chrome/hta/distributed_info_unavailable/distributed_info_not_found.json.gz"
     "$D/chrome/perfetto/flow_events_json_v2.json"
 )
+# uint args above INT64_MAX are kept as doubles: 2^63 exactly, and UINT64_MAX as 2^64 (rounded up)
+printf '%s\n' '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,' \
+    '"args":{"top":9223372036854775808,"max":18446744073709551615}}]' >"$tmp/uint.json"
+samples+=("$tmp/uint.json")
 # check N SAMPLE: prints what differs; two samples at a time keep the test quick.
 check() {
     local i=$1 x=$2 db=$tmp/$1.db cmd

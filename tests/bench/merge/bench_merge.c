@@ -40,7 +40,10 @@ static uint64_t checksum(const tr_trace *t, size_t *events)
     MIX(sl.name, sl.n * 4);
     MIX(sl.args, sl.n * 4);
     MIX(in.ts, in.n * 8);
-    MIX(in.name, in.n * 4);
+    for (size_t i = 0; i < in.n; i++) {
+        tr_str name = tr_instant_name(&in, i);
+        MIX(&name, sizeof name);
+    }
     MIX(co.ts, co.n * 8);
     MIX(sa.ts, sa.n * 8);
     MIX(sa.stack, sa.n * 4);
