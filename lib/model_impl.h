@@ -81,7 +81,7 @@ static inline void model_col_put(model_col *c, size_t i, int64_t v)
 ** too wide widens it (1 to 4 bytes, 4 to 8).  TR_FATAL when out of memory.
 */
 int model_col_set(model_col *c, size_t i, size_t cap, int64_t v);
-/* C's block made SIZE (1, 4 or 8, at least its rows' need) bytes a row for CAP rows, N rows kept. */
+/* C's block made SIZE (1, 4, 8; at least its rows' need) bytes a row, CAP rows, N kept. */
 int model_col_make(model_col *c, size_t n, size_t cap, int size);
 
 static inline tr_col model_col_view(const model_col *c)
