@@ -97,8 +97,9 @@ void tr_free(void *p)
 void tr_mem_populate(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-    /* the whole pages inside: a page the block shares is left to the writes */
-    uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1);
+    /* whole pages inside (madvise wants a page's start); one the block shares is left to writes */
+    long size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = size > 0 ? (uintptr_t)size : 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
     if (p && b > a) (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 #else
