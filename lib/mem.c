@@ -11,16 +11,26 @@
 
 static uint64_t alloc_fail_at; /* 0 = never */
 static uint64_t alloc_count;
+static int alloc_fail_persists; /* the allocations after it fail too */
 
 void tr_alloc_fail_after(uint64_t n)
 {
     alloc_fail_at = n;
     alloc_count = 0;
+    alloc_fail_persists = 1;
+}
+
+void tr_alloc_fail_once(uint64_t n)
+{
+    tr_alloc_fail_after(n);
+    alloc_fail_persists = 0;
 }
 
 static int alloc_should_fail(void)
 {
-    return alloc_fail_at && ++alloc_count >= alloc_fail_at;
+    if (!alloc_fail_at) return 0;
+    ++alloc_count;
+    return alloc_fail_persists ? alloc_count >= alloc_fail_at : alloc_count == alloc_fail_at;
 }
 
 /*

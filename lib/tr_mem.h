@@ -37,9 +37,12 @@ static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const voi
 
 /*
 ** tr_alloc_fail_after: make allocation number N (counting from the call,
-** 1-based) and every later one fail; 0 turns failures off.
+** 1-based) and every later one fail; 0 turns failures off.  tr_alloc_fail_once
+** fails allocation N alone (SQLite's transient faults): a caller that goes on
+** after it must still say it failed.
 */
 void tr_alloc_fail_after(uint64_t n);
+void tr_alloc_fail_once(uint64_t n);
 
 /*
 ** tr_arena: a block arena (git's mem-pool).  Small records and strings are

@@ -5,6 +5,7 @@
 */
 #include "tr_test.h"
 #include "tr_load.h"
+#include "tr_mem.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
 #include "tr_text.h"
@@ -133,6 +134,57 @@ TR_TEST(lines_exact)
                    "sample\t0.000005000\t\t\tworker 0\t\tmain;f;g\"q\t\t{}\n");
     tr_free(got);
     tr_trace_free(t);
+}
+
+/* One write of a fresh build() in a thread of its own, whose arg reads start with no room. */
+typedef struct nomem_write {
+    uint64_t fail; /* the one allocation that fails, from the write's first */
+    const char *path;
+    int rc;
+} nomem_write;
+
+static void *nomem_write_run(void *p)
+{
+    nomem_write *w = p;
+    tr_trace *t = build();
+    tr_error e;
+    tr_alloc_fail_once(w->fail);
+    w->rc = tr_write_trace(&tr_writer_lines, t, w->path, NULL, &e);
+    tr_alloc_fail_after(0);
+    tr_trace_free(t);
+    return NULL;
+}
+
+/*
+** Each allocation of a write (it makes about 15) fails in turn, alone: the
+** write fails, or its output holds every arg.  A set read as empty for want of room to decode
+** it made "{}" of the slice's args, and the write went on to succeed.
+*/
+TR_TEST(lines_no_arg_lost_out_of_memory)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/nomem.tsv", tr_test_tmpdir());
+    int failed = 0, whole = 0;
+    for (uint64_t n = 1; n < 60; n++) {
+        nomem_write w = {n, path, TR_OK};
+        pthread_t tid;
+        CHECK_INT(pthread_create(&tid, NULL, nomem_write_run, &w), 0);
+        pthread_join(tid, NULL);
+        if (w.rc != TR_OK) {
+            failed++;
+            continue;
+        }
+        FILE *f = fopen(path, "rb");
+        char got[1024] = "";
+        CHECK(f != NULL);
+        if (f) {
+            got[fread(got, 1, sizeof got - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(strstr(got, "\tread\t4096\t{\"path\":\"/tmp/x\"}\n") != NULL);
+        whole++;
+    }
+    CHECK(failed > 0 && whole > 0);
 }
 
 TR_TEST(lines_filter_no_header)
