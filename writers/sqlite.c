@@ -617,7 +617,9 @@ static int put_args(sq_w *w, sq_bulk *b)
     int rc = bulk_end(&pack);
     tr_free(used);
     if (!b->rc && !rc) rc = put_shapes(w);
-    return b->rc ? b->rc : rc;
+    /* put_table ends B: a failure of the packed rows or their shapes is its too */
+    if (!b->rc) b->rc = rc;
+    return b->rc;
 }
 
 /* Every row of stored table TB the filter keeps. */
