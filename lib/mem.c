@@ -267,6 +267,7 @@ void tr_buf_init(tr_buf *b, size_t max)
     b->p = buf_empty;
     b->len = b->cap = 0;
     b->max = max;
+    b->nomem = 0;
 }
 
 void tr_buf_fini(tr_buf *b)
@@ -292,7 +293,10 @@ int tr_buf_grow(tr_buf *b, size_t extra)
     while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     if (b->max && cap > b->max + 1) cap = b->max + 1;
     char *p = tr_realloc(b->cap ? b->p : NULL, cap);
-    if (!p) return TR_FATAL;
+    if (!p) {
+        b->nomem = 1;
+        return TR_FATAL;
+    }
     if (!b->cap) p[0] = '\0';
     b->p = p;
     b->cap = cap;
