@@ -194,9 +194,9 @@ static char *sqlite_seen(const char *path)
         char sql[512];
         snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", sqlite3_column_text(names, 0));
         CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &rows, NULL), SQLITE_OK);
-        char *line[256];
+        char **line = NULL;
         size_t n = 0;
-        while (sqlite3_step(rows) == SQLITE_ROW && n < 256) {
+        while (sqlite3_step(rows) == SQLITE_ROW) {
             tr_buf r;
             tr_buf_init(&r, 0);
             CHECK_INT(tr_buf_grow(&r, 0), TR_OK);
@@ -204,15 +204,20 @@ static char *sqlite_seen(const char *path)
                 const unsigned char *v = sqlite3_column_text(rows, c);
                 tr_buf_addf(&r, "%s|", v ? (const char *)v : "NULL");
             }
+            char **more = realloc(line, (n + 1) * sizeof *line);
+            CHECK(more != NULL);
+            if (!more) break;
+            line = more;
             line[n++] = r.p;
         }
         sqlite3_finalize(rows);
-        qsort(line, n, sizeof *line, cmp_text);
+        if (n) qsort(line, n, sizeof *line, cmp_text);
         tr_buf_addf(&b, "%s:\n", sqlite3_column_text(names, 0));
         for (size_t i = 0; i < n; i++) {
             tr_buf_addf(&b, "%s\n", line[i]);
             tr_free(line[i]);
         }
+        free(line);
     }
     sqlite3_finalize(names);
     sqlite3_close(db);
