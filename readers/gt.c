@@ -559,7 +559,7 @@ static uint32_t gt_shape(gt_rd *g, const gt_args *a)
 static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
 {
     tr_trace *t = g->t;
-    if (!a->n) return 0;
+    if (!a->n || g->no_args) return 0;
     if (!*shape) *shape = gt_shape(g, a);
     if (*shape) return tr_args_shaped(t, *shape, a->val);
     tr_args_begin(t);
@@ -762,13 +762,16 @@ static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_
         v->ts = r->ts;
         v->seq = r->seq;
         v->name = cmd;
-        v->op = gt_vis_op(g, line, n, r);
+        v->op = g->no_args ? 0 : gt_vis_op(g, line, n, r);
     } else if (ev == g->c[C_WRECV] && v->set) {
         tr_trace *t = g->t;
-        tr_args_begin(t);
-        tr_args_str(t, g->c[C_OP], v->op);
-        tr_args_int(t, g->c[C_SEQ], v->seq);
-        uint32_t args = tr_args_end(t);
+        uint32_t args = 0;
+        if (!g->no_args) {
+            tr_args_begin(t);
+            tr_args_str(t, g->c[C_OP], v->op);
+            tr_args_int(t, g->c[C_SEQ], v->seq);
+            args = tr_args_end(t);
+        }
         tr_slice_add(t, gt_lane_track(g, lane), v->ts, gt_dur(v->ts, r->ts), v->name,
                      g->c[C_CAT_WORKER], -1, args);
         v->set = 0;
@@ -814,6 +817,26 @@ static void gt_header_line(gt_rd *g, const char *p, size_t n)
     }
 }
 
+/* The arg set of record R, whose COMMAND is CMD; *DET becomes its details' string. */
+static uint32_t gt_rec_args(gt_rd *g, const gt_rec *r, tr_str cmd, tr_str *det_out)
+{
+    tr_str det = *det_out = gt_cached(g, r->det, r->det_n, 1);
+    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
+    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
+    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
+    if (!det) return gt_args_set(g, &a, &g->shape_rec[a.has]);
+    gt_args_push(&a, g->c[C_DETAILS], det, 0);
+    /* Details met first are parsed; then, as when they come again, the set is added whole. */
+    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
+    if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
+    if (sl->n > GT_DET_ARGS) return tr_args_end(g->t);
+    gt_args_add_det(&a, sl);
+    return gt_args_set(g, &a, &sl->shape[a.has]);
+}
+
 /* Record R of the N bytes at LINE. */
 static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_error *e)
 {
@@ -826,29 +849,8 @@ static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_e
     if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
     tr_str ev = gt_intern(g, r->ev, r->ev_n);
     tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
-    tr_str det = gt_cached(g, r->det, r->det_n, 1);
-
-    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
-    gt_args a;
-    a.n = a.ints = a.has = 0;
-    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
-    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
-    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
-    uint32_t args;
-    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
-    if (!det) {
-        args = gt_args_set(g, &a, &g->shape_rec[a.has]);
-    } else {
-        gt_args_push(&a, g->c[C_DETAILS], det, 0);
-        /* Details met first are parsed; then, as when they come again, the set is added whole. */
-        if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
-        if (sl->n <= GT_DET_ARGS) {
-            gt_args_add_det(&a, sl);
-            args = gt_args_set(g, &a, &sl->shape[a.has]);
-        } else {
-            args = tr_args_end(t);
-        }
-    }
+    tr_str det = 0; /* only args hold the details */
+    uint32_t args = g->no_args ? 0 : gt_rec_args(g, r, cmd, &det);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
     /* Flows name it by its row among all the input's instants, dropped ones too (tr_sink.h). */
@@ -916,6 +918,7 @@ static int gt_init(gt_rd *g, tr_input *in, tr_trace *t, uint32_t input, const tr
     g->input = input;
     g->diag = o ? o->diag : NULL;
     g->visualize = o && o->gt_pairing == TR_GT_PAIR_VISUALIZE;
+    g->no_args = o && o->no_args;
     for (int i = 0; i < C_COUNT; i++) g->c[i] = tr_str_internz(t, gt_const_text[i]);
     g->track_base = (uint32_t)tr_track_count(t);
     g->process = tr_process_intern(t, input, -1);
@@ -1024,6 +1027,8 @@ static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 ** (tr_sink_expect).
 */
 static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170, 500, 16};
+/* Without args (tr_read_opts.no_args) no set is made and no details stored. */
+static const tr_expect gt_bytes_per_no_args = {{280, 110, 0, 0}, 0, 0, 0, 170, 0, 0};
 
 static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -1035,7 +1040,8 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     g->flow_req = GT_NO_LANE;
     tr_buf_init(&g->scratch, 0);
     g->sink = c->sink;
-    tr_sink_expect(c->sink, tr_input_size(c->in), &gt_bytes_per);
+    tr_sink_expect(c->sink, tr_input_size(c->in),
+                   c->opts && c->opts->no_args ? &gt_bytes_per_no_args : &gt_bytes_per);
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
                : tr_error_nomem(e);

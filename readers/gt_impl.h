@@ -207,6 +207,7 @@ typedef struct gt_rd {
     tr_input *in;
     tr_diag *diag;
     int visualize;
+    int no_args; /* tr_read_opts.no_args: no set is built, no details read */
     uint32_t input, process, track_base;
     tr_str c[C_COUNT];
     tr_vec lanes; /* gt_lane */
