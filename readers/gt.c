@@ -150,13 +150,45 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
 }
 
 /*
+** Whether the N bytes at H, a record's head (gt_head_slot), are known: then
+** R's fields and the slot are set from it.  Else R keeps where the head is,
+** so that gt_record can add it.
+*/
+static inline int gt_head_known(gt_rd *g, const char *h, size_t n, gt_rec *r)
+{
+    r->known = NULL;
+    r->head_n = 0;
+    if (n < 8 || n > GT_HEAD_MAX) return 0;
+    /* Words folded: heads often differ in one byte inside (the worker's number) */
+    uint64_t x = 0, w;
+    for (size_t k = 0; k + 8 < n; k += 8) {
+        memcpy(&w, h + k, 8);
+        x ^= w + k;
+    }
+    memcpy(&w, h + n - 8, 8);
+    gt_head_slot *sl = &g->heads[gt_set_of(x, w, n, GT_HEAD_BITS) * 2];
+    r->head = h;
+    r->head_n = n;
+    r->head_set = sl;
+    for (int k = 0; k < 2; k++, sl++) {
+        if (sl->len != n || !gt_same64(sl->text, h, n)) continue;
+        r->ev = h + sl->ev_at, r->ev_n = sl->ev_n;
+        r->src = h + sl->src_at, r->src_n = sl->src_n;
+        r->cmd = h + sl->cmd_at, r->cmd_n = sl->cmd_n;
+        r->known = sl;
+        return 1;
+    }
+    return 0;
+}
+
+/*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
 ** NS as gt_classify read it.  The line ends at its first '\n' before *N,
 ** else at *N: *N becomes its length and *WHOLE says what gt_split says.
 ** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
 */
-static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i, int64_t ns,
-                                 gt_rec *r, size_t *col, int *whole)
+static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0, size_t i,
+                                 int64_t ns, gt_rec *r, size_t *col, int *whole)
 {
     size_t n = *np;
     *col = t0 + 1;
@@ -191,16 +223,18 @@ static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i,
         *col = f[nf - 1].s + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
     }
-    r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
-    r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
-    r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
-    gt_trim(&r->ev, &r->ev_n);
-    gt_trim(&r->src, &r->src_n);
-    gt_trim(&r->cmd, &r->cmd_n);
-    *col = f[1].s + 1;
-    if (!r->ev_n) return "empty event type";
-    *col = f[2].s + 1;
-    if (!r->src_n) return "empty source";
+    if (!gt_head_known(g, p + f[1].s, f[3].e - f[1].s, r)) {
+        r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
+        r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
+        r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
+        gt_trim(&r->ev, &r->ev_n);
+        gt_trim(&r->src, &r->src_n);
+        gt_trim(&r->cmd, &r->cmd_n);
+        *col = f[1].s + 1;
+        if (!r->ev_n) return "empty event type";
+        *col = f[2].s + 1;
+        if (!r->src_n) return "empty source";
+    }
     r->size = -1;
     r->det = NULL;
     r->det_n = 0;
@@ -267,6 +301,8 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     r->seq = -1;
     r->size = -1;
     r->tape = 1;
+    r->head_n = 0;
+    r->known = NULL;
     r->vis_match = 0; /* visualize's pattern needs "<t>s | #<seq>" */
     return NULL;
 }
@@ -837,6 +873,21 @@ static uint32_t gt_rec_args(gt_rd *g, const gt_rec *r, tr_str cmd, tr_str *det_o
     return gt_args_set(g, &a, &sl->shape[a.has]);
 }
 
+/* R's head, not known yet, whose fields are EV, CMD and LANE (VIS_LANE). */
+static GT_SLOW void gt_head_add(const gt_rec *r, tr_str ev, tr_str cmd, uint32_t lane,
+                                uint32_t vis_lane)
+{
+    gt_head_slot *sl = r->head_set;
+    sl[1] = sl[0];
+    sl->len = (uint32_t)r->head_n;
+    sl->ev_at = (uint8_t)(r->ev - r->head), sl->ev_n = (uint8_t)r->ev_n;
+    sl->src_at = (uint8_t)(r->src - r->head), sl->src_n = (uint8_t)r->src_n;
+    sl->cmd_at = (uint8_t)(r->cmd - r->head), sl->cmd_n = (uint8_t)r->cmd_n;
+    sl->ev = ev, sl->cmd = cmd;
+    sl->lane = lane, sl->vis_lane = vis_lane;
+    memcpy(sl->text, r->head, r->head_n);
+}
+
 /* Record R of the N bytes at LINE. */
 static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_error *e)
 {
@@ -846,9 +897,16 @@ static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_e
         gt_header_done(g);
     }
     uint32_t lane, vis_lane;
-    if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
-    tr_str ev = gt_intern(g, r->ev, r->ev_n);
-    tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
+    tr_str ev, cmd;
+    if (r->known) {
+        lane = r->known->lane, vis_lane = r->known->vis_lane;
+        ev = r->known->ev, cmd = r->known->cmd;
+    } else {
+        if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
+        ev = gt_intern(g, r->ev, r->ev_n);
+        cmd = gt_intern(g, r->cmd, r->cmd_n);
+        if (r->head_n && ev && (cmd || !r->cmd_n)) gt_head_add(r, ev, cmd, lane, vis_lane);
+    }
     tr_str det = 0; /* only args hold the details */
     uint32_t args = g->no_args ? 0 : gt_rec_args(g, r, cmd, &det);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
@@ -978,7 +1036,7 @@ static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t *n,
     }
     gt_rec r;
     int whole = 1;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col, &whole)
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(g, p, n, start, end, ns, &r, &col, &whole)
                                       : gt_parse_tape(p, *n, start, &r, &col);
     if (!ln && (why || !whole || p[*n - 1] == '\r')) return GT_AGAIN;
     if (why) {

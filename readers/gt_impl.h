@@ -41,6 +41,9 @@
 #define GT_MORE_BITS 12
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
+/* Sets of two record heads (gt_head_slot); longer heads skip the cache. */
+#define GT_HEAD_BITS 8
+#define GT_HEAD_MAX  64
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -121,6 +124,20 @@ static const char *const gt_const_text[C_COUNT] = {
     [C_CAT_FLOW] = "gt.flow",
 };
 
+/*
+** A record's head, "EVENT | SOURCE | COMMAND" as the line has it (padding
+** and separators included): a log repeats a few dozen (79 in a million
+** lines), so a line whose head is known takes its fields' places, ids and
+** lanes from here instead of trimming and looking up each field.
+*/
+typedef struct gt_head_slot {
+    uint32_t len;                                      /* 0: empty */
+    uint8_t ev_at, ev_n, src_at, src_n, cmd_at, cmd_n; /* the trimmed fields in TEXT */
+    tr_str ev, cmd;
+    uint32_t lane, vis_lane;
+    char text[GT_HEAD_MAX];
+} gt_head_slot;
+
 /* A record line, its text pointing into the line. */
 typedef struct gt_rec {
     int64_t ts;
@@ -130,6 +147,10 @@ typedef struct gt_rec {
     size_t ev_n, src_n, cmd_n, det_n;
     int tape;
     int vis_match; /* visualize's pattern matches: a '|' follows COMMAND */
+    /* the head: HEAD_N (0: none) bytes at HEAD, its set, and its slot when known */
+    const char *head;
+    size_t head_n;
+    gt_head_slot *head_set, *known;
 } gt_rec;
 
 /* A start waiting for its end: a client's RECV, a worker's SEND. */
@@ -239,6 +260,7 @@ typedef struct gt_rd {
     gt_det_slot dets[GT_DET_SLOTS];
     gt_shape_slot shapes[2 << GT_SHAPE_BITS];
     gt_long_slot longs[GT_LONGS];
+    gt_head_slot heads[2 << GT_HEAD_BITS];
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)

@@ -158,6 +158,26 @@ static inline int gt_same(const char *a, const char *b, size_t n)
     return d == 0;
 }
 
+/* Whether the N (<= 64) bytes at A and B are the same: overlapping loads, no call. */
+static inline int gt_same64(const char *a, const char *b, size_t n)
+{
+    if (n <= 32) return gt_same(a, b, n);
+#ifdef __SSE2__
+    __m128i d = _mm_or_si128(
+        _mm_or_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                   _mm_loadu_si128((const __m128i *)(const void *)b)),
+                     _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
+                                   _mm_loadu_si128((const __m128i *)(const void *)(b + 16)))),
+        _mm_or_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 32)),
+                                   _mm_loadu_si128((const __m128i *)(const void *)(b + n - 32))),
+                     _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                                   _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16)))));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
+#else
+    return gt_same(a, b, 32) && gt_same(a + n - 32, b + n - 32, 32);
+#endif
+}
+
 /* ---- fields ---- */
 
 /*
