@@ -150,35 +150,61 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
 }
 
 /*
-** Whether the N bytes at H, a record's head (gt_head_slot), are known: then
-** R's fields and the slot are set from it.  Else R keeps where the head is,
-** so that gt_record can add it.
+** The head of the pipe-form line P (N bytes readable) when its SEQ field
+** starts at S0 as GT writes it ("#\d{1,8} | "): its slot when known, else
+** NULL; R keeps where the head starts and its set, to add it.
 */
-static inline int gt_head_known(gt_rd *g, const char *h, size_t n, gt_rec *r)
+static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, size_t n, gt_rec *r)
 {
     r->known = NULL;
+    r->head_set = NULL;
     r->head_n = 0;
-    if (n < 8 || n > GT_HEAD_MAX) return 0;
-    /* Words folded: heads often differ in one byte inside (the worker's number) */
-    uint64_t x = 0, w;
-    for (size_t k = 0; k + 8 < n; k += 8) {
-        memcpy(&w, h + k, 8);
-        x ^= w + k;
+    if (s0 + 12 + GT_HEAD_WINDOW > n || p[s0] != '#') return NULL;
+    size_t d = 0;
+    while (d < 8 && gt_digit(p[s0 + 1 + d])) d++;
+    if (!d || memcmp(p + s0 + 1 + d, " | ", 3) != 0) return NULL;
+    const char *h = p + s0 + 4 + d;
+    size_t room = n - (size_t)(h - p);
+    uint64_t x = 0, y = 0, w[2];
+    for (size_t k = 0; k < GT_HEAD_WINDOW; k += 16) {
+        memcpy(w, h + k, 16);
+        x ^= w[0], y ^= w[1];
     }
-    memcpy(&w, h + n - 8, 8);
-    gt_head_slot *sl = &g->heads[gt_set_of(x, w, n, GT_HEAD_BITS) * 2];
+    gt_head_slot *sl = &g->heads[gt_set_of(x, y, 0, GT_HEAD_BITS) * 2];
     r->head = h;
-    r->head_n = n;
     r->head_set = sl;
     for (int k = 0; k < 2; k++, sl++) {
-        if (sl->len != n || !gt_same64(sl->text, h, n)) continue;
-        r->ev = h + sl->ev_at, r->ev_n = sl->ev_n;
-        r->src = h + sl->src_at, r->src_n = sl->src_n;
-        r->cmd = h + sl->cmd_at, r->cmd_n = sl->cmd_n;
-        r->known = sl;
-        return 1;
+        /* the head and the " | " after it, eight bytes at a time, the last word overlapping */
+        size_t len = sl->n + 3u, m = 0;
+        if (!sl->n || len > room) continue;
+        uint64_t diff = 0, a, b;
+        for (; m + 8 < len; m += 8) {
+            memcpy(&a, sl->text + m, 8);
+            memcpy(&b, h + m, 8);
+            diff |= a ^ b;
+        }
+        memcpy(&a, sl->text + len - 8, 8);
+        memcpy(&b, h + len - 8, 8);
+        if (!(diff | (a ^ b))) return r->known = sl;
     }
-    return 0;
+    return NULL;
+}
+
+/*
+** A head not known (where gt_head_find left R) that can be added: short
+** enough, with the separator after it, and clean.
+*/
+static void gt_head_fields(const char *p, const gt_field *f, size_t nf, gt_rec *r)
+{
+    size_t h = (size_t)(r->head - p);
+    if (nf < 5 || f[1].s != h || f[3].e + 3 - h > GT_HEAD_MAX) return;
+    for (size_t k = h; k < f[3].e + 3; k++)
+        if ((unsigned char)p[k] - 1u >= 0x7fu) return; /* what gt_split calls not whole */
+    r->head_n = f[3].e - h;
+    r->head_f[0] = f[1].e - h;
+    r->head_f[1] = f[2].s - h;
+    r->head_f[2] = f[2].e - h;
+    r->head_f[3] = f[3].s - h;
 }
 
 /*
@@ -200,7 +226,19 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
     }
     /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
     gt_field f[6];
-    size_t nf = gt_split(p, i + 4, n, 5, f, np, whole);
+    size_t nf;
+    const gt_head_slot *k = gt_head_find(g, p, i + 4, n, r);
+    if (k) {
+        /* The head's bytes, the same as the slot's, split as they were there. */
+        size_t h = (size_t)(r->head - p);
+        f[0] = (gt_field){i + 4, h - 3};
+        f[1] = (gt_field){h, h + k->f1e};
+        f[2] = (gt_field){h + k->f2s, h + k->f2e};
+        f[3] = (gt_field){h + k->f3s, h + k->n};
+        nf = gt_split(p, h + k->n + 3, n, 5, f, 4, np, whole);
+    } else {
+        nf = gt_split(p, i + 4, n, 5, f, 0, np, whole);
+    }
     n = *np;
     *col = f[0].s + 1;
     if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
@@ -223,7 +261,11 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
         *col = f[nf - 1].s + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
     }
-    if (!gt_head_known(g, p + f[1].s, f[3].e - f[1].s, r)) {
+    if (k) {
+        r->ev = r->head + k->ev_at, r->ev_n = k->ev_n;
+        r->src = r->head + k->src_at, r->src_n = k->src_n;
+        r->cmd = r->head + k->cmd_at, r->cmd_n = k->cmd_n;
+    } else {
         r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
         r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
         r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
@@ -234,6 +276,7 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
         if (!r->ev_n) return "empty event type";
         *col = f[2].s + 1;
         if (!r->src_n) return "empty source";
+        if (r->head_set) gt_head_fields(p, f, nf, r);
     }
     r->size = -1;
     r->det = NULL;
@@ -283,7 +326,7 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     gt_field f[4];
     size_t end;
     int whole;
-    size_t nf = gt_split(p, i + 2, n, 3, f, &end, &whole);
+    size_t nf = gt_split(p, i + 2, n, 3, f, 0, &end, &whole);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
     r->ev = p + f[0].s, r->ev_n = f[0].e - f[0].s;
@@ -303,6 +346,7 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     r->tape = 1;
     r->head_n = 0;
     r->known = NULL;
+    r->head_set = NULL;
     r->vis_match = 0; /* visualize's pattern needs "<t>s | #<seq>" */
     return NULL;
 }
@@ -879,13 +923,15 @@ static GT_SLOW void gt_head_add(const gt_rec *r, tr_str ev, tr_str cmd, uint32_t
 {
     gt_head_slot *sl = r->head_set;
     sl[1] = sl[0];
-    sl->len = (uint32_t)r->head_n;
+    sl->n = (uint8_t)r->head_n;
+    sl->f1e = (uint8_t)r->head_f[0], sl->f2s = (uint8_t)r->head_f[1];
+    sl->f2e = (uint8_t)r->head_f[2], sl->f3s = (uint8_t)r->head_f[3];
     sl->ev_at = (uint8_t)(r->ev - r->head), sl->ev_n = (uint8_t)r->ev_n;
     sl->src_at = (uint8_t)(r->src - r->head), sl->src_n = (uint8_t)r->src_n;
     sl->cmd_at = (uint8_t)(r->cmd - r->head), sl->cmd_n = (uint8_t)r->cmd_n;
     sl->ev = ev, sl->cmd = cmd;
     sl->lane = lane, sl->vis_lane = vis_lane;
-    memcpy(sl->text, r->head, r->head_n);
+    memcpy(sl->text, r->head, r->head_n + 3);
 }
 
 /* Record R of the N bytes at LINE. */

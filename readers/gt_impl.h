@@ -41,9 +41,10 @@
 #define GT_MORE_BITS 12
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
-/* Sets of two record heads (gt_head_slot); longer heads skip the cache. */
-#define GT_HEAD_BITS 8
-#define GT_HEAD_MAX  64
+/* Sets of two record heads (gt_head_slot), by the bytes that start them; longer heads skip it. */
+#define GT_HEAD_BITS   8
+#define GT_HEAD_WINDOW 64
+#define GT_HEAD_MAX    80
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -125,17 +126,19 @@ static const char *const gt_const_text[C_COUNT] = {
 };
 
 /*
-** A record's head, "EVENT | SOURCE | COMMAND" as the line has it (padding
-** and separators included): a log repeats a few dozen (79 in a million
-** lines), so a line whose head is known takes its fields' places, ids and
-** lanes from here instead of trimming and looking up each field.
+** A record's head, "EVENT | SOURCE | COMMAND | " as the line has it (padding
+** and separators included), in the set of the GT_HEAD_WINDOW bytes that
+** start it: a log repeats a few dozen heads (79 in a million lines), so a
+** line that starts with a known one takes its first fields' places, ids and
+** lanes from here instead of scanning, trimming and looking up each one.
 */
 typedef struct gt_head_slot {
-    uint32_t len;                                      /* 0: empty */
-    uint8_t ev_at, ev_n, src_at, src_n, cmd_at, cmd_n; /* the trimmed fields in TEXT */
+    uint8_t n;                  /* the head's bytes before its last " | " (0: empty) */
+    uint8_t f1e, f2s, f2e, f3s; /* the fields as split: [0, f1e) [f2s, f2e) [f3s, n) */
+    uint8_t ev_at, ev_n, src_at, src_n, cmd_at, cmd_n; /* and trimmed */
     tr_str ev, cmd;
     uint32_t lane, vis_lane;
-    char text[GT_HEAD_MAX];
+    char text[GT_HEAD_MAX]; /* its N + 3 bytes */
 } gt_head_slot;
 
 /* A record line, its text pointing into the line. */
@@ -147,9 +150,12 @@ typedef struct gt_rec {
     size_t ev_n, src_n, cmd_n, det_n;
     int tape;
     int vis_match; /* visualize's pattern matches: a '|' follows COMMAND */
-    /* the head: HEAD_N (0: none) bytes at HEAD, its set, and its slot when known */
+    /*
+    ** The head at HEAD, its set and its slot when known; else, when
+    ** HEAD_N (its length) is not 0, its fields as split (gt_head_slot) to add.
+    */
     const char *head;
-    size_t head_n;
+    size_t head_n, head_f[4];
     gt_head_slot *head_set, *known;
 } gt_rec;
 
