@@ -174,18 +174,9 @@ static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, siz
     r->head = h;
     r->head_set = sl;
     for (int k = 0; k < 2; k++, sl++) {
-        /* the head and the " | " after it, eight bytes at a time, the last word overlapping */
-        size_t len = sl->n + 3u, m = 0;
-        if (!sl->n || len > room) continue;
-        uint64_t diff = 0, a, b;
-        for (; m + 8 < len; m += 8) {
-            memcpy(&a, sl->text + m, 8);
-            memcpy(&b, h + m, 8);
-            diff |= a ^ b;
-        }
-        memcpy(&a, sl->text + len - 8, 8);
-        memcpy(&b, h + len - 8, 8);
-        if (!(diff | (a ^ b))) return r->known = sl;
+        /* the head and the " | " after it (11 bytes at least), the last load overlapping */
+        size_t len = sl->n + 3u;
+        if (sl->n && len <= room && gt_same80(sl->text, h, len)) return r->known = sl;
     }
     return NULL;
 }

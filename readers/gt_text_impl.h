@@ -158,6 +158,34 @@ static inline int gt_same(const char *a, const char *b, size_t n)
     return d == 0;
 }
 
+/* Whether the N (8 to 80) bytes at A and B are the same: 16 at a time, the last load overlapping.
+ */
+static inline int gt_same80(const char *a, const char *b, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= 16) {
+        __m128i d = _mm_setzero_si128();
+        for (size_t m = 0; m + 16 < n; m += 16)
+            d = _mm_or_si128(
+                d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + m)),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(b + m))));
+        d = _mm_or_si128(
+            d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16))));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
+    }
+#endif
+    uint64_t diff = 0, x, y;
+    for (size_t m = 0; m + 8 < n; m += 8) {
+        memcpy(&x, a + m, 8);
+        memcpy(&y, b + m, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (diff | (x ^ y)) == 0;
+}
+
 /* ---- fields ---- */
 
 /*
