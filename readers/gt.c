@@ -127,6 +127,16 @@ static int gt_time(const char *s, size_t n, int64_t ns, int64_t *out)
     return ns >= 0 ? 0 : tr_parse_decimal_ns(s, n, GT_NS_PER_S, out);
 }
 
+/* The value of the eight digits of W, the first in its lowest byte (little-endian). */
+static inline uint64_t gt_digits8_value(uint64_t w)
+{
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
+    return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+            (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+           32;
+}
+
 /*
 ** The value of the D (1 to 8) digits that end at END, read as one word (the
 ** eight bytes before END must be readable; little-endian): bytes before the
@@ -141,11 +151,7 @@ static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
     if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
          (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
         return 0;
-    w -= 0x3030303030303030ULL;
-    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
-    *v = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-          (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-         32;
+    *v = gt_digits8_value(w);
     return 1;
 }
 
@@ -160,9 +166,19 @@ static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, siz
     r->head_set = NULL;
     r->head_n = 0;
     if (s0 + 12 + GT_HEAD_WINDOW > n || p[s0] != '#') return NULL;
-    size_t d = 0;
-    while (d < 8 && gt_digit(p[s0 + 1 + d])) d++;
+    /*
+    ** The SEQ's digits: a byte's nibbles say whether it is one, exactly up
+    ** to the first that is not (adding 6 carries out of none before it).
+    */
+    uint64_t v, low;
+    memcpy(&v, p + s0 + 1, 8);
+    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+                 (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+    size_t d = t ? (size_t)__builtin_ctzll(t) >> 3 : 8;
     if (!d || memcmp(p + s0 + 1 + d, " | ", 3) != 0) return NULL;
+    low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    r->seq =
+        (int64_t)gt_digits8_value(((v << (8 * (8 - d))) & ~low) | (0x3030303030303030ULL & low));
     const char *h = p + s0 + 4 + d;
     size_t room = n - (size_t)(h - p);
     uint64_t x = 0, y = 0, w[2];
@@ -198,6 +214,29 @@ static void gt_head_fields(const char *p, const gt_field *f, size_t nf, gt_rec *
     r->head_f[3] = f[3].s - h;
 }
 
+/* The SEQ field F[0] into R: NULL, or what is wrong with it (*COL set). */
+static const char *gt_parse_seq(const char *p, const gt_field *f, gt_rec *r, size_t *col)
+{
+    *col = f[0].s + 1;
+    if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
+    uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
+    size_t nd = f[0].e - f[0].s - 1;
+    if (GT_LITTLE_ENDIAN && nd <= 8 && f[0].e >= 8) {
+        if (!gt_digits8(p + f[0].e, nd, &seq)) return "expected '#<seq>' as the second field";
+    } else {
+        for (size_t k = f[0].s + 1; k < f[0].e; k++) {
+            unsigned d = (unsigned)(p[k] - '0');
+            if (d > 9) return "expected '#<seq>' as the second field";
+            seq = seq * 10 + d;
+        }
+    }
+    r->seq = (int64_t)seq;
+    /* 18 digits cannot overflow; longer ones go through the checked parser */
+    if (nd > 18 && tr_parse_int64(p + f[0].s + 1, nd, &r->seq) != 0)
+        return "sequence number out of range";
+    return NULL;
+}
+
 /*
 ** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
 ** NS as gt_classify read it.  The line ends at its first '\n' before *N,
@@ -231,23 +270,10 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
         nf = gt_split(p, i + 4, n, 5, f, 0, np, whole);
     }
     n = *np;
-    *col = f[0].s + 1;
-    if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
-    uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
-    size_t nd = f[0].e - f[0].s - 1;
-    if (GT_LITTLE_ENDIAN && nd <= 8 && f[0].e >= 8) {
-        if (!gt_digits8(p + f[0].e, nd, &seq)) return "expected '#<seq>' as the second field";
-    } else {
-        for (size_t k = f[0].s + 1; k < f[0].e; k++) {
-            unsigned d = (unsigned)(p[k] - '0');
-            if (d > 9) return "expected '#<seq>' as the second field";
-            seq = seq * 10 + d;
-        }
+    if (!k) {
+        const char *why = gt_parse_seq(p, f, r, col);
+        if (why) return why;
     }
-    r->seq = (int64_t)seq;
-    /* 18 digits cannot overflow; longer ones go through the checked parser */
-    if (nd > 18 && tr_parse_int64(p + f[0].s + 1, nd, &r->seq) != 0)
-        return "sequence number out of range";
     if (nf < 4) {
         *col = f[nf - 1].s + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";

@@ -158,20 +158,24 @@ static inline int gt_same(const char *a, const char *b, size_t n)
     return d == 0;
 }
 
+#ifdef __SSE2__
+static inline __m128i gt_xor16(const char *a, const char *b)
+{
+    return _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
+                         _mm_loadu_si128((const __m128i *)(const void *)b));
+}
+#endif
+
 /* Whether the N (8 to 80) bytes at A and B are the same: 16 at a time, the last load overlapping.
  */
 static inline int gt_same80(const char *a, const char *b, size_t n)
 {
 #ifdef __SSE2__
     if (n >= 16) {
-        __m128i d = _mm_setzero_si128();
-        for (size_t m = 0; m + 16 < n; m += 16)
-            d = _mm_or_si128(
-                d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + m)),
-                                 _mm_loadu_si128((const __m128i *)(const void *)(b + m))));
-        d = _mm_or_si128(
-            d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
-                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16))));
+        __m128i d = _mm_or_si128(gt_xor16(a, b), gt_xor16(a + n - 16, b + n - 16));
+        if (n > 32) d = _mm_or_si128(d, gt_xor16(a + 16, b + 16));
+        if (n > 48) d = _mm_or_si128(d, gt_xor16(a + 32, b + 32));
+        if (n > 64) d = _mm_or_si128(d, gt_xor16(a + 48, b + 48));
         return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
     }
 #endif
