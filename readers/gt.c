@@ -214,6 +214,32 @@ static void gt_head_fields(const char *p, const gt_field *f, size_t nf, gt_rec *
     r->head_f[3] = f[3].s - h;
 }
 
+/*
+** SIZE as GT writes it, " *\d{1,7}B" filling the field [S, E) of P (the 9
+** bytes before E readable), read as a word without trimming it first: 1
+** and *BYTES, as gt_parse_size gives them, or 0 for it to decide.
+*/
+static inline int gt_size_fast(const char *p, size_t s, size_t e, int64_t *bytes)
+{
+    if (!GT_LITTLE_ENDIAN || e < s + 2 || e < 9 || p[e - 1] != 'B') return 0;
+    uint64_t v, w;
+    memcpy(&v, p + e - 9, 8);
+    /* Digits from the top down: a byte that is not one stops them (see gt_head_find). */
+    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+                 (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+    if (!t) return 0;
+    size_t d = (size_t)__builtin_clzll(t) >> 3, pad = e - 1 - d - s;
+    if (!d || d > e - 1 - s || pad > 8 || e < 9 + d) return 0;
+    if (pad) {
+        /* the spaces before: the top PAD bytes of the word before the digits */
+        memcpy(&w, p + e - 9 - d, 8);
+        if ((w ^ GT_SPACES) >> (8 * (8 - pad))) return 0;
+    }
+    uint64_t low = ((uint64_t)1 << (8 * (8 - d))) - 1;
+    *bytes = (int64_t)gt_digits8_value((v & ~low) | (0x3030303030303030ULL & low));
+    return 1;
+}
+
 /* The SEQ field F[0] into R: NULL, or what is wrong with it (*COL set). */
 static const char *gt_parse_seq(const char *p, const gt_field *f, gt_rec *r, size_t *col)
 {
@@ -305,10 +331,13 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
         return NULL;
     }
     r->vis_match = 1;
-    const char *f6 = p + f[4].s;
-    size_t f6_n = f[4].e - f[4].s;
-    gt_trim(&f6, &f6_n);
-    int sz = gt_parse_size(f6, f6_n, &r->size);
+    int sz = gt_size_fast(p, f[4].s, f[4].e, &r->size);
+    if (!sz) {
+        const char *f6 = p + f[4].s;
+        size_t f6_n = f[4].e - f[4].s;
+        gt_trim(&f6, &f6_n);
+        sz = gt_parse_size(f6, f6_n, &r->size);
+    }
     if (sz < 0) {
         *col = f[4].s + 1;
         return "size out of range";
@@ -321,7 +350,7 @@ static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0,
         r->det = p + f[4].s;
         r->det_n = n - f[4].s;
     }
-    if (r->det) gt_trim(&r->det, &r->det_n);
+    if (r->det && !g->no_args) gt_trim(&r->det, &r->det_n); /* only args read it */
     return NULL;
 }
 
