@@ -23,6 +23,46 @@
 
 /* ---- line recognition ---- */
 
+/* The value of the eight digits of W, the first in its lowest byte (little-endian). */
+static inline uint64_t gt_digits8_value(uint64_t w)
+{
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
+    return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+            (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+           32;
+}
+
+/*
+** The value of the D (1 to 8) digits that end at END, read as one word (the
+** eight bytes before END must be readable; little-endian): bytes before the
+** digits count as '0'.  Returns 0 when one of the D is not a digit.
+*/
+static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+{
+    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    memcpy(&w, end - 8, 8);
+    w = (w & ~low) | (0x3030303030303030ULL & low);
+    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
+        return 0;
+    *v = gt_digits8_value(w);
+    return 1;
+}
+
+/*
+** Which of the 8 bytes of W (little-endian) are not digits: a byte of the
+** result is 0 for a digit.  Exact up to the first that is not one (adding 6
+** carries out of none before it); past it a digit may show as none (a carry
+** from a byte >= 0xFA), never the reverse.
+*/
+static inline uint64_t gt_not_digits8(uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+           (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+}
+
 enum { GT_TEXT, GT_PIPE, GT_TAPE };
 
 /*
@@ -127,31 +167,31 @@ static int gt_time(const char *s, size_t n, int64_t ns, int64_t *out)
     return ns >= 0 ? 0 : tr_parse_decimal_ns(s, n, GT_NS_PER_S, out);
 }
 
-/* The value of the eight digits of W, the first in its lowest byte (little-endian). */
-static inline uint64_t gt_digits8_value(uint64_t w)
-{
-    w -= 0x3030303030303030ULL;
-    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
-    return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-            (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-           32;
-}
-
 /*
-** The value of the D (1 to 8) digits that end at END, read as one word (the
-** eight bytes before END must be readable; little-endian): bytes before the
-** digits count as '0'.  Returns 0 when one of the D is not a digit.
+** SIZE as GT writes it, " *\d{1,7}B" filling the field [S, E) of P (the 9
+** bytes before E readable), read as a word without trimming it first: 1
+** and *BYTES, as gt_parse_size gives them, or 0 for it to decide.
 */
-static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+static inline int gt_size_fast(const char *p, size_t s, size_t e, int64_t *bytes)
 {
-    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
-    memcpy(&w, end - 8, 8);
-    w = (w & ~low) | (0x3030303030303030ULL & low);
-    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
-    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
-         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
-        return 0;
-    *v = gt_digits8_value(w);
+    if (!GT_LITTLE_ENDIAN || e < s + 2 || e < 9 || p[e - 1] != 'B') return 0;
+    uint64_t v, w;
+    memcpy(&v, p + e - 9, 8);
+    /*
+    ** Digits from the top down: a carry (from a byte >= 0xFA below) can only
+    ** make a digit look like none, and then the spaces' check fails.
+    */
+    uint64_t t = gt_not_digits8(v);
+    if (!t) return 0;
+    size_t d = (size_t)__builtin_clzll(t) >> 3, pad = e - 1 - d - s;
+    if (!d || d > e - 1 - s || pad > 8 || e < 9 + d) return 0;
+    if (pad) {
+        /* the spaces before: the top PAD bytes of the word before the digits */
+        memcpy(&w, p + e - 9 - d, 8);
+        if ((w ^ GT_SPACES) >> (8 * (8 - pad))) return 0;
+    }
+    uint64_t low = ((uint64_t)1 << (8 * (8 - d))) - 1;
+    *bytes = (int64_t)gt_digits8_value((v & ~low) | (0x3030303030303030ULL & low));
     return 1;
 }
 
@@ -166,14 +206,10 @@ static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, siz
     r->head_set = NULL;
     r->head_n = 0;
     if (s0 + 12 + GT_HEAD_WINDOW > n || p[s0] != '#') return NULL;
-    /*
-    ** The SEQ's digits: a byte's nibbles say whether it is one, exactly up
-    ** to the first that is not (adding 6 carries out of none before it).
-    */
+    /* The SEQ's digits, read as a word */
     uint64_t v, low;
     memcpy(&v, p + s0 + 1, 8);
-    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
-                 (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+    uint64_t t = gt_not_digits8(v);
     size_t d = t ? (size_t)__builtin_ctzll(t) >> 3 : 8;
     if (!d || memcmp(p + s0 + 1 + d, " | ", 3) != 0) return NULL;
     low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
@@ -212,32 +248,6 @@ static void gt_head_fields(const char *p, const gt_field *f, size_t nf, gt_rec *
     r->head_f[1] = f[2].s - h;
     r->head_f[2] = f[2].e - h;
     r->head_f[3] = f[3].s - h;
-}
-
-/*
-** SIZE as GT writes it, " *\d{1,7}B" filling the field [S, E) of P (the 9
-** bytes before E readable), read as a word without trimming it first: 1
-** and *BYTES, as gt_parse_size gives them, or 0 for it to decide.
-*/
-static inline int gt_size_fast(const char *p, size_t s, size_t e, int64_t *bytes)
-{
-    if (!GT_LITTLE_ENDIAN || e < s + 2 || e < 9 || p[e - 1] != 'B') return 0;
-    uint64_t v, w;
-    memcpy(&v, p + e - 9, 8);
-    /* Digits from the top down: a byte that is not one stops them (see gt_head_find). */
-    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
-                 (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
-    if (!t) return 0;
-    size_t d = (size_t)__builtin_clzll(t) >> 3, pad = e - 1 - d - s;
-    if (!d || d > e - 1 - s || pad > 8 || e < 9 + d) return 0;
-    if (pad) {
-        /* the spaces before: the top PAD bytes of the word before the digits */
-        memcpy(&w, p + e - 9 - d, 8);
-        if ((w ^ GT_SPACES) >> (8 * (8 - pad))) return 0;
-    }
-    uint64_t low = ((uint64_t)1 << (8 * (8 - d))) - 1;
-    *bytes = (int64_t)gt_digits8_value((v & ~low) | (0x3030303030303030ULL & low));
-    return 1;
 }
 
 /* The SEQ field F[0] into R: NULL, or what is wrong with it (*COL set). */
