@@ -228,7 +228,7 @@ static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, siz
     for (int k = 0; k < 2; k++, sl++) {
         /* the head and the " | " after it (11 bytes at least), the last load overlapping */
         size_t len = sl->n + 3u;
-        if (sl->n && len <= room && gt_same80(sl->text, h, len)) return r->known = sl;
+        if (sl->n && len <= room && tr_same_bytes(sl->text, h, len)) return r->known = sl;
     }
     return NULL;
 }

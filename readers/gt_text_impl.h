@@ -158,38 +158,6 @@ static inline int gt_same(const char *a, const char *b, size_t n)
     return d == 0;
 }
 
-#ifdef __SSE2__
-static inline __m128i gt_xor16(const char *a, const char *b)
-{
-    return _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
-                         _mm_loadu_si128((const __m128i *)(const void *)b));
-}
-#endif
-
-/* Whether the N (8 to 80) bytes at A and B are the same: 16 at a time, the last load overlapping.
- */
-static inline int gt_same80(const char *a, const char *b, size_t n)
-{
-#ifdef __SSE2__
-    if (n >= 16) {
-        __m128i d = _mm_or_si128(gt_xor16(a, b), gt_xor16(a + n - 16, b + n - 16));
-        if (n > 32) d = _mm_or_si128(d, gt_xor16(a + 16, b + 16));
-        if (n > 48) d = _mm_or_si128(d, gt_xor16(a + 32, b + 32));
-        if (n > 64) d = _mm_or_si128(d, gt_xor16(a + 48, b + 48));
-        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
-    }
-#endif
-    uint64_t diff = 0, x, y;
-    for (size_t m = 0; m + 8 < n; m += 8) {
-        memcpy(&x, a + m, 8);
-        memcpy(&y, b + m, 8);
-        diff |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
-}
-
 /* ---- fields ---- */
 
 /*
