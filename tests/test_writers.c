@@ -242,10 +242,11 @@ static int same_output(const tr_writer *w, const char *a, const char *b)
 /*
 ** Each allocation of each writer's write fails in turn, alone, on a thread
 ** of its own (whose caches start empty): the write fails and leaves no
-** output, or its output is the one a write without failures makes (the
-** first 400 allocations: parquet makes more).  The sqlite writer lost the
-** packed args when their rows could not be added, and every writer wrote
-** an arg set it could not decode as {}: both found so.
+** output, or its output is the one a write without failures makes.  A
+** writer is done after 40 allocations in a row that fail nothing, or 400
+** (parquet makes more).  The sqlite writer lost the packed args when their
+** rows could not be added, and every writer wrote an arg set it could not
+** decode as {}: both found so.
 */
 TR_TEST(writers_no_silent_loss_out_of_memory)
 {
@@ -256,8 +257,8 @@ TR_TEST(writers_no_silent_loss_out_of_memory)
         snprintf(ref, sizeof ref, "%s/sweep-%s-ref%s", tr_test_tmpdir(), w->name, slash);
         snprintf(got, sizeof got, "%s/sweep-%s%s", tr_test_tmpdir(), w->name, slash);
         CHECK_INT(write_built(w, ref, 0), TR_OK);
-        int failed = 0, whole = 0;
-        for (uint64_t n = 1; n < 400 && whole < 40; n++) {
+        int failed = 0, quiet = 0;
+        for (uint64_t n = 1; n < 400 && quiet < 40; n++) {
             sweep_run r = {w, got, n, TR_OK};
             pthread_t tid;
             CHECK_INT(pthread_create(&tid, NULL, sweep_run_one, &r), 0);
@@ -266,14 +267,14 @@ TR_TEST(writers_no_silent_loss_out_of_memory)
             int exists = system(cmd) == 0;
             if (r.rc != TR_OK) {
                 failed++;
-                whole = 0;
+                quiet = 0;
                 if (exists)
                     fprintf(stderr, "  %s: allocation %llu failed the write, output left\n",
                             w->name, (unsigned long long)n);
                 CHECK(!exists);
                 continue;
             }
-            whole++;
+            quiet++;
             int same = exists && same_output(w, ref, got);
             if (!same)
                 fprintf(stderr, "  %s: allocation %llu failed, the output differs\n", w->name,
