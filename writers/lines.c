@@ -164,11 +164,15 @@ static int lines_begin(tr_write *run, tr_error *e)
     tr_buf_init(&w->b, 0);
     tr_buf_init(&w->names, 0);
     tr_vec_init(&w->frames, sizeof(uint32_t));
-    if (tr_buf_grow(&w->b, FLUSH_AT + 4096) != TR_OK) return tr_error_nomem(e);
-    if (run->opts->header &&
-        LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n"))
-        return tr_error_nomem(e);
-    return TR_OK;
+    if (tr_buf_grow(&w->b, FLUSH_AT + 4096) == TR_OK &&
+        (!run->opts->header ||
+         !LIT(&w->b, "#kind\tts\tdur\tprocess\ttrack\tcategory\tname\tvalue\targs\n")))
+        return TR_OK;
+    /* end is not called after a failed begin */
+    tr_buf_fini(&w->b);
+    tr_free(w);
+    run->state = NULL;
+    return tr_error_nomem(e);
 }
 
 static int lines_add(tr_write *run, const tr_trace *t, tr_error *e)
