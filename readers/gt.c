@@ -571,17 +571,22 @@ static int gt_vis_lane_id(const char *s, size_t n, size_t *id, size_t *id_n)
     return 0;
 }
 
-/* The lanes of R's source: its own track and, in visualize mode, its visualize lane. */
+/*
+** The lanes of R's source: its own track and, in visualize mode, its
+** visualize lane, which a [TAPE] record's never has: the two forms are
+** cached apart, so a pipe record's lanes (which its head keeps too,
+** gt_head_slot) never depend on a [TAPE] record before it.
+*/
 static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_lane)
 {
-    int kind = gt_kind(r);
+    int kind = gt_kind(r), key = kind << 1 | r->tape;
     gt_src_slot *sl = NULL;
     if (r->src_n <= GT_SRC_MAX) {
         uint64_t head, tail;
         gt_words(r->src, r->src_n, &head, &tail);
-        sl = &g->srcs[gt_set_of(head ^ (uint64_t)kind, tail, r->src_n, GT_SRC_BITS) * GT_WAYS];
+        sl = &g->srcs[gt_set_of(head ^ (uint64_t)key, tail, r->src_n, GT_SRC_BITS) * GT_WAYS];
         for (int w = 0; w < GT_WAYS; w++) {
-            if (sl[w].len == r->src_n && sl[w].kind == kind &&
+            if (sl[w].len == r->src_n && sl[w].key == key &&
                 (r->src_n <= 32 ? gt_same(sl[w].text, r->src, r->src_n)
                                 : memcmp(sl[w].text, r->src, r->src_n) == 0)) {
                 *lane = sl[w].lane;
@@ -607,7 +612,7 @@ static int gt_source(gt_rd *g, const gt_rec *r, uint32_t *lane, uint32_t *vis_la
         return TR_FATAL;
     if (sl) {
         sl->len = (uint32_t)r->src_n;
-        sl->kind = kind;
+        sl->key = key;
         sl->lane = *lane;
         sl->vis_lane = *vis_lane;
         memcpy(sl->text, r->src, r->src_n);

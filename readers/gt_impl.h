@@ -183,7 +183,7 @@ typedef struct gt_reply {
 
 typedef struct gt_src_slot {
     uint32_t len; /* 0: empty */
-    int kind;
+    int key;      /* the track's kind, shifted, and 1 for a [TAPE] record's */
     uint32_t lane, vis_lane;
     char text[GT_SRC_MAX];
 } gt_src_slot;

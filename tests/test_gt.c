@@ -1084,3 +1084,42 @@ TR_TEST(known_heads)
     CHECK_INT(same_track, in.n);
     tr_trace_free(t);
 }
+
+/*
+** A [TAPE] record and pipe records from one source: visualize pairs the
+** pipe records as it would without the [TAPE] one.  The source's cache gave
+** them the [TAPE] record's lanes (no visualize lane) until it dropped the
+** entry, and a known head kept them longer.
+*/
+TR_TEST(visualize_tape_then_pipe_same_source)
+{
+    static const char pipe[] =
+        "0.002s | #1 | WORKER_SEND  | auto_worker_0 | MatMul |        90B | op=matmul\n"
+        "0.003s | #2 | WORKER_RECV  | auto_worker_0 | MatMul |        91B | success=True\n"
+        "0.004s | #3 | WORKER_SEND  | auto_worker_0 | MatMul |        90B | op=matmul\n"
+        "0.005s | #4 | WORKER_RECV  | auto_worker_0 | MatMul |        91B | success=True\n";
+    static const char tape[] = "[TAPE 0.001s] WORKER_SEND  | auto_worker_0 | MatMul | x=1\n";
+    char text[sizeof tape + sizeof pipe];
+    memcpy(text, tape, sizeof tape - 1);
+    memcpy(text + sizeof tape - 1, pipe, sizeof pipe);
+    for (int with_tape = 0; with_tape < 2; with_tape++) {
+        tr_trace *t = tr_trace_new();
+        tr_diag diag = {0};
+        tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_VISUALIZE};
+        tr_error e = {0};
+        const char *s = with_tape ? text : pipe;
+        CHECK_INT(read_mem(t, s, strlen(s), &o, &e), TR_OK);
+        CHECK_INT(diag.warnings, 0);
+        size_t lanes;
+        CHECK_INT(count_slices(t, "gt.worker", &lanes), 2);
+        CHECK_INT(lanes, 1);
+        size_t i = find_slice(t, "gt.worker", "MatMul", 0);
+        CHECK(i != SIZE_MAX);
+        if (i != SIZE_MAX) {
+            tr_slices sl;
+            tr_trace_slices(t, &sl);
+            CHECK_STR(track_name(t, sl.track[i]), "worker 0");
+        }
+        tr_trace_free(t);
+    }
+}
