@@ -276,6 +276,12 @@ void tr_buf_fini(tr_buf *b)
     tr_buf_init(b, b->max);
 }
 
+void tr_buf_fini_into(tr_buf *b, tr_buf *out)
+{
+    out->nomem |= b->nomem;
+    tr_buf_fini(b);
+}
+
 void tr_buf_reset(tr_buf *b)
 {
     b->len = 0;

@@ -279,7 +279,7 @@ void tr_report_free(tr_report *r)
 
 void tr_report_dot(const tr_report *r, tr_buf *b)
 {
-    tr_stree_dot(r->t, &r->tree, b);
+    if (tr_stree_dot(r->t, &r->tree, b) != TR_OK) b->nomem = 1; /* its pieces are lost */
 }
 
 void tr_report_text(const tr_report *r, tr_buf *b)

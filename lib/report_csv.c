@@ -232,7 +232,7 @@ static void csv_hangs(const tr_report *r, tr_buf *b)
         csv_field(b, cell.p);
         tr_buf_addc(b, '\n');
     }
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 static void csv_gpu_streams(const tr_report *r, tr_buf *b)

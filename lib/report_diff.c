@@ -146,7 +146,7 @@ void tr_diff_text(const tr_diff *d, long top, int width, int ascii, tr_buf *b)
         if (shown < j - i) tr_buf_addf(b, "... %zu more\n", j - i - shown);
         i = j;
     }
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 void tr_diff_json(const tr_diff *d, long top, tr_buf *b)

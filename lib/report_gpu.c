@@ -158,7 +158,7 @@ void tr_rp_text_gpu_breakdown(const tr_report *r, tr_buf *b)
     rg_streams(r, b, &cell);
     rg_queues(r, b, &cell);
     rg_membw(r, b, &cell);
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 static void rg_types(const tr_report *r, tr_buf *b, tr_buf *cell)
@@ -393,7 +393,7 @@ void tr_rp_text_gpu_kernels(const tr_report *r, tr_buf *b)
     rg_hta_groups(r, b, &cell);
     rg_launches(r, b, &cell);
     rg_seqs(r, b, &cell);
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 /* ---- JSON ---- */
@@ -508,7 +508,7 @@ static void rg_json_kernels(const tr_report *r, tr_buf *b, const tr_kernel_stat 
         tr_buf_adds(b,
                     per_rank ? (s->other ? ",\"hta_other\":true}" : ",\"hta_other\":false}") : "}");
     }
-    tr_buf_fini(&short_name);
+    tr_buf_fini_into(&short_name, b);
 }
 
 void tr_rp_json_gpu_kernels(const tr_report *r, tr_buf *b)

@@ -142,7 +142,7 @@ static void page_head(const tr_report *r, tr_buf *h)
     tr_buf_addf(h, "</title>\n<style>%s</style>\n</head><body>\n<h1>tracestat: ", page_style);
     add_esc(h, title.p, title.len);
     tr_buf_adds(h, "</h1>\n");
-    tr_buf_fini(&title);
+    tr_buf_fini_into(&title, h);
 }
 
 typedef void (*section_fn)(const tr_report *, tr_buf *);
@@ -173,7 +173,7 @@ static int section_html(tr_report *r, int sec, tr_buf *sec_html, tr_error *e)
             tr_buf_adds(sec_html, "</pre>\n");
         }
     }
-    tr_buf_fini(&text);
+    tr_buf_fini_into(&text, sec_html);
     return rc;
 }
 
@@ -229,6 +229,10 @@ int tr_report_html(tr_report *r, const tr_report_figure *figs, size_t n, tr_buf 
                     "<script>%s</script>\n</body></html>\n",
                     page_script);
     }
-    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++) tr_buf_fini(&secs[s]);
-    return rc;
+    int lost = b->nomem; /* a page cut short is not a page */
+    for (int s = 0; s < TR_REPORT_SECTION_COUNT; s++) {
+        lost |= secs[s].nomem;
+        tr_buf_fini(&secs[s]);
+    }
+    return rc == TR_OK && lost ? tr_error_nomem(e) : rc;
 }

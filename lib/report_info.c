@@ -587,5 +587,5 @@ int tr_report_info(const tr_trace *t, int json, tr_buf *b, tr_error *e)
     tr_free(s.track_events);
     tr_free(s.names);
     tr_free(s.instant_cats);
-    return rc == 0 ? TR_OK : tr_error_nomem(e);
+    return rc == 0 && !b->nomem ? TR_OK : tr_error_nomem(e);
 }

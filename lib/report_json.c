@@ -319,6 +319,7 @@ static void json_hangs(const tr_report *r, tr_buf *b)
 {
     const tr_stree *s = &r->tree;
     uint32_t *leaves = tr_malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *leaves);
+    if (!leaves) b->nomem = 1; /* no groups: lost from B */
     size_t n = 0;
     for (size_t v = 0; leaves && v < s->n_nodes; v++)
         if (s->nodes[v].ends) leaves[n++] = (uint32_t)v;
@@ -331,9 +332,10 @@ static void json_hangs(const tr_report *r, tr_buf *b)
     }
     tr_free(leaves);
     tr_buf_adds(b, "],\"tree\":");
-    tr_stree_json(r->t, s, b);
+    /* what these could not allocate is lost from B (tr_buf.nomem) */
+    if (tr_stree_json(r->t, s, b) != TR_OK) b->nomem = 1;
     tr_buf_adds(b, ",\"events\":");
-    tr_hangs_json(r->t, &r->events, b);
+    if (tr_hangs_json(r->t, &r->events, b) != TR_OK) b->nomem = 1;
     tr_buf_adds(b, "}");
 }
 

@@ -113,7 +113,10 @@ void tr_rp_table_fini(tr_rp_table *tb)
 static int cell_begin(tr_rp_table *tb)
 {
     size_t *off = tr_vec_push(&tb->offs);
-    if (!off) return 0;
+    if (!off) {
+        tb->cells.nomem = 1; /* a cell missing shifts the row: the table is lost */
+        return 0;
+    }
     *off = tb->cells.len;
     return 1;
 }
@@ -137,6 +140,8 @@ void tr_rp_cell(tr_rp_table *tb, const char *fmt, ...)
             va_end(ap);
             tr_buf_add(&tb->cells, big, (size_t)n);
             tr_free(big);
+        } else {
+            tb->cells.nomem = 1;
         }
     }
     /* A name's control characters shown escaped, line breaks too: a cell is one line. */
@@ -231,7 +236,7 @@ static void table_text(const tr_rp_table *tb, tr_buf *b, int width, int ascii)
         while (line.len && line.p[line.len - 1] == ' ') line.p[--line.len] = '\0';
         tr_buf_add(b, line.p, line.len);
         tr_buf_addc(b, '\n');
-        tr_buf_fini(&line);
+        tr_buf_fini_into(&line, b);
         if (r == 0) {
             size_t sum = 0;
             for (size_t c = 0; c < tb->ncol; c++) sum += w[c] + (c ? 2 : 0);
@@ -261,6 +266,7 @@ void tr_rp_bar(tr_buf *b, double frac, int width, int ascii)
 
 void tr_rp_table_print(const tr_report *r, const tr_rp_table *tb, tr_buf *b)
 {
+    b->nomem |= tb->cells.nomem;
     if (r->html)
         tr_rp_html_table(r, tb, b);
     else

@@ -82,6 +82,7 @@ static void lanes_print(const tr_report *r, const tr_rp_table *tb, size_t n, tr_
             }
         }
     }
+    b->nomem |= tb->cells.nomem; /* TB2 is made of TB's cells */
     tr_rp_table_print(r, &tb2, b);
     tr_rp_table_fini(&tb2);
 }
@@ -132,7 +133,7 @@ void tr_rp_text_lanes(const tr_report *r, tr_buf *b)
     tr_rp_table_fini(&tb);
     if (n < ls->n) tr_buf_addf(b, "(%zu more lanes; --top 0 shows all)\n", ls->n - n);
     if (r->o.stat.gaps) lanes_gaps(r, n, b, &cell);
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 static void ops_table(const tr_report *r, tr_buf *b, const tr_op_stat *v, size_t nv,
@@ -169,7 +170,7 @@ void tr_rp_text_ops(const tr_report *r, tr_buf *b)
     tr_buf_init(&title, 0);
     tr_buf_addf(&title, "ops by name (sorted by %s; p50/p95 nearest rank)", keys[r->o.sort]);
     tr_rp_heading(r, b, title.p);
-    tr_buf_fini(&title);
+    tr_buf_fini_into(&title, b);
     if (!r->ops.n_names) {
         tr_buf_adds(b, "no slices\n");
         return;
@@ -371,7 +372,7 @@ void tr_rp_text_io(const tr_report *r, tr_buf *b)
     tr_buf cell;
     tr_buf_init(&cell, 0);
     io_ranks(r, b, &cell);
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
     io_layers(r, b);
     io_modules(r, b);
     io_sizes(r, b);
@@ -405,7 +406,7 @@ static void hot_table_print(const tr_report *r, tr_buf *b, const tr_hot_table *h
         else
             tr_rp_cell(&tb, "%s", tr_rp_str(r->t, f->function));
     }
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
     tr_rp_table_print(r, &tb, b);
     tr_rp_table_fini(&tb);
     if (n < h->n) tr_buf_addf(b, "(%zu more functions; --top 0 shows all)\n", h->n - n);
@@ -436,7 +437,7 @@ void tr_rp_text_hot(const tr_report *r, tr_buf *b)
         tr_rp_heading(r, b, title.p);
         hot_table_print(r, b, &h->threads[i]);
     }
-    tr_buf_fini(&title);
+    tr_buf_fini_into(&title, b);
 }
 
 /* A line per metric: its median and MAD, and the ranks out of line. */
@@ -516,7 +517,7 @@ void tr_rp_text_stragglers(const tr_report *r, tr_buf *b)
         stragglers_metrics(r, b);
         stragglers_table(r, b, &cell);
     }
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }
 
 void tr_rp_text_hangs(const tr_report *r, tr_buf *b)
@@ -524,8 +525,11 @@ void tr_rp_text_hangs(const tr_report *r, tr_buf *b)
     int tree = r->tree.n_members > 1, found = tr_hangs_found(&r->events);
     if (!tree && !found && !r->explicit_sections) return;
     tr_rp_heading(r, b, "hangs (where members part and who is behind; what the events say)");
-    if (r->tree.n_members) tr_stree_text(r->t, &r->tree, b);
-    tr_hangs_text(r->t, &r->events, tr_rp_top(r, SIZE_MAX, 1), r->explicit_sections, b);
+    /* what these could not allocate is lost from B (tr_buf.nomem) */
+    if (r->tree.n_members && tr_stree_text(r->t, &r->tree, b) != TR_OK) b->nomem = 1;
+    if (tr_hangs_text(r->t, &r->events, tr_rp_top(r, SIZE_MAX, 1), r->explicit_sections, b) !=
+        TR_OK)
+        b->nomem = 1;
 }
 
 static void gpu_streams(const tr_report *r, tr_buf *b, tr_buf *cell)
@@ -601,5 +605,5 @@ void tr_rp_text_gpu(const tr_report *r, tr_buf *b)
     tr_buf_init(&cell, 0);
     gpu_streams(r, b, &cell);
     gpu_devices(r, b, &cell);
-    tr_buf_fini(&cell);
+    tr_buf_fini_into(&cell, b);
 }

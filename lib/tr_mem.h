@@ -97,6 +97,8 @@ typedef struct tr_buf {
 
 void tr_buf_init(tr_buf *b, size_t max);
 void tr_buf_fini(tr_buf *b);
+/* ^Releases B, text built for OUT: OUT's nomem takes B's (a piece lost in B is lost in OUT). */
+void tr_buf_fini_into(tr_buf *b, tr_buf *out);
 void tr_buf_reset(tr_buf *b);
 int tr_buf_grow(tr_buf *b, size_t extra); /* room for EXTRA more bytes and the NUL */
 

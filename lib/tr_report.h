@@ -114,7 +114,9 @@ int tr_report_end(tr_report *r, tr_error *e);
 ** heading and aligned tables cut to the width (a section asked by name is
 ** printed even when empty, saying so).  ^Tables list the top rows (20 by
 ** default) and say how many more there are.  ^With ascii, headings, rules
-** and bars use ASCII only.
+** and bars use ASCII only.  ^These formatters return nothing: an append
+** that could not allocate leaves B's nomem set, which the caller checks
+** before it writes B out.
 */
 void tr_report_text(const tr_report *r, tr_buf *b);
 /*

@@ -7,9 +7,13 @@
 */
 #include "tr_test.h"
 
+#include "tr_load.h"
 #include "tr_mem.h"
+#include "tr_readers.h"
 #include "tr_report.h"
 #include "tr_text.h"
+
+#include <pthread.h>
 
 #define MS 1000000LL
 
@@ -293,4 +297,82 @@ TR_TEST(out_of_memory)
         tr_buf_fini(&b);
     }
     tr_trace_free(t);
+}
+
+/* The report of trace T, allocation FAIL failing alone (0: none): its text and JSON in OUT. */
+typedef struct report_once {
+    const tr_trace *t;
+    uint64_t fail;
+    int rc;
+    tr_buf out;
+} report_once;
+
+static void *report_once_run(void *p)
+{
+    report_once *ro = p;
+    tr_report_opts o;
+    tr_report_opts_init(&o);
+    o.sections = (1u << TR_REPORT_SECTION_COUNT) - 1; /* every section, hangs and kernels too */
+    tr_error e = {0};
+    tr_report *r = NULL;
+    tr_alloc_fail_once(ro->fail);
+    ro->rc = tr_report_new(ro->t, &o, &r, &e);
+    if (ro->rc == TR_OK) {
+        tr_report_text(r, &ro->out);
+        tr_report_json(r, &ro->out);
+        if (ro->out.nomem) ro->rc = TR_FATAL;
+    }
+    tr_alloc_fail_after(0);
+    tr_report_free(r);
+    return NULL;
+}
+
+/*
+** Each allocation of a report (text and JSON) fails in turn, alone, on a
+** thread of its own: the report fails, or says what one without failures
+** says, to the byte.  A GPU trace, a Recorder trace (I/O), a GT log.
+*/
+TR_TEST(no_silent_loss_out_of_memory)
+{
+    static const char *const ins[] = {
+        "testdata/chrome/hta/trace_compare/base/base.json.gz",
+        "testdata/recorder/iomix-2r",
+        "testdata/gt/gt-tiny-visualize_demo-1worker.log",
+    };
+    for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++) {
+        tr_trace *t = tr_trace_new();
+        tr_diag quiet = {NULL, NULL, 0, 0};
+        tr_load_opts lo = {.readers = tr_readers, .read = {.diag = &quiet}};
+        tr_error e = {0};
+        CHECK_INT(tr_load(t, tr_test_join(tr_test_srcdir(), ins[k]), &lo, &e), TR_OK);
+        CHECK_INT(tr_trace_freeze(t, &e), TR_OK);
+        report_once whole = {t, 0, TR_OK, {0}};
+        tr_buf_init(&whole.out, 0);
+        report_once_run(&whole);
+        CHECK_INT(whole.rc, TR_OK);
+        int failed = 0, quiet_n = 0;
+        for (uint64_t n = 1; quiet_n < 60 && n < 5000; n++) {
+            report_once ro = {t, n, TR_OK, {0}};
+            tr_buf_init(&ro.out, 0);
+            pthread_t tid;
+            CHECK_INT(pthread_create(&tid, NULL, report_once_run, &ro), 0);
+            pthread_join(tid, NULL);
+            if (ro.rc != TR_OK) {
+                failed++;
+                quiet_n = 0;
+            } else {
+                quiet_n++;
+                int same =
+                    ro.out.len == whole.out.len && memcmp(ro.out.p, whole.out.p, ro.out.len) == 0;
+                if (!same)
+                    fprintf(stderr, "  %s: allocation %llu failed, the report differs\n", ins[k],
+                            (unsigned long long)n);
+                CHECK(same);
+            }
+            tr_buf_fini(&ro.out);
+        }
+        CHECK(failed > 0);
+        tr_buf_fini(&whole.out);
+        tr_trace_free(t);
+    }
 }

@@ -303,6 +303,23 @@ static int terminal_width(void)
     return 100;
 }
 
+/* Writes B, the whole output, to standard output: TR_EXIT_OK, or an error said. */
+static int put_output(tr_cli *c, const tr_buf *b)
+{
+    if (b->nomem) {
+        /* text that could not grow is cut short: not an output */
+        tr_error e = {0};
+        tr_error_nomem(&e);
+        tr_cli_error(c, &e);
+        return TR_EXIT_DATA;
+    }
+    if (fwrite(b->p, 1, b->len, stdout) != b->len || fflush(stdout) != 0) {
+        tr_cli_errorf(c, "cannot write the output");
+        return TR_EXIT_DATA;
+    }
+    return TR_EXIT_OK;
+}
+
 int ts_print(tr_cli *c, const args *a, const tr_report *r)
 {
     tr_buf b;
@@ -315,11 +332,7 @@ int ts_print(tr_cli *c, const args *a, const tr_report *r)
         tr_report_json(r, &b);
     else
         tr_report_text(r, &b);
-    int rc = TR_EXIT_OK;
-    if (fwrite(b.p, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
-        tr_cli_errorf(c, "cannot write the output");
-        rc = TR_EXIT_DATA;
-    }
+    int rc = put_output(c, &b);
     tr_buf_fini(&b);
     return rc;
 }
@@ -371,10 +384,7 @@ static int run_diff(tr_cli *c, const args *a, char **inputs, int n)
             tr_diff_json(&d, a->ro.top, &b);
         else
             tr_diff_text(&d, a->ro.top, a->ro.width, a->ro.ascii, &b);
-        if (fwrite(b.p, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
-            tr_cli_errorf(c, "cannot write the output");
-            rc = TR_EXIT_DATA;
-        }
+        rc = put_output(c, &b);
         tr_buf_fini(&b);
     }
     tr_diff_fini(&d);
