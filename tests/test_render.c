@@ -11,10 +11,12 @@
 #include "tr_readers.h"
 #include "tr_writers.h"
 #include "tr_render.h"
+#include "tr_mem.h"
 
 #include <cairo.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -825,4 +827,90 @@ TR_TEST(flame_hostile_names)
     if (have_tool("python3")) CHECK(xml_parses(tr_test_tmpdir(), "hostile.svg"));
     CHECK(tr_render(t, &o, tr_test_tmp("hostile.pdf"), -1, NULL, &e) == TR_OK);
     tr_trace_free(t);
+}
+
+/* ---- out of memory ---- */
+
+/* A picture of T as O asks, at OUT, allocation FAIL failing alone (0: none). */
+typedef struct render_once {
+    const tr_trace *t;
+    const tr_render_opts *o;
+    const char *out;
+    uint64_t fail;
+    int rc;
+} render_once;
+
+static void *render_once_run(void *p)
+{
+    render_once *ro = p;
+    tr_error e = {0};
+    tr_render_stats st;
+    tr_alloc_fail_once(ro->fail);
+    ro->rc = tr_render(ro->t, ro->o, ro->out, -1, &st, &e);
+    tr_alloc_fail_after(0);
+    return NULL;
+}
+
+/*
+** Each allocation of a timeline and of a flame graph fails in turn, alone,
+** on a thread of its own: the picture fails and no file is left, or it is
+** the one drawn without failures, to the byte.
+*/
+TR_TEST(no_silent_loss_out_of_memory)
+{
+    static const char *const ins[] = {
+        "testdata/gt/gt-tiny-visualize_demo-1worker.log",
+        "testdata/chrome/catapult/async_begin_end.json",
+        "testdata/pyspy/10_sglang17941_native_watchdog_interleaved_partial.txt",
+    };
+    for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++) {
+        tr_trace *t = load(tr_test_join(tr_test_srcdir(), ins[k]));
+        CHECK(t != NULL);
+        if (!t) continue;
+        for (int kind = 0; kind < 2; kind++) {
+            tr_render_opts o;
+            tr_render_opts_init(&o);
+            o.height_given = 1;
+            o.dpi = 30;
+            o.kind = kind ? TR_RENDER_FLAME : TR_RENDER_TIMELINE;
+            tr_samples sm;
+            tr_trace_samples(t, &sm);
+            if (kind && !sm.n) continue;
+            char ref[2048], got[2048];
+            /* cairo's SVG numbers its glyphs and surfaces process-wide: the timeline as PNG */
+            const char *ext = kind ? "svg" : "png";
+            snprintf(ref, sizeof ref, "%s/oom-%zu-%d-ref.%s", tr_test_tmpdir(), k, kind, ext);
+            snprintf(got, sizeof got, "%s/oom-%zu-%d.%s", tr_test_tmpdir(), k, kind, ext);
+            render_once whole = {t, &o, ref, 0, TR_OK};
+            render_once_run(&whole);
+            CHECK_INT(whole.rc, TR_OK);
+            size_t want_n, got_n;
+            char *want = tr_test_slurp(ref, &want_n);
+            int failed = 0, quiet = 0;
+            for (uint64_t n = 1; want && quiet < 60 && n < 20000; n++) {
+                render_once ro = {t, &o, got, n, TR_OK};
+                pthread_t tid;
+                CHECK_INT(pthread_create(&tid, NULL, render_once_run, &ro), 0);
+                pthread_join(tid, NULL);
+                char *have = tr_test_slurp(got, &got_n);
+                if (ro.rc != TR_OK) {
+                    failed++;
+                    quiet = 0;
+                    CHECK(have == NULL);
+                } else {
+                    quiet++;
+                    int same = have && got_n == want_n && memcmp(have, want, want_n) == 0;
+                    if (!same)
+                        fprintf(stderr, "  %s %s: allocation %llu failed, the picture differs\n",
+                                ins[k], kind ? "flame" : "timeline", (unsigned long long)n);
+                    CHECK(same);
+                }
+                free(have);
+                remove(got);
+            }
+            free(want);
+            CHECK(failed > 0);
+        }
+        tr_trace_free(t);
+    }
 }
