@@ -9,7 +9,6 @@
 #include "tr_test.h"
 #include "tr_writers.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,15 +322,38 @@ static void *load_once_run(void *p)
     return NULL;
 }
 
+/* A load of IN written to GOT, compared with WANT (WANT_N bytes), a load's without failures. */
+typedef struct load_case {
+    const char *in, *name, *got, *want;
+    size_t want_n;
+} load_case;
+
+static int load_failing(void *user, uint64_t n)
+{
+    const load_case *c = user;
+    load_once l = {c->in, c->got, n, TR_OK};
+    load_once_run(&l);
+    if (l.rc != TR_OK) return 1;
+    size_t got_n;
+    char *have = tr_test_slurp(c->got, &got_n);
+    int same = have && got_n == c->want_n && memcmp(have, c->want, got_n) == 0;
+    if (!same)
+        fprintf(stderr, "  %s: allocation %llu failed, the trace differs\n", c->name,
+                (unsigned long long)n);
+    CHECK(same);
+    free(have);
+    return 0;
+}
+
 /*
-** Each allocation of a load fails in turn, alone, on a thread of its own:
-** the load fails, or the trace holds what a load without failures reads
-** (its events, args and names, as lines).  Found so: the Chrome reader lost
-** an async slice when its track table could not grow, cut "snapshot" off
-** an object's arg keys and a counter's id off its name when a buffer could
-** not, and a thread when its map could not; arg sets that readers merge
-** (Chrome's E args, py-spy's locals) read back as empty.  An input ends
-** after 60 allocations in a row that fail nothing: none has more than 300.
+** Each allocation of a load fails in turn, alone: the load fails, or the
+** trace holds what a load without failures reads (its events, args and
+** names, as lines).  Found so: the Chrome reader lost an async slice when
+** its track table could not grow, cut "snapshot" off an object's arg keys
+** and a counter's id off its name when a buffer could not, and a thread
+** when its map could not; arg sets that readers merge (Chrome's E args,
+** py-spy's locals) read back as empty.  An input is done after 60
+** allocations in a row that fail nothing: none has more than 300.
 */
 TR_TEST(readers_no_silent_loss_out_of_memory)
 {
@@ -354,30 +376,12 @@ TR_TEST(readers_no_silent_loss_out_of_memory)
         load_once whole = {in, ref, 0, TR_OK};
         load_once_run(&whole);
         CHECK_INT(whole.rc, TR_OK);
-        size_t want_n, got_n;
-        char *want = tr_test_slurp(ref, &want_n);
+        load_case c = {in, ins[k], got, NULL, 0};
+        char *want = tr_test_slurp(ref, &c.want_n);
         CHECK(want != NULL);
-        int failed = 0, quiet = 0;
-        for (uint64_t n = 1; want && quiet < 60; n++) {
-            load_once l = {in, got, n, TR_OK};
-            pthread_t tid;
-            CHECK_INT(pthread_create(&tid, NULL, load_once_run, &l), 0);
-            pthread_join(tid, NULL);
-            if (l.rc != TR_OK) {
-                failed++;
-                quiet = 0;
-                continue;
-            }
-            quiet++;
-            char *have = tr_test_slurp(got, &got_n);
-            int same = have && got_n == want_n && memcmp(have, want, want_n) == 0;
-            if (!same)
-                fprintf(stderr, "  %s: allocation %llu failed, the trace differs\n", ins[k],
-                        (unsigned long long)n);
-            CHECK(same);
-            free(have);
-        }
+        if (!want) continue;
+        c.want = want;
+        CHECK(tr_test_each_alloc_failing(load_failing, &c, 60, 5000) > 0);
         free(want);
-        CHECK(failed > 0);
     }
 }

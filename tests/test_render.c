@@ -16,7 +16,6 @@
 #include <cairo.h>
 #include <dirent.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -851,10 +850,39 @@ static void *render_once_run(void *p)
     return NULL;
 }
 
+/* A picture of T at GOT, compared with WANT (WANT_N bytes), one drawn without failures. */
+typedef struct render_case {
+    const tr_trace *t;
+    const tr_render_opts *o;
+    const char *name, *got, *want;
+    size_t want_n;
+} render_case;
+
+static int render_failing(void *user, uint64_t n)
+{
+    const render_case *c = user;
+    render_once ro = {c->t, c->o, c->got, n, TR_OK};
+    render_once_run(&ro);
+    size_t got_n;
+    char *have = tr_test_slurp(c->got, &got_n);
+    if (ro.rc != TR_OK) {
+        CHECK(have == NULL);
+    } else {
+        int same = have && got_n == c->want_n && memcmp(have, c->want, got_n) == 0;
+        if (!same)
+            fprintf(stderr, "  %s: allocation %llu failed, the picture differs\n", c->name,
+                    (unsigned long long)n);
+        CHECK(same);
+    }
+    free(have);
+    remove(c->got);
+    return ro.rc != TR_OK;
+}
+
 /*
-** Each allocation of a timeline and of a flame graph fails in turn, alone,
-** on a thread of its own: the picture fails and no file is left, or it is
-** the one drawn without failures, to the byte.
+** Each allocation of a timeline and of a flame graph fails in turn, alone:
+** the picture fails and no file is left, or it is the one drawn without
+** failures, to the byte.
 */
 TR_TEST(no_silent_loss_out_of_memory)
 {
@@ -876,40 +904,21 @@ TR_TEST(no_silent_loss_out_of_memory)
             tr_samples sm;
             tr_trace_samples(t, &sm);
             if (kind && !sm.n) continue;
-            char ref[2048], got[2048];
             /* cairo's SVG numbers its glyphs and surfaces process-wide: the timeline as PNG */
             const char *ext = kind ? "svg" : "png";
+            char ref[2048], got[2048];
             snprintf(ref, sizeof ref, "%s/oom-%zu-%d-ref.%s", tr_test_tmpdir(), k, kind, ext);
             snprintf(got, sizeof got, "%s/oom-%zu-%d.%s", tr_test_tmpdir(), k, kind, ext);
             render_once whole = {t, &o, ref, 0, TR_OK};
             render_once_run(&whole);
             CHECK_INT(whole.rc, TR_OK);
-            size_t want_n, got_n;
-            char *want = tr_test_slurp(ref, &want_n);
-            int failed = 0, quiet = 0;
-            for (uint64_t n = 1; want && quiet < 60 && n < 20000; n++) {
-                render_once ro = {t, &o, got, n, TR_OK};
-                pthread_t tid;
-                CHECK_INT(pthread_create(&tid, NULL, render_once_run, &ro), 0);
-                pthread_join(tid, NULL);
-                char *have = tr_test_slurp(got, &got_n);
-                if (ro.rc != TR_OK) {
-                    failed++;
-                    quiet = 0;
-                    CHECK(have == NULL);
-                } else {
-                    quiet++;
-                    int same = have && got_n == want_n && memcmp(have, want, want_n) == 0;
-                    if (!same)
-                        fprintf(stderr, "  %s %s: allocation %llu failed, the picture differs\n",
-                                ins[k], kind ? "flame" : "timeline", (unsigned long long)n);
-                    CHECK(same);
-                }
-                free(have);
-                remove(got);
-            }
+            render_case c = {t, &o, ins[k], got, NULL, 0};
+            char *want = tr_test_slurp(ref, &c.want_n);
+            CHECK(want != NULL);
+            if (!want) continue;
+            c.want = want;
+            CHECK(tr_test_each_alloc_failing(render_failing, &c, 60, 20000) > 0);
             free(want);
-            CHECK(failed > 0);
         }
         tr_trace_free(t);
     }

@@ -13,8 +13,6 @@
 #include "tr_report.h"
 #include "tr_text.h"
 
-#include <pthread.h>
-
 #define MS 1000000LL
 
 static tr_str S(tr_trace *t, const char *s)
@@ -327,10 +325,35 @@ static void *report_once_run(void *p)
     return NULL;
 }
 
+/* A report of T compared with WANT, a report's without failures. */
+typedef struct report_case {
+    const tr_trace *t;
+    const char *name;
+    const tr_buf *want;
+} report_case;
+
+static int report_failing(void *user, uint64_t n)
+{
+    const report_case *c = user;
+    report_once ro = {c->t, n, TR_OK, {0}};
+    tr_buf_init(&ro.out, 0);
+    report_once_run(&ro);
+    int failed = ro.rc != TR_OK;
+    if (!failed) {
+        int same = ro.out.len == c->want->len && memcmp(ro.out.p, c->want->p, ro.out.len) == 0;
+        if (!same)
+            fprintf(stderr, "  %s: allocation %llu failed, the report differs\n", c->name,
+                    (unsigned long long)n);
+        CHECK(same);
+    }
+    tr_buf_fini(&ro.out);
+    return failed;
+}
+
 /*
-** Each allocation of a report (text and JSON) fails in turn, alone, on a
-** thread of its own: the report fails, or says what one without failures
-** says, to the byte.  A GPU trace, a Recorder trace (I/O), a GT log.
+** Each allocation of a report (text and JSON) fails in turn, alone: the
+** report fails, or says what one without failures says, to the byte.  A
+** GPU trace, a Recorder trace (I/O), a GT log.
 */
 TR_TEST(no_silent_loss_out_of_memory)
 {
@@ -350,28 +373,8 @@ TR_TEST(no_silent_loss_out_of_memory)
         tr_buf_init(&whole.out, 0);
         report_once_run(&whole);
         CHECK_INT(whole.rc, TR_OK);
-        int failed = 0, quiet_n = 0;
-        for (uint64_t n = 1; quiet_n < 60 && n < 5000; n++) {
-            report_once ro = {t, n, TR_OK, {0}};
-            tr_buf_init(&ro.out, 0);
-            pthread_t tid;
-            CHECK_INT(pthread_create(&tid, NULL, report_once_run, &ro), 0);
-            pthread_join(tid, NULL);
-            if (ro.rc != TR_OK) {
-                failed++;
-                quiet_n = 0;
-            } else {
-                quiet_n++;
-                int same =
-                    ro.out.len == whole.out.len && memcmp(ro.out.p, whole.out.p, ro.out.len) == 0;
-                if (!same)
-                    fprintf(stderr, "  %s: allocation %llu failed, the report differs\n", ins[k],
-                            (unsigned long long)n);
-                CHECK(same);
-            }
-            tr_buf_fini(&ro.out);
-        }
-        CHECK(failed > 0);
+        report_case c = {t, ins[k], &whole.out};
+        CHECK(tr_test_each_alloc_failing(report_failing, &c, 60, 5000) > 0);
         tr_buf_fini(&whole.out);
         tr_trace_free(t);
     }

@@ -150,20 +150,6 @@ static int write_built(const tr_writer *w, const char *path, uint64_t fail_once)
     return rc;
 }
 
-typedef struct sweep_run {
-    const tr_writer *w;
-    const char *path;
-    uint64_t fail;
-    int rc;
-} sweep_run;
-
-static void *sweep_run_one(void *p)
-{
-    sweep_run *r = p;
-    r->rc = write_built(r->w, r->path, r->fail);
-    return NULL;
-}
-
 static int cmp_text(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -239,51 +225,55 @@ static int same_output(const tr_writer *w, const char *a, const char *b)
     return system(cmd) == 0;
 }
 
+/* A writer's write of build() to GOT, compared with REF, a write without failures. */
+typedef struct write_case {
+    const tr_writer *w;
+    const char *ref, *got;
+} write_case;
+
+static int write_failing(void *user, uint64_t n)
+{
+    const write_case *c = user;
+    char cmd[4200];
+    int rc = write_built(c->w, c->got, n);
+    snprintf(cmd, sizeof cmd, "test -e '%s'", c->got);
+    int exists = system(cmd) == 0;
+    if (rc != TR_OK) {
+        if (exists)
+            fprintf(stderr, "  %s: allocation %llu failed the write, output left\n", c->w->name,
+                    (unsigned long long)n);
+        CHECK(!exists);
+        return 1;
+    }
+    int same = exists && same_output(c->w, c->ref, c->got);
+    if (!same)
+        fprintf(stderr, "  %s: allocation %llu failed, the output differs\n", c->w->name,
+                (unsigned long long)n);
+    CHECK(same);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", c->got);
+    CHECK_INT(system(cmd), 0);
+    return 0;
+}
+
 /*
-** Each allocation of each writer's write fails in turn, alone, on a thread
-** of its own (whose caches start empty): the write fails and leaves no
-** output, or its output is the one a write without failures makes.  A
-** writer is done after 40 allocations in a row that fail nothing, or 400
-** (parquet makes more).  The sqlite writer lost the packed args when their
-** rows could not be added, and every writer wrote an arg set it could not
-** decode as {}: both found so.
+** Each allocation of each writer's write fails in turn, alone: the write
+** fails and leaves no output, or its output is the one a write without
+** failures makes.  A writer is done after 40 allocations in a row that fail
+** nothing, or 400 (parquet makes more).  The sqlite writer lost the packed
+** args when their rows could not be added, and every writer wrote an arg
+** set it could not decode as {}: both found so.
 */
 TR_TEST(writers_no_silent_loss_out_of_memory)
 {
-    char ref[2048], got[2048], cmd[4200];
+    char ref[2048], got[2048];
     for (size_t k = 0; tr_writers[k]; k++) {
         const tr_writer *w = tr_writers[k];
         const char *slash = w->flags & (TR_WRITE_DIR | TR_WRITE_DIR_OR_FILE) ? "/" : "";
         snprintf(ref, sizeof ref, "%s/sweep-%s-ref%s", tr_test_tmpdir(), w->name, slash);
         snprintf(got, sizeof got, "%s/sweep-%s%s", tr_test_tmpdir(), w->name, slash);
         CHECK_INT(write_built(w, ref, 0), TR_OK);
-        int failed = 0, quiet = 0;
-        for (uint64_t n = 1; n < 400 && quiet < 40; n++) {
-            sweep_run r = {w, got, n, TR_OK};
-            pthread_t tid;
-            CHECK_INT(pthread_create(&tid, NULL, sweep_run_one, &r), 0);
-            pthread_join(tid, NULL);
-            snprintf(cmd, sizeof cmd, "test -e '%s'", got);
-            int exists = system(cmd) == 0;
-            if (r.rc != TR_OK) {
-                failed++;
-                quiet = 0;
-                if (exists)
-                    fprintf(stderr, "  %s: allocation %llu failed the write, output left\n",
-                            w->name, (unsigned long long)n);
-                CHECK(!exists);
-                continue;
-            }
-            quiet++;
-            int same = exists && same_output(w, ref, got);
-            if (!same)
-                fprintf(stderr, "  %s: allocation %llu failed, the output differs\n", w->name,
-                        (unsigned long long)n);
-            CHECK(same);
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'", got);
-            CHECK_INT(system(cmd), 0);
-        }
-        CHECK(failed > 0);
+        write_case c = {w, ref, got};
+        CHECK(tr_test_each_alloc_failing(write_failing, &c, 40, 400) > 0);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "tr_load.h"
 #include "tr_readers.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* One of 16 path buffers, in turn. */
@@ -85,4 +86,36 @@ int tr_test_load(tr_trace *t, const char *path, const tr_read_opts *read, tr_err
     int rc = tr_load(t, path, &o, e);
     if (rc == TR_OK) rc = tr_trace_freeze(t, e);
     return rc;
+}
+
+typedef struct alloc_run {
+    int (*run)(void *user, uint64_t n);
+    void *user;
+    uint64_t n;
+    int failed;
+} alloc_run;
+
+static void *alloc_run_one(void *p)
+{
+    alloc_run *a = p;
+    a->failed = a->run(a->user, a->n) != 0;
+    return NULL;
+}
+
+int tr_test_each_alloc_failing(int (*run)(void *user, uint64_t n), void *user, int quiet,
+                               uint64_t max)
+{
+    int failed = 0, calm = 0;
+    for (uint64_t n = 1; n < max && calm < quiet; n++) {
+        alloc_run a = {run, user, n, 0};
+        pthread_t tid;
+        if (pthread_create(&tid, NULL, alloc_run_one, &a) != 0) {
+            tr_test_fail(__FILE__, __LINE__, "pthread_create");
+            break;
+        }
+        pthread_join(tid, NULL);
+        failed += a.failed;
+        calm = a.failed ? 0 : calm + 1;
+    }
+    return failed;
 }

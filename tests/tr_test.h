@@ -89,4 +89,15 @@ void tr_test_on_warn(void *user, const tr_error *w);
 */
 int tr_test_load(tr_trace *t, const char *path, const tr_read_opts *read, tr_error *e);
 
+/*
+** Runs RUN(USER, N) for N = 1, 2, ..., each on a thread of its own (whose
+** caches start empty), until QUIET runs in a row succeed or N reaches MAX.
+** RUN makes allocation N fail alone (tr_alloc_fail_once) around the work it
+** tests, checks what that made, and returns 0 when the work succeeded, else
+** nonzero.  Returns how many runs failed: a sweep where none did tested
+** nothing.
+*/
+int tr_test_each_alloc_failing(int (*run)(void *user, uint64_t n), void *user, int quiet,
+                               uint64_t max);
+
 #endif
