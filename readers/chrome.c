@@ -527,10 +527,46 @@ static int phase_sample(cj_rd *r, const cev *ev, int64_t ts, tr_str name, tr_str
     return rc;
 }
 
+/*
+** Whether what memo M keeps from tokens A and B (ev_memo.tok's K and L)
+** stands for EV's: each is in M's start (EV's own, unscanned) or in
+** neither, and no later member of EV repeated a key.
+*/
+static inline int memo_fits(const ev_memo *m, const cev *ev, const jtok *a, int k, const jtok *b,
+                            int l)
+{
+    return !ev->dup && (m->tok[k].type != J_NONE || a->type == J_NONE) &&
+           (m->tok[l].type != J_NONE || b->type == J_NONE);
+}
+
+/* The name and category of EV, interned: as its start's memo keeps them, else kept there. */
+static inline void event_strs(cj_rd *r, const cev *ev, tr_str *name, tr_str *cat, int *bad)
+{
+    ev_memo *m = ev->memo;
+    int fits = m && memo_fits(m, ev, &ev->cat, 1, &ev->name, 2);
+    if (fits && m->has_strs) {
+        *name = m->name;
+        *cat = m->cat;
+        return;
+    }
+    int b = 0;
+    *name = cj_tok_intern(r, &ev->name, &b);
+    *cat = cj_tok_intern(r, &ev->cat, &b);
+    *bad |= b;
+    /* text that was not valid UTF-8 warns each time; an id of 0 may be a failure */
+    if (fits && !b && (*name || ev->name.type != J_STR || !ev->name.n) &&
+        (*cat || ev->cat.type != J_STR || !ev->cat.n)) {
+        m->name = *name;
+        m->cat = *cat;
+        m->has_strs = 1;
+    }
+}
+
 /* The event EV of phase PH at TS on thread TH into the model. */
 static int phase(cj_rd *r, const cev *ev, char ph, int64_t ts, int64_t dur, uint32_t th, int *bad)
 {
-    tr_str name = cj_tok_intern(r, &ev->name, bad), cat = cj_tok_intern(r, &ev->cat, bad);
+    tr_str name, cat;
+    event_strs(r, ev, &name, &cat, bad);
     /* the name predicts the first args key (key_after): events of a name list the same keys */
     r->last_key = name;
     switch (ph) {
@@ -587,7 +623,14 @@ static int timed_event(cj_rd *r, const cev *ev, char ph, int *bad)
     if ((ev->tts.type != J_NONE && cj_tok_us(&ev->tts, &(int64_t){0}) != 0) ||
         (ev->tdur.type != J_NONE && cj_tok_us(&ev->tdur, &(int64_t){0}) != 0))
         return cj_warn_at(r, ev->off, "event with an invalid %s: skipped", "\"tts\" or \"tdur\"");
-    uint32_t th = cj_thread_of(r, &ev->pid, &ev->tid, bad);
+    ev_memo *m = ev->memo;
+    int fits = m && memo_fits(m, ev, &ev->pid, 3, &ev->tid, 4), b = 0;
+    uint32_t th = fits && m->has_thread ? m->thread : cj_thread_of(r, &ev->pid, &ev->tid, &b);
+    if (fits && !b && th != TR_NONE) {
+        m->thread = th;
+        m->has_thread = 1;
+    }
+    *bad |= b;
     if (th == TR_NONE) {
         if (tr_trace_status(r->t, r->e) != TR_OK) return TR_FATAL;
         *bad = 0; /* a skipped event says nothing of its bad bytes */

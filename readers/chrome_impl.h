@@ -41,6 +41,11 @@
 #define FLOW_PAGE   1024                /* flow identities by decimal id: a page's ids */
 #define FLOW_PRES   16                  /* ... the texts before the id that have pages */
 #define FLOW_PRELEN 64                  /* ... and their greatest length */
+#define MEMO_BITS   8                   /* event prefixes met before: 256 entries */
+#define MEMO_BLOCK  32                  /* ... found by a hash of their first 32, 64, 96 */
+#define MEMO_BLOCKS 4                   /* ... or 128 bytes, as long as they are */
+#define MEMO_MAX    240                 /* ... kept up to this length */
+#define MEMO_MIN    3                   /* ... and when of this many members at least */
 
 /* Rare paths stay out of line, so the hot ones save no registers; hot ones go inline in loops. */
 #if defined(__GNUC__)
@@ -255,6 +260,24 @@ enum cj_const {
     K_COUNT
 };
 
+/*
+** The start of an event as met before (cj_unit_event): its members up to
+** the first that is not ph, cat, name, pid or tid (those an event of one
+** kind repeats), with the comma after the last.  An event that starts with
+** the same bytes takes their tokens without scanning them.
+*/
+typedef struct ev_memo {
+    uint64_t h; /* the hash of its first whole MEMO_BLOCKs, up to MEMO_BLOCKS; 0: empty */
+    uint32_t n; /* the prefix's length */
+    uint32_t at[5];
+    jtok tok[5]; /* ph, cat, name, pid, tid (J_NONE: not there); at[k] is tok[k]'s offset */
+    /* what the events of this start gave, once one has (phase, timed_event) */
+    int has_strs, has_thread;
+    tr_str name, cat;
+    uint32_t thread;
+    char text[MEMO_MAX];
+} ev_memo;
+
 /* The text before a flow identity's decimal id, whose ids have pages (cj_flow_key). */
 typedef struct flow_pre {
     size_t n;
@@ -267,7 +290,8 @@ typedef struct cev {
         flow_out, scope, tts, tdur;
     uint64_t off;
     int dup;
-    int keys; /* whether the object has members */
+    int keys;      /* whether the object has members */
+    ev_memo *memo; /* the start it shares with events before, or NULL */
 } cev;
 
 /* Where the reader is in the document, from one call of next to the next. */
@@ -319,6 +343,7 @@ typedef struct cj_rd {
     ** with one compare and no hash.
     */
     cache_ent key_after[1 << KEY_BITS];
+    ev_memo memo[1 << MEMO_BITS];
     tr_str last_key; /* or, before an event's first, its name */
     int64_t origin;  /* the first timestamp, in ns */
     int have_origin;
