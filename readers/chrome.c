@@ -316,6 +316,37 @@ static double counter_text(const jtok *v)
     return *end == '\0' ? d : NAN;
 }
 
+/*
+** The next member of a C event's args (an object): its key and its value
+** (J_NONE for a container); from the records the scan of the event made
+** (REC, N of them, *I the next), else scanned again at *PP.  0 past the last.
+*/
+static int counter_member(cj_rd *r, const arg_rec *rec, size_t n, size_t *i, const char **pp,
+                          jtok *k, jtok *v)
+{
+    *k = *v = (jtok){NULL, 0, J_NONE, 0, 0};
+    if (rec) {
+        while (*i < n && rec[*i].depth) (*i)++; /* an object's members: it is no number */
+        if (*i == n) return 0;
+        *k = rec[*i].key;
+        if (rec[*i].val.type != J_OBJ && rec[*i].val.type != J_ARR) *v = rec[*i].val;
+        (*i)++;
+        return 1;
+    }
+    const char *p = *pp;
+    if (*p != '"') return 0;
+    cj_scan_str(&r->js, &p, k);
+    p = cj_jws(cj_jws(p) + 1);
+    if (*p == '{' || *p == '[')
+        p = cj_value_end(p);
+    else
+        cj_scan_scalar(&r->js, &p, v);
+    p = cj_jws(p);
+    if (*p == ',') p = cj_jws(p + 1);
+    *pp = p;
+    return 1;
+}
+
 static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint32_t th, int *bad)
 {
     if (ev->args.type != J_OBJ)
@@ -327,44 +358,54 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
     tr_buf id;
     tr_buf_init(&id, 0);
     int local, has_id = cj_id_text(r, ev, &id, &local, bad) == 0, added = 0, rc = TR_OK;
-    while (*p == '"' && rc == TR_OK) {
-        jtok k = {NULL, 0, J_NONE, 0, 0}, v = k;
-        cj_scan_str(&r->js, &p, &k);
-        p = cj_jws(cj_jws(p) + 1);
-        const char *vs = p;
+    /* the members as the scan of the event recorded them (not read again), unless too many */
+    const arg_rec *rec = r->recs_over ? NULL : r->recs.data;
+    size_t nrec = r->recs.len, i = 0, at = 0;
+    jtok k, v;
+    for (; rc == TR_OK && counter_member(r, rec, nrec, &i, &p, &k, &v); at++) {
         double value = NAN;
-        if (*p == '{' || *p == '[') {
-            p = cj_value_end(p);
-        } else {
-            cj_scan_scalar(&r->js, &p, &v);
-            if (v.type == J_NUM)
-                value = cj_tok_double(&v);
-            else if (v.type == J_STR)
-                value = counter_text(&v);
-        }
-        (void)vs;
+        if (v.type == J_NUM)
+            value = cj_tok_double(&v);
+        else if (v.type == J_STR)
+            value = counter_text(&v);
         size_t kn;
         const char *ks = cj_str_text(&k, &r->scratch, &kn, bad);
-        /* "<name> <key>" (Perfetto), or just the name when the key repeats it */
-        tr_buf_reset(&r->key);
-        tr_buf_add(&r->key, ns, nn);
-        if (has_id) {
-            tr_buf_add(&r->key, " id: ", 5);
-            tr_buf_add(&r->key, id.p, id.len);
+        /*
+        ** The track this member's position gave in the events of its kind,
+        ** when its series is the same: same name and process, no id, and the
+        ** key after the name.
+        */
+        memo_series *c = ev->memo && !has_id && at < MEMO_KEYS ? &ev->memo->series[at] : NULL;
+        uint32_t track = TR_NONE;
+        if (c && !isnan(value) && c->series && c->name == name && c->process == proc) {
+            size_t sn, off = nn ? nn + 1 : 0;
+            const char *st = tr_str_get(r->t, c->series, &sn);
+            if (sn == off + kn && cj_same_bytes(st + off, ks, kn)) track = c->track;
         }
-        if (has_id || kn != nn || memcmp(ks, ns, nn) != 0) {
-            if (r->key.len) tr_buf_addc(&r->key, ' ');
-            tr_buf_add(&r->key, ks, kn);
+        if (track == TR_NONE) {
+            /* "<name> <key>" (Perfetto), or just the name when the key repeats it */
+            tr_buf_reset(&r->key);
+            tr_buf_add(&r->key, ns, nn);
+            if (has_id) {
+                tr_buf_add(&r->key, " id: ", 5);
+                tr_buf_add(&r->key, id.p, id.len);
+            }
+            if (has_id || kn != nn || memcmp(ks, ns, nn) != 0) {
+                if (r->key.len) tr_buf_addc(&r->key, ' ');
+                tr_buf_add(&r->key, ks, kn);
+            }
+            if (isnan(value)) {
+                rc = cj_warn_at(r, ev->off, "C event: series '%s' is not a number: skipped",
+                                r->key.p);
+                continue;
+            }
+            tr_str series = cj_intern_key(r);
+            track = tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, series);
+            if (c && series && track != TR_NONE && (!nn || r->key.len == nn + 1 + kn))
+                *c = (memo_series){name, series, proc, track};
         }
-        if (isnan(value)) {
-            rc = cj_warn_at(r, ev->off, "C event: series '%s' is not a number: skipped", r->key.p);
-        } else {
-            uint32_t track = tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, cj_intern_key(r));
-            if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
-            added++;
-        }
-        p = cj_jws(p);
-        if (*p == ',') p = cj_jws(p + 1);
+        if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
+        added++;
     }
     tr_buf_fini(&id);
     if (rc == TR_OK && !added && ev->args.n)

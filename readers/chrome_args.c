@@ -172,8 +172,9 @@ tr_str cj_intern_key(cj_rd *r)
 ** r->key up to prefix[depth] (the enclosing objects' keys, each with a dot)
 ** and its own; an open object only extends the prefix for its members.
 ** The first "bytes" key sets r->bytes (an event's size, when a count).
+** IDX is A's place among the event's records (MEMO_KEYS: none).
 */
-static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
+static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, size_t idx, int *bad)
 {
     size_t at = r->prefix[a->depth], kn;
     const char *ks;
@@ -193,7 +194,10 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         ks = r->key.p;
         kn = r->key.len;
     }
-    cache_ent *after = &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
+    /* the key at this position in the event's kind, else the one after the key before */
+    cache_ent *after = r->keys_of && idx < MEMO_KEYS
+                           ? &r->keys_of->keys[idx]
+                           : &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
     tr_str key = after->id;
     if (!key || after->n != kn || !cj_same_bytes(after->p, ks, kn)) {
         key = cj_intern(r, ks, kn);
@@ -241,14 +245,14 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 
 void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 {
-    arg_emit(r, a, bad);
+    arg_emit(r, a, MEMO_KEYS, bad);
 }
 
 /* Adds the members recorded by the scan of the event's args (an object); no call a member. */
 void cj_emit_recs(cj_rd *r, int *bad)
 {
     const arg_rec *a = r->recs.data;
-    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], bad);
+    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], i, bad);
 }
 
 /*
@@ -284,7 +288,9 @@ uint32_t cj_event_args(cj_rd *r, const cev *ev, int64_t *bytes, int *bad)
     r->bytes_seen = 0;
     r->bytes = -1;
     tr_args_begin(r->t);
+    r->keys_of = ev->memo;
     cj_add_args(r, &ev->args, 1, bad);
+    r->keys_of = NULL;
     if (bytes) *bytes = r->bytes;
     return tr_args_end(r->t);
 }

@@ -46,6 +46,7 @@
 #define MEMO_BLOCKS 4                   /* ... or 128 bytes, as long as they are */
 #define MEMO_MAX    240                 /* ... kept up to this length */
 #define MEMO_MIN    3                   /* ... and when of this many members at least */
+#define MEMO_KEYS   16                  /* ... with the keys of their first args members */
 
 /* Rare paths stay out of line, so the hot ones save no registers; hot ones go inline in loops. */
 #if defined(__GNUC__)
@@ -260,6 +261,12 @@ enum cj_const {
     K_COUNT
 };
 
+/* A C event's series (ev_memo.series): the event's name and process, the series, its track. */
+typedef struct memo_series {
+    tr_str name, series;
+    uint32_t process, track;
+} memo_series;
+
 /*
 ** The start of an event as met before (cj_unit_event): its members up to
 ** the first that is not ph, cat, name, pid or tid (those an event of one
@@ -275,6 +282,13 @@ typedef struct ev_memo {
     int has_strs, has_thread;
     tr_str name, cat;
     uint32_t thread;
+    /*
+    ** The keys of their args' first members, by position (arg_emit): events
+    ** of one kind list the same keys, where key_after is misled by a key
+    ** that kinds share and follow with different ones.
+    */
+    cache_ent keys[MEMO_KEYS];
+    memo_series series[MEMO_KEYS];
     char text[MEMO_MAX];
 } ev_memo;
 
@@ -344,8 +358,9 @@ typedef struct cj_rd {
     */
     cache_ent key_after[1 << KEY_BITS];
     ev_memo memo[1 << MEMO_BITS];
-    tr_str last_key; /* or, before an event's first, its name */
-    int64_t origin;  /* the first timestamp, in ns */
+    ev_memo *keys_of; /* cj_event_args: the memo of the event whose set is built, or NULL */
+    tr_str last_key;  /* or, before an event's first, its name */
+    int64_t origin;   /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
 

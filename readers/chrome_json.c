@@ -1093,6 +1093,8 @@ static CJ_SLOW void memo_keep(ev_memo *m, uint64_t h, cev *ev, const char *s, si
     m->n = (uint32_t)n;
     m->h = h;
     m->has_strs = m->has_thread = 0;
+    memset(m->keys, 0, sizeof m->keys);
+    memset(m->series, 0, sizeof m->series);
 }
 
 /*
