@@ -425,19 +425,17 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
     s = tr_str_get(r->t, name, &n);
     tr_buf_add(&r->key, s, n);
     tr_buf_addc(&r->key, '\x1f');
-    size_t at = r->key.len;
     int local;
     if (cj_id_text(r, ev, &r->key, &local, bad) != 0)
         return cj_warn_at(r, ev->off, "flow event '%s' without an id: dropped",
                           ph == 's'   ? "s"
                           : ph == 't' ? "t"
                                       : "f");
-    uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
     tr_str key = cj_flow_key(r, r->key.p, r->key.len);
     /* s and t bind to the slice they are in (Perfetto's importer); f to the next, or with bp "e" */
     int enclose = ph != 'f' || cj_tok_eq(&ev->bp, "e");
-    return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
-                         ev->off);
+    return cj_flow_point(r, key, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph,
+                         enclose ? FP_ENCLOSE : 0, ev->off);
 }
 
 /* The category that names a phase without a table of its own. */

@@ -30,20 +30,20 @@ uint64_t cj_flow_id_num(const char *s, size_t n)
     return h;
 }
 
-int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off)
+int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track, uint32_t row,
+                  int64_t ts, char ph, int bits, uint64_t off)
 {
     flow_pt pt = {.key = key,
-                  .id = id,
                   .name = name,
                   .cat = cat,
                   .track = track,
                   .row = row,
-                  .ts = ts,
                   .seq = r->n_points++,
+                  .ts = ts,
+                  .off_lo = (uint32_t)off,
+                  .off_hi = (uint16_t)(off >> 32),
                   .ph = ph,
-                  .enclose = (uint8_t)enclose,
-                  .off = off};
+                  .bits = (uint8_t)bits};
     if (r->forgets) return cj_bind_point(r, &pt);
     flow_pt *f = tr_vec_push(&r->flows);
     if (!f) return tr_error_nomem(r->e);
@@ -51,15 +51,28 @@ int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, ui
     return TR_OK;
 }
 
+/*
+** The flow id of point F, from its identity: flow v2's is its bind_id text's
+** (with "v2"), flow v1's the text after its cat and name (cj_flow_id_num).
+*/
+static uint64_t flow_pt_id(cj_rd *r, const flow_pt *f)
+{
+    size_t n, at = 0, cn, nn;
+    const char *s = tr_str_get(r->flow_keys, f->key, &n);
+    if (!(f->bits & FP_V2)) {
+        tr_str_get(r->t, f->cat, &cn);
+        tr_str_get(r->t, f->name, &nn);
+        at = cn + nn + 2 <= n ? cn + nn + 2 : n;
+    }
+    return cj_flow_id_num(s + at, n - at);
+}
+
 /* Flow v2: a slice that carries bind_id with flow_in/flow_out (both: a step, as in Perfetto). */
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
 {
     if (!o->bind || (!o->flow_in && !o->flow_out)) return TR_OK;
-    size_t n;
-    const char *s = tr_str_get(r->flow_keys, o->bind, &n);
-    uint64_t id = cj_flow_id_num(s, n);
     char ph = o->flow_in && o->flow_out ? 't' : o->flow_in ? 'f' : 's';
-    return cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, ph, 1, o->off);
+    return cj_flow_point(r, o->bind, 0, 0, track, row, o->ts, ph, FP_ENCLOSE | FP_V2, o->off);
 }
 
 /* The bind_id key of flow v2 (namespaced apart from v1 keys), 0 when none. */
@@ -322,7 +335,7 @@ static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, 
                            size_t *at)
 {
     size_t lo = first_at(sl, rows, n, f->ts, at);
-    if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
+    if (!(f->bits & FP_ENCLOSE)) return lo < n ? rows[lo] : TR_NONE;
     /* the deepest slice holding ts: among those starting at ts the last (shortest) */
     size_t i = lo;
     while (i < n && sl->ts[rows[i]] == f->ts) i++;
@@ -410,10 +423,10 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
     tr_qsort(f, r->flows.len, sizeof *f, flow_seq_cmp);
     int rc = TR_OK;
     for (size_t i = 0; i < r->flows.len && rc == TR_OK; i++) {
-        if (!f[i].drop) continue;
+        if (!cj_flow_pt_drop(&f[i])) continue;
         const char *name = f[i].name ? tr_str_get(r->t, f[i].name, NULL)
                                      : tr_str_get(r->flow_keys, f[i].key, NULL);
-        rc = cj_warn_at(r, f[i].off, drop_text[f[i].drop], name);
+        rc = cj_warn_at(r, cj_flow_pt_off(&f[i]), drop_text[cj_flow_pt_drop(&f[i])], name);
     }
     if (rc == TR_OK) rc = cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
     return rc;
@@ -443,7 +456,7 @@ static int chain_one(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound
                                                    : DROP_NONE;
         if (drop) {
             (*unbound)++;
-            p->drop = (uint8_t)drop;
+            p->bits = (uint8_t)(p->bits | drop << FP_DROP);
             lost |= p->ph == 's' && drop == DROP_NO_SLICE && !from;
             continue;
         }
@@ -453,14 +466,15 @@ static int chain_one(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound
             continue;
         }
         tr_flow fl = {TR_REF(TR_EV_SLICE, from->row), TR_REF(TR_EV_SLICE, p->row),
-                      from->name ? from->name : p->name, from->cat ? from->cat : p->cat, from->id};
+                      from->name ? from->name : p->name, from->cat ? from->cat : p->cat,
+                      flow_pt_id(r, from)};
         if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
         used = 1;
         if (p->ph == 't') from = p;
     }
     if (from && !used) {
         (*unbound)++;
-        from->drop = DROP_NO_END;
+        from->bits = (uint8_t)(from->bits | DROP_NO_END << FP_DROP);
     }
     return TR_OK;
 }

@@ -161,20 +161,39 @@ typedef struct async_st {
     tr_str first_name;
 } async_st;
 
-/* A flow end, bound to a slice when the input ends. */
+/*
+** A flow end, bound to a slice when the input ends: 40 bytes (a Kineto
+** trace has two a kernel launch).  Its flow's id is read from the identity
+** when the flow is made (cj_flow_pt_id).
+*/
 typedef struct flow_pt {
-    tr_str key; /* identity: cat, name and id */
-    uint64_t id;
+    tr_str key; /* identity: cat, name and id ("v2", bind_id for flow v2) */
     tr_str name, cat;
     uint32_t track;
     uint32_t row; /* the slice, when known (flow v2) */
-    int64_t ts;
     uint32_t seq;
-    char ph;         /* 's', 't', 'f' */
-    uint8_t enclose; /* bind to the enclosing slice, not the next one */
-    uint8_t drop;    /* why it made no flow (enum in chrome_flow.c), 0 = it did */
-    uint64_t off;    /* the event's byte offset, for the warning when dropped */
+    int64_t ts;
+    uint32_t off_lo; /* the event's byte offset (cj_flow_pt_off), for the warning when dropped */
+    uint16_t off_hi;
+    char ph;      /* 's', 't', 'f' */
+    uint8_t bits; /* FP_ENCLOSE, FP_V2, and why it made no flow << FP_DROP (0: it did) */
 } flow_pt;
+
+_Static_assert(sizeof(flow_pt) == 40, "flow_pt: 40 bytes");
+
+#define FP_ENCLOSE 1 /* bind to the enclosing slice, not the next one */
+#define FP_V2      2 /* flow v2: the identity is "v2", bind_id */
+#define FP_DROP    2 /* the shift of the reason (enum in chrome_flow.c) */
+
+static inline uint64_t cj_flow_pt_off(const flow_pt *f)
+{
+    return f->off_lo | (uint64_t)f->off_hi << 32;
+}
+
+static inline int cj_flow_pt_drop(const flow_pt *f)
+{
+    return f->bits >> FP_DROP;
+}
 
 /* A sample whose stack frame id is resolved at the end. */
 typedef struct pend_sample {
@@ -602,8 +621,8 @@ int cj_finish_samples(cj_rd *r, int *budget);
 
 /* chrome_flow.c */
 uint64_t cj_flow_id_num(const char *s, size_t n);
-int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
+int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track, uint32_t row,
+                  int64_t ts, char ph, int bits, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
 int cj_flow_cmp(const void *a, const void *b);
 int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound);
