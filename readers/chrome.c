@@ -1064,6 +1064,8 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
     r->flow_keys = tr_trace_new();
+    tr_vec_init(&r->idents, sizeof(uint64_t));
+    tr_vec_init(&r->ident_of, sizeof(uint32_t));
     tr_vec_init(&r->pages, sizeof(tr_str *));
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
@@ -1074,9 +1076,13 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
     /* two points a flow; a reader that forgets keeps only those that made none */
     if (!r->forgets) (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000));
+    /* identity 0 is none: an empty text */
+    uint64_t *none = tr_vec_push(&r->idents);
+    if (none) *none = IDENT_TEXT << 60;
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
-    if (!r->buf || !r->flow_keys || tr_trace_status(t, NULL) != TR_OK) return tr_error_nomem(e);
+    if (!r->buf || !r->flow_keys || !none || tr_trace_status(t, NULL) != TR_OK)
+        return tr_error_nomem(e);
     return cj_bind_open(r, c->opts);
 }
 

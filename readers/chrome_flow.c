@@ -58,12 +58,17 @@ int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track,
 static uint64_t flow_pt_id(cj_rd *r, const flow_pt *f)
 {
     size_t n, at = 0, cn, nn;
-    const char *s = tr_str_get(r->flow_keys, f->key, &n);
     if (!(f->bits & FP_V2)) {
         tr_str_get(r->t, f->cat, &cn);
         tr_str_get(r->t, f->name, &nn);
-        at = cn + nn + 2 <= n ? cn + nn + 2 : n;
+        at = cn + nn + 2;
+        /* an identity kept as a prefix and an id, the prefix its cat and name: that id */
+        uint64_t v = f->key < r->idents.len ? TR_VEC_AT(&r->idents, uint64_t, f->key) : 0;
+        if (f->key < r->idents.len && v >> 60 != IDENT_TEXT && r->pres[v >> 60].n == at)
+            return v & IDENT_ID;
     }
+    const char *s = cj_flow_key_text(r, f->key, &n);
+    if (at > n) at = n;
     return cj_flow_id_num(s + at, n - at);
 }
 
@@ -165,21 +170,52 @@ static tr_str *page_slot(cj_rd *r, const char *s, size_t n, uint64_t id)
     return &page[id % FLOW_PAGE];
 }
 
+/* A new identity, what it is V (r->idents); 0 when out of memory. */
+static tr_str ident_new(cj_rd *r, uint64_t v)
+{
+    uint64_t *e = r->idents.len < TR_NONE - 1 ? tr_vec_push(&r->idents) : NULL;
+    if (!e) return 0;
+    *e = v;
+    return (tr_str)(r->idents.len - 1);
+}
+
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
 {
-    size_t had = tr_str_count(r->flow_keys), at;
+    size_t had = r->idents.len, at;
     uint64_t id;
-    tr_str key, *slot = split_decimal(s, n, &at, &id) ? page_slot(r, s, at, id) : NULL;
+    tr_str key = 0, *slot = split_decimal(s, n, &at, &id) ? page_slot(r, s, at, id) : NULL;
     if (slot) {
-        if (!*slot && (*slot = tr_str_add(r->flow_keys, s, n)) != 0) r->paged++;
+        /* split_decimal's ids have at most 18 digits: below 2^60 */
+        if (!*slot && (*slot = ident_new(r, (uint64_t)r->last_pre << 60 | id)) != 0) r->paged++;
         key = *slot;
     } else {
-        key = tr_str_intern(r->flow_keys, s, n);
+        tr_str str = tr_str_intern(r->flow_keys, s, n);
+        uint32_t *of = r->ident_of.data;
+        if (str && str < r->ident_of.len) {
+            key = of[str];
+        } else if (str && tr_vec_reserve(&r->ident_of, (size_t)str + 1) == TR_OK) {
+            of = r->ident_of.data;
+            while (r->ident_of.len <= str) of[r->ident_of.len++] = 0;
+            key = of[str] = ident_new(r, IDENT_TEXT << 60 | str);
+        }
     }
-    if (r->forgets && had % 4096 == 0 && tr_str_count(r->flow_keys) > had)
+    if (r->forgets && had % 4096 == 0 && r->idents.len > had)
         r->sink->reader_bytes =
-            tr_trace_memory(r->flow_keys) + r->pages.len * FLOW_PAGE * sizeof(tr_str);
+            tr_trace_memory(r->flow_keys) + r->pages.len * FLOW_PAGE * sizeof(tr_str) +
+            r->idents.cap * sizeof(uint64_t) + r->ident_of.cap * sizeof(uint32_t);
     return key;
+}
+
+const char *cj_flow_key_text(cj_rd *r, tr_str key, size_t *n)
+{
+    uint64_t v = key < r->idents.len ? TR_VEC_AT(&r->idents, uint64_t, key) : IDENT_TEXT << 60;
+    if (v >> 60 == IDENT_TEXT) return tr_str_get(r->flow_keys, (tr_str)(v & IDENT_ID), n);
+    const flow_pre *pre = &r->pres[v >> 60];
+    tr_buf_reset(&r->raw);
+    tr_buf_add(&r->raw, pre->text, pre->n);
+    tr_buf_addf(&r->raw, "%llu", (unsigned long long)(v & IDENT_ID));
+    if (n) *n = r->raw.len;
+    return r->raw.p;
 }
 
 void cj_flow_keys_fini(cj_rd *r)
@@ -187,6 +223,8 @@ void cj_flow_keys_fini(cj_rd *r)
     for (size_t i = 0; i < r->pages.len; i++) tr_free(TR_VEC_AT(&r->pages, tr_str *, i));
     tr_vec_fini(&r->pages);
     cj_map_fini(&r->page_map);
+    tr_vec_fini(&r->idents);
+    tr_vec_fini(&r->ident_of);
     tr_trace_free(r->flow_keys);
 }
 
@@ -424,8 +462,8 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
     int rc = TR_OK;
     for (size_t i = 0; i < r->flows.len && rc == TR_OK; i++) {
         if (!cj_flow_pt_drop(&f[i])) continue;
-        const char *name = f[i].name ? tr_str_get(r->t, f[i].name, NULL)
-                                     : tr_str_get(r->flow_keys, f[i].key, NULL);
+        const char *name =
+            f[i].name ? tr_str_get(r->t, f[i].name, NULL) : cj_flow_key_text(r, f[i].key, NULL);
         rc = cj_warn_at(r, cj_flow_pt_off(&f[i]), drop_text[cj_flow_pt_drop(&f[i])], name);
     }
     if (rc == TR_OK) rc = cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);

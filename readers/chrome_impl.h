@@ -39,8 +39,10 @@
 #define TEXT_MAX    256                 /* longer texts are not cached */
 #define KEY_BITS    8                   /* args keys predicted by the key before: 256 entries */
 #define FLOW_PAGE   1024                /* flow identities by decimal id: a page's ids */
-#define FLOW_PRES   16                  /* ... the texts before the id that have pages */
+#define FLOW_PRES   15                  /* ... the texts before the id that have pages */
 #define FLOW_PRELEN 64                  /* ... and their greatest length */
+#define IDENT_TEXT  15ULL               /* cj_rd.idents: the text is a flow_keys string */
+#define IDENT_ID    ((1ULL << 60) - 1)  /* ... the id or string, below the prefix's bits */
 #define MEMO_BITS   8                   /* event prefixes met before: 256 entries */
 #define MEMO_BLOCK  32                  /* ... found by a hash of their first 32, 64, 96 */
 #define MEMO_BLOCKS 4                   /* ... or 128 bytes, as long as they are */
@@ -395,16 +397,20 @@ typedef struct cj_rd {
     pair_map async_map;
     tr_vec flows; /* flow_pt */
     /*
-    ** The flows' identities (cat, name and id; "v2" and bind_id), interned
-    ** apart from the model's strings: a flow's is needed only until its
-    ** points are bound, and a Kineto trace has one for every kernel launch.
+    ** The flows' identities (cat, name and id; "v2" and bind_id), numbered
+    ** from 1 as they come, apart from the model's strings: a flow's is
+    ** needed only until its points are bound, and a Kineto trace has one for
+    ** every kernel launch.  IDENTS holds what each is: its text in flow_keys
+    ** (IDENT_TEXT), or a prefix and a decimal id (below).
     */
+    tr_vec idents;   /* uint64_t: IDENT_TEXT << 60 | flow_keys string, or prefix << 60 | id */
+    tr_vec ident_of; /* uint32_t: the identity of each flow_keys string */
     tr_trace *flow_keys;
     /*
     ** Identities that end in a decimal id after one of FLOW_PRES texts (Kineto's
     ** "ac2g", counting up: one a kernel launch) are found by that text and
     ** the id in pages of FLOW_PAGE ids, which the next ids reuse, not in
-    ** flow_keys' index (a cache miss each); both hand out flow_keys' ids.
+    ** flow_keys' index (a cache miss each), and keep no text of their own.
     */
     flow_pre pres[FLOW_PRES];
     size_t n_pres;
@@ -631,9 +637,11 @@ int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name,
 int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args);
 void cj_async_name(async_st *a, const open_slice *o);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
-/* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
+/* The identity of flow identity text S (N bytes) (r->idents); 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 void cj_flow_keys_fini(cj_rd *r);
+/* The text of identity KEY (rebuilt in r->raw when it keeps none); *N its length when N. */
+const char *cj_flow_key_text(cj_rd *r, tr_str key, size_t *n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
 int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h);
