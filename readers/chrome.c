@@ -515,7 +515,7 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
     }
     int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
     if (rc != TR_OK) return rc;
-    return cj_flow_v2(r, &o, track, row);
+    return o.bind ? cj_flow_v2(r, &o, track, row) : TR_OK;
 }
 
 /* i, I, R: an instant with its scope. */

@@ -238,7 +238,8 @@ int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name,
 {
     *row = tr_slice_add(r->t, track, ts, dur, name, cat, bytes, args);
     if (*row == TR_NONE) return tr_error_nomem(r->e);
-    tr_slice_set_thread_time(r->t, *row, tts, tdur);
+    if (tts != TR_TIME_NONE || tdur != TR_TIME_NONE)
+        tr_slice_set_thread_time(r->t, *row, tts, tdur);
     *row += (uint32_t)r->sink->dropped[TR_EV_SLICE];
     return r->forgets ? cj_bind_slice(r, track, ts, dur, *row) : TR_OK;
 }
