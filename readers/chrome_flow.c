@@ -45,7 +45,9 @@ int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track,
                   .ph = ph,
                   .bits = (uint8_t)bits};
     if (r->forgets) return cj_bind_point(r, &pt);
-    flow_pt *f = tr_vec_push(&r->flows);
+    /* into the room reserved from the input's size: no call to clear it first */
+    flow_pt *f = r->flows.len < r->flows.cap ? &TR_VEC_AT(&r->flows, flow_pt, r->flows.len++)
+                                             : tr_vec_push(&r->flows);
     if (!f) return tr_error_nomem(r->e);
     *f = pt;
     return TR_OK;
