@@ -316,9 +316,11 @@ int cj_flow_cmp(const void *a, const void *b)
 static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
 {
     size_t i = 1;
+    slice_key a = n ? slice_key_of(sl, rows[0]) : (slice_key){0, 0, 0};
     for (; i < n; i++) {
-        slice_key a = slice_key_of(sl, rows[i - 1]), b = slice_key_of(sl, rows[i]);
+        slice_key b = slice_key_of(sl, rows[i]); /* each key once: the last is kept */
         if (slice_key_cmp(&a, &b) > 0) break;
+        a = b;
     }
     if (i >= n) return TR_OK;
     slice_key *k = tr_malloc(n * sizeof *k);
