@@ -299,6 +299,7 @@ typedef struct ev_memo {
     uint32_t n; /* the prefix's length */
     uint32_t at[5];
     jtok tok[5]; /* ph, cat, name, pid, tid (J_NONE: not there); at[k] is tok[k]'s offset */
+    struct ev_memo *next; /* the start of the event after the last of this start */
     /* what the events of this start gave, once one has (phase, timed_event) */
     int has_strs, has_thread;
     tr_str name, cat;
@@ -379,9 +380,10 @@ typedef struct cj_rd {
     */
     cache_ent key_after[1 << KEY_BITS];
     ev_memo memo[1 << MEMO_BITS];
-    ev_memo *keys_of; /* cj_event_args: the memo of the event whose set is built, or NULL */
-    tr_str last_key;  /* or, before an event's first, its name */
-    int64_t origin;   /* the first timestamp, in ns */
+    ev_memo *memo_last; /* the start of the event before, or NULL */
+    ev_memo *keys_of;   /* cj_event_args: the memo of the event whose set is built, or NULL */
+    tr_str last_key;    /* or, before an event's first, its name */
+    int64_t origin;     /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
 

@@ -1092,6 +1092,7 @@ static CJ_SLOW void memo_keep(ev_memo *m, uint64_t h, cev *ev, const char *s, si
     memcpy(m->text, s, n);
     m->n = (uint32_t)n;
     m->h = h;
+    m->next = NULL;
     m->has_strs = m->has_thread = 0;
     memset(m->keys, 0, sizeof m->keys);
     memset(m->series, 0, sizeof m->series);
@@ -1132,10 +1133,15 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
     const char *keep_end = NULL; /* after the comma of the start's last member */
     int keep = nb > 0, kept = 0;
     if (nb > MEMO_BLOCKS) nb = MEMO_BLOCKS;
-    for (size_t b = 0; b < nb; b++) {
+    /* events of a few kinds come in one order again and again: first the start that came next */
+    ev_memo *last = r->memo_last, *m = last ? last->next : NULL;
+    if (!m || (size_t)(j->end - s) < m->n || memcmp(s, m->text, m->n) != 0) m = NULL;
+    for (size_t b = 0; !m && b < nb; b++) {
         hs[b] = h = memo_hash(h, s + b * MEMO_BLOCK);
-        ev_memo *m = &r->memo[h >> (64 - MEMO_BITS)];
-        if (m->h != h || (size_t)(j->end - s) < m->n || memcmp(s, m->text, m->n) != 0) continue;
+        m = &r->memo[h >> (64 - MEMO_BITS)];
+        if (m->h != h || (size_t)(j->end - s) < m->n || memcmp(s, m->text, m->n) != 0) m = NULL;
+    }
+    if (m) {
         for (int k = 0; k < 5; k++) {
             if (m->tok[k].type == J_NONE) continue;
             jtok *t = memo_slot(ev, k);
@@ -1145,8 +1151,9 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
         p = cj_jws(s + m->n);
         ev->memo = m;
         keep = 0;
-        break;
     }
+    if (last) last->next = m;
+    r->memo_last = m;
     while (*p != '}') {
         if (*p != '"') {
             if (!*p) return jstop(j, p, "NUL byte");
@@ -1166,6 +1173,8 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
                 h = hs[(b < nb ? b : nb) - 1];
                 ev->memo = &r->memo[h >> (64 - MEMO_BITS)];
                 memo_keep(ev->memo, h, ev, s, n);
+                if (last) last->next = ev->memo;
+                r->memo_last = ev->memo;
             }
             keep = 0;
         }
