@@ -369,6 +369,12 @@ static const chunk_view *chunk_view_of(const tr_trace *t, uint32_t idx)
     return oldest;
 }
 
+/* An arg set cannot be read for want of memory: the trace counts it (model_args_set). */
+static void set_unread(const tr_trace *t)
+{
+    atomic_fetch_add_explicit(&((tr_trace *)t)->read_failures, 1, memory_order_relaxed);
+}
+
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
 {
     out->n = 0;
@@ -381,10 +387,16 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
         shape = model_raw_shape(t, idx);
         const uint32_t *w = shape_of(t, shape);
         chunk_cache *c = cache_get();
-        if (!c) return;
+        if (!c) {
+            set_unread(t);
+            return;
+        }
         if (w[0] > c->raw_cap) {
             uint32_t *p = tr_realloc(c->raw, w[0] * sizeof *p);
-            if (!p) return;
+            if (!p) {
+                set_unread(t);
+                return;
+            }
             c->raw = p;
             c->raw_cap = w[0];
         }
@@ -405,7 +417,10 @@ void model_args_set(const tr_trace *t, uint32_t set, model_set *out)
         out->wide = t->arg_wide.data;
     } else {
         const chunk_view *v = chunk_view_of(t, idx);
-        if (!v) return;
+        if (!v) {
+            set_unread(t);
+            return;
+        }
         idx -= v->first;
         shape = v->shape[idx];
         out->val = v->pay + v->start[idx];

@@ -266,7 +266,8 @@ typedef struct hg_proc {
 
 struct tr_hangs_acc {
     const tr_trace *t;
-    tr_hangs h; /* collectives' names and streams as they are made */
+    unsigned reads_mark; /* tr_trace_read_failures(t) at the start: collectives are told by args */
+    tr_hangs h;          /* collectives' names and streams as they are made */
     int64_t first, last;
     size_t n_tracks; /* of tracks */
     hg_track *tracks;
@@ -298,6 +299,7 @@ int tr_hangs_acc_new(const tr_trace *t, tr_hangs_acc **out, tr_error *e)
     *out = NULL;
     if (!a) return tr_error_nomem(e);
     a->t = t;
+    a->reads_mark = tr_trace_read_failures(t);
     a->first = INT64_MAX;
     a->last = INT64_MIN;
     tr_arena_init(&a->h.names);
@@ -511,6 +513,7 @@ int tr_hangs_acc_end(tr_hangs_acc *a, tr_hangs *out, tr_error *e)
         tr_qsort(h->collectives, h->n_collectives, sizeof *h->collectives, hg_coll_cmp);
     for (size_t i = 0; rc == TR_OK && i < h->n_ranks; i++)
         h->ranks[i].state = hg_state(a->t, h, &h->ranks[i]);
+    if (rc == TR_OK) rc = tr_trace_reads_ok(a->t, a->reads_mark, NULL);
     tr_arena_fini(&out->names);
     *out = *h;
     memset(h, 0, sizeof *h);

@@ -43,13 +43,16 @@ static const char *base_name(const char *path)
 int tr_read(const tr_reader *r, const tr_read_ctx *c, tr_error *e)
 {
     void *rd = NULL;
+    const tr_trace *t = tr_sink_trace(c->sink);
+    unsigned mark = tr_trace_read_failures(t); /* readers merge and copy sets they read back */
     c->sink->forget_now = r->streams;
     c->sink->low = INT64_MIN;
     int rc = r->open(&rd, c, e);
     while (rc == TR_OK) {
         rc = r->next(rd, e);
         if (rc != TR_OK && rc != TR_END) break;
-        int f = tr_trace_status(tr_sink_trace(c->sink), e);
+        int f = tr_trace_status(t, e);
+        if (f == TR_OK) f = tr_trace_reads_ok(t, mark, e);
         if (f == TR_OK) f = tr_sink_flush(c->sink, c->input, rc == TR_END, e);
         if (f != TR_OK) rc = f;
     }

@@ -11,16 +11,26 @@
 
 static uint64_t alloc_fail_at; /* 0 = never */
 static uint64_t alloc_count;
+static int alloc_fail_persists; /* the allocations after it fail too */
 
 void tr_alloc_fail_after(uint64_t n)
 {
     alloc_fail_at = n;
     alloc_count = 0;
+    alloc_fail_persists = 1;
+}
+
+void tr_alloc_fail_once(uint64_t n)
+{
+    tr_alloc_fail_after(n);
+    alloc_fail_persists = 0;
 }
 
 static int alloc_should_fail(void)
 {
-    return alloc_fail_at && ++alloc_count >= alloc_fail_at;
+    if (!alloc_fail_at) return 0;
+    ++alloc_count;
+    return alloc_fail_persists ? alloc_count >= alloc_fail_at : alloc_count == alloc_fail_at;
 }
 
 /*
@@ -257,6 +267,7 @@ void tr_buf_init(tr_buf *b, size_t max)
     b->p = buf_empty;
     b->len = b->cap = 0;
     b->max = max;
+    b->nomem = 0;
 }
 
 void tr_buf_fini(tr_buf *b)
@@ -282,7 +293,10 @@ int tr_buf_grow(tr_buf *b, size_t extra)
     while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     if (b->max && cap > b->max + 1) cap = b->max + 1;
     char *p = tr_realloc(b->cap ? b->p : NULL, cap);
-    if (!p) return TR_FATAL;
+    if (!p) {
+        b->nomem = 1;
+        return TR_FATAL;
+    }
     if (!b->cap) p[0] = '\0';
     b->p = p;
     b->cap = cap;

@@ -9,6 +9,7 @@
 #include "tr_mem.h"
 #include "tr_trace.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* An open-addressing index of rows: slots hold hash << 32 | (row + 1), 0 is empty. */
@@ -158,6 +159,12 @@ typedef struct stack_node {
 
 struct tr_trace {
     int failed; /* an append ran out of memory */
+    /*
+    ** Reads of an arg set that could not allocate the room to decode it
+    ** (model_args_set): the set read as empty.  Atomic: several threads may
+    ** read one frozen trace.
+    */
+    atomic_uint read_failures;
     int frozen;
     int threads; /* freeze's and the reports' (tr_trace_set_threads) */
 
@@ -265,7 +272,9 @@ typedef struct model_set {
 ** Arg set SET (N 0 for set 0 or an unknown set).  A sealed set is read from
 ** this thread's cache of decoded chunks, a raw one decoded into this thread's
 ** buffer: VAL holds until the thread's next model_args_set call (a frozen
-** trace may be read so by several threads).
+** trace may be read so by several threads).  When the room to decode it
+** cannot be allocated, the set reads as empty and T counts it
+** (tr_trace_read_failures), so that no output misses args silently.
 */
 void model_args_set(const tr_trace *t, uint32_t set, model_set *out);
 

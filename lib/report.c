@@ -77,6 +77,7 @@ static tr_report *report_alloc(const tr_trace *t, const tr_report_opts *o)
     tr_report *r = tr_calloc(1, sizeof *r);
     if (!r) return NULL;
     r->t = t;
+    r->reads_mark = tr_trace_read_failures(t);
     r->o = *o;
     r->want = sections_wanted(o);
     r->explicit_sections = o->sections != 0;
@@ -213,6 +214,8 @@ static int accumulators_end(tr_report *r, const tr_io_stats *io, tr_error *e)
 int tr_report_end(tr_report *r, tr_error *e)
 {
     int rc = accumulators_end(r, NULL, e);
+    /* sections read args (I/O offsets, GPU streams): one not read for want of memory is missed */
+    if (rc == TR_OK) rc = tr_trace_reads_ok(r->t, r->reads_mark, e);
     if (rc == TR_OK) sort_tables(r);
     return rc;
 }
@@ -237,6 +240,7 @@ static int compute(tr_report *r, tr_error *e)
                                                 tr_gpu_launches_compute(t, so, &r->gpu_l, e) < 0 ||
                                                 tr_kernel_seqs_compute(t, so, &r->gpu_seq, e) < 0))
         return TR_FATAL;
+    if (tr_trace_reads_ok(t, r->reads_mark, e) != TR_OK) return TR_FATAL;
     sort_tables(r);
     return TR_OK;
 }

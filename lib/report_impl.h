@@ -17,6 +17,7 @@
 
 struct tr_report {
     const tr_trace *t;
+    unsigned reads_mark; /* tr_trace_read_failures(t) as the report began */
     tr_report_opts o;
     unsigned want;         /* sections computed and printed (bits 1u << TR_REPORT_*) */
     int explicit_sections; /* asked by name: printed even when empty */

@@ -37,9 +37,12 @@ static inline void tr_qsort(void *v, size_t n, size_t size, int (*cmp)(const voi
 
 /*
 ** tr_alloc_fail_after: make allocation number N (counting from the call,
-** 1-based) and every later one fail; 0 turns failures off.
+** 1-based) and every later one fail; 0 turns failures off.  tr_alloc_fail_once
+** fails allocation N alone (SQLite's transient faults): a caller that goes on
+** after it must still say it failed.
 */
 void tr_alloc_fail_after(uint64_t n);
+void tr_alloc_fail_once(uint64_t n);
 
 /*
 ** tr_arena: a block arena (git's mem-pool).  Small records and strings are
@@ -81,11 +84,15 @@ void *tr_vec_push(tr_vec *v);
 ** tr_buf: growable NUL-terminated text (git's strbuf).  ^p is never NULL.
 ** ^A buffer with a non-zero max refuses to grow past it: appends return
 ** TR_FAIL, with the text unchanged, rather than allocate without bound.
+** ^An append that cannot allocate returns TR_FATAL and sets nomem, which
+** stays set (reset keeps it): a caller that builds text in many appends
+** checks once, later, that none was lost.
 */
 typedef struct tr_buf {
     char *p;
     size_t len, cap;
     size_t max; /* 0 = no cap */
+    int nomem;
 } tr_buf;
 
 void tr_buf_init(tr_buf *b, size_t max);

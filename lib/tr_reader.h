@@ -54,6 +54,12 @@ typedef struct tr_read_opts {
     ** the samples (the folded writer).  0, the default, derives them.
     */
     int no_stack_slices;
+    /*
+    ** 1: readers may leave their events' args out (every set 0) and skip
+    ** reading what only args hold (GT's details); set when the output reads
+    ** no args (info).  0, the default, keeps them.
+    */
+    int no_args;
     int threads; /* threads a reader may use (Recorder ranks); 0 = the CPUs (tr_pool_threads) */
     /*
     ** A reader whose sink forgets (tr_sink.forget) keeps what it must see

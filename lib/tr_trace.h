@@ -38,6 +38,15 @@ tr_trace *tr_trace_new(void);
 void tr_trace_free(tr_trace *t);
 /* ^TR_OK, or TR_FATAL once any append ran out of memory (E is then filled). */
 int tr_trace_status(const tr_trace *t, tr_error *e);
+/*
+** ^How many reads of T's arg sets could not allocate the room to decode the
+** set, which then read as empty.  ^Whoever makes output from T takes the
+** count first and passes it to tr_trace_reads_ok at the end, which returns
+** TR_OK when it has not grown, else TR_FATAL (E filled): output that misses
+** args must not count as done.
+*/
+unsigned tr_trace_read_failures(const tr_trace *t);
+int tr_trace_reads_ok(const tr_trace *t, unsigned mark, tr_error *e);
 
 /*
 ** tr_str_intern: intern a string

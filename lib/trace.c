@@ -125,6 +125,16 @@ int tr_trace_status(const tr_trace *t, tr_error *e)
     return t->failed ? tr_error_nomem(e) : TR_OK;
 }
 
+unsigned tr_trace_read_failures(const tr_trace *t)
+{
+    return atomic_load_explicit(&t->read_failures, memory_order_relaxed);
+}
+
+int tr_trace_reads_ok(const tr_trace *t, unsigned mark, tr_error *e)
+{
+    return tr_trace_read_failures(t) == mark ? TR_OK : tr_error_nomem(e);
+}
+
 int tr_trace_frozen(const tr_trace *t)
 {
     return t->frozen;

@@ -102,6 +102,7 @@ static CJ_SLOW uint32_t thread_find(cj_rd *r, const jtok *pidt, const jtok *tidt
     if (id == TR_NONE) {
         uint32_t proc = tr_process_intern(r->t, r->input, pid);
         thread_st *th = tr_vec_push(&r->threads);
+        if (!th) r->oom = 1;
         if (proc == TR_NONE || !th) return TR_NONE;
         id = (uint32_t)(r->threads.len - 1);
         th->process = proc;
@@ -112,7 +113,10 @@ static CJ_SLOW uint32_t thread_find(cj_rd *r, const jtok *pidt, const jtok *tidt
         tr_vec_init(&th->held, sizeof(held_slice));
         tr_process *p = tr_process_at(r->t, proc);
         if (ps && !p->name) p->name = ps;
-        if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) return TR_NONE;
+        if (cj_map_put(&r->thread_map, a, b, id) != TR_OK) {
+            r->oom = 1;
+            return TR_NONE;
+        }
     }
     /* Tokens point into the window, which an event never outlives. */
     r->seen[1] = r->seen[0];
@@ -243,7 +247,10 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     uint32_t id = cj_map_get(&r->async_map, key, 0);
     if (id != TR_NONE) return id;
     async_st *a = tr_vec_push(&r->asyncs);
-    if (!a) return TR_NONE;
+    if (!a) {
+        r->oom = 1;
+        return TR_NONE;
+    }
     id = (uint32_t)(r->asyncs.len - 1);
     tr_vec_init(&a->opens, sizeof(open_slice));
     tr_vec_init(&a->held, sizeof(held_slice));
@@ -252,7 +259,9 @@ static uint32_t async_of(cj_rd *r, const cev *ev, uint32_t th, tr_str cat, tr_st
     a->track = tr_track_intern(r->t, proc, TR_TRACK_ASYNC, -1, key);
     tr_track *tk = tr_track_at(r->t, a->track);
     if (tk) tk->name = name;
-    return cj_map_put(&r->async_map, key, 0, id) == TR_OK ? id : TR_NONE;
+    if (cj_map_put(&r->async_map, key, 0, id) == TR_OK) return id;
+    r->oom = 1;
+    return TR_NONE;
 }
 
 static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name, tr_str cat,
@@ -260,7 +269,7 @@ static int phase_async(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name
 {
     uint32_t id = async_of(r, ev, th, cat, name, bad);
     if (id == TR_NONE) {
-        if (tr_trace_status(r->t, r->e) != TR_OK) return TR_FATAL;
+        if (tr_trace_status(r->t, r->e) != TR_OK || cj_lost(r)) return tr_error_nomem(r->e);
         char what[2] = {ph, 0};
         return cj_warn_at(r, ev->off, "async event '%s' without an id: dropped", what);
     }
@@ -407,6 +416,7 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
         if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
         added++;
     }
+    r->oom |= id.nomem;
     tr_buf_fini(&id);
     if (rc == TR_OK && !added && ev->args.n)
         rc = cj_warn_at(r, ev->off, "C event without numeric %s: dropped", "args");
@@ -671,7 +681,7 @@ static int timed_event(cj_rd *r, const cev *ev, char ph, int *bad)
     }
     *bad |= b;
     if (th == TR_NONE) {
-        if (tr_trace_status(r->t, r->e) != TR_OK) return TR_FATAL;
+        if (tr_trace_status(r->t, r->e) != TR_OK || cj_lost(r)) return tr_error_nomem(r->e);
         *bad = 0; /* a skipped event says nothing of its bad bytes */
         return cj_warn_at(r, ev->off, "event with an invalid %s: skipped", "pid or tid");
     }
@@ -989,6 +999,7 @@ static int chrome_next(void *rd, tr_error *e)
     r->e = e;
     int budget = TR_READ_BATCH, rc = TR_OK;
     while (rc == TR_OK && budget > 0 && r->state != ST_DONE) rc = chrome_step(r, &budget);
+    if (rc == TR_OK && cj_lost(r)) rc = tr_error_nomem(e);
     if (rc != TR_OK) return rc;
     return r->state == ST_DONE ? TR_END : TR_OK;
 }

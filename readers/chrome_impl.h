@@ -390,6 +390,12 @@ typedef struct cj_rd {
     tr_vec threads; /* thread_st */
     pair_map thread_map;
     /*
+    ** A table of the reader's own could not grow: the read fails (as the
+    ** trace's own failures do) where callers saw only TR_NONE; so does a
+    ** buffer's lost append (tr_buf.nomem, checked by cj_lost).
+    */
+    int oom;
+    /*
     ** The last two threads the map gave, the later first (thread TR_NONE: none),
     ** by their tokens: events come in runs of one thread, and a Kineto trace
     ** goes back and forth between a CPU thread and a GPU stream.
@@ -655,6 +661,12 @@ void cj_bind_close(cj_rd *r);
 int cj_bind_slice(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, uint32_t row);
 int cj_bind_point(cj_rd *r, const flow_pt *f);
 int cj_bind_step(cj_rd *r, int *budget);
+
+/* Whether a table or buffer of the reader's own lost something for want of memory. */
+static inline int cj_lost(const cj_rd *r)
+{
+    return r->oom | r->key.nomem | r->scratch.nomem | r->raw.nomem;
+}
 
 /* chrome.c */
 uint32_t cj_thread_of(cj_rd *r, const jtok *pidt, const jtok *tidt, int *bad);

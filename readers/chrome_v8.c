@@ -248,7 +248,10 @@ static uint32_t frame_stack(cj_rd *r, uint32_t i)
         if (f->busy) break; /* a cycle: cut it here */
         f->busy = 1;
         uint32_t *slot = tr_vec_push(&path);
-        if (!slot) break;
+        if (!slot) {
+            r->oom = 1;
+            break;
+        }
         *slot = cur;
         cur = f->parent ? cj_map_get(&r->frame_map, f->parent, 0) : TR_NONE;
     }

@@ -23,6 +23,46 @@
 
 /* ---- line recognition ---- */
 
+/* The value of the eight digits of W, the first in its lowest byte (little-endian). */
+static inline uint64_t gt_digits8_value(uint64_t w)
+{
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
+    return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+            (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+           32;
+}
+
+/*
+** The value of the D (1 to 8) digits that end at END, read as one word (the
+** eight bytes before END must be readable; little-endian): bytes before the
+** digits count as '0'.  Returns 0 when one of the D is not a digit.
+*/
+static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+{
+    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    memcpy(&w, end - 8, 8);
+    w = (w & ~low) | (0x3030303030303030ULL & low);
+    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
+        return 0;
+    *v = gt_digits8_value(w);
+    return 1;
+}
+
+/*
+** Which of the 8 bytes of W (little-endian) are not digits: a byte of the
+** result is 0 for a digit.  Exact up to the first that is not one (adding 6
+** carries out of none before it); past it a digit may show as none (a carry
+** from a byte >= 0xFA), never the reverse.
+*/
+static inline uint64_t gt_not_digits8(uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+           (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+}
+
 enum { GT_TEXT, GT_PIPE, GT_TAPE };
 
 /*
@@ -128,48 +168,91 @@ static int gt_time(const char *s, size_t n, int64_t ns, int64_t *out)
 }
 
 /*
-** The value of the D (1 to 8) digits that end at END, read as one word (the
-** eight bytes before END must be readable; little-endian): bytes before the
-** digits count as '0'.  Returns 0 when one of the D is not a digit.
+** SIZE as GT writes it, " *\d{1,7}B" filling the field [S, E) of P (the 9
+** bytes before E readable), read as a word without trimming it first: 1
+** and *BYTES, as gt_parse_size gives them, or 0 for it to decide.
 */
-static inline int gt_digits8(const char *end, size_t d, uint64_t *v)
+static inline int gt_size_fast(const char *p, size_t s, size_t e, int64_t *bytes)
 {
-    uint64_t w, low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
-    memcpy(&w, end - 8, 8);
-    w = (w & ~low) | (0x3030303030303030ULL & low);
-    /* Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3. */
-    if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
-         (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL)
-        return 0;
-    w -= 0x3030303030303030ULL;
-    w = w * 10 + (w >> 8); /* pairs of digits, then pairs of pairs */
-    *v = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-          (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-         32;
+    if (!GT_LITTLE_ENDIAN || e < s + 2 || e < 9 || p[e - 1] != 'B') return 0;
+    uint64_t v, w;
+    memcpy(&v, p + e - 9, 8);
+    /*
+    ** Digits from the top down: a carry (from a byte >= 0xFA below) can only
+    ** make a digit look like none, and then the spaces' check fails.
+    */
+    uint64_t t = gt_not_digits8(v);
+    if (!t) return 0;
+    size_t d = (size_t)__builtin_clzll(t) >> 3, pad = e - 1 - d - s;
+    if (!d || d > e - 1 - s || pad > 8 || e < 9 + d) return 0;
+    if (pad) {
+        /* the spaces before: the top PAD bytes of the word before the digits */
+        memcpy(&w, p + e - 9 - d, 8);
+        if ((w ^ GT_SPACES) >> (8 * (8 - pad))) return 0;
+    }
+    uint64_t low = ((uint64_t)1 << (8 * (8 - d))) - 1;
+    *bytes = (int64_t)gt_digits8_value((v & ~low) | (0x3030303030303030ULL & low));
     return 1;
 }
 
 /*
-** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
-** NS as gt_classify read it.  The line ends at its first '\n' before *N,
-** else at *N: *N becomes its length and *WHOLE says what gt_split says.
-** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
+** The head of the pipe-form line P (N bytes readable) when its SEQ field
+** starts at S0 as GT writes it ("#\d{1,8} | "): its slot when known, else
+** NULL; R keeps where the head starts and its set, to add it.
 */
-static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i, int64_t ns,
-                                 gt_rec *r, size_t *col, int *whole)
+static inline gt_head_slot *gt_head_find(gt_rd *g, const char *p, size_t s0, size_t n, gt_rec *r)
 {
-    size_t n = *np;
-    *col = t0 + 1;
-    if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
-    /* "s |" is known to follow; the separator needs its trailing space too */
-    if (i + 4 > n || p[i + 3] != ' ') {
-        *col = i + 2;
-        return "expected ' | #<seq> | ' after the elapsed time";
+    r->known = NULL;
+    r->head_set = NULL;
+    r->head_n = 0;
+    if (s0 + 12 + GT_HEAD_WINDOW > n || p[s0] != '#') return NULL;
+    /* The SEQ's digits, read as a word */
+    uint64_t v, low;
+    memcpy(&v, p + s0 + 1, 8);
+    uint64_t t = gt_not_digits8(v);
+    size_t d = t ? (size_t)__builtin_ctzll(t) >> 3 : 8;
+    if (!d || memcmp(p + s0 + 1 + d, " | ", 3) != 0) return NULL;
+    low = d < 8 ? ((uint64_t)1 << (8 * (8 - d))) - 1 : 0;
+    r->seq =
+        (int64_t)gt_digits8_value(((v << (8 * (8 - d))) & ~low) | (0x3030303030303030ULL & low));
+    const char *h = p + s0 + 4 + d;
+    size_t room = n - (size_t)(h - p);
+    uint64_t x = 0, y = 0, w[2];
+    for (size_t k = 0; k < GT_HEAD_WINDOW; k += 16) {
+        memcpy(w, h + k, 16);
+        x ^= w[0], y ^= w[1];
     }
-    /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
-    gt_field f[6];
-    size_t nf = gt_split(p, i + 4, n, 5, f, np, whole);
-    n = *np;
+    gt_head_slot *sl = &g->heads[gt_set_of(x, y, 0, GT_HEAD_BITS) * 2];
+    r->head = h;
+    r->head_set = sl;
+    for (int k = 0; k < 2; k++, sl++) {
+        /* the head and the " | " after it (11 bytes at least), the last load overlapping */
+        size_t len = sl->n + 3u;
+        if (sl->n && len <= room && tr_same_bytes(sl->text, h, len)) return r->known = sl;
+    }
+    return NULL;
+}
+
+/*
+** A head not known (where gt_head_find left R) that can be added: short
+** enough, with the separator after it, and clean.
+*/
+static void gt_head_fields(const char *p, const gt_field *f, size_t nf, gt_rec *r)
+{
+    size_t h = (size_t)(r->head - p);
+    if (nf < 5 || f[1].s != h || f[3].e + 3 - h > GT_HEAD_MAX) return;
+    for (size_t k = h; k < f[3].e + 3; k++)
+        if ((unsigned char)p[k] - 1u >= 0x7fu) return; /* what gt_split calls not whole */
+    r->head_n = f[3].e - h;
+    r->head_f[0] = f[1].e - h;
+    r->head_f[1] = f[2].s - h;
+    r->head_f[2] = f[2].e - h;
+    r->head_f[3] = f[3].s - h;
+}
+
+/* The SEQ field F[0] into R: NULL, or what is wrong with it (*COL set). */
+static const char *gt_parse_seq(const char *p, const gt_field *f, gt_rec *r, size_t *col)
+{
     *col = f[0].s + 1;
     if (f[0].e - f[0].s < 2 || p[f[0].s] != '#') return "expected '#<seq>' as the second field";
     uint64_t seq = 0; /* wraps past 19 digits, harmlessly: the checked parser redoes those */
@@ -187,20 +270,67 @@ static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i,
     /* 18 digits cannot overflow; longer ones go through the checked parser */
     if (nd > 18 && tr_parse_int64(p + f[0].s + 1, nd, &r->seq) != 0)
         return "sequence number out of range";
+    return NULL;
+}
+
+/*
+** Parses a pipe-form line that gt_classify accepted: the time is [T0, I),
+** NS as gt_classify read it.  The line ends at its first '\n' before *N,
+** else at *N: *N becomes its length and *WHOLE says what gt_split says.
+** Returns NULL and fills R, or says what is wrong and sets *COL (1-based).
+*/
+static const char *gt_parse_pipe(gt_rd *g, const char *p, size_t *np, size_t t0, size_t i,
+                                 int64_t ns, gt_rec *r, size_t *col, int *whole)
+{
+    size_t n = *np;
+    *col = t0 + 1;
+    if (gt_time(p + t0, i - t0, ns, &r->ts) != 0) return "elapsed time out of range";
+    /* "s |" is known to follow; the separator needs its trailing space too */
+    if (i + 4 > n || p[i + 3] != ' ') {
+        *col = i + 2;
+        return "expected ' | #<seq> | ' after the elapsed time";
+    }
+    /* At most 6 fields in all: SEQ, EVENT, SOURCE, COMMAND, F6, rest. */
+    gt_field f[6];
+    size_t nf;
+    const gt_head_slot *k = gt_head_find(g, p, i + 4, n, r);
+    if (k) {
+        /* The head's bytes, the same as the slot's, split as they were there. */
+        size_t h = (size_t)(r->head - p);
+        f[0] = (gt_field){i + 4, h - 3};
+        f[1] = (gt_field){h, h + k->f1e};
+        f[2] = (gt_field){h + k->f2s, h + k->f2e};
+        f[3] = (gt_field){h + k->f3s, h + k->n};
+        nf = gt_split(p, h + k->n + 3, n, 5, f, 4, np, whole);
+    } else {
+        nf = gt_split(p, i + 4, n, 5, f, 0, np, whole);
+    }
+    n = *np;
+    if (!k) {
+        const char *why = gt_parse_seq(p, f, r, col);
+        if (why) return why;
+    }
     if (nf < 4) {
         *col = f[nf - 1].s + 1;
         return "expected 5 fields: T | #SEQ | EVENT | SOURCE | COMMAND";
     }
-    r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
-    r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
-    r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
-    gt_trim(&r->ev, &r->ev_n);
-    gt_trim(&r->src, &r->src_n);
-    gt_trim(&r->cmd, &r->cmd_n);
-    *col = f[1].s + 1;
-    if (!r->ev_n) return "empty event type";
-    *col = f[2].s + 1;
-    if (!r->src_n) return "empty source";
+    if (k) {
+        r->ev = r->head + k->ev_at, r->ev_n = k->ev_n;
+        r->src = r->head + k->src_at, r->src_n = k->src_n;
+        r->cmd = r->head + k->cmd_at, r->cmd_n = k->cmd_n;
+    } else {
+        r->ev = p + f[1].s, r->ev_n = f[1].e - f[1].s;
+        r->src = p + f[2].s, r->src_n = f[2].e - f[2].s;
+        r->cmd = p + f[3].s, r->cmd_n = f[3].e - f[3].s;
+        gt_trim(&r->ev, &r->ev_n);
+        gt_trim(&r->src, &r->src_n);
+        gt_trim(&r->cmd, &r->cmd_n);
+        *col = f[1].s + 1;
+        if (!r->ev_n) return "empty event type";
+        *col = f[2].s + 1;
+        if (!r->src_n) return "empty source";
+        if (r->head_set) gt_head_fields(p, f, nf, r);
+    }
     r->size = -1;
     r->det = NULL;
     r->det_n = 0;
@@ -211,10 +341,13 @@ static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i,
         return NULL;
     }
     r->vis_match = 1;
-    const char *f6 = p + f[4].s;
-    size_t f6_n = f[4].e - f[4].s;
-    gt_trim(&f6, &f6_n);
-    int sz = gt_parse_size(f6, f6_n, &r->size);
+    int sz = gt_size_fast(p, f[4].s, f[4].e, &r->size);
+    if (!sz) {
+        const char *f6 = p + f[4].s;
+        size_t f6_n = f[4].e - f[4].s;
+        gt_trim(&f6, &f6_n);
+        sz = gt_parse_size(f6, f6_n, &r->size);
+    }
     if (sz < 0) {
         *col = f[4].s + 1;
         return "size out of range";
@@ -227,7 +360,7 @@ static const char *gt_parse_pipe(const char *p, size_t *np, size_t t0, size_t i,
         r->det = p + f[4].s;
         r->det_n = n - f[4].s;
     }
-    if (r->det) gt_trim(&r->det, &r->det_n);
+    if (r->det && !g->no_args) gt_trim(&r->det, &r->det_n); /* only args read it */
     return NULL;
 }
 
@@ -249,7 +382,7 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     gt_field f[4];
     size_t end;
     int whole;
-    size_t nf = gt_split(p, i + 2, n, 3, f, &end, &whole);
+    size_t nf = gt_split(p, i + 2, n, 3, f, 0, &end, &whole);
     *col = i + 3;
     if (nf < 3) return "expected EVENT | CLIENT | COMMAND after '[TAPE <t>s]'";
     r->ev = p + f[0].s, r->ev_n = f[0].e - f[0].s;
@@ -267,6 +400,9 @@ static const char *gt_parse_tape(const char *p, size_t n, size_t i, gt_rec *r, s
     r->seq = -1;
     r->size = -1;
     r->tape = 1;
+    r->head_n = 0;
+    r->known = NULL;
+    r->head_set = NULL;
     r->vis_match = 0; /* visualize's pattern needs "<t>s | #<seq>" */
     return NULL;
 }
@@ -559,7 +695,7 @@ static uint32_t gt_shape(gt_rd *g, const gt_args *a)
 static uint32_t gt_args_set(gt_rd *g, const gt_args *a, uint32_t *shape)
 {
     tr_trace *t = g->t;
-    if (!a->n) return 0;
+    if (!a->n || g->no_args) return 0;
     if (!*shape) *shape = gt_shape(g, a);
     if (*shape) return tr_args_shaped(t, *shape, a->val);
     tr_args_begin(t);
@@ -762,13 +898,16 @@ static void gt_vis_pair(gt_rd *g, uint32_t lane, const gt_rec *r, tr_str ev, tr_
         v->ts = r->ts;
         v->seq = r->seq;
         v->name = cmd;
-        v->op = gt_vis_op(g, line, n, r);
+        v->op = g->no_args ? 0 : gt_vis_op(g, line, n, r);
     } else if (ev == g->c[C_WRECV] && v->set) {
         tr_trace *t = g->t;
-        tr_args_begin(t);
-        tr_args_str(t, g->c[C_OP], v->op);
-        tr_args_int(t, g->c[C_SEQ], v->seq);
-        uint32_t args = tr_args_end(t);
+        uint32_t args = 0;
+        if (!g->no_args) {
+            tr_args_begin(t);
+            tr_args_str(t, g->c[C_OP], v->op);
+            tr_args_int(t, g->c[C_SEQ], v->seq);
+            args = tr_args_end(t);
+        }
         tr_slice_add(t, gt_lane_track(g, lane), v->ts, gt_dur(v->ts, r->ts), v->name,
                      g->c[C_CAT_WORKER], -1, args);
         v->set = 0;
@@ -814,6 +953,43 @@ static void gt_header_line(gt_rd *g, const char *p, size_t n)
     }
 }
 
+/* The arg set of record R, whose COMMAND is CMD; *DET becomes its details' string. */
+static uint32_t gt_rec_args(gt_rd *g, const gt_rec *r, tr_str cmd, tr_str *det_out)
+{
+    tr_str det = *det_out = gt_cached(g, r->det, r->det_n, 1);
+    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
+    gt_args a;
+    a.n = a.ints = a.has = 0;
+    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
+    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
+    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
+    if (!det) return gt_args_set(g, &a, &g->shape_rec[a.has]);
+    gt_args_push(&a, g->c[C_DETAILS], det, 0);
+    /* Details met first are parsed; then, as when they come again, the set is added whole. */
+    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
+    if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
+    if (sl->n > GT_DET_ARGS) return tr_args_end(g->t);
+    gt_args_add_det(&a, sl);
+    return gt_args_set(g, &a, &sl->shape[a.has]);
+}
+
+/* R's head, not known yet, whose fields are EV, CMD and LANE (VIS_LANE). */
+static GT_SLOW void gt_head_add(const gt_rec *r, tr_str ev, tr_str cmd, uint32_t lane,
+                                uint32_t vis_lane)
+{
+    gt_head_slot *sl = r->head_set;
+    sl[1] = sl[0];
+    sl->n = (uint8_t)r->head_n;
+    sl->f1e = (uint8_t)r->head_f[0], sl->f2s = (uint8_t)r->head_f[1];
+    sl->f2e = (uint8_t)r->head_f[2], sl->f3s = (uint8_t)r->head_f[3];
+    sl->ev_at = (uint8_t)(r->ev - r->head), sl->ev_n = (uint8_t)r->ev_n;
+    sl->src_at = (uint8_t)(r->src - r->head), sl->src_n = (uint8_t)r->src_n;
+    sl->cmd_at = (uint8_t)(r->cmd - r->head), sl->cmd_n = (uint8_t)r->cmd_n;
+    sl->ev = ev, sl->cmd = cmd;
+    sl->lane = lane, sl->vis_lane = vis_lane;
+    memcpy(sl->text, r->head, r->head_n + 3);
+}
+
 /* Record R of the N bytes at LINE. */
 static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_error *e)
 {
@@ -823,32 +999,18 @@ static int gt_record(gt_rd *g, const gt_rec *r, const char *line, size_t n, tr_e
         gt_header_done(g);
     }
     uint32_t lane, vis_lane;
-    if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
-    tr_str ev = gt_intern(g, r->ev, r->ev_n);
-    tr_str cmd = gt_intern(g, r->cmd, r->cmd_n);
-    tr_str det = gt_cached(g, r->det, r->det_n, 1);
-
-    /* A record's keys are those of its details (kept by id) and whether SEQ and BYTES are there. */
-    gt_args a;
-    a.n = a.ints = a.has = 0;
-    gt_args_opt(&a, 0, g->c[C_SEQ], r->seq);
-    gt_args_push(&a, g->c[C_COMMAND], cmd, 0);
-    gt_args_opt(&a, 1, g->c[C_BYTES], r->size);
-    uint32_t args;
-    gt_det_slot *sl = &g->dets[det & (GT_DET_SLOTS - 1)];
-    if (!det) {
-        args = gt_args_set(g, &a, &g->shape_rec[a.has]);
+    tr_str ev, cmd;
+    if (r->known) {
+        lane = r->known->lane, vis_lane = r->known->vis_lane;
+        ev = r->known->ev, cmd = r->known->cmd;
     } else {
-        gt_args_push(&a, g->c[C_DETAILS], det, 0);
-        /* Details met first are parsed; then, as when they come again, the set is added whole. */
-        if (sl->det != det) gt_detail_args(g, sl, &a, det, r->det, r->det_n);
-        if (sl->n <= GT_DET_ARGS) {
-            gt_args_add_det(&a, sl);
-            args = gt_args_set(g, &a, &sl->shape[a.has]);
-        } else {
-            args = tr_args_end(t);
-        }
+        if (gt_source(g, r, &lane, &vis_lane) != TR_OK) return tr_error_nomem(e);
+        ev = gt_intern(g, r->ev, r->ev_n);
+        cmd = gt_intern(g, r->cmd, r->cmd_n);
+        if (r->head_n && ev && (cmd || !r->cmd_n)) gt_head_add(r, ev, cmd, lane, vis_lane);
     }
+    tr_str det = 0; /* only args hold the details */
+    uint32_t args = g->no_args ? 0 : gt_rec_args(g, r, cmd, &det);
     uint32_t row = tr_instant_add(t, gt_lane_track(g, lane), r->ts, ev, g->c[C_CAT_GT],
                                   TR_SCOPE_THREAD, r->size, args);
     /* Flows name it by its row among all the input's instants, dropped ones too (tr_sink.h). */
@@ -916,6 +1078,7 @@ static int gt_init(gt_rd *g, tr_input *in, tr_trace *t, uint32_t input, const tr
     g->input = input;
     g->diag = o ? o->diag : NULL;
     g->visualize = o && o->gt_pairing == TR_GT_PAIR_VISUALIZE;
+    g->no_args = o && o->no_args;
     for (int i = 0; i < C_COUNT; i++) g->c[i] = tr_str_internz(t, gt_const_text[i]);
     g->track_base = (uint32_t)tr_track_count(t);
     g->process = tr_process_intern(t, input, -1);
@@ -975,7 +1138,7 @@ static inline int gt_line(gt_rd *g, const tr_line *ln, const char *p, size_t *n,
     }
     gt_rec r;
     int whole = 1;
-    const char *why = kind == GT_PIPE ? gt_parse_pipe(p, n, start, end, ns, &r, &col, &whole)
+    const char *why = kind == GT_PIPE ? gt_parse_pipe(g, p, n, start, end, ns, &r, &col, &whole)
                                       : gt_parse_tape(p, *n, start, &r, &col);
     if (!ln && (why || !whole || p[*n - 1] == '\r')) return GT_AGAIN;
     if (why) {
@@ -1024,6 +1187,8 @@ static int gt_span(gt_rd *g, int max, int *done, tr_error *e)
 ** (tr_sink_expect).
 */
 static const tr_expect gt_bytes_per = {{280, 110, 0, 0}, 17, 80, 0, 170, 500, 16};
+/* Without args (tr_read_opts.no_args) no set is made and no details stored. */
+static const tr_expect gt_bytes_per_no_args = {{280, 110, 0, 0}, 0, 0, 0, 170, 0, 0};
 
 static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -1035,7 +1200,8 @@ static int gt_reader_open(void **rd, const tr_read_ctx *c, tr_error *e)
     g->flow_req = GT_NO_LANE;
     tr_buf_init(&g->scratch, 0);
     g->sink = c->sink;
-    tr_sink_expect(c->sink, tr_input_size(c->in), &gt_bytes_per);
+    tr_sink_expect(c->sink, tr_input_size(c->in),
+                   c->opts && c->opts->no_args ? &gt_bytes_per_no_args : &gt_bytes_per);
     return gt_init(g, c->in, tr_sink_trace(c->sink), c->input, c->opts) == TR_OK
                ? TR_OK
                : tr_error_nomem(e);

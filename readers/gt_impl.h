@@ -41,6 +41,10 @@
 #define GT_MORE_BITS 12
 /* Details longer than GT_STR_MAX, by hash: a repeated one's text is stored once (gt_long). */
 #define GT_LONGS 1024
+/* Sets of two record heads (gt_head_slot), by the bytes that start them; longer heads skip it. */
+#define GT_HEAD_BITS   8
+#define GT_HEAD_WINDOW 64
+#define GT_HEAD_MAX    80
 
 /* Rare paths stay out of line, so the hot ones save no registers. */
 #if defined(__GNUC__)
@@ -121,6 +125,22 @@ static const char *const gt_const_text[C_COUNT] = {
     [C_CAT_FLOW] = "gt.flow",
 };
 
+/*
+** A record's head, "EVENT | SOURCE | COMMAND | " as the line has it (padding
+** and separators included), in the set of the GT_HEAD_WINDOW bytes that
+** start it: a log repeats a few dozen heads (79 in a million lines), so a
+** line that starts with a known one takes its first fields' places, ids and
+** lanes from here instead of scanning, trimming and looking up each one.
+*/
+typedef struct gt_head_slot {
+    uint8_t n;                  /* the head's bytes before its last " | " (0: empty) */
+    uint8_t f1e, f2s, f2e, f3s; /* the fields as split: [0, f1e) [f2s, f2e) [f3s, n) */
+    uint8_t ev_at, ev_n, src_at, src_n, cmd_at, cmd_n; /* and trimmed */
+    tr_str ev, cmd;
+    uint32_t lane, vis_lane;
+    char text[GT_HEAD_MAX]; /* its N + 3 bytes */
+} gt_head_slot;
+
 /* A record line, its text pointing into the line. */
 typedef struct gt_rec {
     int64_t ts;
@@ -130,6 +150,13 @@ typedef struct gt_rec {
     size_t ev_n, src_n, cmd_n, det_n;
     int tape;
     int vis_match; /* visualize's pattern matches: a '|' follows COMMAND */
+    /*
+    ** The head at HEAD, its set and its slot when known; else, when
+    ** HEAD_N (its length) is not 0, its fields as split (gt_head_slot) to add.
+    */
+    const char *head;
+    size_t head_n, head_f[4];
+    gt_head_slot *head_set, *known;
 } gt_rec;
 
 /* A start waiting for its end: a client's RECV, a worker's SEND. */
@@ -207,6 +234,7 @@ typedef struct gt_rd {
     tr_input *in;
     tr_diag *diag;
     int visualize;
+    int no_args; /* tr_read_opts.no_args: no set is built, no details read */
     uint32_t input, process, track_base;
     tr_str c[C_COUNT];
     tr_vec lanes; /* gt_lane */
@@ -238,6 +266,7 @@ typedef struct gt_rd {
     gt_det_slot dets[GT_DET_SLOTS];
     gt_shape_slot shapes[2 << GT_SHAPE_BITS];
     gt_long_slot longs[GT_LONGS];
+    gt_head_slot heads[2 << GT_HEAD_BITS];
 } gt_rd;
 
 static inline gt_lane *gt_lane_at(gt_rd *g, uint32_t lane)

@@ -183,16 +183,17 @@ typedef struct gt_field {
 ** Splits the line that goes on from POS at up to MAX " | " separators, in
 ** one pass over it, 32 bytes at a time (16 near N): the pass also finds the
 ** line's end, its first '\n' before N - 1, and checks its bytes, so that a
-** line read in place is read once.  The fields go to F (room for MAX + 1),
-** the count is returned; *END is where the line ends ('\n', else N), *WHOLE
+** line read in place is read once.  The fields go to F (room for MAX + 1)
+** after the NF found before POS (the bytes before it are then known), the
+** count is returned; *END is where the line ends ('\n', else N), *WHOLE
 ** 1 when a '\n' ends it and it holds no NUL and no byte >= 0x80.  A
 ** separator's '|' sits at least one byte into the field it ends, so in
 ** "a | | b" only the first '|' separates.
 */
 static inline size_t gt_split(const char *p, size_t pos, size_t n, size_t max, gt_field *f,
-                              size_t *end, int *whole)
+                              size_t nf, size_t *end, int *whole)
 {
-    size_t nf = 0, first = pos + 1; /* where the next separator's '|' may be */
+    size_t first = pos + 1; /* where the next separator's '|' may be */
     uint32_t dirty = 0;
     *whole = 0;
     /* A '|' needs the byte after it, so the last byte is never read. */

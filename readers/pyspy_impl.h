@@ -8,15 +8,13 @@
 #ifndef TR_PYSPY_IMPL_H
 #define TR_PYSPY_IMPL_H
 
+#include "scan_impl.h"
 #include "tr_mem.h"
 #include "tr_reader.h"
 #include "tr_stack_slices.h"
 
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h> /* SSE2 is part of x86-64: frame lines are compared 16 bytes at a time there */
-#endif
 
 /* What a dump's frame line or a folded frame says, pointing into the text. */
 typedef struct tr_pyspy_frame_text {
@@ -94,40 +92,10 @@ static inline const struct tr_pyspy_fentry *tr_pyspy_fentry_at(const tr_pyspy_fc
     return (const struct tr_pyspy_fentry *)(const void *)((const uint64_t *)c->entries.data + id);
 }
 
-/*
-** Whether the N bytes at A and B are equal (N >= 8): 16 or 8 bytes a step,
-** no call, no early exit (a frame line is 40 to 100 bytes).
-*/
-static inline int tr_pyspy_same(const char *a, const char *b, size_t n)
-{
-#ifdef __SSE2__
-    if (n >= 16) {
-        __m128i d = _mm_setzero_si128();
-        for (size_t i = 0; i + 16 < n; i += 16)
-            d = _mm_or_si128(
-                d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-                                 _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
-        d = _mm_or_si128(
-            d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
-                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16))));
-        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
-    }
-#endif
-    uint64_t x, y, d = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        d |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (d | (x ^ y)) == 0;
-}
-
-/* tr_pyspy_same for any N. */
+/* tr_same_bytes for any N. */
 static inline int tr_pyspy_same_any(const char *a, const char *b, size_t n)
 {
-    return n >= 8 ? tr_pyspy_same(a, b, n) : memcmp(a, b, n) == 0;
+    return n >= 8 ? tr_same_bytes(a, b, n) : memcmp(a, b, n) == 0;
 }
 
 /*
@@ -208,7 +176,7 @@ static inline uint32_t tr_pyspy_fcache_guess(const tr_pyspy_fcache *c, const cha
     if (next == TR_NONE) return TR_NONE;
     const struct tr_pyspy_fentry *en = tr_pyspy_fentry_at(c, next);
     size_t len = en->guess_len;
-    if (len < 8 || len >= (size_t)(end - p) || p[len] != '\n' || !tr_pyspy_same(p, en->text, len))
+    if (len < 8 || len >= (size_t)(end - p) || p[len] != '\n' || !tr_same_bytes(p, en->text, len))
         return TR_NONE;
     *prev = next;
     *n = len;

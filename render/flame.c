@@ -938,7 +938,10 @@ int tr_flame_layout_from(const tr_trace *t, const tr_render_opts *o, int format,
     l->f.next = next;
     l->f.ctx = ctx;
     l->f.err = err;
+    unsigned mark = tr_trace_read_failures(t);
     int rc = flame_build(&l->f, e);
+    /* a sample's weight is an arg: one not read for want of memory would count 1 */
+    if (rc >= 0) rc = tr_trace_reads_ok(t, mark, e);
     if (rc >= 0 && l->f.nodes[0].total == 0)
         rc = tr_errorf(e, TR_E_USAGE, NULL,
                        l->f.met ? "no stack samples in the window and lanes selected"

@@ -430,6 +430,11 @@ int tr_timeline_draw(tr_timeline_layout *l, const char *path, int format, tr_ren
     if (draw_instants(&d) < 0 || draw_axis(&d) < 0 || tl_legend_draw(l, &c) < 0) goto nomem;
     draw_guess_marks(&d);
     tl_labels_draw(l, &c);
+    /* labels and op keys come from args: one not read for want of memory is not drawn */
+    if (tr_trace_reads_ok(l->t, l->reads_mark, e) != TR_OK) {
+        tr_canvas_abort(&c);
+        return TR_FATAL;
+    }
     return tr_canvas_commit(&c, e);
 nomem:
     tr_canvas_abort(&c);

@@ -206,6 +206,7 @@ typedef struct tl_sample_mark {
 
 struct tr_timeline_layout {
     const tr_trace *t;
+    unsigned reads_mark; /* tr_trace_read_failures(t) as the layout began */
     tr_render_opts o;
     int W, H;
     double px_per_pt;

@@ -597,6 +597,7 @@ int tr_timeline_stream_new(const tr_trace *t, const tr_render_opts *o, tr_timeli
     tr_timeline_layout *l = tr_calloc(1, sizeof *l);
     if (!l) return tr_error_nomem(e);
     l->t = t;
+    l->reads_mark = tr_trace_read_failures(t);
     l->o = *o;
     l->W = (int)lround(o->width_in * o->dpi);
     l->px_per_pt = o->dpi / 72.0;

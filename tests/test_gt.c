@@ -953,3 +953,134 @@ TR_TEST(flows_request_worker_reply)
                    "11>12:5 BinaryOp");
     tr_trace_free(t);
 }
+
+/*
+** tr_read_opts.no_args (info): the same events, tracks, flows and warnings
+** in both pairings, every event's set 0; the input's header args stay.
+*/
+static void check_no_args(const char *rel, int pairing)
+{
+    tr_trace *t[2];
+    for (int k = 0; k < 2; k++) {
+        t[k] = tr_trace_new();
+        tr_diag diag = {0};
+        tr_read_opts ro = {.diag = &diag, .gt_pairing = pairing, .no_args = k};
+        tr_error e;
+        CHECK_INT(tr_test_load(t[k], path_of(rel), &ro, &e), TR_OK);
+        CHECK_INT(diag.warnings, 0);
+    }
+    tr_instants a, b;
+    tr_trace_instants(t[0], &a);
+    tr_trace_instants(t[1], &b);
+    CHECK_INT(b.n, a.n);
+    size_t same = 0, no_set = 0;
+    for (size_t i = 0; i < a.n && i < b.n; i++) {
+        same += a.ts[i] == b.ts[i] && tr_instant_track(&a, i) == tr_instant_track(&b, i) &&
+                strcmp(tr_str_get(t[0], tr_instant_name(&a, i), NULL),
+                       tr_str_get(t[1], tr_instant_name(&b, i), NULL)) == 0 &&
+                tr_instant_bytes(&a, i) == tr_instant_bytes(&b, i);
+        no_set += b.args[i] == 0;
+    }
+    CHECK_INT(same, a.n);
+    CHECK_INT(no_set, b.n);
+    tr_slices sa, sb;
+    tr_trace_slices(t[0], &sa);
+    tr_trace_slices(t[1], &sb);
+    CHECK_INT(sb.n, sa.n);
+    same = no_set = 0;
+    for (size_t i = 0; i < sa.n && i < sb.n; i++) {
+        same += sa.ts[i] == sb.ts[i] && sa.track[i] == sb.track[i] &&
+                tr_slice_dur(&sa, i) == tr_slice_dur(&sb, i);
+        no_set += sb.args[i] == 0;
+    }
+    CHECK_INT(same, sa.n);
+    CHECK_INT(no_set, sb.n);
+    CHECK_INT(tr_flow_count(t[1]), tr_flow_count(t[0]));
+    CHECK_INT(tr_track_count(t[1]), tr_track_count(t[0]));
+    CHECK_INT(tr_input_get(t[1], 0)->lines_skipped, tr_input_get(t[0], 0)->lines_skipped);
+    CHECK_INT(tr_input_get(t[1], 0)->meta != 0, tr_input_get(t[0], 0)->meta != 0);
+    for (int k = 0; k < 2; k++) tr_trace_free(t[k]);
+}
+
+TR_TEST(no_args_same_events)
+{
+    check_no_args("gt-mlp-4workers-autoshard.log", TR_GT_PAIR_BATCH);
+    check_no_args("gt-mlp-4workers-autoshard.log", TR_GT_PAIR_VISUALIZE);
+    check_no_args("gt-trace-capture-2workers.log", TR_GT_PAIR_BATCH);
+    check_no_args("legacy/gt-105d6f8-console-tape.txt", TR_GT_PAIR_VISUALIZE);
+    check_no_args("gt-tiny-visualize_demo-1worker.log", TR_GT_PAIR_VISUALIZE);
+}
+
+/* Bad records warn at the same places with no_args. */
+TR_TEST(no_args_garbled_line_warns)
+{
+    tr_trace *t = tr_trace_new();
+    tr_test_warns wl = {0};
+    tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
+    tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH, .no_args = 1};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, garbled, sizeof garbled - 1, &o, &e), TR_OK);
+    CHECK_INT(wl.n, 1);
+    CHECK_INT(wl.last.line, 4);
+    CHECK_INT(wl.last.col, 12);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 2);
+    CHECK_INT(in.args[0], 0);
+    tr_trace_free(t);
+}
+
+/*
+** Heads that came before (gt_head_find): heads alike in their first 64
+** bytes but not after, the same fields padded otherwise, and a known head
+** whose line then goes wrong still read field by field.
+*/
+TR_TEST(known_heads)
+{
+    static const char text[] = "1.000s | #1 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_1 "
+                               "| 9B | x=1\n"
+                               "1.001s | #2 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_2 "
+                               "| 10B | x=1\n"
+                               "1.002s | #3 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_1 "
+                               "| 11B | x=1\n"
+                               "1.003s | #4 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_22 "
+                               "| 12B | x=1\n"
+                               "1.004s | #5 | WORKER_SEND  | WORKER auto_worker_0\t | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_2 "
+                               "|    13B | x=1\n"
+                               "1.005s | #6 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_2 "
+                               "| 99999999999999999999B | x=1\n"
+                               "1.006s | #7 | WORKER_SEND | WORKER auto_worker_0 | "
+                               "LongCommandName_AAAAAAAAAAAAAAAAAAAAAAAAA_2 "
+                               "| 14B | x=1\n";
+    tr_trace *t = tr_trace_new();
+    tr_test_warns wl = {0};
+    tr_diag diag = {tr_test_on_warn, &wl, 0, 0};
+    tr_read_opts o = {.diag = &diag, .gt_pairing = TR_GT_PAIR_BATCH};
+    tr_error e = {0};
+    CHECK_INT(read_mem(t, text, sizeof text - 1, &o, &e), TR_OK);
+    CHECK_INT(wl.n, 1);
+    CHECK_INT(wl.last.line, 6);
+    tr_instants in;
+    tr_trace_instants(t, &in);
+    CHECK_INT(in.n, 6);
+    char got[256] = "";
+    for (size_t i = 0; i < in.n; i++) {
+        const char *c = arg_str(t, in.args[i], "command");
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof got - n, "%s%lld:%s:%lld", i ? " " : "",
+                 (long long)arg_int(t, in.args[i], "seq"), c + strlen(c) - 2,
+                 (long long)tr_instant_bytes(&in, i));
+    }
+    CHECK_STR(got, "1:_1:9 2:_2:10 3:_1:11 4:22:12 5:_2:13 7:_2:14");
+    size_t same_track = 0;
+    for (size_t i = 0; i < in.n; i++)
+        same_track += tr_instant_track(&in, i) == tr_instant_track(&in, 0);
+    CHECK_INT(same_track, in.n);
+    tr_trace_free(t);
+}

@@ -5,9 +5,12 @@
 */
 #include "tr_test.h"
 #include "tr_load.h"
+#include "tr_mem.h"
 #include "tr_readers.h"
 #include "tr_writers.h"
 #include "tr_text.h"
+
+#include <sqlite3.h>
 
 #include <dirent.h>
 #include <pthread.h>
@@ -133,6 +136,155 @@ TR_TEST(lines_exact)
                    "sample\t0.000005000\t\t\tworker 0\t\tmain;f;g\"q\t\t{}\n");
     tr_free(got);
     tr_trace_free(t);
+}
+
+/* Writer W's output of a fresh build() at PATH, allocation FAIL_ONCE failing (0: none). */
+static int write_built(const tr_writer *w, const char *path, uint64_t fail_once)
+{
+    tr_trace *t = build();
+    tr_error e = {0};
+    tr_alloc_fail_once(fail_once);
+    int rc = tr_write_trace(w, t, path, NULL, &e);
+    tr_alloc_fail_after(0);
+    tr_trace_free(t);
+    return rc;
+}
+
+typedef struct sweep_run {
+    const tr_writer *w;
+    const char *path;
+    uint64_t fail;
+    int rc;
+} sweep_run;
+
+static void *sweep_run_one(void *p)
+{
+    sweep_run *r = p;
+    r->rc = write_built(r->w, r->path, r->fail);
+    return NULL;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+** What a query of the database at PATH sees: every table and view a user
+** reads (not SQLite's own, not the __intrinsic storage under the views),
+** its rows sorted.  Out of memory the writer may store a set as arg rows
+** instead of a packed row: the bytes differ, the args view does not.
+*/
+static char *sqlite_seen(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *names, *rows;
+    tr_buf b;
+    tr_buf_init(&b, 0);
+    CHECK_INT(tr_buf_grow(&b, 0), TR_OK);
+    CHECK_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(
+        sqlite3_prepare_v2(db,
+                           "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND "
+                           "name NOT LIKE 'sqlite%' AND name NOT LIKE '\\_\\_%' ESCAPE "
+                           "'\\' ORDER BY name",
+                           -1, &names, NULL),
+        SQLITE_OK);
+    while (sqlite3_step(names) == SQLITE_ROW) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", sqlite3_column_text(names, 0));
+        CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &rows, NULL), SQLITE_OK);
+        char **line = NULL;
+        size_t n = 0;
+        while (sqlite3_step(rows) == SQLITE_ROW) {
+            tr_buf r;
+            tr_buf_init(&r, 0);
+            CHECK_INT(tr_buf_grow(&r, 0), TR_OK);
+            for (int c = 0; c < sqlite3_column_count(rows); c++) {
+                const unsigned char *v = sqlite3_column_text(rows, c);
+                tr_buf_addf(&r, "%s|", v ? (const char *)v : "NULL");
+            }
+            char **more = realloc(line, (n + 1) * sizeof *line);
+            CHECK(more != NULL);
+            if (!more) break;
+            line = more;
+            line[n++] = r.p;
+        }
+        sqlite3_finalize(rows);
+        if (n) qsort(line, n, sizeof *line, cmp_text);
+        tr_buf_addf(&b, "%s:\n", sqlite3_column_text(names, 0));
+        for (size_t i = 0; i < n; i++) {
+            tr_buf_addf(&b, "%s\n", line[i]);
+            tr_free(line[i]);
+        }
+        free(line);
+    }
+    sqlite3_finalize(names);
+    sqlite3_close(db);
+    return b.p;
+}
+
+/* Whether the outputs at A and B are the same: bytes, a tree's files, or a database's rows. */
+static int same_output(const tr_writer *w, const char *a, const char *b)
+{
+    if (strcmp(w->name, "sqlite") == 0) {
+        char *x = sqlite_seen(a), *y = sqlite_seen(b);
+        int same = strcmp(x, y) == 0;
+        tr_free(x);
+        tr_free(y);
+        return same;
+    }
+    char cmd[4200 * 2];
+    snprintf(cmd, sizeof cmd, "diff -r '%s' '%s' >/dev/null 2>&1", a, b);
+    return system(cmd) == 0;
+}
+
+/*
+** Each allocation of each writer's write fails in turn, alone, on a thread
+** of its own (whose caches start empty): the write fails and leaves no
+** output, or its output is the one a write without failures makes.  A
+** writer is done after 40 allocations in a row that fail nothing, or 400
+** (parquet makes more).  The sqlite writer lost the packed args when their
+** rows could not be added, and every writer wrote an arg set it could not
+** decode as {}: both found so.
+*/
+TR_TEST(writers_no_silent_loss_out_of_memory)
+{
+    char ref[2048], got[2048], cmd[4200];
+    for (size_t k = 0; tr_writers[k]; k++) {
+        const tr_writer *w = tr_writers[k];
+        const char *slash = w->flags & (TR_WRITE_DIR | TR_WRITE_DIR_OR_FILE) ? "/" : "";
+        snprintf(ref, sizeof ref, "%s/sweep-%s-ref%s", tr_test_tmpdir(), w->name, slash);
+        snprintf(got, sizeof got, "%s/sweep-%s%s", tr_test_tmpdir(), w->name, slash);
+        CHECK_INT(write_built(w, ref, 0), TR_OK);
+        int failed = 0, quiet = 0;
+        for (uint64_t n = 1; n < 400 && quiet < 40; n++) {
+            sweep_run r = {w, got, n, TR_OK};
+            pthread_t tid;
+            CHECK_INT(pthread_create(&tid, NULL, sweep_run_one, &r), 0);
+            pthread_join(tid, NULL);
+            snprintf(cmd, sizeof cmd, "test -e '%s'", got);
+            int exists = system(cmd) == 0;
+            if (r.rc != TR_OK) {
+                failed++;
+                quiet = 0;
+                if (exists)
+                    fprintf(stderr, "  %s: allocation %llu failed the write, output left\n",
+                            w->name, (unsigned long long)n);
+                CHECK(!exists);
+                continue;
+            }
+            quiet++;
+            int same = exists && same_output(w, ref, got);
+            if (!same)
+                fprintf(stderr, "  %s: allocation %llu failed, the output differs\n", w->name,
+                        (unsigned long long)n);
+            CHECK(same);
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", got);
+            CHECK_INT(system(cmd), 0);
+        }
+        CHECK(failed > 0);
+    }
 }
 
 TR_TEST(lines_filter_no_header)

@@ -159,6 +159,28 @@ static void pipe_failed(pipeline *pl, size_t i, int rc, const tr_error *e)
     }
 }
 
+/*
+** RC of a part of T written since its reads failed MARK times: a read of
+** T's args that ran out of memory meanwhile left them out, and the part
+** fails as a failed add does (a dataset's files for it are removed, and
+** KEEP, RUN's keep before it, restored).
+*/
+static int part_checked(const tr_writer *w, tr_write *run, const tr_trace *t, unsigned mark,
+                        int keep, int rc, tr_error *e)
+{
+    if (rc != TR_OK || (rc = tr_trace_reads_ok(t, mark, e)) == TR_OK) return rc;
+    if (w->drop) w->drop(run, t);
+    run->keep = keep;
+    return rc;
+}
+
+static int add_checked(const tr_writer *w, tr_write *run, const tr_trace *t, tr_error *e)
+{
+    unsigned mark = tr_trace_read_failures(t);
+    int keep = run->keep;
+    return part_checked(w, run, t, mark, keep, w->add(run, t, e), e);
+}
+
 /* Ends part I's step: moves *AT on, or records the failure RC with E. */
 static void pipe_done(pipeline *pl, size_t *at, size_t i, int rc, const tr_error *e)
 {
@@ -178,7 +200,7 @@ static int add_at_once(pipeline *pl, size_t i, const tr_trace *t, tr_error *e)
 {
     tr_write mine = *pl->run;
     mine.keep = 0;
-    int rc = pl->w->add(&mine, t, e);
+    int rc = add_checked(pl->w, &mine, t, e);
     if (rc != TR_OK) {
         /* said at once: later inputs are not loaded past it */
         pthread_mutex_lock(&pl->lock);
@@ -206,7 +228,7 @@ static int pipe_job(void *user, size_t i)
     if (rc == TR_OK && pl->at_once) {
         rc = add_at_once(pl, i, t, &e);
     } else if (rc == TR_OK && pipe_wait(pl, &pl->added, i)) {
-        rc = pl->w->add(pl->run, t, &e);
+        rc = add_checked(pl->w, pl->run, t, &e);
         pipe_done(pl, &pl->added, i, rc, &e);
     }
     tr_trace_free(t);
@@ -247,6 +269,7 @@ static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_trac
                       size_t n, tr_error *e)
 {
     emit_to to = {w, run};
+    unsigned mark = tr_trace_read_failures(t);
     if (!(w->flags & TR_WRITE_EVENTS_AFTER)) tr_stream_set_emit(p->stream, emit_event, &to);
     int rc = p->load(p->user, t, first, n, e);
     size_t n_flows;
@@ -255,7 +278,7 @@ static int add_stream(const tr_writer *w, tr_write *run, const parts *p, tr_trac
     const tr_event_rec *ev;
     while (rc == TR_OK && (rc = tr_stream_next(p->stream, &ev, e)) == TR_OK)
         rc = w->event(run, t, ev, e);
-    return rc == TR_END ? TR_OK : rc;
+    return rc == TR_END ? tr_trace_reads_ok(t, mark, e) : rc;
 }
 
 /*
@@ -270,8 +293,10 @@ static int add_stream_parts(const tr_writer *w, tr_write *run, const parts *p, t
         tr_trace *t = i ? tr_trace_new() : p->stream_trace;
         if (!t) return tr_error_nomem(e);
         if (i) tr_stream_reset(p->stream);
+        unsigned mark = tr_trace_read_failures(t);
+        int keep = run->keep;
         rc = add_stream(w, run, p, t, i, 1, e);
-        if (rc == TR_OK) rc = w->part_end(run, t, e);
+        if (rc == TR_OK) rc = part_checked(w, run, t, mark, keep, w->part_end(run, t, e), e);
         if (i) tr_trace_free(t);
     }
     return rc;
@@ -288,7 +313,7 @@ static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_trace
     if (p->stream && (w->flags & TR_WRITE_PER_INPUT) && w->part_end)
         return add_stream_parts(w, run, p, e);
     if (p->stream) return add_stream(w, run, p, p->stream_trace, 0, p->n, e);
-    if (p->given) return w->add(run, p->given, e);
+    if (p->given) return add_checked(w, run, p->given, e);
     size_t step = w->flags & TR_WRITE_PER_INPUT ? 1 : p->n;
     if (step == 1 && p->n > 1 && tr_pool_threads(run->opts->threads, p->n) > 1)
         return add_pipelined(w, run, p, e);
@@ -297,7 +322,7 @@ static int add_parts(const tr_writer *w, tr_write *run, const parts *p, tr_trace
         tr_trace *t = tr_trace_new();
         if (!t) return tr_error_nomem(e);
         rc = p->load(p->user, t, first, step, e);
-        if (rc == TR_OK) rc = w->add(run, t, e);
+        if (rc == TR_OK) rc = add_checked(w, run, t, e);
         if (keep && first + step >= p->n)
             *keep = t;
         else

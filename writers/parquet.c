@@ -525,6 +525,7 @@ static int table_job(void *user, size_t i)
     tr_sc_copy(&own.sc, &j->w->sc);
     int rc = own.stamp || !own.n_stamp ? pq_write_table(&own, j->tb[i], &j->err[i])
                                        : tr_error_nomem(&j->err[i]);
+    rc = tr_sc_check(&own.sc, rc, &j->err[i]);
     tr_free(own.stamp);
     tr_vec_fini(&own.keys);
     tr_sc_copy_end(&own.sc, &j->w->sc);
@@ -848,7 +849,7 @@ static int parquet_add(tr_write *run, const tr_trace *t, tr_error *e)
     w.ds = ds;
     rc = tr_sc_open(&w.sc, t, ds->o->filter, e);
     if (!rc) rc = pq_prepare(&w, e);
-    if (!rc) rc = write_tables(&w, e);
+    if (!rc) rc = tr_sc_check(&w.sc, write_tables(&w, e), e);
     if (rc) pq_remove_parts(&w);
     run->keep |= rc == TR_OK;
     pq_finish(&w);

@@ -231,8 +231,9 @@ int pq_stream_finish(pq_stream *st, tr_error *e)
 {
     pq_w *w = &st->w;
     tr_rows_flows(&st->rows, st->flows, st->n_flows);
+    int rc = tr_sc_check(&w->sc, TR_OK, e);
     tr_sc_close(&w->sc);
-    int rc = pq_check_space(w->ds, st->t, e);
+    if (!rc) rc = pq_check_space(w->ds, st->t, e);
     if (!rc) rc = tr_sc_open(&w->sc, st->t, NULL, e);
     w->sc.flows = st->flows;
     w->sc.n_flows = st->n_flows;
@@ -251,7 +252,7 @@ int pq_stream_finish(pq_stream *st, tr_error *e)
     }
     tr_free(sets);
     tr_free(stacks);
-    return rc;
+    return tr_sc_check(&w->sc, rc, e);
 }
 
 void pq_stream_free(pq_stream *st)

@@ -59,6 +59,11 @@ int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_erro
     return TR_OK;
 }
 
+int tr_sc_check(const tr_sc_ctx *c, int rc, tr_error *e)
+{
+    return rc == TR_OK && c->scratch.nomem ? tr_error_nomem(e) : rc;
+}
+
 void tr_sc_close(tr_sc_ctx *c)
 {
     for (int k = 0; k < TR_EV_KIND_COUNT; k++) tr_free(c->keep[k]);

@@ -117,6 +117,12 @@ typedef struct tr_sc_ctx {
 int tr_sc_open(tr_sc_ctx *c, const tr_trace *t, const tr_filter *filter, tr_error *e);
 void tr_sc_close(tr_sc_ctx *c);
 /*
+** ^RC, or when RC is TR_OK and a computed value (a display value, a stack's
+** text) could not be made for want of memory, so NULL was given in its
+** place, TR_FATAL (E filled): a writer asks before its output is done.
+*/
+int tr_sc_check(const tr_sc_ctx *c, int rc, tr_error *e);
+/*
 ** ^OWN becomes a copy of C for another thread to read through; ^what it
 ** makes of its own (scratch text, its args, a table of arg ids C had not
 ** made) is freed by tr_sc_copy_end.

@@ -617,7 +617,9 @@ static int put_args(sq_w *w, sq_bulk *b)
     int rc = bulk_end(&pack);
     tr_free(used);
     if (!b->rc && !rc) rc = put_shapes(w);
-    return b->rc ? b->rc : rc;
+    /* put_table ends B: a failure of the packed rows or their shapes is its too */
+    if (!b->rc) b->rc = rc;
+    return b->rc;
 }
 
 /* Every row of stored table TB the filter keeps. */
@@ -772,7 +774,8 @@ int tr_sqlite_load(sqlite3 *db, const tr_trace *t, const tr_write_opts *o, tr_er
     w_init(&w);
     sq_pragmas saved;
     int rc = tr_sc_open(&w.sc, t, o ? o->filter : NULL, e);
-    if (!rc && !(rc = sq_start(&w, &saved, 0))) rc = sq_finish(&w, &saved, sq_fill(&w));
+    if (!rc && !(rc = sq_start(&w, &saved, 0)))
+        rc = sq_finish(&w, &saved, tr_sc_check(&w.sc, sq_fill(&w), e));
     tr_sc_close(&w.sc);
     w_fini(&w);
     return rc;
@@ -1058,6 +1061,7 @@ static int stream_fill(sq_stream *s, tr_error *e)
         if (!rc) rc = brc;
     }
     tr_rows_flows(&s->rows, s->flows, s->n_flows);
+    rc = tr_sc_check(&s->w.sc, rc, e);
     tr_sc_close(&s->w.sc);
     if (!rc) rc = tr_sc_open(&s->w.sc, s->t, NULL, e);
     s->w.sc.flows = s->flows;
@@ -1070,7 +1074,7 @@ static int stream_fill(sq_stream *s, tr_error *e)
         if (!tb->view_sql && tr_sc_event_kind(tb->rows) < 0) rc = put_table(&s->w, tb);
     }
     if (!rc) rc = sq_exec(&s->w, index_sql, "cannot create the indexes");
-    return rc;
+    return tr_sc_check(&s->w.sc, rc, e);
 }
 
 static int sqlite_begin(tr_write *run, tr_error *e)

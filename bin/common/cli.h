@@ -39,6 +39,7 @@ typedef struct tr_cli_read {
     const char *tmpdir;       /* --tmpdir, NULL = beside the output, else $TMPDIR */
     const char *spill_dir;    /* where a streaming load's readers spill (tr_cli_tmpdir), or NULL */
     int unordered;            /* freeze without sorting (tr_trace_freeze_unordered): info */
+    int no_args;              /* readers may leave events' args out (tr_read_opts.no_args): info */
 } tr_cli_read;
 
 typedef struct tr_cli {

@@ -89,7 +89,10 @@ int tr_cli_load_quiet(tr_cli *c, tr_trace *t, char *const *inputs, size_t n, int
     tr_load_opts lo = {
         .readers = tr_readers,
         .from = r->from,
-        .read = {.diag = &c->diag, .gt_pairing = r->gt_pairing, .no_stack_slices = no_stack_slices},
+        .read = {.diag = &c->diag,
+                 .gt_pairing = r->gt_pairing,
+                 .no_stack_slices = no_stack_slices,
+                 .no_args = r->no_args},
         .ranks = r->ranks,
         .n_ranks = r->n_ranks,
         .progress = tr_cli_progress,

@@ -202,6 +202,7 @@ static int cmd_info(tr_cli *c, const args *a)
         return TR_EXIT_DATA;
     }
     c->read.unordered = 1; /* info counts: the rows' order does not matter */
+    c->read.no_args = 1;   /* nor do their args, which it never shows */
     int rc = tr_cli_load(c, t, a->inputs, (size_t)a->n_inputs, 0);
     if (rc == TR_EXIT_OK) {
         tr_buf b;
