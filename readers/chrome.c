@@ -1046,6 +1046,8 @@ static void chrome_close(void *rd)
 ** unused.  It sizes the model up front (tr_sink_expect).
 */
 static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000, 0, 0};
+/* Without args (tr_read_opts.no_args) the events of a Kineto trace make no set. */
+static const tr_expect cj_bytes_per_no_args = {{330, 0, 1000, 0}, 0, 0, 0, 2000, 0, 0};
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -1084,7 +1086,9 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
     tr_vec_init(&r->group, sizeof(flow_pt));
-    tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
+    r->no_args = c->opts && c->opts->no_args;
+    tr_sink_expect(c->sink, tr_input_size(c->in),
+                   r->no_args ? &cj_bytes_per_no_args : &cj_bytes_per);
     /* two points a flow; a reader that forgets keeps only those that made none */
     if (!r->forgets) (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000));
     /* identity 0 is none: an empty text */

@@ -282,9 +282,45 @@ void cj_add_args(cj_rd *r, const jtok *t, int recorded, int *bad)
     }
 }
 
-/* The args set of event EV (0 when none), with the "bytes" arg in *BYTES. */
+/*
+** Event EV's "bytes" arg, as arg_emit finds it (r->bytes), from the members
+** the scan recorded (an object of them all), its set not made: invalid
+** UTF-8 in a key or a string still sets *BAD, as adding them would.
+*/
+static int64_t recs_bytes(cj_rd *r, int *bad)
+{
+    const arg_rec *a = r->recs.data;
+    int seen = 0;
+    int64_t bytes = -1;
+    for (size_t i = 0; i < r->recs.len; i++) {
+        size_t kn, vn;
+        const char *ks = a[i].key.p;
+        kn = a[i].key.n;
+        if (a[i].key.flags & (JF_ESC | JF_HIGH)) ks = cj_str_text(&a[i].key, &r->scratch, &kn, bad);
+        if (a[i].val.type == J_STR && (a[i].val.flags & (JF_ESC | JF_HIGH)))
+            cj_str_text(&a[i].val, &r->scratch, &vn, bad);
+        if (seen || a[i].depth || a[i].open || kn != 5 || memcmp(ks, "bytes", 5) != 0) continue;
+        int64_t iv;
+        const jtok *v = &a[i].val;
+        seen = 1;
+        if (v->type == J_NUM && (cj_tok_small_int(v, &iv) ||
+                                 ((v->flags & JF_INT) && tr_parse_int64(v->p, v->n, &iv) == 0)))
+            bytes = iv >= 0 ? iv : -1;
+    }
+    return bytes;
+}
+
+/*
+** The args set of event EV (0 when none), with the "bytes" arg in *BYTES.
+** Without args (r->no_args), an event that asks for its size (a slice or
+** an instant made now, not a B whose E merges its args) makes no set.
+*/
 uint32_t cj_event_args(cj_rd *r, const cev *ev, int64_t *bytes, int *bad)
 {
+    if (r->no_args && bytes && ev->args.type == J_OBJ && !r->recs_over) {
+        *bytes = recs_bytes(r, bad);
+        return 0;
+    }
     r->bytes_seen = 0;
     r->bytes = -1;
     tr_args_begin(r->t);

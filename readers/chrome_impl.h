@@ -444,6 +444,7 @@ typedef struct cj_rd {
     */
     tr_sink *sink;
     int forgets;
+    int no_args; /* tr_read_opts.no_args: an event whose slice or instant is made now adds none */
     uint32_t n_points;                            /* flow points so far: the next one's seq */
     tr_sorter *bind_slices, *bind_points, *chain; /* forgets: slice keys, points, bound points */
     tr_vec group;                                 /* flow_pt: the points of one flow, or waiting */
