@@ -168,6 +168,27 @@ tr_str cj_intern_key(cj_rd *r)
 }
 
 /*
+** Keeps the bytes of container value V (valid JSON) in the cache of texts,
+** with TEXT, its compact text (0: not made yet; the scan then takes the
+** bytes as valid, and arg_emit makes the text).
+*/
+static void text_keep(cj_rd *r, const jtok *v, tr_str text)
+{
+    text_ent *c = cj_text_slot(r, v->p);
+    if (v->n > TEXT_MAX) return;
+    for (int k = 0; k < 2; k++) {
+        if (c[k].n == v->n && memcmp(c[k].raw, v->p, v->n) == 0) {
+            if (text) c[k].id = text;
+            return;
+        }
+    }
+    c[1] = c[0]; /* the newer of the pair is kept */
+    memcpy(c->raw, v->p, v->n);
+    c->n = (uint32_t)v->n;
+    c->id = text;
+}
+
+/*
 ** Adds member A to the set under construction.  Its key is the text in
 ** r->key up to prefix[depth] (the enclosing objects' keys, each with a dot)
 ** and its own; an open object only extends the prefix for its members.
@@ -212,13 +233,7 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, size_t idx, int *bad)
         if (!text) {
             cj_compact_json(&r->raw, v->p, v->p + v->n);
             text = cj_intern(r, r->raw.p, r->raw.len);
-            text_ent *c = cj_text_slot(r, v->p);
-            if (text && v->n <= TEXT_MAX) {
-                c[1] = c[0]; /* the newer of the pair is kept */
-                memcpy(c->raw, v->p, v->n);
-                c->n = (uint32_t)v->n;
-                c->id = text;
-            }
+            if (text) text_keep(r, v, text);
         }
         tr_args_str(r->t, key, text);
     } else if (v->type == J_STR) {
@@ -299,6 +314,9 @@ static int64_t recs_bytes(cj_rd *r, int *bad)
         if (a[i].key.flags & (JF_ESC | JF_HIGH)) ks = cj_str_text(&a[i].key, &r->scratch, &kn, bad);
         if (a[i].val.type == J_STR && (a[i].val.flags & (JF_ESC | JF_HIGH)))
             cj_str_text(&a[i].val, &r->scratch, &vn, bad);
+        /* a container's bytes, valid: the same ones are not checked again */
+        if ((a[i].val.type == J_OBJ || a[i].val.type == J_ARR) && !a[i].text)
+            text_keep(r, &a[i].val, 0);
         if (seen || a[i].depth || a[i].open || kn != 5 || memcmp(ks, "bytes", 5) != 0) continue;
         int64_t iv;
         const jtok *v = &a[i].val;
