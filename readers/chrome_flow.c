@@ -176,7 +176,10 @@ static tr_str *page_slot(cj_rd *r, const char *s, size_t n, uint64_t id)
 static tr_str ident_new(cj_rd *r, uint64_t v)
 {
     uint64_t *e = r->idents.len < TR_NONE - 1 ? tr_vec_push(&r->idents) : NULL;
-    if (!e) return 0;
+    if (!e) {
+        r->oom = 1; /* the read fails (cj_lost): its flows would be missing */
+        return 0;
+    }
     *e = v;
     return (tr_str)(r->idents.len - 1);
 }
@@ -199,6 +202,8 @@ tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
             of = r->ident_of.data;
             while (r->ident_of.len <= str) of[r->ident_of.len++] = 0;
             key = of[str] = ident_new(r, IDENT_TEXT << 60 | str);
+        } else if (str) {
+            r->oom = 1;
         }
     }
     if (r->forgets && had % 4096 == 0 && r->idents.len > had)
