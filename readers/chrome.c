@@ -325,6 +325,37 @@ static double counter_text(const jtok *v)
     return *end == '\0' ? d : NAN;
 }
 
+/*
+** The next member of a C event's args (an object): its key and its value
+** (J_NONE for a container); from the records the scan of the event made
+** (REC, N of them, *I the next), else scanned again at *PP.  0 past the last.
+*/
+static int counter_member(cj_rd *r, const arg_rec *rec, size_t n, size_t *i, const char **pp,
+                          jtok *k, jtok *v)
+{
+    *k = *v = (jtok){NULL, 0, J_NONE, 0, 0};
+    if (rec) {
+        while (*i < n && rec[*i].depth) (*i)++; /* an object's members: it is no number */
+        if (*i == n) return 0;
+        *k = rec[*i].key;
+        if (rec[*i].val.type != J_OBJ && rec[*i].val.type != J_ARR) *v = rec[*i].val;
+        (*i)++;
+        return 1;
+    }
+    const char *p = *pp;
+    if (*p != '"') return 0;
+    cj_scan_str(&r->js, &p, k);
+    p = cj_jws(cj_jws(p) + 1);
+    if (*p == '{' || *p == '[')
+        p = cj_value_end(p);
+    else
+        cj_scan_scalar(&r->js, &p, v);
+    p = cj_jws(p);
+    if (*p == ',') p = cj_jws(p + 1);
+    *pp = p;
+    return 1;
+}
+
 static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint32_t th, int *bad)
 {
     if (ev->args.type != J_OBJ)
@@ -336,44 +367,54 @@ static int phase_counter(cj_rd *r, const cev *ev, int64_t ts, tr_str name, uint3
     tr_buf id;
     tr_buf_init(&id, 0);
     int local, has_id = cj_id_text(r, ev, &id, &local, bad) == 0, added = 0, rc = TR_OK;
-    while (*p == '"' && rc == TR_OK) {
-        jtok k = {NULL, 0, J_NONE, 0, 0}, v = k;
-        cj_scan_str(&r->js, &p, &k);
-        p = cj_jws(cj_jws(p) + 1);
-        const char *vs = p;
+    /* the members as the scan of the event recorded them (not read again), unless too many */
+    const arg_rec *rec = r->recs_over ? NULL : r->recs.data;
+    size_t nrec = r->recs.len, i = 0, at = 0;
+    jtok k, v;
+    for (; rc == TR_OK && counter_member(r, rec, nrec, &i, &p, &k, &v); at++) {
         double value = NAN;
-        if (*p == '{' || *p == '[') {
-            p = cj_value_end(p);
-        } else {
-            cj_scan_scalar(&r->js, &p, &v);
-            if (v.type == J_NUM)
-                value = cj_tok_double(&v);
-            else if (v.type == J_STR)
-                value = counter_text(&v);
-        }
-        (void)vs;
+        if (v.type == J_NUM)
+            value = cj_tok_double(&v);
+        else if (v.type == J_STR)
+            value = counter_text(&v);
         size_t kn;
         const char *ks = cj_str_text(&k, &r->scratch, &kn, bad);
-        /* "<name> <key>" (Perfetto), or just the name when the key repeats it */
-        tr_buf_reset(&r->key);
-        tr_buf_add(&r->key, ns, nn);
-        if (has_id) {
-            tr_buf_add(&r->key, " id: ", 5);
-            tr_buf_add(&r->key, id.p, id.len);
+        /*
+        ** The track this member's position gave in the events of its kind,
+        ** when its series is the same: same name and process, no id, and the
+        ** key after the name.
+        */
+        memo_series *c = ev->memo && !has_id && at < MEMO_KEYS ? &ev->memo->series[at] : NULL;
+        uint32_t track = TR_NONE;
+        if (c && !isnan(value) && c->series && c->name == name && c->process == proc) {
+            size_t sn, off = nn ? nn + 1 : 0;
+            const char *st = tr_str_get(r->t, c->series, &sn);
+            if (sn == off + kn && cj_same_bytes(st + off, ks, kn)) track = c->track;
         }
-        if (has_id || kn != nn || memcmp(ks, ns, nn) != 0) {
-            if (r->key.len) tr_buf_addc(&r->key, ' ');
-            tr_buf_add(&r->key, ks, kn);
+        if (track == TR_NONE) {
+            /* "<name> <key>" (Perfetto), or just the name when the key repeats it */
+            tr_buf_reset(&r->key);
+            tr_buf_add(&r->key, ns, nn);
+            if (has_id) {
+                tr_buf_add(&r->key, " id: ", 5);
+                tr_buf_add(&r->key, id.p, id.len);
+            }
+            if (has_id || kn != nn || memcmp(ks, ns, nn) != 0) {
+                if (r->key.len) tr_buf_addc(&r->key, ' ');
+                tr_buf_add(&r->key, ks, kn);
+            }
+            if (isnan(value)) {
+                rc = cj_warn_at(r, ev->off, "C event: series '%s' is not a number: skipped",
+                                r->key.p);
+                continue;
+            }
+            tr_str series = cj_intern_key(r);
+            track = tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, series);
+            if (c && series && track != TR_NONE && (!nn || r->key.len == nn + 1 + kn))
+                *c = (memo_series){name, series, proc, track};
         }
-        if (isnan(value)) {
-            rc = cj_warn_at(r, ev->off, "C event: series '%s' is not a number: skipped", r->key.p);
-        } else {
-            uint32_t track = tr_track_intern(r->t, proc, TR_TRACK_COUNTER, -1, cj_intern_key(r));
-            if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
-            added++;
-        }
-        p = cj_jws(p);
-        if (*p == ',') p = cj_jws(p + 1);
+        if (tr_counter_add(r->t, track, ts, value) == TR_NONE) rc = tr_error_nomem(r->e);
+        added++;
     }
     r->oom |= id.nomem;
     tr_buf_fini(&id);
@@ -394,19 +435,17 @@ static int phase_flow(cj_rd *r, const cev *ev, char ph, int64_t ts, tr_str name,
     s = tr_str_get(r->t, name, &n);
     tr_buf_add(&r->key, s, n);
     tr_buf_addc(&r->key, '\x1f');
-    size_t at = r->key.len;
     int local;
     if (cj_id_text(r, ev, &r->key, &local, bad) != 0)
         return cj_warn_at(r, ev->off, "flow event '%s' without an id: dropped",
                           ph == 's'   ? "s"
                           : ph == 't' ? "t"
                                       : "f");
-    uint64_t id = cj_flow_id_num(r->key.p + at, r->key.len - at);
     tr_str key = cj_flow_key(r, r->key.p, r->key.len);
     /* s and t bind to the slice they are in (Perfetto's importer); f to the next, or with bp "e" */
     int enclose = ph != 'f' || cj_tok_eq(&ev->bp, "e");
-    return cj_flow_point(r, key, id, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph, enclose,
-                         ev->off);
+    return cj_flow_point(r, key, name, cat, cj_track_of(r, th, cat), TR_NONE, ts, ph,
+                         enclose ? FP_ENCLOSE : 0, ev->off);
 }
 
 /* The category that names a phase without a table of its own. */
@@ -486,7 +525,7 @@ static int phase_x(cj_rd *r, const cev *ev, int64_t ts, int64_t dur, tr_str name
     }
     int rc = cj_slice_add(r, track, ts, dur, name, cat, bytes, args, o.tts, o.tdur, &row);
     if (rc != TR_OK) return rc;
-    return cj_flow_v2(r, &o, track, row);
+    return o.bind ? cj_flow_v2(r, &o, track, row) : TR_OK;
 }
 
 /* i, I, R: an instant with its scope. */
@@ -537,10 +576,46 @@ static int phase_sample(cj_rd *r, const cev *ev, int64_t ts, tr_str name, tr_str
     return rc;
 }
 
+/*
+** Whether what memo M keeps from tokens A and B (ev_memo.tok's K and L)
+** stands for EV's: each is in M's start (EV's own, unscanned) or in
+** neither, and no later member of EV repeated a key.
+*/
+static inline int memo_fits(const ev_memo *m, const cev *ev, const jtok *a, int k, const jtok *b,
+                            int l)
+{
+    return !ev->dup && (m->tok[k].type != J_NONE || a->type == J_NONE) &&
+           (m->tok[l].type != J_NONE || b->type == J_NONE);
+}
+
+/* The name and category of EV, interned: as its start's memo keeps them, else kept there. */
+static inline void event_strs(cj_rd *r, const cev *ev, tr_str *name, tr_str *cat, int *bad)
+{
+    ev_memo *m = ev->memo;
+    int fits = m && memo_fits(m, ev, &ev->cat, 1, &ev->name, 2);
+    if (fits && m->has_strs) {
+        *name = m->name;
+        *cat = m->cat;
+        return;
+    }
+    int b = 0;
+    *name = cj_tok_intern(r, &ev->name, &b);
+    *cat = cj_tok_intern(r, &ev->cat, &b);
+    *bad |= b;
+    /* text that was not valid UTF-8 warns each time; an id of 0 may be a failure */
+    if (fits && !b && (*name || ev->name.type != J_STR || !ev->name.n) &&
+        (*cat || ev->cat.type != J_STR || !ev->cat.n)) {
+        m->name = *name;
+        m->cat = *cat;
+        m->has_strs = 1;
+    }
+}
+
 /* The event EV of phase PH at TS on thread TH into the model. */
 static int phase(cj_rd *r, const cev *ev, char ph, int64_t ts, int64_t dur, uint32_t th, int *bad)
 {
-    tr_str name = cj_tok_intern(r, &ev->name, bad), cat = cj_tok_intern(r, &ev->cat, bad);
+    tr_str name, cat;
+    event_strs(r, ev, &name, &cat, bad);
     /* the name predicts the first args key (key_after): events of a name list the same keys */
     r->last_key = name;
     switch (ph) {
@@ -597,7 +672,14 @@ static int timed_event(cj_rd *r, const cev *ev, char ph, int *bad)
     if ((ev->tts.type != J_NONE && cj_tok_us(&ev->tts, &(int64_t){0}) != 0) ||
         (ev->tdur.type != J_NONE && cj_tok_us(&ev->tdur, &(int64_t){0}) != 0))
         return cj_warn_at(r, ev->off, "event with an invalid %s: skipped", "\"tts\" or \"tdur\"");
-    uint32_t th = cj_thread_of(r, &ev->pid, &ev->tid, bad);
+    ev_memo *m = ev->memo;
+    int fits = m && memo_fits(m, ev, &ev->pid, 3, &ev->tid, 4), b = 0;
+    uint32_t th = fits && m->has_thread ? m->thread : cj_thread_of(r, &ev->pid, &ev->tid, &b);
+    if (fits && !b && th != TR_NONE) {
+        m->thread = th;
+        m->has_thread = 1;
+    }
+    *bad |= b;
     if (th == TR_NONE) {
         if (tr_trace_status(r->t, r->e) != TR_OK || cj_lost(r)) return tr_error_nomem(r->e);
         *bad = 0; /* a skipped event says nothing of its bad bytes */
@@ -964,6 +1046,8 @@ static void chrome_close(void *rd)
 ** unused.  It sizes the model up front (tr_sink_expect).
 */
 static const tr_expect cj_bytes_per = {{330, 0, 1000, 0}, 55, 300, 0, 2000, 0, 0};
+/* Without args (tr_read_opts.no_args) the events of a Kineto trace make no set. */
+static const tr_expect cj_bytes_per_no_args = {{330, 0, 1000, 0}, 0, 0, 0, 2000, 0, 0};
 
 static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
 {
@@ -993,6 +1077,8 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->asyncs, sizeof(async_st));
     tr_vec_init(&r->flows, sizeof(flow_pt));
     r->flow_keys = tr_trace_new();
+    tr_vec_init(&r->idents, sizeof(uint64_t));
+    tr_vec_init(&r->ident_of, sizeof(uint32_t));
     tr_vec_init(&r->pages, sizeof(tr_str *));
     tr_vec_init(&r->samples, sizeof(pend_sample));
     tr_vec_init(&r->frames, sizeof(sframe));
@@ -1000,12 +1086,18 @@ static int chrome_open(void **rd, const tr_read_ctx *c, tr_error *e)
     tr_vec_init(&r->meta, sizeof(meta_kv));
     tr_vec_init(&r->recs, sizeof(arg_rec));
     tr_vec_init(&r->group, sizeof(flow_pt));
-    tr_sink_expect(c->sink, tr_input_size(c->in), &cj_bytes_per);
+    r->no_args = c->opts && c->opts->no_args;
+    tr_sink_expect(c->sink, tr_input_size(c->in),
+                   r->no_args ? &cj_bytes_per_no_args : &cj_bytes_per);
     /* two points a flow; a reader that forgets keeps only those that made none */
     if (!r->forgets) (void)tr_vec_reserve(&r->flows, (size_t)(tr_input_size(c->in) / 1000));
+    /* identity 0 is none: an empty text */
+    uint64_t *none = tr_vec_push(&r->idents);
+    if (none) *none = IDENT_TEXT << 60;
     r->buf = tr_malloc(WINDOW_INIT);
     r->cap = WINDOW_INIT;
-    if (!r->buf || !r->flow_keys || tr_trace_status(t, NULL) != TR_OK) return tr_error_nomem(e);
+    if (!r->buf || !r->flow_keys || !none || tr_trace_status(t, NULL) != TR_OK)
+        return tr_error_nomem(e);
     return cj_bind_open(r, c->opts);
 }
 

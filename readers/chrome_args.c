@@ -168,12 +168,34 @@ tr_str cj_intern_key(cj_rd *r)
 }
 
 /*
+** Keeps the bytes of container value V (valid JSON) in the cache of texts,
+** with TEXT, its compact text (0: not made yet; the scan then takes the
+** bytes as valid, and arg_emit makes the text).
+*/
+static void text_keep(cj_rd *r, const jtok *v, tr_str text)
+{
+    text_ent *c = cj_text_slot(r, v->p);
+    if (v->n > TEXT_MAX) return;
+    for (int k = 0; k < 2; k++) {
+        if (c[k].n == v->n && memcmp(c[k].raw, v->p, v->n) == 0) {
+            if (text) c[k].id = text;
+            return;
+        }
+    }
+    c[1] = c[0]; /* the newer of the pair is kept */
+    memcpy(c->raw, v->p, v->n);
+    c->n = (uint32_t)v->n;
+    c->id = text;
+}
+
+/*
 ** Adds member A to the set under construction.  Its key is the text in
 ** r->key up to prefix[depth] (the enclosing objects' keys, each with a dot)
 ** and its own; an open object only extends the prefix for its members.
 ** The first "bytes" key sets r->bytes (an event's size, when a count).
+** IDX is A's place among the event's records (MEMO_KEYS: none).
 */
-static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
+static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, size_t idx, int *bad)
 {
     size_t at = r->prefix[a->depth], kn;
     const char *ks;
@@ -193,7 +215,10 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         ks = r->key.p;
         kn = r->key.len;
     }
-    cache_ent *after = &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
+    /* the key at this position in the event's kind, else the one after the key before */
+    cache_ent *after = r->keys_of && idx < MEMO_KEYS
+                           ? &r->keys_of->keys[idx]
+                           : &r->key_after[(r->last_key * 2654435761u) >> (32 - KEY_BITS)];
     tr_str key = after->id;
     if (!key || after->n != kn || !cj_same_bytes(after->p, ks, kn)) {
         key = cj_intern(r, ks, kn);
@@ -208,13 +233,7 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
         if (!text) {
             cj_compact_json(&r->raw, v->p, v->p + v->n);
             text = cj_intern(r, r->raw.p, r->raw.len);
-            text_ent *c = cj_text_slot(r, v->p);
-            if (text && v->n <= TEXT_MAX) {
-                c[1] = c[0]; /* the newer of the pair is kept */
-                memcpy(c->raw, v->p, v->n);
-                c->n = (uint32_t)v->n;
-                c->id = text;
-            }
+            if (text) text_keep(r, v, text);
         }
         tr_args_str(r->t, key, text);
     } else if (v->type == J_STR) {
@@ -241,14 +260,14 @@ static CJ_INLINE void arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 
 void cj_arg_emit(cj_rd *r, const arg_rec *a, int *bad)
 {
-    arg_emit(r, a, bad);
+    arg_emit(r, a, MEMO_KEYS, bad);
 }
 
 /* Adds the members recorded by the scan of the event's args (an object); no call a member. */
 void cj_emit_recs(cj_rd *r, int *bad)
 {
     const arg_rec *a = r->recs.data;
-    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], bad);
+    for (size_t i = 0; i < r->recs.len; i++) arg_emit(r, &a[i], i, bad);
 }
 
 /*
@@ -278,13 +297,54 @@ void cj_add_args(cj_rd *r, const jtok *t, int recorded, int *bad)
     }
 }
 
-/* The args set of event EV (0 when none), with the "bytes" arg in *BYTES. */
+/*
+** Event EV's "bytes" arg, as arg_emit finds it (r->bytes), from the members
+** the scan recorded (an object of them all), its set not made: invalid
+** UTF-8 in a key or a string still sets *BAD, as adding them would.
+*/
+static int64_t recs_bytes(cj_rd *r, int *bad)
+{
+    const arg_rec *a = r->recs.data;
+    int seen = 0;
+    int64_t bytes = -1;
+    for (size_t i = 0; i < r->recs.len; i++) {
+        size_t kn, vn;
+        const char *ks = a[i].key.p;
+        kn = a[i].key.n;
+        if (a[i].key.flags & (JF_ESC | JF_HIGH)) ks = cj_str_text(&a[i].key, &r->scratch, &kn, bad);
+        if (a[i].val.type == J_STR && (a[i].val.flags & (JF_ESC | JF_HIGH)))
+            cj_str_text(&a[i].val, &r->scratch, &vn, bad);
+        /* a container's bytes, valid: the same ones are not checked again */
+        if ((a[i].val.type == J_OBJ || a[i].val.type == J_ARR) && !a[i].text)
+            text_keep(r, &a[i].val, 0);
+        if (seen || a[i].depth || a[i].open || kn != 5 || memcmp(ks, "bytes", 5) != 0) continue;
+        int64_t iv;
+        const jtok *v = &a[i].val;
+        seen = 1;
+        if (v->type == J_NUM && (cj_tok_small_int(v, &iv) ||
+                                 ((v->flags & JF_INT) && tr_parse_int64(v->p, v->n, &iv) == 0)))
+            bytes = iv >= 0 ? iv : -1;
+    }
+    return bytes;
+}
+
+/*
+** The args set of event EV (0 when none), with the "bytes" arg in *BYTES.
+** Without args (r->no_args), an event that asks for its size (a slice or
+** an instant made now, not a B whose E merges its args) makes no set.
+*/
 uint32_t cj_event_args(cj_rd *r, const cev *ev, int64_t *bytes, int *bad)
 {
+    if (r->no_args && bytes && ev->args.type == J_OBJ && !r->recs_over) {
+        *bytes = recs_bytes(r, bad);
+        return 0;
+    }
     r->bytes_seen = 0;
     r->bytes = -1;
     tr_args_begin(r->t);
+    r->keys_of = ev->memo;
     cj_add_args(r, &ev->args, 1, bad);
+    r->keys_of = NULL;
     if (bytes) *bytes = r->bytes;
     return tr_args_end(r->t);
 }

@@ -48,7 +48,8 @@ static int point_cmp(const void *a, const void *b)
     const flow_pt *x = a, *y = b;
     if (x->track != y->track) return x->track < y->track ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->enclose != y->enclose) return x->enclose ? 1 : -1;
+    int xe = x->bits & FP_ENCLOSE, ye = y->bits & FP_ENCLOSE;
+    if (xe != ye) return xe ? 1 : -1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -57,7 +58,7 @@ static int slice_first(const bind_slice *s, const flow_pt *p)
 {
     if (s->track != p->track) return s->track < p->track;
     if (s->ts != p->ts) return s->ts < p->ts;
-    return p->enclose;
+    return p->bits & FP_ENCLOSE;
 }
 
 int cj_bind_open(cj_rd *r, const tr_read_opts *o)
@@ -156,7 +157,7 @@ static int bind_all(cj_rd *r)
         }
         if (rs < 0 && rs != TR_END) rc = rs;
         if (rc != TR_OK) break;
-        if (p.enclose) {
+        if (p.bits & FP_ENCLOSE) {
             p.row = ring_enclosing(g, &p);
             rc = tr_sorter_push(r->chain, &p, r->e);
         } else {
@@ -187,7 +188,7 @@ static int chain_group(cj_rd *r)
     flow_pt *f = r->group.data;
     int rc = cj_chain_flows(r, f, r->group.len, &r->unbound);
     for (size_t k = 0; k < r->group.len && rc == TR_OK; k++) {
-        if (!f[k].drop) continue;
+        if (!cj_flow_pt_drop(&f[k])) continue;
         flow_pt *d = tr_vec_push(&r->flows);
         if (!d) return tr_error_nomem(r->e);
         *d = f[k];

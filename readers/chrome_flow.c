@@ -30,36 +30,56 @@ uint64_t cj_flow_id_num(const char *s, size_t n)
     return h;
 }
 
-int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off)
+int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track, uint32_t row,
+                  int64_t ts, char ph, int bits, uint64_t off)
 {
     flow_pt pt = {.key = key,
-                  .id = id,
                   .name = name,
                   .cat = cat,
                   .track = track,
                   .row = row,
-                  .ts = ts,
                   .seq = r->n_points++,
+                  .ts = ts,
+                  .off_lo = (uint32_t)off,
+                  .off_hi = (uint16_t)(off >> 32),
                   .ph = ph,
-                  .enclose = (uint8_t)enclose,
-                  .off = off};
+                  .bits = (uint8_t)bits};
     if (r->forgets) return cj_bind_point(r, &pt);
-    flow_pt *f = tr_vec_push(&r->flows);
+    /* into the room reserved from the input's size: no call to clear it first */
+    flow_pt *f = r->flows.len < r->flows.cap ? &TR_VEC_AT(&r->flows, flow_pt, r->flows.len++)
+                                             : tr_vec_push(&r->flows);
     if (!f) return tr_error_nomem(r->e);
     *f = pt;
     return TR_OK;
+}
+
+/*
+** The flow id of point F, from its identity: flow v2's is its bind_id text's
+** (with "v2"), flow v1's the text after its cat and name (cj_flow_id_num).
+*/
+static uint64_t flow_pt_id(cj_rd *r, const flow_pt *f)
+{
+    size_t n, at = 0, cn, nn;
+    if (!(f->bits & FP_V2)) {
+        tr_str_get(r->t, f->cat, &cn);
+        tr_str_get(r->t, f->name, &nn);
+        at = cn + nn + 2;
+        /* an identity kept as a prefix and an id, the prefix its cat and name: that id */
+        uint64_t v = f->key < r->idents.len ? TR_VEC_AT(&r->idents, uint64_t, f->key) : 0;
+        if (f->key < r->idents.len && v >> 60 != IDENT_TEXT && r->pres[v >> 60].n == at)
+            return v & IDENT_ID;
+    }
+    const char *s = cj_flow_key_text(r, f->key, &n);
+    if (at > n) at = n;
+    return cj_flow_id_num(s + at, n - at);
 }
 
 /* Flow v2: a slice that carries bind_id with flow_in/flow_out (both: a step, as in Perfetto). */
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row)
 {
     if (!o->bind || (!o->flow_in && !o->flow_out)) return TR_OK;
-    size_t n;
-    const char *s = tr_str_get(r->flow_keys, o->bind, &n);
-    uint64_t id = cj_flow_id_num(s, n);
     char ph = o->flow_in && o->flow_out ? 't' : o->flow_in ? 'f' : 's';
-    return cj_flow_point(r, o->bind, id, 0, 0, track, row, o->ts, ph, 1, o->off);
+    return cj_flow_point(r, o->bind, 0, 0, track, row, o->ts, ph, FP_ENCLOSE | FP_V2, o->off);
 }
 
 /* The bind_id key of flow v2 (namespaced apart from v1 keys), 0 when none. */
@@ -152,21 +172,57 @@ static tr_str *page_slot(cj_rd *r, const char *s, size_t n, uint64_t id)
     return &page[id % FLOW_PAGE];
 }
 
+/* A new identity, what it is V (r->idents); 0 when out of memory. */
+static tr_str ident_new(cj_rd *r, uint64_t v)
+{
+    uint64_t *e = r->idents.len < TR_NONE - 1 ? tr_vec_push(&r->idents) : NULL;
+    if (!e) {
+        r->oom = 1; /* the read fails (cj_lost): its flows would be missing */
+        return 0;
+    }
+    *e = v;
+    return (tr_str)(r->idents.len - 1);
+}
+
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n)
 {
-    size_t had = tr_str_count(r->flow_keys), at;
+    size_t had = r->idents.len, at;
     uint64_t id;
-    tr_str key, *slot = split_decimal(s, n, &at, &id) ? page_slot(r, s, at, id) : NULL;
+    tr_str key = 0, *slot = split_decimal(s, n, &at, &id) ? page_slot(r, s, at, id) : NULL;
     if (slot) {
-        if (!*slot && (*slot = tr_str_add(r->flow_keys, s, n)) != 0) r->paged++;
+        /* split_decimal's ids have at most 18 digits: below 2^60 */
+        if (!*slot && (*slot = ident_new(r, (uint64_t)r->last_pre << 60 | id)) != 0) r->paged++;
         key = *slot;
     } else {
-        key = tr_str_intern(r->flow_keys, s, n);
+        tr_str str = tr_str_intern(r->flow_keys, s, n);
+        uint32_t *of = r->ident_of.data;
+        if (str && str < r->ident_of.len) {
+            key = of[str];
+        } else if (str && tr_vec_reserve(&r->ident_of, (size_t)str + 1) == TR_OK) {
+            of = r->ident_of.data;
+            while (r->ident_of.len <= str) of[r->ident_of.len++] = 0;
+            key = of[str] = ident_new(r, IDENT_TEXT << 60 | str);
+        } else if (str) {
+            r->oom = 1;
+        }
     }
-    if (r->forgets && had % 4096 == 0 && tr_str_count(r->flow_keys) > had)
+    if (r->forgets && had % 4096 == 0 && r->idents.len > had)
         r->sink->reader_bytes =
-            tr_trace_memory(r->flow_keys) + r->pages.len * FLOW_PAGE * sizeof(tr_str);
+            tr_trace_memory(r->flow_keys) + r->pages.len * FLOW_PAGE * sizeof(tr_str) +
+            r->idents.cap * sizeof(uint64_t) + r->ident_of.cap * sizeof(uint32_t);
     return key;
+}
+
+const char *cj_flow_key_text(cj_rd *r, tr_str key, size_t *n)
+{
+    uint64_t v = key < r->idents.len ? TR_VEC_AT(&r->idents, uint64_t, key) : IDENT_TEXT << 60;
+    if (v >> 60 == IDENT_TEXT) return tr_str_get(r->flow_keys, (tr_str)(v & IDENT_ID), n);
+    const flow_pre *pre = &r->pres[v >> 60];
+    tr_buf_reset(&r->raw);
+    tr_buf_add(&r->raw, pre->text, pre->n);
+    tr_buf_addf(&r->raw, "%llu", (unsigned long long)(v & IDENT_ID));
+    if (n) *n = r->raw.len;
+    return r->raw.p;
 }
 
 void cj_flow_keys_fini(cj_rd *r)
@@ -174,6 +230,8 @@ void cj_flow_keys_fini(cj_rd *r)
     for (size_t i = 0; i < r->pages.len; i++) tr_free(TR_VEC_AT(&r->pages, tr_str *, i));
     tr_vec_fini(&r->pages);
     cj_map_fini(&r->page_map);
+    tr_vec_fini(&r->idents);
+    tr_vec_fini(&r->ident_of);
     tr_trace_free(r->flow_keys);
 }
 
@@ -187,7 +245,8 @@ int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name,
 {
     *row = tr_slice_add(r->t, track, ts, dur, name, cat, bytes, args);
     if (*row == TR_NONE) return tr_error_nomem(r->e);
-    tr_slice_set_thread_time(r->t, *row, tts, tdur);
+    if (tts != TR_TIME_NONE || tdur != TR_TIME_NONE)
+        tr_slice_set_thread_time(r->t, *row, tts, tdur);
     *row += (uint32_t)r->sink->dropped[TR_EV_SLICE];
     return r->forgets ? cj_bind_slice(r, track, ts, dur, *row) : TR_OK;
 }
@@ -262,9 +321,11 @@ int cj_flow_cmp(const void *a, const void *b)
 static int sort_track_rows(const tr_slices *sl, uint32_t *rows, size_t n)
 {
     size_t i = 1;
+    slice_key a = n ? slice_key_of(sl, rows[0]) : (slice_key){0, 0, 0};
     for (; i < n; i++) {
-        slice_key a = slice_key_of(sl, rows[i - 1]), b = slice_key_of(sl, rows[i]);
+        slice_key b = slice_key_of(sl, rows[i]); /* each key once: the last is kept */
         if (slice_key_cmp(&a, &b) > 0) break;
+        a = b;
     }
     if (i >= n) return TR_OK;
     slice_key *k = tr_malloc(n * sizeof *k);
@@ -322,7 +383,7 @@ static uint32_t bind_point(const tr_slices *sl, const uint32_t *rows, size_t n, 
                            size_t *at)
 {
     size_t lo = first_at(sl, rows, n, f->ts, at);
-    if (!f->enclose) return lo < n ? rows[lo] : TR_NONE;
+    if (!(f->bits & FP_ENCLOSE)) return lo < n ? rows[lo] : TR_NONE;
     /* the deepest slice holding ts: among those starting at ts the last (shortest) */
     size_t i = lo;
     while (i < n && sl->ts[rows[i]] == f->ts) i++;
@@ -410,10 +471,10 @@ static int warn_dropped_flows(cj_rd *r, uint64_t unbound)
     tr_qsort(f, r->flows.len, sizeof *f, flow_seq_cmp);
     int rc = TR_OK;
     for (size_t i = 0; i < r->flows.len && rc == TR_OK; i++) {
-        if (!f[i].drop) continue;
-        const char *name = f[i].name ? tr_str_get(r->t, f[i].name, NULL)
-                                     : tr_str_get(r->flow_keys, f[i].key, NULL);
-        rc = cj_warn_at(r, f[i].off, drop_text[f[i].drop], name);
+        if (!cj_flow_pt_drop(&f[i])) continue;
+        const char *name =
+            f[i].name ? tr_str_get(r->t, f[i].name, NULL) : cj_flow_key_text(r, f[i].key, NULL);
+        rc = cj_warn_at(r, cj_flow_pt_off(&f[i]), drop_text[cj_flow_pt_drop(&f[i])], name);
     }
     if (rc == TR_OK) rc = cj_meta_push(r, r->c[K_UNBOUND_FLOWS], TR_ARG_INT, unbound);
     return rc;
@@ -443,7 +504,7 @@ static int chain_one(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound
                                                    : DROP_NONE;
         if (drop) {
             (*unbound)++;
-            p->drop = (uint8_t)drop;
+            p->bits = (uint8_t)(p->bits | drop << FP_DROP);
             lost |= p->ph == 's' && drop == DROP_NO_SLICE && !from;
             continue;
         }
@@ -453,14 +514,15 @@ static int chain_one(cj_rd *r, flow_pt *f, size_t i, size_t j, uint64_t *unbound
             continue;
         }
         tr_flow fl = {TR_REF(TR_EV_SLICE, from->row), TR_REF(TR_EV_SLICE, p->row),
-                      from->name ? from->name : p->name, from->cat ? from->cat : p->cat, from->id};
+                      from->name ? from->name : p->name, from->cat ? from->cat : p->cat,
+                      flow_pt_id(r, from)};
         if (tr_flow_add(r->t, &fl) == TR_NONE) return tr_error_nomem(r->e);
         used = 1;
         if (p->ph == 't') from = p;
     }
     if (from && !used) {
         (*unbound)++;
-        from->drop = DROP_NO_END;
+        from->bits = (uint8_t)(from->bits | DROP_NO_END << FP_DROP);
     }
     return TR_OK;
 }

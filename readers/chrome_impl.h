@@ -39,8 +39,16 @@
 #define TEXT_MAX    256                 /* longer texts are not cached */
 #define KEY_BITS    8                   /* args keys predicted by the key before: 256 entries */
 #define FLOW_PAGE   1024                /* flow identities by decimal id: a page's ids */
-#define FLOW_PRES   16                  /* ... the texts before the id that have pages */
+#define FLOW_PRES   15                  /* ... the texts before the id that have pages */
 #define FLOW_PRELEN 64                  /* ... and their greatest length */
+#define IDENT_TEXT  15ULL               /* cj_rd.idents: the text is a flow_keys string */
+#define IDENT_ID    ((1ULL << 60) - 1)  /* ... the id or string, below the prefix's bits */
+#define MEMO_BITS   8                   /* event prefixes met before: 256 entries */
+#define MEMO_BLOCK  32                  /* ... found by a hash of their first 32, 64, 96 */
+#define MEMO_BLOCKS 4                   /* ... or 128 bytes, as long as they are */
+#define MEMO_MAX    240                 /* ... kept up to this length */
+#define MEMO_MIN    3                   /* ... and when of this many members at least */
+#define MEMO_KEYS   16                  /* ... with the keys of their first args members */
 
 /* Rare paths stay out of line, so the hot ones save no registers; hot ones go inline in loops. */
 #if defined(__GNUC__)
@@ -155,20 +163,39 @@ typedef struct async_st {
     tr_str first_name;
 } async_st;
 
-/* A flow end, bound to a slice when the input ends. */
+/*
+** A flow end, bound to a slice when the input ends: 40 bytes (a Kineto
+** trace has two a kernel launch).  Its flow's id is read from the identity
+** when the flow is made (cj_flow_pt_id).
+*/
 typedef struct flow_pt {
-    tr_str key; /* identity: cat, name and id */
-    uint64_t id;
+    tr_str key; /* identity: cat, name and id ("v2", bind_id for flow v2) */
     tr_str name, cat;
     uint32_t track;
     uint32_t row; /* the slice, when known (flow v2) */
-    int64_t ts;
     uint32_t seq;
-    char ph;         /* 's', 't', 'f' */
-    uint8_t enclose; /* bind to the enclosing slice, not the next one */
-    uint8_t drop;    /* why it made no flow (enum in chrome_flow.c), 0 = it did */
-    uint64_t off;    /* the event's byte offset, for the warning when dropped */
+    int64_t ts;
+    uint32_t off_lo; /* the event's byte offset (cj_flow_pt_off), for the warning when dropped */
+    uint16_t off_hi;
+    char ph;      /* 's', 't', 'f' */
+    uint8_t bits; /* FP_ENCLOSE, FP_V2, and why it made no flow << FP_DROP (0: it did) */
 } flow_pt;
+
+_Static_assert(sizeof(flow_pt) == 40, "flow_pt: 40 bytes");
+
+#define FP_ENCLOSE 1 /* bind to the enclosing slice, not the next one */
+#define FP_V2      2 /* flow v2: the identity is "v2", bind_id */
+#define FP_DROP    2 /* the shift of the reason (enum in chrome_flow.c) */
+
+static inline uint64_t cj_flow_pt_off(const flow_pt *f)
+{
+    return f->off_lo | (uint64_t)f->off_hi << 32;
+}
+
+static inline int cj_flow_pt_drop(const flow_pt *f)
+{
+    return f->bits >> FP_DROP;
+}
 
 /* A sample whose stack frame id is resolved at the end. */
 typedef struct pend_sample {
@@ -255,6 +282,38 @@ enum cj_const {
     K_COUNT
 };
 
+/* A C event's series (ev_memo.series): the event's name and process, the series, its track. */
+typedef struct memo_series {
+    tr_str name, series;
+    uint32_t process, track;
+} memo_series;
+
+/*
+** The start of an event as met before (cj_unit_event): its members up to
+** the first that is not ph, cat, name, pid or tid (those an event of one
+** kind repeats), with the comma after the last.  An event that starts with
+** the same bytes takes their tokens without scanning them.
+*/
+typedef struct ev_memo {
+    uint64_t h; /* the hash of its first whole MEMO_BLOCKs, up to MEMO_BLOCKS; 0: empty */
+    uint32_t n; /* the prefix's length */
+    uint32_t at[5];
+    jtok tok[5]; /* ph, cat, name, pid, tid (J_NONE: not there); at[k] is tok[k]'s offset */
+    struct ev_memo *next; /* the start of the event after the last of this start */
+    /* what the events of this start gave, once one has (phase, timed_event) */
+    int has_strs, has_thread;
+    tr_str name, cat;
+    uint32_t thread;
+    /*
+    ** The keys of their args' first members, by position (arg_emit): events
+    ** of one kind list the same keys, where key_after is misled by a key
+    ** that kinds share and follow with different ones.
+    */
+    cache_ent keys[MEMO_KEYS];
+    memo_series series[MEMO_KEYS];
+    char text[MEMO_MAX];
+} ev_memo;
+
 /* The text before a flow identity's decimal id, whose ids have pages (cj_flow_key). */
 typedef struct flow_pre {
     size_t n;
@@ -267,7 +326,8 @@ typedef struct cev {
         flow_out, scope, tts, tdur;
     uint64_t off;
     int dup;
-    int keys; /* whether the object has members */
+    int keys;      /* whether the object has members */
+    ev_memo *memo; /* the start it shares with events before, or NULL */
 } cev;
 
 /* Where the reader is in the document, from one call of next to the next. */
@@ -319,8 +379,11 @@ typedef struct cj_rd {
     ** with one compare and no hash.
     */
     cache_ent key_after[1 << KEY_BITS];
-    tr_str last_key; /* or, before an event's first, its name */
-    int64_t origin;  /* the first timestamp, in ns */
+    ev_memo memo[1 << MEMO_BITS];
+    ev_memo *memo_last; /* the start of the event before, or NULL */
+    ev_memo *keys_of;   /* cj_event_args: the memo of the event whose set is built, or NULL */
+    tr_str last_key;    /* or, before an event's first, its name */
+    int64_t origin;     /* the first timestamp, in ns */
     int have_origin;
     uint64_t warnings;
 
@@ -342,16 +405,20 @@ typedef struct cj_rd {
     pair_map async_map;
     tr_vec flows; /* flow_pt */
     /*
-    ** The flows' identities (cat, name and id; "v2" and bind_id), interned
-    ** apart from the model's strings: a flow's is needed only until its
-    ** points are bound, and a Kineto trace has one for every kernel launch.
+    ** The flows' identities (cat, name and id; "v2" and bind_id), numbered
+    ** from 1 as they come, apart from the model's strings: a flow's is
+    ** needed only until its points are bound, and a Kineto trace has one for
+    ** every kernel launch.  IDENTS holds what each is: its text in flow_keys
+    ** (IDENT_TEXT), or a prefix and a decimal id (below).
     */
+    tr_vec idents;   /* uint64_t: IDENT_TEXT << 60 | flow_keys string, or prefix << 60 | id */
+    tr_vec ident_of; /* uint32_t: the identity of each flow_keys string */
     tr_trace *flow_keys;
     /*
     ** Identities that end in a decimal id after one of FLOW_PRES texts (Kineto's
     ** "ac2g", counting up: one a kernel launch) are found by that text and
     ** the id in pages of FLOW_PAGE ids, which the next ids reuse, not in
-    ** flow_keys' index (a cache miss each); both hand out flow_keys' ids.
+    ** flow_keys' index (a cache miss each), and keep no text of their own.
     */
     flow_pre pres[FLOW_PRES];
     size_t n_pres;
@@ -377,6 +444,7 @@ typedef struct cj_rd {
     */
     tr_sink *sink;
     int forgets;
+    int no_args; /* tr_read_opts.no_args: an event whose slice or instant is made now adds none */
     uint32_t n_points;                            /* flow points so far: the next one's seq */
     tr_sorter *bind_slices, *bind_points, *chain; /* forgets: slice keys, points, bound points */
     tr_vec group;                                 /* flow_pt: the points of one flow, or waiting */
@@ -568,8 +636,8 @@ int cj_finish_samples(cj_rd *r, int *budget);
 
 /* chrome_flow.c */
 uint64_t cj_flow_id_num(const char *s, size_t n);
-int cj_flow_point(cj_rd *r, tr_str key, uint64_t id, tr_str name, tr_str cat, uint32_t track,
-                  uint32_t row, int64_t ts, char ph, int enclose, uint64_t off);
+int cj_flow_point(cj_rd *r, tr_str key, tr_str name, tr_str cat, uint32_t track, uint32_t row,
+                  int64_t ts, char ph, int bits, uint64_t off);
 int cj_flow_v2(cj_rd *r, const open_slice *o, uint32_t track, uint32_t row);
 int cj_flow_cmp(const void *a, const void *b);
 int cj_chain_flows(cj_rd *r, flow_pt *f, size_t n, uint64_t *unbound);
@@ -578,9 +646,11 @@ int cj_slice_add(cj_rd *r, uint32_t track, int64_t ts, int64_t dur, tr_str name,
 int cj_async_close(cj_rd *r, async_st *a, const open_slice *o, int64_t dur, uint32_t args);
 void cj_async_name(async_st *a, const open_slice *o);
 tr_str cj_bind_key(cj_rd *r, const cev *ev, int *bad);
-/* The id of flow identity S (N bytes) in r->flow_keys; 0 when out of memory. */
+/* The identity of flow identity text S (N bytes) (r->idents); 0 when out of memory. */
 tr_str cj_flow_key(cj_rd *r, const char *s, size_t n);
 void cj_flow_keys_fini(cj_rd *r);
+/* The text of identity KEY (rebuilt in r->raw when it keeps none); *N its length when N. */
+const char *cj_flow_key_text(cj_rd *r, tr_str key, size_t *n);
 int cj_close_open(cj_rd *r, const open_slice *o, uint32_t track, int64_t dur, uint32_t args);
 int cj_finish_opens(cj_rd *r);
 int cj_hold(cj_rd *r, const tr_vec *opens, tr_vec *held, const held_slice *h);

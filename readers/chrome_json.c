@@ -1054,19 +1054,106 @@ static inline void cev_clear(cev *ev)
     CEV_CLEAR(scope), CEV_CLEAR(tts), CEV_CLEAR(tdur);
 #undef CEV_CLEAR
     ev->dup = 0;
+    ev->memo = NULL;
 }
 /* the twenty are all of cev's tokens: one added there must be cleared here too */
 _Static_assert(offsetof(cev, off) == 20 * sizeof(jtok), "cev_clear misses a token");
+
+/* ---- an event's start, met before ---- */
+
+/*
+** Hash H of the bytes before P, extended by the MEMO_BLOCK bytes at P
+** (never 0; its top bits pick the entry): four products, then one more.
+*/
+static inline uint64_t memo_hash(uint64_t h, const char *p)
+{
+    uint64_t w[4];
+    memcpy(w, p, sizeof w);
+    h ^= w[0] * 0x9E3779B97F4A7C15ULL + w[1] * 0xC2B2AE3D27D4EB4FULL +
+         w[2] * 0x165667B19E3779F9ULL + (w[3] ^ w[3] >> 29);
+    return (h * 0xD6E8FEB86659FD93ULL) | 1;
+}
+
+/* EV's tokens that an event's start may hold (ev_memo.tok's order). */
+static inline jtok *memo_slot(cev *ev, int k)
+{
+    jtok *const s[5] = {&ev->ph, &ev->cat, &ev->name, &ev->pid, &ev->tid};
+    return s[k];
+}
+
+/* Keeps the start of the event at S, N bytes, whose tokens EV holds, in M. */
+static CJ_SLOW void memo_keep(ev_memo *m, uint64_t h, cev *ev, const char *s, size_t n)
+{
+    for (int k = 0; k < 5; k++) {
+        m->tok[k] = *memo_slot(ev, k);
+        m->at[k] = m->tok[k].type != J_NONE ? (uint32_t)(m->tok[k].p - s) : 0;
+        m->tok[k].p = NULL;
+    }
+    memcpy(m->text, s, n);
+    m->n = (uint32_t)n;
+    m->h = h;
+    m->next = NULL;
+    m->has_strs = m->has_thread = 0;
+    memset(m->keys, 0, sizeof m->keys);
+    memset(m->series, 0, sizeof m->series);
+}
+
+/*
+** Whether the member just scanned into SLOT (its value at V, its slot
+** empty before: WAS) may go in an event's start: one of the five keys, a
+** scalar value.
+*/
+static inline int memo_member(cev *ev, const jtok *slot, int was, char v)
+{
+    return !was && v != '{' && v != '[' &&
+           (slot == &ev->ph || slot == &ev->cat || slot == &ev->name || slot == &ev->pid ||
+            slot == &ev->tid);
+}
 
 /* One event object at *PP into EV (tokens point into the window). */
 int cj_unit_event(cj_rd *r, const char **pp, void *arg)
 {
     jscan *j = &r->js;
     cev *ev = arg;
-    const char *p = cj_jws(*pp + 1);
+    const char *s = *pp, *p = cj_jws(s + 1);
     cev_clear(ev);
-    ev->off = cj_off_of(r, *pp);
+    ev->off = cj_off_of(r, s);
     ev->keys = *p != '}'; /* a member follows, or the scan fails */
+    /*
+    ** Events of one kind start with the same members (ph, cat, name, pid,
+    ** tid): bytes met before were valid and scan to the same tokens, so
+    ** they are compared whole and their tokens taken.  A start is found by
+    ** the hash of its whole blocks (up to MEMO_BLOCKS), tried from one block
+    ** on: starts that share their first blocks (names that differ at their
+    ** end) have entries of their own.  Otherwise the start is kept (KEEP)
+    ** as its members are scanned.
+    */
+    uint64_t hs[MEMO_BLOCKS], h = 0;
+    size_t nb = (size_t)(j->end - s) / MEMO_BLOCK;
+    const char *keep_end = NULL; /* after the comma of the start's last member */
+    int keep = nb > 0, kept = 0;
+    if (nb > MEMO_BLOCKS) nb = MEMO_BLOCKS;
+    /* events of a few kinds come in one order again and again: first the start that came next */
+    ev_memo *last = r->memo_last, *m = last ? last->next : NULL;
+    if (!m || (size_t)(j->end - s) < m->n || memcmp(s, m->text, m->n) != 0) m = NULL;
+    for (size_t b = 0; !m && b < nb; b++) {
+        hs[b] = h = memo_hash(h, s + b * MEMO_BLOCK);
+        m = &r->memo[h >> (64 - MEMO_BITS)];
+        if (m->h != h || (size_t)(j->end - s) < m->n || memcmp(s, m->text, m->n) != 0) m = NULL;
+    }
+    if (m) {
+        for (int k = 0; k < 5; k++) {
+            if (m->tok[k].type == J_NONE) continue;
+            jtok *t = memo_slot(ev, k);
+            *t = m->tok[k];
+            t->p = s + m->at[k];
+        }
+        p = cj_jws(s + m->n);
+        ev->memo = m;
+        keep = 0;
+    }
+    if (last) last->next = m;
+    r->memo_last = m;
     while (*p != '}') {
         if (*p != '"') {
             if (!*p) return jstop(j, p, "NUL byte");
@@ -1080,6 +1167,17 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             slot = event_slot(ev, &k);
         }
         if ((rc = pass_colon(j, &p)) != S_OK) return rc;
+        if (keep && !(slot && memo_member(ev, slot, slot->type != J_NONE, *p))) {
+            size_t n = kept ? (size_t)(keep_end - s) : 0, b = n / MEMO_BLOCK;
+            if (kept >= MEMO_MIN && n <= MEMO_MAX && b > 0) {
+                h = hs[(b < nb ? b : nb) - 1];
+                ev->memo = &r->memo[h >> (64 - MEMO_BITS)];
+                memo_keep(ev->memo, h, ev, s, n);
+                if (last) last->next = ev->memo;
+                r->memo_last = ev->memo;
+            }
+            keep = 0;
+        }
         if (!slot) {
             slot = &dummy;
         } else if (slot->type != J_NONE) {
@@ -1108,11 +1206,13 @@ int cj_unit_event(cj_rd *r, const char **pp, void *arg)
             return rc;
         }
         if (memcmp(p, ", ", 2) == 0 && (unsigned char)p[2] > ' ') {
+            keep_end = p + 1, kept++;
             p += 2; /* ", " likewise */
             continue;
         }
         p = cj_jws(p);
         if (*p == ',') {
+            keep_end = p + 1, kept++;
             p = cj_jws(p + 1);
             continue;
         }
