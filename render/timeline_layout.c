@@ -198,8 +198,9 @@ static int grow_tracks(tr_timeline_layout *l, size_t n)
         uint8_t *sel = tr_realloc(l->sel, cap);
         if (sel) l->sel = sel;
         tl_track_scan *scan = tr_realloc(l->scan, cap * sizeof *scan);
+        /* each kept as soon as it is moved: the other's failure must not lose or leave it */
+        if (scan) l->scan = scan;
         if (!sel || !scan) return TR_FATAL;
-        l->scan = scan;
         l->cap_scan = cap;
     }
     for (size_t i = l->n_scan; i < n; i++) {
