@@ -786,6 +786,12 @@ static int ps_finish(ps_rd *r, tr_error *e)
     return rc == TR_OK ? tr_trace_status(r->t, e) : rc;
 }
 
+/* RC, unless a label or name built in the scratch was lost for want of memory: the read fails. */
+static int ps_kept(const ps_rd *r, int rc, tr_error *e)
+{
+    return r->scratch.nomem ? tr_error_nomem(e) : rc;
+}
+
 static int ps_text_next(void *rd, tr_error *e)
 {
     ps_rd *r = rd;
@@ -793,11 +799,11 @@ static int ps_text_next(void *rd, tr_error *e)
     for (int k = 0; k < TR_READ_BATCH; k++) {
         int rc = r->in_thread ? ps_frame_run(r, e) : TR_OK;
         if (rc == TR_OK) rc = tr_input_getline(r->in, &ln, e);
-        if (rc == TR_END) return (rc = ps_finish(r, e)) == TR_OK ? TR_END : rc;
+        if (rc == TR_END) return (rc = ps_finish(r, e)) == TR_OK ? ps_kept(r, TR_END, e) : rc;
         if (rc == TR_OK) rc = ps_line(r, &ln, e);
         if (rc != TR_OK) return rc;
     }
-    return TR_OK;
+    return ps_kept(r, TR_OK, e);
 }
 
 static void ps_text_close(void *rd)

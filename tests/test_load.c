@@ -298,8 +298,8 @@ TR_TEST(archive_read_without_disk)
 
 /* ---- transient allocation failures ---- */
 
-/* One load of IN into a fresh trace, allocation FAIL failing alone (0: none), written as lines to
- * OUT. */
+/* A load of IN into a fresh trace, allocation FAIL failing alone (0: none), as Chrome JSON in OUT.
+ */
 typedef struct load_once {
     const char *in, *out;
     uint64_t fail;
@@ -317,7 +317,7 @@ static void *load_once_run(void *p)
     l->rc = t ? tr_load(t, l->in, &o, &e) : TR_FATAL;
     tr_alloc_fail_after(0);
     if (l->rc == TR_OK) l->rc = tr_trace_freeze(t, &e);
-    if (l->rc == TR_OK) l->rc = tr_write_trace(tr_writer_find("lines"), t, l->out, NULL, &e);
+    if (l->rc == TR_OK) l->rc = tr_write_trace(tr_writer_find("chrome"), t, l->out, NULL, &e);
     tr_trace_free(t);
     return NULL;
 }
@@ -347,12 +347,13 @@ static int load_failing(void *user, uint64_t n)
 
 /*
 ** Each allocation of a load fails in turn, alone: the load fails, or the
-** trace holds what a load without failures reads (its events, args and
-** names, as lines).  Found so: the Chrome reader lost an async slice when
+** trace holds what a load without failures reads (its events, args,
+** names and labels, as Chrome JSON).  Found so: the Chrome reader lost an async slice when
 ** its track table could not grow, cut "snapshot" off an object's arg keys
 ** and a counter's id off its name when a buffer could not, and a thread
 ** when its map could not; arg sets that readers merge (Chrome's E args,
-** py-spy's locals) read back as empty.  An input is done after 60
+** py-spy's locals) read back as empty; py-spy's process label was
+** left out when its text could not be built.  An input is done after 60
 ** allocations in a row that fail nothing: none has more than 300.
 */
 TR_TEST(readers_no_silent_loss_out_of_memory)
@@ -365,14 +366,15 @@ TR_TEST(readers_no_silent_loss_out_of_memory)
         "testdata/chrome/perfetto/diff_tests/args_ordered.json",
         "testdata/chrome/speedscope/trace-event/multi-thread-with-samples.json",
         "testdata/pyspy/07_airflow7935_locals_double_colon_truncated.txt",
+        "testdata/pyspy/10_sglang17941_native_watchdog_interleaved_partial.txt",
         "testdata/gt/gt-tiny-visualize_demo-1worker.log",
         "testdata/recorder/iomix-2r",
     };
     char in[2048], ref[2048], got[2048];
     for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++) {
         snprintf(in, sizeof in, "%s/%s", tr_test_srcdir(), ins[k]);
-        snprintf(ref, sizeof ref, "%s/oom-ref-%zu.tsv", tr_test_tmpdir(), k);
-        snprintf(got, sizeof got, "%s/oom-%zu.tsv", tr_test_tmpdir(), k);
+        snprintf(ref, sizeof ref, "%s/oom-ref-%zu.json", tr_test_tmpdir(), k);
+        snprintf(got, sizeof got, "%s/oom-%zu.json", tr_test_tmpdir(), k);
         load_once whole = {in, ref, 0, TR_OK};
         load_once_run(&whole);
         CHECK_INT(whole.rc, TR_OK);
