@@ -595,10 +595,12 @@ int cj_unit_str(cj_rd *r, const char **pp, void *arg);
 int cj_unit_value(cj_rd *r, const char **pp, void *arg);
 int cj_win_skip_stream(cj_rd *r);
 const char *cj_value_end(const char *p);
-void cj_compact_json(tr_buf *b, const char *p, const char *end);
 int cj_args_scan(cj_rd *r, const char **pp, int depth, int emit, int *bad);
-jtok cj_member(cj_rd *r, const jtok *t, const char *name);
 int cj_unit_event(cj_rd *r, const char **pp, void *arg);
+
+/* chrome_checked.c */
+void cj_compact_json(tr_buf *b, const char *p, const char *end);
+jtok cj_member(cj_rd *r, const jtok *t, const char *name);
 int cj_next_elem(cj_rd *r, const char **pp, jtok *v);
 const char *cj_elems(const jtok *t);
 
