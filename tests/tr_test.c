@@ -76,6 +76,15 @@ void tr_test_on_warn(void *user, const tr_error *w)
     l->last = *w;
 }
 
+int tr_test_file_is(const char *path, const char *want, size_t n)
+{
+    size_t got_n;
+    char *have = tr_test_slurp(path, &got_n);
+    int same = have && got_n == n && memcmp(have, want, n) == 0;
+    free(have);
+    return same;
+}
+
 int tr_test_load(tr_trace *t, const char *path, const tr_read_opts *read, tr_error *e)
 {
     tr_load_opts o = {.readers = tr_readers};

@@ -70,6 +70,8 @@ const char *tr_test_join(const char *dir, const char *name);
 /* The bytes of PATH, NUL-terminated, from malloc (free them); *N gets their count (N may be NULL).
 ** NULL when the file cannot be read. */
 char *tr_test_slurp(const char *path, size_t *n);
+/* Whether the file at PATH holds exactly the N bytes at WANT. */
+int tr_test_file_is(const char *path, const char *want, size_t n);
 /* Writes N bytes at P (or the string TEXT) to PATH, and returns PATH; a failure fails the test. */
 const char *tr_test_write(const char *path, const void *p, size_t n);
 const char *tr_test_write_text(const char *path, const char *text);
